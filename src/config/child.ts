@@ -1,0 +1,174 @@
+// Owns one server entry: its raw keys, the rules across keys (transport, enabled/disabled, timeouts) and its normalized form.
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { z } from "zod";
+import { describeValue } from "./errors.js";
+import type { ChildConfig, TransportKind } from "./schema.js";
+import { closed, expected, isRecord, oneOf } from "./zod-kit.js";
+
+export interface PathOptions {
+  /** Absolute path of the config file; relative `cwd` and `command` paths start from its directory. */
+  path: string;
+  /** Home directory, for `~/` in `cwd` and `command`. */
+  home: string;
+}
+
+export const CHILD_DEFAULTS = {
+  timeoutMs: 60_000,
+  /** max_timeout_ms defaults to this many times timeout_ms. */
+  maxTimeoutFactor: 10,
+  startupTimeoutMs: 30_000,
+  concurrency: 1,
+  idleTimeoutMs: 0,
+} as const;
+
+/** Every spelling accepted for `type` / `transport`, and what it means. */
+const TRANSPORT_NAMES = {
+  stdio: "stdio",
+  http: "http",
+  sse: "sse",
+  "streamable-http": "http",
+  streamableHttp: "http",
+  streamable_http: "http",
+} as const satisfies Record<string, TransportKind>;
+
+const text = (what = "a string") => z.string(expected(what));
+const stringList = () => z.array(text(), expected("an array of strings"));
+const stringMap = () => z.record(z.string(), text(), expected("a table of strings"));
+const positiveInt = () => z.int(expected("a positive integer")).positive();
+const flag = () => z.boolean(expected("true or false"));
+const transportName = () =>
+  z.enum(
+    ["stdio", "http", "sse", "streamable-http", "streamableHttp", "streamable_http"],
+    expected(`one of "stdio", "http", "sse" ("streamable-http" also means "http")`),
+  );
+
+function isHttpUrl(value: string): boolean {
+  return URL.canParse(value) && ["http:", "https:"].includes(new URL(value).protocol);
+}
+
+/** Raw keys of one server entry, snake_case in both formats. */
+export const childShape = {
+  command: text().optional(),
+  args: stringList().optional(),
+  env: stringMap().optional(),
+  cwd: text().optional(),
+  inherit_env: flag().optional(),
+  url: z.string(expected("an http(s) URL")).refine(isHttpUrl).optional(),
+  headers: stringMap().optional(),
+  type: transportName().optional(),
+  transport: transportName().optional(),
+  enabled: flag().optional(),
+  disabled: flag().optional(),
+  startup: oneOf(["lazy", "eager"]).optional(),
+  timeout_ms: positiveInt().optional(),
+  max_timeout_ms: positiveInt().optional(),
+  startup_timeout_ms: positiveInt().optional(),
+  concurrency: z.int(expected("an integer >= 1")).min(1).optional(),
+  idle_timeout_ms: z.int(expected("an integer >= 0 (0 = never)")).min(0).optional(),
+  description: text().optional(),
+  tools: closed({ allow: stringList().optional(), deny: stringList().optional() }).optional(),
+};
+
+const rawChildSchema = closed(childShape);
+export type RawChild = z.output<typeof rawChildSchema>;
+
+const STDIO_ONLY = ["args", "env", "cwd", "inherit_env"] as const;
+const HTTP_ONLY = ["headers"] as const;
+
+function declaredTransport(raw: RawChild): { kind: TransportKind; key: "type" | "transport" } | undefined {
+  if (raw.type !== undefined) return { kind: TRANSPORT_NAMES[raw.type], key: "type" };
+  if (raw.transport !== undefined) return { kind: TRANSPORT_NAMES[raw.transport], key: "transport" };
+  return undefined;
+}
+
+/** `type`/`transport` if given, else stdio when there is a `command`, http when there is a `url`. */
+function transportOf(raw: RawChild): TransportKind | undefined {
+  const declared = declaredTransport(raw)?.kind;
+  if (declared !== undefined) return declared;
+  if (raw.command !== undefined) return "stdio";
+  return raw.url !== undefined ? "http" : undefined;
+}
+
+/** Set to something that would matter: empty `args = []` or `env = {}` count as absent. */
+function isSet(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length > 0;
+  if (isRecord(value)) return Object.keys(value).length > 0;
+  return value !== undefined;
+}
+
+/** The rules that involve more than one key. Runs only on an entry whose values are all well typed. */
+export function checkChild(raw: RawChild, ctx: z.RefinementCtx): void {
+  const issue = (path: PropertyKey[], message: string, input?: unknown): void =>
+    ctx.addIssue({ code: "custom", path, message, input, continue: true });
+
+  const { type, transport: alsoType } = raw;
+  if (type !== undefined && alsoType !== undefined && TRANSPORT_NAMES[type] !== TRANSPORT_NAMES[alsoType]) {
+    const found = describeValue(alsoType);
+    issue(["transport"], `expected the same transport as "type" (${JSON.stringify(type)}), got ${found}; keep only one of them`, alsoType);
+  }
+  const declared = declaredTransport(raw);
+  const transport = transportOf(raw);
+  if (transport === undefined) {
+    issue([], `expected "command" (a stdio server) or "url" (an http or sse server), got neither`);
+  } else if (transport === "stdio") {
+    const why = declared ? `(set by "${declared.key}")` : `(inferred from "command")`;
+    if (raw.command === undefined) issue(["command"], `expected a command for the stdio transport ${why}, got nothing`);
+    if (raw.url !== undefined) {
+      const fix = declared ? "remove it" : `remove it, or remove "command" to make this an http server`;
+      issue(["url"], `not used by the stdio transport ${why}; ${fix}`, raw.url);
+    }
+    const message = `only used by the http and sse transports, but this server uses stdio ${why}; remove it`;
+    for (const key of HTTP_ONLY) if (isSet(raw[key])) issue([key], message, raw[key]);
+  } else {
+    const why = declared ? `(set by "${declared.key}")` : `(inferred from "url")`;
+    if (raw.url === undefined) issue(["url"], `expected an http(s) URL for the ${transport} transport ${why}, got nothing`);
+    if (raw.command !== undefined) issue(["command"], `not used by the ${transport} transport ${why}; remove it`, raw.command);
+    const message = `only used by the stdio transport, but this server uses ${transport} ${why}; remove it`;
+    for (const key of STDIO_ONLY) if (isSet(raw[key])) issue([key], message, raw[key]);
+  }
+  if (raw.enabled !== undefined && raw.disabled !== undefined) {
+    issue(["disabled"], `cannot be combined with "enabled"; keep one of them`, raw.disabled);
+  }
+  const timeoutMs = raw.timeout_ms ?? CHILD_DEFAULTS.timeoutMs;
+  if (raw.max_timeout_ms !== undefined && raw.max_timeout_ms < timeoutMs) {
+    const which = raw.timeout_ms === undefined ? `timeout_ms (${timeoutMs}, the default)` : `timeout_ms (${timeoutMs})`;
+    issue(["max_timeout_ms"], `expected an integer >= ${which}, got number ${raw.max_timeout_ms}`, raw.max_timeout_ms);
+  }
+}
+
+/** The normalized entry (without its name). Assumes checkChild found nothing. */
+export function normalizeChild(raw: RawChild, opts: PathOptions): Omit<ChildConfig, "name"> {
+  const baseDir = dirname(opts.path);
+  const timeoutMs = raw.timeout_ms ?? CHILD_DEFAULTS.timeoutMs;
+  return {
+    transport: transportOf(raw) ?? "stdio",
+    ...(raw.command !== undefined && { command: resolveCommand(raw.command, baseDir, opts.home) }),
+    args: raw.args ?? [],
+    env: raw.env ?? {},
+    cwd: resolveDir(raw.cwd, baseDir, opts.home),
+    inheritEnv: raw.inherit_env ?? true,
+    ...(raw.url !== undefined && { url: raw.url }),
+    headers: raw.headers ?? {},
+    enabled: raw.enabled ?? (raw.disabled === undefined ? true : !raw.disabled),
+    startup: raw.startup ?? "lazy",
+    timeoutMs,
+    maxTimeoutMs: raw.max_timeout_ms ?? CHILD_DEFAULTS.maxTimeoutFactor * timeoutMs,
+    startupTimeoutMs: raw.startup_timeout_ms ?? CHILD_DEFAULTS.startupTimeoutMs,
+    concurrency: raw.concurrency ?? CHILD_DEFAULTS.concurrency,
+    idleTimeoutMs: raw.idle_timeout_ms ?? CHILD_DEFAULTS.idleTimeoutMs,
+    ...(raw.description !== undefined && { description: raw.description }),
+    tools: { ...(raw.tools?.allow !== undefined && { allow: raw.tools.allow }), deny: raw.tools?.deny ?? [] },
+  };
+}
+
+/** A command with a `/` is a path from the config file's directory; a bare name is left for PATH lookup. */
+function resolveCommand(command: string, baseDir: string, home: string): string {
+  if (command.startsWith("~/")) return join(home, command.slice(2));
+  return /[\\/]/.test(command) && !isAbsolute(command) ? resolve(baseDir, command) : command;
+}
+
+function resolveDir(cwd: string | undefined, baseDir: string, home: string): string {
+  if (cwd === undefined) return baseDir;
+  if (cwd === "~" || cwd.startsWith("~/")) return join(home, cwd.slice(1));
+  return resolve(baseDir, cwd);
+}

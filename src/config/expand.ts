@@ -1,0 +1,66 @@
+// Owns `${VAR}` / `${VAR:-default}` expansion of every string value in a parsed config document.
+import { type ConfigIssue, formatPath } from "./errors.js";
+
+const REFERENCE = /\$\{([^}]*)\}/g;
+const INNER = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
+
+export interface Expanded {
+  value: unknown;
+  /** One issue per string that could not be expanded; that string is left as written. */
+  issues: ConfigIssue[];
+}
+
+/**
+ * Returns a copy of `doc` with every string value expanded from `env`. Keys are never expanded.
+ * `${VAR:-default}` uses the default when VAR is unset or empty (as in sh); `${VAR}` with VAR unset
+ * is an error naming the key path. A `$` not followed by `{` is kept literally.
+ */
+export function expandEnv(doc: unknown, env: NodeJS.ProcessEnv): Expanded {
+  const issues: ConfigIssue[] = [];
+  const walk = (value: unknown, path: PropertyKey[]): unknown => {
+    if (typeof value === "string") {
+      const result = expandString(value, env);
+      if (result.error === undefined) return result.value;
+      issues.push({ path: formatPath(path), message: result.error });
+      return value;
+    }
+    if (Array.isArray(value)) return value.map((item, i) => walk(item, [...path, i]));
+    if (isPlainObject(value)) {
+      const out: Record<string, unknown> = {};
+      for (const [key, item] of Object.entries(value)) out[key] = walk(item, [...path, key]);
+      return out;
+    }
+    return value;
+  };
+  return { value: walk(doc, []), issues };
+}
+
+/** Expands one string; on failure `error` says which variable and how to fix it. */
+export function expandString(text: string, env: NodeJS.ProcessEnv): { value: string; error?: string } {
+  const errors: string[] = [];
+  const value = text.replace(REFERENCE, (whole, inner: string) => {
+    const match = INNER.exec(inner);
+    const name = match?.[1];
+    if (!match || name === undefined) {
+      errors.push(`invalid variable reference ${whole}: expected \${NAME} or \${NAME:-default}`);
+      return whole;
+    }
+    const fallback = match[2];
+    const found = env[name];
+    if (fallback !== undefined) return found === undefined || found === "" ? fallback : found;
+    if (found === undefined) {
+      errors.push(`environment variable ${name} is not set (use \${${name}:-default} to give a default)`);
+      return whole;
+    }
+    return found;
+  });
+  const open = text.replace(REFERENCE, "").indexOf("${");
+  if (errors.length === 0 && open !== -1) errors.push(`unterminated variable reference: "\${" without a closing "}"`);
+  return errors.length === 0 ? { value } : { value, error: errors.join("; ") };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}

@@ -1,0 +1,184 @@
+// Owns turning config file text into a plain document: format choice, syntax errors with line:col, JSON duplicate keys.
+import { extname } from "node:path";
+import { TomlError, parse as parseToml } from "smol-toml";
+import { ConfigError, type ConfigIssue, formatPath } from "./errors.js";
+
+export type ConfigFormat = "toml" | "json";
+
+export interface ParsedDocument {
+  format: ConfigFormat;
+  doc: unknown;
+  /** Problems that do not stop parsing (JSON duplicate keys); reported together with validation issues. */
+  issues: ConfigIssue[];
+}
+
+/** `.toml` and `.json` decide by extension; any other name is guessed from content (`{` first means JSON). */
+export function formatOf(file: string, text: string): { format: ConfigFormat; guessed: boolean } {
+  const ext = extname(file).toLowerCase();
+  if (ext === ".toml") return { format: "toml", guessed: false };
+  if (ext === ".json") return { format: "json", guessed: false };
+  return { format: stripBom(text).trimStart().startsWith("{") ? "json" : "toml", guessed: true };
+}
+
+/** Parses `text` read from `file` (absolute); throws ConfigError (code "syntax") naming line and column. */
+export function parseDocument(text: string, file: string): ParsedDocument {
+  const { format, guessed } = formatOf(file, text);
+  const body = stripBom(text);
+  const note = guessed ? ` (format guessed from content; name the file .toml or .json)` : "";
+  const syntaxError = (line: number, col: number, message: string, cause: unknown): ConfigError => {
+    const issue = { path: `${line}:${col}`, message: `${format.toUpperCase()} syntax error${note}: ${message}` };
+    return new ConfigError(file, [issue], "syntax", { cause });
+  };
+  if (format === "toml") {
+    try {
+      return { format, doc: parseToml(body), issues: [] };
+    } catch (err) {
+      if (!(err instanceof TomlError)) throw err;
+      const first = err.message.split("\n")[0] ?? err.message;
+      throw syntaxError(err.line, err.column, first.replace(/^Invalid TOML document: /, ""), err);
+    }
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body);
+  } catch (err) {
+    if (!(err instanceof SyntaxError)) throw err;
+    const { line, col } = jsonErrorLocation(err.message, body);
+    throw syntaxError(line, col, cleanJsonMessage(err.message), err);
+  }
+  const issues = scanJson(body).duplicates.map(({ path, at, firstAt }): ConfigIssue => {
+    const here = lineCol(body, at);
+    const first = lineCol(body, firstAt);
+    return {
+      path: formatPath(path),
+      message: `duplicate key at ${here.line}:${here.col} (first at ${first.line}:${first.col}); JSON would keep only the last one`,
+    };
+  });
+  return { format, doc, issues };
+}
+
+function stripBom(text: string): string {
+  return text.startsWith("\uFEFF") ? text.slice(1) : text;
+}
+
+/** V8 names the spot as `(line X column Y)` (Node 22+) or `at position N`; some messages name neither. */
+function jsonErrorLocation(message: string, text: string): { line: number; col: number } {
+  const lc = /\(line (\d+) column (\d+)\)/.exec(message);
+  if (lc) return { line: Number(lc[1]), col: Number(lc[2]) };
+  const pos = /at position (\d+)/.exec(message);
+  return lineCol(text, pos ? Number(pos[1]) : (scanJson(text).errorAt ?? text.length));
+}
+
+function cleanJsonMessage(message: string): string {
+  return message
+    .replace(/^(Unexpected token .+?), (?:\.\.\.)?".*" is not valid JSON$/s, "$1")
+    .replace(/ (?:in JSON )?at position \d+/, "")
+    .replace(/ \(line \d+ column \d+\)/, "");
+}
+
+export function lineCol(text: string, offset: number): { line: number; col: number } {
+  const lines = text.slice(0, offset).split("\n");
+  return { line: lines.length, col: (lines[lines.length - 1] ?? "").length + 1 };
+}
+
+interface JsonScan {
+  /** Offset of the first syntax error, if any. */
+  errorAt?: number;
+  duplicates: { path: PropertyKey[]; at: number; firstAt: number }[];
+}
+
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+/**
+ * A JSON walker that keeps what JSON.parse throws away: where each key is, so duplicate keys
+ * (which JSON.parse silently resolves to the last one) can be reported, and where the first
+ * syntax error is when V8's message does not say.
+ */
+function scanJson(text: string): JsonScan {
+  const duplicates: JsonScan["duplicates"] = [];
+  let i = 0;
+  const stop = new Error("stop");
+  const fail = (): never => {
+    throw stop;
+  };
+  const ws = (): void => {
+    while (i < text.length && " \t\n\r".includes(text.charAt(i))) i++;
+  };
+  const string = (): string => {
+    const start = i++;
+    while (i < text.length) {
+      const c = text.charAt(i);
+      if (c === '"') return String(JSON.parse(text.slice(start, ++i)));
+      if (c < " ") fail();
+      if (c === "\\") {
+        const e = text.charAt(++i);
+        if (e === "u" && !/^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) fail();
+        if (e === "" || !'"\\/bfnrtu'.includes(e)) fail();
+        i += e === "u" ? 4 : 0;
+      }
+      i++;
+    }
+    return fail();
+  };
+  const value = (path: PropertyKey[]): void => {
+    ws();
+    const c = text.charAt(i);
+    if (c === "{") return object(path);
+    if (c === "[") return array(path);
+    if (c === '"') return void string();
+    const word = ["true", "false", "null"].find((w) => w.startsWith(c));
+    if (word !== undefined) {
+      // Like V8, blame the first character that breaks the word ("tru}" -> the "}").
+      for (const expectedChar of word) {
+        if (text.charAt(i) !== expectedChar) fail();
+        i++;
+      }
+      return;
+    }
+    NUMBER.lastIndex = i;
+    if (NUMBER.test(text)) return void (i = NUMBER.lastIndex);
+    fail();
+  };
+  const object = (path: PropertyKey[]): void => {
+    i++;
+    ws();
+    if (text.charAt(i) === "}") return void i++;
+    const seen = new Map<string, number>();
+    for (;;) {
+      ws();
+      if (text.charAt(i) !== '"') fail();
+      const at = i;
+      const key = string();
+      const firstAt = seen.get(key);
+      if (firstAt === undefined) seen.set(key, at);
+      else duplicates.push({ path: [...path, key], at, firstAt });
+      ws();
+      if (text.charAt(i) !== ":") fail();
+      i++;
+      value([...path, key]);
+      ws();
+      if (text.charAt(i) !== "," && text.charAt(i) !== "}") fail();
+      if (text.charAt(i++) === "}") return;
+    }
+  };
+  const array = (path: PropertyKey[]): void => {
+    i++;
+    ws();
+    if (text.charAt(i) === "]") return void i++;
+    for (let index = 0; ; index++) {
+      value([...path, index]);
+      ws();
+      if (text.charAt(i) !== "," && text.charAt(i) !== "]") fail();
+      if (text.charAt(i++) === "]") return;
+    }
+  };
+  try {
+    value([]);
+    ws();
+    if (i < text.length) fail();
+    return { duplicates };
+  } catch (err) {
+    if (err !== stop) throw err;
+    return { errorAt: Math.min(i, text.length), duplicates };
+  }
+}

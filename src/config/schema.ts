@@ -1,0 +1,178 @@
+// Owns the config file's shape: zod schemas for the raw TOML/JSON document and its transform into GaggleConfig.
+import { z } from "zod";
+import { type RawChild, checkChild, childShape, normalizeChild, type PathOptions } from "./child.js";
+import { closed, expected, isRecord, oneOf, onlySoftIssues } from "./zod-kit.js";
+
+export const TRANSPORT_KINDS = ["stdio", "http", "sse"] as const;
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export const EXPOSE_MODES = ["meta", "tools", "both"] as const;
+/** Names of the built-in virtual children; no configured server may use them. */
+export const VIRTUAL_CHILD_NAMES = ["process", "goose", "team"] as const;
+/** Server names become part of namespaced tool names, so they stay plain. */
+export const SERVER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+
+// ---- normalized output: what the rest of gaggle reads ----
+
+export const transportKindSchema = z.enum(TRANSPORT_KINDS);
+
+export const childConfigSchema = z.object({
+  name: z.string(),
+  transport: transportKindSchema,
+  command: z.string().optional(),
+  args: z.array(z.string()),
+  env: z.record(z.string(), z.string()),
+  /** Absolute. */
+  cwd: z.string(),
+  inheritEnv: z.boolean(),
+  url: z.string().optional(),
+  headers: z.record(z.string(), z.string()),
+  enabled: z.boolean(),
+  startup: z.enum(["lazy", "eager"]),
+  timeoutMs: z.number(),
+  maxTimeoutMs: z.number(),
+  startupTimeoutMs: z.number(),
+  concurrency: z.number(),
+  /** 0 = never stop an idle child. */
+  idleTimeoutMs: z.number(),
+  description: z.string().optional(),
+  /** Glob patterns; `allow` absent = every tool. */
+  tools: z.object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()) }),
+});
+
+export const gatewayConfigSchema = z.object({
+  logLevel: z.enum(LOG_LEVELS),
+  expose: z.enum(EXPOSE_MODES),
+  /** How long a child gets after SIGTERM before SIGKILL. */
+  shutdownGraceMs: z.number(),
+});
+
+export const gaggleConfigSchema = z.object({
+  /** Absolute path of the file this was loaded from. */
+  path: z.string(),
+  gateway: gatewayConfigSchema,
+  /** In file order, disabled children included. */
+  children: z.array(childConfigSchema),
+  /** Opaque settings of the built-in virtual children, keyed by `process` / `goose` / `team`. */
+  virtual: z.record(z.string(), z.record(z.string(), z.unknown())),
+});
+
+export type TransportKind = z.infer<typeof transportKindSchema>;
+export type ChildConfig = z.infer<typeof childConfigSchema>;
+export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
+export type GaggleConfig = z.infer<typeof gaggleConfigSchema>;
+
+export const GATEWAY_DEFAULTS: GatewayConfig = { logLevel: "info", expose: "meta", shutdownGraceMs: 2000 };
+
+// ---- raw input: the file as written ----
+
+/** Why `name` cannot name a server, or undefined when it can. */
+export function serverNameProblem(name: string): string | undefined {
+  if ((VIRTUAL_CHILD_NAMES as readonly string[]).includes(name)) {
+    return `the name ${JSON.stringify(name)} is reserved for a built-in virtual child; pick another name`;
+  }
+  if (!SERVER_NAME_PATTERN.test(name)) {
+    return `invalid server name ${JSON.stringify(name)}: expected letters, digits, "_" or "-", starting with a letter or digit`;
+  }
+  return undefined;
+}
+
+const gatewaySchema = closed({
+  log_level: oneOf(LOG_LEVELS).optional(),
+  expose: oneOf(EXPOSE_MODES).optional(),
+  shutdown_grace_ms: z.int(expected("an integer >= 0")).min(0).optional(),
+}).transform(
+  (raw): GatewayConfig => ({
+    logLevel: raw.log_level ?? GATEWAY_DEFAULTS.logLevel,
+    expose: raw.expose ?? GATEWAY_DEFAULTS.expose,
+    shutdownGraceMs: raw.shutdown_grace_ms ?? GATEWAY_DEFAULTS.shutdownGraceMs,
+  }),
+);
+
+const virtualTable = z.record(z.string(), z.unknown(), expected("a table"));
+const virtualSchema = closed({
+  process: virtualTable.optional(),
+  goose: virtualTable.optional(),
+  team: virtualTable.optional(),
+}).transform((raw) => {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const name of VIRTUAL_CHILD_NAMES) {
+    const table = raw[name];
+    if (table !== undefined) out[name] = table;
+  }
+  return out;
+});
+
+/**
+ * The schema of a whole config file. Relative `cwd` and `command` paths are resolved against the
+ * directory of `opts.path`, so the schema is built per file.
+ */
+export function configFileSchema(opts: PathOptions) {
+  const tableChild = closed(childShape, { name: "a server's name is its key in the servers table, so remove it" })
+    .superRefine(checkChild, onlySoftIssues)
+    .transform((raw: RawChild) => normalizeChild(raw, opts));
+  const listChild = closed({ name: z.string(expected("a server name")), ...childShape })
+    .superRefine(checkChild, onlySoftIssues)
+    .transform((raw): ChildConfig => ({ ...normalizeChild(raw, opts), name: raw.name }));
+
+  const serverTable = z
+    .record(z.string(), tableChild)
+    .superRefine(
+      (table: unknown, ctx) => {
+        for (const name of isRecord(table) ? Object.keys(table) : []) {
+          const problem = serverNameProblem(name);
+          if (problem) ctx.addIssue({ code: "custom", path: [name], message: problem, input: name, continue: true });
+        }
+      },
+      { when: (payload) => isRecord(payload.value) },
+    )
+    .transform((table) => Object.entries(table).map(([name, child]): ChildConfig => ({ name, ...child })));
+
+  const serverList = z.array(listChild).superRefine(
+    (list: unknown, ctx) => {
+      const firstIndex = new Map<string, number>();
+      (Array.isArray(list) ? list : []).forEach((entry: unknown, index) => {
+        const name = isRecord(entry) ? entry["name"] : undefined;
+        if (typeof name !== "string") return;
+        const path = [index, "name"];
+        const problem = serverNameProblem(name);
+        if (problem) ctx.addIssue({ code: "custom", path, message: problem, input: name, continue: true });
+        const first = firstIndex.get(name);
+        if (first === undefined) firstIndex.set(name, index);
+        else {
+          const message = `duplicate server name ${JSON.stringify(name)} (first used by entry [${first}])`;
+          ctx.addIssue({ code: "custom", path, message, input: name, continue: true });
+        }
+      });
+    },
+    { when: (payload) => Array.isArray(payload.value) },
+  );
+
+  const servers = z.union(
+    [serverTable, serverList],
+    expected("a table of servers ([mcp_servers.NAME]) or an array of [[mcp_servers]] entries"),
+  );
+
+  return closed({
+    mcp_servers: servers.optional(),
+    mcpServers: servers.optional(),
+    gateway: gatewaySchema.optional(),
+    virtual: virtualSchema.optional(),
+  })
+    .superRefine(
+      (doc: unknown, ctx) => {
+        if (isRecord(doc) && doc["mcp_servers"] !== undefined && doc["mcpServers"] !== undefined) {
+          const message = `cannot be combined with "mcp_servers" (the same table under its TOML and JSON names); keep one`;
+          ctx.addIssue({ code: "custom", path: ["mcpServers"], message, input: doc["mcpServers"], continue: true });
+        }
+      },
+      { when: (payload) => isRecord(payload.value) },
+    )
+    .transform(
+      (doc): GaggleConfig => ({
+        path: opts.path,
+        gateway: doc.gateway ?? GATEWAY_DEFAULTS,
+        children: doc.mcp_servers ?? doc.mcpServers ?? [],
+        virtual: doc.virtual ?? {},
+      }),
+    );
+}

@@ -1,0 +1,50 @@
+// Owns the zod building blocks that make config messages read "expected X, got Y" and reject unknown keys.
+import { z } from "zod";
+import { describeValue } from "./errors.js";
+import { nearest } from "./suggest.js";
+
+/** Schema params whose every issue (type or check) reads `expected <what>, got <type> <json>`. */
+export function expected(what: string): { error: (issue: z.core.$ZodRawIssue) => string } {
+  return { error: (issue) => `expected ${what}, got ${describeValue(issue.input)}` };
+}
+
+export function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.enum(values, expected(`one of ${values.map((v) => JSON.stringify(v)).join(", ")}`));
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Check option: run only when every issue so far is continuable (unknown keys), i.e. all values are well typed. */
+export const onlySoftIssues = {
+  when: (payload: z.core.ParsePayload): boolean => payload.issues.every((issue) => issue.continue === true),
+};
+
+/**
+ * An object schema that reports each unknown key as its own issue, with a suggestion. The issues
+ * are continuable so the other checks of the same object still run and every problem is reported.
+ * `hints` replaces the suggestion for keys that are known to be misplaced.
+ */
+export function closed<S extends z.core.$ZodLooseShape>(shape: S, hints: Record<string, string> = {}) {
+  const known = Object.keys(shape);
+  return z.looseObject(shape, expected("a table")).superRefine(
+    (value: unknown, ctx) => {
+      if (!isRecord(value)) return;
+      for (const key of Object.keys(value)) {
+        if (known.includes(key)) continue;
+        const message = hints[key] !== undefined ? `unknown key; ${hints[key]}` : unknownKeyMessage(key, known);
+        ctx.addIssue({ code: "custom", path: [key], message, input: value[key], continue: true });
+      }
+    },
+    { when: (payload) => isRecord(payload.value) },
+  );
+}
+
+export function unknownKeyMessage(key: string, known: readonly string[]): string {
+  const snake = key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
+  const hint = known.includes(snake) ? snake : nearest(key, known);
+  return hint !== undefined
+    ? `unknown key; did you mean ${JSON.stringify(hint)}?`
+    : `unknown key; expected one of ${known.map((k) => JSON.stringify(k)).join(", ")}`;
+}

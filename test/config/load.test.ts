@@ -1,0 +1,222 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { type ChildConfig, loadConfig, validateConfigText } from "../../src/config/index.js";
+import { tempDir } from "./files.js";
+
+const tmp = tempDir();
+afterAll(() => tmp.remove());
+
+/** The normalized defaults of a stdio child named `name` in a config file in tmp.dir. */
+function stdioChild(name: string, command: string, extra: Partial<ChildConfig> = {}): ChildConfig {
+  return {
+    name,
+    transport: "stdio",
+    command,
+    args: [],
+    env: {},
+    cwd: tmp.dir,
+    inheritEnv: true,
+    headers: {},
+    enabled: true,
+    startup: "lazy",
+    timeoutMs: 60_000,
+    maxTimeoutMs: 600_000,
+    startupTimeoutMs: 30_000,
+    concurrency: 1,
+    idleTimeoutMs: 0,
+    tools: { deny: [] },
+    ...extra,
+  };
+}
+
+function httpChild(name: string, transport: "http" | "sse", url: string, extra: Partial<ChildConfig> = {}): ChildConfig {
+  const { command: _unused, ...rest } = stdioChild(name, "");
+  return { ...rest, transport, url, ...extra };
+}
+
+describe("loadConfig: TOML", () => {
+  it("reads [mcp_servers.NAME] tables with every key", () => {
+    const path = tmp.write(
+      "children_config.toml",
+      `[gateway]
+log_level = "debug"
+expose = "both"
+shutdown_grace_ms = 500
+
+[mcp_servers.echo]
+command = "./fixtures/echo.mjs"
+args = ["--loud"]
+env = { LEVEL = "3" }
+cwd = "work"
+inherit_env = false
+enabled = true
+startup = "eager"
+timeout_ms = 1000
+max_timeout_ms = 5000
+startup_timeout_ms = 2000
+concurrency = 4
+idle_timeout_ms = 30000
+description = "echoes"
+tools = { allow = ["echo*"], deny = ["echo_secret"] }
+
+[mcp_servers.web]
+type = "sse"
+url = "https://example.com/sse"
+headers = { Authorization = "Bearer x" }
+
+[virtual.process]
+max_jobs = 3
+`,
+    );
+    expect(loadConfig(path, {})).toEqual({
+      path,
+      gateway: { logLevel: "debug", expose: "both", shutdownGraceMs: 500 },
+      children: [
+        stdioChild("echo", join(tmp.dir, "fixtures/echo.mjs"), {
+          args: ["--loud"],
+          env: { LEVEL: "3" },
+          cwd: join(tmp.dir, "work"),
+          inheritEnv: false,
+          startup: "eager",
+          timeoutMs: 1000,
+          maxTimeoutMs: 5000,
+          startupTimeoutMs: 2000,
+          concurrency: 4,
+          idleTimeoutMs: 30_000,
+          description: "echoes",
+          tools: { allow: ["echo*"], deny: ["echo_secret"] },
+        }),
+        httpChild("web", "sse", "https://example.com/sse", { headers: { Authorization: "Bearer x" } }),
+      ],
+      virtual: { process: { max_jobs: 3 } },
+    });
+  });
+
+  it("reads [[mcp_servers]] entries with a name, in file order", () => {
+    const path = tmp.write(
+      "array.toml",
+      `[[mcp_servers]]
+name = "zeta"
+command = "node"
+
+[[mcp_servers]]
+name = "alpha"
+url = "http://localhost:3000/mcp"
+`,
+    );
+    const config = loadConfig(path, {});
+    expect(config.children.map((c) => [c.name, c.transport])).toEqual([
+      ["zeta", "stdio"],
+      ["alpha", "http"],
+    ]);
+    expect(config.children[0]).toEqual(stdioChild("zeta", "node"));
+  });
+
+  it("accepts the JSON name mcpServers too", () => {
+    const path = tmp.write("camel.toml", `[mcpServers.echo]\ncommand = "node"\n`);
+    expect(loadConfig(path, {}).children).toEqual([stdioChild("echo", "node")]);
+  });
+});
+
+describe("loadConfig: JSON", () => {
+  it("reads a Claude-style .mcp.json pasted as is", () => {
+    const path = tmp.write(
+      "children_config.json",
+      JSON.stringify({
+        mcpServers: {
+          filesystem: { command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"], env: {} },
+          linear: { type: "http", url: "https://mcp.linear.app/mcp", headers: { "X-Key": "k" } },
+          old: { command: "node_modules/.bin/old", disabled: true },
+        },
+        gateway: { log_level: "warn" },
+      }),
+    );
+    const config = loadConfig(path, {});
+    expect(config.gateway).toEqual({ logLevel: "warn", expose: "meta", shutdownGraceMs: 2000 });
+    expect(config.children).toEqual([
+      stdioChild("filesystem", "npx", { args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"] }),
+      httpChild("linear", "http", "https://mcp.linear.app/mcp", { headers: { "X-Key": "k" } }),
+      stdioChild("old", join(tmp.dir, "node_modules/.bin/old"), { enabled: false }),
+    ]);
+  });
+
+  it("accepts the TOML name mcp_servers too", () => {
+    const path = tmp.write("snake.json", `{"mcp_servers": {"echo": {"command": "node"}}}`);
+    expect(loadConfig(path, {}).children).toEqual([stdioChild("echo", "node")]);
+  });
+});
+
+describe("empty and guessed files", () => {
+  it("accepts a config without servers", () => {
+    for (const [name, text] of [["empty.toml", ""], ["empty.json", "{}"], ["none.json", `{"mcpServers": {}}`]] as const) {
+      const config = loadConfig(tmp.write(name, text), {});
+      expect(config.children).toEqual([]);
+      expect(config.gateway).toEqual({ logLevel: "info", expose: "meta", shutdownGraceMs: 2000 });
+      expect(config.virtual).toEqual({});
+    }
+  });
+
+  it("guesses the format of other extensions from the content", () => {
+    expect(loadConfig(tmp.write("a.conf", `{"mcpServers": {"j": {"command": "node"}}}`), {}).children[0]?.name).toBe("j");
+    expect(loadConfig(tmp.write("b.conf", `[mcp_servers.t]\ncommand = "node"\n`), {}).children[0]?.name).toBe("t");
+  });
+
+  it("returns an absolute path even for a relative one", () => {
+    const config = validateConfigText("", "children_config.toml", {});
+    expect(config.path).toBe(join(process.cwd(), "children_config.toml"));
+  });
+});
+
+describe("transport inference and aliases", () => {
+  const transportOf = (entry: string): string | undefined =>
+    validateConfigText(`[mcp_servers.x]\n${entry}\n`, join(tmp.dir, "t.toml"), {}).children[0]?.transport;
+
+  it("infers stdio from command and http from url", () => {
+    expect(transportOf(`command = "node"`)).toBe("stdio");
+    expect(transportOf(`url = "http://localhost:1/mcp"`)).toBe("http");
+  });
+
+  it("reads type or transport, with the streamable-http aliases", () => {
+    expect(transportOf(`type = "stdio"\ncommand = "node"`)).toBe("stdio");
+    expect(transportOf(`transport = "sse"\nurl = "http://h/sse"`)).toBe("sse");
+    for (const alias of ["streamable-http", "streamableHttp", "streamable_http"]) {
+      expect(transportOf(`type = "${alias}"\nurl = "http://h/mcp"`)).toBe("http");
+    }
+    expect(transportOf(`type = "http"\ntransport = "streamable-http"\nurl = "http://h/mcp"`)).toBe("http");
+  });
+});
+
+describe("defaults and paths", () => {
+  const child = (entry: string): ChildConfig | undefined =>
+    validateConfigText(`[mcp_servers.x]\n${entry}\n`, join(tmp.dir, "sub", "c.toml"), { HOME: "/home/me" }).children[0];
+
+  it("derives max_timeout_ms from timeout_ms", () => {
+    expect(child(`command = "n"\ntimeout_ms = 1500`)?.maxTimeoutMs).toBe(15_000);
+    expect(child(`command = "n"\ntimeout_ms = 1500\nmax_timeout_ms = 1500`)?.maxTimeoutMs).toBe(1500);
+  });
+
+  it("maps enabled and disabled", () => {
+    expect(child(`command = "n"\nenabled = false`)?.enabled).toBe(false);
+    expect(child(`command = "n"\ndisabled = false`)?.enabled).toBe(true);
+  });
+
+  it("resolves relative cwd and command paths against the config file's directory", () => {
+    const base = join(tmp.dir, "sub");
+    expect(child(`command = "./echo.mjs"`)).toMatchObject({ command: join(base, "echo.mjs"), cwd: base });
+    expect(child(`command = "../bin/x"\ncwd = ".."`)).toMatchObject({ command: join(tmp.dir, "bin/x"), cwd: tmp.dir });
+    expect(child(`command = "node_modules/.bin/x"`)?.command).toBe(join(base, "node_modules/.bin/x"));
+    expect(child(`command = "/usr/bin/env"\ncwd = "/srv"`)).toMatchObject({ command: "/usr/bin/env", cwd: "/srv" });
+  });
+
+  it("leaves bare command names for PATH lookup", () => {
+    expect(child(`command = "npx"`)?.command).toBe("npx");
+    expect(child(`command = "node"`)?.command).toBe("node");
+  });
+
+  it("expands ~/ in command and cwd from HOME", () => {
+    expect(child(`command = "~/bin/srv"\ncwd = "~/work"`)).toMatchObject({ command: "/home/me/bin/srv", cwd: "/home/me/work" });
+    const fallback = validateConfigText(`[mcp_servers.x]\ncommand = "n"\ncwd = "~"\n`, join(tmp.dir, "c.toml"), {});
+    expect(fallback.children[0]?.cwd).toBe(homedir());
+  });
+});

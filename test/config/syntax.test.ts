@@ -1,0 +1,63 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/index.js";
+import { configError, tempDir } from "./files.js";
+
+const tmp = tempDir();
+afterAll(() => tmp.remove());
+
+/** The message of loading `text` from a file called `name`. */
+function syntaxMessage(name: string, text: string): { path: string; message: string } {
+  const path = tmp.write(name, text);
+  const err = configError(() => loadConfig(path, {}));
+  expect(err.code).toBe("syntax");
+  expect(err.issues).toHaveLength(1);
+  expect(err.cause).toBeInstanceOf(Error);
+  return { path, message: err.message };
+}
+
+describe("TOML syntax errors", () => {
+  it("name the file, line and column", () => {
+    const { path, message } = syntaxMessage("children_config.toml", `[mcp_servers.echo]\ncommand = "node"\nargs = = []\n`);
+    expect(message).toBe(`${path}:3:8: TOML syntax error: invalid value`);
+  });
+
+  it("report a key defined twice where the second one is", () => {
+    const { path, message } = syntaxMessage("twice.toml", `[mcp_servers.echo]\ncommand = "a"\ncommand = "b"\n`);
+    expect(message).toBe(`${path}:3:1: TOML syntax error: trying to redefine an already defined table or value`);
+  });
+});
+
+describe("JSON syntax errors", () => {
+  it("take line and column from the position V8 reports", () => {
+    const text = `{\n  "mcpServers": {\n    "echo": { "command": "node", }\n  }\n}\n`;
+    const { path, message } = syntaxMessage("children_config.json", text);
+    expect(message).toBe(`${path}:3:34: JSON syntax error: Expected double-quoted property name`);
+  });
+
+  it("find the spot themselves when V8 does not say, and drop V8's snippet", () => {
+    const text = `{\n  "mcpServers": {\n    "echo": { "disabled": tru }\n  }\n}\n`;
+    const { path, message } = syntaxMessage("nopos.json", text);
+    expect(message).toBe(`${path}:3:30: JSON syntax error: Unexpected token ' '`);
+  });
+
+  it("point past the last character on a truncated file", () => {
+    const { path, message } = syntaxMessage("cut.json", `{\n  "mcpServers": {\n`);
+    expect(message).toMatch(new RegExp(`^${escape(path)}:3:1: JSON syntax error: `));
+  });
+
+  it("report a stray value after the document", () => {
+    const { path, message } = syntaxMessage("after.json", `{}\n{}\n`);
+    expect(message).toBe(`${path}:2:1: JSON syntax error: Unexpected non-whitespace character after JSON`);
+  });
+
+  it("say when the format was guessed from content", () => {
+    const { path, message } = syntaxMessage("children.conf", `{"mcpServers": {,}}`);
+    expect(message).toBe(
+      `${path}:1:17: JSON syntax error (format guessed from content; name the file .toml or .json): Expected property name or '}'`,
+    );
+  });
+});
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
