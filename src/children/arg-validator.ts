@@ -1,0 +1,48 @@
+// Checks call arguments against a tool's input schema before anything reaches the child.
+import { Ajv, type ValidateFunction, type ErrorObject } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { logger } from "../log.js";
+
+// The child is the authority on its own schema: unknown keywords and formats are tolerated rather than refused.
+const options = { strict: false, allErrors: true, validateFormats: false } as const;
+const draft07 = new Ajv(options);
+const draft2020 = new Ajv2020(options);
+
+/**
+ * Compiled once per tool definition. Keyed by the definition object itself, so a refreshed tool list
+ * (new objects) drops the old validators with it. `null` marks a schema that would not compile.
+ */
+const validators = new WeakMap<Tool, ValidateFunction | null>();
+
+function compile(tool: Tool): ValidateFunction | null {
+  const schema = tool.inputSchema as Record<string, unknown>;
+  const dialect = typeof schema.$schema === "string" ? schema.$schema : "";
+  const ajv = /draft-0[467]/.test(dialect) ? draft07 : draft2020;
+  try {
+    return ajv.compile(schema);
+  } catch (error) {
+    logger({ subsystem: "validate" }).warn({ tool: tool.name, err: error }, "input schema does not compile; arguments pass unchecked");
+    return null;
+  }
+}
+
+/** Returns a description of every problem, or undefined when the arguments fit. */
+export function checkArguments(tool: Tool, args: unknown): string | undefined {
+  let validate = validators.get(tool);
+  if (validate === undefined) {
+    validate = compile(tool);
+    validators.set(tool, validate);
+  }
+  if (!validate || validate(args)) return undefined;
+  return (validate.errors ?? []).map(describe).join("; ");
+}
+
+function describe(error: ErrorObject): string {
+  const where = error.instancePath === "" ? "arguments" : `arguments${error.instancePath.replace(/\//g, ".")}`;
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === "additionalProperties") return `${where}: unexpected property "${String(params.additionalProperty)}"`;
+  if (error.keyword === "required") return `${where}: missing required property "${String(params.missingProperty)}"`;
+  if (error.keyword === "enum") return `${where}: ${error.message} (${JSON.stringify(params.allowedValues)})`;
+  return `${where}: ${error.message ?? error.keyword}`;
+}

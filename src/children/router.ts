@@ -1,0 +1,73 @@
+// server_id -> Child, and the one path every tool call takes: find the child, find the tool, check arguments, call.
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { nearest } from "../config/index.js";
+import { GaggleError } from "../errors.js";
+import { logger } from "../log.js";
+import { checkArguments } from "./arg-validator.js";
+import type { CallContext, Child } from "./child.js";
+
+export class Router {
+  private readonly children = new Map<string, Child>();
+
+  constructor(children: Iterable<Child>) {
+    for (const child of children) this.children.set(child.name, child);
+  }
+
+  names(): string[] {
+    return [...this.children.keys()];
+  }
+
+  all(): Child[] {
+    return [...this.children.values()];
+  }
+
+  get(serverId: string): Child {
+    const child = this.children.get(serverId);
+    if (child) return child;
+    const guess = nearest(serverId, this.names());
+    throw new GaggleError("SERVER_NOT_FOUND", `no child server named "${serverId}"`, {
+      hint: guess
+        ? `did you mean "${guess}"? list_registered_children lists every name`
+        : `known children: ${this.names().join(", ") || "none"}`,
+    });
+  }
+
+  async tool(serverId: string, toolName: string): Promise<{ child: Child; tool: Tool }> {
+    const child = this.get(serverId);
+    const tools = await child.tools();
+    const tool = tools.find((candidate) => candidate.name === toolName);
+    if (tool) return { child, tool };
+    const guess = nearest(
+      toolName,
+      tools.map((candidate) => candidate.name),
+    );
+    throw new GaggleError("TOOL_NOT_FOUND", `${serverId} has no tool named "${toolName}"`, {
+      hint: `${guess ? `did you mean "${guess}"? ` : ""}call get_schema("${serverId}") for its tools`,
+    });
+  }
+
+  /** Arguments that do not fit the tool's input schema never reach the child. */
+  async callTool(serverId: string, toolName: string, args: unknown, ctx: CallContext): Promise<CallToolResult> {
+    const { child, tool } = await this.tool(serverId, toolName);
+    const given = args ?? {};
+    const problem = checkArguments(tool, given);
+    if (problem || typeof given !== "object" || Array.isArray(given)) {
+      throw new GaggleError("INVALID_ARGS", `invalid arguments for ${serverId}.${toolName}: ${problem ?? "arguments must be an object"}`, {
+        hint: `call get_schema("${serverId}", "${toolName}") for its input schema`,
+      });
+    }
+    return child.callTool(toolName, given as Record<string, unknown>, ctx);
+  }
+
+  /** Starts the children configured with `startup = "eager"`; a failure is recorded in its status, not thrown. */
+  startEager(eager: Set<string>): void {
+    for (const child of this.children.values()) {
+      if (!eager.has(child.name)) continue;
+      child.start().catch((error: unknown) => logger({ child: child.name }).warn({ err: error }, "eager start failed"));
+    }
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.allSettled([...this.children.values()].map((child) => child.close()));
+  }
+}

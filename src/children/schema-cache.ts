@@ -1,0 +1,116 @@
+// One session's cached lists (tools, resources, templates, prompts): fetched once, dropped on list_changed.
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import {
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type Prompt,
+  type Resource,
+  type ResourceTemplate,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+
+type ListKind = "tools" | "resources" | "resourceTemplates" | "prompts";
+
+interface Lists {
+  tools: Tool[];
+  resources: Resource[];
+  resourceTemplates: ResourceTemplate[];
+  prompts: Prompt[];
+}
+
+export class SchemaCache {
+  private readonly pending = new Map<ListKind, Promise<unknown[]>>();
+  private known: Tool[] | undefined;
+
+  /** `onChanged` runs after a list was dropped because the child said it changed. */
+  constructor(
+    private readonly client: Client,
+    private readonly options: RequestOptions,
+    onChanged: (kind: ListKind) => void = () => {},
+  ) {
+    const drop = (...kinds: ListKind[]) => () => {
+      for (const kind of kinds) this.pending.delete(kind);
+      if (kinds.includes("tools")) this.known = undefined;
+      onChanged(kinds[0]!);
+    };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, drop("tools"));
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, drop("resources", "resourceTemplates"));
+    client.setNotificationHandler(PromptListChangedNotificationSchema, drop("prompts"));
+  }
+
+  /** The tool list if it has been fetched, without fetching it. */
+  get cachedTools(): Tool[] | undefined {
+    return this.known;
+  }
+
+  async tools(): Promise<Tool[]> {
+    const tools = await this.list("tools", async (cursor) => {
+      const page = await this.client.listTools({ cursor }, this.options);
+      return { items: page.tools, next: page.nextCursor };
+    });
+    this.known = tools;
+    return tools;
+  }
+
+  resources(): Promise<Resource[]> {
+    return this.list("resources", async (cursor) => {
+      const page = await this.client.listResources({ cursor }, this.options);
+      return { items: page.resources, next: page.nextCursor };
+    });
+  }
+
+  resourceTemplates(): Promise<ResourceTemplate[]> {
+    return this.list("resourceTemplates", async (cursor) => {
+      const page = await this.client.listResourceTemplates({ cursor }, this.options);
+      return { items: page.resourceTemplates, next: page.nextCursor };
+    });
+  }
+
+  prompts(): Promise<Prompt[]> {
+    return this.list("prompts", async (cursor) => {
+      const page = await this.client.listPrompts({ cursor }, this.options);
+      return { items: page.prompts, next: page.nextCursor };
+    });
+  }
+
+  async all(): Promise<Lists> {
+    const [tools, resources, resourceTemplates, prompts] = await Promise.all([
+      this.tools(),
+      this.resources(),
+      this.resourceTemplates(),
+      this.prompts(),
+    ]);
+    return { tools, resources, resourceTemplates, prompts };
+  }
+
+  /** Follows pagination to the end; a child that lacks the capability has an empty list. */
+  private list<K extends ListKind>(
+    kind: K,
+    fetchPage: (cursor: string | undefined) => Promise<{ items: Lists[K]; next: string | undefined }>,
+  ): Promise<Lists[K]> {
+    const capability: "tools" | "resources" | "prompts" = kind === "resourceTemplates" ? "resources" : kind;
+    if (!this.client.getServerCapabilities()?.[capability]) return Promise.resolve([]);
+    let pending = this.pending.get(kind) as Promise<Lists[K]> | undefined;
+    if (!pending) {
+      pending = (async () => {
+        const all: Lists[K][number][] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await fetchPage(cursor);
+          all.push(...page.items);
+          cursor = page.next;
+        } while (cursor);
+        return all as Lists[K];
+      })();
+      // A failed fetch is not cached: the next caller tries again.
+      const fetched = pending;
+      fetched.catch(() => {
+        if (this.pending.get(kind) === fetched) this.pending.delete(kind);
+      });
+      this.pending.set(kind, fetched);
+    }
+    return pending;
+  }
+}

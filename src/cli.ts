@@ -1,0 +1,88 @@
+#!/usr/bin/env node
+// gaggle's command line: parse arguments, load the config, hand over to a command. Nothing else lives here.
+import { parseArgs } from "node:util";
+import { ConfigError, findConfigPath, loadConfig, type GaggleConfig } from "./config/index.js";
+import { setLogLevel } from "./log.js";
+import { GAGGLE_VERSION } from "./version.js";
+import { runOneShot, UsageError, type OneShotCommand } from "./cli/one-shot.js";
+import { serveStdio } from "./cli/serve.js";
+
+const HELP = `gaggle ${GAGGLE_VERSION}: one MCP entry for every MCP server you run
+
+Usage:
+  gaggle [--config PATH]                    serve MCP over stdio
+  gaggle validate [--config PATH]           check a config file; exit 1 and list every error if bad
+  gaggle list [--config PATH]               list the child servers
+  gaggle schema SERVER [TOOL]               show a child's tools, resources and prompts
+  gaggle call SERVER TOOL [JSON_ARGS]       call a tool on a child
+  gaggle status [SERVER]                    show a child's (or every child's) status
+
+Options:
+  -c, --config PATH     config file (default: ./children_config.toml, ./children_config.json,
+                        then $XDG_CONFIG_HOME/gaggle/children_config.toml and .json)
+  -l, --log-level LVL   fatal | error | warn | info | debug | trace | silent (logs go to stderr)
+  -v, --version         print the version
+  -h, --help            print this help
+`;
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+type LogLevel = (typeof LOG_LEVELS)[number];
+const ONE_SHOT = new Set<string>(["list", "schema", "call", "status"]);
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      config: { type: "string", short: "c" },
+      "log-level": { type: "string", short: "l" },
+      version: { type: "boolean", short: "v" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) return print(HELP);
+  if (values.version) return print(`${GAGGLE_VERSION}\n`);
+  const [command, ...operands] = positionals;
+  if (command !== undefined && command !== "validate" && !ONE_SHOT.has(command)) {
+    throw new UsageError(`unknown command "${command}"; see gaggle --help`);
+  }
+  const level = values["log-level"];
+  if (level !== undefined && !LOG_LEVELS.includes(level as LogLevel)) {
+    throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}; got "${level}"`);
+  }
+
+  const path = findConfigPath({ explicit: values.config, cwd: process.cwd(), env: process.env });
+  if (values.config === undefined) process.stderr.write(`gaggle: using config ${path}\n`);
+  const config: GaggleConfig = loadConfig(path, process.env);
+  // One-shot commands keep the shell quiet unless asked; the server logs at the configured level.
+  setLogLevel((level as LogLevel | undefined) ?? (command === undefined ? config.gateway.logLevel : "warn"));
+
+  if (command === "validate") {
+    const enabled = config.children.filter((child) => child.enabled).length;
+    return print(`${path}: valid; ${config.children.length} child server(s), ${enabled} enabled\n`);
+  }
+  if (command !== undefined) return runOneShot(command as OneShotCommand, operands, config);
+  await serveStdio(config);
+  return -1;
+}
+
+function print(text: string): number {
+  process.stdout.write(text);
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof ConfigError || error instanceof UsageError) {
+      process.stderr.write(`gaggle: ${error.message}\n`);
+    } else if (error instanceof Error && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS")) {
+      process.stderr.write(`gaggle: ${error.message}; see gaggle --help\n`);
+    } else {
+      process.stderr.write(`gaggle: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    }
+    process.exitCode = error instanceof UsageError ? 2 : 1;
+  },
+);

@@ -1,0 +1,68 @@
+// `gaggle list | schema | call | status`: one request through the same router and meta-tools, printed for a shell.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { GaggleConfig } from "../config/index.js";
+import { createGaggle } from "../gaggle.js";
+import { MetaHandlers } from "../gateway/meta-handlers.js";
+import type { MetaToolName } from "../gateway/meta-tools.js";
+
+export type OneShotCommand = "list" | "schema" | "call" | "status";
+
+export class UsageError extends Error {}
+
+/** Maps the command line to a meta-tool call. */
+function toMetaCall(command: OneShotCommand, operands: string[], names: string[]): Array<[MetaToolName, Record<string, unknown>]> {
+  const [server, tool, json] = operands;
+  switch (command) {
+    case "list":
+      return [["list_registered_children", {}]];
+    case "schema":
+      if (!server) throw new UsageError("usage: gaggle schema SERVER [TOOL]");
+      return [["get_schema", { server_id: server, ...(tool && { tool_name: tool }) }]];
+    case "call":
+      if (!server || !tool) throw new UsageError("usage: gaggle call SERVER TOOL [JSON_ARGS]");
+      return [["execute_child_tool", { server_id: server, tool_name: tool, arguments: parseJsonArgs(json) }]];
+    case "status":
+      return (server ? [server] : names).map((name) => ["get_child_status", { server_id: name }]);
+  }
+}
+
+function parseJsonArgs(json: string | undefined): unknown {
+  if (json === undefined) return {};
+  try {
+    return JSON.parse(json);
+  } catch (error) {
+    throw new UsageError(`JSON_ARGS is not valid JSON: ${(error as Error).message}\n  e.g. gaggle call SERVER TOOL '{"text": "hi"}'`);
+  }
+}
+
+/** Prints each result to stdout; resolves with the exit code (1 when any result is an error). */
+export async function runOneShot(command: OneShotCommand, operands: string[], config: GaggleConfig): Promise<number> {
+  const gaggle = createGaggle(config);
+  const handlers = new MetaHandlers(gaggle.router);
+  let failed = false;
+  try {
+    for (const [tool, args] of toMetaCall(command, operands, gaggle.router.names())) {
+      const result = await handlers.call(tool, args, {});
+      failed ||= result.isError === true;
+      process.stdout.write(render(result));
+    }
+  } finally {
+    await gaggle.close();
+  }
+  return failed ? 1 : 0;
+}
+
+/** Text blocks print as they are (JSON text pretty-printed); other blocks print as JSON. */
+function render(result: CallToolResult): string {
+  const parts = result.content.map((block) => (block.type === "text" ? prettyIfJson(block.text) : JSON.stringify(block)));
+  if (result.structuredContent) parts.push(JSON.stringify({ structuredContent: result.structuredContent }, null, 2));
+  return parts.join("\n") + "\n";
+}
+
+function prettyIfJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,29 @@
+// Local error type for every failure a caller can see, with the stable codes the gateway puts on the wire.
+
+export const ERROR_CODES = [
+  "SERVER_NOT_FOUND",
+  "TOOL_NOT_FOUND",
+  "INVALID_ARGS",
+  "SERVER_FAILED",
+  "TIMEOUT",
+  "SESSION_ERROR",
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export class GaggleError extends Error {
+  override readonly name = "GaggleError";
+  readonly code: ErrorCode;
+  /** What the caller can do next, when there is something useful to say. */
+  readonly hint: string | undefined;
+
+  constructor(code: ErrorCode, message: string, options: { hint?: string; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.code = code;
+    this.hint = options.hint;
+  }
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,19 @@
+// How a failed meta-tool call looks on the wire: an isError tool result carrying a stable code.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { GaggleError, errorMessage } from "../errors.js";
+
+export function failureResult(error: unknown): CallToolResult {
+  const failure =
+    error instanceof GaggleError ? error : new GaggleError("SESSION_ERROR", errorMessage(error), { cause: error });
+  const body = {
+    status: "failed",
+    code: failure.code,
+    error: failure.message,
+    ...(failure.hint && { hint: failure.hint }),
+  };
+  return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }] };
+}
+
+export function jsonResult(value: unknown): CallToolResult {
+  return { content: [{ type: "text", text: JSON.stringify(value) }] };
+}

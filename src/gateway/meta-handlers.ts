@@ -1,0 +1,73 @@
+// What each meta-tool does, on top of the router. Every failure becomes an isError result, never a thrown error.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { z } from "zod";
+import type { CallContext } from "../children/child.js";
+import type { Router } from "../children/router.js";
+import { GaggleError } from "../errors.js";
+import { failureResult, jsonResult } from "./failure.js";
+import { metaToolArgs, type MetaToolName } from "./meta-tools.js";
+import { cutTextLines } from "./output.js";
+import { formatUptime, statusView } from "./status-view.js";
+import { schemaView, toolView } from "./schema-view.js";
+
+type Args<N extends MetaToolName> = z.output<(typeof metaToolArgs)[N]>;
+
+export class MetaHandlers {
+  constructor(private readonly router: Router) {}
+
+  async call(name: MetaToolName, rawArgs: unknown, ctx: CallContext): Promise<CallToolResult> {
+    try {
+      const parsed = metaToolArgs[name].safeParse(rawArgs ?? {});
+      if (!parsed.success) throw invalidMetaArgs(name, parsed.error);
+      return await this.run(name, parsed.data, ctx);
+    } catch (error) {
+      return failureResult(error);
+    }
+  }
+
+  private run(name: MetaToolName, args: unknown, ctx: CallContext): Promise<CallToolResult> {
+    switch (name) {
+      case "execute_child_tool":
+        return this.execute(args as Args<"execute_child_tool">, ctx);
+      case "get_schema":
+        return this.schema(args as Args<"get_schema">);
+      case "list_registered_children":
+        return Promise.resolve(jsonResult({ children: this.router.names(), count: this.router.names().length }));
+      case "get_child_status":
+        return Promise.resolve(jsonResult(statusView(this.router.get((args as Args<"get_child_status">).server_id))));
+      case "close_child_session":
+        return this.close(args as Args<"close_child_session">);
+    }
+  }
+
+  private async execute(args: Args<"execute_child_tool">, ctx: CallContext): Promise<CallToolResult> {
+    const result = await this.router.callTool(args.server_id, args.tool_name, args.arguments, ctx);
+    return cutTextLines(result, { head: args.head, tail: args.tail });
+  }
+
+  private async schema(args: Args<"get_schema">): Promise<CallToolResult> {
+    if (args.tool_name !== undefined) {
+      const { tool } = await this.router.tool(args.server_id, args.tool_name);
+      return jsonResult({ server_id: args.server_id, tool: toolView(tool) });
+    }
+    const child = this.router.get(args.server_id);
+    return jsonResult({ server_id: child.name, ...schemaView(await child.schema()) });
+  }
+
+  private async close(args: Args<"close_child_session">): Promise<CallToolResult> {
+    const { uptimeMs } = await this.router.get(args.server_id).close();
+    return jsonResult({
+      server_id: args.server_id,
+      status: "closed",
+      uptime: uptimeMs === null ? null : formatUptime(uptimeMs),
+      uptime_ms: uptimeMs,
+    });
+  }
+}
+
+function invalidMetaArgs(name: MetaToolName, error: z.ZodError): GaggleError {
+  const problems = error.issues.map((issue) => `${issue.path.join(".") || "arguments"}: ${issue.message}`).join("; ");
+  return new GaggleError("INVALID_ARGS", `invalid arguments for ${name}: ${problems}`, {
+    hint: `see the input schema of ${name} in tools/list`,
+  });
+}

@@ -1,0 +1,57 @@
+// The five meta-tools: their argument schemas (zod, the one source of truth) and the tool list clients see.
+import { z } from "zod";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+
+const serverId = z.string().min(1).describe("Child server name, from list_registered_children");
+
+export const metaToolArgs = {
+  execute_child_tool: z.strictObject({
+    server_id: serverId,
+    tool_name: z.string().min(1).describe("Tool name, from get_schema"),
+    arguments: z.record(z.string(), z.unknown()).default({}).describe("The tool's arguments"),
+    head: z.int().min(0).optional().describe("Keep only the first N lines of text output"),
+    tail: z.int().min(0).optional().describe("Keep only the last N lines of text output"),
+  }),
+  get_schema: z.strictObject({
+    server_id: serverId,
+    tool_name: z.string().min(1).optional().describe("Return this tool only"),
+  }),
+  list_registered_children: z.strictObject({}),
+  get_child_status: z.strictObject({ server_id: serverId }),
+  close_child_session: z.strictObject({ server_id: serverId }),
+};
+
+export type MetaToolName = keyof typeof metaToolArgs;
+
+const descriptions: Record<MetaToolName, string> = {
+  execute_child_tool:
+    "Call a tool on a child MCP server. Returns the child's result unchanged. Call get_schema first to learn the tool's arguments.",
+  get_schema: "A child server's tools (with input schemas), resources and prompts.",
+  list_registered_children: "Names of every child server this gateway fronts.",
+  get_child_status: "A child's state, pid, uptime, restarts, last error, stderr tail and queue depth. Does not start it.",
+  close_child_session: "Close a child's session and free its process; the next call starts it again.",
+};
+
+const annotations: Partial<Record<MetaToolName, Tool["annotations"]>> = {
+  get_schema: { readOnlyHint: true },
+  list_registered_children: { readOnlyHint: true },
+  get_child_status: { readOnlyHint: true },
+  close_child_session: { destructiveHint: false, idempotentHint: true },
+};
+
+function inputSchema(schema: z.ZodType): Tool["inputSchema"] {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io: "input" }) as Record<string, unknown>;
+  return { ...json, type: "object" };
+}
+
+export function isMetaTool(name: string): name is MetaToolName {
+  return Object.hasOwn(metaToolArgs, name);
+}
+
+/** Built once: the list is the same for every client and every config. */
+export const META_TOOLS: Tool[] = (Object.keys(metaToolArgs) as MetaToolName[]).map((name) => ({
+  name,
+  description: descriptions[name],
+  inputSchema: inputSchema(metaToolArgs[name]),
+  ...(annotations[name] && { annotations: annotations[name] }),
+}));

@@ -1,0 +1,43 @@
+// The process-wide pino logger: JSON lines on fd 2 only (stdout carries the protocol), secrets redacted.
+import { pino, type Logger, type LevelWithSilent } from "pino";
+
+/** Values under these keys never reach the log, at whatever depth pino's redaction reaches. */
+const REDACTED_PATHS = [
+  "env",
+  "headers",
+  "*.env",
+  "*.headers",
+  "*.*.env",
+  "*.*.headers",
+  "token",
+  "*.token",
+  "authorization",
+  "*.authorization",
+  "auth_token",
+  "*.auth_token",
+];
+
+export type { Logger };
+
+let root: Logger = createLogger("info");
+
+function createLogger(level: LevelWithSilent): Logger {
+  return pino(
+    {
+      name: "gaggle",
+      level,
+      base: { pid: process.pid },
+      redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
+    },
+    pino.destination({ fd: 2, sync: true }),
+  );
+}
+
+export function setLogLevel(level: LevelWithSilent): void {
+  root = createLogger(level);
+}
+
+/** A logger bound to one subsystem (and, for children, one child name). */
+export function logger(bindings: Record<string, string>): Logger {
+  return root.child(bindings);
+}

@@ -1,0 +1,202 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startGaggle, textOf, type RunningGaggle } from "../helpers/gaggle.js";
+import { fixtureChild } from "../helpers/paths.js";
+import { isAlive, waitGone } from "../helpers/processes.js";
+
+interface Status {
+  status: string;
+  pid: number | null;
+  restarts: number;
+  error: string | null;
+  stderr: string[];
+  calls_served: number;
+  queue_depth: number;
+  startup_time: string | null;
+}
+interface Failure {
+  code: string;
+  error: string;
+  hint?: string;
+}
+
+let gaggle: RunningGaggle;
+
+const config = [
+  fixtureChild("lazy", "echo.mjs"),
+  fixtureChild("shared_start", "slow.mjs", 'env = { SLOW_START_MS = "300" }'),
+  fixtureChild("crashy", "crash.mjs"),
+  fixtureChild("broken", "exit-at-start.mjs"),
+  fixtureChild("garbage", "garbage-stdout.mjs"),
+  fixtureChild("timeouts", "echo.mjs", "timeout_ms = 400\nmax_timeout_ms = 1500\nconcurrency = 4"),
+  fixtureChild("serial", "slow.mjs"),
+  fixtureChild("parallel", "slow.mjs", "concurrency = 3"),
+  fixtureChild("closable", "echo.mjs"),
+  fixtureChild("idle", "echo.mjs", "idle_timeout_ms = 300"),
+  fixtureChild("eager", "echo.mjs", 'startup = "eager"'),
+  fixtureChild("slow_start", "slow.mjs", 'env = { SLOW_START_MS = "5000" }\nstartup_timeout_ms = 500'),
+].join("\n");
+
+beforeAll(async () => {
+  gaggle = await startGaggle(config);
+});
+afterAll(async () => {
+  await gaggle.close();
+});
+
+const call = (server: string, tool: string, args: Record<string, unknown> = {}) =>
+  gaggle.meta("execute_child_tool", { server_id: server, tool_name: tool, arguments: args });
+const status = (server: string) => gaggle.metaJson<Status>("get_child_status", { server_id: server });
+const failureOf = (result: Awaited<ReturnType<typeof call>>) => {
+  expect(result.isError).toBe(true);
+  return JSON.parse(textOf(result)) as Failure;
+};
+
+async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  let value = await read();
+  while (!ok(value) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    value = await read();
+  }
+  return value;
+}
+
+describe("starting", () => {
+  it("starts a child on first use, not before", async () => {
+    const before = await status("lazy");
+    expect(before).toMatchObject({ status: "not_started", pid: null, startup_time: null, calls_served: 0 });
+    expect(textOf(await call("lazy", "echo", { text: "wake" }))).toBe("wake");
+    const after = await status("lazy");
+    expect(after).toMatchObject({ status: "running", restarts: 0, calls_served: 1 });
+    expect(isAlive(after.pid!)).toBe(true);
+  });
+
+  it("shares one start between concurrent first calls", async () => {
+    const results = await Promise.all(Array.from({ length: 5 }, (_, i) => call("shared_start", "echo", { text: `n${i}` })));
+    expect(results.map(textOf)).toEqual(["n0", "n1", "n2", "n3", "n4"]);
+    const after = await status("shared_start");
+    expect(after.restarts).toBe(0);
+    expect(after.stderr.filter((line) => line === "slow fixture ready")).toHaveLength(1);
+  });
+
+  it("starts eager children without waiting for a call", async () => {
+    const eager = await until(() => status("eager"), (s) => s.status === "running");
+    expect(eager.status).toBe("running");
+    expect(eager.calls_served).toBe(0);
+  });
+
+  it("fails a start that outlasts startup_timeout_ms and leaves no process behind", async () => {
+    const body = failureOf(await call("slow_start", "echo", { text: "x" }));
+    expect(body.code).toBe("SERVER_FAILED");
+    expect(body.error).toContain("did not answer initialize within 500ms (startup_timeout_ms)");
+    expect((await status("slow_start")).status).toBe("failed");
+  });
+});
+
+describe("failures", () => {
+  it("fails a call in flight at once when its child dies, with the child's stderr, and restarts on the next call", async () => {
+    expect(textOf(await call("crashy", "ok"))).toBe("ok");
+    const firstPid = (await status("crashy")).pid!;
+    const body = failureOf(await call("crashy", "crash", { after_ms: 50 }));
+    expect(body.code).toBe("SERVER_FAILED");
+    expect(body.error).toContain("crashy exited (code 3) while serving tool \"crash\"");
+    expect(body.error).toContain("crash fixture: about to die");
+    expect((await status("crashy")).status).toBe("failed");
+    expect(textOf(await call("crashy", "ok"))).toBe("ok");
+    const after = await status("crashy");
+    expect(after).toMatchObject({ status: "running", restarts: 1 });
+    expect(after.pid).not.toBe(firstPid);
+  });
+
+  it("reports a child that exits at start-up with its stderr, then backs off", async () => {
+    const first = failureOf(await call("broken", "anything"));
+    expect(first.code).toBe("SERVER_FAILED");
+    expect(first.error).toContain("broken failed to start: exited (code 1)");
+    expect(first.error).toContain("fatal: FIXTURE_API_KEY is not set");
+    const second = failureOf(await call("broken", "anything"));
+    expect(second.code).toBe("SERVER_FAILED");
+    expect(second.error).toMatch(/failed to start 1 time\(s\) in a row; the next attempt is allowed in [01]\.\ds/);
+    // After the first back-off (1 s) a call tries again; a second failure doubles the wait.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const third = failureOf(await call("broken", "anything"));
+    expect(third.error).toContain("broken failed to start: exited (code 1)");
+    const fourth = failureOf(await call("broken", "anything"));
+    expect(fourth.error).toMatch(/failed to start 2 time\(s\) in a row; the next attempt is allowed in [12]\.\ds/);
+    const s = await status("broken");
+    expect(s.status).toBe("failed");
+    expect(s.error).toContain("failed to start");
+    expect(s.stderr).toContain("fatal: FIXTURE_API_KEY is not set");
+  });
+
+  it("survives a child that writes non-protocol lines to stdout", async () => {
+    expect(textOf(await call("garbage", "echo", { text: "ok" }))).toBe("ok");
+    expect(textOf(await call("garbage", "garble"))).toBe("still alive");
+    const s = await status("garbage");
+    expect(s.status).toBe("running");
+    expect(s.stderr.some((line) => line.includes("ignored a stdout line that is not JSON-RPC: this is not json"))).toBe(true);
+  });
+});
+
+describe("timeouts", () => {
+  it("answers TIMEOUT and cancels the call at the child", async () => {
+    const body = failureOf(await call("timeouts", "sleep", { ms: 5000 }));
+    expect(body.code).toBe("TIMEOUT");
+    expect(body.error).toContain("timed out after 400ms");
+    const s = await until(() => status("timeouts"), (value) => value.stderr.includes("cancelled sleep"));
+    expect(s.stderr).toContain("cancelled sleep");
+  });
+
+  it("lets progress from the child restart the timeout, up to max_timeout_ms", async () => {
+    const progress: number[] = [];
+    const result = await gaggle.client.callTool(
+      { name: "execute_child_tool", arguments: { server_id: "timeouts", tool_name: "progress", arguments: { steps: 4, delay_ms: 250 } } },
+      undefined,
+      { onprogress: (p) => progress.push(p.progress) },
+    );
+    expect(textOf(result as never)).toBe("done 4");
+    expect(progress).toEqual([1, 2, 3, 4]);
+    const tooLong = failureOf(await call("timeouts", "progress", { steps: 8, delay_ms: 250 }));
+    expect(tooLong.code).toBe("TIMEOUT");
+  });
+});
+
+describe("queueing", () => {
+  it("serialises calls to a child with concurrency 1", async () => {
+    const results = await Promise.all([1, 2, 3].map(() => call("serial", "sleep", { ms: 150 })));
+    expect(results.map(textOf)).toEqual(Array(3).fill("slept 150 (max in flight 1)"));
+  });
+
+  it("runs up to `concurrency` calls at once", async () => {
+    const results = await Promise.all([1, 2, 3].map(() => call("parallel", "sleep", { ms: 300 })));
+    expect(results.map(textOf)).toEqual(Array(3).fill("slept 300 (max in flight 3)"));
+  });
+
+  it("does not hold one child's calls behind another's", async () => {
+    let slowDone = false;
+    const slow = call("serial", "sleep", { ms: 3000 }).then((result) => ((slowDone = true), result));
+    expect(textOf(await call("lazy", "echo", { text: "quick" }))).toBe("quick");
+    expect(slowDone).toBe(false);
+    await slow;
+  });
+});
+
+describe("closing", () => {
+  it("closes a session on request, frees its process, and starts anew on next use", async () => {
+    await call("closable", "echo", { text: "x" });
+    const { pid } = await status("closable");
+    const closed = await gaggle.metaJson<Record<string, unknown>>("close_child_session", { server_id: "closable" });
+    expect(closed).toMatchObject({ server_id: "closable", status: "closed", uptime: expect.stringMatching(/^\d+\.\ds$/) });
+    expect(await waitGone([pid!])).toEqual([]);
+    expect((await status("closable")).status).toBe("stopped");
+    expect(textOf(await call("closable", "echo", { text: "again" }))).toBe("again");
+    expect((await status("closable")).pid).not.toBe(pid);
+  });
+
+  it("stops a child after idle_timeout_ms without calls", async () => {
+    await call("idle", "echo", { text: "x" });
+    const { pid } = await status("idle");
+    const s = await until(() => status("idle"), (value) => value.status === "stopped");
+    expect(s.status).toBe("stopped");
+    expect(await waitGone([pid!])).toEqual([]);
+  });
+});

@@ -1,0 +1,88 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { startGaggle, textOf, writeConfig } from "../helpers/gaggle.js";
+import { CLI, fixtureChild } from "../helpers/paths.js";
+import { descendants, isAlive, waitGone } from "../helpers/processes.js";
+
+const stubbornConfig = `[gateway]\nshutdown_grace_ms = 300\n\n${fixtureChild("stubborn", "stubborn.mjs")}\n${fixtureChild("echo", "echo.mjs")}`;
+
+/** Starts a gaggle whose children are up, and returns the pids it started. */
+async function gaggleWithChildren() {
+  const gaggle = await startGaggle(stubbornConfig);
+  const pids = JSON.parse(
+    textOf(await gaggle.meta("execute_child_tool", { server_id: "stubborn", tool_name: "pids" })),
+  ) as { pid: number; grandchild_pid: number };
+  await gaggle.meta("execute_child_tool", { server_id: "echo", tool_name: "echo", arguments: { text: "up" } });
+  const all = descendants(gaggle.pid);
+  expect(all).toEqual(expect.arrayContaining([pids.pid, pids.grandchild_pid]));
+  expect(all.every(isAlive)).toBe(true);
+  return { gaggle, pids, all };
+}
+
+describe("no process outlives gaggle", () => {
+  it("when its client closes stdin, even a child that ignores SIGTERM and its grandchild", async () => {
+    const { gaggle, all } = await gaggleWithChildren();
+    await gaggle.close();
+    expect(await waitGone([gaggle.pid, ...all])).toEqual([]);
+  });
+
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    it(`on ${signal}`, async () => {
+      const { gaggle, all } = await gaggleWithChildren();
+      process.kill(gaggle.pid, signal);
+      expect(await waitGone([gaggle.pid, ...all])).toEqual([]);
+      await gaggle.close().catch(() => {});
+    });
+  }
+
+  it("when a one-shot command finishes", async () => {
+    const path = writeConfig(stubbornConfig);
+    const run = spawn(process.execPath, [CLI, "--config", path, "call", "stubborn", "pids"], { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    run.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    const [code] = await once(run, "exit");
+    expect(code).toBe(0);
+    const pids = JSON.parse(out) as { pid: number; grandchild_pid: number };
+    expect(await waitGone([pids.pid, pids.grandchild_pid])).toEqual([]);
+  });
+});
+
+describe("close_child_session", () => {
+  it("kills the child's whole process group, escalating to SIGKILL", async () => {
+    const { gaggle, pids } = await gaggleWithChildren();
+    const closed = await gaggle.metaJson<{ status: string }>("close_child_session", { server_id: "stubborn" });
+    expect(closed.status).toBe("closed");
+    expect(await waitGone([pids.pid, pids.grandchild_pid], 1000)).toEqual([]);
+    const status = await gaggle.metaJson<{ status: string; pid: number | null }>("get_child_status", { server_id: "stubborn" });
+    expect(status).toMatchObject({ status: "stopped", pid: null });
+    await gaggle.close();
+  });
+});
+
+describe("when gaggle cannot shut down", () => {
+  it("its watchdog kills every child group after gaggle is SIGKILLed", async () => {
+    const { gaggle, all } = await gaggleWithChildren();
+    process.kill(gaggle.pid, "SIGKILL");
+    expect(await waitGone([gaggle.pid, ...all.filter((pid) => !isWatchdog(pid))])).toEqual([]);
+    await gaggle.close().catch(() => {});
+  });
+
+  it("a child whose leader dies takes its descendants with it", async () => {
+    const { gaggle, pids } = await gaggleWithChildren();
+    process.kill(pids.pid, "SIGKILL");
+    expect(await waitGone([pids.pid, pids.grandchild_pid])).toEqual([]);
+    const status = await gaggle.metaJson<{ status: string }>("get_child_status", { server_id: "stubborn" });
+    expect(status.status).toBe("failed");
+    await gaggle.close();
+  });
+});
+
+function isWatchdog(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("gaggle-reaper");
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,53 @@
+// Runs fixtures/http-server.mjs (the echo server over Streamable HTTP and SSE) and learns its port.
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { fixture } from "./paths.js";
+import { waitGone } from "./processes.js";
+
+export interface HttpFixture {
+  port: number;
+  pid: number;
+  /** http://127.0.0.1:PORT */
+  origin: string;
+  /** Everything the server wrote to stderr so far (it logs each session and each 401). */
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
+/** Starts the server on a free port; `requireHeader` is `NAME=VALUE`, refused with 401 when a request lacks it. */
+export async function startHttpFixture(requireHeader?: string): Promise<HttpFixture> {
+  const args = [fixture("http-server.mjs"), "0", ...(requireHeader ? ["--require-header", requireHeader] : [])];
+  const child: ChildProcess = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const port = await new Promise<number>((resolve, reject) => {
+    let stdout = "";
+    const timer = setTimeout(() => reject(new Error(`http fixture did not print its port; stderr: ${stderr}`)), 10_000);
+    child.stdout!.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+      const match = /listening (\d+)\n/.exec(stdout);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`http fixture exited (code ${code}) before listening; stderr: ${stderr}`));
+    });
+  });
+  const pid = child.pid!;
+  return {
+    port,
+    pid,
+    origin: `http://127.0.0.1:${port}`,
+    stderr: () => stderr,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, "exit");
+      child.kill("SIGTERM");
+      await Promise.race([exited, waitGone([pid], 5000)]);
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    },
+  };
+}

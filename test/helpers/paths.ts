@@ -1,0 +1,14 @@
+// Absolute paths tests need: the built CLI and the fixture servers.
+import { fileURLToPath } from "node:url";
+
+export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+export const CLI = `${ROOT}dist/cli.js`;
+
+export function fixture(name: string): string {
+  return `${ROOT}fixtures/${name}`;
+}
+
+/** A TOML child entry that runs a fixture with this Node binary. */
+export function fixtureChild(name: string, script: string, extra = ""): string {
+  return `[mcp_servers.${name}]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(fixture(script))}]\n${extra}\n`;
+}

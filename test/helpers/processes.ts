@@ -1,0 +1,52 @@
+// Process checks for lifecycle tests: is a pid alive (zombies count as dead), and wait for one to go.
+import { readFileSync, readdirSync } from "node:fs";
+import { setTimeout as delay } from "node:timers/promises";
+
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The state follows the parenthesised command name, which may itself contain spaces or parentheses.
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return state !== "Z" && state !== "X";
+  } catch {
+    return false;
+  }
+}
+
+/** Polls until every pid is gone; resolves with the ones still alive after `ms`. */
+export async function waitGone(pids: number[], ms = 10_000): Promise<number[]> {
+  const deadline = Date.now() + ms;
+  let alive = pids.filter(isAlive);
+  while (alive.length > 0 && Date.now() < deadline) {
+    await delay(50);
+    alive = alive.filter(isAlive);
+  }
+  return alive;
+}
+
+/** Every descendant of `pid`, found through /proc: what a process started, and what those started. */
+export function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirNumeric("/proc")) {
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), entry]);
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  const found: number[] = [];
+  const visit = (parent: number) => {
+    for (const child of children.get(parent) ?? []) {
+      found.push(child);
+      visit(child);
+    }
+  };
+  visit(pid);
+  return found;
+}
+
+function readdirNumeric(dir: string): number[] {
+  return readdirSync(dir).filter((name) => /^\d+$/.test(name)).map(Number);
+}
