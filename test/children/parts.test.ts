@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { backoffMs } from "../../src/children/backoff.js";
+import { childEnv } from "../../src/children/child-env.js";
+import { StderrRing } from "../../src/children/stderr-ring.js";
+import { toolFilter } from "../../src/children/tool-filter.js";
+
+describe("StderrRing", () => {
+  it("joins chunks into lines and keeps only the last ones", () => {
+    const ring = new StderrRing(3);
+    expect(ring.push("one\ntw")).toEqual(["one"]);
+    expect(ring.push("o\r\nthree\nfour\nfi")).toEqual(["two", "three", "four"]);
+    // Three complete lines are kept; the partial line that is still being written shows last.
+    expect(ring.tail(10)).toEqual(["two", "three", "four", "fi"]);
+    expect(ring.tail()).toEqual(["three", "four", "fi"]);
+  });
+});
+
+describe("toolFilter", () => {
+  it("shows everything with no rules", () => {
+    expect(toolFilter({ deny: [] })("anything")).toBe(true);
+  });
+
+  it("applies allow globs, then deny globs", () => {
+    const visible = toolFilter({ allow: ["read_*", "list?"], deny: ["read_secret*"] });
+    expect(["read_file", "lists", "read_secret_key", "write_file", "list", "read.file"].filter(visible)).toEqual([
+      "read_file",
+      "lists",
+    ]);
+  });
+
+  it("treats regular-expression characters in names literally", () => {
+    expect(toolFilter({ allow: ["a.b"], deny: [] })("axb")).toBe(false);
+    expect(toolFilter({ allow: ["a.b"], deny: [] })("a.b")).toBe(true);
+  });
+});
+
+describe("backoffMs", () => {
+  it("is 1 s after the first failed start, doubling to a 30 s cap", () => {
+    expect([0, 1, 2, 3, 4, 5, 6, 7, 20].map(backoffMs)).toEqual([0, 1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000]);
+  });
+});
+
+describe("childEnv", () => {
+  const parent = { PATH: "/bin", HOME: "/home/u", SECRET: "x", LANG: "C" };
+
+  it("inherits the parent's environment with the child's own env over it", () => {
+    expect(childEnv({ LANG: "fr", EXTRA: "1" }, true, parent)).toEqual({ PATH: "/bin", HOME: "/home/u", SECRET: "x", LANG: "fr", EXTRA: "1" });
+  });
+
+  it("passes only a minimal safe set and the child's env when not inheriting", () => {
+    expect(childEnv({ EXTRA: "1" }, false, parent)).toEqual({ PATH: "/bin", HOME: "/home/u", LANG: "C", EXTRA: "1" });
+  });
+});

@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { cutText, cutTextLines } from "../../src/gateway/output.js";
+
+const ten = Array.from({ length: 10 }, (_, i) => `l${i + 1}`).join("\n");
+
+describe("cutText", () => {
+  it("keeps head and tail lines around one line that counts the rest", () => {
+    expect(cutText(ten, { head: 1, tail: 2 })).toBe("l1\n[... 7 lines omitted (of 10) ...]\nl9\nl10");
+  });
+
+  it("leaves text that already fits alone", () => {
+    expect(cutText(ten, { head: 5, tail: 5 })).toBe(ten);
+    expect(cutText("one line", { head: 1 })).toBe("one line");
+  });
+
+  it("keeps a trailing newline and does not count it as a line", () => {
+    expect(cutText(`${ten}\n`, { tail: 1 })).toBe("[... 9 lines omitted (of 10) ...]\nl10\n");
+  });
+
+  it("says 'line' for one omitted line", () => {
+    expect(cutText("a\nb\nc", { head: 1, tail: 1 })).toBe("a\n[... 1 line omitted (of 3) ...]\nc");
+  });
+});
+
+describe("cutTextLines", () => {
+  it("cuts text blocks only and keeps everything else of the result", () => {
+    const result = {
+      content: [
+        { type: "text" as const, text: ten },
+        { type: "image" as const, data: "AAAA", mimeType: "image/png" },
+      ],
+      structuredContent: { n: 10 },
+      isError: false,
+    };
+    expect(cutTextLines(result, { head: 1 })).toEqual({
+      ...result,
+      content: [{ type: "text", text: "l1\n[... 9 lines omitted (of 10) ...]" }, result.content[1]],
+    });
+    expect(cutTextLines(result, {})).toBe(result);
+  });
+});
