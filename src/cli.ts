@@ -66,6 +66,10 @@ async function main(argv: string[]): Promise<number> {
   return -1;
 }
 
+function isParseArgsError(error: unknown): error is Error {
+  return error instanceof Error && String((error as NodeJS.ErrnoException).code).startsWith("ERR_PARSE_ARGS");
+}
+
 function print(text: string): number {
   process.stdout.write(text);
   return 0;
@@ -78,11 +82,11 @@ main(process.argv.slice(2)).then(
   (error: unknown) => {
     if (error instanceof ConfigError || error instanceof UsageError) {
       process.stderr.write(`gaggle: ${error.message}\n`);
-    } else if (error instanceof Error && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS")) {
+    } else if (isParseArgsError(error)) {
       process.stderr.write(`gaggle: ${error.message}; see gaggle --help\n`);
     } else {
       process.stderr.write(`gaggle: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     }
-    process.exitCode = error instanceof UsageError ? 2 : 1;
+    process.exitCode = error instanceof UsageError || isParseArgsError(error) ? 2 : 1;
   },
 );

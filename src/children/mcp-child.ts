@@ -2,7 +2,7 @@
 import PQueue from "p-queue";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { CallToolResultSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ChildConfig } from "../config/index.js";
 import { GaggleError, errorMessage } from "../errors.js";
 import { logger, type Logger } from "../log.js";
@@ -15,7 +15,7 @@ import { remoteTransport } from "./remote-transport.js";
 import { SchemaCache } from "./schema-cache.js";
 import { OrderedTransport } from "./ordered-transport.js";
 import { StderrRing } from "./stderr-ring.js";
-import { ProcessGroupTransport } from "./stdio-transport.js";
+import { ProcessGroupTransport, type ProcessExit } from "./stdio-transport.js";
 import { toolFilter } from "./tool-filter.js";
 
 export interface McpChildOptions {
@@ -185,12 +185,15 @@ export class McpChild implements Child {
       ),
     };
     client.onclose = () => this.onSessionClosed(session);
-    client.onerror = (error) => this.log.warn({ err: error }, "protocol error from child");
+    client.onerror = (error) => {
+      // Closing a remote session aborts its stream; that is the close itself, not a fault worth a warning.
+      if (this.state !== "stopping") this.log.warn({ err: error }, "protocol error from child");
+    };
     try {
       await client.connect(transport, { timeout: this.config.startupTimeoutMs });
     } catch (error) {
       await transport.close().catch(() => {});
-      throw this.startFailed(error);
+      throw this.startFailed(error, session);
     }
     session.startedAt = new Date();
     this.session = session;
@@ -203,27 +206,34 @@ export class McpChild implements Child {
     return session;
   }
 
-  private startFailed(error: unknown): GaggleError {
+  private startFailed(error: unknown, session: Session): GaggleError {
     this.failedStarts++;
     this.retryAt = Date.now() + backoffMs(this.failedStarts);
     this.state = "failed";
-    const timedOut = /timed out/i.test(errorMessage(error));
-    const reason = timedOut
-      ? `did not answer initialize within ${this.config.startupTimeoutMs}ms (startup_timeout_ms)`
-      : (this.endedBecause ?? errorMessage(error));
-    this.lastError = `failed to start: ${reason}`;
-    this.log.warn({ reason, failedStarts: this.failedStarts }, "start failed");
-    return new GaggleError("SERVER_FAILED", `${this.name} ${this.lastError}${stderrSuffix(this.stderr.tail())}`, {
-      hint: `check the command, args and env of ${this.name} in the config; get_child_status shows its stderr`,
-      cause: error,
-    });
+    this.lastError = `failed to start: ${this.startFailureReason(error, session)}`;
+    this.log.warn({ reason: this.lastError, failedStarts: this.failedStarts }, "start failed");
+    const hint =
+      this.kind === "stdio"
+        ? `check the command, args and env of ${this.name} in the config; get_child_status shows its stderr`
+        : `check the url and headers of ${this.name} in the config, and that the server is up`;
+    return new GaggleError("SERVER_FAILED", `${this.name} ${this.lastError}${stderrSuffix(this.stderr.tail())}`, { hint, cause: error });
+  }
+
+  /** An exit of the process says most; otherwise the transport's own error, with its HTTP status if it has one. */
+  private startFailureReason(error: unknown, session: Session): string {
+    const message = errorMessage(error);
+    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+      return `did not answer initialize within ${this.config.startupTimeoutMs}ms (startup_timeout_ms)`;
+    }
+    const exit = session.process?.exitInfo;
+    if (exit) return describeExit(exit);
+    const status = (error as { code?: unknown }).code;
+    return typeof status === "number" && status >= 400 && !message.includes(String(status)) ? `${message} (HTTP ${status})` : message;
   }
 
   private onSessionClosed(session: Session): void {
     const exit = session.process?.exitInfo;
-    this.endedBecause = exit
-      ? `exited (${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`})`
-      : "closed its connection";
+    this.endedBecause = exit ? describeExit(exit) : "closed its connection";
     if (this.session !== session) return;
     this.session = undefined;
     clearTimeout(this.idleTimer);
@@ -287,4 +297,8 @@ export class McpChild implements Child {
   private pidOf(session: Session): number | undefined {
     return session.process?.pid;
   }
+}
+
+function describeExit(exit: ProcessExit): string {
+  return `exited (${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`})`;
 }

@@ -26,13 +26,20 @@ function toMetaCall(command: OneShotCommand, operands: string[], names: string[]
   }
 }
 
+const JSON_ARGS_EXAMPLE = `e.g. gaggle call SERVER TOOL '{"text": "hi"}'`;
+
 function parseJsonArgs(json: string | undefined): unknown {
   if (json === undefined) return {};
+  let args: unknown;
   try {
-    return JSON.parse(json);
+    args = JSON.parse(json);
   } catch (error) {
-    throw new UsageError(`JSON_ARGS is not valid JSON: ${(error as Error).message}\n  e.g. gaggle call SERVER TOOL '{"text": "hi"}'`);
+    throw new UsageError(`JSON_ARGS is not valid JSON: ${(error as Error).message}\n  ${JSON_ARGS_EXAMPLE}`);
   }
+  if (typeof args !== "object" || args === null || Array.isArray(args)) {
+    throw new UsageError(`JSON_ARGS must be a JSON object of the tool's arguments\n  ${JSON_ARGS_EXAMPLE}`);
+  }
+  return args;
 }
 
 /** Prints each result to stdout; resolves with the exit code (1 when any result is an error). */
