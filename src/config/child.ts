@@ -66,6 +66,8 @@ export const childShape = {
   concurrency: z.int(expected("an integer >= 1")).min(1).optional(),
   idle_timeout_ms: z.int(expected("an integer >= 0 (0 = never)")).min(0).optional(),
   description: text().optional(),
+  expose: oneOf(["meta", "tools", "both"]).optional(),
+  prefix: z.string(expected('letters, digits, "_" or "-" (or "" for no prefix)')).regex(/^[A-Za-z0-9_-]*$/).optional(),
   tools: closed({ allow: stringList().optional(), deny: stringList().optional() }).optional(),
 };
 
@@ -157,6 +159,8 @@ export function normalizeChild(raw: RawChild, opts: PathOptions): Omit<ChildConf
     concurrency: raw.concurrency ?? CHILD_DEFAULTS.concurrency,
     idleTimeoutMs: raw.idle_timeout_ms ?? CHILD_DEFAULTS.idleTimeoutMs,
     ...(raw.description !== undefined && { description: raw.description }),
+    ...(raw.expose !== undefined && { expose: raw.expose }),
+    ...(raw.prefix !== undefined && { prefix: raw.prefix }),
     tools: { ...(raw.tools?.allow !== undefined && { allow: raw.tools.allow }), deny: raw.tools?.deny ?? [] },
   };
 }

@@ -35,6 +35,10 @@ export const childConfigSchema = z.object({
   /** 0 = never stop an idle child. */
   idleTimeoutMs: z.number(),
   description: z.string().optional(),
+  /** Overrides gateway.expose for this child. */
+  expose: z.enum(EXPOSE_MODES).optional(),
+  /** Prefix of its exposed names (`<prefix>__<tool>`); defaults to the child's name, "" exposes names unchanged. */
+  prefix: z.string().optional(),
   /** Glob patterns; `allow` absent = every tool. */
   tools: z.object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()) }),
 });
@@ -44,6 +48,16 @@ export const gatewayConfigSchema = z.object({
   expose: z.enum(EXPOSE_MODES),
   /** How long a child gets after SIGTERM before SIGKILL. */
   shutdownGraceMs: z.number(),
+  /** Bearer token HTTP clients must send; required when serving HTTP on a non-loopback address. */
+  authToken: z.string().optional(),
+  /** Extra Host header values (host or host:port) accepted over HTTP, besides loopback names. */
+  allowedHosts: z.array(z.string()),
+  /** Extra Origin header values accepted over HTTP, besides loopback origins. */
+  allowedOrigins: z.array(z.string()),
+  /** Largest HTTP request body accepted, in bytes. */
+  maxBodyBytes: z.number(),
+  /** An HTTP session unused this long is closed and releases what it held. */
+  sessionIdleTimeoutMs: z.number(),
 });
 
 export const gaggleConfigSchema = z.object({
@@ -61,7 +75,15 @@ export type ChildConfig = z.infer<typeof childConfigSchema>;
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 export type GaggleConfig = z.infer<typeof gaggleConfigSchema>;
 
-export const GATEWAY_DEFAULTS: GatewayConfig = { logLevel: "info", expose: "meta", shutdownGraceMs: 2000 };
+export const GATEWAY_DEFAULTS: GatewayConfig = {
+  logLevel: "info",
+  expose: "meta",
+  shutdownGraceMs: 2000,
+  allowedHosts: [],
+  allowedOrigins: [],
+  maxBodyBytes: 4 * 1024 * 1024,
+  sessionIdleTimeoutMs: 30 * 60_000,
+};
 
 // ---- raw input: the file as written ----
 
@@ -80,11 +102,21 @@ const gatewaySchema = closed({
   log_level: oneOf(LOG_LEVELS).optional(),
   expose: oneOf(EXPOSE_MODES).optional(),
   shutdown_grace_ms: z.int(expected("an integer >= 0")).min(0).optional(),
+  auth_token: z.string(expected("a string")).min(1).optional(),
+  allowed_hosts: z.array(z.string(expected("a string")), expected("an array of strings")).optional(),
+  allowed_origins: z.array(z.string(expected("a string")), expected("an array of strings")).optional(),
+  max_body_bytes: z.int(expected("a positive integer")).positive().optional(),
+  session_idle_timeout_ms: z.int(expected("a positive integer")).positive().optional(),
 }).transform(
   (raw): GatewayConfig => ({
     logLevel: raw.log_level ?? GATEWAY_DEFAULTS.logLevel,
     expose: raw.expose ?? GATEWAY_DEFAULTS.expose,
     shutdownGraceMs: raw.shutdown_grace_ms ?? GATEWAY_DEFAULTS.shutdownGraceMs,
+    ...(raw.auth_token !== undefined && { authToken: raw.auth_token }),
+    allowedHosts: raw.allowed_hosts ?? GATEWAY_DEFAULTS.allowedHosts,
+    allowedOrigins: raw.allowed_origins ?? GATEWAY_DEFAULTS.allowedOrigins,
+    maxBodyBytes: raw.max_body_bytes ?? GATEWAY_DEFAULTS.maxBodyBytes,
+    sessionIdleTimeoutMs: raw.session_idle_timeout_ms ?? GATEWAY_DEFAULTS.sessionIdleTimeoutMs,
   }),
 );
 
@@ -174,5 +206,23 @@ export function configFileSchema(opts: PathOptions) {
         children: doc.mcp_servers ?? doc.mcpServers ?? [],
         virtual: doc.virtual ?? {},
       }),
-    );
+    )
+    .superRefine(checkPrefixes);
+}
+
+/** Two children exposing tools under one non-empty prefix would collide name for name: a config error naming both. */
+function checkPrefixes(config: GaggleConfig, ctx: z.RefinementCtx): void {
+  const owners = new Map<string, string>();
+  const table = config.children.length > 0 ? "mcp_servers" : "";
+  for (const child of config.children) {
+    if (!child.enabled || (child.expose ?? config.gateway.expose) === "meta") continue;
+    const prefix = child.prefix ?? child.name;
+    if (prefix === "") continue;
+    const first = owners.get(prefix);
+    if (first === undefined) owners.set(prefix, child.name);
+    else {
+      const message = `exposed tool names of "${child.name}" collide with those of "${first}": both use the prefix ${JSON.stringify(prefix)}; give one of them another "prefix"`;
+      ctx.addIssue({ code: "custom", path: [table, child.name, "prefix"], message, input: prefix });
+    }
+  }
 }

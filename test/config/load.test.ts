@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { type ChildConfig, loadConfig, validateConfigText } from "../../src/config/index.js";
+import { type ChildConfig, GATEWAY_DEFAULTS, loadConfig, validateConfigText } from "../../src/config/index.js";
 import { tempDir } from "./files.js";
 
 const tmp = tempDir();
@@ -71,7 +71,7 @@ max_jobs = 3
     );
     expect(loadConfig(path, {})).toEqual({
       path,
-      gateway: { logLevel: "debug", expose: "both", shutdownGraceMs: 500 },
+      gateway: { ...GATEWAY_DEFAULTS, logLevel: "debug", expose: "both", shutdownGraceMs: 500 },
       children: [
         stdioChild("echo", join(tmp.dir, "fixtures/echo.mjs"), {
           args: ["--loud"],
@@ -133,7 +133,7 @@ describe("loadConfig: JSON", () => {
       }),
     );
     const config = loadConfig(path, {});
-    expect(config.gateway).toEqual({ logLevel: "warn", expose: "meta", shutdownGraceMs: 2000 });
+    expect(config.gateway).toEqual({ ...GATEWAY_DEFAULTS, logLevel: "warn" });
     expect(config.children).toEqual([
       stdioChild("filesystem", "npx", { args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"] }),
       httpChild("linear", "http", "https://mcp.linear.app/mcp", { headers: { "X-Key": "k" } }),
@@ -152,7 +152,7 @@ describe("empty and guessed files", () => {
     for (const [name, text] of [["empty.toml", ""], ["empty.json", "{}"], ["none.json", `{"mcpServers": {}}`]] as const) {
       const config = loadConfig(tmp.write(name, text), {});
       expect(config.children).toEqual([]);
-      expect(config.gateway).toEqual({ logLevel: "info", expose: "meta", shutdownGraceMs: 2000 });
+      expect(config.gateway).toEqual(GATEWAY_DEFAULTS);
       expect(config.virtual).toEqual({});
     }
   });

@@ -1,0 +1,58 @@
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { validateConfigText } from "../../src/config/index.js";
+import { configError, tempDir } from "./files.js";
+
+const tmp = tempDir();
+afterAll(() => tmp.remove());
+const path = () => join(tmp.dir, "children_config.toml");
+const load = (text: string) => validateConfigText(text, path(), {});
+const problems = (text: string) => configError(() => load(text)).issues.map((issue) => `${issue.path}: ${issue.message}`);
+
+describe("exposure settings", () => {
+  it("reads a child's expose and prefix", () => {
+    const config = load(`[mcp_servers.a]\ncommand = "x"\nexpose = "tools"\nprefix = ""\n[mcp_servers.b]\ncommand = "y"\n`);
+    expect(config.children.map(({ name, expose, prefix }) => ({ name, expose, prefix }))).toEqual([
+      { name: "a", expose: "tools", prefix: "" },
+      { name: "b", expose: undefined, prefix: undefined },
+    ]);
+  });
+
+  it("names both children when their exposed prefixes collide", () => {
+    expect(problems(`[gateway]\nexpose = "tools"\n[mcp_servers.a]\ncommand = "x"\nprefix = "p"\n[mcp_servers.b]\ncommand = "y"\nprefix = "p"\n`)).toEqual([
+      'mcp_servers.b.prefix: exposed tool names of "b" collide with those of "a": both use the prefix "p"; give one of them another "prefix"',
+    ]);
+  });
+
+  it("lets children share a prefix when they are not exposed as tools", () => {
+    expect(load(`[mcp_servers.a]\ncommand = "x"\nprefix = "p"\n[mcp_servers.b]\ncommand = "y"\nprefix = "p"\n`).children).toHaveLength(2);
+  });
+
+  it("rejects a prefix that cannot be part of a tool name", () => {
+    expect(problems(`[mcp_servers.a]\ncommand = "x"\nprefix = "a b"\n`)[0]).toMatch(/^mcp_servers\.a\.prefix: expected letters, digits/);
+  });
+});
+
+describe("HTTP serving settings", () => {
+  it("has safe defaults", () => {
+    expect(load("").gateway).toMatchObject({ allowedHosts: [], allowedOrigins: [], maxBodyBytes: 4194304, sessionIdleTimeoutMs: 1800000 });
+    expect(load("").gateway.authToken).toBeUndefined();
+  });
+
+  it("reads the token, allowlists and limits", () => {
+    const gateway = load(
+      `[gateway]\nauth_token = "t0k"\nallowed_hosts = ["gaggle.local:8080"]\nallowed_origins = ["https://app.example"]\nmax_body_bytes = 1024\nsession_idle_timeout_ms = 5000\n`,
+    ).gateway;
+    expect(gateway).toMatchObject({
+      authToken: "t0k",
+      allowedHosts: ["gaggle.local:8080"],
+      allowedOrigins: ["https://app.example"],
+      maxBodyBytes: 1024,
+      sessionIdleTimeoutMs: 5000,
+    });
+  });
+
+  it("rejects a limit that is not a positive integer", () => {
+    expect(problems(`[gateway]\nmax_body_bytes = 0\n`)).toEqual(["gateway.max_body_bytes: expected a positive integer, got number 0"]);
+  });
+});
