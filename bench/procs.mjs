@@ -1,0 +1,124 @@
+// Owns the processes a bench run starts: temp gaggle configs, connected SDK clients, /proc readings, cleanup checks.
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { setTimeout as delay } from "node:timers/promises";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+export const GAGGLE_CLI = join(ROOT, "dist", "cli.js");
+export const EVERYTHING = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
+export const RELAY = join(ROOT, "bench", "relay.mjs");
+
+/** Lines of a process's stderr kept for the error message when something goes wrong. */
+const STDERR_TAIL_LINES = 20;
+
+/** A connected SDK client over stdio, with the pid and stderr tail of the process behind it. */
+export class Endpoint {
+  constructor(label, transport, client, stderrTail) {
+    this.label = label;
+    this.transport = transport;
+    this.client = client;
+    this.stderrTail = stderrTail;
+    /** Captured at start: the SDK forgets the pid once the transport is closed. */
+    this.pid = transport.pid;
+  }
+
+  static async start(label, command, args) {
+    const transport = new StdioClientTransport({ command, args, cwd: ROOT, stderr: "pipe" });
+    // A piped stderr that nobody reads would fill up and block the process; keep a short tail instead.
+    const stderrTail = [];
+    transport.stderr?.setEncoding("utf8").on("data", (chunk) => {
+      stderrTail.push(...chunk.split("\n").filter(Boolean));
+      stderrTail.splice(0, Math.max(0, stderrTail.length - STDERR_TAIL_LINES));
+    });
+    const client = new Client({ name: "gaggle-bench", version: "0" }, { capabilities: {} });
+    await client.connect(transport);
+    return new Endpoint(label, transport, client, stderrTail);
+  }
+
+  async close() {
+    await this.client.close();
+  }
+}
+
+/** Writes a gaggle config whose children all run server-everything; `children` maps name -> extra TOML lines. */
+export function writeConfig(dir, file, children) {
+  const lines = ["[gateway]", 'log_level = "warn"', ""];
+  for (const [name, extra] of Object.entries(children)) {
+    lines.push(
+      `[mcp_servers.${name}]`,
+      `command = ${JSON.stringify(process.execPath)}`,
+      `args = [${JSON.stringify(EVERYTHING)}, "stdio"]`,
+      ...extra,
+      "",
+    );
+  }
+  const path = join(dir, file);
+  writeFileSync(path, lines.join("\n"));
+  return path;
+}
+
+export function makeTempDir() {
+  return mkdtempSync(join(tmpdir(), "gaggle-bench-"));
+}
+
+export function removeDir(dir) {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** VmRSS and VmHWM (peak) of a live process, in KiB. */
+export function memoryOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
+  return { rssKiB: field("VmRSS"), peakKiB: field("VmHWM") };
+}
+
+/** User + system CPU time a live process has used so far, in clock ticks (100 per second on Linux). */
+export function cpuTicksOf(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the parenthesised command name; utime and stime are fields 14 and 15 of the whole line.
+  const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(rest[11]) + Number(rest[12]);
+}
+
+export const TICKS_PER_SECOND = 100;
+
+/** Zombies count as gone: the process has exited and only waits to be reaped. */
+export function isAlive(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const state = stat[stat.lastIndexOf(")") + 2];
+    return state !== "Z" && state !== "X";
+  } catch {
+    return false;
+  }
+}
+
+/** Polls until every pid is gone; resolves with those still alive after `ms`. */
+export async function waitGone(pids, ms) {
+  const deadline = Date.now() + ms;
+  let alive = pids.filter(isAlive);
+  while (alive.length > 0 && Date.now() < deadline) {
+    await delay(50);
+    alive = alive.filter(isAlive);
+  }
+  return alive;
+}
+
+/** The pids whose parent is `pid`, found through /proc. */
+export function childrenOf(pid) {
+  const found = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid) found.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return found;
+}

@@ -1,0 +1,201 @@
+// Owns one bench run: server-everything called directly, through a bare pipe relay and through gaggle, then the report.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus, totalmem, platform, arch } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { performance } from "node:perf_hooks";
+import { parseArgs } from "node:util";
+import { echoCaller, interleave, latencySamples, medianRun, summarize, throughput } from "./measure.mjs";
+import * as procs from "./procs.mjs";
+import { formatReport, judge, sizeOf } from "./report.mjs";
+
+const SETTINGS = {
+  coldCalls: 500,
+  // Node's JIT needs a few thousand calls to settle in every process on the path (measured: p50 stops falling near 3,000).
+  warmUpCalls: 3000,
+  sequentialCalls: 2000,
+  latencyRounds: 4,
+  throughputCalls: 3000,
+  throughputRounds: 3,
+  depth: 64,
+  gaggleConcurrency: 64,
+};
+/** The run takes about 15 s; past this, something hangs and the run is an error. */
+const WATCHDOG_MS = 120_000;
+const CLEANUP_WAIT_MS = 5_000;
+
+const { values } = parseArgs({ options: { json: { type: "string" }, help: { type: "boolean", short: "h" } } });
+if (values.help) {
+  process.stdout.write("usage: node bench/run.mjs [--json PATH]   (npm run bench builds dist/ first)\n");
+  process.exit(0);
+}
+
+const started = performance.now();
+const endpoints = [];
+const pids = new Set();
+const dir = procs.makeTempDir();
+
+const watchdog = setTimeout(() => {
+  process.stderr.write(`bench: no result after ${WATCHDOG_MS / 1000}s; stopping\n`);
+  for (const pid of pids) if (procs.isAlive(pid)) process.kill(pid, "SIGTERM");
+  process.exit(1);
+}, WATCHDOG_MS).unref();
+
+async function timed(run) {
+  const start = performance.now();
+  const value = await run();
+  return { value, ms: performance.now() - start };
+}
+
+async function open(label, args) {
+  const { value: endpoint, ms } = await timed(() => procs.Endpoint.start(label, process.execPath, args));
+  endpoints.push(endpoint);
+  pids.add(endpoint.pid);
+  return { endpoint, connectMs: ms };
+}
+
+async function childPidOf(gaggle, serverId) {
+  const result = await gaggle.client.callTool({ name: "get_child_status", arguments: { server_id: serverId } });
+  if (result.isError) throw new Error(`get_child_status ${serverId}: ${result.content[0].text}`);
+  return JSON.parse(result.content[0].text).pid;
+}
+
+async function main() {
+  if (!existsSync(procs.GAGGLE_CLI)) throw new Error(`${procs.GAGGLE_CLI} is missing; run npm run build (npm run bench does)`);
+  const r = { machine: machine(), settings: { ...SETTINGS, child: childVersion() } };
+  const oneChild = procs.writeConfig(dir, "one.toml", { everything: [`concurrency = ${SETTINGS.gaggleConcurrency}`] });
+
+  const opened = {
+    direct: await open("direct", [procs.EVERYTHING, "stdio"]),
+    relay: await open("relay", [procs.RELAY, process.execPath, procs.EVERYTHING, "stdio"]),
+    gaggle: await open("gaggle", [procs.GAGGLE_CLI, "--config", oneChild]),
+  };
+  const { direct: d, relay: rl, gaggle: g } = Object.fromEntries(Object.entries(opened).map(([k, v]) => [k, v.endpoint]));
+  const relayChild = procs.childrenOf(rl.pid)[0];
+  if (relayChild === undefined) throw new Error(`the relay (pid ${rl.pid}) has no child process`);
+  pids.add(relayChild);
+  r.toolsList = { direct: sizeOf(await d.client.listTools()), oneChild: sizeOf(await g.client.listTools()) };
+  const memory = { gaggleStartup: procs.memoryOf(g.pid) };
+
+  const targets = {
+    direct: echoCaller(d, { viaGaggle: false }),
+    relay: echoCaller(rl, { viaGaggle: false }),
+    gaggle: echoCaller(g, { viaGaggle: true }),
+  };
+  r.startup = { connectMs: {}, firstCallMs: {} };
+  for (const [name, call] of Object.entries(targets)) {
+    r.startup.connectMs[name] = opened[name].connectMs;
+    r.startup.firstCallMs[name] = (await timed(() => call(-1))).ms;
+  }
+  const gaggleChild = await childPidOf(g, "everything");
+  if (typeof gaggleChild !== "number") throw new Error(`gaggle reports no pid for its child after a call`);
+  pids.add(gaggleChild);
+
+  const cold = await interleave(targets, 1, (call) => latencySamples(call, SETTINGS.coldCalls));
+  await interleave(targets, 1, (call) => latencySamples(call, SETTINGS.warmUpCalls));
+  memory.gaggleWarm = procs.memoryOf(g.pid);
+
+  const measured = { gaggle: g.pid, gaggleChild, direct: d.pid, relay: rl.pid, relayChild };
+  const ticksBefore = Object.fromEntries(Object.entries(measured).map(([k, pid]) => [k, procs.cpuTicksOf(pid)]));
+  const benchBefore = process.cpuUsage();
+  const perRound = SETTINGS.sequentialCalls / SETTINGS.latencyRounds;
+  const warm = await interleave(targets, SETTINGS.latencyRounds, (call) => latencySamples(call, perRound));
+  r.latency = {};
+  for (const name of Object.keys(targets)) {
+    r.latency[name] = { cold: summarize(cold[name].flat()), warm: summarize(warm[name].flat()) };
+  }
+
+  r.throughput = {};
+  for (const [key, depth] of [["depth1", 1], ["deep", SETTINGS.depth]]) {
+    const runs = await interleave(targets, SETTINGS.throughputRounds, (call) => throughput(call, SETTINGS.throughputCalls, depth));
+    r.throughput[key] = Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, medianRun(list)]));
+  }
+
+  const calls = SETTINGS.sequentialCalls + 2 * SETTINGS.throughputRounds * SETTINGS.throughputCalls;
+  const bench = process.cpuUsage(benchBefore);
+  r.cpu = { calls, usPerCall: {} };
+  for (const [name, pid] of Object.entries(measured)) {
+    r.cpu.usPerCall[name] = ((procs.cpuTicksOf(pid) - ticksBefore[name]) / procs.TICKS_PER_SECOND / calls) * 1e6;
+  }
+  r.cpu.usPerCall.bench = (bench.user + bench.system) / (Object.keys(targets).length * calls);
+  Object.assign(memory, {
+    gaggleAfterLoad: procs.memoryOf(g.pid),
+    gaggleChild: procs.memoryOf(gaggleChild),
+    direct: procs.memoryOf(d.pid),
+  });
+  r.shutdown = {};
+  for (const endpoint of [d, rl, g]) r.shutdown[endpoint.label] = (await timed(() => endpoint.close())).ms;
+
+  await twentyChildren(r, memory);
+  r.memory = memory;
+  r.cleanup = { pids: [...pids], leftover: await procs.waitGone([...pids], CLEANUP_WAIT_MS) };
+  r.goals = judge(r);
+  r.elapsedMs = performance.now() - started;
+  return r;
+}
+
+/** A second gaggle: 20 lazily started children at the default concurrency of 1. */
+async function twentyChildren(r, memory) {
+  const children = {};
+  for (let i = 1; i <= 20; i++) children[i === 1 ? "everything" : `everything_${String(i).padStart(2, "0")}`] = [];
+  const { endpoint: g20 } = await open("gaggle-20", [procs.GAGGLE_CLI, "--config", procs.writeConfig(dir, "twenty.toml", children)]);
+  r.toolsList.twentyChildren = sizeOf(await g20.client.listTools());
+  const started = await Promise.all(Object.keys(children).map((name) => childPidOf(g20, name)));
+  r.toolsList.childrenStartedByList = started.filter((pid) => pid !== null).length;
+  memory.twentyIdle = procs.memoryOf(g20.pid);
+
+  const call = echoCaller(g20, { viaGaggle: true });
+  await latencySamples(call, SETTINGS.warmUpCalls);
+  pids.add(await childPidOf(g20, "everything"));
+  r.throughput.serialised = await throughput(call, SETTINGS.throughputCalls, SETTINGS.depth);
+  await g20.close();
+}
+
+function machine() {
+  return {
+    cpu: cpus()[0]?.model ?? "unknown",
+    cores: cpus().length,
+    totalMemGiB: totalmem() / 2 ** 30,
+    node: process.version,
+    platform: `${platform()} ${arch()}`,
+    date: new Date().toISOString(),
+  };
+}
+
+function childVersion() {
+  const pkg = JSON.parse(readFileSync(join(dirname(procs.EVERYTHING), "..", "package.json"), "utf8"));
+  return `${pkg.name} ${pkg.version}`;
+}
+
+function stderrTails() {
+  return endpoints
+    .filter((endpoint) => endpoint.stderrTail.length > 0)
+    .map((endpoint) => `--- stderr of ${endpoint.label} (pid ${endpoint.pid}) ---\n${endpoint.stderrTail.join("\n")}`)
+    .join("\n");
+}
+
+try {
+  const results = await main();
+  process.stdout.write(formatReport(results));
+  if (values.json) {
+    const path = resolve(values.json);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, JSON.stringify(results, null, 2) + "\n");
+    process.stdout.write(`results written to ${path}\n`);
+  }
+  // A failed goal is part of the report; only leftover processes make the run itself wrong.
+  process.exitCode = results.cleanup.leftover.length > 0 ? 1 : 0;
+} catch (error) {
+  process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  const tails = stderrTails();
+  if (tails) process.stderr.write(`${tails}\n`);
+  process.exitCode = 1;
+} finally {
+  await Promise.allSettled(endpoints.map((endpoint) => endpoint.close()));
+  const leftover = await procs.waitGone([...pids], CLEANUP_WAIT_MS);
+  if (leftover.length > 0) {
+    process.stderr.write(`bench: processes still alive after closing: ${leftover.join(", ")}\n`);
+    process.exitCode = 1;
+  }
+  procs.removeDir(dir);
+  clearTimeout(watchdog);
+}
