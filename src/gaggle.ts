@@ -1,13 +1,19 @@
-// Assembles a running gateway core from a loaded config: one Child per enabled entry, behind one router.
+// Assembles a running gateway core from a loaded config: the children, their router, and the client-facing hub.
 import type { Child } from "./children/child.js";
 import { McpChild } from "./children/mcp-child.js";
 import { setReaperGrace } from "./children/reaper.js";
 import { Router } from "./children/router.js";
 import type { GaggleConfig } from "./config/index.js";
+import { ProxyCatalog } from "./gateway/proxy-catalog.js";
+import { SessionHub } from "./gateway/session-hub.js";
 
 export interface Gaggle {
   readonly config: GaggleConfig;
   readonly router: Router;
+  /** Every connected client; children report to it. */
+  readonly hub: SessionHub;
+  /** Proxy mode's exposed names and resource owners. */
+  readonly catalog: ProxyCatalog;
   /** Starts the children configured with `startup = "eager"`, in the background. */
   startEager(): void;
   /** Closes every child session; resolves once every process gaggle started is gone. */
@@ -15,14 +21,20 @@ export interface Gaggle {
 }
 
 export function createGaggle(config: GaggleConfig): Gaggle {
-  const options = { shutdownGraceMs: config.gateway.shutdownGraceMs };
+  const hub = new SessionHub();
+  const options = { shutdownGraceMs: config.gateway.shutdownGraceMs, events: hub };
   setReaperGrace(options.shutdownGraceMs);
-  const children: Child[] = config.children.filter((child) => child.enabled).map((child) => new McpChild(child, options));
+  const enabled = config.children.filter((child) => child.enabled);
+  const children: Child[] = enabled.map((child) => new McpChild(child, options));
   const router = new Router(children);
-  const eager = new Set(config.children.filter((child) => child.enabled && child.startup === "eager").map((child) => child.name));
+  const catalog = new ProxyCatalog(router, config);
+  hub.attach(router, catalog);
+  const eager = new Set(enabled.filter((child) => child.startup === "eager").map((child) => child.name));
   return {
     config,
     router,
+    hub,
+    catalog,
     startEager: () => router.startEager(eager),
     close: () => router.closeAll(),
   };

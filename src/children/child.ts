@@ -1,8 +1,14 @@
 // The one interface the router holds for every child, real MCP server or built-in virtual child.
 import type {
   CallToolResult,
+  CompleteRequest,
+  CompleteResult,
+  GetPromptResult,
+  LoggingLevel,
+  LoggingMessageNotification,
   Prompt,
   Progress,
+  ReadResourceResult,
   Resource,
   ResourceTemplate,
   Tool,
@@ -19,10 +25,36 @@ export interface ChildSchema {
   prompts: Prompt[];
 }
 
+/**
+ * The client a call came from, as one call sees it: where a child's requests and notifications made while
+ * serving that call must go, and no other client.
+ */
+export interface Caller {
+  /** The client's session id ("stdio" for the stdio client). */
+  readonly sessionId: string;
+  /** Forwards a request the child made (sampling, elicitation, roots); rejects as the spec says when the client lacks the capability. */
+  forward(request: { method: string; params?: Record<string, unknown> | undefined }, signal: AbortSignal): Promise<Record<string, unknown>>;
+  /** Delivers a child's log message, if the client's log level lets it through. */
+  log(params: LogMessage): void;
+}
+
+export type LogMessage = LoggingMessageNotification["params"];
+
 /** What a call carries from the client that made it. */
 export interface CallContext {
   signal?: AbortSignal;
   onprogress?: (progress: Progress) => void;
+  caller?: Caller;
+  /** The client's request `_meta`, passed on to the child (the progress token is the gateway's own). */
+  meta?: Record<string, unknown>;
+}
+
+/** What a child reports that is not the answer to a call; the gateway fans it out to its clients. */
+export interface ChildEvents {
+  listChanged(child: string, kind: "tools" | "resources" | "prompts"): void;
+  resourceUpdated(child: string, uri: string): void;
+  /** A log message; `callers` are the clients with calls in flight at that child (empty when there are none). */
+  log(child: string, params: LogMessage, callers: Caller[]): void;
 }
 
 export interface ChildStatus {
@@ -49,6 +81,17 @@ export interface Child {
   schema(): Promise<ChildSchema>;
   /** Arguments have been checked against the tool's input schema by the router before this is called. */
   callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult>;
+  readResource(uri: string, ctx: CallContext): Promise<ReadResourceResult>;
+  getPrompt(name: string, args: Record<string, string> | undefined, ctx: CallContext): Promise<GetPromptResult>;
+  complete(params: CompleteRequest["params"], ctx: CallContext): Promise<CompleteResult>;
+  /** Subscriptions and the log level are kept across restarts of the child's session. */
+  subscribe(uri: string): Promise<void>;
+  unsubscribe(uri: string): Promise<void>;
+  setLoggingLevel(level: LoggingLevel): Promise<void>;
+  /** A client session went away: requests from the child must no longer be routed to it. */
+  forgetCaller?(sessionId: string): void;
+  /** A client's roots changed: a running child is told, and asks again if it cares. */
+  rootsChanged?(): void;
   /** Starts the session now rather than on first use. */
   start(): Promise<void>;
   /** Ends the session and frees its process; the next use starts it again. Resolves with the uptime it had. */

@@ -2,14 +2,32 @@
 import PQueue from "p-queue";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CompleteResultSchema,
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  GetPromptResultSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  McpError,
+  ReadResourceResultSchema,
+  ResourceUpdatedNotificationSchema,
+  type CallToolResult,
+  type CompleteRequest,
+  type CompleteResult,
+  type GetPromptResult,
+  type LoggingLevel,
+  type ReadResourceResult,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { ChildConfig } from "../config/index.js";
 import { GaggleError, errorMessage } from "../errors.js";
 import { logger, type Logger } from "../log.js";
 import { GAGGLE_NAME, GAGGLE_VERSION } from "../version.js";
 import { backoffMs } from "./backoff.js";
 import { callFailure, stderrSuffix } from "./call-failure.js";
-import type { CallContext, Child, ChildSchema, ChildState, ChildStatus } from "./child.js";
+import type { CallContext, Child, ChildEvents, ChildSchema, ChildState, ChildStatus } from "./child.js";
 import { childEnv } from "./child-env.js";
 import { remoteTransport } from "./remote-transport.js";
 import { SchemaCache } from "./schema-cache.js";
@@ -17,11 +35,16 @@ import { OrderedTransport } from "./ordered-transport.js";
 import { StderrRing } from "./stderr-ring.js";
 import { ProcessGroupTransport, type ProcessExit } from "./stdio-transport.js";
 import { toolFilter } from "./tool-filter.js";
+import { AnyResultSchema, CallerTracker, ForwardedToolResultSchema } from "./upstream.js";
 
 export interface McpChildOptions {
   /** Time a stdio child gets after SIGTERM before its process group is killed. */
   shutdownGraceMs: number;
+  events: ChildEvents;
 }
+
+/** What gaggle declares to every child: it forwards each of these to the client whose call the child is serving. */
+const CLIENT_CAPABILITIES = { sampling: {}, elicitation: {}, roots: { listChanged: true } };
 
 /** One live connection to the child; replaced as a whole when the child restarts. */
 interface Session {
@@ -54,6 +77,12 @@ export class McpChild implements Child {
   private lastError: string | undefined;
   private endedBecause: string | undefined;
   private callsServed = 0;
+  private readonly callers = new CallerTracker();
+  /** Kept across sessions: a restarted child gets the same subscriptions and log level. */
+  private readonly subscriptions = new Set<string>();
+  private logLevel: LoggingLevel | undefined;
+  /** The visible tools of the last list fetched, and the list they came from. */
+  private visibleTools: { from: Tool[]; tools: Tool[] } | undefined;
 
   constructor(
     private readonly config: ChildConfig,
@@ -94,7 +123,8 @@ export class McpChild implements Child {
   async tools(): Promise<Tool[]> {
     const session = await this.ensureSession();
     const tools = await this.request(session, "tools/list", () => session.cache.tools());
-    return tools.filter((tool) => this.visible(tool.name));
+    if (this.visibleTools?.from !== tools) this.visibleTools = { from: tools, tools: tools.filter((tool) => this.visible(tool.name)) };
+    return this.visibleTools.tools;
   }
 
   async schema(): Promise<ChildSchema> {
@@ -108,22 +138,89 @@ export class McpChild implements Child {
       async () => {
         // Started inside the queue: a child that died while this call waited is restarted for it.
         const session = await this.ensureSession();
+        const end = this.callers.begin(ctx.caller);
         try {
+          const params = { name, arguments: args, ...(ctx.meta && { _meta: ctx.meta }) };
           return await this.request(session, `tool "${name}"`, () =>
-            session.client.request({ method: "tools/call", params: { name, arguments: args } }, CallToolResultSchema, {
-              timeout: this.config.timeoutMs,
-              resetTimeoutOnProgress: true,
-              maxTotalTimeout: this.config.maxTimeoutMs,
-              ...(ctx.signal && { signal: ctx.signal }),
-              ...(ctx.onprogress && { onprogress: ctx.onprogress }),
-            }),
+            session.client.request({ method: "tools/call", params }, ForwardedToolResultSchema, this.callOptions(ctx)),
           );
         } finally {
+          end();
           this.callsServed++;
         }
       },
       { ...(ctx.signal && { signal: ctx.signal }) },
     );
+  }
+
+  async readResource(uri: string, ctx: CallContext): Promise<ReadResourceResult> {
+    return this.passThrough(`resources/read of ${uri}`, ctx, (session) =>
+      session.client.request({ method: "resources/read", params: { uri } }, ReadResourceResultSchema, this.callOptions(ctx)),
+    );
+  }
+
+  async getPrompt(name: string, args: Record<string, string> | undefined, ctx: CallContext): Promise<GetPromptResult> {
+    const params = { name, ...(args && { arguments: args }) };
+    return this.passThrough(`prompt "${name}"`, ctx, (session) =>
+      session.client.request({ method: "prompts/get", params }, GetPromptResultSchema, this.callOptions(ctx)),
+    );
+  }
+
+  async complete(params: CompleteRequest["params"], ctx: CallContext): Promise<CompleteResult> {
+    return this.passThrough("completion/complete", ctx, (session) =>
+      session.client.request({ method: "completion/complete", params }, CompleteResultSchema, this.callOptions(ctx)),
+    );
+  }
+
+  async subscribe(uri: string): Promise<void> {
+    this.subscriptions.add(uri);
+    const session = await this.ensureSession();
+    await this.request(session, `resources/subscribe of ${uri}`, () => session.client.subscribeResource({ uri }));
+  }
+
+  async unsubscribe(uri: string): Promise<void> {
+    this.subscriptions.delete(uri);
+    const session = this.session;
+    if (session) await this.request(session, `resources/unsubscribe of ${uri}`, () => session.client.unsubscribeResource({ uri }));
+  }
+
+  /** Applied now if the child is running and logs, and to every later session. */
+  async setLoggingLevel(level: LoggingLevel): Promise<void> {
+    this.logLevel = level;
+    const session = this.session;
+    if (session?.client.getServerCapabilities()?.logging) {
+      await this.request(session, "logging/setLevel", () => session.client.setLoggingLevel(level));
+    }
+  }
+
+  /** Requests other than tools/call skip the queue: they read, and must not wait behind long tool calls. */
+  private async passThrough<T>(what: string, ctx: CallContext, run: (session: Session) => Promise<T>): Promise<T> {
+    const session = await this.ensureSession();
+    const end = this.callers.begin(ctx.caller);
+    try {
+      return await this.request(session, what, () => run(session));
+    } finally {
+      end();
+    }
+  }
+
+  private callOptions(ctx: CallContext) {
+    return {
+      timeout: this.config.timeoutMs,
+      resetTimeoutOnProgress: true,
+      maxTotalTimeout: this.config.maxTimeoutMs,
+      ...(ctx.signal && { signal: ctx.signal }),
+      ...(ctx.onprogress && { onprogress: ctx.onprogress }),
+    };
+  }
+
+  rootsChanged(): void {
+    void this.session?.client.sendRootsListChanged().catch(() => {});
+  }
+
+  /** A client session went away: its calls are over, and the child's requests no longer go to it. */
+  forgetCaller(sessionId: string): void {
+    this.callers.forget(sessionId);
   }
 
   async close(): Promise<{ uptimeMs: number | null }> {
@@ -174,16 +271,21 @@ export class McpChild implements Child {
     this.endedBecause = undefined;
     const raw = this.createTransport();
     const transport = new OrderedTransport(raw);
-    const client = new Client({ name: GAGGLE_NAME, version: GAGGLE_VERSION }, { capabilities: {} });
+    const client = new Client({ name: GAGGLE_NAME, version: GAGGLE_VERSION }, { capabilities: CLIENT_CAPABILITIES });
+    const events = this.options.events;
     const session: Session = {
       client,
       transport,
       process: raw instanceof ProcessGroupTransport ? raw : undefined,
       startedAt: new Date(),
-      cache: new SchemaCache(client, { timeout: this.config.timeoutMs }, (kind) =>
-        this.log.debug({ kind }, "list changed; cache dropped"),
-      ),
+      cache: new SchemaCache(client, { timeout: this.config.timeoutMs }, (kind) => {
+        this.log.debug({ kind }, "list changed; cache dropped");
+        events.listChanged(this.name, kind === "resourceTemplates" ? "resources" : kind);
+      }),
     };
+    this.forwardUpstream(client);
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (note) => events.log(this.name, note.params, this.callers.active()));
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (note) => events.resourceUpdated(this.name, note.params.uri));
     client.onclose = () => this.onSessionClosed(session);
     client.onerror = (error) => {
       // Closing a remote session aborts its stream; that is the close itself, not a fault worth a warning.
@@ -196,6 +298,7 @@ export class McpChild implements Child {
       throw this.startFailed(error, session);
     }
     session.startedAt = new Date();
+    await this.restoreSessionState(session);
     this.session = session;
     this.starts++;
     this.failedStarts = 0;
@@ -204,6 +307,28 @@ export class McpChild implements Child {
     this.log.info({ pid: this.pidOf(session), restarts: this.starts - 1 }, "session started");
     this.armIdleTimer();
     return session;
+  }
+
+  /** Sampling, elicitation and roots requests from the child go to the client whose call it is serving. */
+  private forwardUpstream(client: Client): void {
+    for (const schema of [CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema]) {
+      client.setRequestHandler(schema, async (request, extra) => {
+        const caller = this.callers.target(request.method);
+        const answer = await caller.forward(request, extra.signal);
+        return AnyResultSchema.parse(answer) as never;
+      });
+    }
+  }
+
+  /** A new session of a restarted child gets the log level and subscriptions the old one had. */
+  private async restoreSessionState(session: Session): Promise<void> {
+    const { client } = session;
+    try {
+      if (this.logLevel && client.getServerCapabilities()?.logging) await client.setLoggingLevel(this.logLevel);
+      for (const uri of this.subscriptions) await client.subscribeResource({ uri });
+    } catch (error) {
+      this.log.warn({ err: error }, "could not restore log level or subscriptions on the new session");
+    }
   }
 
   private startFailed(error: unknown, session: Session): GaggleError {

@@ -8,7 +8,7 @@ import { logger } from "../log.js";
 export async function serveStdio(config: GaggleConfig): Promise<void> {
   const log = logger({ subsystem: "serve" });
   const gaggle = createGaggle(config);
-  const server = createGatewayServer(gaggle.router, config);
+  const { server } = createGatewayServer(gaggle, "stdio");
 
   let stopping: Promise<void> | undefined;
   const stop = (reason: string, exitCode = 0) => {

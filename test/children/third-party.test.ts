@@ -32,7 +32,11 @@ beforeAll(async () => {
   writeFileSync(join(dir, "hundred.txt"), ROWS.join("\n") + "\n");
   writeFileSync(join(dir, "other.md"), "# other\n");
   gaggle = await startGaggle(config);
-  direct = new Client({ name: "gaggle-test-direct", version: "0.0.0" }, { capabilities: {} });
+  // Declares what gaggle declares to its children, since servers such as this one offer tools by client capability.
+  direct = new Client(
+    { name: "gaggle-test-direct", version: "0.0.0" },
+    { capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } } },
+  );
   await direct.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, "stdio"], stderr: "pipe" }));
 });
 afterAll(async () => {

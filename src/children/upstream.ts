@@ -1,0 +1,50 @@
+// Which client a child's own requests go to, and the schemas that pass a child's answers through untouched.
+import { z } from "zod";
+import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Caller } from "./child.js";
+
+/**
+ * A tools/call result is checked only for its shape and otherwise passed on exactly as the child wrote it:
+ * unknown fields and content types survive, and the per-call cost of parsing every block is not paid twice.
+ */
+export const ForwardedToolResultSchema = z.looseObject({ content: z.array(z.unknown()).default([]) }) as unknown as z.ZodType<CallToolResult>;
+
+/** Any JSON object: what a client answered to a request a child made. */
+export const AnyResultSchema = z.looseObject({});
+
+/**
+ * The clients behind a child's calls in flight, oldest first, and the last client that used it. A child's
+ * request goes to the client whose call it is serving; the protocol does not say which call a request
+ * belongs to, so with several clients' calls in flight at once the oldest call's client gets it.
+ */
+export class CallerTracker {
+  private readonly inFlight = new Map<symbol, Caller>();
+  private last: Caller | undefined;
+
+  /** Records a call in flight; returns the function that ends it. */
+  begin(caller: Caller | undefined): () => void {
+    if (!caller) return () => {};
+    const key = Symbol();
+    this.inFlight.set(key, caller);
+    this.last = caller;
+    return () => this.inFlight.delete(key);
+  }
+
+  /** Distinct clients with calls in flight. */
+  active(): Caller[] {
+    const bySession = new Map<string, Caller>();
+    for (const caller of this.inFlight.values()) if (!bySession.has(caller.sessionId)) bySession.set(caller.sessionId, caller);
+    return [...bySession.values()];
+  }
+
+  /** Where a child's request goes: the oldest call in flight, else the last client that used the child. */
+  target(method: string): Caller {
+    const caller = this.inFlight.values().next().value ?? this.last;
+    if (!caller) throw new McpError(ErrorCode.InvalidRequest, `no client is using this server, so ${method} has nowhere to go`);
+    return caller;
+  }
+
+  forget(sessionId: string): void {
+    if (this.last?.sessionId === sessionId) this.last = undefined;
+  }
+}

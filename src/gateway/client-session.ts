@@ -1,0 +1,76 @@
+// One connected client: its MCP server object, its log level, its subscriptions, and how calls reach back to it.
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import {
+  ErrorCode,
+  McpError,
+  type ClientCapabilities,
+  type LoggingLevel,
+  type ServerNotification,
+  type ServerRequest,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { Caller, LogMessage } from "../children/child.js";
+import { AnyResultSchema } from "../children/upstream.js";
+
+/** RFC 5424 order, as MCP uses it: a client at level L receives L and everything more severe. */
+const SEVERITY: LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+
+/** The capability a client must have declared before a child's request of this method may reach it. */
+const NEEDED: Record<string, keyof ClientCapabilities> = {
+  "sampling/createMessage": "sampling",
+  "elicitation/create": "elicitation",
+  "roots/list": "roots",
+};
+
+export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+export class ClientSession {
+  /** Set by the client with logging/setLevel; until then every message is delivered. */
+  logLevel: LoggingLevel | undefined;
+  readonly subscriptions = new Set<string>();
+
+  constructor(
+    readonly id: string,
+    readonly server: Server,
+  ) {}
+
+  allows(level: LoggingLevel): boolean {
+    return this.logLevel === undefined || SEVERITY.indexOf(level) >= SEVERITY.indexOf(this.logLevel);
+  }
+
+  /** A log message not tied to a call (no call in flight at the child that logged it). */
+  log(params: LogMessage): void {
+    if (this.allows(params.level)) void this.server.notification({ method: "notifications/message", params }).catch(() => {});
+  }
+
+  /**
+   * The caller as one call sees it. Requests and notifications are sent as related to that call, so over
+   * Streamable HTTP they travel on the call's own stream and reach this client and no other.
+   */
+  callerFor(extra: CallExtra): Caller {
+    return {
+      sessionId: this.id,
+      forward: async (request, signal) => {
+        const capability = NEEDED[request.method];
+        if (capability && !this.server.getClientCapabilities()?.[capability]) {
+          throw new McpError(
+            ErrorCode.MethodNotFound,
+            `${request.method} is not available: the client that made this call did not declare the ${capability} capability`,
+          );
+        }
+        return extra.sendRequest(request as ServerRequest, AnyResultSchema, { signal });
+      },
+      log: (params) => {
+        if (this.allows(params.level)) void extra.sendNotification({ method: "notifications/message", params }).catch(() => {});
+      },
+    };
+  }
+}
+
+/** The most verbose of several levels: what the children must send so that every client gets what it asked for. */
+export function mostVerbose(levels: LoggingLevel[]): LoggingLevel | undefined {
+  return levels.reduce<LoggingLevel | undefined>(
+    (most, level) => (most === undefined || SEVERITY.indexOf(level) < SEVERITY.indexOf(most) ? level : most),
+    undefined,
+  );
+}

@@ -1,0 +1,155 @@
+// Proxy mode's view of the children: their tools and prompts under exposed names, and who owns which resource.
+import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
+import type { Prompt, Resource, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Child } from "../children/child.js";
+import type { Router } from "../children/router.js";
+import type { GaggleConfig } from "../config/index.js";
+import { logger } from "../log.js";
+import { exposedName } from "./exposed-names.js";
+
+export interface Owned<T> {
+  child: Child;
+  item: T;
+}
+
+type Mode = GaggleConfig["gateway"]["expose"];
+
+/**
+ * Indexes are built on first use and dropped when a child says a list changed. A child that cannot be
+ * reached is left out of a listing (and logged) rather than failing the whole list.
+ */
+export class ProxyCatalog {
+  private toolIndex: Promise<Map<string, Owned<Tool>>> | undefined;
+  private promptIndex: Promise<Map<string, Owned<Prompt>>> | undefined;
+  private readonly log = logger({ subsystem: "proxy" });
+  private readonly settings: Map<string, { mode: Mode; prefix: string }>;
+
+  constructor(
+    private readonly router: Router,
+    private readonly config: GaggleConfig,
+  ) {
+    this.settings = new Map(
+      config.children.map((child) => [child.name, { mode: child.expose ?? config.gateway.expose, prefix: child.prefix ?? child.name }]),
+    );
+  }
+
+  /** The meta-tools are listed unless every child is exposed as tools only. */
+  get listsMetaTools(): boolean {
+    return this.config.gateway.expose !== "tools" || this.router.all().some((child) => this.modeOf(child) !== "tools");
+  }
+
+  exposes(childName: string): boolean {
+    return (this.settings.get(childName)?.mode ?? this.config.gateway.expose) !== "meta";
+  }
+
+  invalidate(kind: "tools" | "resources" | "prompts"): void {
+    if (kind === "tools") this.toolIndex = undefined;
+    if (kind === "prompts") this.promptIndex = undefined;
+  }
+
+  async tools(): Promise<Tool[]> {
+    return [...(await this.tools_()).entries()].map(([name, { item }]) => ({ ...item, name }));
+  }
+
+  async resolveTool(name: string): Promise<Owned<Tool> | undefined> {
+    return (await this.tools_()).get(name);
+  }
+
+  async prompts(): Promise<Prompt[]> {
+    return [...(await this.prompts_()).entries()].map(([name, { item }]) => ({ ...item, name }));
+  }
+
+  async resolvePrompt(name: string): Promise<Owned<Prompt> | undefined> {
+    return (await this.prompts_()).get(name);
+  }
+
+  /** Resources of exposed children, URIs unchanged; the first child to list a URI owns it. */
+  async resources(): Promise<Resource[]> {
+    const lists = await this.gather(this.exposedChildren(), async (child) => (await child.schema()).resources);
+    return unique(lists, (resource) => resource.uri).map(({ item }) => item);
+  }
+
+  async resourceTemplates(): Promise<ResourceTemplate[]> {
+    const lists = await this.gather(this.exposedChildren(), async (child) => (await child.schema()).resourceTemplates);
+    return unique(lists, (template) => template.uriTemplate).map(({ item }) => item);
+  }
+
+  /**
+   * The child that owns a resource URI: one that lists it, else one whose template matches it. Running
+   * children are asked first, so routing a URI does not start every child.
+   */
+  async resourceOwner(uri: string): Promise<Child | undefined> {
+    const running = this.router.all().filter((child) => child.status().state === "running");
+    const rest = this.router.all().filter((child) => !running.includes(child));
+    for (const group of [running, rest]) {
+      const schemas = await this.gather(group, (child) => child.schema());
+      const listed = schemas.find(({ item }) => item.resources.some((resource) => resource.uri === uri));
+      if (listed) return listed.child;
+      const templated = schemas.find(({ item }) =>
+        item.resourceTemplates.some((template) => new UriTemplate(template.uriTemplate).match(uri) !== null),
+      );
+      if (templated) return templated.child;
+    }
+    return undefined;
+  }
+
+  /** The child that owns a resource template, by its exact uriTemplate (completion references name it so). */
+  async templateOwner(uriTemplate: string): Promise<Child | undefined> {
+    const schemas = await this.gather(this.router.all(), (child) => child.schema());
+    return schemas.find(({ item }) => item.resourceTemplates.some((template) => template.uriTemplate === uriTemplate))?.child;
+  }
+
+  private tools_(): Promise<Map<string, Owned<Tool>>> {
+    this.toolIndex ??= this.index("tool", (child) => child.tools());
+    return this.toolIndex;
+  }
+
+  private prompts_(): Promise<Map<string, Owned<Prompt>>> {
+    this.promptIndex ??= this.index("prompt", async (child) => (await child.schema()).prompts);
+    return this.promptIndex;
+  }
+
+  private async index<T extends { name: string }>(what: string, list: (child: Child) => Promise<T[]>): Promise<Map<string, Owned<T>>> {
+    const index = new Map<string, Owned<T>>();
+    for (const { child, item: items } of await this.gather(this.exposedChildren(), list)) {
+      const prefix = this.settings.get(child.name)?.prefix ?? child.name;
+      for (const item of items) {
+        const name = exposedName(prefix, item.name);
+        const taken = index.get(name);
+        if (taken) {
+          this.log.error({ name, children: [taken.child.name, child.name] }, `${what} name collision: "${name}" is exposed by both ${taken.child.name} and ${child.name}; set "prefix" on one of them`);
+          continue;
+        }
+        index.set(name, { child, item });
+      }
+    }
+    return index;
+  }
+
+  private exposedChildren(): Child[] {
+    return this.router.all().filter((child) => this.exposes(child.name));
+  }
+
+  private modeOf(child: Child): Mode {
+    return this.settings.get(child.name)?.mode ?? this.config.gateway.expose;
+  }
+
+  /** Runs `read` on every child at once, in child order, leaving out (and logging) the ones that fail. */
+  private async gather<T>(children: Child[], read: (child: Child) => Promise<T>): Promise<Owned<T>[]> {
+    const settled = await Promise.allSettled(children.map(read));
+    return settled.flatMap((outcome, i) => {
+      const child = children[i]!;
+      if (outcome.status === "fulfilled") return [{ child, item: outcome.value }];
+      this.log.warn({ child: child.name, err: outcome.reason }, "child left out of the proxied lists");
+      return [];
+    });
+  }
+}
+
+function unique<T>(lists: Owned<T[]>[], key: (item: T) => string): Owned<T>[] {
+  const seen = new Map<string, Owned<T>>();
+  for (const { child, item: items } of lists) {
+    for (const item of items) if (!seen.has(key(item))) seen.set(key(item), { child, item });
+  }
+  return [...seen.values()];
+}

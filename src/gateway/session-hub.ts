@@ -1,0 +1,96 @@
+// Every connected client, and the fan-out of what children report: list changes, resource updates, logs.
+import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
+import type { Caller, ChildEvents, LogMessage } from "../children/child.js";
+import type { Router } from "../children/router.js";
+import { logger } from "../log.js";
+import { mostVerbose, type ClientSession } from "./client-session.js";
+import type { ProxyCatalog } from "./proxy-catalog.js";
+
+export class SessionHub implements ChildEvents {
+  private readonly sessions = new Map<string, ClientSession>();
+  /** Which sessions subscribed to each resource URI; a child is subscribed while anyone is. */
+  private readonly subscribers = new Map<string, Set<string>>();
+  private readonly logger = logger({ subsystem: "sessions" });
+  private router: Router | undefined;
+  private catalog: ProxyCatalog | undefined;
+
+  /** Children report through the hub, and the hub needs the children: the two are joined after both exist. */
+  attach(router: Router, catalog: ProxyCatalog): void {
+    this.router = router;
+    this.catalog = catalog;
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  add(session: ClientSession): void {
+    this.sessions.set(session.id, session);
+  }
+
+  /** A client went away: its subscriptions and its log level are released, and children stop routing to it. */
+  async remove(session: ClientSession): Promise<void> {
+    if (!this.sessions.delete(session.id)) return;
+    for (const uri of [...session.subscriptions]) await this.unsubscribe(session, uri).catch(() => {});
+    for (const child of this.router?.all() ?? []) child.forgetCaller?.(session.id);
+    await this.applyLogLevel();
+  }
+
+  async subscribe(session: ClientSession, uri: string, owner: { subscribe(uri: string): Promise<void> }): Promise<void> {
+    const subscribers = this.subscribers.get(uri) ?? new Set<string>();
+    const first = subscribers.size === 0;
+    subscribers.add(session.id);
+    session.subscriptions.add(uri);
+    this.subscribers.set(uri, subscribers);
+    if (first) await owner.subscribe(uri);
+  }
+
+  async unsubscribe(session: ClientSession, uri: string): Promise<void> {
+    session.subscriptions.delete(uri);
+    const subscribers = this.subscribers.get(uri);
+    if (!subscribers?.delete(session.id) || subscribers.size > 0) return;
+    this.subscribers.delete(uri);
+    const owner = this.catalog && (await this.catalog.resourceOwner(uri));
+    await owner?.unsubscribe(uri);
+  }
+
+  async setLogLevel(session: ClientSession, level: LoggingLevel): Promise<void> {
+    session.logLevel = level;
+    await this.applyLogLevel();
+  }
+
+  listChanged(child: string, kind: "tools" | "resources" | "prompts"): void {
+    this.catalog?.invalidate(kind);
+    if (!this.catalog?.exposes(child)) return;
+    for (const session of this.sessions.values()) {
+      const server = session.server;
+      const send =
+        kind === "tools" ? server.sendToolListChanged() : kind === "prompts" ? server.sendPromptListChanged() : server.sendResourceListChanged();
+      void send.catch(() => {});
+    }
+  }
+
+  resourceUpdated(_child: string, uri: string): void {
+    for (const id of this.subscribers.get(uri) ?? []) {
+      void this.sessions.get(id)?.server.sendResourceUpdated({ uri }).catch(() => {});
+    }
+  }
+
+  /** Tagged with the child's name; sent to the clients whose calls are in flight, else to every client. */
+  log(child: string, params: LogMessage, callers: Caller[]): void {
+    const message = { ...params, logger: params.logger ? `${child}/${params.logger}` : child };
+    if (callers.length > 0) for (const caller of callers) caller.log(message);
+    else for (const session of this.sessions.values()) session.log(message);
+  }
+
+  /** Children are asked for the most verbose level any client wants; each client's own level filters what it gets. */
+  private async applyLogLevel(): Promise<void> {
+    const level = mostVerbose([...this.sessions.values()].flatMap((session) => (session.logLevel ? [session.logLevel] : [])));
+    if (!level) return;
+    const children = this.router?.all() ?? [];
+    const results = await Promise.allSettled(children.map((child) => child.setLoggingLevel(level)));
+    results.forEach((result, i) => {
+      if (result.status === "rejected") this.logger.warn({ child: children[i]!.name, err: result.reason }, "could not set log level");
+    });
+  }
+}
