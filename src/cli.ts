@@ -5,12 +5,13 @@ import { ConfigError, findConfigPath, loadConfig, type GaggleConfig } from "./co
 import { setLogLevel } from "./log.js";
 import { GAGGLE_VERSION } from "./version.js";
 import { runOneShot, UsageError, type OneShotCommand } from "./cli/one-shot.js";
-import { serveStdio } from "./cli/serve.js";
+import { parseListenAddress, serveHttpUntilStopped, serveStdio } from "./cli/serve.js";
 
 const HELP = `gaggle ${GAGGLE_VERSION}: one MCP entry for every MCP server you run
 
 Usage:
   gaggle [--config PATH]                    serve MCP over stdio
+  gaggle --http [HOST:]PORT [--config PATH] serve MCP over Streamable HTTP at /mcp (host default 127.0.0.1)
   gaggle validate [--config PATH]           check a config file; exit 1 and list every error if bad
   gaggle list [--config PATH]               list the child servers
   gaggle schema SERVER [TOOL]               show a child's tools, resources and prompts
@@ -20,6 +21,8 @@ Usage:
 Options:
   -c, --config PATH     config file (default: ./children_config.toml, ./children_config.json,
                         then $XDG_CONFIG_HOME/gaggle/children_config.toml and .json)
+      --http ADDR       serve Streamable HTTP instead of stdio; a non-loopback HOST needs gateway.auth_token
+                        or GAGGLE_AUTH_TOKEN
   -l, --log-level LVL   fatal | error | warn | info | debug | trace | silent (logs go to stderr)
   -v, --version         print the version
   -h, --help            print this help
@@ -35,6 +38,7 @@ async function main(argv: string[]): Promise<number> {
     allowPositionals: true,
     options: {
       config: { type: "string", short: "c" },
+      http: { type: "string" },
       "log-level": { type: "string", short: "l" },
       version: { type: "boolean", short: "v" },
       help: { type: "boolean", short: "h" },
@@ -51,6 +55,12 @@ async function main(argv: string[]): Promise<number> {
     throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}; got "${level}"`);
   }
 
+  const address = values.http === undefined ? undefined : parseListenAddress(values.http);
+  if (values.http !== undefined && !address) {
+    throw new UsageError(`--http takes PORT, HOST:PORT or [IPV6]:PORT; got "${values.http}"`);
+  }
+  if (address && command !== undefined) throw new UsageError(`--http serves MCP; it does not go with "${command}"`);
+
   const path = findConfigPath({ explicit: values.config, cwd: process.cwd(), env: process.env });
   if (values.config === undefined) process.stderr.write(`gaggle: using config ${path}\n`);
   const config: GaggleConfig = loadConfig(path, process.env);
@@ -62,7 +72,7 @@ async function main(argv: string[]): Promise<number> {
     return print(`${path}: valid; ${config.children.length} child server(s), ${enabled} enabled\n`);
   }
   if (command !== undefined) return runOneShot(command as OneShotCommand, operands, config);
-  await serveStdio(config);
+  await (address ? serveHttpUntilStopped(config, address) : serveStdio(config));
   return -1;
 }
 

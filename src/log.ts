@@ -41,3 +41,18 @@ export function setLogLevel(level: LevelWithSilent): void {
 export function logger(bindings: Record<string, string>): Logger {
   return root.child(bindings);
 }
+
+/**
+ * For module-level loggers: bound when first used rather than at import, so that a level set by the
+ * command line after the modules loaded still applies to them.
+ */
+export function lazyLogger(bindings: Record<string, string>): Logger {
+  let bound: Logger | undefined;
+  return new Proxy({} as Logger, {
+    get: (_target, key) => {
+      bound ??= logger(bindings);
+      const value = Reflect.get(bound, key) as unknown;
+      return typeof value === "function" ? value.bind(bound) : value;
+    },
+  });
+}

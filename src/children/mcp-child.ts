@@ -31,6 +31,7 @@ import type { CallContext, Child, ChildEvents, ChildSchema, ChildState, ChildSta
 import { childEnv } from "./child-env.js";
 import { remoteTransport } from "./remote-transport.js";
 import { SchemaCache } from "./schema-cache.js";
+import { SessionGate } from "./session-gate.js";
 import { OrderedTransport } from "./ordered-transport.js";
 import { StderrRing } from "./stderr-ring.js";
 import { ProcessGroupTransport, type ProcessExit } from "./stdio-transport.js";
@@ -42,6 +43,9 @@ export interface McpChildOptions {
   shutdownGraceMs: number;
   events: ChildEvents;
 }
+
+/** Calls made without a client session (the one-shot commands) count as one client of their own. */
+const LOCAL_CALLER = "local";
 
 /** What gaggle declares to every child: it forwards each of these to the client whose call the child is serving. */
 const CLIENT_CAPABILITIES = { sampling: {}, elicitation: {}, roots: { listChanged: true } };
@@ -78,6 +82,7 @@ export class McpChild implements Child {
   private endedBecause: string | undefined;
   private callsServed = 0;
   private readonly callers = new CallerTracker();
+  private readonly gate = new SessionGate();
   /** Kept across sessions: a restarted child gets the same subscriptions and log level. */
   private readonly subscriptions = new Set<string>();
   private logLevel: LoggingLevel | undefined;
@@ -136,16 +141,18 @@ export class McpChild implements Child {
   async callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
     return this.queue.add(
       async () => {
-        // Started inside the queue: a child that died while this call waited is restarted for it.
-        const session = await this.ensureSession();
+        const leave = await this.gate.enter(ctx.caller?.sessionId ?? LOCAL_CALLER);
         const end = this.callers.begin(ctx.caller);
         try {
+          // Started inside the queue: a child that died while this call waited is restarted for it.
+          const session = await this.ensureSession();
           const params = { name, arguments: args, ...(ctx.meta && { _meta: ctx.meta }) };
           return await this.request(session, `tool "${name}"`, () =>
             session.client.request({ method: "tools/call", params }, ForwardedToolResultSchema, this.callOptions(ctx)),
           );
         } finally {
           end();
+          leave();
           this.callsServed++;
         }
       },

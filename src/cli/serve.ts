@@ -1,36 +1,67 @@
-// `gaggle` with no subcommand: serve MCP over stdio until stdin closes or a signal arrives, then stop every child.
+// Serving: MCP over stdio (until stdin closes) or Streamable HTTP, until a signal; then every child is stopped.
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { GaggleConfig } from "../config/index.js";
-import { createGaggle } from "../gaggle.js";
+import { createGaggle, type Gaggle } from "../gaggle.js";
 import { createGatewayServer } from "../gateway/server.js";
-import { logger } from "../log.js";
+import { lazyLogger } from "../log.js";
+import { serveHttp } from "../transport/http-server.js";
+
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+/** Bound on first use, after the log level is set. */
+const log = lazyLogger({ subsystem: "serve" });
 
 export async function serveStdio(config: GaggleConfig): Promise<void> {
-  const log = logger({ subsystem: "serve" });
   const gaggle = createGaggle(config);
   const { server } = createGatewayServer(gaggle, "stdio");
+  const stop = stopOnce(gaggle, () => server.close());
+  process.stdin.on("end", () => void stop("stdin closed"));
+  process.stdin.on("error", () => void stop("stdin error"));
+  await server.connect(new StdioServerTransport());
+  log.info({ config: config.path, children: gaggle.router.names() }, "gaggle serving MCP on stdio");
+  gaggle.startEager();
+}
 
+export async function serveHttpUntilStopped(config: GaggleConfig, address: ListenAddress): Promise<void> {
+  const gaggle = createGaggle(config);
+  const token = config.gateway.authToken ?? process.env.GAGGLE_AUTH_TOKEN;
+  const http = await serveHttp(gaggle, { ...address, token: token || undefined });
+  stopOnce(gaggle, () => http.close());
+  // stderr, so a script that starts gaggle on port 0 can read where it landed.
+  process.stderr.write(`gaggle: serving MCP at ${http.url}\n`);
+  log.info({ config: config.path, url: http.url, auth: token ? "bearer" : "none" }, "gaggle serving MCP over Streamable HTTP");
+  gaggle.startEager();
+}
+
+/** Installs the signal handlers; the returned function stops clients, then children, then exits. */
+function stopOnce(gaggle: Gaggle, closeClients: () => Promise<void>): (reason: string, exitCode?: number) => Promise<void> {
   let stopping: Promise<void> | undefined;
   const stop = (reason: string, exitCode = 0) => {
     stopping ??= (async () => {
       log.info({ reason }, "shutting down");
-      await server.close().catch(() => {});
+      await closeClients().catch(() => {});
       await gaggle.close();
       log.info("all children stopped");
       process.exit(exitCode);
     })();
     return stopping;
   };
-
-  process.stdin.on("end", () => void stop("stdin closed"));
-  process.stdin.on("error", () => void stop("stdin error"));
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void stop(signal));
   process.on("uncaughtException", (error) => {
     log.fatal({ err: error }, "uncaught exception");
     void stop("uncaught exception", 1);
   });
+  return stop;
+}
 
-  await server.connect(new StdioServerTransport());
-  log.info({ config: config.path, children: gaggle.router.names() }, "gaggle serving MCP on stdio");
-  gaggle.startEager();
+/** `PORT`, `HOST:PORT` or `[V6]:PORT`; the host defaults to loopback. */
+export function parseListenAddress(text: string): ListenAddress | undefined {
+  const match = /^(?:(\[[^\]]+\]|[^:]+):)?(\d{1,5})$/.exec(text);
+  if (!match) return undefined;
+  const port = Number(match[2]);
+  if (port > 65535) return undefined;
+  return { host: (match[1] ?? "127.0.0.1").replace(/^\[(.*)\]$/, "$1"), port };
 }

@@ -35,7 +35,7 @@ export function registerResourceHandlers(server: Server, session: ClientSession,
   server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
     onTheWire(async () => {
       const { uri, _meta } = request.params;
-      const own = readGatewayResource(uri, gaggle.router, gaggle.config);
+      const own = readGatewayResource(uri, gaggle);
       if (own) return own;
       return (await owner(uri)).readResource(uri, callContext(session, _meta, extra));
     }),

@@ -2,6 +2,7 @@
 import type { ReadResourceResult, Resource } from "@modelcontextprotocol/sdk/types.js";
 import type { Router } from "../children/router.js";
 import type { ChildConfig, GaggleConfig } from "../config/index.js";
+import type { Gaggle } from "../gaggle.js";
 import { GAGGLE_VERSION } from "../version.js";
 import { statusView } from "./status-view.js";
 
@@ -9,7 +10,7 @@ export const GATEWAY_RESOURCES: Resource[] = [
   {
     uri: "mcp://server_summary",
     name: "server_summary",
-    description: "Gateway summary: children, active sessions, config path, version",
+    description: "Gateway summary: children, active sessions, connected clients, config path, version",
     mimeType: "application/json",
   },
   {
@@ -28,8 +29,14 @@ export function redactedChildConfig(config: ChildConfig) {
   return { ...config, env: hide(config.env), headers: hide(config.headers) };
 }
 
-export function readGatewayResource(uri: string, router: Router, config: GaggleConfig): ReadResourceResult | undefined {
-  const body = uri === "mcp://server_summary" ? summary(router, config) : uri === "mcp://children_servers" ? children(router, config) : undefined;
+export function readGatewayResource(uri: string, gaggle: Gaggle): ReadResourceResult | undefined {
+  const { router, config } = gaggle;
+  const body =
+    uri === "mcp://server_summary"
+      ? { ...summary(router, config), connected_clients: gaggle.hub.size }
+      : uri === "mcp://children_servers"
+        ? children(router, config)
+        : undefined;
   if (body === undefined) return undefined;
   return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(body, null, 2) }] };
 }

@@ -1,0 +1,49 @@
+// Lets calls of one client run together at a child, but never calls of two clients at once.
+//
+// A child's sampling, elicitation and roots requests and its log messages carry nothing that names the
+// call they belong to. While every call in flight at a child comes from one client, they can only be
+// that client's, so routing them is exact. Waiting calls are admitted in order, so a busy client
+// cannot starve another.
+
+interface Waiter {
+  session: string;
+  admit: () => void;
+}
+
+export class SessionGate {
+  private owner: string | undefined;
+  private inside = 0;
+  private readonly waiting: Waiter[] = [];
+
+  /** Resolves once the call may run; the returned function must be called when it ends. */
+  async enter(session: string): Promise<() => void> {
+    if (this.waiting.length === 0 && (this.inside === 0 || this.owner === session)) {
+      this.take(session);
+    } else {
+      await new Promise<void>((admit) => this.waiting.push({ session, admit }));
+    }
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      this.inside--;
+      if (this.inside === 0) this.admitNext();
+    };
+  }
+
+  private take(session: string): void {
+    this.owner = session;
+    this.inside++;
+  }
+
+  /** The next client in line gets the child, with every call of its that waits right behind it. */
+  private admitNext(): void {
+    const next = this.waiting[0];
+    if (!next) return;
+    while (this.waiting[0]?.session === next.session) {
+      const waiter = this.waiting.shift()!;
+      this.take(waiter.session);
+      waiter.admit();
+    }
+  }
+}

@@ -1,0 +1,72 @@
+// Who may talk to the HTTP endpoint: bearer token, Host and Origin allowlists (against DNS rebinding).
+import { timingSafeEqual } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+
+export interface GuardOptions {
+  /** The address the listener is bound to, and its port. */
+  host: string;
+  port: number;
+  token: string | undefined;
+  allowedHosts: string[];
+  allowedOrigins: string[];
+}
+
+export interface Refusal {
+  status: number;
+  message: string;
+}
+
+const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]", "::1"];
+
+export function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** A listener on anything but loopback without a token would hand every child to the network: refused at start-up. */
+export function startupProblem(options: GuardOptions): string | undefined {
+  if (isLoopback(options.host) || options.token) return undefined;
+  return `refusing to serve HTTP on ${options.host} without a bearer token: set gateway.auth_token in the config or GAGGLE_AUTH_TOKEN in the environment, or bind to 127.0.0.1`;
+}
+
+export class HttpGuard {
+  private readonly hosts: Set<string>;
+  private readonly origins: Set<string>;
+  private readonly token: Buffer | undefined;
+
+  /** Bound to every address with no names configured: any Host is accepted, and the required token guards. */
+  private readonly anyHost: boolean;
+
+  constructor(options: GuardOptions) {
+    const { port } = options;
+    this.anyHost = ["0.0.0.0", "::", "[::]"].includes(options.host) && options.allowedHosts.length === 0;
+    const names = [...LOOPBACK_NAMES.filter((name) => name !== "::1"), options.host.includes(":") ? `[${options.host}]` : options.host];
+    this.hosts = new Set([...names.map((name) => `${name}:${port}`), ...options.allowedHosts.map((host) => host.toLowerCase())]);
+    this.origins = new Set([
+      ...names.flatMap((name) => [`http://${name}:${port}`, `https://${name}:${port}`]),
+      ...options.allowedOrigins.map((origin) => origin.toLowerCase()),
+    ]);
+    this.token = options.token ? Buffer.from(`Bearer ${options.token}`) : undefined;
+  }
+
+  /** Host and Origin are checked on every request; the token on every request but the health check. */
+  check(req: IncomingMessage, needsToken: boolean): Refusal | undefined {
+    const host = req.headers.host?.toLowerCase();
+    if (!this.anyHost && (!host || !this.hosts.has(host))) {
+      return { status: 421, message: `Host header ${JSON.stringify(host ?? "")} is not allowed; add it to gateway.allowed_hosts to serve that name` };
+    }
+    const origin = req.headers.origin?.toLowerCase();
+    if (origin !== undefined && !this.origins.has(origin)) {
+      return { status: 403, message: `Origin ${JSON.stringify(origin)} is not allowed; add it to gateway.allowed_origins to accept it` };
+    }
+    if (needsToken && this.token && !this.tokenMatches(req.headers.authorization)) {
+      return { status: 401, message: "missing or wrong bearer token (send Authorization: Bearer <token>)" };
+    }
+    return undefined;
+  }
+
+  private tokenMatches(header: string | undefined): boolean {
+    if (!header || !this.token) return false;
+    const given = Buffer.from(header);
+    return given.length === this.token.length && timingSafeEqual(given, this.token);
+  }
+}

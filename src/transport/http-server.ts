@@ -1,0 +1,124 @@
+// Streamable HTTP at /mcp: one gateway session per client, all sharing the same children; GET /healthz for probes.
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { Gaggle } from "../gaggle.js";
+import { createGatewayServer } from "../gateway/server.js";
+import { lazyLogger } from "../log.js";
+import { BodyError, readJsonBody } from "./http-body.js";
+import { HttpGuard, startupProblem } from "./http-guard.js";
+
+export interface HttpListenOptions {
+  host: string;
+  port: number;
+  /** From gateway.auth_token or GAGGLE_AUTH_TOKEN. */
+  token: string | undefined;
+}
+
+interface HttpSession {
+  transport: StreamableHTTPServerTransport;
+  lastSeen: number;
+}
+
+export interface HttpGateway {
+  /** Where it listens, e.g. http://127.0.0.1:8080/mcp. */
+  readonly url: string;
+  readonly port: number;
+  /** Closes every client session and the listener; the children are the caller's to close. */
+  close(): Promise<void>;
+}
+
+/** Bound on first use, after the log level is set. */
+const log = lazyLogger({ subsystem: "http" });
+
+export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Promise<HttpGateway> {
+  const settings = gaggle.config.gateway;
+  const problem = startupProblem({ ...options, allowedHosts: [], allowedOrigins: [] });
+  if (problem) throw new Error(problem);
+  const sessions = new Map<string, HttpSession>();
+  let guard: HttpGuard | undefined;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = new URL(req.url ?? "/", "http://gaggle").pathname;
+    if (path === "/healthz" && req.method === "GET") return send(res, 200, { status: "ok" });
+    const refusal = guard!.check(req, path === "/mcp");
+    if (refusal) return send(res, refusal.status, jsonRpcError(refusal.message));
+    if (path !== "/mcp") return send(res, 404, jsonRpcError(`no such endpoint ${path}; MCP is served at /mcp`));
+
+    const body = req.method === "POST" ? await readJsonBody(req, settings.maxBodyBytes) : undefined;
+    const id = req.headers["mcp-session-id"];
+    const existing = typeof id === "string" ? sessions.get(id) : undefined;
+    if (existing) {
+      existing.lastSeen = Date.now();
+      return existing.transport.handleRequest(req, res, body);
+    }
+    if (id !== undefined) return send(res, 404, jsonRpcError("session not found; it expired or was closed: initialize a new one"));
+    if (req.method !== "POST" || !isInitializeRequest(body)) {
+      return send(res, 400, jsonRpcError("no mcp-session-id header: the first request of a session must be initialize"));
+    }
+    await openSession().handleRequest(req, res, body);
+  };
+
+  const openSession = (): StreamableHTTPServerTransport => {
+    const sessionId = randomUUID();
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => sessionId });
+    const { server } = createGatewayServer(gaggle, sessionId);
+    sessions.set(sessionId, { transport, lastSeen: Date.now() });
+    // Set before connect: the SDK keeps this handler and calls it first when the session closes.
+    transport.onclose = () => {
+      sessions.delete(sessionId);
+      log.info({ session: sessionId }, "client session closed");
+    };
+    void server.connect(transport);
+    log.info({ session: sessionId }, "client session opened");
+    return transport;
+  };
+
+  const http: HttpServer = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      const status = error instanceof BodyError ? error.status : 500;
+      if (status === 500) log.error({ err: error }, "request failed");
+      if (!res.headersSent) send(res, status, jsonRpcError((error as Error).message));
+      else res.end();
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(options.port, options.host, () => resolve());
+  });
+  const port = (http.address() as AddressInfo).port;
+  guard = new HttpGuard({ ...options, port, allowedHosts: settings.allowedHosts, allowedOrigins: settings.allowedOrigins });
+
+  const sweep = setInterval(() => {
+    const cutoff = Date.now() - settings.sessionIdleTimeoutMs;
+    for (const [id, session] of sessions) {
+      if (session.lastSeen < cutoff) {
+        log.info({ session: id }, "client session idle; closing");
+        void session.transport.close();
+      }
+    }
+  }, Math.min(settings.sessionIdleTimeoutMs / 2, 60_000)).unref();
+
+  const host = options.host.includes(":") ? `[${options.host}]` : options.host;
+  return {
+    url: `http://${host}:${port}/mcp`,
+    port,
+    close: async () => {
+      clearInterval(sweep);
+      await Promise.allSettled([...sessions.values()].map((session) => session.transport.close()));
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+function jsonRpcError(message: string) {
+  return { jsonrpc: "2.0", error: { code: -32000, message }, id: null };
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+}

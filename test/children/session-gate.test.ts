@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { SessionGate } from "../../src/children/session-gate.js";
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("SessionGate", () => {
+  it("lets one client's calls in together", async () => {
+    const gate = new SessionGate();
+    const a1 = await gate.enter("a");
+    const a2 = await gate.enter("a");
+    a1();
+    a2();
+  });
+
+  it("holds another client's call until the first client's calls are done", async () => {
+    const gate = new SessionGate();
+    const order: string[] = [];
+    const a1 = await gate.enter("a");
+    const b = gate.enter("b").then((leave) => (order.push("b"), leave));
+    await tick();
+    expect(order).toEqual([]);
+    a1();
+    (await b)();
+    expect(order).toEqual(["b"]);
+  });
+
+  it("admits waiting clients in order, so a busy client cannot starve another", async () => {
+    const gate = new SessionGate();
+    const order: string[] = [];
+    const first = await gate.enter("a");
+    const waiting = [
+      gate.enter("b").then((leave) => (order.push("b1"), leave)),
+      gate.enter("a").then((leave) => (order.push("a2"), leave)),
+      gate.enter("b").then((leave) => (order.push("b2"), leave)),
+    ];
+    await tick();
+    expect(order).toEqual([]);
+    first();
+    const b1 = await waiting[0]!;
+    await tick();
+    expect(order).toEqual(["b1"]);
+    b1();
+    (await waiting[1]!)();
+    (await waiting[2]!)();
+    expect(order).toEqual(["b1", "a2", "b2"]);
+  });
+});
