@@ -1,18 +1,9 @@
 // A real MCP server as a child: one pooled session, a state machine around it, a call queue, a schema cache.
 import PQueue from "p-queue";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   CompleteResultSchema,
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ErrorCode,
   GetPromptResultSchema,
-  ListRootsRequestSchema,
-  LoggingMessageNotificationSchema,
-  McpError,
   ReadResourceResultSchema,
-  ResourceUpdatedNotificationSchema,
   type CallToolResult,
   type CompleteRequest,
   type CompleteResult,
@@ -22,21 +13,16 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ChildConfig } from "../config/index.js";
-import { GaggleError, errorMessage } from "../errors.js";
+import { GaggleError } from "../errors.js";
 import { logger, type Logger } from "../log.js";
-import { GAGGLE_NAME, GAGGLE_VERSION } from "../version.js";
 import { backoffMs } from "./backoff.js";
 import { callFailure, stderrSuffix } from "./call-failure.js";
 import type { CallContext, Child, ChildEvents, ChildSchema, ChildState, ChildStatus } from "./child.js";
-import { childEnv } from "./child-env.js";
-import { remoteTransport } from "./remote-transport.js";
-import { SchemaCache } from "./schema-cache.js";
+import { createSession, describeExit, restoreSessionState, startFailureReason, type Session } from "./child-session.js";
 import { SessionGate } from "./session-gate.js";
-import { OrderedTransport } from "./ordered-transport.js";
 import { StderrRing } from "./stderr-ring.js";
-import { ProcessGroupTransport, type ProcessExit } from "./stdio-transport.js";
 import { toolFilter } from "./tool-filter.js";
-import { AnyResultSchema, CallerTracker, ForwardedToolResultSchema } from "./upstream.js";
+import { CallerTracker, ForwardedToolResultSchema } from "./upstream.js";
 
 export interface McpChildOptions {
   /** Time a stdio child gets after SIGTERM before its process group is killed. */
@@ -46,19 +32,6 @@ export interface McpChildOptions {
 
 /** Calls made without a client session (the one-shot commands) count as one client of their own. */
 const LOCAL_CALLER = "local";
-
-/** What gaggle declares to every child: it forwards each of these to the client whose call the child is serving. */
-const CLIENT_CAPABILITIES = { sampling: {}, elicitation: {}, roots: { listChanged: true } };
-
-/** One live connection to the child; replaced as a whole when the child restarts. */
-interface Session {
-  client: Client;
-  transport: Transport;
-  /** The process behind a stdio child; undefined for remote children. */
-  process: ProcessGroupTransport | undefined;
-  cache: SchemaCache;
-  startedAt: Date;
-}
 
 export class McpChild implements Child {
   readonly name: string;
@@ -110,7 +83,7 @@ export class McpChild implements Child {
     return {
       state: this.state,
       kind: this.kind,
-      pid: session ? (this.pidOf(session) ?? null) : null,
+      pid: session?.process?.pid ?? null,
       startedAt: session?.startedAt ?? null,
       restarts: Math.max(0, this.starts - 1),
       lastError: this.lastError ?? null,
@@ -276,91 +249,45 @@ export class McpChild implements Child {
   private async startSession(): Promise<Session> {
     this.state = "starting";
     this.endedBecause = undefined;
-    const raw = this.createTransport();
-    const transport = new OrderedTransport(raw);
-    const client = new Client({ name: GAGGLE_NAME, version: GAGGLE_VERSION }, { capabilities: CLIENT_CAPABILITIES });
-    const events = this.options.events;
-    const session: Session = {
-      client,
-      transport,
-      process: raw instanceof ProcessGroupTransport ? raw : undefined,
-      startedAt: new Date(),
-      cache: new SchemaCache(client, { timeout: this.config.timeoutMs }, (kind) => {
-        this.log.debug({ kind }, "list changed; cache dropped");
-        events.listChanged(this.name, kind === "resourceTemplates" ? "resources" : kind);
-      }),
-    };
-    this.forwardUpstream(client);
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (note) => events.log(this.name, note.params, this.callers.active()));
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (note) => events.resourceUpdated(this.name, note.params.uri));
-    client.onclose = () => this.onSessionClosed(session);
-    client.onerror = (error) => {
-      // Closing a remote session aborts its stream; that is the close itself, not a fault worth a warning.
-      if (this.state !== "stopping") this.log.warn({ err: error }, "protocol error from child");
-    };
+    const session = createSession({
+      config: this.config,
+      shutdownGraceMs: this.options.shutdownGraceMs,
+      stderr: this.stderr,
+      log: this.log,
+      events: this.options.events,
+      callers: this.callers,
+      isStopping: () => this.state === "stopping",
+      onClosed: (closed) => this.onSessionClosed(closed),
+    });
     try {
-      await client.connect(transport, { timeout: this.config.startupTimeoutMs });
+      await session.client.connect(session.transport, { timeout: this.config.startupTimeoutMs });
     } catch (error) {
-      await transport.close().catch(() => {});
+      await session.transport.close().catch(() => {});
       throw this.startFailed(error, session);
     }
     session.startedAt = new Date();
-    await this.restoreSessionState(session);
+    await restoreSessionState(session, this.logLevel, this.subscriptions, this.log);
     this.session = session;
     this.starts++;
     this.failedStarts = 0;
     this.retryAt = 0;
     this.state = "running";
-    this.log.info({ pid: this.pidOf(session), restarts: this.starts - 1 }, "session started");
+    this.log.info({ pid: session.process?.pid, restarts: this.starts - 1 }, "session started");
     this.armIdleTimer();
     return session;
-  }
-
-  /** Sampling, elicitation and roots requests from the child go to the client whose call it is serving. */
-  private forwardUpstream(client: Client): void {
-    for (const schema of [CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema]) {
-      client.setRequestHandler(schema, async (request, extra) => {
-        const caller = this.callers.target(request.method);
-        const answer = await caller.forward(request, extra.signal);
-        return AnyResultSchema.parse(answer) as never;
-      });
-    }
-  }
-
-  /** A new session of a restarted child gets the log level and subscriptions the old one had. */
-  private async restoreSessionState(session: Session): Promise<void> {
-    const { client } = session;
-    try {
-      if (this.logLevel && client.getServerCapabilities()?.logging) await client.setLoggingLevel(this.logLevel);
-      for (const uri of this.subscriptions) await client.subscribeResource({ uri });
-    } catch (error) {
-      this.log.warn({ err: error }, "could not restore log level or subscriptions on the new session");
-    }
   }
 
   private startFailed(error: unknown, session: Session): GaggleError {
     this.failedStarts++;
     this.retryAt = Date.now() + backoffMs(this.failedStarts);
     this.state = "failed";
-    this.lastError = `failed to start: ${this.startFailureReason(error, session)}`;
+    this.lastError = `failed to start: ${startFailureReason(error, session, this.config.startupTimeoutMs)}`;
     this.log.warn({ reason: this.lastError, failedStarts: this.failedStarts }, "start failed");
     const hint =
       this.kind === "stdio"
         ? `check the command, args and env of ${this.name} in the config; get_child_status shows its stderr`
         : `check the url and headers of ${this.name} in the config, and that the server is up`;
     return new GaggleError("SERVER_FAILED", `${this.name} ${this.lastError}${stderrSuffix(this.stderr.tail())}`, { hint, cause: error });
-  }
-
-  /** An exit of the process says most; otherwise the transport's own error, with its HTTP status if it has one. */
-  private startFailureReason(error: unknown, session: Session): string {
-    const message = errorMessage(error);
-    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-      return `did not answer initialize within ${this.config.startupTimeoutMs}ms (startup_timeout_ms)`;
-    }
-    const exit = session.process?.exitInfo;
-    if (exit) return describeExit(exit);
-    const status = (error as { code?: unknown }).code;
-    return typeof status === "number" && status >= 400 && !message.includes(String(status)) ? `${message} (HTTP ${status})` : message;
   }
 
   private onSessionClosed(session: Session): void {
@@ -406,31 +333,4 @@ export class McpChild implements Child {
       void this.close();
     }, ms).unref();
   }
-
-  private createTransport(): Transport {
-    const config = this.config;
-    if (config.transport !== "stdio") return remoteTransport(config.transport, config.url!, config.headers);
-    return new ProcessGroupTransport({
-      command: config.command!,
-      args: config.args,
-      cwd: config.cwd,
-      env: childEnv(config.env, config.inheritEnv),
-      graceMs: this.options.shutdownGraceMs,
-      onStderr: (chunk) => {
-        for (const line of this.stderr.push(chunk)) this.log.debug({ stream: "stderr" }, line);
-      },
-      onStdoutGarbage: (line) => {
-        this.stderr.push(`[gaggle] ignored a stdout line that is not JSON-RPC: ${line.slice(0, 200)}\n`);
-        this.log.warn({ line: line.slice(0, 200) }, "child wrote a line to stdout that is not JSON-RPC; ignored");
-      },
-    });
-  }
-
-  private pidOf(session: Session): number | undefined {
-    return session.process?.pid;
-  }
-}
-
-function describeExit(exit: ProcessExit): string {
-  return `exited (${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`})`;
 }

@@ -1,0 +1,129 @@
+// One session with a real child: its transport, its SDK client, and the wiring of what the child sends back.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  McpError,
+  ResourceUpdatedNotificationSchema,
+  type LoggingLevel,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { ChildConfig } from "../config/index.js";
+import { errorMessage } from "../errors.js";
+import type { Logger } from "../log.js";
+import { GAGGLE_NAME, GAGGLE_VERSION } from "../version.js";
+import type { ChildEvents } from "./child.js";
+import { childEnv } from "./child-env.js";
+import { OrderedTransport } from "./ordered-transport.js";
+import { remoteTransport } from "./remote-transport.js";
+import { SchemaCache } from "./schema-cache.js";
+import type { StderrRing } from "./stderr-ring.js";
+import { ProcessGroupTransport, type ProcessExit } from "./stdio-transport.js";
+import { AnyResultSchema, type CallerTracker } from "./upstream.js";
+
+/** One live connection to the child; replaced as a whole when the child restarts. */
+export interface Session {
+  client: Client;
+  transport: Transport;
+  /** The process behind a stdio child; undefined for remote children. */
+  process: ProcessGroupTransport | undefined;
+  cache: SchemaCache;
+  startedAt: Date;
+}
+
+/** What a session reports to, and reads from, the child that owns it. */
+export interface SessionWiring {
+  config: ChildConfig;
+  shutdownGraceMs: number;
+  stderr: StderrRing;
+  log: Logger;
+  events: ChildEvents;
+  callers: CallerTracker;
+  /** True while the child is closing its session on purpose. */
+  isStopping(): boolean;
+  onClosed(session: Session): void;
+}
+
+/** What gaggle declares to every child: it forwards each of these to the client whose call the child is serving. */
+const CLIENT_CAPABILITIES = { sampling: {}, elicitation: {}, roots: { listChanged: true } };
+
+/** Builds a session, wired but not yet connected: handlers must be in place before the first message arrives. */
+export function createSession(wiring: SessionWiring): Session {
+  const { config, events, callers, log } = wiring;
+  const raw = createTransport(wiring);
+  const transport = new OrderedTransport(raw);
+  const client = new Client({ name: GAGGLE_NAME, version: GAGGLE_VERSION }, { capabilities: CLIENT_CAPABILITIES });
+  const session: Session = {
+    client,
+    transport,
+    process: raw instanceof ProcessGroupTransport ? raw : undefined,
+    startedAt: new Date(),
+    cache: new SchemaCache(client, { timeout: config.timeoutMs }, (kind) => {
+      log.debug({ kind }, "list changed; cache dropped");
+      events.listChanged(config.name, kind === "resourceTemplates" ? "resources" : kind);
+    }),
+  };
+  // Sampling, elicitation and roots requests from the child go to the client whose call it is serving.
+  for (const schema of [CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema]) {
+    client.setRequestHandler(schema, async (request, extra) => {
+      const answer = await callers.target(request.method).forward(request, extra.signal);
+      return AnyResultSchema.parse(answer) as never;
+    });
+  }
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (note) => events.log(config.name, note.params, callers.active()));
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (note) => events.resourceUpdated(config.name, note.params.uri));
+  client.onclose = () => wiring.onClosed(session);
+  client.onerror = (error) => {
+    // Closing a remote session aborts its stream; that is the close itself, not a fault worth a warning.
+    if (!wiring.isStopping()) log.warn({ err: error }, "protocol error from child");
+  };
+  return session;
+}
+
+/** A new session of a restarted child gets the log level and subscriptions the old one had. */
+export async function restoreSessionState(session: Session, logLevel: LoggingLevel | undefined, subscriptions: Set<string>, log: Logger): Promise<void> {
+  const { client } = session;
+  try {
+    if (logLevel && client.getServerCapabilities()?.logging) await client.setLoggingLevel(logLevel);
+    for (const uri of subscriptions) await client.subscribeResource({ uri });
+  } catch (error) {
+    log.warn({ err: error }, "could not restore log level or subscriptions on the new session");
+  }
+}
+
+export function describeExit(exit: ProcessExit): string {
+  return `exited (${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`})`;
+}
+
+/** An exit of the process says most; otherwise the transport's own error, with its HTTP status if it has one. */
+export function startFailureReason(error: unknown, session: Session, startupTimeoutMs: number): string {
+  const message = errorMessage(error);
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+    return `did not answer initialize within ${startupTimeoutMs}ms (startup_timeout_ms)`;
+  }
+  const exit = session.process?.exitInfo;
+  if (exit) return describeExit(exit);
+  const status = (error as { code?: unknown }).code;
+  return typeof status === "number" && status >= 400 && !message.includes(String(status)) ? `${message} (HTTP ${status})` : message;
+}
+
+function createTransport({ config, shutdownGraceMs, stderr, log }: SessionWiring): Transport {
+  if (config.transport !== "stdio") return remoteTransport(config.transport, config.url!, config.headers);
+  return new ProcessGroupTransport({
+    command: config.command!,
+    args: config.args,
+    cwd: config.cwd,
+    env: childEnv(config.env, config.inheritEnv),
+    graceMs: shutdownGraceMs,
+    onStderr: (chunk) => {
+      for (const line of stderr.push(chunk)) log.debug({ stream: "stderr" }, line);
+    },
+    onStdoutGarbage: (line) => {
+      stderr.push(`[gaggle] ignored a stdout line that is not JSON-RPC: ${line.slice(0, 200)}\n`);
+      log.warn({ line: line.slice(0, 200) }, "child wrote a line to stdout that is not JSON-RPC; ignored");
+    },
+  });
+}
