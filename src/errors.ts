@@ -27,3 +27,20 @@ export class GaggleError extends Error {
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * An error meant for the JSON-RPC wire as it is: `code`, `message` and `data` become the error response.
+ * Not the SDK's McpError, whose message already starts with "MCP error N:", a prefix the receiving SDK
+ * adds once more.
+ */
+export class WireError extends Error {
+  override readonly name = "WireError";
+
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}

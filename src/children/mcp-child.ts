@@ -134,13 +134,14 @@ export class McpChild implements Child {
   }
 
   async readResource(uri: string, ctx: CallContext): Promise<ReadResourceResult> {
+    const params = { uri, ...(ctx.meta && { _meta: ctx.meta }) };
     return this.passThrough(`resources/read of ${uri}`, ctx, (session) =>
-      session.client.request({ method: "resources/read", params: { uri } }, ReadResourceResultSchema, this.callOptions(ctx)),
+      session.client.request({ method: "resources/read", params }, ReadResourceResultSchema, this.callOptions(ctx)),
     );
   }
 
   async getPrompt(name: string, args: Record<string, string> | undefined, ctx: CallContext): Promise<GetPromptResult> {
-    const params = { name, ...(args && { arguments: args }) };
+    const params = { name, ...(args && { arguments: args }), ...(ctx.meta && { _meta: ctx.meta }) };
     return this.passThrough(`prompt "${name}"`, ctx, (session) =>
       session.client.request({ method: "prompts/get", params }, GetPromptResultSchema, this.callOptions(ctx)),
     );

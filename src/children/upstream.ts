@@ -1,7 +1,8 @@
 // Which client a child's own requests go to, and the schemas that pass a child's answers through untouched.
 import { z } from "zod";
-import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Caller } from "./child.js";
+import { WireError } from "../errors.js";
 
 /**
  * A tools/call result is checked only for its shape and otherwise passed on exactly as the child wrote it:
@@ -40,7 +41,7 @@ export class CallerTracker {
   /** Where a child's request goes: the oldest call in flight, else the last client that used the child. */
   target(method: string): Caller {
     const caller = this.inFlight.values().next().value ?? this.last;
-    if (!caller) throw new McpError(ErrorCode.InvalidRequest, `no client is using this server, so ${method} has nowhere to go`);
+    if (!caller) throw new WireError(ErrorCode.InvalidRequest, `no client is using this server, so ${method} has nowhere to go`);
     return caller;
   }
 

@@ -3,7 +3,6 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   ErrorCode,
-  McpError,
   type ClientCapabilities,
   type LoggingLevel,
   type ServerNotification,
@@ -11,6 +10,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Caller, LogMessage } from "../children/child.js";
 import { AnyResultSchema } from "../children/upstream.js";
+import { WireError } from "../errors.js";
 
 /** RFC 5424 order, as MCP uses it: a client at level L receives L and everything more severe. */
 const SEVERITY: LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
@@ -53,7 +53,7 @@ export class ClientSession {
       forward: async (request, signal) => {
         const capability = NEEDED[request.method];
         if (capability && !this.server.getClientCapabilities()?.[capability]) {
-          throw new McpError(
+          throw new WireError(
             ErrorCode.MethodNotFound,
             `${request.method} is not available: the client that made this call did not declare the ${capability} capability`,
           );

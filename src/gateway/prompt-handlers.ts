@@ -5,19 +5,19 @@ import {
   ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
-  McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Gaggle } from "../gaggle.js";
 import { callContext } from "./call-context.js";
 import type { ClientSession } from "./client-session.js";
 import { onTheWire } from "./wire-errors.js";
+import { WireError } from "../errors.js";
 
 export function registerPromptHandlers(server: Server, session: ClientSession, gaggle: Gaggle): void {
   const { catalog } = gaggle;
 
   const prompt = async (name: string) => {
     const owned = await catalog.resolvePrompt(name);
-    if (!owned) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}; prompts/list shows the prompts this gateway offers`);
+    if (!owned) throw new WireError(ErrorCode.InvalidParams, `Unknown prompt: ${name}; prompts/list shows the prompts this gateway offers`);
     return owned;
   };
 
@@ -40,7 +40,7 @@ export function registerPromptHandlers(server: Server, session: ClientSession, g
         return child.complete({ ...request.params, ref: { ...ref, name: item.name } }, ctx);
       }
       const child = await catalog.templateOwner(ref.uri);
-      if (!child) throw new McpError(ErrorCode.InvalidParams, `No child offers the resource template ${ref.uri}`);
+      if (!child) throw new WireError(ErrorCode.InvalidParams, `No child offers the resource template ${ref.uri}`);
       return child.complete(request.params, ctx);
     }),
   );

@@ -1,6 +1,6 @@
 // tools/list and tools/call: the meta-tools, and in proxy mode every exposed child tool under its exposed name.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Gaggle } from "../gaggle.js";
 import { callContext } from "./call-context.js";
 import type { ClientSession } from "./client-session.js";
@@ -8,6 +8,7 @@ import { failureResult } from "./failure.js";
 import { MetaHandlers } from "./meta-handlers.js";
 import { META_TOOLS, isMetaTool } from "./meta-tools.js";
 import { onTheWire } from "./wire-errors.js";
+import { WireError } from "../errors.js";
 
 export function registerToolHandlers(server: Server, session: ClientSession, gaggle: Gaggle): void {
   const { catalog, router } = gaggle;
@@ -23,7 +24,7 @@ export function registerToolHandlers(server: Server, session: ClientSession, gag
     if (isMetaTool(name) && catalog.listsMetaTools) return meta.call(name, args, ctx);
     const owned = await onTheWire(() => catalog.resolveTool(name));
     if (!owned) {
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}; tools/list shows the tools this gateway offers`);
+      throw new WireError(ErrorCode.InvalidParams, `Unknown tool: ${name}; tools/list shows the tools this gateway offers`);
     }
     try {
       return await router.callTool(owned.child.name, owned.item.name, args, ctx);

@@ -1,12 +1,14 @@
 // Failures of requests other than tools/call travel as JSON-RPC errors; this picks the code for each.
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { GaggleError, errorMessage } from "../errors.js";
+import { GaggleError, WireError, errorMessage } from "../errors.js";
 
 /** The JSON-RPC code the MCP specification gives an unknown resource URI. */
 export const RESOURCE_NOT_FOUND = -32002;
 
-export function toMcpError(error: unknown): McpError {
-  if (error instanceof McpError) return error;
+export function toWireError(error: unknown): WireError {
+  if (error instanceof WireError) return error;
+  // A child's own error, passed on with its code; the SDK's "MCP error N:" prefix would come back twice.
+  if (error instanceof McpError) return new WireError(error.code, error.message.replace(/^MCP error -?\d+: /, ""), error.data);
   if (error instanceof GaggleError) {
     const code =
       error.code === "TIMEOUT"
@@ -14,9 +16,9 @@ export function toMcpError(error: unknown): McpError {
         : error.code === "SERVER_FAILED" || error.code === "SESSION_ERROR"
           ? ErrorCode.InternalError
           : ErrorCode.InvalidParams;
-    return new McpError(code, error.hint ? `${error.message} (${error.hint})` : error.message, { code: error.code });
+    return new WireError(code, error.hint ? `${error.message} (${error.hint})` : error.message, { code: error.code });
   }
-  return new McpError(ErrorCode.InternalError, errorMessage(error));
+  return new WireError(ErrorCode.InternalError, errorMessage(error));
 }
 
 /** Runs a handler body, turning whatever it throws into the JSON-RPC error a client should see. */
@@ -24,6 +26,6 @@ export async function onTheWire<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    throw toMcpError(error);
+    throw toWireError(error);
   }
 }

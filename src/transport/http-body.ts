@@ -10,22 +10,33 @@ export class BodyError extends Error {
   }
 }
 
-export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+/**
+ * Past the limit the rest of the body is read and dropped rather than the socket destroyed, so that the
+ * 413 answer still reaches the client; the server closes the connection once it is sent.
+ */
+export function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
   const declared = Number(req.headers["content-length"]);
-  if (declared > limit) throw new BodyError(413, `request body of ${declared} bytes is over the limit of ${limit} (gateway.max_body_bytes)`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      req.destroy();
-      throw new BodyError(413, `request body is over the limit of ${limit} bytes (gateway.max_body_bytes)`);
-    }
-    chunks.push(chunk);
+  if (declared > limit) {
+    req.resume();
+    return Promise.reject(new BodyError(413, `request body of ${declared} bytes is over the limit of ${limit} (gateway.max_body_bytes)`));
   }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
-  } catch (error) {
-    throw new BodyError(400, `request body is not valid JSON: ${(error as Error).message}`);
-  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      req.off("data", onData).off("end", onEnd);
+      req.resume();
+      reject(new BodyError(413, `request body is over the limit of ${limit} bytes (gateway.max_body_bytes)`));
+    };
+    const onEnd = () => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+      } catch (error) {
+        reject(new BodyError(400, `request body is not valid JSON: ${(error as Error).message}`));
+      }
+    };
+    req.on("data", onData).on("end", onEnd).on("error", reject);
+  });
 }

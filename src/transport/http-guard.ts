@@ -45,7 +45,7 @@ export class HttpGuard {
       ...names.flatMap((name) => [`http://${name}:${port}`, `https://${name}:${port}`]),
       ...options.allowedOrigins.map((origin) => origin.toLowerCase()),
     ]);
-    this.token = options.token ? Buffer.from(`Bearer ${options.token}`) : undefined;
+    this.token = options.token ? Buffer.from(options.token) : undefined;
   }
 
   /** Host and Origin are checked on every request; the token on every request but the health check. */
@@ -64,9 +64,11 @@ export class HttpGuard {
     return undefined;
   }
 
+  /** The scheme name is case-insensitive (RFC 7235); the token is compared in constant time. */
   private tokenMatches(header: string | undefined): boolean {
-    if (!header || !this.token) return false;
-    const given = Buffer.from(header);
+    const match = header && /^bearer +(.+)$/i.exec(header);
+    if (!match || !this.token) return false;
+    const given = Buffer.from(match[1]!);
     return given.length === this.token.length && timingSafeEqual(given, this.token);
   }
 }

@@ -19,7 +19,13 @@ export interface HttpListenOptions {
 
 interface HttpSession {
   transport: StreamableHTTPServerTransport;
+  /** When its last request or stream ended (or began, while none has ended yet). */
   lastSeen: number;
+  /**
+   * Requests still being answered: a session with any is in use, however long they run. The standalone
+   * GET stream does not count: a client that vanished can leave it half-open for ever.
+   */
+  open: number;
 }
 
 export interface HttpGateway {
@@ -52,6 +58,12 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
     const existing = typeof id === "string" ? sessions.get(id) : undefined;
     if (existing) {
       existing.lastSeen = Date.now();
+      const counted = req.method !== "GET";
+      if (counted) existing.open++;
+      res.once("close", () => {
+        if (counted) existing.open--;
+        existing.lastSeen = Date.now();
+      });
       return existing.transport.handleRequest(req, res, body);
     }
     if (id !== undefined) return send(res, 404, jsonRpcError("session not found; it expired or was closed: initialize a new one"));
@@ -65,7 +77,7 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
     const sessionId = randomUUID();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => sessionId });
     const { server } = createGatewayServer(gaggle, sessionId);
-    sessions.set(sessionId, { transport, lastSeen: Date.now() });
+    sessions.set(sessionId, { transport, lastSeen: Date.now(), open: 0 });
     // Set before connect: the SDK keeps this handler and calls it first when the session closes.
     transport.onclose = () => {
       sessions.delete(sessionId);
@@ -80,8 +92,13 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
     handle(req, res).catch((error: unknown) => {
       const status = error instanceof BodyError ? error.status : 500;
       if (status === 500) log.error({ err: error }, "request failed");
-      if (!res.headersSent) send(res, status, jsonRpcError((error as Error).message));
-      else res.end();
+      if (res.headersSent) return void res.end();
+      if (status === 413) {
+        // The rest of the body is not wanted: close the connection once the answer is out.
+        res.setHeader("connection", "close");
+        res.once("finish", () => req.socket.destroy());
+      }
+      send(res, status, jsonRpcError((error as Error).message));
     });
   });
 
@@ -95,7 +112,7 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
   const sweep = setInterval(() => {
     const cutoff = Date.now() - settings.sessionIdleTimeoutMs;
     for (const [id, session] of sessions) {
-      if (session.lastSeen < cutoff) {
+      if (session.open === 0 && session.lastSeen < cutoff) {
         log.info({ session: id }, "client session idle; closing");
         void session.transport.close();
       }

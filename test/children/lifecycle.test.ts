@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGaggle, textOf, type RunningGaggle } from "../helpers/gaggle.js";
 import { fixtureChild } from "../helpers/paths.js";
+import { until } from "../helpers/poll.js";
 import { isAlive, waitGone } from "../helpers/processes.js";
 
 interface Status {
@@ -51,15 +52,6 @@ const failureOf = (result: Awaited<ReturnType<typeof call>>) => {
   return JSON.parse(textOf(result)) as Failure;
 };
 
-async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let value = await read();
-  while (!ok(value) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    value = await read();
-  }
-  return value;
-}
 
 describe("starting", () => {
   it("starts a child on first use, not before", async () => {

@@ -51,3 +51,11 @@ describe("childEnv", () => {
     expect(childEnv({ EXTRA: "1" }, false, parent)).toEqual({ PATH: "/bin", HOME: "/home/u", LANG: "C", EXTRA: "1" });
   });
 });
+
+describe("childEnv and gaggle's own secrets", () => {
+  it("never passes GAGGLE_AUTH_TOKEN on by inheritance, but lets a child's env set it", () => {
+    const parent = { PATH: "/bin", GAGGLE_AUTH_TOKEN: "t0k" };
+    expect(childEnv({}, true, parent)).toEqual({ PATH: "/bin" });
+    expect(childEnv({ GAGGLE_AUTH_TOKEN: "own" }, true, parent)).toEqual({ PATH: "/bin", GAGGLE_AUTH_TOKEN: "own" });
+  });
+});

@@ -1,0 +1,131 @@
+import { once } from "node:events";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readJsonResource, textOf } from "../helpers/gaggle.js";
+import { startHttpGaggle, type HttpGaggle } from "../helpers/gaggle-http.js";
+import { fixtureChild } from "../helpers/paths.js";
+import { descendants, isAlive, waitGone } from "../helpers/processes.js";
+import { until } from "../helpers/poll.js";
+import { httpTransportOf, postMcp, TOOLS_LIST } from "../helpers/raw-http.js";
+
+interface Summary {
+  connected_clients: number;
+  total_children: number;
+}
+
+const config = fixtureChild("echo", "echo.mjs");
+const IDLE_MS = 300;
+
+let gaggle: HttpGaggle;
+let idle: HttpGaggle;
+
+beforeAll(async () => {
+  [gaggle, idle] = await Promise.all([
+    startHttpGaggle(config),
+    startHttpGaggle(`[gateway]\nsession_idle_timeout_ms = ${IDLE_MS}\n\n${config}\n${fixtureChild("proto", "protocol.mjs")}`),
+  ]);
+});
+afterAll(async () => {
+  await Promise.allSettled([gaggle?.stop(), idle?.stop()]);
+});
+
+const connectedClients = async (client: Client) => (await readJsonResource<Summary>(client, "mcp://server_summary")).connected_clients;
+const sessionIdOf = (client: Client) => {
+  const id = httpTransportOf(client).sessionId;
+  if (!id) throw new Error("the client has no session id after initialize");
+  return id;
+};
+/** A raw tools/list on a session: 200 while it lives, 404 once it is gone. */
+const statusOfSession = async (on: HttpGaggle, sessionId: string) => (await postMcp(on.port, TOOLS_LIST, { "mcp-session-id": sessionId })).status;
+const echo = async (client: Client, text: string) =>
+  textOf((await client.callTool({ name: "execute_child_tool", arguments: { server_id: "echo", tool_name: "echo", arguments: { text } } })) as CallToolResult);
+
+describe("sessions", () => {
+  it("gives each client a session of its own, and counts them in mcp://server_summary", async () => {
+    const a = await gaggle.connect({ name: "client-a" });
+    const b = await gaggle.connect({ name: "client-b" });
+    const [idA, idB] = [sessionIdOf(a), sessionIdOf(b)];
+    expect(idA).not.toBe(idB);
+    expect(await connectedClients(a)).toBe(2);
+    expect(await connectedClients(b)).toBe(2);
+    expect(await statusOfSession(gaggle, idA)).toBe(200);
+    expect(await statusOfSession(gaggle, idB)).toBe(200);
+    // Both reach the one child the clients share.
+    expect(await Promise.all([echo(a, "from a"), echo(b, "from b")])).toEqual(["from a", "from b"]);
+    await Promise.all([httpTransportOf(a).terminateSession(), httpTransportOf(b).terminateSession()]);
+  });
+
+  it("releases a session on DELETE: the client count drops and its id gets 404 from then on", async () => {
+    const a = await gaggle.connect({ name: "client-a" });
+    const b = await gaggle.connect({ name: "client-b" });
+    expect(await connectedClients(b)).toBe(2);
+    const [idA, idB] = [sessionIdOf(a), sessionIdOf(b)];
+
+    await httpTransportOf(a).terminateSession();
+    expect(await until(() => connectedClients(b), (n) => n === 1)).toBe(1);
+    expect(await statusOfSession(gaggle, idA)).toBe(404);
+    // The other session is untouched.
+    expect(await echo(b, "still here")).toBe("still here");
+    expect(await statusOfSession(gaggle, idB)).toBe(200);
+    await httpTransportOf(b).terminateSession();
+    expect(await statusOfSession(gaggle, idB)).toBe(404);
+  });
+
+  it("closes a session left idle for session_idle_timeout_ms, and keeps one in use", async () => {
+    const sleeper = await idle.connect({ name: "sleeper" });
+    const busy = await idle.connect({ name: "busy" });
+    const idSleeper = sessionIdOf(sleeper);
+    expect(await connectedClients(busy)).toBe(2);
+    // A request on the sleeper's session would keep it alive, so the busy client watches the count instead;
+    // its own reads every 50 ms (well under the 300 ms timeout) keep its session open meanwhile.
+    const started = Date.now();
+    expect(await until(() => connectedClients(busy), (n) => n === 1, 10_000)).toBe(1);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(IDLE_MS / 2);
+    expect(await statusOfSession(idle, idSleeper)).toBe(404);
+    expect(await echo(busy, "awake")).toBe("awake");
+    expect(idle.stderr()).toContain("client session idle; closing");
+  });
+
+  it("does not close a session whose call is still running as idle", async () => {
+    const client = await idle.connect({ name: "patient" });
+    const ms = IDLE_MS * 4;
+    const result = await client.callTool(
+      { name: "execute_child_tool", arguments: { server_id: "proto", tool_name: "slow_cancel", arguments: { ms } } },
+      undefined,
+      { timeout: ms + 5000 },
+    );
+    expect(textOf(result as CallToolResult)).toBe(`waited ${ms}`);
+    expect(await statusOfSession(idle, sessionIdOf(client))).toBe(200);
+  });
+});
+
+describe("shutdown", () => {
+  it("leaves no child process alive after SIGTERM, with client sessions still open", async () => {
+    const doomed = await startHttpGaggle(
+      [fixtureChild("eager", "echo.mjs", 'startup = "eager"'), fixtureChild("lazy", "echo.mjs"), fixtureChild("proto", "protocol.mjs")].join("\n"),
+    );
+    try {
+      const client = await doomed.connect();
+      const [other] = await Promise.all([doomed.connect(), echo(client, "x")]);
+      const status = async (server_id: string) =>
+        JSON.parse(textOf((await client.callTool({ name: "get_child_status", arguments: { server_id } })) as CallToolResult)) as { status: string; pid: number };
+      await client.callTool({ name: "execute_child_tool", arguments: { server_id: "proto", tool_name: "log_level" } });
+      await other.callTool({ name: "execute_child_tool", arguments: { server_id: "lazy", tool_name: "echo", arguments: { text: "y" } } });
+      const eager = await until(() => status("eager"), (s) => s.status === "running");
+      const childPids = [eager.pid, (await status("lazy")).pid, (await status("proto")).pid];
+
+      const before = descendants(doomed.pid);
+      expect(before).toEqual(expect.arrayContaining(childPids));
+      childPids.forEach((pid) => expect(isAlive(pid)).toBe(true));
+
+      const exited = once(doomed.process, "exit");
+      doomed.process.kill("SIGTERM");
+      const [code] = (await Promise.race([exited, waitGone([doomed.pid], 15_000).then(() => [null])])) as [number | null];
+      expect(code).toBe(0);
+      expect(await waitGone(before, 10_000)).toEqual([]);
+    } finally {
+      await doomed.stop();
+    }
+  });
+});
