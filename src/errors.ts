@@ -7,6 +7,10 @@ export const ERROR_CODES = [
   "SERVER_FAILED",
   "TIMEOUT",
   "SESSION_ERROR",
+  // Raised by the built-in virtual children:
+  "PERMISSION_DENIED",
+  "LIMIT_REACHED",
+  "NOT_FOUND",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -6,6 +6,7 @@ import { Router } from "./children/router.js";
 import type { GaggleConfig } from "./config/index.js";
 import { ProxyCatalog } from "./gateway/proxy-catalog.js";
 import { SessionHub } from "./gateway/session-hub.js";
+import { createVirtualChildren } from "./virtual/index.js";
 
 export interface Gaggle {
   readonly config: GaggleConfig;
@@ -25,7 +26,10 @@ export function createGaggle(config: GaggleConfig): Gaggle {
   const options = { shutdownGraceMs: config.gateway.shutdownGraceMs, events: hub };
   setReaperGrace(options.shutdownGraceMs);
   const enabled = config.children.filter((child) => child.enabled);
-  const children: Child[] = enabled.map((child) => new McpChild(child, options));
+  const children: Child[] = [
+    ...enabled.map((child) => new McpChild(child, options)),
+    ...createVirtualChildren(config, hub),
+  ];
   const router = new Router(children);
   const catalog = new ProxyCatalog(router, config);
   hub.attach(router, catalog);

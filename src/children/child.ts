@@ -55,6 +55,11 @@ export interface ChildEvents {
   resourceUpdated(child: string, uri: string): void;
   /** A log message; `callers` are the clients with calls in flight at that child (empty when there are none). */
   log(child: string, params: LogMessage, callers: Caller[]): void;
+  /**
+   * Tells one client something after its call has returned (a background job ended): a log message,
+   * filtered by that client's level, and/or that a resource changed. A client that has gone is skipped.
+   */
+  notify(sessionId: string, note: { log?: LogMessage; resourceUpdated?: string }): void;
 }
 
 export interface ChildStatus {

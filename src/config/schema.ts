@@ -1,6 +1,7 @@
 // Owns the config file's shape: zod schemas for the raw TOML/JSON document and its transform into GaggleConfig.
 import { z } from "zod";
 import { type RawChild, checkChild, childShape, normalizeChild, type PathOptions } from "./child.js";
+import { VIRTUAL_DEFAULTS, virtualSettingsSchema, type VirtualSettings } from "../virtual/settings.js";
 import { closed, expected, isRecord, oneOf, onlySoftIssues } from "./zod-kit.js";
 
 export const TRANSPORT_KINDS = ["stdio", "http", "sse"] as const;
@@ -58,6 +59,8 @@ export const gatewayConfigSchema = z.object({
   maxBodyBytes: z.number(),
   /** An HTTP session unused this long is closed and releases what it held. */
   sessionIdleTimeoutMs: z.number(),
+  /** Where virtual children keep logs and state; absolute. Defaults to $XDG_STATE_HOME/gaggle. */
+  stateDir: z.string().optional(),
 });
 
 export const gaggleConfigSchema = z.object({
@@ -66,8 +69,8 @@ export const gaggleConfigSchema = z.object({
   gateway: gatewayConfigSchema,
   /** In file order, disabled children included. */
   children: z.array(childConfigSchema),
-  /** Opaque settings of the built-in virtual children, keyed by `process` / `goose` / `team`. */
-  virtual: z.record(z.string(), z.record(z.string(), z.unknown())),
+  /** Settings of the built-in virtual children, defaults filled in. */
+  virtual: z.custom<VirtualSettings>(),
 });
 
 export type TransportKind = z.infer<typeof transportKindSchema>;
@@ -107,6 +110,7 @@ const gatewaySchema = closed({
   allowed_origins: z.array(z.string(expected("a string")), expected("an array of strings")).optional(),
   max_body_bytes: z.int(expected("a positive integer")).positive().optional(),
   session_idle_timeout_ms: z.int(expected("a positive integer")).positive().optional(),
+  state_dir: z.string(expected("a directory path")).min(1).optional(),
 }).transform(
   (raw): GatewayConfig => ({
     logLevel: raw.log_level ?? GATEWAY_DEFAULTS.logLevel,
@@ -117,22 +121,10 @@ const gatewaySchema = closed({
     allowedOrigins: raw.allowed_origins ?? GATEWAY_DEFAULTS.allowedOrigins,
     maxBodyBytes: raw.max_body_bytes ?? GATEWAY_DEFAULTS.maxBodyBytes,
     sessionIdleTimeoutMs: raw.session_idle_timeout_ms ?? GATEWAY_DEFAULTS.sessionIdleTimeoutMs,
+    ...(raw.state_dir !== undefined && { stateDir: raw.state_dir }),
   }),
 );
 
-const virtualTable = z.record(z.string(), z.unknown(), expected("a table"));
-const virtualSchema = closed({
-  process: virtualTable.optional(),
-  goose: virtualTable.optional(),
-  team: virtualTable.optional(),
-}).transform((raw) => {
-  const out: Record<string, Record<string, unknown>> = {};
-  for (const name of VIRTUAL_CHILD_NAMES) {
-    const table = raw[name];
-    if (table !== undefined) out[name] = table;
-  }
-  return out;
-});
 
 /**
  * The schema of a whole config file. Relative `cwd` and `command` paths are resolved against the
@@ -188,7 +180,7 @@ export function configFileSchema(opts: PathOptions) {
     mcp_servers: servers.optional(),
     mcpServers: servers.optional(),
     gateway: gatewaySchema.optional(),
-    virtual: virtualSchema.optional(),
+    virtual: virtualSettingsSchema.optional(),
   })
     .superRefine(
       (doc: unknown, ctx) => {
@@ -204,7 +196,7 @@ export function configFileSchema(opts: PathOptions) {
         path: opts.path,
         gateway: doc.gateway ?? GATEWAY_DEFAULTS,
         children: doc.mcp_servers ?? doc.mcpServers ?? [],
-        virtual: doc.virtual ?? {},
+        virtual: doc.virtual ?? VIRTUAL_DEFAULTS,
       }),
     )
     .superRefine(checkPrefixes);

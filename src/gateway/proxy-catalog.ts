@@ -5,6 +5,7 @@ import type { Child } from "../children/child.js";
 import type { Router } from "../children/router.js";
 import type { GaggleConfig } from "../config/index.js";
 import { logger } from "../log.js";
+import { exposedVirtualChildren } from "../virtual/index.js";
 import { exposedName } from "./exposed-names.js";
 
 export interface Owned<T> {
@@ -31,6 +32,11 @@ export class ProxyCatalog {
     this.settings = new Map(
       config.children.map((child) => [child.name, { mode: child.expose ?? config.gateway.expose, prefix: child.prefix ?? child.name }]),
     );
+    // Built-in children keep their tools' own names (gg_process_run, run_goose) and may be exposed on their own.
+    for (const child of router.all().filter((candidate) => candidate.kind === "virtual")) {
+      const exposed = exposedVirtualChildren(config).includes(child.name);
+      this.settings.set(child.name, { mode: exposed ? "tools" : config.gateway.expose, prefix: "" });
+    }
   }
 
   /** The meta-tools are listed unless every child is exposed as tools only. */

@@ -83,6 +83,13 @@ export class SessionHub implements ChildEvents {
     else for (const session of this.sessions.values()) session.log(message);
   }
 
+  notify(sessionId: string, note: { log?: LogMessage; resourceUpdated?: string }): void {
+    const session = this.sessions.get(sessionId);
+    if (!session) return;
+    if (note.log) session.log(note.log);
+    if (note.resourceUpdated) void session.server.sendResourceUpdated({ uri: note.resourceUpdated }).catch(() => {});
+  }
+
   /** Children are asked for the most verbose level any client wants; each client's own level filters what it gets. */
   private async applyLogLevel(): Promise<void> {
     const level = mostVerbose([...this.sessions.values()].flatMap((session) => (session.logLevel ? [session.logLevel] : [])));

@@ -2,6 +2,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type ChildConfig, GATEWAY_DEFAULTS, loadConfig, validateConfigText } from "../../src/config/index.js";
+import { VIRTUAL_DEFAULTS } from "../../src/virtual/settings.js";
 import { tempDir } from "./files.js";
 
 const tmp = tempDir();
@@ -66,7 +67,7 @@ url = "https://example.com/sse"
 headers = { Authorization = "Bearer x" }
 
 [virtual.process]
-max_jobs = 3
+expose = true
 `,
     );
     expect(loadConfig(path, {})).toEqual({
@@ -89,7 +90,7 @@ max_jobs = 3
         }),
         httpChild("web", "sse", "https://example.com/sse", { headers: { Authorization: "Bearer x" } }),
       ],
-      virtual: { process: { max_jobs: 3 } },
+      virtual: { ...VIRTUAL_DEFAULTS, process: { ...VIRTUAL_DEFAULTS.process, expose: true } },
     });
   });
 
@@ -153,7 +154,7 @@ describe("empty and guessed files", () => {
       const config = loadConfig(tmp.write(name, text), {});
       expect(config.children).toEqual([]);
       expect(config.gateway).toEqual(GATEWAY_DEFAULTS);
-      expect(config.virtual).toEqual({});
+      expect(config.virtual).toEqual(VIRTUAL_DEFAULTS);
     }
   });
 
