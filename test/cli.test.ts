@@ -111,7 +111,7 @@ describe("one-shot commands against the echo fixture", () => {
   it("list names every child", async () => {
     const { code, stdout } = await gaggle(["list", "--config", echoConfig]);
     expect(code).toBe(0);
-    expect(JSON.parse(stdout)).toEqual({ children: ["echo", "spare"], count: 2 });
+    expectConfigured(JSON.parse(stdout), ["echo", "spare"]);
   });
 
   it("schema shows a child's tools, or one tool", async () => {
@@ -163,7 +163,7 @@ describe("config discovery", () => {
     const { code, stdout, stderr } = await gaggle(["list"], { cwd: dir });
     expect(code).toBe(0);
     expect(stderr).toContain(`gaggle: using config ${path}\n`);
-    expect(JSON.parse(stdout)).toEqual({ children: ["from_json"], count: 1 });
+    expectConfigured(JSON.parse(stdout), ["from_json"]);
   });
 
   it("prefers ./children_config.toml over ./children_config.json", async () => {
@@ -172,7 +172,7 @@ describe("config discovery", () => {
     const toml = write(dir, "children_config.toml", fixtureChild("from_toml", "echo.mjs"));
     const { stdout, stderr } = await gaggle(["list"], { cwd: dir });
     expect(stderr).toContain(`gaggle: using config ${toml}\n`);
-    expect(JSON.parse(stdout)).toEqual({ children: ["from_toml"], count: 1 });
+    expectConfigured(JSON.parse(stdout), ["from_toml"]);
   });
 
   it("lists every place it looked when there is no config", async () => {
@@ -199,10 +199,17 @@ describe("config discovery", () => {
     const xdgPath = write(xdg, "gaggle/children_config.toml", fixtureChild("from_xdg", "echo.mjs"));
     const fallback = await gaggle(["list"], { cwd: dir, env: { XDG_CONFIG_HOME: xdg } });
     expect(fallback.stderr).toContain(`gaggle: using config ${xdgPath}\n`);
-    expect(JSON.parse(fallback.stdout)).toEqual({ children: ["from_xdg"], count: 1 });
+    expectConfigured(JSON.parse(fallback.stdout), ["from_xdg"]);
     const local = write(dir, "children_config.json", ECHO_JSON("from_cwd"));
     const preferred = await gaggle(["list"], { cwd: dir, env: { XDG_CONFIG_HOME: xdg } });
     expect(preferred.stderr).toContain(`gaggle: using config ${local}\n`);
-    expect(JSON.parse(preferred.stdout)).toEqual({ children: ["from_cwd"], count: 1 });
+    expectConfigured(JSON.parse(preferred.stdout), ["from_cwd"]);
   });
 });
+
+/** Configured children come first, in file order; the built-in virtual children follow them. */
+function expectConfigured(listed: { children: string[]; count: number }, configured: string[]): void {
+  expect(listed.children.slice(0, configured.length)).toEqual(configured);
+  expect(listed.children.slice(configured.length)).not.toContain(expect.stringMatching(/^(echo|spare|from_)/));
+  expect(listed.count).toBe(listed.children.length);
+}
