@@ -1,0 +1,37 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startGaggle, type RunningGaggle } from "../helpers/gaggle.js";
+import { fixtureChild } from "../helpers/paths.js";
+
+// The raw fixture answers without the SDK, with what an SDK server would strip or refuse.
+const EXPECTED = {
+  content: [
+    { type: "text", text: "plain", "x-extra": { kept: true } },
+    { type: "x-future-block", payload: [1, 2, 3] },
+  ],
+  "x-result-extra": "kept too",
+};
+
+let gaggle: RunningGaggle;
+
+beforeAll(async () => {
+  gaggle = await startGaggle(`[gateway]\nexpose = "both"\n\n${fixtureChild("raw", "raw-server.mjs")}`);
+});
+afterAll(async () => {
+  await gaggle.close();
+});
+
+/** The result as it came over the wire, before any client-side schema could reshape it. */
+async function rawCall(name: string, args: Record<string, unknown>): Promise<unknown> {
+  const { z } = await import("zod");
+  return gaggle.client.request({ method: "tools/call", params: { name, arguments: args } }, z.looseObject({}));
+}
+
+describe("tool results pass through exactly as the child wrote them", () => {
+  it("through execute_child_tool: extra fields and unknown block types survive", async () => {
+    expect(await rawCall("execute_child_tool", { server_id: "raw", tool_name: "odd_blocks" })).toEqual(EXPECTED);
+  });
+
+  it("through the proxied tool name", async () => {
+    expect(await rawCall("raw__odd_blocks", {})).toEqual(EXPECTED);
+  });
+});
