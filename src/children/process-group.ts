@@ -1,14 +1,41 @@
 // Process groups: every stdio child leads its own group, and shutdown escalates over the whole group.
+import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 
-/** True while any process of the group exists (zombies included, which the kernel reaps shortly). */
+/**
+ * True while any live process of the group exists. Zombies do not count: they are dead, only not yet
+ * reaped, and an init that reaps orphans slowly (as in many containers) would otherwise stretch every
+ * shutdown wait to its limit.
+ */
 export function groupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
+  return process.platform !== "linux" || liveMembers(pgid);
+}
+
+/** Scans /proc for a member of the group that is not a zombie. */
+function liveMembers(pgid: number): boolean {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return true;
+  }
+  for (const entry of entries) {
+    if (entry.charCodeAt(0) > 57) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      // Fields after the parenthesised name: state, ppid, pgrp, ...
+      const [state, , group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(group) === pgid && state !== "Z" && state !== "X") return true;
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return false;
 }
 
 export function signalGroup(pgid: number, signal: NodeJS.Signals): void {

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { McpError, ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { startGaggle, textOf, type RunningGaggle } from "../helpers/gaggle.js";
-import { fixtureChild } from "../helpers/paths.js";
+import { NO_BUILT_INS, fixtureChild } from "../helpers/paths.js";
 import { until } from "../helpers/poll.js";
 
 const META_TOOLS = ["close_child_session", "execute_child_tool", "get_child_status", "get_schema", "list_registered_children"];
@@ -44,22 +44,24 @@ describe("tools/list by expose mode", () => {
     const names = await toolNames(proxy);
     expect(names).toEqual(expect.arrayContaining([...ECHO_TOOLS.filter((tool) => tool !== "env").map((tool) => `echo__${tool}`), ...ECHO_TOOLS]));
     for (const meta of META_TOOLS) expect(names).not.toContain(meta);
+    // Built-in children follow gateway.expose too, under their tools' own names.
+    expect(names).toEqual(expect.arrayContaining(["gg_process_run", "gg_process_status", "gg_process_kill"]));
   });
 
   it('expose = "both" lists the meta-tools and the child tools', async () => {
-    const both = await start(['[gateway]\nexpose = "both"\n', fixtureChild("echo", "echo.mjs")].join("\n"));
+    const both = await start(['[gateway]\nexpose = "both"\n', NO_BUILT_INS, fixtureChild("echo", "echo.mjs")].join("\n"));
     expect(await toolNames(both)).toEqual([...META_TOOLS, ...ECHO_TOOLS.map((tool) => `echo__${tool}`)].sort());
   });
 
   it('expose = "meta" lists only the meta-tools, plus the tools of a child that sets its own expose = "tools"', async () => {
-    const meta = await start([fixtureChild("echo", "echo.mjs"), fixtureChild("proxied", "echo.mjs", 'expose = "tools"')].join("\n"));
+    const meta = await start([NO_BUILT_INS, fixtureChild("echo", "echo.mjs"), fixtureChild("proxied", "echo.mjs", 'expose = "tools"')].join("\n"));
     expect(await toolNames(meta)).toEqual([...META_TOOLS, ...ECHO_TOOLS.map((tool) => `proxied__${tool}`)].sort());
     expect(textOf(await call(meta, "proxied__echo", { text: "direct" }))).toBe("direct");
   });
 
   it('a child with expose = "meta" under gateway expose = "tools" stays behind the meta-tools', async () => {
     const mixed = await start(
-      ['[gateway]\nexpose = "tools"\n', fixtureChild("echo", "echo.mjs"), fixtureChild("quiet", "echo.mjs", 'expose = "meta"')].join("\n"),
+      ['[gateway]\nexpose = "tools"\n', NO_BUILT_INS, fixtureChild("echo", "echo.mjs"), fixtureChild("quiet", "echo.mjs", 'expose = "meta"')].join("\n"),
     );
     expect(await toolNames(mixed)).toEqual([...META_TOOLS, ...ECHO_TOOLS.map((tool) => `echo__${tool}`)].sort());
     const viaMeta = await call(mixed, "execute_child_tool", { server_id: "quiet", tool_name: "echo", arguments: { text: "still here" } });

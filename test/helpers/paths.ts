@@ -12,3 +12,6 @@ export function fixture(name: string): string {
 export function fixtureChild(name: string, script: string, extra = ""): string {
   return `[mcp_servers.${name}]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(fixture(script))}]\n${extra}\n`;
 }
+
+/** Config lines that leave out the built-in virtual children, for tests that assert exact lists. */
+export const NO_BUILT_INS = "[virtual.process]\nenabled = false\n\n[virtual.goose]\nenabled = false\n";

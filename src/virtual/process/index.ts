@@ -1,7 +1,81 @@
-// The built-in `process` child: background commands (gg_process_*). Not built yet: nothing is registered.
-import type { Child } from "../../children/child.js";
+// The built-in `process` child: background commands (gg_process_*) that never block the conversation.
+import { dirname, join, resolve } from "node:path";
+import type { ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
+import type { CallContext, Child, ChildEvents } from "../../children/child.js";
+import { logger } from "../../log.js";
 import type { VirtualContext } from "../index.js";
+import { VirtualChild, type VirtualTool } from "../virtual-child.js";
+import type { Policy } from "./policy.js";
+import { loadPolicy } from "./policy-load.js";
+import { ProcessTable } from "./process-table.js";
+import { PROCESS_RESOURCES, PROCESS_RESOURCE_TEMPLATES, readProcessResource } from "./resources.js";
+import { processTools, sessionOf } from "./tools.js";
 
-export function createProcessChild(_context: VirtualContext): Child | undefined {
-  return undefined;
+const NAME = "process";
+
+class ProcessChild extends VirtualChild {
+  protected readonly virtualTools: VirtualTool[];
+
+  constructor(
+    private readonly table: ProcessTable,
+    events: ChildEvents,
+    defaultTimeoutMs: number,
+  ) {
+    super(NAME, "Background commands that never block the conversation: gg_process_run, gg_process_status, gg_process_kill", events);
+    this.virtualTools = processTools(table, defaultTimeoutMs);
+  }
+
+  protected override listResources(): Resource[] {
+    return PROCESS_RESOURCES;
+  }
+
+  protected override listResourceTemplates(): ResourceTemplate[] {
+    return PROCESS_RESOURCE_TEMPLATES;
+  }
+
+  protected override async read(uri: string, ctx: CallContext): Promise<ReadResourceResult | undefined> {
+    return readProcessResource(this.table, uri, sessionOf(ctx));
+  }
+
+  /** Called on close_child_session("process") and at shutdown: no process gaggle started survives it. */
+  protected async stopAll(): Promise<void> {
+    await this.table.stopAll();
+  }
+
+  forgetCaller(sessionId: string): void {
+    this.table.forgetSession(sessionId);
+  }
+}
+
+export function createProcessChild(context: VirtualContext): Child | undefined {
+  const { config, events, stateDir } = context;
+  const settings = config.virtual.process;
+  if (!settings.enabled) return undefined;
+  const log = logger({ child: NAME });
+  const policy = loadPolicy(settings, config.path);
+  announcePolicy(policy, log);
+  const table = new ProcessTable({
+    childName: NAME,
+    events,
+    policy,
+    logDir: settings.logDir ? resolve(dirname(config.path), settings.logDir) : join(stateDir, "process"),
+    maxConcurrent: settings.maxConcurrent,
+    maxOutputBytes: settings.maxOutputBytes,
+    defaultTimeoutMs: settings.defaultTimeoutMs,
+    killGraceMs: settings.killGraceMs ?? config.gateway.shutdownGraceMs,
+    keepFinished: settings.keepFinished,
+    log,
+  });
+  return new ProcessChild(table, events, settings.defaultTimeoutMs);
+}
+
+/** A broken policy is said at start-up, not only when the first command is refused. */
+function announcePolicy(policy: Policy, log: ReturnType<typeof logger>): void {
+  if (policy.kind === "broken") {
+    log.error({ source: policy.source }, `process policy is invalid, so every command will be refused: ${policy.reason}`);
+  } else if (policy.kind === "rules") {
+    const allow = policy.allow === "*" ? "every command" : `${policy.allow.length} command patterns`;
+    const cwd = policy.cwdAllow ? `under ${policy.cwdAllow.join(", ")}` : "in any directory";
+    log.info({ source: policy.source }, `process policy: ${allow}, ${cwd}`);
+  }
 }

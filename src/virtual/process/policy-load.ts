@@ -1,0 +1,94 @@
+// Turns `[virtual.process] policy` / `policy_file` into a Policy; anything wrong becomes a broken policy, never a thrown error.
+import { readFileSync, realpathSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { z } from "zod";
+import { ConfigError, describeValue, fallbackErrorMap, formatIssues, issuesFromZod } from "../../config/errors.js";
+import { errorMessage } from "../../errors.js";
+import { parseDocument } from "../../config/parse.js";
+import { closed, expected } from "../../config/zod-kit.js";
+import type { Policy } from "./policy.js";
+import type { ProcessSettings } from "./settings.js";
+
+const INLINE = "[virtual.process.policy]";
+
+/** "*" or patterns; a message of its own, since a missing allow must say what to write. */
+const allowSchema = z.unknown().transform((value, ctx): "*" | string[] => {
+  if (value === "*") return "*";
+  if (Array.isArray(value) && value.every((item) => typeof item === "string" && item.trim() !== "")) {
+    return value.map((item: string) => item.trim());
+  }
+  const message = `expected "*" (every command) or an array of non-empty command patterns ([] allows none), got ${describeValue(value)}`;
+  ctx.addIssue({ code: "custom", message, input: value });
+  return z.NEVER;
+});
+
+const policySchema = closed({
+  allow: allowSchema,
+  cwd_allow: z
+    .array(z.string(expected("a directory path")).min(1, "expected a non-empty directory path"), expected("an array of directory paths"))
+    .optional(),
+});
+
+/** `configPath` is the config file's absolute path: relative paths are taken from its folder. */
+export function loadPolicy(settings: Pick<ProcessSettings, "policy" | "policyFile">, configPath: string): Policy {
+  const { policy, policyFile } = settings;
+  if (policy !== undefined && policyFile !== undefined) {
+    return broken(INLINE, "both policy and policy_file are set; keep one");
+  }
+  if (policyFile !== undefined) return fromFile(policyFile, dirname(configPath));
+  if (policy !== undefined) return validate(policy, INLINE, "virtual.process.policy", dirname(configPath));
+  return { kind: "open" };
+}
+
+function fromFile(value: unknown, base: string): Policy {
+  if (typeof value !== "string" || value === "") {
+    return broken("[virtual.process] policy_file", `policy_file must be a file path, got ${JSON.stringify(value)}`);
+  }
+  const file = resolve(base, expandHome(value));
+  const source = `the policy file ${file}`;
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return broken(source, code === "ENOENT" ? `policy file ${file} not found` : `cannot read policy file ${file} (${code ?? errorMessage(error)})`);
+  }
+  try {
+    return validate(parseDocument(text, file).doc, source, "", dirname(file), file);
+  } catch (error) {
+    return broken(source, error instanceof ConfigError ? error.message : errorMessage(error));
+  }
+}
+
+function validate(doc: unknown, source: string, keyPath: string, base: string, file = ""): Policy {
+  const result = policySchema.safeParse(doc, { error: fallbackErrorMap });
+  if (!result.success) {
+    const issues = issuesFromZod(result.error.issues, keyPath === "" ? [] : keyPath.split("."));
+    return broken(source, formatIssues(file, issues).replace(/\n/g, "; "));
+  }
+  const { allow, cwd_allow } = result.data;
+  return {
+    kind: "rules",
+    source,
+    allow: allow === "*" || allow.includes("*") ? "*" : allow,
+    cwdAllow: cwd_allow?.map((dir) => canonical(resolve(base, expandHome(dir)))),
+  };
+}
+
+function broken(source: string, reason: string): Policy {
+  return { kind: "broken", source, reason };
+}
+
+function expandHome(path: string): string {
+  return path === "~" || path.startsWith("~/") ? join(homedir(), path.slice(1)) : path;
+}
+
+/** Symlinks resolved, so a cwd is compared with the directory it really is. */
+export function canonical(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return isAbsolute(path) ? path : resolve(path);
+  }
+}

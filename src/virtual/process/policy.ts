@@ -1,0 +1,82 @@
+// The process policy and its one question: may this command run in this directory? Refusals name the segment and the rule.
+import { sep } from "node:path";
+import { GaggleError } from "../../errors.js";
+import { splitCommand } from "./shell-segments.js";
+
+/**
+ * `open`: no policy configured, everything runs. `rules`: a policy that validated. `broken`: a policy was
+ * configured but did not parse or validate, so nothing runs (fail-closed) and every refusal says why.
+ */
+export type Policy =
+  | { kind: "open" }
+  | { kind: "rules"; source: string; allow: "*" | string[]; cwdAllow: string[] | undefined }
+  | { kind: "broken"; source: string; reason: string };
+
+/** Throws PERMISSION_DENIED when the policy refuses `command` in `cwd` (absolute, symlinks resolved). */
+export function checkPolicy(policy: Policy, command: string, cwd: string): void {
+  if (policy.kind === "open") return;
+  if (policy.kind === "broken") {
+    throw new GaggleError("PERMISSION_DENIED", `the process policy is invalid, so every command is refused: ${policy.reason}`, {
+      hint: `fix ${policy.source} and restart gaggle`,
+    });
+  }
+  if (policy.cwdAllow && !policy.cwdAllow.some((prefix) => isUnder(cwd, prefix))) {
+    throw new GaggleError("PERMISSION_DENIED", `cwd "${cwd}" is refused by the policy rule cwd_allow: it is under none of ${list(policy.cwdAllow)}`, {
+      hint: `pass a cwd under one of those directories, or add the directory to cwd_allow in ${policy.source}`,
+    });
+  }
+  if (policy.allow === "*") return;
+  const split = splitCommand(command);
+  if ("unverifiable" in split) {
+    throw new GaggleError(
+      "PERMISSION_DENIED",
+      `the command ${shorten(command)} uses ${split.unverifiable}, which the policy cannot check segment by segment; only allow = "*" permits it`,
+      { hint: "run the inner command on its own first, or pass its output through a file" },
+    );
+  }
+  const patterns = policy.allow;
+  const denied = split.segments.find((segment) => !patterns.some((pattern) => matches(pattern, segment)));
+  if (denied !== undefined) {
+    const rule = patterns.length === 0 ? "allow = [] (nothing is allowed)" : `allow (${list(patterns)})`;
+    throw new GaggleError("PERMISSION_DENIED", `segment "${denied}" is refused by the policy rule ${rule}: no pattern matches it`, {
+      hint: `run only commands the allow patterns match, or add a pattern for this one to allow in ${policy.source}`,
+    });
+  }
+}
+
+const compiled = new Map<string, RegExp>();
+
+/**
+ * `*` matches any run of characters, spaces included; everything else is literal, runs of whitespace
+ * count as one space. A pattern ending in ` *` also matches the bare command ("npm *" matches "npm").
+ */
+export function matches(pattern: string, segment: string): boolean {
+  let regex = compiled.get(pattern);
+  if (!regex) {
+    const normal = pattern.trim().replace(/\s+/g, " ");
+    const bare = normal.endsWith(" *") && normal.length > 2;
+    const body = (bare ? normal.slice(0, -2) : normal)
+      .split("*")
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*");
+    regex = new RegExp(`^${body}${bare ? "(?: .*)?" : ""}$`, "s");
+    compiled.set(pattern, regex);
+  }
+  return regex.test(segment);
+}
+
+/** True when `dir` is `prefix` or inside it, by whole path components ("/a/b" is not under "/a/bc"). */
+export function isUnder(dir: string, prefix: string): boolean {
+  if (dir === prefix) return true;
+  const withSep = prefix.endsWith(sep) ? prefix : prefix + sep;
+  return dir.startsWith(withSep);
+}
+
+function shorten(command: string): string {
+  return JSON.stringify(command.length <= 120 ? command : `${command.slice(0, 117)}...`);
+}
+
+function list(values: string[]): string {
+  const shown = values.slice(0, 8).map((value) => JSON.stringify(value));
+  return shown.join(", ") + (values.length > 8 ? `, and ${values.length - 8} more` : "");
+}

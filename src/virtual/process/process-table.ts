@@ -1,0 +1,203 @@
+// Every background process gaggle started: who owns which, the limits, what is remembered after the end, and the notice sent then.
+import { mkdirSync, readdirSync, statSync, unlinkSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { ChildEvents } from "../../children/child.js";
+import { GaggleError } from "../../errors.js";
+import type { Logger } from "../../log.js";
+import { readView } from "./log-view.js";
+import { ManagedProcess } from "./managed-process.js";
+import { checkPolicy, type Policy } from "./policy.js";
+import { canonical } from "./policy-load.js";
+import { endedNotice } from "./views.js";
+
+export interface TableOptions {
+  childName: string;
+  events: ChildEvents;
+  policy: Policy;
+  logDir: string;
+  maxConcurrent: number;
+  maxOutputBytes: number;
+  defaultTimeoutMs: number;
+  killGraceMs: number;
+  keepFinished: number;
+  log: Logger;
+}
+
+export interface RunRequest {
+  command: string;
+  cwd?: string | undefined;
+  timeoutMs?: number | undefined;
+}
+
+/** Logs older than this, left by earlier runs of gaggle, are removed when the log folder is first used. */
+const STALE_LOG_MS = 7 * 24 * 3600_000;
+
+export class ProcessTable {
+  private readonly processes = new Map<number, ManagedProcess>();
+  /** Sessions that have gone: their processes may be killed by anyone, since their owner no longer can. */
+  private readonly goneSessions = new Set<string>();
+  /** Starts between the limit check and the spawn, so two concurrent runs cannot both take the last place. */
+  private starting = 0;
+  private logDirReady = false;
+
+  constructor(private readonly options: TableOptions) {}
+
+  async run(request: RunRequest, owner: string): Promise<ManagedProcess> {
+    const cwd = resolveCwd(request.cwd);
+    checkPolicy(this.options.policy, request.command, cwd);
+    const running = this.running().length + this.starting;
+    if (running >= this.options.maxConcurrent) {
+      throw new GaggleError("LIMIT_REACHED", `${running} processes are running, the most [virtual.process] max_concurrent allows (${this.options.maxConcurrent})`, {
+        hint: "wait for one to end (gg_process_status lists yours) or stop one with gg_process_kill",
+      });
+    }
+    this.prepareLogDir();
+    this.starting++;
+    let started: ManagedProcess;
+    try {
+      started = await ManagedProcess.start({
+        command: request.command,
+        cwd,
+        timeoutMs: request.timeoutMs ?? this.options.defaultTimeoutMs,
+        owner,
+        logDir: this.options.logDir,
+        maxOutputBytes: this.options.maxOutputBytes,
+        killGraceMs: this.options.killGraceMs,
+      });
+    } finally {
+      this.starting--;
+    }
+    // The kernel may hand out a pid again: the finished process that had it is forgotten.
+    const previous = this.processes.get(started.pid);
+    if (previous) this.forget(previous);
+    this.processes.set(started.pid, started);
+    this.options.events.resourceUpdated(this.options.childName, "process://list");
+    void started.ended.then(() => this.onEnded(started));
+    return started;
+  }
+
+  find(pid: number): ManagedProcess | undefined {
+    return this.processes.get(pid);
+  }
+
+  /** Any session may look at any process. */
+  get(pid: number): ManagedProcess {
+    const found = this.processes.get(pid);
+    if (found) return found;
+    throw new GaggleError("NOT_FOUND", `no process ${pid}: gaggle did not start it, or it ended long enough ago to be forgotten`, {
+      hint: "gg_process_status without a pid lists your processes",
+    });
+  }
+
+  /** Running first (oldest first), then finished (most recent first). */
+  list(owner?: string): ManagedProcess[] {
+    const all = [...this.processes.values()].filter((entry) => owner === undefined || entry.spec.owner === owner);
+    const running = all.filter((entry) => entry.running);
+    const finished = all.filter((entry) => !entry.running).sort((a, b) => (b.endedAt?.getTime() ?? 0) - (a.endedAt?.getTime() ?? 0));
+    return [...running, ...finished];
+  }
+
+  /** Only the owning session may kill a process (or anyone, once that session has gone). */
+  async kill(pid: number, caller: string): Promise<{ process: ManagedProcess; wasRunning: boolean }> {
+    const target = this.get(pid);
+    if (target.spec.owner !== caller && !this.goneSessions.has(target.spec.owner)) {
+      throw new GaggleError("PERMISSION_DENIED", `process ${pid} belongs to a different session`, {
+        hint: "only the session that started a process can kill it; gg_process_status shows its state, and it ends at its timeout",
+      });
+    }
+    const wasRunning = target.running;
+    await target.stop("killed");
+    return { process: target, wasRunning };
+  }
+
+  forgetSession(sessionId: string): void {
+    this.goneSessions.add(sessionId);
+  }
+
+  /** Kills every process group still running; resolves once all are gone. */
+  async stopAll(): Promise<void> {
+    await Promise.allSettled(this.running().map((entry) => entry.stop("killed")));
+  }
+
+  private running(): ManagedProcess[] {
+    return [...this.processes.values()].filter((entry) => entry.running);
+  }
+
+  private onEnded(ended: ManagedProcess): void {
+    const { childName, events, log } = this.options;
+    const lastLines = readLastLines(ended);
+    const data = endedNotice(ended, lastLines);
+    log.info({ pid: ended.pid, status: ended.status, exit_code: ended.exitCode, duration_ms: ended.runtimeMs }, "process ended");
+    const uri = `process://${ended.pid}/log`;
+    events.notify(ended.spec.owner, { log: { level: "info", logger: childName, data }, resourceUpdated: uri });
+    events.resourceUpdated(childName, "process://list");
+    this.evictFinished();
+  }
+
+  private evictFinished(): void {
+    const finished = this.list().filter((entry) => !entry.running);
+    for (const old of finished.slice(this.options.keepFinished)) this.forget(old);
+  }
+
+  private forget(entry: ManagedProcess): void {
+    this.processes.delete(entry.pid);
+    removeQuietly(entry.output.path);
+  }
+
+  private prepareLogDir(): void {
+    if (this.logDirReady) return;
+    try {
+      mkdirSync(this.options.logDir, { recursive: true, mode: 0o700 });
+    } catch (error) {
+      throw new GaggleError("SERVER_FAILED", `cannot create the process log folder ${this.options.logDir}: ${(error as Error).message}`, {
+        hint: "set [virtual.process] log_dir or [gateway] state_dir to a writable folder",
+        cause: error,
+      });
+    }
+    this.logDirReady = true;
+    const now = Date.now();
+    for (const name of readdirSync(this.options.logDir).filter((file) => file.endsWith(".log"))) {
+      const path = join(this.options.logDir, name);
+      try {
+        if (now - statSync(path).mtimeMs > STALE_LOG_MS) unlinkSync(path);
+      } catch {
+        // Gone already, or another gaggle's: either way not ours to worry about.
+      }
+    }
+  }
+}
+
+/** Absolute, existing and a directory, symlinks resolved; relative paths are taken from gaggle's working directory. */
+function resolveCwd(cwd: string | undefined): string {
+  const path = resolve(process.cwd(), cwd ?? ".");
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(path).isDirectory();
+  } catch {
+    // Reported below.
+  }
+  if (!isDirectory) {
+    throw new GaggleError("INVALID_ARGS", `cwd "${path}" is not an existing directory`, {
+      hint: `pass an existing directory (relative paths start from ${process.cwd()})`,
+    });
+  }
+  return canonical(path);
+}
+
+const NOTICE_LINES = 10;
+
+function readLastLines(entry: ManagedProcess): string[] {
+  try {
+    return readView(entry.output.path, { bytes: entry.output.bytes, lines: entry.output.lines }, 0, NOTICE_LINES).tail;
+  } catch {
+    return [];
+  }
+}
+
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Already gone.
+  }
+}

@@ -1,0 +1,45 @@
+// The process child's resources: process://list and the process://{pid}/log template.
+import type { ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
+import { readView, viewText } from "./log-view.js";
+import type { ProcessTable } from "./process-table.js";
+import { summaryView } from "./views.js";
+
+export const LIST_URI = "process://list";
+
+/** A log resource shows at most this many lines from the end (each end of the file is read at most 1 MB deep). */
+const LOG_TAIL_LINES = 2000;
+
+export const PROCESS_RESOURCES: Resource[] = [
+  {
+    uri: LIST_URI,
+    name: "process list",
+    description: "Every background process gaggle started (running first), with whether it is yours",
+    mimeType: "application/json",
+  },
+];
+
+export const PROCESS_RESOURCE_TEMPLATES: ResourceTemplate[] = [
+  {
+    uriTemplate: "process://{pid}/log",
+    name: "process log",
+    description: `A background process's output (stdout and stderr together); its last ${LOG_TAIL_LINES} lines when longer`,
+    mimeType: "text/plain",
+  },
+];
+
+const LOG_URI = /^process:\/\/(\d+)\/log$/;
+
+/** The resource's contents, or undefined when the URI names no resource of this child. */
+export function readProcessResource(table: ProcessTable, uri: string, viewer: string): ReadResourceResult | undefined {
+  if (uri === LIST_URI) {
+    const processes = table.list().map((entry) => ({ ...summaryView(entry), mine: entry.spec.owner === viewer }));
+    return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify({ processes }) }] };
+  }
+  const match = LOG_URI.exec(uri);
+  if (!match) return undefined;
+  const entry = table.find(Number(match[1]));
+  if (!entry) return undefined;
+  const view = readView(entry.output.path, { bytes: entry.output.bytes, lines: entry.output.lines }, 0, LOG_TAIL_LINES);
+  const skipped = view.omitted > 0 ? [`[... ${view.omitted} earlier lines not shown; gg_process_status with head_lines shows the start ...]`] : [];
+  return { contents: [{ uri, mimeType: "text/plain", text: [...skipped, viewText(view)].join("\n") }] };
+}

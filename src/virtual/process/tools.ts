@@ -1,0 +1,113 @@
+// gg_process_run, gg_process_status and gg_process_kill: their definitions and what each answers.
+import type { CallContext } from "../../children/child.js";
+import { jsonResult } from "../../gateway/failure.js";
+import type { VirtualTool } from "../virtual-child.js";
+import type { ProcessTable } from "./process-table.js";
+import { MAX_TIMEOUT_MS } from "./settings.js";
+import { detailView, logUri, outputView, summaryView } from "./views.js";
+
+/** The session a call comes from; a call without a client (tests, one-shot commands) is "local". */
+export function sessionOf(ctx: CallContext): string {
+  return ctx.caller?.sessionId ?? "local";
+}
+
+const PID = { type: "integer", minimum: 1, description: "A pid gg_process_run returned." } as const;
+const MAX_VIEW_LINES = 10_000;
+
+export function processTools(table: ProcessTable, defaultTimeoutMs: number): VirtualTool[] {
+  return [
+    {
+      definition: {
+        name: "gg_process_run",
+        title: "Run a command in the background",
+        description:
+          "Starts a shell command in the background and returns at once with its pid; the command runs in its own " +
+          "process group with its output (stdout and stderr together) captured to a log. You are notified when it " +
+          "ends. Use gg_process_status to read its output, gg_process_kill to stop it.",
+        inputSchema: {
+          type: "object",
+          properties: {
+            command: { type: "string", minLength: 1, description: "A /bin/sh command line, e.g. \"npm test 2>&1\"." },
+            cwd: { type: "string", minLength: 1, description: "Working directory; relative paths start from gaggle's own. Defaults to gaggle's." },
+            timeout_ms: {
+              type: "integer",
+              minimum: 0,
+              maximum: MAX_TIMEOUT_MS,
+              description: `Kill it after this long (status timed_out); 0 = never. Defaults to ${defaultTimeoutMs}.`,
+            },
+          },
+          required: ["command"],
+          additionalProperties: false,
+        },
+        annotations: { destructiveHint: true, openWorldHint: true },
+      },
+      run: async (args, ctx) => {
+        const { command, cwd, timeout_ms } = args as { command: string; cwd?: string; timeout_ms?: number };
+        const started = await table.run({ command, cwd, timeoutMs: timeout_ms }, sessionOf(ctx));
+        return jsonResult({
+          pid: started.pid,
+          status: started.status,
+          command: started.command,
+          cwd: started.spec.cwd,
+          started_at: started.startedAt.toISOString(),
+          timeout_ms: started.spec.timeoutMs,
+          log_uri: logUri(started.pid),
+          log_file: started.output.path,
+        });
+      },
+    },
+    {
+      definition: {
+        name: "gg_process_status",
+        title: "Background processes and their output",
+        description:
+          "Without a pid: your processes (running first, then recently finished) with status, command, runtime and " +
+          "exit code. With a pid (any session's): its details and a view of its output, head_lines from the start " +
+          "and tail_lines from the end. Statuses: running, completed, failed, timed_out, killed.",
+        inputSchema: {
+          type: "object",
+          properties: {
+            pid: PID,
+            head_lines: { type: "integer", minimum: 0, maximum: MAX_VIEW_LINES, description: "Lines from the start of the output (default 0)." },
+            tail_lines: { type: "integer", minimum: 0, maximum: MAX_VIEW_LINES, description: "Lines from the end of the output (default 80)." },
+          },
+          additionalProperties: false,
+        },
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      run: async (args, ctx) => {
+        const { pid, head_lines = 0, tail_lines = 80 } = args as { pid?: number; head_lines?: number; tail_lines?: number };
+        const session = sessionOf(ctx);
+        if (pid !== undefined) return jsonResult(outputView(table.get(pid), session, head_lines, tail_lines));
+        const mine = table.list(session);
+        return jsonResult({
+          processes: mine.map(summaryView),
+          running: mine.filter((entry) => entry.running).length,
+          finished: mine.filter((entry) => !entry.running).length,
+        });
+      },
+    },
+    {
+      definition: {
+        name: "gg_process_kill",
+        title: "Stop a background process",
+        description:
+          "Stops a process you started, with everything it started: SIGTERM to its whole process group, SIGKILL " +
+          "after a grace period. Answers once it is gone, with status killed.",
+        inputSchema: {
+          type: "object",
+          properties: { pid: PID },
+          required: ["pid"],
+          additionalProperties: false,
+        },
+        annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      },
+      run: async (args, ctx) => {
+        const session = sessionOf(ctx);
+        const { process: target, wasRunning } = await table.kill((args as { pid: number }).pid, session);
+        const note = wasRunning ? {} : { note: `process ${target.pid} had already ended (${target.status}); nothing was killed` };
+        return jsonResult({ ...detailView(target, session), ...note });
+      },
+    },
+  ];
+}
