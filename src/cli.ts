@@ -3,6 +3,7 @@
 import { parseArgs } from "node:util";
 import { ConfigError, findConfigPath, loadConfig, type GaggleConfig } from "./config/index.js";
 import { setLogLevel } from "./log.js";
+import { loadPolicy } from "./virtual/process/policy-load.js";
 import { GAGGLE_VERSION } from "./version.js";
 import { runOneShot, UsageError, type OneShotCommand } from "./cli/one-shot.js";
 import { parseListenAddress, serveHttpUntilStopped, serveStdio } from "./cli/serve.js";
@@ -67,13 +68,21 @@ async function main(argv: string[]): Promise<number> {
   // One-shot commands keep the shell quiet unless asked; the server logs at the configured level.
   setLogLevel((level as LogLevel | undefined) ?? (command === undefined ? config.gateway.logLevel : "warn"));
 
-  if (command === "validate") {
-    const enabled = config.children.filter((child) => child.enabled).length;
-    return print(`${path}: valid; ${config.children.length} child server(s), ${enabled} enabled\n`);
-  }
+  if (command === "validate") return validateCommand(path, config);
   if (command !== undefined) return runOneShot(command as OneShotCommand, operands, config);
   await (address ? serveHttpUntilStopped(config, address) : serveStdio(config));
   return -1;
+}
+
+/** A process policy that does not validate leaves gaggle running but refusing every command: worth exit 1 here. */
+function validateCommand(path: string, config: GaggleConfig): number {
+  const policy = config.virtual.process.enabled ? loadPolicy(config.virtual.process, config.path) : undefined;
+  if (policy?.kind === "broken") {
+    process.stderr.write(`gaggle: ${policy.source}: the process policy is invalid, so every command would be refused: ${policy.reason}\n`);
+    return 1;
+  }
+  const enabled = config.children.filter((child) => child.enabled).length;
+  return print(`${path}: valid; ${config.children.length} child server(s), ${enabled} enabled\n`);
 }
 
 function isParseArgsError(error: unknown): error is Error {

@@ -70,6 +70,15 @@ describe("flags", () => {
 });
 
 describe("validate", () => {
+  it("exits 1 when the process policy is invalid, saying every command would be refused", async () => {
+    const path = writeConfig(`[virtual.process.policy]\nallow = 3\n`);
+    const { code, stdout, stderr } = await gaggle(["validate", "--config", path]);
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toContain("the process policy is invalid, so every command would be refused");
+    expect(stderr).toContain("virtual.process.policy");
+  });
+
   it("exits 0 with a one-line summary on a good file", async () => {
     const path = writeConfig(`${fixtureChild("a", "echo.mjs")}\n${fixtureChild("b", "echo.mjs", "enabled = false")}`);
     expect(await gaggle(["validate", "--config", path])).toEqual({
