@@ -87,7 +87,9 @@ export class SessionHub implements ChildEvents {
     const session = this.sessions.get(sessionId);
     if (!session) return;
     if (note.log) session.log(note.log);
-    if (note.resourceUpdated) void session.server.sendResourceUpdated({ uri: note.resourceUpdated }).catch(() => {});
+    // A subscriber of that URI hears of the update through resourceUpdated already.
+    const uri = note.resourceUpdated;
+    if (uri && !session.subscriptions.has(uri)) void session.server.sendResourceUpdated({ uri }).catch(() => {});
   }
 
   /** Children are asked for the most verbose level any client wants; each client's own level filters what it gets. */

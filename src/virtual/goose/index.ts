@@ -1,7 +1,18 @@
-// The built-in `goose` child: Goose agents ("goslings"). Not built yet: nothing is registered.
+// The built-in `goose` child: Goose agents ("goslings"), built from `[virtual.goose]` unless it is disabled.
+import { dirname, isAbsolute, resolve } from "node:path";
 import type { Child } from "../../children/child.js";
+import { childEnv } from "../../children/child-env.js";
 import type { VirtualContext } from "../index.js";
+import { GooseChild } from "./goose-child.js";
 
-export function createGooseChild(_context: VirtualContext): Child | undefined {
-  return undefined;
+export function createGooseChild(context: VirtualContext): Child | undefined {
+  const settings = context.config.virtual.goose;
+  if (!settings.enabled) return undefined;
+  // Paths read as they do for [mcp_servers]: relative cwd, and commands holding a "/", from the config file's folder.
+  const base = dirname(context.config.path);
+  const cwd = resolve(base, settings.cwd ?? ".");
+  const command = settings.command.includes("/") && !isAbsolute(settings.command) ? resolve(base, settings.command) : settings.command;
+  // NO_COLOR=1 keeps ANSI codes out of what gaggle parses, whatever the environment says.
+  const env = { ...childEnv(settings.env, true), NO_COLOR: "1" };
+  return new GooseChild(context.events, settings, { command, cwd, env, graceMs: context.config.gateway.shutdownGraceMs });
 }

@@ -1,0 +1,205 @@
+// Owns the built-in `goose` child: its goslings, creating them, follow-ups, release, and the notices when turns end.
+import { randomUUID } from "node:crypto";
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import type { CallToolResult, ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
+import type { CallContext, ChildEvents } from "../../children/child.js";
+import { GaggleError } from "../../errors.js";
+import { VirtualChild, type VirtualTool } from "../virtual-child.js";
+import { sessionName, turnArgv } from "./argv.js";
+import { findCommand, gooseMissing, spawnProblem } from "./command.js";
+import { runDispatch } from "./dispatch.js";
+import { formatDuration } from "./format.js";
+import { Gosling, type GoslingHost, type GoslingKind, type PromptEntry } from "./gosling.js";
+import { checkFollowUp, checkNewGosling } from "./limits.js";
+import { mergeOptions, OptionError, parseRunOptions } from "./options.js";
+import { gooseResources, gooseResourceTemplates, readGooseResource } from "./resources.js";
+import type { GooseSettings } from "./settings.js";
+import { gooseTools } from "./tools.js";
+import { TurnProcess } from "./turn-process.js";
+
+/** How `goose` is started, resolved from the config once. */
+export interface GooseLaunch {
+  command: string;
+  /** Absolute. */
+  cwd: string;
+  /** gaggle's environment with `[virtual.goose] env` over it, and NO_COLOR=1. */
+  env: Record<string, string>;
+  graceMs: number;
+}
+
+const DESCRIPTION = "Goose agents (goslings): start them, follow their transcripts, talk to them, release them";
+
+export class GooseChild extends VirtualChild implements GoslingHost {
+  protected readonly virtualTools: VirtualTool[];
+  private readonly goslings = new Map<string, Gosling>();
+
+  constructor(
+    events: ChildEvents,
+    readonly settings: GooseSettings,
+    private readonly launch: GooseLaunch,
+  ) {
+    super("goose", DESCRIPTION, events);
+    this.virtualTools = gooseTools(this);
+  }
+
+  get outputFormat(): "stream-json" | "text" {
+    return this.settings.outputFormat;
+  }
+  get maxOutputBytes(): number {
+    return this.settings.maxOutputBytes;
+  }
+  get maxRuntimeMs(): number {
+    return this.settings.maxRuntimeMinutes * 60_000;
+  }
+  get idleReleaseMs(): number {
+    return this.settings.idleReleaseMinutes * 60_000;
+  }
+
+  all(): Gosling[] {
+    return [...this.goslings.values()];
+  }
+
+  /** By full id, by an unambiguous start of it (8 characters or more), or by its Goose session name. */
+  find(processId: string): Gosling {
+    const exact = this.goslings.get(processId);
+    if (exact) return exact;
+    const matches = processId.length >= 8 ? this.all().filter((g) => g.id.startsWith(processId) || g.session === processId) : [];
+    if (matches.length === 1) return matches[0]!;
+    throw new GaggleError("NOT_FOUND", `no gosling with process_id "${processId}"${matches.length > 1 ? " (it matches several)" : ""}`, {
+      hint: "list_goslings shows every gosling's id",
+    });
+  }
+
+  /** Starts a gosling on its first prompt; returns at once. */
+  launchGosling(prompt: string, tokens: readonly string[], ctx: CallContext, kind: GoslingKind = "run_goose", cwd = this.launch.cwd): { gosling: Gosling; entry: PromptEntry } {
+    let given;
+    try {
+      given = parseRunOptions(tokens);
+    } catch (error) {
+      if (error instanceof OptionError) throw new GaggleError("INVALID_ARGS", error.message, { hint: "leave out options gaggle sets itself" });
+      throw error;
+    }
+    checkNewGosling(this.all(), this.settings);
+    if (!findCommand(this.launch.command, this.launch.cwd, this.launch.env)) throw gooseMissing(this.launch.command, "was not found");
+    const id = randomUUID();
+    const options = mergeOptions(this.settings.options, given);
+    const gosling = new Gosling(id, sessionName(id), kind, options, cwd, this);
+    this.goslings.set(id, gosling);
+    const entry = gosling.send(prompt, ctx.caller?.sessionId);
+    this.events.listChanged(this.name, "resources");
+    return { gosling, entry };
+  }
+
+  send(processId: string, prompt: string, ctx: CallContext): { gosling: Gosling; entry: PromptEntry; ahead: number } {
+    const gosling = this.find(processId);
+    checkFollowUp(gosling, this.all(), this.settings);
+    const ahead = gosling.queued.length + (gosling.running ? 1 : 0);
+    return { gosling, entry: gosling.send(prompt, ctx.caller?.sessionId), ahead };
+  }
+
+  async release(gosling: Gosling, note: string): Promise<{ wasWorking: boolean; dropped: number }> {
+    const outcome = await gosling.release(note);
+    this.pruneReleased();
+    this.events.resourceUpdated(this.name, `goslings://${gosling.id}`);
+    return outcome;
+  }
+
+  dispatch(prompt: string, path: string | undefined, ctx: CallContext): Promise<CallToolResult> {
+    let cwd = this.launch.cwd;
+    if (path !== undefined) {
+      cwd = resolve(this.launch.cwd, path);
+      if (!isDirectory(cwd)) throw new GaggleError("INVALID_ARGS", `path "${path}" is not a directory (resolved to ${cwd})`);
+    }
+    const { gosling, entry } = this.launchGosling(prompt, [], ctx, "dispatch_agent", cwd);
+    return runDispatch(this, gosling, entry, ctx);
+  }
+
+  async startTurn(gosling: Gosling, prompt: PromptEntry, resume: boolean, sinks: { stdout(line: string): void; stderr(line: string): void }): Promise<TurnProcess> {
+    const argv = turnArgv({
+      prefixArgs: this.settings.args,
+      session: gosling.session,
+      resume,
+      prompt: prompt.text,
+      outputFormat: this.settings.outputFormat,
+      provider: this.settings.provider,
+      model: this.settings.model,
+      options: gosling.options,
+    });
+    try {
+      return await TurnProcess.start({
+        command: this.launch.command,
+        argv,
+        cwd: gosling.cwd,
+        env: this.launch.env,
+        graceMs: this.launch.graceMs,
+        // Half the transcript's cap: a cut line still fits in the transcript with room to spare.
+        maxLineBytes: Math.max(1024, Math.floor(this.settings.maxOutputBytes / 2)),
+        onStdoutLine: sinks.stdout,
+        onStderrLine: sinks.stderr,
+      });
+    } catch (error) {
+      throw new Error(`"${this.launch.command}" ${spawnProblem(error)}`, { cause: error });
+    }
+  }
+
+  /** The client that sent the prompt hears that its turn ended; subscribers hear that the output changed. */
+  turnEnded(gosling: Gosling, prompt: PromptEntry): void {
+    const uri = `goslings://${gosling.id}/output`;
+    const took = prompt.startedAt && prompt.endedAt ? prompt.endedAt.getTime() - prompt.startedAt.getTime() : 0;
+    const outcome = prompt.problem ? `${prompt.state}: ${prompt.problem}` : prompt.state;
+    const data = {
+      message: `gosling ${gosling.id} finished prompt ${prompt.number} (${outcome}) after ${formatDuration(took)}; get_gosling_output or ${uri} has its transcript`,
+      gosling: gosling.id,
+      session: gosling.session,
+      prompt: prompt.number,
+      status: prompt.state,
+      duration_ms: took,
+      tokens: gosling.tokens,
+      queued: gosling.queued.length,
+      output: uri,
+    };
+    const level = prompt.state === "completed" ? "info" : "warning";
+    if (prompt.sessionId !== undefined) this.events.notify(prompt.sessionId, { log: { level, logger: this.name, data }, resourceUpdated: uri });
+    this.events.resourceUpdated(this.name, uri);
+    this.events.resourceUpdated(this.name, `goslings://${gosling.id}`);
+  }
+
+  idleReleased(gosling: Gosling): void {
+    this.pruneReleased();
+    this.events.resourceUpdated(this.name, `goslings://${gosling.id}`);
+  }
+
+  protected override listResources(): Resource[] {
+    return gooseResources(this.all());
+  }
+
+  protected override listResourceTemplates(): ResourceTemplate[] {
+    return gooseResourceTemplates();
+  }
+
+  protected override async read(uri: string): Promise<ReadResourceResult | undefined> {
+    return readGooseResource(this, uri);
+  }
+
+  protected async stopAll(): Promise<void> {
+    await Promise.all(this.all().map((gosling) => this.release(gosling, "the goose child was closed")));
+  }
+
+  /** Released goslings are kept for their transcripts, up to max_total of them; the oldest go first. */
+  private pruneReleased(): void {
+    const released = this.all().filter((gosling) => gosling.status === "released");
+    const excess = released.length - this.settings.maxTotal;
+    if (excess <= 0) return;
+    for (const gosling of released.slice(0, excess)) this.goslings.delete(gosling.id);
+    this.events.listChanged(this.name, "resources");
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,79 @@
+// When a turn ends, the client that sent its prompt is told: a log message and resources/updated for its output.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import {
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  type CallToolResult,
+  type LoggingMessageNotification,
+} from "@modelcontextprotocol/sdk/types.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { startHttpGaggle, type HttpGaggle } from "../../helpers/gaggle-http.js";
+import { textOf } from "../../helpers/gaggle.js";
+import { until } from "../../helpers/poll.js";
+import { gooseConfig, idOf, startGooseGaggle, type GooseGaggle } from "./helpers.js";
+
+interface Heard {
+  logs: LoggingMessageNotification["params"][];
+  updated: string[];
+}
+
+function listen(client: Client): Heard {
+  const heard: Heard = { logs: [], updated: [] };
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (note) => void heard.logs.push(note.params));
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (note) => void heard.updated.push(note.params.uri));
+  return heard;
+}
+
+async function runGoose(client: Client, prompt: string): Promise<string> {
+  const result = (await client.callTool({ name: "execute_child_tool", arguments: { server_id: "goose", tool_name: "run_goose", arguments: { prompt } } })) as CallToolResult;
+  return idOf(textOf(result));
+}
+
+let goose: GooseGaggle | undefined;
+let http: HttpGaggle | undefined;
+afterEach(async () => {
+  await goose?.gaggle.close();
+  await http?.stop();
+  goose = http = undefined;
+});
+
+describe("the turn-end notice", () => {
+  it("reaches the calling client as a log message and resources/updated for goslings://<id>/output, each turn", async () => {
+    goose = await startGooseGaggle();
+    const heard = listen(goose.gaggle.client);
+    const id = await runGoose(goose.gaggle.client, "[answer hi]");
+    await until(() => heard.logs.length, (count) => count >= 1);
+    await goose.text("send_prompt_to_gosling", { process_id: id, prompt: "[fail]" });
+    await until(() => heard.logs.length, (count) => count >= 2);
+    expect(heard.logs[0]).toMatchObject({
+      level: "info",
+      logger: "goose",
+      data: { gosling: id, prompt: 1, status: "completed", tokens: 100, queued: 0, output: `goslings://${id}/output`, message: expect.stringMatching(new RegExp(`^gosling ${id} finished prompt 1 \\(completed\\) after \\d+\\.\\ds`)) },
+    });
+    expect(heard.logs[1]).toMatchObject({ level: "warning", data: { prompt: 2, status: "error", message: expect.stringContaining("Goose reported an error") } });
+    await until(() => heard.updated.length, (count) => count >= 2);
+    expect(heard.updated.slice(0, 2)).toEqual([`goslings://${id}/output`, `goslings://${id}/output`]);
+  });
+
+  it("over HTTP reaches the session that sent the prompt and no other", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gaggle-goose-"));
+    http = await startHttpGaggle(gooseConfig(dir));
+    const sender = await http.connect();
+    const other = await http.connect();
+    const [toSender, toOther] = [listen(sender), listen(other)];
+    const id = await runGoose(sender, "[answer only for the sender]");
+    await until(() => toSender.updated.length, (count) => count >= 1);
+    expect(toSender.logs).toEqual([expect.objectContaining({ logger: "goose", data: expect.objectContaining({ gosling: id }) })]);
+    expect(toSender.updated).toEqual([`goslings://${id}/output`]);
+    // A subscriber hears of the output too; the other session was not subscribed when the turn ended.
+    await other.subscribeResource({ uri: `goslings://${id}/output` });
+    const follow = await sender.callTool({ name: "execute_child_tool", arguments: { server_id: "goose", tool_name: "send_prompt_to_gosling", arguments: { process_id: id, prompt: "again" } } });
+    expect((follow as CallToolResult).isError).toBeFalsy();
+    await until(() => toOther.updated.length, (count) => count >= 1);
+    expect(toOther.updated).toEqual([`goslings://${id}/output`]);
+    expect(toOther.logs).toEqual([]);
+  });
+});
