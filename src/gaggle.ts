@@ -5,7 +5,9 @@ import { setReaperGrace } from "./children/reaper.js";
 import { Router } from "./children/router.js";
 import type { GaggleConfig } from "./config/index.js";
 import { ProxyCatalog } from "./gateway/proxy-catalog.js";
+import { MemberRegistry } from "./gateway/members.js";
 import { SessionHub } from "./gateway/session-hub.js";
+import { MemberEndpoint } from "./transport/member-endpoint.js";
 import { createVirtualChildren } from "./virtual/index.js";
 
 export interface Gaggle {
@@ -15,6 +17,10 @@ export interface Gaggle {
   readonly hub: SessionHub;
   /** Proxy mode's exposed names and resource owners. */
   readonly catalog: ProxyCatalog;
+  /** Secrets of the team members gaggle's agents speak as. */
+  readonly members: MemberRegistry;
+  /** Where those agents connect back to gaggle. */
+  readonly memberEndpoint: MemberEndpoint;
   /** Starts the children configured with `startup = "eager"`, in the background. */
   startEager(): void;
   /** Closes every child session; resolves once every process gaggle started is gone. */
@@ -34,12 +40,21 @@ export function createGaggle(config: GaggleConfig): Gaggle {
   const catalog = new ProxyCatalog(router, config);
   hub.attach(router, catalog);
   const eager = new Set(enabled.filter((child) => child.startup === "eager").map((child) => child.name));
-  return {
+  const gaggle: Gaggle = {
     config,
     router,
     hub,
     catalog,
+    members: new MemberRegistry(),
+    get memberEndpoint() {
+      return memberEndpoint;
+    },
     startEager: () => router.startEager(eager),
-    close: () => router.closeAll(),
+    close: async () => {
+      await router.closeAll();
+      await memberEndpoint.close();
+    },
   };
+  const memberEndpoint = new MemberEndpoint(gaggle);
+  return gaggle;
 }

@@ -29,9 +29,17 @@ export interface ChildSchema {
  * The client a call came from, as one call sees it: where a child's requests and notifications made while
  * serving that call must go, and no other client.
  */
+/** A team member an agent gaggle started speaks as; set only on sessions opened with that member's secret. */
+export interface MemberIdentity {
+  teamId: string;
+  agentId: string;
+}
+
 export interface Caller {
   /** The client's session id ("stdio" for the stdio client). */
   readonly sessionId: string;
+  /** Set when the client is an agent gaggle started for a team, connected with its own secret. */
+  readonly identity?: MemberIdentity | undefined;
   /** Forwards a request the child made (sampling, elicitation, roots); rejects as the spec says when the client lacks the capability. */
   forward(request: { method: string; params?: Record<string, unknown> | undefined }, signal: AbortSignal): Promise<Record<string, unknown>>;
   /** Delivers a child's log message, if the client's log level lets it through. */

@@ -29,6 +29,7 @@ export async function serveHttpUntilStopped(config: GaggleConfig, address: Liste
   const gaggle = createGaggle(config);
   const token = config.gateway.authToken ?? process.env.GAGGLE_AUTH_TOKEN;
   const http = await serveHttp(gaggle, { ...address, token: token || undefined });
+  gaggle.memberEndpoint.useListener(http);
   stopOnce(gaggle, () => http.close());
   // stderr, so a script that starts gaggle on port 0 can read where it landed.
   process.stderr.write(`gaggle: serving MCP at ${http.url}\n`);

@@ -8,7 +8,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Caller, LogMessage } from "../children/child.js";
+import type { Caller, LogMessage, MemberIdentity } from "../children/child.js";
 import { AnyResultSchema } from "../children/upstream.js";
 import { WireError } from "../errors.js";
 
@@ -32,6 +32,8 @@ export class ClientSession {
   constructor(
     readonly id: string,
     readonly server: Server,
+    /** Fixed when the session opens: a member session cannot become anyone else. */
+    readonly identity?: MemberIdentity,
   ) {}
 
   allows(level: LoggingLevel): boolean {
@@ -50,6 +52,7 @@ export class ClientSession {
   callerFor(extra: CallExtra): Caller {
     return {
       sessionId: this.id,
+      identity: this.identity,
       forward: async (request, signal) => {
         const capability = NEEDED[request.method];
         if (capability && !this.server.getClientCapabilities()?.[capability]) {

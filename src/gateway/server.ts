@@ -1,6 +1,7 @@
 // The MCP server one client talks to: a session of its own, backed by the children every client shares.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { RootsListChangedNotificationSchema, SetLevelRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { MemberIdentity } from "../children/child.js";
 import type { Gaggle } from "../gaggle.js";
 import { GAGGLE_NAME, GAGGLE_VERSION } from "../version.js";
 import { ClientSession } from "./client-session.js";
@@ -22,9 +23,13 @@ const CAPABILITIES = {
 };
 
 /** One client session; it joins the hub at once and leaves it when its connection closes. */
-export function createGatewayServer(gaggle: Gaggle, sessionId: string): { server: Server; session: ClientSession } {
+export function createGatewayServer(
+  gaggle: Gaggle,
+  sessionId: string,
+  identity?: MemberIdentity,
+): { server: Server; session: ClientSession } {
   const server = new Server({ name: GAGGLE_NAME, version: GAGGLE_VERSION }, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS });
-  const session = new ClientSession(sessionId, server);
+  const session = new ClientSession(sessionId, server, identity);
 
   registerToolHandlers(server, session, gaggle);
   registerResourceHandlers(server, session, gaggle);

@@ -1,6 +1,6 @@
 // Every connected client, and the fan-out of what children report: list changes, resource updates, logs.
 import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
-import type { Caller, ChildEvents, LogMessage } from "../children/child.js";
+import type { Caller, ChildEvents, LogMessage, MemberIdentity } from "../children/child.js";
 import type { Router } from "../children/router.js";
 import { logger } from "../log.js";
 import { mostVerbose, type ClientSession } from "./client-session.js";
@@ -22,6 +22,11 @@ export class SessionHub implements ChildEvents {
 
   get size(): number {
     return this.sessions.size;
+  }
+
+  /** The connected clients, and the member each speaks as, if any. */
+  clients(): Array<{ id: string; identity: MemberIdentity | undefined }> {
+    return [...this.sessions.values()].map((session) => ({ id: session.id, identity: session.identity }));
   }
 
   add(session: ClientSession): void {

@@ -4,17 +4,21 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { MemberIdentity } from "../children/child.js";
 import type { Gaggle } from "../gaggle.js";
+import { memberSecretOf } from "../gateway/members.js";
 import { createGatewayServer } from "../gateway/server.js";
 import { lazyLogger } from "../log.js";
 import { BodyError, readJsonBody } from "./http-body.js";
-import { HttpGuard, startupProblem } from "./http-guard.js";
+import { HttpGuard, isLoopback, startupProblem } from "./http-guard.js";
 
 export interface HttpListenOptions {
   host: string;
   port: number;
   /** From gateway.auth_token or GAGGLE_AUTH_TOKEN. */
   token: string | undefined;
+  /** Serve only /members/<secret>/mcp: the listener gaggle opens for its agents when it serves stdio. */
+  membersOnly?: boolean;
 }
 
 interface HttpSession {
@@ -26,12 +30,16 @@ interface HttpSession {
    * GET stream does not count: a client that vanished can leave it half-open for ever.
    */
   open: number;
+  /** The member secret the session was opened with, if any. */
+  secret: string | undefined;
 }
 
 export interface HttpGateway {
   /** Where it listens, e.g. http://127.0.0.1:8080/mcp. */
   readonly url: string;
   readonly port: number;
+  /** Where agents on this machine reach it, e.g. http://127.0.0.1:8080 (no path). */
+  readonly localBase: string;
   /** Closes every client session and the listener; the children are the caller's to close. */
   close(): Promise<void>;
 }
@@ -49,13 +57,20 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? "/", "http://gaggle").pathname;
     if (path === "/healthz" && req.method === "GET") return send(res, 200, { status: "ok" });
-    const refusal = guard!.check(req, path === "/mcp");
+    // A member's secret in its path is its credential, in place of the bearer token.
+    const secret = memberSecretOf(path);
+    const refusal = guard!.check(req, secret === undefined);
     if (refusal) return send(res, refusal.status, jsonRpcError(refusal.message));
-    if (path !== "/mcp") return send(res, 404, jsonRpcError(`no such endpoint ${path}; MCP is served at /mcp`));
+    const identity = secret === undefined ? undefined : gaggle.members.resolve(secret);
+    if (secret !== undefined && !identity) return send(res, 401, jsonRpcError("unknown or revoked member credential"));
+    if (path !== "/mcp" && !identity) return send(res, 404, jsonRpcError(`no such endpoint ${path}; MCP is served at /mcp`));
+    if (options.membersOnly && !identity) return send(res, 404, jsonRpcError("this listener serves gaggle's own agents only"));
 
     const body = req.method === "POST" ? await readJsonBody(req, settings.maxBodyBytes) : undefined;
     const id = req.headers["mcp-session-id"];
     const existing = typeof id === "string" ? sessions.get(id) : undefined;
+    // A session is used through the path it was opened on: a member session is never reachable as another.
+    if (existing && existing.secret !== secret) return send(res, 404, jsonRpcError("session not found on this path"));
     if (existing) {
       existing.lastSeen = Date.now();
       const counted = req.method !== "GET";
@@ -70,14 +85,14 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
     if (req.method !== "POST" || !isInitializeRequest(body)) {
       return send(res, 400, jsonRpcError("no mcp-session-id header: the first request of a session must be initialize"));
     }
-    await openSession().handleRequest(req, res, body);
+    await openSession(secret, identity).handleRequest(req, res, body);
   };
 
-  const openSession = (): StreamableHTTPServerTransport => {
+  const openSession = (secret: string | undefined, identity: MemberIdentity | undefined): StreamableHTTPServerTransport => {
     const sessionId = randomUUID();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => sessionId });
-    const { server } = createGatewayServer(gaggle, sessionId);
-    sessions.set(sessionId, { transport, lastSeen: Date.now(), open: 0 });
+    const { server } = createGatewayServer(gaggle, sessionId, identity);
+    sessions.set(sessionId, { transport, lastSeen: Date.now(), open: 0, secret });
     // Set before connect: the SDK keeps this handler and calls it first when the session closes.
     transport.onclose = () => {
       sessions.delete(sessionId);
@@ -120,9 +135,11 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
   }, Math.min(settings.sessionIdleTimeoutMs / 2, 60_000)).unref();
 
   const host = options.host.includes(":") ? `[${options.host}]` : options.host;
+  const localHost = isLoopback(options.host) || ["0.0.0.0", "::", "[::]"].includes(options.host) ? "127.0.0.1" : host;
   return {
     url: `http://${host}:${port}/mcp`,
     port,
+    localBase: `http://${localHost}:${port}`,
     close: async () => {
       clearInterval(sweep);
       await Promise.allSettled([...sessions.values()].map((session) => session.transport.close()));

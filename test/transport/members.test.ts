@@ -1,0 +1,77 @@
+// Member URLs: sessions opened with a member's secret act as that member, and only that secret does so.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { validateConfigText } from "../../src/config/index.js";
+import { createGaggle, type Gaggle } from "../../src/gaggle.js";
+import { serveHttp, type HttpGateway } from "../../src/transport/http-server.js";
+import { until } from "../helpers/poll.js";
+import { NO_BUILT_INS } from "../helpers/paths.js";
+
+const open: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  for (const item of open.splice(0).reverse()) await item.close().catch(() => {});
+});
+
+function gaggleFor(text = NO_BUILT_INS): Gaggle {
+  const config = validateConfigText(text, join(mkdtempSync(join(tmpdir(), "gaggle-members-")), "children_config.toml"), {});
+  const gaggle = createGaggle(config);
+  open.push(gaggle);
+  return gaggle;
+}
+
+async function connect(url: string): Promise<Client> {
+  const client = new Client({ name: "member", version: "0.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  open.push(client);
+  return client;
+}
+
+const statusOf = async (url: string, init: RequestInit = {}) => (await fetch(url, init)).status;
+
+describe("member URLs", () => {
+  it("serving stdio only, gaggle opens a loopback listener for its members, and their sessions carry the identity", async () => {
+    const gaggle = gaggleFor();
+    const { url } = await gaggle.memberEndpoint.urlFor({ teamId: "t1", agentId: "a1" });
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/members\/[A-Za-z0-9_-]{32}\/mcp$/);
+    const client = await connect(url);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("execute_child_tool");
+    expect(gaggle.hub.clients().map((entry) => entry.identity)).toEqual([{ teamId: "t1", agentId: "a1" }]);
+    // That listener is for members only.
+    expect(await statusOf(new URL("/mcp", url).href, { method: "POST", body: "{}", headers: { "content-type": "application/json" } })).toBe(404);
+  });
+
+  it("refuses an unknown or revoked secret, and never lets a member session be used from another path", async () => {
+    const gaggle = gaggleFor();
+    const member = await gaggle.memberEndpoint.urlFor({ teamId: "t1", agentId: "a1" });
+    const other = await gaggle.memberEndpoint.urlFor({ teamId: "t1", agentId: "a2" });
+    const client = await connect(member.url);
+    const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId!;
+    const forged = await fetch(other.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": sessionId },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(forged.status).toBe(404);
+    expect(await statusOf(member.url.replace(/members\/[^/]+/, "members/AAAAAAAAAAAAAAAAAAAAAAAA"), { method: "POST", body: "{}" })).toBe(401);
+    member.revoke();
+    await expect(connect(member.url)).rejects.toThrow();
+  });
+
+  it("when gaggle serves HTTP, members connect to that listener with their secret instead of the bearer token", async () => {
+    const gaggle = gaggleFor(`[gateway]\nauth_token = "lead-token"\n${NO_BUILT_INS}`);
+    const http: HttpGateway = await serveHttp(gaggle, { host: "127.0.0.1", port: 0, token: "lead-token" });
+    open.push(http);
+    gaggle.memberEndpoint.useListener(http);
+    const { url } = await gaggle.memberEndpoint.urlFor({ teamId: "t9", agentId: "m1" });
+    expect(new URL(url).port).toBe(String(http.port));
+    await connect(url);
+    await until(() => gaggle.hub.clients(), (clients) => clients.length === 1);
+    expect(gaggle.hub.clients()[0]!.identity).toEqual({ teamId: "t9", agentId: "m1" });
+    // The lead's endpoint still wants the token.
+    expect(await statusOf(http.url, { method: "POST", body: "{}", headers: { "content-type": "application/json" } })).toBe(401);
+  });
+});
