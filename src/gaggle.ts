@@ -34,7 +34,8 @@ export function createGaggle(config: GaggleConfig): Gaggle {
   const enabled = config.children.filter((child) => child.enabled);
   const children: Child[] = [
     ...enabled.map((child) => new McpChild(child, options)),
-    ...createVirtualChildren(config, hub),
+    // Member URLs are issued at run time, once the endpoint below exists.
+    ...createVirtualChildren(config, hub, { urlFor: (identity) => memberEndpoint.urlFor(identity) }),
   ];
   const router = new Router(children);
   const catalog = new ProxyCatalog(router, config);

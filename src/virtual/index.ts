@@ -1,9 +1,15 @@
 // The built-in virtual children gaggle registers beside the configured ones, each answering through the router.
-import type { Child, ChildEvents } from "../children/child.js";
+import type { Child, ChildEvents, MemberIdentity } from "../children/child.js";
 import type { GaggleConfig } from "../config/index.js";
 import { createGooseChild } from "./goose/index.js";
 import { createProcessChild } from "./process/index.js";
+import type { MemberUrl } from "../transport/member-endpoint.js";
 import { stateDir } from "./state-dir.js";
+
+/** Issues URLs on which an agent gaggle starts connects back to it as one team member. */
+export interface MemberUrls {
+  urlFor(identity: MemberIdentity): Promise<MemberUrl>;
+}
 
 /** What a virtual child is built from. */
 export interface VirtualContext {
@@ -11,13 +17,21 @@ export interface VirtualContext {
   events: ChildEvents;
   /** Absolute; created by the child that needs it. */
   stateDir: string;
+  members: MemberUrls;
+  /** The virtual children built before this one, by name (a team is built on the goose child). */
+  siblings: ReadonlyMap<string, Child>;
 }
 
+/** In order: a factory sees the children built before it. */
 const FACTORIES: Array<(context: VirtualContext) => Child | undefined> = [createProcessChild, createGooseChild];
 
-export function createVirtualChildren(config: GaggleConfig, events: ChildEvents): Child[] {
-  const context: VirtualContext = { config, events, stateDir: stateDir(config) };
-  return FACTORIES.flatMap((create) => create(context) ?? []);
+export function createVirtualChildren(config: GaggleConfig, events: ChildEvents, members: MemberUrls): Child[] {
+  const siblings = new Map<string, Child>();
+  for (const create of FACTORIES) {
+    const child = create({ config, events, stateDir: stateDir(config), members, siblings });
+    if (child) siblings.set(child.name, child);
+  }
+  return [...siblings.values()];
 }
 
 /** Virtual children whose settings say `expose = true`: their tools appear under their own names. */
