@@ -3,6 +3,7 @@ import type { Child, ChildEvents, MemberIdentity } from "../children/child.js";
 import type { GaggleConfig } from "../config/index.js";
 import { createGooseChild } from "./goose/index.js";
 import { createProcessChild } from "./process/index.js";
+import { createTeamChild } from "./team/index.js";
 import type { MemberUrl } from "../transport/member-endpoint.js";
 import { stateDir } from "./state-dir.js";
 
@@ -23,7 +24,7 @@ export interface VirtualContext {
 }
 
 /** In order: a factory sees the children built before it. */
-const FACTORIES: Array<(context: VirtualContext) => Child | undefined> = [createProcessChild, createGooseChild];
+const FACTORIES: Array<(context: VirtualContext) => Child | undefined> = [createProcessChild, createGooseChild, createTeamChild];
 
 export function createVirtualChildren(config: GaggleConfig, events: ChildEvents, members: MemberUrls): Child[] {
   const siblings = new Map<string, Child>();
@@ -36,5 +37,5 @@ export function createVirtualChildren(config: GaggleConfig, events: ChildEvents,
 
 /** Virtual children whose settings say `expose = true`: their tools appear under their own names. */
 export function exposedVirtualChildren(config: GaggleConfig): string[] {
-  return (["process", "goose"] as const).filter((name) => config.virtual[name].expose);
+  return (["process", "goose", "team"] as const).filter((name) => config.virtual[name].expose);
 }

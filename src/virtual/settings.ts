@@ -1,18 +1,15 @@
 // The settings of every built-in virtual child, for the config schema: `[virtual.NAME]` tables.
-import { z } from "zod";
-import { closed, expected } from "../config/zod-kit.js";
+import { closed } from "../config/zod-kit.js";
 import { gooseSettingsSchema, type GooseSettings } from "./goose/settings.js";
 import { processSettingsSchema, type ProcessSettings } from "./process/settings.js";
+import { teamSettingsSchema, type TeamSettings } from "./team/settings.js";
 
-export type { GooseSettings, ProcessSettings };
-
-/** `team` is not built yet: its table is kept as written. */
-const teamSettingsSchema = z.record(z.string(), z.unknown(), expected("a table"));
+export type { GooseSettings, ProcessSettings, TeamSettings };
 
 export interface VirtualSettings {
   process: ProcessSettings;
   goose: GooseSettings;
-  team: Record<string, unknown>;
+  team: TeamSettings;
 }
 
 export const virtualSettingsSchema = closed({
@@ -23,7 +20,7 @@ export const virtualSettingsSchema = closed({
   (raw): VirtualSettings => ({
     process: raw.process ?? processSettingsSchema.parse({}),
     goose: raw.goose ?? gooseSettingsSchema.parse({}),
-    team: raw.team ?? {},
+    team: raw.team ?? teamSettingsSchema.parse({}),
   }),
 );
 

@@ -14,4 +14,4 @@ export function fixtureChild(name: string, script: string, extra = ""): string {
 }
 
 /** Config lines that leave out the built-in virtual children, for tests that assert exact lists. */
-export const NO_BUILT_INS = "[virtual.process]\nenabled = false\n\n[virtual.goose]\nenabled = false\n";
+export const NO_BUILT_INS = "[virtual.process]\nenabled = false\n\n[virtual.goose]\nenabled = false\n\n[virtual.team]\nenabled = false\n";

@@ -17,6 +17,7 @@ import { gooseResources, gooseResourceTemplates, readGooseResource } from "./res
 import type { GooseSettings } from "./settings.js";
 import { gooseTools } from "./tools.js";
 import { TurnProcess } from "./turn-process.js";
+import { GoslingWatchers, type GoslingWatcher } from "./watchers.js";
 
 /** How `goose` is started, resolved from the config once. */
 export interface GooseLaunch {
@@ -33,6 +34,7 @@ const DESCRIPTION = "Goose agents (goslings): start them, follow their transcrip
 export class GooseChild extends VirtualChild implements GoslingHost {
   protected readonly virtualTools: VirtualTool[];
   private readonly goslings = new Map<string, Gosling>();
+  private readonly watchers = new GoslingWatchers();
 
   constructor(
     events: ChildEvents,
@@ -56,6 +58,16 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     return this.settings.idleReleaseMinutes * 60_000;
   }
 
+  /** Where goslings run unless told otherwise: [virtual.goose] cwd, absolute. */
+  get defaultCwd(): string {
+    return this.launch.cwd;
+  }
+
+  /** Follows every gosling's turns, notices and release; returns the way to stop. */
+  watch(watcher: GoslingWatcher): () => void {
+    return this.watchers.add(watcher);
+  }
+
   all(): Gosling[] {
     return [...this.goslings.values()];
   }
@@ -71,8 +83,18 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     });
   }
 
-  /** Starts a gosling on its first prompt; returns at once. */
-  launchGosling(prompt: string, tokens: readonly string[], ctx: CallContext, kind: GoslingKind = "run_goose", cwd = this.launch.cwd): { gosling: Gosling; entry: PromptEntry } {
+  /**
+   * Starts a gosling on its first prompt; returns at once. With `continueSession`, the gosling lives in that
+   * existing Goose session (one an earlier, released gosling created) and its first turn already resumes it.
+   */
+  launchGosling(
+    prompt: string,
+    tokens: readonly string[],
+    ctx: CallContext,
+    kind: GoslingKind = "run_goose",
+    cwd = this.launch.cwd,
+    continueSession?: string,
+  ): { gosling: Gosling; entry: PromptEntry } {
     let given;
     try {
       given = parseRunOptions(tokens);
@@ -84,7 +106,7 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     if (!findCommand(this.launch.command, this.launch.cwd, this.launch.env)) throw gooseMissing(this.launch.command, "was not found");
     const id = randomUUID();
     const options = mergeOptions(this.settings.options, given);
-    const gosling = new Gosling(id, sessionName(id), kind, options, cwd, this);
+    const gosling = new Gosling(id, continueSession ?? sessionName(id), kind, options, cwd, this, continueSession !== undefined);
     this.goslings.set(id, gosling);
     const entry = gosling.send(prompt, ctx.caller?.sessionId);
     this.events.listChanged(this.name, "resources");
@@ -99,7 +121,9 @@ export class GooseChild extends VirtualChild implements GoslingHost {
   }
 
   async release(gosling: Gosling, note: string): Promise<{ wasWorking: boolean; dropped: number }> {
+    const wasReleased = gosling.status === "released";
     const outcome = await gosling.release(note);
+    if (!wasReleased) this.watchers.emit("released", gosling);
     this.pruneReleased();
     this.events.resourceUpdated(this.name, `goslings://${gosling.id}`);
     return outcome;
@@ -143,6 +167,14 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     }
   }
 
+  turnStarted(gosling: Gosling, prompt: PromptEntry): void {
+    this.watchers.emit("turnStarted", gosling, prompt);
+  }
+
+  notice(gosling: Gosling, text: string): void {
+    this.watchers.emit("notice", gosling, text);
+  }
+
   /** The client that sent the prompt hears that its turn ended; subscribers hear that the output changed. */
   turnEnded(gosling: Gosling, prompt: PromptEntry): void {
     const uri = `goslings://${gosling.id}/output`;
@@ -163,9 +195,11 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     if (prompt.sessionId !== undefined) this.events.notify(prompt.sessionId, { log: { level, logger: this.name, data }, resourceUpdated: uri });
     this.events.resourceUpdated(this.name, uri);
     this.events.resourceUpdated(this.name, `goslings://${gosling.id}`);
+    this.watchers.emit("turnEnded", gosling, prompt);
   }
 
   idleReleased(gosling: Gosling): void {
+    this.watchers.emit("released", gosling);
     this.pruneReleased();
     this.events.resourceUpdated(this.name, `goslings://${gosling.id}`);
   }

@@ -9,7 +9,7 @@ import type { TurnExit, TurnProcess } from "./turn-process.js";
 
 export type GoslingStatus = "running" | "completed" | "error" | "released";
 export type PromptState = "queued" | "running" | "completed" | "error" | "cancelled";
-export type GoslingKind = "run_goose" | "dispatch_agent";
+export type GoslingKind = "run_goose" | "dispatch_agent" | "team_member";
 
 export interface PromptEntry {
   /** 1-based, in the order prompts were sent. */
@@ -36,7 +36,10 @@ export interface GoslingHost {
   /** 0 = never. */
   readonly idleReleaseMs: number;
   startTurn(gosling: Gosling, prompt: PromptEntry, resume: boolean, sinks: { stdout(line: string): void; stderr(line: string): void }): Promise<TurnProcess>;
+  turnStarted(gosling: Gosling, prompt: PromptEntry): void;
   turnEnded(gosling: Gosling, prompt: PromptEntry): void;
+  /** A systemNotification Goose printed (stream-json only). */
+  notice(gosling: Gosling, text: string): void;
   idleReleased(gosling: Gosling): void;
 }
 
@@ -61,7 +64,7 @@ export class Gosling {
   activitySince = new Date();
   private workedMs = 0;
   /** Whether an earlier turn got far enough for Goose to have created the session. */
-  private resumable = false;
+  private resumable: boolean;
   private current: { prompt: PromptEntry; process: TurnProcess | undefined; stopReason?: "release" | "runtime" } | undefined;
   private draining: Promise<void> | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
@@ -75,8 +78,11 @@ export class Gosling {
     readonly options: readonly RunOption[],
     readonly cwd: string,
     private readonly host: GoslingHost,
+    /** True for a gosling that continues a Goose session an earlier gosling created: every turn resumes it. */
+    continues = false,
   ) {
     this.transcript = new Transcript(host.maxOutputBytes);
+    this.resumable = continues;
   }
 
   get working(): boolean {
@@ -158,8 +164,9 @@ export class Gosling {
     const current: NonNullable<Gosling["current"]> = (this.current = { prompt, process: undefined });
     this.transcript.line(`>>> [prompt ${prompt.number}] ${prompt.startedAt.toISOString()}`);
     this.transcript.line(prompt.text.replace(/^/gm, ">>> "));
+    this.host.turnStarted(this, prompt);
     const reader: OutputReader =
-      this.host.outputFormat === "text" ? new TextReader(this.transcript) : new StreamJsonReader(this.transcript);
+      this.host.outputFormat === "text" ? new TextReader(this.transcript) : new StreamJsonReader(this.transcript, (text) => this.host.notice(this, text));
     const stderr: string[] = [];
     const sinks = { stdout: (line: string) => reader.read(line), stderr: (line: string) => void (stderr.push(line) > STDERR_LINES && stderr.shift()) };
     let exit: TurnExit | undefined;

@@ -31,7 +31,11 @@ export class StreamJsonReader implements OutputReader {
   private streamingId: string | undefined;
   private answerId: string | undefined;
 
-  constructor(private readonly transcript: Transcript) {}
+  constructor(
+    private readonly transcript: Transcript,
+    /** Hears each systemNotification's text, e.g. Goose's "Exceeded auto-compact threshold ..." notice. */
+    private readonly onNotice: (text: string) => void = () => {},
+  ) {}
 
   read(line: string): void {
     const event = parseObject(line);
@@ -77,6 +81,7 @@ export class StreamJsonReader implements OutputReader {
       }
       this.endStreaming();
       this.transcript.line(describe(item, role));
+      if (item.type === "systemNotification") this.onNotice(str(item.msg));
     }
   }
 

@@ -1,0 +1,221 @@
+// Owns delivering messages: one delivery per recipient, member turns one at a time in order, and their states.
+import { errorMessage, GaggleError } from "../../errors.js";
+import type { Logger } from "../../log.js";
+import type { GooseChild } from "../goose/goose-child.js";
+import type { Gosling, PromptEntry } from "../goose/gosling.js";
+import type { LeadInbox } from "./inbox.js";
+import { compactionText, messageTurn } from "./prompts.js";
+import { LEAD, now, SYSTEM, type DeliveryRecord, type MessageKind, type MessageRecord, type MessageScope, type TeamRecord } from "./records.js";
+import { newId, type TeamRegistry } from "./registry.js";
+import type { Roster } from "./roster.js";
+
+export interface Draft {
+  kind: MessageKind;
+  from: string;
+  to: string;
+  scope: MessageScope;
+  text: string;
+  imagePaths: string[];
+  recipients: string[];
+}
+
+interface Carried {
+  team: TeamRecord;
+  delivery: DeliveryRecord;
+}
+
+/** Goose's text when it compacts a session's context. */
+const COMPACTION = /auto-compact/i;
+
+/**
+ * A member gets one message per turn: a delivery is handed to its gosling only when the gosling is idle, so
+ * messages arrive in the order sent and each is `delivered` when its turn starts. While the member is busy
+ * or starting, its deliveries are `deferred`; when a turn ends, waiting deliveries are tried again.
+ */
+export class Courier {
+  /** Per agent: the delivery attempt in progress, so two never race for one gosling. */
+  private readonly chains = new Map<string, Promise<void>>();
+  /** Handed to a gosling that queued it behind prompts of its own: delivered when its turn starts. */
+  private readonly handed = new Map<PromptEntry, Carried>();
+  /** Delivered, its turn still running. */
+  private readonly inTurn = new Map<PromptEntry, Carried>();
+  private paused = false;
+
+  constructor(
+    private readonly registry: TeamRegistry,
+    private readonly roster: Roster,
+    private readonly goose: GooseChild,
+    private readonly inbox: LeadInbox,
+    private readonly log: Logger,
+  ) {}
+
+  /** Follows every gosling; returns the way to stop. */
+  watch(): () => void {
+    return this.goose.watch({
+      turnStarted: (_gosling, prompt) => this.turnStarted(prompt),
+      turnEnded: (gosling, prompt) => this.turnEnded(gosling, prompt),
+      released: (gosling) => this.released(gosling),
+      notice: (gosling, text) => this.notice(gosling, text),
+    });
+  }
+
+  /** While paused (the team child closing) nothing is handed over and no gosling is started. */
+  pause(paused: boolean): void {
+    this.paused = paused;
+  }
+
+  /** Adds the message and its deliveries to the team (not saved, not sent). */
+  record(team: TeamRecord, draft: Draft): { message: MessageRecord; deliveries: DeliveryRecord[] } {
+    const at = now();
+    const message: MessageRecord = { message_id: newId("msg"), kind: draft.kind, from: draft.from, to: draft.to, scope: draft.scope, text: draft.text, image_paths: draft.imagePaths, at };
+    const deliveries = draft.recipients.map((to): DeliveryRecord => ({
+      delivery_id: newId("dlv"), message_id: message.message_id, to, state: "pending", reason: null, created_at: at, delivered_at: null, read_at: null, gosling_id: null,
+    }));
+    team.messages.push(message);
+    team.deliveries.push(...deliveries);
+    return { message, deliveries };
+  }
+
+  /** Records, saves and sends: to the lead's inbox at once, to members as their turns allow. */
+  post(team: TeamRecord, draft: Draft): { message: MessageRecord; deliveries: DeliveryRecord[] } {
+    const posted = this.record(team, draft);
+    for (const delivery of posted.deliveries) if (delivery.to === LEAD) this.inbox.deliver(team, posted.message, delivery);
+    this.registry.save(team);
+    for (const delivery of posted.deliveries) if (delivery.to !== LEAD) this.pump(delivery.to);
+    return posted;
+  }
+
+  /** The onboarding turn carried this delivery. */
+  deliveredBy(team: TeamRecord, delivery: DeliveryRecord, gosling: Gosling, entry: PromptEntry): void {
+    if (entry.state === "queued") this.handed.set(entry, { team, delivery });
+    else this.markDelivered({ team, delivery }, gosling.id, entry);
+  }
+
+  /** Tries every agent that has deliveries waiting (after gaggle restarted, members start again here). */
+  pumpAll(): void {
+    for (const agentId of this.registry.agentsWaiting()) this.pump(agentId);
+  }
+
+  pump(agentId: string): void {
+    const previous = this.chains.get(agentId) ?? Promise.resolve();
+    const next = previous
+      .then(() => this.deliverNext(agentId))
+      .catch((error: unknown) => this.log.error({ err: error, agent: agentId }, "delivery failed unexpectedly"));
+    this.chains.set(agentId, next);
+    void next.finally(() => {
+      if (this.chains.get(agentId) === next) this.chains.delete(agentId);
+    });
+  }
+
+  /** Every delivery still waiting for `agentId` fails with `reason` (it was removed). */
+  failWaiting(agentId: string, reason: string): void {
+    for (const { team, delivery } of this.registry.waitingFor(agentId)) this.settle({ team, delivery }, "failed", reason);
+  }
+
+  private async deliverNext(agentId: string): Promise<void> {
+    for (;;) {
+      if (this.paused) return;
+      const next = this.registry.waitingFor(agentId)[0];
+      if (!next) return;
+      if ([...this.handed.values()].some((carried) => carried.delivery === next.delivery)) return;
+      const home = this.registry.agent(agentId);
+      if (!home || home.member.removed_at) {
+        this.settle(next, "failed", home ? `${agentId} was removed from team ${home.team.team_id}` : `there is no agent ${agentId}`);
+        continue;
+      }
+      const message = next.team.messages.find((candidate) => candidate.message_id === next.delivery.message_id);
+      if (!message) {
+        this.settle(next, "failed", "the message is no longer kept");
+        continue;
+      }
+      if (this.roster.isStarting(agentId)) return this.deferAll(agentId, `${agentId} is starting; the message waits for it`);
+      const live = this.roster.live(agentId);
+      if (live?.working) return this.deferAll(agentId, `${agentId} is busy; the message waits for its current turn to end`);
+      const text = messageTurn(next.team, message, this.registry.titleOf(message.from));
+      try {
+        const { gosling, entry } = live
+          ? { gosling: live, entry: this.goose.send(live.id, text, {}).entry }
+          : await this.roster.whileStarting(agentId, () => this.roster.launch(home.team.team_id, home.member, text, {}));
+        if (!live) this.registry.save(home.team);
+        if (entry.state === "queued") {
+          this.handed.set(entry, next);
+          return this.deferAll(agentId, `${agentId}'s gosling has other prompts queued first`);
+        }
+        // The rest now wait for this turn: the next pass marks them deferred.
+        this.markDelivered(next, gosling.id, entry);
+      } catch (error) {
+        if (waitable(error)) return this.deferAll(agentId, errorMessage(error));
+        this.settle(next, "failed", errorMessage(error));
+      }
+    }
+  }
+
+  /** Everything waiting for the agent waits for the same reason. */
+  private deferAll(agentId: string, reason: string): void {
+    for (const carried of this.registry.waitingFor(agentId)) {
+      if (carried.delivery.state === "deferred" && carried.delivery.reason === reason) continue;
+      this.settle(carried, "deferred", reason);
+    }
+  }
+
+  private markDelivered(carried: Carried, goslingId: string, entry: PromptEntry): void {
+    carried.delivery.gosling_id = goslingId;
+    this.inTurn.set(entry, carried);
+    this.settle(carried, "delivered", null);
+  }
+
+  private settle({ team, delivery }: Carried, state: DeliveryRecord["state"], reason: string | null): void {
+    delivery.state = state;
+    delivery.reason = reason;
+    if (state === "delivered") delivery.delivered_at = now();
+    this.registry.save(team);
+  }
+
+  private turnStarted(prompt: PromptEntry): void {
+    const carried = this.handed.get(prompt);
+    if (!carried) return;
+    this.handed.delete(prompt);
+    this.markDelivered(carried, carried.delivery.gosling_id ?? "", prompt);
+  }
+
+  private turnEnded(gosling: Gosling, prompt: PromptEntry): void {
+    const agentId = this.roster.agentOf(gosling);
+    const home = agentId ? this.registry.agent(agentId) : undefined;
+    if (home) {
+      home.member.tokens = gosling.tokens ?? home.member.tokens;
+      home.member.last_activity_at = now();
+      this.registry.save(home.team);
+    }
+    const carried = this.inTurn.get(prompt);
+    this.inTurn.delete(prompt);
+    // A turn that never reached Goose never showed the member its message.
+    if (carried && prompt.problem?.startsWith("goose could not be started")) this.settle(carried, "failed", prompt.problem);
+    if (gosling.status === "released" || this.paused) return;
+    // After the gosling's drain loop has settled (idle), which happens in the microtasks after this call.
+    setImmediate(() => this.pumpAll());
+  }
+
+  /** Handed over but never run: back to waiting, tried again on the next team call. */
+  private released(gosling: Gosling): void {
+    for (const [entry, carried] of this.handed) {
+      if (!gosling.prompts.includes(entry)) continue;
+      this.handed.delete(entry);
+      this.settle(carried, "pending", null);
+    }
+  }
+
+  /** Goose compacted a member's context: the member that added it hears so, unless it unsubscribed. */
+  private notice(gosling: Gosling, text: string): void {
+    if (!COMPACTION.test(text)) return;
+    const agentId = this.roster.agentOf(gosling);
+    const home = agentId ? this.registry.agent(agentId) : undefined;
+    if (!home || home.member.removed_at || !home.member.compaction_notices || this.paused) return;
+    const { team, member } = home;
+    this.post(team, { kind: "compaction", from: SYSTEM, to: member.added_by, scope: "direct", text: compactionText(member, text), imagePaths: [], recipients: [member.added_by] });
+  }
+}
+
+/** Limits that free up by themselves: the delivery waits instead of failing. */
+function waitable(error: unknown): boolean {
+  return error instanceof GaggleError && error.code === "LIMIT_REACHED" && /max_active|max_total/.test(error.message);
+}

@@ -1,0 +1,110 @@
+// Owns the client lead's inbox: messages to "lead" land there at once, its sessions are notified, and reads mark them.
+import type { ChildEvents } from "../../children/child.js";
+import { excerpt } from "../goose/format.js";
+import { LEAD, now, type DeliveryRecord, type MessageRecord, type TeamRecord } from "./records.js";
+
+export function inboxUri(teamId: string): string {
+  return `team://${teamId}/inbox`;
+}
+
+/** One message as its recipient reads it. */
+export interface InboxEntry {
+  message_id: string;
+  delivery_id: string;
+  kind: MessageRecord["kind"];
+  from: string;
+  from_title: string;
+  scope: MessageRecord["scope"];
+  at: string;
+  message: string;
+  image_paths: string[];
+  delivery_state: DeliveryRecord["state"];
+  read_at: string | null;
+}
+
+export class LeadInbox {
+  /** The client sessions that have acted as lead of each team; notices go to them. Session ids mean nothing after a restart. */
+  private readonly sessions = new Map<string, Set<string>>();
+
+  constructor(
+    private readonly childName: string,
+    private readonly events: ChildEvents,
+    private readonly titleOf: (agentId: string) => string,
+  ) {}
+
+  /** A client session acting as lead of `teamId`; the most recent ones are told of new messages. */
+  noteSession(teamId: string, sessionId: string): void {
+    const sessions = this.sessions.get(teamId) ?? new Set<string>();
+    sessions.delete(sessionId);
+    sessions.add(sessionId);
+    if (sessions.size > 8) sessions.delete(sessions.values().next().value!);
+    this.sessions.set(teamId, sessions);
+  }
+
+  forgetSession(sessionId: string): void {
+    for (const sessions of this.sessions.values()) sessions.delete(sessionId);
+  }
+
+  /** The delivery is done once the message is in the inbox; it stays unread until gg_team_status returns it. */
+  deliver(team: TeamRecord, message: MessageRecord, delivery: DeliveryRecord): void {
+    delivery.state = "delivered";
+    delivery.delivered_at = now();
+    const uri = inboxUri(team.team_id);
+    const title = this.titleOf(message.from);
+    const data = {
+      message: `Message from ${message.from} (${title}) in team ${team.team_id}: ${excerpt(message.text, 200)}`,
+      team_id: team.team_id,
+      message_id: message.message_id,
+      delivery_id: delivery.delivery_id,
+      kind: message.kind,
+      from: message.from,
+      from_title: title,
+      scope: message.scope,
+      text: message.text,
+      image_paths: message.image_paths,
+      inbox: uri,
+    };
+    for (const sessionId of this.sessions.get(team.team_id) ?? []) {
+      this.events.notify(sessionId, { log: { level: "info", logger: this.childName, data }, resourceUpdated: uri });
+    }
+    this.events.resourceUpdated(this.childName, uri);
+  }
+
+  /**
+   * Messages to `agentId` in this team, oldest first. The client lead's are those in its inbox (`unreadOnly`:
+   * not shown yet); a member's are every delivery to it, whatever its state, since they arrive as turns.
+   */
+  entries(team: TeamRecord, agentId: string, unreadOnly = false): InboxEntry[] {
+    const messages = new Map(team.messages.map((message) => [message.message_id, message]));
+    const mine = (delivery: DeliveryRecord) =>
+      delivery.to === agentId && (agentId !== LEAD || (delivery.state === "delivered" && (!unreadOnly || delivery.read_at === null)));
+    return team.deliveries
+      .filter(mine)
+      .flatMap((delivery) => {
+        const message = messages.get(delivery.message_id);
+        if (!message) return [];
+        return [{
+          message_id: message.message_id,
+          delivery_id: delivery.delivery_id,
+          kind: message.kind,
+          from: message.from,
+          from_title: this.titleOf(message.from),
+          scope: message.scope,
+          at: message.at,
+          message: message.text,
+          image_paths: message.image_paths,
+          delivery_state: delivery.state,
+          read_at: delivery.read_at,
+        }];
+      });
+  }
+
+  /** Returns the client lead's unread messages and marks them read; the caller saves the team. */
+  takeUnread(team: TeamRecord): InboxEntry[] {
+    const unread = this.entries(team, LEAD, true);
+    const at = now();
+    const ids = new Set(unread.map((entry) => entry.delivery_id));
+    for (const delivery of team.deliveries) if (ids.has(delivery.delivery_id)) delivery.read_at = at;
+    return unread;
+  }
+}

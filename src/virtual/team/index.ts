@@ -1,0 +1,38 @@
+// The built-in `team` child: agent teams of goslings, built from `[virtual.team]` on top of the goose child.
+import { dirname, join, resolve } from "node:path";
+import type { Child } from "../../children/child.js";
+import { childEnv } from "../../children/child-env.js";
+import { logger } from "../../log.js";
+import { GooseChild } from "../goose/goose-child.js";
+import type { VirtualContext } from "../index.js";
+import { Courier } from "./courier.js";
+import { LeadInbox } from "./inbox.js";
+import { TeamRegistry } from "./registry.js";
+import { Roster } from "./roster.js";
+import { TeamStore } from "./store.js";
+import { TeamChild } from "./team-child.js";
+import { Worktrees } from "./worktrees.js";
+
+export function createTeamChild(context: VirtualContext): Child | undefined {
+  const settings = context.config.virtual.team;
+  if (!settings.enabled) return undefined;
+  const log = logger({ child: "team" });
+  const goose = context.siblings.get("goose");
+  if (!(goose instanceof GooseChild)) {
+    log.info("the team child is left out: its members are goslings, and [virtual.goose] is disabled");
+    return undefined;
+  }
+  const registry = new TeamRegistry(new TeamStore(join(context.stateDir, "team", "teams"), log));
+  const roster = new Roster(goose, context.members);
+  const inbox = new LeadInbox("team", context.events, (agentId) => registry.titleOf(agentId));
+  const courier = new Courier(registry, roster, goose, inbox, log);
+  const worktrees = new Worktrees({
+    sourceCwd: goose.defaultCwd,
+    configuredDir: settings.worktreesDir ? resolve(dirname(context.config.path), settings.worktreesDir) : undefined,
+    stateDir: context.stateDir,
+    graceMs: context.config.gateway.shutdownGraceMs,
+    env: childEnv({}, true),
+  });
+  const teamsChanged = () => context.events.listChanged("team", "resources");
+  return new TeamChild(context.events, { registry, roster, courier, goose, worktrees, settings, inbox, teamsChanged });
+}

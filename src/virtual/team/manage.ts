@@ -1,0 +1,163 @@
+// Owns gg_team_manage: adding a member (team, worktree, gosling, onboarding) with rollback, and removing members.
+import type { CallContext } from "../../children/child.js";
+import { childEnv } from "../../children/child-env.js";
+import { errorMessage } from "../../errors.js";
+import type { GooseChild } from "../goose/goose-child.js";
+import type { Courier } from "./courier.js";
+import { checkImages } from "./images.js";
+import { onboardingTurn } from "./prompts.js";
+import { requireManager, requireParticipant } from "./principal.js";
+import { now, type MemberRecord, type TeamRecord } from "./records.js";
+import type { TeamRegistry } from "./registry.js";
+import type { Roster } from "./roster.js";
+import type { TeamSettings } from "./settings.js";
+import { resolvePreset, type AddRequest, type RemoveRequest } from "./validate.js";
+import type { CreatedWorktree, Worktrees } from "./worktrees.js";
+
+export interface ManageDeps {
+  registry: TeamRegistry;
+  roster: Roster;
+  courier: Courier;
+  goose: GooseChild;
+  worktrees: Worktrees;
+  settings: TeamSettings;
+  /** The team child's resources changed (a new team's inbox). */
+  teamsChanged(): void;
+}
+
+/** Where a sender's relative paths start: its own working directory. */
+export function cwdOf(agentId: string, deps: Pick<ManageDeps, "registry" | "goose">): string {
+  return deps.registry.agent(agentId)?.member.cwd ?? deps.goose.defaultCwd;
+}
+
+export async function addMember(deps: ManageDeps, caller: string, request: AddRequest, ctx: CallContext): Promise<Record<string, unknown>> {
+  const { registry, roster, courier } = deps;
+  let team = registry.find(request.teamId);
+  const created = !team;
+  if (team) requireManager(team, caller, deps.settings.allowMemberManage, "add members to");
+  const preset = resolvePreset(request.modelPreset, deps.settings.modelPresets);
+  const images = checkImages(request.imagePaths, cwdOf(caller, deps));
+  team ??= registry.create(request.teamId, caller);
+  const at = now();
+  const member: MemberRecord = {
+    agent_id: registry.newAgentId(),
+    title: request.title ?? request.worktree?.name ?? "member",
+    added_by: caller,
+    added_at: at,
+    removed_at: null,
+    cwd: deps.goose.defaultCwd,
+    worktree: null,
+    model_preset: request.modelPreset ?? null,
+    options: preset ? ["--provider", preset.provider, "--model", preset.model] : [],
+    session: null,
+    gosling_id: null,
+    compaction_notices: request.compactionNotices,
+    tokens: null,
+    last_activity_at: at,
+  };
+  team.members.push(member);
+  let worktree: CreatedWorktree | undefined;
+  try {
+    const launched = await roster.whileStarting(member.agent_id, async () => {
+      worktree = await prepareWorktree(deps, team, member, request);
+      const onboarding = courier.record(team, {
+        kind: "onboarding", from: caller, to: member.agent_id, scope: "direct", text: request.prompt ?? "", imagePaths: images, recipients: [member.agent_id],
+      });
+      const hasMessage = request.prompt !== undefined || images.length > 0;
+      const turn = onboardingTurn({ team, member, adderTitle: registry.titleOf(caller), message: hasMessage ? onboarding.message : undefined });
+      return { onboarding, ...(await roster.launch(team.team_id, member, turn, ctx)) };
+    });
+    courier.deliveredBy(team, launched.onboarding.deliveries[0]!, launched.gosling, launched.entry);
+    registry.save(team);
+    if (created) deps.teamsChanged();
+    courier.pump(member.agent_id);
+    return {
+      operation: "add",
+      team_id: team.team_id,
+      team_created: created,
+      lead_agent_id: team.lead_agent_id,
+      agent_id: member.agent_id,
+      title: member.title,
+      added_by: member.added_by,
+      state: roster.state(member),
+      gosling_id: launched.gosling.id,
+      session: launched.gosling.session,
+      cwd: member.cwd,
+      worktree: member.worktree && {
+        ...member.worktree,
+        init_script: worktree ? (worktree.init.ran ? "ran" : "none") : "not run (existing worktree)",
+        init_output: worktree?.init.ran ? worktree.init.output : null,
+      },
+      model_preset: member.model_preset,
+      image_count: images.length,
+      onboarding: { message_id: launched.onboarding.message.message_id, delivery_id: launched.onboarding.deliveries[0]!.delivery_id },
+      next: `gg_team_message to talk to it; gg_team_status for the team; get_gosling_output (goose) with process_id "${launched.gosling.id}" for its transcript`,
+    };
+  } catch (error) {
+    await undoAdd(deps, team, member, created);
+    throw error;
+  }
+}
+
+async function prepareWorktree(deps: ManageDeps, team: TeamRecord, member: MemberRecord, request: AddRequest): Promise<CreatedWorktree | undefined> {
+  if (!request.worktree) return undefined;
+  if (request.worktree.existing) {
+    member.worktree = await deps.worktrees.reuse(request.worktree.name);
+    member.cwd = member.worktree.path;
+    return undefined;
+  }
+  const env = { ...childEnv({}, true), GG_TEAM_ID: team.team_id, GG_AGENT_ID: member.agent_id };
+  const created = await deps.worktrees.create(request.worktree.name, env);
+  member.worktree = created.record;
+  member.cwd = created.record.path;
+  return created;
+}
+
+/** A failed add leaves nothing behind: the member, a team it would have created, a worktree made for it. */
+async function undoAdd(deps: ManageDeps, team: TeamRecord, member: MemberRecord, created: boolean): Promise<void> {
+  team.members = team.members.filter((candidate) => candidate !== member);
+  team.deliveries = team.deliveries.filter((delivery) => delivery.to !== member.agent_id);
+  team.messages = team.messages.filter((message) => message.to !== member.agent_id || message.kind !== "onboarding");
+  deps.roster.forget(member.agent_id);
+  if (created) deps.registry.drop(team);
+  // A worktree whose init script failed was rolled back before the member got it; one made before a later failure goes now.
+  if (member.worktree?.created) await deps.worktrees.rollback(member.worktree).catch(() => {});
+}
+
+export async function removeMembers(deps: ManageDeps, caller: string, request: RemoveRequest): Promise<Record<string, unknown>> {
+  const { registry, roster, courier } = deps;
+  const team = registry.get(request.teamId);
+  requireParticipant(team, caller);
+  requireManager(team, caller, deps.settings.allowMemberManage, "remove members from");
+  const results: Array<Record<string, unknown>> = [];
+  for (const agentId of request.agentIds) {
+    const member = team.members.find((candidate) => candidate.agent_id === agentId);
+    const refuse = (code: string, message: string) => results.push({ agent_id: agentId, ok: false, error: { code, message } });
+    if (agentId === team.lead_agent_id) refuse("INVALID_ARGS", `${agentId} is the lead of team ${team.team_id} and cannot be removed`);
+    else if (!member) refuse("NOT_FOUND", `${agentId} is not a member of team ${team.team_id}`);
+    else if (member.removed_at) refuse("INVALID_ARGS", `${agentId} was already removed at ${member.removed_at}`);
+    else {
+      const was = roster.state(member);
+      try {
+        const { wasWorking } = await roster.remove(member, `removed from team ${team.team_id} by ${caller}`);
+        member.removed_at = now();
+        courier.failWaiting(agentId, `${agentId} was removed from team ${team.team_id}`);
+        const left = member.worktree ? `its worktree ${member.worktree.path} (branch ${member.worktree.branch}) was left in place` : "it had no worktree";
+        results.push({
+          agent_id: agentId,
+          ok: true,
+          state: "removed",
+          was,
+          gosling: member.gosling_id ? `released${wasWorking ? " (its turn was stopped)" : ""}; its transcript stays readable with get_gosling_output` : "none",
+          worktree_left: member.worktree?.path ?? null,
+          note: `${agentId} was removed; ${left}.`,
+        });
+      } catch (error) {
+        refuse("SESSION_ERROR", errorMessage(error));
+      }
+    }
+  }
+  registry.save(team);
+  const removed = results.filter((result) => result.ok === true).length;
+  return { operation: "remove", team_id: team.team_id, removed_count: removed, failed_count: results.length - removed, results };
+}

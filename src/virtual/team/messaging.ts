@@ -1,0 +1,61 @@
+// Owns gg_team_message: who may send, to whom ("broadcast" is everyone but the sender), and the receipt.
+import { GaggleError } from "../../errors.js";
+import type { Courier } from "./courier.js";
+import { checkImages } from "./images.js";
+import { isParticipant, requireParticipant } from "./principal.js";
+import { BROADCAST, LEAD, type TeamRecord } from "./records.js";
+import type { TeamRegistry } from "./registry.js";
+import { checkTeamId } from "./validate.js";
+
+export interface MessageArgs {
+  team_id: string;
+  recipient_agent_id: string;
+  message: string;
+  image_paths?: string[];
+}
+
+export function sendMessage(registry: TeamRegistry, courier: Courier, caller: string, senderCwd: string, args: MessageArgs): Record<string, unknown> {
+  const team = registry.get(checkTeamId(args.team_id));
+  requireParticipant(team, caller);
+  const broadcast = args.recipient_agent_id.trim().toLowerCase() === BROADCAST;
+  const recipients = broadcast ? participants(team).filter((agentId) => agentId !== caller) : [recipient(team, caller, args.recipient_agent_id.trim())];
+  if (recipients.length === 0) {
+    throw new GaggleError("INVALID_ARGS", `there is no one else in team ${team.team_id} to broadcast to`, { hint: "gg_team_manage adds members" });
+  }
+  const images = checkImages(args.image_paths ?? [], senderCwd);
+  const { message, deliveries } = courier.post(team, {
+    kind: "message",
+    from: caller,
+    to: broadcast ? BROADCAST : recipients[0]!,
+    scope: broadcast ? "broadcast" : "direct",
+    text: args.message,
+    imagePaths: images,
+    recipients,
+  });
+  return {
+    message_id: message.message_id,
+    delivery_ids: deliveries.map((delivery) => delivery.delivery_id),
+    recipient_count: deliveries.length,
+    scope: message.scope,
+    image_count: images.length,
+    ...(images.length > 0 && { image_paths: images }),
+    deliveries: deliveries.map((delivery) => ({ agent_id: delivery.to, delivery_id: delivery.delivery_id, state: delivery.state })),
+  };
+}
+
+/** The lead first, then members not removed, in the order they were added. */
+function participants(team: TeamRecord): string[] {
+  return [team.lead_agent_id, ...team.members.filter((member) => !member.removed_at).map((member) => member.agent_id)];
+}
+
+/** "lead" names the team's lead whoever it is. */
+function recipient(team: TeamRecord, caller: string, given: string): string {
+  const agentId = given === LEAD ? team.lead_agent_id : given;
+  if (agentId === caller) throw new GaggleError("INVALID_ARGS", `${caller} cannot send a message to itself`);
+  if (isParticipant(team, agentId)) return agentId;
+  const removed = team.members.find((member) => member.agent_id === agentId);
+  if (removed) throw new GaggleError("INVALID_ARGS", `${agentId} was removed from team ${team.team_id} at ${removed.removed_at}`);
+  throw new GaggleError("NOT_FOUND", `no member "${given}" in team ${team.team_id}`, {
+    hint: `recipients: ${participants(team).filter((id) => id !== caller).join(", ") || "none"}, or "broadcast"`,
+  });
+}

@@ -1,0 +1,44 @@
+// Owns who a call speaks for: the client lead, or the member whose credential opened the session; and what each may do.
+import type { CallContext } from "../../children/child.js";
+import { GaggleError } from "../../errors.js";
+import { LEAD, type TeamRecord } from "./records.js";
+import type { TeamRegistry } from "./registry.js";
+
+/**
+ * A session opened on a member URL speaks as that member and nothing in the arguments can change it; any
+ * other session (the stdio client, an HTTP client holding the bearer token) is the operator: LEAD.
+ * A member credential whose member was removed speaks for no one.
+ */
+export function callerAgentId(ctx: CallContext, registry: TeamRegistry): string {
+  const identity = ctx.caller?.identity;
+  if (!identity) return LEAD;
+  const found = registry.agent(identity.agentId);
+  if (!found || found.team.team_id !== identity.teamId) {
+    throw new GaggleError("PERMISSION_DENIED", `this session's member credential (${identity.agentId} of team ${identity.teamId}) names no member`);
+  }
+  if (found.member.removed_at) {
+    throw new GaggleError("PERMISSION_DENIED", `${identity.agentId} was removed from team ${identity.teamId} at ${found.member.removed_at} and may no longer use team tools`);
+  }
+  return identity.agentId;
+}
+
+/** The lead, or a member not removed. */
+export function isParticipant(team: TeamRecord, agentId: string): boolean {
+  return agentId === team.lead_agent_id || team.members.some((member) => member.agent_id === agentId && !member.removed_at);
+}
+
+export function requireParticipant(team: TeamRecord, agentId: string): void {
+  if (isParticipant(team, agentId)) return;
+  throw new GaggleError("PERMISSION_DENIED", `${agentId} is not a member of team ${team.team_id}`, {
+    hint: agentId === LEAD ? `team ${team.team_id} is led by ${team.lead_agent_id}, one of gaggle's agents` : "a member speaks only in its own teams",
+  });
+}
+
+/** Only the lead adds and removes members, unless [virtual.team] allow_member_manage = true. */
+export function requireManager(team: TeamRecord, agentId: string, allowMemberManage: boolean, action: "add members to" | "remove members from"): void {
+  requireParticipant(team, agentId);
+  if (agentId === team.lead_agent_id || allowMemberManage) return;
+  throw new GaggleError("PERMISSION_DENIED", `${agentId} is not allowed to ${action} team ${team.team_id}: only its lead (${team.lead_agent_id}) manages it`, {
+    hint: "ask the lead with gg_team_message, or set [virtual.team] allow_member_manage = true",
+  });
+}

@@ -1,0 +1,90 @@
+// Owns the shape of what the team child keeps on disk: teams, their members, messages and deliveries.
+
+/** The agent id of a team's lead when the lead is an MCP client (not one of gaggle's own agents). */
+export const LEAD = "lead";
+/** The sender of notices gaggle itself sends (compaction). */
+export const SYSTEM = "gaggle";
+/** `recipient_agent_id` meaning everyone in the team but the sender. */
+export const BROADCAST = "broadcast";
+
+export type DeliveryState = "pending" | "deferred" | "delivered" | "failed";
+export type MessageKind = "message" | "onboarding" | "compaction";
+export type MessageScope = "direct" | "broadcast";
+
+export interface WorktreeRecord {
+  name: string;
+  /** Absolute. */
+  path: string;
+  branch: string;
+  /** True when gaggle created it for this member; false for `use_existing_worktree`. */
+  created: boolean;
+}
+
+export interface MemberRecord {
+  agent_id: string;
+  title: string;
+  /** The agent id that added it (LEAD, or a member's). */
+  added_by: string;
+  added_at: string;
+  removed_at: string | null;
+  /** Where its gosling runs: the worktree, or the goose child's cwd. */
+  cwd: string;
+  worktree: WorktreeRecord | null;
+  model_preset: string | null;
+  /** goose run flags from the preset (--provider, --model), fixed when the member was added. */
+  options: string[];
+  /** The Goose session its goslings live in, once the first one started. */
+  session: string | null;
+  /** Its current (or last) gosling. */
+  gosling_id: string | null;
+  /** Whether the member that added it hears when its context is compacted. */
+  compaction_notices: boolean;
+  /** Goose's token count for its session, as last reported. */
+  tokens: number | null;
+  last_activity_at: string;
+}
+
+export interface MessageRecord {
+  message_id: string;
+  kind: MessageKind;
+  from: string;
+  /** An agent id, or BROADCAST. */
+  to: string;
+  scope: MessageScope;
+  text: string;
+  /** Absolute, checked to be images when the message was sent. */
+  image_paths: string[];
+  at: string;
+}
+
+export interface DeliveryRecord {
+  delivery_id: string;
+  message_id: string;
+  to: string;
+  state: DeliveryState;
+  /** Why it is deferred, or why it failed. */
+  reason: string | null;
+  created_at: string;
+  delivered_at: string | null;
+  /** Deliveries to an inbox (the lead's) are unread until gg_team_status returns them. */
+  read_at: string | null;
+  /** The gosling whose turn carried it. */
+  gosling_id: string | null;
+}
+
+export interface TeamRecord {
+  team_id: string;
+  lead_agent_id: string;
+  created_at: string;
+  members: MemberRecord[];
+  messages: MessageRecord[];
+  deliveries: DeliveryRecord[];
+}
+
+export function now(): string {
+  return new Date().toISOString();
+}
+
+export function outstanding(delivery: DeliveryRecord): boolean {
+  return delivery.state === "pending" || delivery.state === "deferred";
+}

@@ -1,0 +1,90 @@
+// Owns the teams in memory: finding a team or an agent, creating and dropping teams, new ids, saving.
+import { randomBytes } from "node:crypto";
+import { GaggleError } from "../../errors.js";
+import { LEAD, now, outstanding, type DeliveryRecord, type MemberRecord, type TeamRecord } from "./records.js";
+import type { TeamStore } from "./store.js";
+
+/** Team ids name files and URIs: kept plain. */
+export const TEAM_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export class TeamRegistry {
+  private readonly teams = new Map<string, TeamRecord>();
+
+  constructor(private readonly store: TeamStore) {
+    for (const team of store.load()) this.teams.set(team.team_id, team);
+  }
+
+  all(): TeamRecord[] {
+    return [...this.teams.values()];
+  }
+
+  find(teamId: string): TeamRecord | undefined {
+    return this.teams.get(teamId);
+  }
+
+  get(teamId: string): TeamRecord {
+    const team = this.teams.get(teamId);
+    if (team) return team;
+    const known = this.all().map((each) => each.team_id);
+    throw new GaggleError("NOT_FOUND", `no team "${teamId}"`, {
+      hint: known.length > 0 ? `known teams: ${known.join(", ")}` : "gg_team_manage with a new team_id creates a team, its caller the lead",
+    });
+  }
+
+  /** Created in memory only: it is saved once its first member has started. */
+  create(teamId: string, leadAgentId: string): TeamRecord {
+    const team: TeamRecord = { team_id: teamId, lead_agent_id: leadAgentId, created_at: now(), members: [], messages: [], deliveries: [] };
+    this.teams.set(teamId, team);
+    return team;
+  }
+
+  /** A team whose first add failed: never saved, it goes. */
+  drop(team: TeamRecord): void {
+    if (team.members.length === 0) this.teams.delete(team.team_id);
+  }
+
+  save(team: TeamRecord): void {
+    if (this.teams.get(team.team_id) === team) this.store.save(team);
+  }
+
+  /** The member an agent id names, in the team that added it (agent ids are unique across teams). */
+  agent(agentId: string): { team: TeamRecord; member: MemberRecord } | undefined {
+    for (const team of this.teams.values()) {
+      const member = team.members.find((candidate) => candidate.agent_id === agentId);
+      if (member) return { team, member };
+    }
+    return undefined;
+  }
+
+  /** How a sender is named in messages: a member's title, "team lead" for the client lead, "gaggle" for notices. */
+  titleOf(agentId: string): string {
+    if (agentId === LEAD) return "team lead";
+    return this.agent(agentId)?.member.title ?? agentId;
+  }
+
+  newAgentId(): string {
+    for (;;) {
+      const id = `agent-${randomBytes(4).toString("hex")}`;
+      if (!this.agent(id)) return id;
+    }
+  }
+
+  /** Deliveries to one agent still waiting, over every team, oldest first. */
+  waitingFor(agentId: string): Array<{ team: TeamRecord; delivery: DeliveryRecord }> {
+    return this.all()
+      .flatMap((team) => team.deliveries.filter((d) => d.to === agentId && outstanding(d)).map((delivery) => ({ team, delivery })))
+      .sort((a, b) => a.delivery.created_at.localeCompare(b.delivery.created_at));
+  }
+
+  /** Agents with deliveries still waiting, in any team. */
+  agentsWaiting(): string[] {
+    const agents = new Set<string>();
+    for (const team of this.all()) for (const d of team.deliveries) if (outstanding(d)) agents.add(d.to);
+    agents.delete(LEAD);
+    return [...agents];
+  }
+}
+
+export function newId(prefix: string): string {
+  return `${prefix}-${randomBytes(6).toString("hex")}`;
+}

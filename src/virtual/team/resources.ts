@@ -1,0 +1,34 @@
+// Owns the team:// resources: each team's inbox, read as the caller (the lead's unread messages, or a member's deliveries).
+import type { ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
+import type { CallContext } from "../../children/child.js";
+import { inboxUri, type LeadInbox } from "./inbox.js";
+import { callerAgentId, requireParticipant } from "./principal.js";
+import { LEAD } from "./records.js";
+import type { TeamRegistry } from "./registry.js";
+
+export function teamResources(registry: TeamRegistry): Resource[] {
+  return registry.all().map((team) => ({
+    uri: inboxUri(team.team_id),
+    name: `team ${team.team_id} inbox`,
+    description: `Messages to you in team ${team.team_id}; the lead's stay unread until gg_team_status returns them`,
+    mimeType: "application/json",
+  }));
+}
+
+export const TEAM_RESOURCE_TEMPLATES: ResourceTemplate[] = [
+  { uriTemplate: "team://{team_id}/inbox", name: "team inbox", description: "Messages to you in a team, oldest first, with read and delivery states", mimeType: "application/json" },
+];
+
+/** Reading never marks anything read: clients may read resources on their own. undefined: not a team:// URI. */
+export function readTeamResource(uri: string, ctx: CallContext, registry: TeamRegistry, inbox: LeadInbox): ReadResourceResult | undefined {
+  const match = /^team:\/\/([^/]+)\/inbox$/.exec(uri);
+  if (!match) return undefined;
+  const team = registry.find(decodeURIComponent(match[1]!));
+  if (!team) return undefined;
+  const caller = callerAgentId(ctx, registry);
+  requireParticipant(team, caller);
+  if (caller === LEAD && team.lead_agent_id === LEAD && ctx.caller) inbox.noteSession(team.team_id, ctx.caller.sessionId);
+  const messages = inbox.entries(team, caller);
+  const body = { team_id: team.team_id, agent_id: caller, unread_count: messages.filter((entry) => caller === LEAD && entry.read_at === null).length, messages };
+  return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(body, null, 2) }] };
+}

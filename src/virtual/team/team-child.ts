@@ -1,0 +1,52 @@
+// Owns the built-in `team` child: its tools and resources over the shared team state, and stopping its members.
+import type { ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
+import type { CallContext, ChildEvents } from "../../children/child.js";
+import { VirtualChild, type VirtualTool } from "../virtual-child.js";
+import { readTeamResource, TEAM_RESOURCE_TEMPLATES, teamResources } from "./resources.js";
+import { teamTools, type ToolDeps } from "./tools.js";
+
+const NAME = "team";
+const DESCRIPTION = "Agent teams of goslings: gg_team_manage adds and removes members (optionally in git worktrees), gg_team_message talks, gg_team_status shows the team";
+
+export class TeamChild extends VirtualChild {
+  protected readonly virtualTools: VirtualTool[];
+
+  constructor(
+    events: ChildEvents,
+    private readonly deps: ToolDeps,
+  ) {
+    super(NAME, DESCRIPTION, events);
+    this.virtualTools = teamTools(deps);
+    // For gaggle's lifetime: the goose child lives exactly as long.
+    deps.courier.watch();
+  }
+
+  protected override listResources(): Resource[] {
+    return teamResources(this.deps.registry);
+  }
+
+  protected override listResourceTemplates(): ResourceTemplate[] {
+    return TEAM_RESOURCE_TEMPLATES;
+  }
+
+  protected override async read(uri: string, ctx: CallContext): Promise<ReadResourceResult | undefined> {
+    return readTeamResource(uri, ctx, this.deps.registry, this.deps.inbox);
+  }
+
+  /**
+   * close_child_session("team") and shutdown: members' goslings are released, none is started meanwhile.
+   * Teams, members and waiting deliveries stay on disk; the next team call starts members again as needed.
+   */
+  protected async stopAll(): Promise<void> {
+    this.deps.courier.pause(true);
+    try {
+      await this.deps.roster.releaseAll("the team child was closed");
+    } finally {
+      this.deps.courier.pause(false);
+    }
+  }
+
+  forgetCaller(sessionId: string): void {
+    this.deps.inbox.forgetSession(sessionId);
+  }
+}

@@ -1,0 +1,110 @@
+// Owns the team child's tools: gg_team_manage, gg_team_message and gg_team_status, their schemas and answers.
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallContext } from "../../children/child.js";
+import { jsonResult } from "../../gateway/failure.js";
+import type { VirtualTool } from "../virtual-child.js";
+import type { LeadInbox } from "./inbox.js";
+import { addMember, cwdOf, removeMembers, type ManageDeps } from "./manage.js";
+import { sendMessage, type MessageArgs } from "./messaging.js";
+import { callerAgentId, requireParticipant } from "./principal.js";
+import { LEAD } from "./records.js";
+import { statusView } from "./status-view.js";
+import { checkTeamId, parseManage } from "./validate.js";
+
+export interface ToolDeps extends ManageDeps {
+  inbox: LeadInbox;
+}
+
+const text = (description: string) => ({ type: "string", minLength: 1, description });
+const paths = (description: string) => ({ type: "array", items: { type: "string", minLength: 1 }, description });
+const TEAM_ID = text("The team's id (letters, digits, . _ -). gg_team_manage with a new id creates the team, its caller the lead.");
+
+function tool(name: string, description: string, properties: Record<string, object>, required: string[], annotations: Tool["annotations"]): Tool {
+  return { name, description, inputSchema: { type: "object", properties, required, additionalProperties: false }, annotations };
+}
+
+export function teamTools(deps: ToolDeps): VirtualTool[] {
+  const presets = Object.keys(deps.settings.modelPresets);
+  const presetText = presets.length > 0 ? `one of: ${presets.join(", ")}` : "none are configured ([virtual.team.model_presets.NAME])";
+  /** Every call: the caller is known from its session, the lead's session is remembered, waiting deliveries are tried. */
+  const run = (definition: Tool, handler: (args: Record<string, unknown>, caller: string, ctx: CallContext) => Promise<object> | object): VirtualTool => ({
+    definition,
+    run: async (args, ctx) => {
+      const caller = callerAgentId(ctx, deps.registry);
+      const noteLead = () => {
+        const team = deps.registry.find(args.team_id as string);
+        if (team && caller === LEAD && team.lead_agent_id === LEAD && ctx.caller) deps.inbox.noteSession(team.team_id, ctx.caller.sessionId);
+      };
+      noteLead();
+      try {
+        return jsonResult(await handler(args, caller, ctx));
+      } finally {
+        noteLead();
+        deps.courier.pumpAll();
+      }
+    },
+  });
+  return [
+    run(
+      tool(
+        "gg_team_manage",
+        "Manage team membership. Omit remove_agent_ids to add one member: a Goose agent (gosling) that joins with gaggle as its MCP " +
+          "extension, speaks as itself, and starts on an onboarding turn carrying `prompt`; optionally in its own git worktree " +
+          `(worktree_name: a new branch and checkout, then ./.agents/gg/worktree-init.sh if present; use_existing_worktree reuses one). model_preset: ${presetText}. ` +
+          "The first add creates the team and makes its caller the lead. Give remove_agent_ids to remove members: their goslings are " +
+          "released (transcripts kept) and their worktrees left in place. Only the lead manages a team unless [virtual.team] allow_member_manage = true.",
+        {
+          team_id: TEAM_ID,
+          title: text("Add: the member's role, shown in its messages (default: the worktree name, else \"member\")"),
+          prompt: { type: "string", description: "Add: onboarding instructions, delivered as the member's first message" },
+          image_paths: paths("Add: images (PNG, JPEG, GIF, WebP, BMP) attached to the onboarding message, in order"),
+          model_preset: text(`Add: a [virtual.team.model_presets] name, passed to Goose as --provider and --model; ${presetText}`),
+          worktree_name: { type: "string", description: "Add: a worktree (and branch) name; lower-cased, must match [a-z0-9][a-z0-9-_]*. The member runs in it." },
+          use_existing_worktree: { type: "boolean", description: "Add: reuse the existing worktree worktree_name instead of creating it (no init script runs)" },
+          unsubscribe_from_compaction_notifications: { type: "boolean", description: "Add: true stops notices to you when Goose compacts this member's context" },
+          remove_agent_ids: { type: "array", items: text("An agent id"), description: "Remove mode: the members to remove, e.g. [\"agent-1a2b3c4d\"]" },
+        },
+        ["team_id"],
+        { destructiveHint: true, openWorldHint: true },
+      ),
+      (args, caller, ctx) => {
+        const request = parseManage(args);
+        return request.mode === "remove" ? removeMembers(deps, caller, request) : addMember(deps, caller, request, ctx);
+      },
+    ),
+    run(
+      tool(
+        "gg_team_message",
+        "Send a team message as yourself. recipient_agent_id is a member's agent id, \"lead\", or \"broadcast\" (everyone in the team but you). " +
+          "A member gets it as a new turn (\"Message from <sender> (<title>): ...\"), queued while it is busy; the lead gets it in its inbox and a " +
+          "notification. Returns message_id, one delivery id per recipient, recipient_count, scope and image_count. Markdown is welcome.",
+        {
+          team_id: TEAM_ID,
+          recipient_agent_id: text("A member's agent id, \"lead\", or \"broadcast\""),
+          message: text("The message"),
+          image_paths: paths("Images (PNG, JPEG, GIF, WebP, BMP) sent along, in order; relative paths start from your working directory"),
+        },
+        ["team_id", "recipient_agent_id", "message"],
+        { openWorldHint: false },
+      ),
+      (args, caller) => sendMessage(deps.registry, deps.courier, caller, cwdOf(caller, deps), args as unknown as MessageArgs),
+    ),
+    run(
+      tool(
+        "gg_team_status",
+        "The team: its lead, each member's state (starting, working, idle, exited, removed), last activity, last message, worktree, who added it " +
+          "and token use; recent deliveries with their states (pending, deferred, delivered, failed); and your unread messages, which this marks read.",
+        { team_id: TEAM_ID },
+        ["team_id"],
+        { readOnlyHint: false, openWorldHint: false },
+      ),
+      (args, caller) => {
+        const team = deps.registry.get(checkTeamId(args.team_id as string));
+        requireParticipant(team, caller);
+        const unread = caller === LEAD ? deps.inbox.takeUnread(team) : [];
+        if (unread.length > 0) deps.registry.save(team);
+        return statusView(team, caller, deps.roster, unread);
+      },
+    ),
+  ];
+}

@@ -1,0 +1,125 @@
+// Owns members' git worktrees: `git worktree add -b NAME DIR/NAME`, its init script, reuse, and rollback.
+import { mkdirSync, realpathSync } from "node:fs";
+import { basename, join } from "node:path";
+import { GaggleError } from "../../errors.js";
+import { oneLine } from "../goose/stream-json.js";
+import { git, listWorktrees } from "./git.js";
+import { INIT_SCRIPT, runInitScript, type InitOutcome } from "./init-script.js";
+import type { WorktreeRecord } from "./records.js";
+
+export interface WorktreeOptions {
+  /** Where the repository is found: the goose child's cwd. */
+  sourceCwd: string;
+  /** [virtual.team] worktrees_dir, absolute; undefined: <state dir>/team/worktrees/<repository folder name>. */
+  configuredDir: string | undefined;
+  stateDir: string;
+  graceMs: number;
+  env: Record<string, string>;
+}
+
+export interface CreatedWorktree {
+  record: WorktreeRecord;
+  init: InitOutcome;
+}
+
+/** git commands on one repository run one at a time: git's own locks refuse concurrent worktree changes. */
+export class Worktrees {
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly options: WorktreeOptions) {}
+
+  /** A new branch and checkout, then the init script; if the script fails, both are removed again and this throws. */
+  create(name: string, env: Record<string, string>): Promise<CreatedWorktree> {
+    return this.serial(async () => {
+      const repo = await this.repository();
+      const dir = this.dirFor(repo);
+      const path = join(dir, name);
+      mkdirSync(dir, { recursive: true });
+      const added = await git(["worktree", "add", "-b", name, path], repo);
+      if (added.code !== 0) {
+        throw new GaggleError("INVALID_ARGS", `git worktree add -b ${name} ${path} failed: ${problemOf(added.stderr)}`, {
+          hint: /already exists/.test(added.stderr) ? `use_existing_worktree = true reuses an existing worktree "${name}"; or pick another worktree_name` : undefined,
+        });
+      }
+      const record: WorktreeRecord = { name, path, branch: name, created: true };
+      const init = await runInitScript({ worktree: path, env: { ...this.options.env, ...env, GG_WORKTREE_NAME: name, GG_WORKTREE_PATH: path, GG_REPO_ROOT: repo }, graceMs: this.options.graceMs });
+      if (init.ran && !init.ok) {
+        const undone = await this.undo(repo, record);
+        throw new GaggleError("SERVER_FAILED", `${init.problem} in the new worktree ${path}; ${undone}. Its output:\n${init.output || "(none)"}`, {
+          hint: `fix ${INIT_SCRIPT} on the branch the worktree starts from, then add the member again`,
+        });
+      }
+      return { record, init };
+    });
+  }
+
+  /** A worktree that already exists at DIR/NAME; no script runs. */
+  reuse(name: string): Promise<WorktreeRecord> {
+    return this.serial(async () => {
+      const repo = await this.repository();
+      const dir = this.dirFor(repo);
+      const path = join(dir, name);
+      const known = await listWorktrees(repo);
+      const found = known.find((entry) => samePath(entry.path, path));
+      if (!found) {
+        const under = known.filter((entry) => samePath(join(entry.path, ".."), dir)).map((entry) => basename(entry.path));
+        throw new GaggleError("NOT_FOUND", `no existing worktree "${name}" at ${path}`, {
+          hint: under.length > 0 ? `existing worktrees there: ${under.join(", ")}` : "leave out use_existing_worktree to create it",
+        });
+      }
+      return { name, path: found.path, branch: found.branch ?? "(detached)", created: false };
+    });
+  }
+
+  /** After a failed add: the worktree gaggle created for it goes, with its branch. */
+  rollback(record: WorktreeRecord): Promise<string> {
+    if (!record.created) return Promise.resolve("the existing worktree was left as it was");
+    return this.serial(async () => this.undo(await this.repository(), record));
+  }
+
+  private async undo(repo: string, record: WorktreeRecord): Promise<string> {
+    const removed = await git(["worktree", "remove", "--force", record.path], repo);
+    const deleted = await git(["branch", "-D", record.branch], repo);
+    const problems = [removed, deleted].filter((result) => result.code !== 0).map((result) => problemOf(result.stderr));
+    return problems.length === 0
+      ? `the worktree and branch "${record.branch}" were removed again`
+      : `rolling back left something behind: ${problems.join("; ")}`;
+  }
+
+  private async repository(): Promise<string> {
+    const top = await git(["rev-parse", "--show-toplevel"], this.options.sourceCwd);
+    if (top.code !== 0) {
+      throw new GaggleError("INVALID_ARGS", `worktree_name needs a git repository, and ${this.options.sourceCwd} (the goose child's cwd) is not in one`, {
+        hint: "set [virtual.goose] cwd to a folder inside your repository",
+      });
+    }
+    return top.stdout.trim();
+  }
+
+  private dirFor(repo: string): string {
+    return this.options.configuredDir ?? join(this.options.stateDir, "team", "worktrees", basename(repo));
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => {});
+    return run;
+  }
+}
+
+/** git's own words for what went wrong: its fatal and error lines, else all it said, on one line. */
+function problemOf(stderr: string): string {
+  const lines = stderr.split("\n").filter((line) => /^(fatal|error):/.test(line));
+  return oneLine(lines.length > 0 ? lines.join(" ") : stderr, 500);
+}
+
+function samePath(a: string, b: string): boolean {
+  const real = (path: string) => {
+    try {
+      return realpathSync(path);
+    } catch {
+      return path;
+    }
+  };
+  return real(a) === real(b);
+}

@@ -1,0 +1,76 @@
+// The team child's pure parts: argument rules, image sniffing, the text of a message turn, the fake's call directives.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { checkImages } from "../../../src/virtual/team/images.js";
+import { messageTurn } from "../../../src/virtual/team/prompts.js";
+import type { MessageRecord, TeamRecord } from "../../../src/virtual/team/records.js";
+import { parseManage, worktreeName } from "../../../src/virtual/team/validate.js";
+import { fixture } from "../../helpers/paths.js";
+import { PNG } from "./helpers.js";
+
+const { parseCalls } = (await import(fixture("goose/calls.mjs"))) as {
+  parseCalls(prompt: string): { calls: Array<{ server: string; tool: string; args: unknown }>; rest: string };
+};
+
+describe("argument rules", () => {
+  it("add mode unless remove_agent_ids is given; ids de-duplicated; compaction notices on by default", () => {
+    expect(parseManage({ team_id: "t", remove_agent_ids: ["a", "b", "a"] })).toEqual({ mode: "remove", teamId: "t", agentIds: ["a", "b"] });
+    expect(parseManage({ team_id: "t", title: "  ", worktree_name: "" })).toEqual({
+      mode: "add", teamId: "t", title: undefined, prompt: undefined, imagePaths: [], modelPreset: undefined, worktree: undefined, compactionNotices: true,
+    });
+    expect(parseManage({ team_id: "t", worktree_name: "X", use_existing_worktree: true, unsubscribe_from_compaction_notifications: true })).toMatchObject({
+      worktree: { name: "x", existing: true }, compactionNotices: false,
+    });
+  });
+
+  it("worktree names: lower-cased, then [a-z0-9][a-z0-9-_]*", () => {
+    expect(["API_v2", "fix-Login", "9lives"].map(worktreeName)).toEqual(["api_v2", "fix-login", "9lives"]);
+    for (const bad of ["-x", "a.b", "a b", "é"]) expect(() => worktreeName(bad)).toThrow(/is not valid/);
+  });
+});
+
+describe("image paths", () => {
+  it("accept PNG, JPEG, GIF, WebP and BMP by their first bytes, whatever the name", () => {
+    const dir = mkdtempSync(join(tmpdir(), "gaggle-images-"));
+    const files: Record<string, Buffer> = {
+      "a.png": PNG,
+      "b.bin": Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0]),
+      "c.gif": Buffer.from("GIF89a\x01\x00", "latin1"),
+      "d.webp": Buffer.from("RIFF\x00\x00\x00\x00WEBPVP8 ", "latin1"),
+      "e.bmp": Buffer.from("BM\x00\x00\x00\x00", "latin1"),
+      "f.png": Buffer.from("not really"),
+      "g.png": Buffer.alloc(0),
+    };
+    for (const [name, bytes] of Object.entries(files)) writeFileSync(join(dir, name), bytes);
+    expect(checkImages(["a.png", "b.bin", "c.gif", "d.webp", "e.bmp"], dir)).toEqual(["a.png", "b.bin", "c.gif", "d.webp", "e.bmp"].map((name) => join(dir, name)));
+    expect(() => checkImages(["a.png", "f.png"], dir)).toThrow(/^image_paths\[1\] "f.png" .* is not an image/);
+    expect(() => checkImages(["g.png"], dir)).toThrow(/is not an image/);
+  });
+});
+
+describe("a message turn", () => {
+  it("starts with the sender and its title, lists images, and ends with how to reply", () => {
+    const team = { team_id: "t1" } as TeamRecord;
+    const message = { message_id: "msg-1", from: "agent-1", text: "Look at this.", image_paths: ["/tmp/a.png", "/tmp/b.png"] } as MessageRecord;
+    expect(messageTurn(team, message, "Designer")).toBe(
+      "Message from agent-1 (Designer): Look at this.\n\nAttached images (read them from disk): /tmp/a.png, /tmp/b.png\n\n" +
+        '(Team t1, message msg-1. Reply with gg_team_message: team_id "t1", recipient_agent_id "agent-1".)',
+    );
+    expect(messageTurn(team, { ...message, from: "gaggle", image_paths: [] }, "gaggle")).toBe("Message from gaggle (gaggle): Look at this.");
+  });
+});
+
+describe("the fake goose's call directives", () => {
+  it("parse JSON with brackets and nested directives inside, in order, and leave the rest of the prompt", () => {
+    const inner = '[call-team gg_team_message {"team_id":"t","recipient_agent_id":"lead","message":"x"}]';
+    const prompt = `a [call-team gg_team_manage ${JSON.stringify({ team_id: "t", prompt: inner, image_paths: ["]"] })}] b [slow 5] [call-child process gg_process_run {"command":"ls"}] [call-team broken {]`;
+    const { calls, rest } = parseCalls(prompt);
+    expect(calls).toEqual([
+      { server: "team", tool: "gg_team_manage", args: { team_id: "t", prompt: inner, image_paths: ["]"] } },
+      { server: "process", tool: "gg_process_run", args: { command: "ls" } },
+    ]);
+    expect(rest).toBe("a  b [slow 5]  [call-team broken {]");
+  });
+});
