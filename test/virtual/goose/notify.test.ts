@@ -3,29 +3,14 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import {
-  LoggingMessageNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-  type CallToolResult,
-  type LoggingMessageNotification,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { startHttpGaggle, type HttpGaggle } from "../../helpers/gaggle-http.js";
 import { textOf } from "../../helpers/gaggle.js";
+import { listen } from "../../helpers/notifications.js";
 import { until } from "../../helpers/poll.js";
 import { gooseConfig, idOf, startGooseGaggle, type GooseGaggle } from "./helpers.js";
 
-interface Heard {
-  logs: LoggingMessageNotification["params"][];
-  updated: string[];
-}
-
-function listen(client: Client): Heard {
-  const heard: Heard = { logs: [], updated: [] };
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (note) => void heard.logs.push(note.params));
-  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (note) => void heard.updated.push(note.params.uri));
-  return heard;
-}
 
 async function runGoose(client: Client, prompt: string): Promise<string> {
   const result = (await client.callTool({ name: "execute_child_tool", arguments: { server_id: "goose", tool_name: "run_goose", arguments: { prompt } } })) as CallToolResult;

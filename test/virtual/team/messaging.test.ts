@@ -1,8 +1,7 @@
 // Messages: lead -> member, member -> lead (a notification and the inbox), member -> member, broadcast, busy members.
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema, type LoggingMessageNotification } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { readJsonResource } from "../../helpers/gaggle.js";
+import { listen } from "../../helpers/notifications.js";
 import { until } from "../../helpers/poll.js";
 import { callTeam, promptOf, startTeamGaggle, type DeliveryRow, type TeamGaggle } from "./helpers.js";
 
@@ -12,17 +11,6 @@ afterEach(async () => {
   team = undefined;
 });
 
-interface Heard {
-  logs: LoggingMessageNotification["params"][];
-  updated: string[];
-}
-
-function listen(client: Client): Heard {
-  const heard: Heard = { logs: [], updated: [] };
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (note) => void heard.logs.push(note.params));
-  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (note) => void heard.updated.push(note.params.uri));
-  return heard;
-}
 
 interface Inbox {
   agent_id: string;
