@@ -48,3 +48,8 @@ export class WireError extends Error {
     super(message);
   }
 }
+
+/** The error the MCP specification gives an unknown resource URI (JSON-RPC code -32002). */
+export function resourceNotFound(uri: string): WireError {
+  return new WireError(-32002, `Resource not found: ${uri}`, { uri });
+}

@@ -1,12 +1,12 @@
 // MCP Transport over a child process that leads its own process group, so shutdown reaches its descendants.
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { once } from "node:events";
-import { setTimeout as delay } from "node:timers/promises";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
-import { groupAlive, terminateGroup, waitGroupGone } from "./process-group.js";
-import { unwatchGroup, watchGroup } from "./reaper.js";
+import { once } from "node:events";
+import { GroupProcess, type ProcessExit } from "./group-process.js";
+import { LineSplitter } from "./line-splitter.js";
+
+export type { ProcessExit };
 
 export interface StdioProcessOptions {
   command: string;
@@ -20,59 +20,45 @@ export interface StdioProcessOptions {
   onStdoutGarbage(line: string, error: unknown): void;
 }
 
-export interface ProcessExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
 /** How long a child gets to exit by itself once its stdin is closed, before its group is signalled. */
 const STDIN_CLOSE_GRACE_MS = 1000;
-/** After the process exits, how long to wait for its last output (a grandchild may hold the pipes open). */
-const STDOUT_DRAIN_MS = 250;
+/** The longest protocol message read from a child; a longer line is cut, reported and skipped. */
+const MAX_MESSAGE_CHARS = 64 * 1024 * 1024;
 
 export class ProcessGroupTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
 
-  private child: ChildProcessWithoutNullStreams | undefined;
-  private pending = "";
+  private process: GroupProcess | undefined;
   private closed = false;
-  /** Set once close() runs its own escalation, so the exit handler does not start a second one. */
-  private closing = false;
-  private exit: ProcessExit | undefined;
+  private readonly lines = new LineSplitter(MAX_MESSAGE_CHARS, (line) => this.onLine(line));
 
   constructor(private readonly options: StdioProcessOptions) {}
 
   get pid(): number | undefined {
-    return this.child?.pid;
+    return this.process?.pid;
   }
 
   get exitInfo(): ProcessExit | undefined {
-    return this.exit;
+    return this.process?.exitInfo;
   }
 
   async start(): Promise<void> {
-    const { command, args, cwd, env } = this.options;
-    const child = spawn(command, args, { cwd, env, detached: true, stdio: "pipe", windowsHide: true });
-    this.child = child;
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => this.options.onStderr(chunk));
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => this.onStdout(chunk));
-    // EPIPE on a child that died mid-write surfaces through the exit path; nothing more to do here.
-    child.stdin.on("error", () => {});
-    child.on("exit", (code, signal) => void this.onExit({ code, signal }));
+    const { command, args, cwd, env, graceMs } = this.options;
     try {
-      await once(child, "spawn");
+      this.process = await GroupProcess.start({ command, args, cwd, env, stdin: "pipe", graceMs });
     } catch (error) {
-      this.child = undefined;
       throw spawnError(command, cwd, error);
     }
-    child.on("error", (error) => this.onerror?.(error));
-    watchGroup(child.pid!);
+    this.process.stderr.setEncoding("utf8").on("data", (chunk: string) => this.options.onStderr(chunk));
+    this.process.stdout.setEncoding("utf8").on("data", (chunk: string) => this.lines.push(chunk));
+    // Calls in flight fail as soon as the child's last output is read, not once its leftovers are stopped.
+    void this.process.exited.then(() => this.finish());
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    const stdin = this.child?.stdin;
+    const stdin = this.process?.stdin;
     if (!stdin || this.closed || !stdin.writable) throw new Error("the child process is not running");
     if (!stdin.write(serializeMessage(message))) await once(stdin, "drain");
   }
@@ -82,50 +68,20 @@ export class ProcessGroupTransport implements Transport {
    * then SIGKILL it after the grace period. Resolves once no process of the group is left.
    */
   async close(): Promise<void> {
-    const child = this.child;
-    if (!child?.pid) return this.finish();
-    const pgid = child.pid;
-    this.closing = true;
-    child.stdin.end();
-    if (!(await waitGroupGone(pgid, Math.min(STDIN_CLOSE_GRACE_MS, this.options.graceMs)))) {
-      await terminateGroup(pgid, this.options.graceMs);
-    }
-    unwatchGroup(pgid);
+    await this.process?.closeGently(STDIN_CLOSE_GRACE_MS);
     this.finish();
   }
 
-  private onStdout(chunk: string): void {
-    this.pending += chunk;
-    let newline: number;
-    while ((newline = this.pending.indexOf("\n")) !== -1) {
-      const line = this.pending.slice(0, newline).replace(/\r$/, "");
-      this.pending = this.pending.slice(newline + 1);
-      if (line.trim() === "") continue;
-      let message: JSONRPCMessage;
-      try {
-        message = deserializeMessage(line);
-      } catch (error) {
-        this.options.onStdoutGarbage(line, error);
-        continue;
-      }
-      this.onmessage?.(message);
+  private onLine(line: string): void {
+    if (line.trim() === "") return;
+    let message: JSONRPCMessage;
+    try {
+      message = deserializeMessage(line);
+    } catch (error) {
+      this.options.onStdoutGarbage(line, error);
+      return;
     }
-  }
-
-  private async onExit(exit: ProcessExit): Promise<void> {
-    this.exit = exit;
-    const pgid = this.child?.pid;
-    // A leader that died by itself may leave descendants in its group: they go with it.
-    if (pgid && !this.closing && groupAlive(pgid)) {
-      void terminateGroup(pgid, this.options.graceMs).then(() => unwatchGroup(pgid));
-    } else if (pgid && !this.closing) {
-      unwatchGroup(pgid);
-    }
-    // 'exit' can come before the last output is read; give both pipes a moment to drain.
-    const streams = [this.child?.stdout, this.child?.stderr].filter((stream) => stream && !stream.readableEnded);
-    const drained = Promise.all(streams.map((stream) => once(stream!, "end").catch(() => {})));
-    await Promise.race([drained, delay(STDOUT_DRAIN_MS)]);
-    this.finish();
+    this.onmessage?.(message);
   }
 
   private finish(): void {

@@ -12,15 +12,15 @@ import type { Gaggle } from "../gaggle.js";
 import { callContext } from "./call-context.js";
 import type { ClientSession } from "./client-session.js";
 import { GATEWAY_RESOURCES, readGatewayResource } from "./resources.js";
-import { RESOURCE_NOT_FOUND, onTheWire } from "./wire-errors.js";
-import { WireError } from "../errors.js";
+import { onTheWire } from "./wire-errors.js";
+import { resourceNotFound } from "../errors.js";
 
 export function registerResourceHandlers(server: Server, session: ClientSession, gaggle: Gaggle): void {
   const { catalog, hub } = gaggle;
 
   const owner = async (uri: string): Promise<Child> => {
     const child = await catalog.resourceOwner(uri);
-    if (!child) throw new WireError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+    if (!child) throw resourceNotFound(uri);
     return child;
   };
 

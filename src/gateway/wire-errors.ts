@@ -2,9 +2,6 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { GaggleError, WireError, errorMessage } from "../errors.js";
 
-/** The JSON-RPC code the MCP specification gives an unknown resource URI. */
-export const RESOURCE_NOT_FOUND = -32002;
-
 export function toWireError(error: unknown): WireError {
   if (error instanceof WireError) return error;
   // A child's own error, passed on with its code; the SDK's "MCP error N:" prefix would come back twice.

@@ -9,16 +9,13 @@ import type {
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { CallContext, Child, ChildEvents, ChildSchema, ChildStatus } from "../children/child.js";
-import { GaggleError, WireError } from "../errors.js";
+import { GaggleError, resourceNotFound } from "../errors.js";
 
 /** One tool of a virtual child. Its arguments have been checked against `definition.inputSchema` already. */
 export interface VirtualTool {
   definition: Tool;
   run(args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult>;
 }
-
-/** The JSON-RPC code the MCP specification gives an unknown resource URI. */
-const RESOURCE_NOT_FOUND = -32002;
 
 /**
  * A virtual child is always running: it has no process of its own and nothing to start. Subclasses give
@@ -92,7 +89,7 @@ export abstract class VirtualChild implements Child {
 
   async readResource(uri: string, ctx: CallContext): Promise<ReadResourceResult> {
     const result = await this.read(uri, ctx);
-    if (!result) throw new WireError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+    if (!result) throw resourceNotFound(uri);
     return result;
   }
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { backoffMs } from "../../src/children/backoff.js";
 import { childEnv } from "../../src/children/child-env.js";
-import { StderrRing } from "../../src/children/stderr-ring.js";
+import { LineSplitter } from "../../src/children/line-splitter.js";
+import { STDERR_LINE_CHARS, StderrRing } from "../../src/children/stderr-ring.js";
 import { toolFilter } from "../../src/children/tool-filter.js";
 
 describe("StderrRing", () => {
@@ -57,5 +58,38 @@ describe("childEnv and gaggle's own secrets", () => {
     const parent = { PATH: "/bin", GAGGLE_AUTH_TOKEN: "t0k" };
     expect(childEnv({}, true, parent)).toEqual({ PATH: "/bin" });
     expect(childEnv({ GAGGLE_AUTH_TOKEN: "own" }, true, parent)).toEqual({ PATH: "/bin", GAGGLE_AUTH_TOKEN: "own" });
+  });
+});
+
+describe("LineSplitter", () => {
+  it("joins chunks into lines, drops a trailing \\r, and holds the partial line", () => {
+    const lines: string[] = [];
+    const splitter = new LineSplitter(100, (line) => lines.push(line));
+    splitter.push("a\r\nb");
+    splitter.push("c\nd");
+    expect(lines).toEqual(["a", "bc"]);
+    expect(splitter.pending).toBe("d");
+    splitter.flush();
+    expect(lines).toEqual(["a", "bc", "d"]);
+  });
+
+  it("cuts a line past its limit, skips the rest of it, and goes on with the next", () => {
+    const lines: string[] = [];
+    const splitter = new LineSplitter(4, (line) => lines.push(line));
+    splitter.push("123456");
+    splitter.push("789");
+    expect(splitter.pending).toBe("");
+    splitter.push("0\nnext\n");
+    expect(lines).toEqual(["1234 …[line cut at 4 characters]", "next"]);
+  });
+});
+
+describe("StderrRing bounds", () => {
+  it("never holds more than its line limit of a line that does not end", () => {
+    const ring = new StderrRing(3);
+    for (let i = 0; i < 100; i++) ring.push("x".repeat(1000));
+    const [only] = ring.tail();
+    expect(only!.length).toBeLessThan(STDERR_LINE_CHARS + 50);
+    expect(only).toContain(`line cut at ${STDERR_LINE_CHARS} characters`);
   });
 });

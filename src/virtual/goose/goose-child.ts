@@ -16,7 +16,7 @@ import { mergeOptions, OptionError, parseRunOptions } from "./options.js";
 import { gooseResources, gooseResourceTemplates, readGooseResource } from "./resources.js";
 import type { GooseSettings } from "./settings.js";
 import { gooseTools } from "./tools.js";
-import { TurnProcess } from "./turn-process.js";
+import { LineProcess } from "../../children/line-process.js";
 import { GoslingWatchers, type GoslingWatcher } from "./watchers.js";
 
 /** How `goose` is started, resolved from the config once. */
@@ -139,7 +139,7 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     return runDispatch(this, gosling, entry, ctx);
   }
 
-  async startTurn(gosling: Gosling, prompt: PromptEntry, resume: boolean, sinks: { stdout(line: string): void; stderr(line: string): void }): Promise<TurnProcess> {
+  async startTurn(gosling: Gosling, prompt: PromptEntry, resume: boolean, sinks: { stdout(line: string): void; stderr(line: string): void }): Promise<LineProcess> {
     const argv = turnArgv({
       prefixArgs: this.settings.args,
       session: gosling.session,
@@ -151,14 +151,14 @@ export class GooseChild extends VirtualChild implements GoslingHost {
       options: gosling.options,
     });
     try {
-      return await TurnProcess.start({
+      return await LineProcess.start({
         command: this.launch.command,
         argv,
         cwd: gosling.cwd,
         env: this.launch.env,
         graceMs: this.launch.graceMs,
         // Half the transcript's cap: a cut line still fits in the transcript with room to spare.
-        maxLineBytes: Math.max(1024, Math.floor(this.settings.maxOutputBytes / 2)),
+        maxLineChars: Math.max(1024, Math.floor(this.settings.maxOutputBytes / 2)),
         onStdoutLine: sinks.stdout,
         onStderrLine: sinks.stderr,
       });

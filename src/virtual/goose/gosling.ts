@@ -5,7 +5,7 @@ import { timerDelay } from "./limits.js";
 import type { RunOption } from "./options.js";
 import { StreamJsonReader, TextReader, type OutputReader } from "./stream-json.js";
 import { Transcript } from "./transcript.js";
-import type { TurnExit, TurnProcess } from "./turn-process.js";
+import type { LineProcess, ProcessExit } from "../../children/line-process.js";
 
 export type GoslingStatus = "running" | "completed" | "error" | "released";
 export type PromptState = "queued" | "running" | "completed" | "error" | "cancelled";
@@ -35,7 +35,7 @@ export interface GoslingHost {
   readonly maxRuntimeMs: number;
   /** 0 = never. */
   readonly idleReleaseMs: number;
-  startTurn(gosling: Gosling, prompt: PromptEntry, resume: boolean, sinks: { stdout(line: string): void; stderr(line: string): void }): Promise<TurnProcess>;
+  startTurn(gosling: Gosling, prompt: PromptEntry, resume: boolean, sinks: { stdout(line: string): void; stderr(line: string): void }): Promise<LineProcess>;
   turnStarted(gosling: Gosling, prompt: PromptEntry): void;
   turnEnded(gosling: Gosling, prompt: PromptEntry): void;
   /** A systemNotification Goose printed (stream-json only). */
@@ -65,7 +65,7 @@ export class Gosling {
   private workedMs = 0;
   /** Whether an earlier turn got far enough for Goose to have created the session. */
   private resumable: boolean;
-  private current: { prompt: PromptEntry; process: TurnProcess | undefined; stopReason?: "release" | "runtime" } | undefined;
+  private current: { prompt: PromptEntry; process: LineProcess | undefined; stopReason?: "release" | "runtime" } | undefined;
   private draining: Promise<void> | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private readonly settled = new Map<number, () => void>();
@@ -169,7 +169,7 @@ export class Gosling {
       this.host.outputFormat === "text" ? new TextReader(this.transcript) : new StreamJsonReader(this.transcript, (text) => this.host.notice(this, text));
     const stderr: string[] = [];
     const sinks = { stdout: (line: string) => reader.read(line), stderr: (line: string) => void (stderr.push(line) > STDERR_LINES && stderr.shift()) };
-    let exit: TurnExit | undefined;
+    let exit: ProcessExit | undefined;
     let problem: string | undefined;
     try {
       const turn = await this.host.startTurn(this, prompt, this.resumable, sinks);
@@ -210,7 +210,7 @@ export class Gosling {
     this.transcript.line(`<<< [prompt ${prompt.number}] ${state} after ${took}${tokens != null ? ` · ${tokens} tokens` : ""}`);
   }
 
-  private problemOf(exit: TurnExit, facts: ReturnType<OutputReader["finish"]>, stopReason: "release" | "runtime" | undefined): string | undefined {
+  private problemOf(exit: ProcessExit, facts: ReturnType<OutputReader["finish"]>, stopReason: "release" | "runtime" | undefined): string | undefined {
     if (stopReason === "release") return `stopped: ${this.releaseNote ?? "released"}`;
     if (stopReason === "runtime") return `stopped after ${formatDuration(this.workedMs)} of work: the gosling reached max_runtime_minutes`;
     if (exit.signal) return `goose was killed by ${exit.signal}`;

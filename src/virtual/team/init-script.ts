@@ -1,7 +1,7 @@
 // Owns running a new worktree's ./.agents/gg/worktree-init.sh: in the worktree, in its own process group, timed.
 import { accessSync, constants, statSync } from "node:fs";
 import { join } from "node:path";
-import { TurnProcess } from "../goose/turn-process.js";
+import { LineProcess } from "../../children/line-process.js";
 
 export const INIT_SCRIPT = "./.agents/gg/worktree-init.sh";
 /** A script still running after this long is stopped, and the add fails. */
@@ -28,15 +28,15 @@ export async function runInitScript(options: InitOptions): Promise<InitOutcome> 
   const [command, argv] = isExecutable(script) ? [INIT_SCRIPT, []] : ["/bin/sh", [INIT_SCRIPT]];
   const lines: string[] = [];
   const keep = (line: string) => void (lines.push(line) > OUTPUT_LINES && lines.shift());
-  let turn: TurnProcess;
+  let running: LineProcess;
   try {
-    turn = await TurnProcess.start({
+    running = await LineProcess.start({
       command,
       argv,
       cwd: options.worktree,
       env: options.env,
       graceMs: options.graceMs,
-      maxLineBytes: 4096,
+      maxLineChars: 4096,
       onStdoutLine: keep,
       onStderrLine: keep,
     });
@@ -47,9 +47,9 @@ export async function runInitScript(options: InitOptions): Promise<InitOutcome> 
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    void turn.stop();
+    void running.stop();
   }, timeoutMs);
-  const exit = await turn.done.finally(() => clearTimeout(timer));
+  const exit = await running.done.finally(() => clearTimeout(timer));
   const output = lines.join("\n");
   if (timedOut) return { ran: true, ok: false, output, problem: `${INIT_SCRIPT} was stopped after ${timeoutMs / 1000}s` };
   if (exit.signal) return { ran: true, ok: false, output, problem: `${INIT_SCRIPT} was killed by ${exit.signal}` };

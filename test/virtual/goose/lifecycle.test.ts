@@ -99,6 +99,8 @@ describe("the end of goslings", () => {
     const b = await goose.run("[hang]");
     await goose.text("send_prompt_to_gosling", { process_id: b, prompt: "queued, never run" });
     const pids = await started(goose, 3, 1);
+    // The fake records its run before it speaks: wait for the words the transcript must keep after termination.
+    await until(() => goose!.text("get_gosling_output", { process_id: a }), (output) => output.includes("Working on it, for ever."));
     const text = await goose.text("terminate_all_goslings");
     expect(text).toBe("Terminated 3 goslings (2 working, 1 idle). Their transcripts stay readable with get_gosling_output.");
     expect(await waitGone(pids)).toEqual([]);
