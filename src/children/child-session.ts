@@ -121,9 +121,10 @@ function createTransport({ config, shutdownGraceMs, stderr, log }: SessionWiring
     onStderr: (chunk) => {
       for (const line of stderr.push(chunk)) log.debug({ stream: "stderr" }, line);
     },
-    onStdoutGarbage: (line) => {
-      stderr.push(`[gaggle] ignored a stdout line that is not JSON-RPC: ${line.slice(0, 200)}\n`);
-      log.warn({ line: line.slice(0, 200) }, "child wrote a line to stdout that is not JSON-RPC; ignored");
+    onStdoutGarbage: (line, error) => {
+      const reason = error instanceof Error ? error.message : String(error);
+      stderr.push(`[gaggle] ignored a stdout line that is not JSON-RPC (${reason}): ${line.slice(0, 200)}\n`);
+      log.warn({ line: line.slice(0, 200), reason }, "child wrote a line to stdout that is not JSON-RPC; ignored");
     },
   });
 }

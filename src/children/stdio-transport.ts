@@ -1,10 +1,10 @@
 // MCP Transport over a child process that leads its own process group, so shutdown reaches its descendants.
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import { once } from "node:events";
 import { GroupProcess, type ProcessExit } from "./group-process.js";
 import { LineSplitter } from "./line-splitter.js";
+import { decodeMessage, encodeMessage } from "../transport/json-rpc-codec.js";
 
 export type { ProcessExit };
 
@@ -60,7 +60,7 @@ export class ProcessGroupTransport implements Transport {
   async send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.process?.stdin;
     if (!stdin || this.closed || !stdin.writable) throw new Error("the child process is not running");
-    if (!stdin.write(serializeMessage(message))) await once(stdin, "drain");
+    if (!stdin.write(encodeMessage(message))) await once(stdin, "drain");
   }
 
   /**
@@ -76,7 +76,7 @@ export class ProcessGroupTransport implements Transport {
     if (line.trim() === "") return;
     let message: JSONRPCMessage;
     try {
-      message = deserializeMessage(line);
+      message = decodeMessage(line);
     } catch (error) {
       this.options.onStdoutGarbage(line, error);
       return;

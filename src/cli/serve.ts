@@ -1,10 +1,10 @@
 // Serving: MCP over stdio (until stdin closes) or Streamable HTTP, until a signal; then every child is stopped.
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { GaggleConfig } from "../config/index.js";
 import { createGaggle, type Gaggle } from "../gaggle.js";
 import { createGatewayServer } from "../gateway/server.js";
 import { lazyLogger } from "../log.js";
 import { serveHttp } from "../transport/http-server.js";
+import { StdioServerTransport } from "../transport/stdio-server.js";
 
 export interface ListenAddress {
   host: string;

@@ -9,6 +9,7 @@ import { registerPromptHandlers } from "./prompt-handlers.js";
 import { registerResourceHandlers } from "./resource-handlers.js";
 import { registerToolHandlers } from "./tool-handlers.js";
 import { onTheWire } from "./wire-errors.js";
+import { lazyLogger } from "../log.js";
 
 const INSTRUCTIONS =
   "This gateway fronts several MCP servers (children). list_registered_children names them, get_schema(server_id) " +
@@ -21,6 +22,8 @@ const CAPABILITIES = {
   logging: {},
   completions: {},
 };
+
+const log = lazyLogger({ subsystem: "client" });
 
 /** One client session; it joins the hub at once and leaves it when its connection closes. */
 export function createGatewayServer(
@@ -45,6 +48,8 @@ export function createGatewayServer(
     for (const child of gaggle.router.all()) child.rootsChanged?.();
   });
 
+  // A message the client sent that could not be taken, or a reply that could not be sent: kept on stderr.
+  server.onerror = (error) => log.warn({ session: sessionId, err: error }, "client connection error");
   gaggle.hub.add(session);
   server.onclose = () => void gaggle.hub.remove(session);
   return { server, session };

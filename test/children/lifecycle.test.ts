@@ -125,7 +125,9 @@ describe("failures", () => {
     expect(textOf(await call("garbage", "garble"))).toBe("still alive");
     const s = await status("garbage");
     expect(s.status).toBe("running");
-    expect(s.stderr.some((line) => line.includes("ignored a stdout line that is not JSON-RPC: this is not json"))).toBe(true);
+    expect(s.stderr.some((line) => /ignored a stdout line that is not JSON-RPC \(not JSON: .*\): this is not json/.test(line))).toBe(true);
+    const notJsonRpc = `ignored a stdout line that is not JSON-RPC ("jsonrpc" must be "2.0", found nothing): {"log":"JSON, but not JSON-RPC"}`;
+    expect(s.stderr.some((line) => line.includes(notJsonRpc))).toBe(true);
   });
 });
 

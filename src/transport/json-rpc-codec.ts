@@ -1,0 +1,89 @@
+// JSON-RPC 2.0 messages as the lines of a stdio stream: one parse and a structural check per message.
+import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
+
+/** JSON-RPC's own codes for a message that cannot be read. */
+export const PARSE_ERROR = -32700;
+export const INVALID_REQUEST = -32600;
+
+/**
+ * Why a line is not a JSON-RPC message. `id` is set when the line was a request whose id could still be read;
+ * `answerable` is false for a broken response, which JSON-RPC never answers.
+ */
+export class MessageDecodeError extends Error {
+  constructor(
+    readonly code: typeof PARSE_ERROR | typeof INVALID_REQUEST,
+    message: string,
+    readonly id?: RequestId,
+    readonly answerable = true,
+  ) {
+    super(message);
+    this.name = "MessageDecodeError";
+  }
+}
+
+/**
+ * Parses one line into a JSON-RPC message and checks the shape that routing relies on: a request or
+ * notification has a string `method`, object `params` if any, and a string or integer `id` if any; a response
+ * has an `id` and exactly one of an object `result` or an `error` with an integer `code` and a string
+ * `message`. Fields beyond those are kept as they came, so nothing the sender wrote is lost on the way.
+ */
+export function decodeMessage(line: string): JSONRPCMessage {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    throw new MessageDecodeError(PARSE_ERROR, `not JSON: ${(error as Error).message}`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    const what = Array.isArray(value) ? "an array (JSON-RPC batches are not part of MCP)" : `a JSON ${value === null ? "null" : typeof value}`;
+    throw new MessageDecodeError(INVALID_REQUEST, `expected a JSON-RPC message object, found ${what}`);
+  }
+  const message = value as Record<string, unknown>;
+  const id = isRequestId(message.id) ? message.id : undefined;
+  const isResponse = !("method" in message) && ("result" in message || "error" in message);
+  const invalid = (problem: string) =>
+    new MessageDecodeError(INVALID_REQUEST, problem, "method" in message ? id : undefined, !isResponse);
+  if (message.jsonrpc !== "2.0") throw invalid(`"jsonrpc" must be "2.0", found ${describe(message.jsonrpc)}`);
+  if ("id" in message && id === undefined && !(message.id === null && "error" in message)) {
+    throw invalid(`"id" must be a string or an integer, found ${describe(message.id)}`);
+  }
+  if ("method" in message) {
+    if (typeof message.method !== "string") throw invalid(`"method" must be a string, found ${describe(message.method)}`);
+    if ("params" in message && !isObject(message.params)) throw invalid(`"params" must be an object, found ${describe(message.params)}`);
+    return value as JSONRPCMessage;
+  }
+  if (!("id" in message)) throw invalid(`a message needs a "method" (request or notification) or an "id" (response)`);
+  if ("result" in message === "error" in message) throw invalid(`a response needs exactly one of "result" and "error"`);
+  if ("result" in message) {
+    if (!isObject(message.result)) throw invalid(`"result" must be an object, found ${describe(message.result)}`);
+    return value as JSONRPCMessage;
+  }
+  const error = message.error;
+  if (!isObject(error) || !Number.isInteger(error.code) || typeof error.message !== "string") {
+    throw invalid(`"error" must be an object with an integer "code" and a string "message", found ${describe(error)}`);
+  }
+  return value as JSONRPCMessage;
+}
+
+export function encodeMessage(message: JSONRPCMessage): string {
+  return JSON.stringify(message) + "\n";
+}
+
+/** The reply a sender gets for a line that could not be taken, so that it is not left waiting. */
+export function decodeErrorReply(error: MessageDecodeError): JSONRPCMessage {
+  return { jsonrpc: "2.0", id: error.id ?? null, error: { code: error.code, message: error.message } } as unknown as JSONRPCMessage;
+}
+
+function isRequestId(value: unknown): value is RequestId {
+  return typeof value === "string" || (typeof value === "number" && Number.isInteger(value));
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return "nothing";
+  const text = JSON.stringify(value);
+  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+}

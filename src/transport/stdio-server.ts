@@ -1,0 +1,64 @@
+// gaggle's own end of an MCP client's stdio: messages in on stdin, out on stdout, one per line.
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { Readable, Writable } from "node:stream";
+import { LineSplitter } from "../children/line-splitter.js";
+import { decodeErrorReply, decodeMessage, encodeMessage, MessageDecodeError } from "./json-rpc-codec.js";
+
+/** The longest message read from the client; a longer line is cut, answered with an error and skipped. */
+const MAX_MESSAGE_CHARS = 64 * 1024 * 1024;
+
+/**
+ * A line that is not a JSON-RPC message is answered with JSON-RPC's parse error (-32700) or invalid request
+ * (-32600), carrying the request's id when it could be read, so the client learns what was wrong instead of
+ * waiting (a broken response is only reported); the stream goes on with the next line.
+ */
+export class StdioServerTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private readonly lines = new LineSplitter(MAX_MESSAGE_CHARS, (line) => this.onLine(line));
+  private readonly onData = (chunk: string) => this.lines.push(chunk);
+  private readonly onError = (error: Error) => this.onerror?.(error);
+  private started = false;
+
+  constructor(
+    private readonly stdin: Readable = process.stdin,
+    private readonly stdout: Writable = process.stdout,
+  ) {}
+
+  async start(): Promise<void> {
+    if (this.started) throw new Error("the stdio transport is already started");
+    this.started = true;
+    this.stdin.setEncoding("utf8");
+    this.stdin.on("data", this.onData);
+    this.stdin.on("error", this.onError);
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.stdout.write(encodeMessage(message))) return Promise.resolve();
+    return new Promise((resolve) => this.stdout.once("drain", resolve));
+  }
+
+  async close(): Promise<void> {
+    this.stdin.off("data", this.onData);
+    this.stdin.off("error", this.onError);
+    if (this.stdin.listenerCount("data") === 0) this.stdin.pause();
+    this.onclose?.();
+  }
+
+  private onLine(line: string): void {
+    if (line.trim() === "") return;
+    let message: JSONRPCMessage;
+    try {
+      message = decodeMessage(line);
+    } catch (error) {
+      if (!(error instanceof MessageDecodeError)) throw error;
+      this.onerror?.(new Error(`unreadable message from the client: ${error.message}`));
+      if (error.answerable) void this.send(decodeErrorReply(error)).catch(() => {});
+      return;
+    }
+    this.onmessage?.(message);
+  }
+}

@@ -1,0 +1,64 @@
+// gaggle's stdio end read as raw lines: unreadable input gets JSON-RPC's error replies and the session goes on.
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeConfig } from "../helpers/gaggle.js";
+import { CLI, fixtureChild, NO_BUILT_INS } from "../helpers/paths.js";
+import { waitGone } from "../helpers/processes.js";
+
+let gaggle: ChildProcessWithoutNullStreams;
+let stderr = "";
+const replies: Array<Record<string, unknown>> = [];
+let waiters: Array<() => void> = [];
+
+/** Sends raw text on gaggle's stdin and waits until `count` more lines came back on its stdout. */
+async function exchange(text: string, count = 1): Promise<Array<Record<string, unknown>>> {
+  const from = replies.length;
+  gaggle.stdin.write(text);
+  while (replies.length < from + count) await new Promise<void>((resolve) => waiters.push(resolve));
+  return replies.slice(from, from + count);
+}
+
+beforeAll(async () => {
+  const config = writeConfig(`${NO_BUILT_INS}\n${fixtureChild("echo", "echo.mjs")}`);
+  gaggle = spawn(process.execPath, [CLI, "--config", config], { stdio: "pipe" });
+  gaggle.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  let partial = "";
+  gaggle.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    const lines = (partial + chunk).split("\n");
+    partial = lines.pop()!;
+    for (const line of lines) replies.push(JSON.parse(line) as Record<string, unknown>);
+    const ready = waiters;
+    waiters = [];
+    for (const wake of ready) wake();
+  });
+  const init = { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } };
+  const [initialized] = await exchange(`${JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: init })}\n`);
+  expect(initialized).toMatchObject({ id: 0, result: { serverInfo: { name: "gaggle" } } });
+  gaggle.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+});
+
+afterAll(async () => {
+  gaggle.stdin.end();
+  expect(await waitGone([gaggle.pid!])).toEqual([]);
+});
+
+describe("gaggle's stdio end", () => {
+  it("answers a line that is not JSON with -32700 and id null, then serves the next request", async () => {
+    const [parseError, answer] = await exchange(`{"jsonrpc":"2.0","id":1,"method":\n${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" })}\n`, 2);
+    expect(parseError).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } });
+    expect((parseError!.error as { message: string }).message).toMatch(/^not JSON: /);
+    expect(answer).toEqual({ jsonrpc: "2.0", id: 2, result: {} });
+  });
+
+  it("answers a malformed request with -32600 under its own id, saying what was wrong", async () => {
+    const [reply] = await exchange(`${JSON.stringify({ jsonrpc: "2.0", id: "bad-params", method: "tools/call", params: "echo" })}\n`);
+    expect(reply).toEqual({ jsonrpc: "2.0", id: "bad-params", error: { code: -32600, message: '"params" must be an object, found "echo"' } });
+    expect(stderr).toContain("unreadable message from the client");
+  });
+
+  it("passes a child's answer through after the errors", async () => {
+    const call = { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "execute_child_tool", arguments: { server_id: "echo", tool_name: "echo", arguments: { text: "still here" } } } };
+    const [reply] = await exchange(`${JSON.stringify(call)}\n`);
+    expect(reply).toMatchObject({ id: 3, result: { content: [{ type: "text", text: "still here" }] } });
+  });
+});
