@@ -112,6 +112,9 @@ export class McpChild implements Child {
   }
 
   async callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
+    // The queue needs the signal only for a call that waits in it (to drop the call if it is cancelled there);
+    // a call that starts at once is cancelled through its request. An abort listener costs on every call.
+    const waits = this.queue.size > 0 || this.queue.pending >= this.queue.concurrency;
     return this.queue.add(
       async () => {
         const leave = await this.gate.enter(ctx.caller?.sessionId ?? LOCAL_CALLER);

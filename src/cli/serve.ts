@@ -16,11 +16,11 @@ const log = lazyLogger({ subsystem: "serve" });
 
 export async function serveStdio(config: GaggleConfig): Promise<void> {
   const gaggle = createGaggle(config);
-  const { server } = createGatewayServer(gaggle, "stdio");
+  const { server, connect } = createGatewayServer(gaggle, "stdio");
   const stop = stopOnce(gaggle, () => server.close());
   process.stdin.on("end", () => void stop("stdin closed"));
   process.stdin.on("error", () => void stop("stdin error"));
-  await server.connect(new StdioServerTransport());
+  await connect(new StdioServerTransport());
   log.info({ config: config.path, children: gaggle.router.names() }, "gaggle serving MCP on stdio");
   gaggle.startEager();
 }

@@ -22,7 +22,8 @@ const NEEDED: Record<string, keyof ClientCapabilities> = {
   "roots/list": "roots",
 };
 
-export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** What a call's handler uses of its request: cancellation, and messages sent as related to the call. */
+export type CallExtra = Pick<RequestHandlerExtra<ServerRequest, ServerNotification>, "signal" | "sendNotification" | "sendRequest">;
 
 export class ClientSession {
   /** Set by the client with logging/setLevel; until then every message is delivered. */

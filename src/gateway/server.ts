@@ -1,5 +1,6 @@
 // The MCP server one client talks to: a session of its own, backed by the children every client shares.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { RootsListChangedNotificationSchema, SetLevelRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { MemberIdentity } from "../children/child.js";
 import type { Gaggle } from "../gaggle.js";
@@ -7,6 +8,7 @@ import { GAGGLE_NAME, GAGGLE_VERSION } from "../version.js";
 import { ClientSession } from "./client-session.js";
 import { registerPromptHandlers } from "./prompt-handlers.js";
 import { registerResourceHandlers } from "./resource-handlers.js";
+import { connectWithToolCallLane } from "./tool-call-lane.js";
 import { registerToolHandlers } from "./tool-handlers.js";
 import { onTheWire } from "./wire-errors.js";
 import { lazyLogger } from "../log.js";
@@ -25,16 +27,23 @@ const CAPABILITIES = {
 
 const log = lazyLogger({ subsystem: "client" });
 
+export interface GatewayServer {
+  server: Server;
+  session: ClientSession;
+  /** Connects the server to its client; use this, not server.connect, so tools/call takes its lane. */
+  connect(transport: Transport): Promise<void>;
+}
+
 /** One client session; it joins the hub at once and leaves it when its connection closes. */
 export function createGatewayServer(
   gaggle: Gaggle,
   sessionId: string,
   identity?: MemberIdentity,
-): { server: Server; session: ClientSession } {
+): GatewayServer {
   const server = new Server({ name: GAGGLE_NAME, version: GAGGLE_VERSION }, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS });
   const session = new ClientSession(sessionId, server, identity);
 
-  registerToolHandlers(server, session, gaggle);
+  const callTool = registerToolHandlers(server, session, gaggle);
   registerResourceHandlers(server, session, gaggle);
   registerPromptHandlers(server, session, gaggle);
 
@@ -52,5 +61,5 @@ export function createGatewayServer(
   server.onerror = (error) => log.warn({ session: sessionId, err: error }, "client connection error");
   gaggle.hub.add(session);
   server.onclose = () => void gaggle.hub.remove(session);
-  return { server, session };
+  return { server, session, connect: (transport) => connectWithToolCallLane(server, transport, callTool) };
 }

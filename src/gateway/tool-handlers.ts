@@ -1,29 +1,18 @@
 // tools/list and tools/call: the meta-tools, and in proxy mode every exposed child tool under its exposed name.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
 import type { Gaggle } from "../gaggle.js";
 import { callContext } from "./call-context.js";
-import type { CallExtra, ClientSession } from "./client-session.js";
+import type { ClientSession } from "./client-session.js";
 import { failureResult } from "./failure.js";
 import { MetaHandlers } from "./meta-handlers.js";
 import { META_TOOLS, isMetaTool } from "./meta-tools.js";
+import type { ToolCallHandler } from "./tool-call-lane.js";
 import { onTheWire } from "./wire-errors.js";
 import { WireError } from "../errors.js";
 
-/** What gaggle reads of a tools/call request; everything else in it is passed along as it came. */
-const ToolCallRequestSchema = z.looseObject({
-  method: z.literal("tools/call"),
-  params: z.looseObject({
-    name: z.string(),
-    arguments: z.record(z.string(), z.unknown()).optional(),
-    _meta: z.record(z.string(), z.unknown()).optional(),
-  }),
-});
-type ToolCallRequest = z.output<typeof ToolCallRequestSchema>;
-
-export function registerToolHandlers(server: Server, session: ClientSession, gaggle: Gaggle): void {
+/** Registers tools/list; returns the tools/call handler, which the session's tool-call lane runs. */
+export function registerToolHandlers(server: Server, session: ClientSession, gaggle: Gaggle): ToolCallHandler {
   const { catalog, router } = gaggle;
   const meta = new MetaHandlers(router);
 
@@ -31,11 +20,10 @@ export function registerToolHandlers(server: Server, session: ClientSession, gag
     onTheWire(async () => ({ tools: [...(catalog.listsMetaTools ? META_TOOLS : []), ...(await catalog.tools())] })),
   );
 
-  // Registered at the Protocol level on purpose: the SDK Server wraps tools/call handlers to re-parse each
-  // result with its strict content schema, which drops fields it does not know and refuses newer block
-  // types. A gateway passes the child's result on exactly as written (and skips a parse per call).
-  Protocol.prototype.setRequestHandler.call(server, ToolCallRequestSchema, async (request: ToolCallRequest, extra: CallExtra) => {
-    const { name, arguments: args, _meta } = request.params;
+  // Not a handler of the SDK Server: it would re-parse each result with its strict content schema, which drops
+  // fields it does not know and refuses newer block types. A gateway passes the child's result on as written.
+  return async (params, extra) => {
+    const { name, arguments: args, _meta } = params;
     const ctx = callContext(session, _meta, extra);
     if (isMetaTool(name) && catalog.listsMetaTools) return meta.call(name, args, ctx);
     const owned = await onTheWire(() => catalog.resolveTool(name));
@@ -47,5 +35,5 @@ export function registerToolHandlers(server: Server, session: ClientSession, gag
     } catch (error) {
       return failureResult(error);
     }
-  });
+  };
 }

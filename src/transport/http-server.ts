@@ -91,14 +91,14 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
   const openSession = (secret: string | undefined, identity: MemberIdentity | undefined): StreamableHTTPServerTransport => {
     const sessionId = randomUUID();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => sessionId });
-    const { server } = createGatewayServer(gaggle, sessionId, identity);
+    const { connect } = createGatewayServer(gaggle, sessionId, identity);
     sessions.set(sessionId, { transport, lastSeen: Date.now(), open: 0, secret });
     // Set before connect: the SDK keeps this handler and calls it first when the session closes.
     transport.onclose = () => {
       sessions.delete(sessionId);
       log.info({ session: sessionId }, "client session closed");
     };
-    void server.connect(transport);
+    void connect(transport);
     log.info({ session: sessionId }, "client session opened");
     return transport;
   };

@@ -31,6 +31,7 @@ const config = [
   fixtureChild("timeouts", "echo.mjs", "timeout_ms = 400\nmax_timeout_ms = 1500\nconcurrency = 4"),
   fixtureChild("serial", "slow.mjs"),
   fixtureChild("parallel", "slow.mjs", "concurrency = 3"),
+  fixtureChild("queued", "slow.mjs"),
   fixtureChild("closable", "echo.mjs"),
   fixtureChild("idle", "echo.mjs", "idle_timeout_ms = 300"),
   fixtureChild("eager", "echo.mjs", 'startup = "eager"'),
@@ -163,6 +164,22 @@ describe("queueing", () => {
   it("runs up to `concurrency` calls at once", async () => {
     const results = await Promise.all([1, 2, 3].map(() => call("parallel", "sleep", { ms: 300 })));
     expect(results.map(textOf)).toEqual(Array(3).fill("slept 300 (max in flight 3)"));
+  });
+
+  it("drops a call cancelled while it waits in the queue: the child never sees it", async () => {
+    const running = call("queued", "sleep", { ms: 600 });
+    await until(() => status("queued"), (s) => s.stderr.some((line) => line.includes("call sleep")));
+    const abort = new AbortController();
+    const args = { server_id: "queued", tool_name: "echo", arguments: { text: "never sent" } };
+    const waiting = gaggle.client.callTool({ name: "execute_child_tool", arguments: args }, undefined, { signal: abort.signal });
+    await until(() => status("queued"), (s) => s.queue_depth === 2);
+    abort.abort("the test gave up");
+    await expect(waiting).rejects.toThrow();
+    expect(textOf(await running)).toBe("slept 600 (max in flight 1)");
+    expect(textOf(await call("queued", "concurrent"))).toBe("in flight 1 (max in flight 1)");
+    const s = await status("queued");
+    expect(s.stderr.filter((line) => line.includes("call "))).toEqual(["call sleep", "call concurrent"]);
+    expect(s.calls_served).toBe(2);
   });
 
   it("does not hold one child's calls behind another's", async () => {

@@ -87,6 +87,21 @@ describe("sessions", () => {
     expect(idle.stderr()).toContain("client session idle; closing");
   });
 
+  it("cancels a session's calls at the child when the session ends with them in flight", async () => {
+    const watcher = await idle.connect({ name: "watcher" });
+    const protoStderr = async () =>
+      (JSON.parse(textOf((await watcher.callTool({ name: "get_child_status", arguments: { server_id: "proto" } })) as CallToolResult)) as { stderr: string[] }).stderr;
+    const count = (lines: string[], text: string) => lines.filter((line) => line.includes(text)).length;
+    const before = await protoStderr();
+    const leaving = await idle.connect({ name: "leaving" });
+    const call = leaving.callTool({ name: "execute_child_tool", arguments: { server_id: "proto", tool_name: "slow_cancel", arguments: { ms: 20_000 } } });
+    call.catch(() => {});
+    await until(protoStderr, (lines) => count(lines, "call slow_cancel") > count(before, "call slow_cancel"));
+    await httpTransportOf(leaving).terminateSession();
+    const after = await until(protoStderr, (lines) => count(lines, "cancelled slow_cancel") > count(before, "cancelled slow_cancel"));
+    expect(count(after, "notification notifications/cancelled")).toBeGreaterThan(count(before, "notification notifications/cancelled"));
+  });
+
   it("does not close a session whose call is still running as idle", async () => {
     const client = await idle.connect({ name: "patient" });
     const ms = IDLE_MS * 4;

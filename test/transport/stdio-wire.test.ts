@@ -56,6 +56,17 @@ describe("gaggle's stdio end", () => {
     expect(stderr).toContain("unreadable message from the client");
   });
 
+  it("answers a tools/call without a tool name with -32602 before anything runs", async () => {
+    const [reply] = await exchange(`${JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { arguments: {} } })}\n`);
+    expect(reply).toEqual({
+      jsonrpc: "2.0",
+      id: 4,
+      error: { code: -32602, message: "tools/call needs params.name, the tool's name as a string; found nothing" },
+    });
+    const [badArgs] = await exchange(`${JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "execute_child_tool", arguments: [1] } })}\n`);
+    expect(badArgs).toMatchObject({ id: 5, error: { code: -32602, message: "tools/call params.arguments must be an object; found [1]" } });
+  });
+
   it("passes a child's answer through after the errors", async () => {
     const call = { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "execute_child_tool", arguments: { server_id: "echo", tool_name: "echo", arguments: { text: "still here" } } } };
     const [reply] = await exchange(`${JSON.stringify(call)}\n`);

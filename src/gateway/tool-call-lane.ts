@@ -1,0 +1,121 @@
+// tools/call requests answered beside the SDK's Protocol, which still handles every other message of the session.
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  ErrorCode,
+  McpError,
+  type CallToolResult,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  type RequestId,
+} from "@modelcontextprotocol/sdk/types.js";
+import { WireError } from "../errors.js";
+import type { CallExtra } from "./client-session.js";
+
+/** What gaggle reads of a tools/call request; everything else in it is passed along as it came. */
+export interface ToolCallParams {
+  name: string;
+  arguments?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+}
+
+export type ToolCallHandler = (params: ToolCallParams, extra: CallExtra) => Promise<CallToolResult>;
+
+/**
+ * Connects `server` to `transport` and takes the session's tools/call requests off the SDK's Protocol.
+ *
+ * tools/call is a gateway's hot path, and the Protocol spends more time per call than the rest of gaggle:
+ * each message is parsed by several zod schemas in turn to learn its kind, and each request gets the
+ * bookkeeping of features gaggle does not use on calls (tasks, related-task queues). Here a tools/call runs
+ * with the same contract the Protocol gives a handler: an AbortSignal that notifications/cancelled and the
+ * end of the connection abort, no reply once it is cancelled, notifications and requests sent as related to
+ * the call (over Streamable HTTP they travel on the call's own stream), and a thrown error answered as a
+ * JSON-RPC error with its code and data.
+ */
+export async function connectWithToolCallLane(server: Server, transport: Transport, handle: ToolCallHandler): Promise<void> {
+  // connect() installs the Protocol's handlers before it awaits the transport's start, so they can be wrapped
+  // here before the first message is read.
+  const connected = server.connect(transport);
+  const toProtocol = transport.onmessage!;
+  const closeProtocol = transport.onclose;
+  const inFlight = new Map<RequestId, AbortController>();
+
+  const run = (request: JSONRPCRequest) => {
+    const controller = new AbortController();
+    const { signal } = controller;
+    inFlight.set(request.id, controller);
+    const extra: CallExtra = {
+      signal,
+      sendNotification: async (notification) => {
+        if (!signal.aborted) await server.notification(notification, { relatedRequestId: request.id });
+      },
+      sendRequest: async (outgoing, resultSchema, options) => {
+        if (signal.aborted) throw new McpError(ErrorCode.ConnectionClosed, "Request was cancelled");
+        return server.request(outgoing, resultSchema, { ...options, relatedRequestId: request.id });
+      },
+    };
+    void Promise.resolve()
+      .then(() => handle(toolCallParams(request.params), extra))
+      .then(
+        (result) => ({ jsonrpc: "2.0" as const, id: request.id, result }),
+        (error: unknown) => ({ jsonrpc: "2.0" as const, id: request.id, error: errorBody(error) }),
+      )
+      .then((reply) => {
+        if (inFlight.get(request.id) === controller) inFlight.delete(request.id);
+        if (signal.aborted) return;
+        return transport.send(reply as JSONRPCMessage);
+      })
+      .catch((error: unknown) => server.onerror?.(new Error(`Failed to send a tools/call reply: ${String(error)}`)));
+  };
+
+  transport.onmessage = (message, extra) => {
+    if ("method" in message) {
+      if (message.method === "tools/call" && "id" in message) return run(message);
+      if (message.method === "notifications/cancelled") {
+        const requestId = (message.params as { requestId?: RequestId } | undefined)?.requestId;
+        const controller = requestId === undefined ? undefined : inFlight.get(requestId);
+        if (controller) {
+          inFlight.delete(requestId!);
+          controller.abort((message.params as { reason?: unknown }).reason);
+          return;
+        }
+      }
+    }
+    toProtocol(message, extra);
+  };
+  transport.onclose = () => {
+    for (const controller of inFlight.values()) controller.abort(new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
+    inFlight.clear();
+    closeProtocol?.();
+  };
+  await connected;
+}
+
+/** The fields routing reads, checked; a request without them is answered -32602 before anything runs. */
+function toolCallParams(params: unknown): ToolCallParams {
+  const fields = (typeof params === "object" && params !== null ? params : {}) as Record<string, unknown>;
+  if (typeof fields.name !== "string") {
+    throw new WireError(ErrorCode.InvalidParams, `tools/call needs params.name, the tool's name as a string; found ${describe(fields.name)}`);
+  }
+  for (const key of ["arguments", "_meta"] as const) {
+    const value = fields[key];
+    if (value !== undefined && (typeof value !== "object" || value === null || Array.isArray(value))) {
+      throw new WireError(ErrorCode.InvalidParams, `tools/call params.${key} must be an object; found ${describe(value)}`);
+    }
+  }
+  return fields as unknown as ToolCallParams;
+}
+
+/** As the SDK's Protocol answers a failed handler: the error's own integer code and data, else InternalError. */
+function errorBody(error: unknown): { code: number; message: string; data?: unknown } {
+  const { code, message, data } = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
+  return {
+    code: Number.isSafeInteger(code) ? (code as number) : ErrorCode.InternalError,
+    message: typeof message === "string" && message !== "" ? message : "Internal error",
+    ...(data !== undefined && { data }),
+  };
+}
+
+function describe(value: unknown): string {
+  return value === undefined ? "nothing" : JSON.stringify(value).slice(0, 60);
+}
