@@ -17,7 +17,7 @@ import type { Logger } from "../log.js";
 import { GAGGLE_NAME, GAGGLE_VERSION } from "../version.js";
 import type { ChildEvents } from "./child.js";
 import { childEnv } from "./child-env.js";
-import { OrderedTransport } from "./ordered-transport.js";
+import { ForwardingTransport } from "./forwarding-transport.js";
 import { remoteTransport } from "./remote-transport.js";
 import { SchemaCache } from "./schema-cache.js";
 import type { StderrRing } from "./stderr-ring.js";
@@ -27,7 +27,8 @@ import { AnyResultSchema, type CallerTracker } from "./upstream.js";
 /** One live connection to the child; replaced as a whole when the child restarts. */
 export interface Session {
   client: Client;
-  transport: Transport;
+  /** Forwarded requests go through `transport.forward`; the session's own requests through `client`. */
+  transport: ForwardingTransport;
   /** The process behind a stdio child; undefined for remote children. */
   process: ProcessGroupTransport | undefined;
   cache: SchemaCache;
@@ -54,7 +55,7 @@ const CLIENT_CAPABILITIES = { sampling: {}, elicitation: {}, roots: { listChange
 export function createSession(wiring: SessionWiring): Session {
   const { config, events, callers, log } = wiring;
   const raw = createTransport(wiring);
-  const transport = new OrderedTransport(raw);
+  const transport = new ForwardingTransport(raw);
   const client = new Client({ name: GAGGLE_NAME, version: GAGGLE_VERSION }, { capabilities: CLIENT_CAPABILITIES });
   const session: Session = {
     client,

@@ -1,9 +1,6 @@
 // A real MCP server as a child: one pooled session, a state machine around it, a call queue, a schema cache.
 import PQueue from "p-queue";
 import {
-  CompleteResultSchema,
-  GetPromptResultSchema,
-  ReadResourceResultSchema,
   type CallToolResult,
   type CompleteRequest,
   type CompleteResult,
@@ -22,7 +19,8 @@ import { createSession, describeExit, restoreSessionState, startFailureReason, t
 import { SessionGate } from "./session-gate.js";
 import { StderrRing } from "./stderr-ring.js";
 import { toolFilter } from "./tool-filter.js";
-import { CallerTracker, ForwardedToolResultSchema } from "./upstream.js";
+import type { ForwardOptions } from "./forwarding-transport.js";
+import { CallerTracker } from "./upstream.js";
 
 export interface McpChildOptions {
   /** Time a stdio child gets after SIGTERM before its process group is killed. */
@@ -123,9 +121,9 @@ export class McpChild implements Child {
           // Started inside the queue: a child that died while this call waited is restarted for it.
           const session = await this.ensureSession();
           const params = { name, arguments: args, ...(ctx.meta && { _meta: ctx.meta }) };
-          return await this.request(session, `tool "${name}"`, () =>
-            session.client.request({ method: "tools/call", params }, ForwardedToolResultSchema, this.callOptions(ctx)),
-          );
+          return (await this.request(session, `tool "${name}"`, () =>
+            session.transport.forward("tools/call", params, this.forwardOptions(ctx)),
+          )) as CallToolResult;
         } finally {
           end();
           leave();
@@ -139,21 +137,21 @@ export class McpChild implements Child {
   async readResource(uri: string, ctx: CallContext): Promise<ReadResourceResult> {
     const params = { uri, ...(ctx.meta && { _meta: ctx.meta }) };
     return this.passThrough(`resources/read of ${uri}`, ctx, (session) =>
-      session.client.request({ method: "resources/read", params }, ReadResourceResultSchema, this.callOptions(ctx)),
-    );
+      session.transport.forward("resources/read", params, this.forwardOptions(ctx)),
+    ) as Promise<ReadResourceResult>;
   }
 
   async getPrompt(name: string, args: Record<string, string> | undefined, ctx: CallContext): Promise<GetPromptResult> {
     const params = { name, ...(args && { arguments: args }), ...(ctx.meta && { _meta: ctx.meta }) };
     return this.passThrough(`prompt "${name}"`, ctx, (session) =>
-      session.client.request({ method: "prompts/get", params }, GetPromptResultSchema, this.callOptions(ctx)),
-    );
+      session.transport.forward("prompts/get", params, this.forwardOptions(ctx)),
+    ) as Promise<GetPromptResult>;
   }
 
   async complete(params: CompleteRequest["params"], ctx: CallContext): Promise<CompleteResult> {
     return this.passThrough("completion/complete", ctx, (session) =>
-      session.client.request({ method: "completion/complete", params }, CompleteResultSchema, this.callOptions(ctx)),
-    );
+      session.transport.forward("completion/complete", params, this.forwardOptions(ctx)),
+    ) as Promise<CompleteResult>;
   }
 
   async subscribe(uri: string): Promise<void> {
@@ -188,14 +186,8 @@ export class McpChild implements Child {
     }
   }
 
-  private callOptions(ctx: CallContext) {
-    return {
-      timeout: this.config.timeoutMs,
-      resetTimeoutOnProgress: true,
-      maxTotalTimeout: this.config.maxTimeoutMs,
-      ...(ctx.signal && { signal: ctx.signal }),
-      ...(ctx.onprogress && { onprogress: ctx.onprogress }),
-    };
+  private forwardOptions(ctx: CallContext): ForwardOptions {
+    return { timeoutMs: this.config.timeoutMs, maxTotalTimeoutMs: this.config.maxTimeoutMs, signal: ctx.signal, onprogress: ctx.onprogress };
   }
 
   rootsChanged(): void {

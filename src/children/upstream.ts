@@ -1,14 +1,8 @@
-// Which client a child's own requests go to, and the schemas that pass a child's answers through untouched.
+// Which client a child's own requests go to, and the schema that passes a client's answer to them through untouched.
 import { z } from "zod";
-import { ErrorCode, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import type { Caller } from "./child.js";
 import { WireError } from "../errors.js";
-
-/**
- * A tools/call result is checked only for its shape and otherwise passed on exactly as the child wrote it:
- * unknown fields and content types survive, and the per-call cost of parsing every block is not paid twice.
- */
-export const ForwardedToolResultSchema = z.looseObject({ content: z.array(z.unknown()).default([]) }) as unknown as z.ZodType<CallToolResult>;
 
 /** Any JSON object: what a client answered to a request a child made. */
 export const AnyResultSchema = z.looseObject({});

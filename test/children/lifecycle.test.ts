@@ -152,6 +152,9 @@ describe("timeouts", () => {
     expect(progress).toEqual([1, 2, 3, 4]);
     const tooLong = failureOf(await call("timeouts", "progress", { steps: 8, delay_ms: 250 }));
     expect(tooLong.code).toBe("TIMEOUT");
+    // Past max_timeout_ms the child is told to stop, as on any other timeout.
+    const s = await until(() => status("timeouts"), (value) => value.stderr.includes("cancelled progress"));
+    expect(s.stderr).toContain("cancelled progress");
   });
 });
 
