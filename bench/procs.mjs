@@ -1,4 +1,5 @@
 // Owns the processes a bench run starts: temp gaggle configs, connected SDK clients, /proc readings, cleanup checks.
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -121,4 +122,15 @@ export function childrenOf(pid) {
     }
   }
   return found;
+}
+
+/**
+ * Pins this process, all its threads, to CPU 0 with util-linux's taskset; processes it starts afterwards
+ * inherit the pin. Returns why it could not, or undefined once pinned.
+ */
+export function pinToOneCore() {
+  const result = spawnSync("taskset", ["-a", "-p", "-c", "0", String(process.pid)], { encoding: "utf8" });
+  if (result.error) return `taskset is not available (${result.error.code ?? result.error.message})`;
+  if (result.status !== 0) return `taskset failed: ${result.stderr.trim()}`;
+  return undefined;
 }

@@ -23,6 +23,16 @@ export function judge(r) {
   ];
 }
 
+/** What one stdio hop costs on this machine, whoever makes it: the p50 goal read against that floor. */
+function floorLines(r) {
+  const ratioOf = (latency, name) => ratio(latency[name].warm.p50Ms / latency.direct.warm.p50Ms);
+  const lines = [`  p50 over direct, for scale: the bare relay ${ratioOf(r.latency, "relay")}, gaggle ${ratioOf(r.latency, "gaggle")}`];
+  if (!r.oneCore.skipped) {
+    lines.push(`  the same on one core: the bare relay ${ratioOf(r.oneCore, "relay")}, gaggle ${ratioOf(r.oneCore, "gaggle")}`);
+  }
+  return lines;
+}
+
 const ms = (x) => `${x.toFixed(3)} ms`;
 const rate = (x) => `${Math.round(x).toLocaleString("en-US")}/s`;
 const mib = (kib) => `${(kib / 1024).toFixed(1)} MiB`;
@@ -48,6 +58,15 @@ function throughputRow(label, runs) {
   return [label, rate(d), rate(r), rate(g), ratio(g / d), ratio(g / r)];
 }
 
+/** The same sequential calls with every process pinned to one core: no cross-core wake-ups, only each target's work. */
+function oneCoreSection(oneCore, s) {
+  if (oneCore.skipped) return [`sequential latency on one core: skipped, ${oneCore.skipped}`];
+  return [
+    `sequential latency, warm, every process pinned to one core (taskset): ${s.sequentialCalls} calls each, fresh processes`,
+    table(latencyRows(oneCore, "warm", ["p50", "p90", "mean"]), W),
+  ];
+}
+
 export function formatReport(r) {
   const { machine: m, settings: s, latency, throughput: t, memory: mem, cpu, toolsList: tl, startup } = r;
   const out = [
@@ -62,6 +81,7 @@ export function formatReport(r) {
     table([HEAD, ...latencyRows(latency, "warm", ["p50", "p90", "p99", "max", "mean"])], W),
     `sequential latency, cold: the first ${s.coldCalls} calls after start-up (JIT not settled; what a short session sees)`,
     table(latencyRows(latency, "cold", ["p50", "p99", "mean"]), W),
+    ...oneCoreSection(r.oneCore, s),
     "",
     `throughput: median of ${s.throughputRounds} rounds of ${s.throughputCalls} calls`,
     table([HEAD, throughputRow("1 in flight", t.depth1), throughputRow(`${s.depth} in flight`, t.deep)], W),
@@ -114,6 +134,7 @@ export function formatReport(r) {
     "",
     "goals",
     ...r.goals.map((g) => `  ${g.pass ? "PASS" : "FAIL"}  ${g.name}: ${g.detail}`),
+    ...floorLines(r),
     "",
     `cleanup: ${r.cleanup.pids.length} processes started, ${r.cleanup.leftover.length === 0 ? "all gone" : `still alive: ${r.cleanup.leftover.join(", ")}`}`,
     `total run time: ${(r.elapsedMs / 1000).toFixed(1)} s`,

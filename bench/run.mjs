@@ -19,7 +19,7 @@ const SETTINGS = {
   depth: 64,
   gaggleConcurrency: 64,
 };
-/** The run takes about 15 s; past this, something hangs and the run is an error. */
+/** The run takes about 20 s; past this, something hangs and the run is an error. */
 const WATCHDOG_MS = 120_000;
 const CLEANUP_WAIT_MS = 5_000;
 
@@ -127,6 +127,7 @@ async function main() {
 
   await twentyChildren(r, memory);
   r.memory = memory;
+  r.oneCore = await oneCoreLatency();
   r.cleanup = { pids: [...pids], leftover: await procs.waitGone([...pids], CLEANUP_WAIT_MS) };
   r.goals = judge(r);
   r.elapsedMs = performance.now() - started;
@@ -148,6 +149,35 @@ async function twentyChildren(r, memory) {
   pids.add(await childPidOf(g20, "everything"));
   r.throughput.serialised = await throughput(call, SETTINGS.throughputCalls, SETTINGS.depth);
   await g20.close();
+}
+
+/**
+ * Sequential latency again with every process on one core. Unpinned, each hop of a call wakes a process that
+ * may sit on the other core, and on a VM that wake-up can cost more than the whole direct call; on one core
+ * a hop is a plain context switch, so the ratios show the work each target does per call. Runs last: the
+ * bench process stays pinned.
+ */
+async function oneCoreLatency() {
+  const unavailable = procs.pinToOneCore();
+  if (unavailable) return { skipped: unavailable };
+  const config = procs.writeConfig(dir, "one-core.toml", { everything: [`concurrency = ${SETTINGS.gaggleConcurrency}`] });
+  const pinned = {
+    direct: (await open("direct, one core", [procs.EVERYTHING, "stdio"])).endpoint,
+    relay: (await open("relay, one core", [procs.RELAY, process.execPath, procs.EVERYTHING, "stdio"])).endpoint,
+    gaggle: (await open("gaggle, one core", [procs.GAGGLE_CLI, "--config", config])).endpoint,
+  };
+  const targets = {
+    direct: echoCaller(pinned.direct, { viaGaggle: false }),
+    relay: echoCaller(pinned.relay, { viaGaggle: false }),
+    gaggle: echoCaller(pinned.gaggle, { viaGaggle: true }),
+  };
+  await interleave(targets, 1, (call) => latencySamples(call, SETTINGS.warmUpCalls));
+  for (const pid of procs.childrenOf(pinned.relay.pid)) pids.add(pid);
+  pids.add(await childPidOf(pinned.gaggle, "everything"));
+  const perRound = SETTINGS.sequentialCalls / SETTINGS.latencyRounds;
+  const warm = await interleave(targets, SETTINGS.latencyRounds, (call) => latencySamples(call, perRound));
+  for (const endpoint of Object.values(pinned)) await endpoint.close();
+  return Object.fromEntries(Object.entries(warm).map(([name, rounds]) => [name, { warm: summarize(rounds.flat()) }]));
 }
 
 function machine() {
