@@ -4,7 +4,7 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { once } from "node:events";
 import { GroupProcess, type ProcessExit } from "./group-process.js";
 import { LineSplitter } from "./line-splitter.js";
-import { decodeMessage, encodeMessage } from "../transport/json-rpc-codec.js";
+import { encodeMessage, readMessageLine } from "../transport/json-rpc-codec.js";
 
 export type { ProcessExit };
 
@@ -73,15 +73,11 @@ export class ProcessGroupTransport implements Transport {
   }
 
   private onLine(line: string): void {
-    if (line.trim() === "") return;
-    let message: JSONRPCMessage;
-    try {
-      message = decodeMessage(line);
-    } catch (error) {
-      this.options.onStdoutGarbage(line, error);
-      return;
-    }
-    this.onmessage?.(message);
+    readMessageLine(
+      line,
+      (message) => this.onmessage?.(message),
+      (error) => this.options.onStdoutGarbage(line, error),
+    );
   }
 
   private finish(): void {

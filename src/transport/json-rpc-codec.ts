@@ -65,6 +65,20 @@ export function decodeMessage(line: string): JSONRPCMessage {
   return value as JSONRPCMessage;
 }
 
+/** Decodes one line of a stdio stream: a message goes to `onMessage`, a line that is none to `onUnreadable`; blank lines are skipped. */
+export function readMessageLine(line: string, onMessage: (message: JSONRPCMessage) => void, onUnreadable: (error: MessageDecodeError) => void): void {
+  if (line.trim() === "") return;
+  let message: JSONRPCMessage;
+  try {
+    message = decodeMessage(line);
+  } catch (error) {
+    // decodeMessage throws nothing else: JSON.parse's own errors come wrapped.
+    onUnreadable(error as MessageDecodeError);
+    return;
+  }
+  onMessage(message);
+}
+
 export function encodeMessage(message: JSONRPCMessage): string {
   return JSON.stringify(message) + "\n";
 }

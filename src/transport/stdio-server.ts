@@ -3,7 +3,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Readable, Writable } from "node:stream";
 import { LineSplitter } from "../children/line-splitter.js";
-import { decodeErrorReply, decodeMessage, encodeMessage, MessageDecodeError } from "./json-rpc-codec.js";
+import { decodeErrorReply, encodeMessage, readMessageLine } from "./json-rpc-codec.js";
 
 /** The longest message read from the client; a longer line is cut, answered with an error and skipped. */
 const MAX_MESSAGE_CHARS = 64 * 1024 * 1024;
@@ -49,16 +49,13 @@ export class StdioServerTransport implements Transport {
   }
 
   private onLine(line: string): void {
-    if (line.trim() === "") return;
-    let message: JSONRPCMessage;
-    try {
-      message = decodeMessage(line);
-    } catch (error) {
-      if (!(error instanceof MessageDecodeError)) throw error;
-      this.onerror?.(new Error(`unreadable message from the client: ${error.message}`));
-      if (error.answerable) void this.send(decodeErrorReply(error)).catch(() => {});
-      return;
-    }
-    this.onmessage?.(message);
+    readMessageLine(
+      line,
+      (message) => this.onmessage?.(message),
+      (error) => {
+        this.onerror?.(new Error(`unreadable message from the client: ${error.message}`));
+        if (error.answerable) void this.send(decodeErrorReply(error)).catch(() => {});
+      },
+    );
   }
 }
