@@ -145,6 +145,14 @@ describe("one-shot commands against the echo fixture", () => {
     expect(isAlive(Number(pid.stdout.trim()))).toBe(false);
   });
 
+  it("call prints a result that has no content array, as some children write it", async () => {
+    const rawConfig = writeConfig(fixtureChild("raw", "raw-server.mjs"));
+    expect(await gaggle(["call", "raw", "no_content", "--config", rawConfig])).toMatchObject({
+      code: 0,
+      stdout: `${JSON.stringify({ structuredContent: { n: 1 } }, null, 2)}\n`,
+    });
+  });
+
   it("call says clearly when JSON_ARGS is not JSON, and exits 1 on a failed call", async () => {
     const bad = await gaggle(["call", "echo", "echo", "{text: hi}", "--config", echoConfig]);
     expect(bad.code).toBe(2);

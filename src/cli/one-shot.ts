@@ -61,7 +61,8 @@ export async function runOneShot(command: OneShotCommand, operands: string[], co
 
 /** Text blocks print as they are (JSON text pretty-printed); other blocks print as JSON. */
 function render(result: CallToolResult): string {
-  const parts = result.content.map((block) => (block.type === "text" ? prettyIfJson(block.text) : JSON.stringify(block)));
+  // Results arrive as the child wrote them; some children leave out `content`.
+  const parts = (result.content ?? []).map((block) => (block.type === "text" ? prettyIfJson(block.text) : JSON.stringify(block)));
   if (result.structuredContent) parts.push(JSON.stringify({ structuredContent: result.structuredContent }, null, 2));
   return parts.join("\n") + "\n";
 }

@@ -6,9 +6,12 @@ export interface LineWindow {
   tail?: number | undefined;
 }
 
-/** Everything but text blocks (and structuredContent, isError, _meta) passes through untouched. */
+/**
+ * Everything but text blocks (and structuredContent, isError, _meta) passes through untouched, and so does
+ * a result without a `content` array: results arrive as the child wrote them, and some children omit it.
+ */
 export function cutTextLines(result: CallToolResult, window: LineWindow): CallToolResult {
-  if (window.head === undefined && window.tail === undefined) return result;
+  if ((window.head === undefined && window.tail === undefined) || !Array.isArray(result.content)) return result;
   return {
     ...result,
     content: result.content.map((block) => (block.type === "text" ? { ...block, text: cutText(block.text, window) } : block)),

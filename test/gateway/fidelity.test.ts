@@ -34,4 +34,9 @@ describe("tool results pass through exactly as the child wrote them", () => {
   it("through the proxied tool name", async () => {
     expect(await rawCall("raw__odd_blocks", {})).toEqual(EXPECTED);
   });
+
+  it("a result without a content array, even when head/tail are asked for", async () => {
+    const args = { server_id: "raw", tool_name: "no_content", head: 1, tail: 1 };
+    expect(await rawCall("execute_child_tool", args)).toEqual({ structuredContent: { n: 1 } });
+  });
 });
