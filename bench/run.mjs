@@ -64,23 +64,11 @@ async function main() {
   const r = { machine: machine(), settings: { ...SETTINGS, child: childVersion() } };
   const oneChild = procs.writeConfig(dir, "one.toml", { everything: [`concurrency = ${SETTINGS.gaggleConcurrency}`] });
 
-  const opened = {
-    direct: await open("direct", [procs.EVERYTHING, "stdio"]),
-    relay: await open("relay", [procs.RELAY, process.execPath, procs.EVERYTHING, "stdio"]),
-    gaggle: await open("gaggle", [procs.GAGGLE_CLI, "--config", oneChild]),
-  };
+  const { opened, targets, relayChild } = await openTargets(oneChild);
   const { direct: d, relay: rl, gaggle: g } = Object.fromEntries(Object.entries(opened).map(([k, v]) => [k, v.endpoint]));
-  const relayChild = procs.childrenOf(rl.pid)[0];
-  if (relayChild === undefined) throw new Error(`the relay (pid ${rl.pid}) has no child process`);
-  pids.add(relayChild);
   r.toolsList = { direct: sizeOf(await d.client.listTools()), oneChild: sizeOf(await g.client.listTools()) };
   const memory = { gaggleStartup: procs.memoryOf(g.pid) };
 
-  const targets = {
-    direct: echoCaller(d, { viaGaggle: false }),
-    relay: echoCaller(rl, { viaGaggle: false }),
-    gaggle: echoCaller(g, { viaGaggle: true }),
-  };
   r.startup = { connectMs: {}, firstCallMs: {} };
   for (const [name, call] of Object.entries(targets)) {
     r.startup.connectMs[name] = opened[name].connectMs;
@@ -97,8 +85,7 @@ async function main() {
   const measured = { gaggle: g.pid, gaggleChild, direct: d.pid, relay: rl.pid, relayChild };
   const ticksBefore = Object.fromEntries(Object.entries(measured).map(([k, pid]) => [k, procs.cpuTicksOf(pid)]));
   const benchBefore = process.cpuUsage();
-  const perRound = SETTINGS.sequentialCalls / SETTINGS.latencyRounds;
-  const warm = await interleave(targets, SETTINGS.latencyRounds, (call) => latencySamples(call, perRound));
+  const warm = await warmLatency(targets);
   r.latency = {};
   for (const name of Object.keys(targets)) {
     r.latency[name] = { cold: summarize(cold[name].flat()), warm: summarize(warm[name].flat()) };
@@ -127,7 +114,7 @@ async function main() {
 
   await twentyChildren(r, memory);
   r.memory = memory;
-  r.oneCore = await oneCoreLatency();
+  r.oneCore = await oneCoreLatency(oneChild);
   r.cleanup = { pids: [...pids], leftover: await procs.waitGone([...pids], CLEANUP_WAIT_MS) };
   r.goals = judge(r);
   r.elapsedMs = performance.now() - started;
@@ -157,27 +144,40 @@ async function twentyChildren(r, memory) {
  * a hop is a plain context switch, so the ratios show the work each target does per call. Runs last: the
  * bench process stays pinned.
  */
-async function oneCoreLatency() {
+async function oneCoreLatency(config) {
   const unavailable = procs.pinToOneCore();
   if (unavailable) return { skipped: unavailable };
-  const config = procs.writeConfig(dir, "one-core.toml", { everything: [`concurrency = ${SETTINGS.gaggleConcurrency}`] });
-  const pinned = {
-    direct: (await open("direct, one core", [procs.EVERYTHING, "stdio"])).endpoint,
-    relay: (await open("relay, one core", [procs.RELAY, process.execPath, procs.EVERYTHING, "stdio"])).endpoint,
-    gaggle: (await open("gaggle, one core", [procs.GAGGLE_CLI, "--config", config])).endpoint,
-  };
-  const targets = {
-    direct: echoCaller(pinned.direct, { viaGaggle: false }),
-    relay: echoCaller(pinned.relay, { viaGaggle: false }),
-    gaggle: echoCaller(pinned.gaggle, { viaGaggle: true }),
-  };
+  const { opened, targets } = await openTargets(config, ", one core");
   await interleave(targets, 1, (call) => latencySamples(call, SETTINGS.warmUpCalls));
-  for (const pid of procs.childrenOf(pinned.relay.pid)) pids.add(pid);
-  pids.add(await childPidOf(pinned.gaggle, "everything"));
-  const perRound = SETTINGS.sequentialCalls / SETTINGS.latencyRounds;
-  const warm = await interleave(targets, SETTINGS.latencyRounds, (call) => latencySamples(call, perRound));
-  for (const endpoint of Object.values(pinned)) await endpoint.close();
+  pids.add(await childPidOf(opened.gaggle.endpoint, "everything"));
+  const warm = await warmLatency(targets);
+  for (const { endpoint } of Object.values(opened)) await endpoint.close();
   return Object.fromEntries(Object.entries(warm).map(([name, rounds]) => [name, { warm: summarize(rounds.flat()) }]));
+}
+
+/** Fresh processes for the three targets: server-everything direct, behind the bare relay, and behind gaggle. */
+async function openTargets(gaggleConfig, labelSuffix = "") {
+  const opened = {
+    direct: await open(`direct${labelSuffix}`, [procs.EVERYTHING, "stdio"]),
+    relay: await open(`relay${labelSuffix}`, [procs.RELAY, process.execPath, procs.EVERYTHING, "stdio"]),
+    gaggle: await open(`gaggle${labelSuffix}`, [procs.GAGGLE_CLI, "--config", gaggleConfig]),
+  };
+  const relayPid = opened.relay.endpoint.pid;
+  const relayChild = procs.childrenOf(relayPid)[0];
+  if (relayChild === undefined) throw new Error(`the relay (pid ${relayPid}) has no child process`);
+  pids.add(relayChild);
+  const targets = {
+    direct: echoCaller(opened.direct.endpoint, { viaGaggle: false }),
+    relay: echoCaller(opened.relay.endpoint, { viaGaggle: false }),
+    gaggle: echoCaller(opened.gaggle.endpoint, { viaGaggle: true }),
+  };
+  return { opened, targets, relayChild };
+}
+
+/** The warm sequential samples of every target, interleaved by rounds. */
+function warmLatency(targets) {
+  const perRound = SETTINGS.sequentialCalls / SETTINGS.latencyRounds;
+  return interleave(targets, SETTINGS.latencyRounds, (call) => latencySamples(call, perRound));
 }
 
 function machine() {
