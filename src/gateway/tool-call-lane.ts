@@ -10,7 +10,9 @@ import {
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 import { WireError } from "../errors.js";
+import { describeJson, isObject } from "../transport/json-rpc-codec.js";
 import type { CallExtra } from "./client-session.js";
+import { toWireError } from "./wire-errors.js";
 
 /** What gaggle reads of a tools/call request; everything else in it is passed along as it came. */
 export interface ToolCallParams {
@@ -29,8 +31,8 @@ export type ToolCallHandler = (params: ToolCallParams, extra: CallExtra) => Prom
  * bookkeeping of features gaggle does not use on calls (tasks, related-task queues). Here a tools/call runs
  * with the same contract the Protocol gives a handler: an AbortSignal that notifications/cancelled and the
  * end of the connection abort, no reply once it is cancelled, notifications and requests sent as related to
- * the call (over Streamable HTTP they travel on the call's own stream), and a thrown error answered as a
- * JSON-RPC error with its code and data.
+ * the call (over Streamable HTTP they travel on the call's own stream), and a thrown error answered as the
+ * JSON-RPC error toWireError makes of it, as every other request's handler does.
  */
 export async function connectWithToolCallLane(server: Server, transport: Transport, handle: ToolCallHandler): Promise<void> {
   // connect() installs the Protocol's handlers before it awaits the transport's start, so they can be wrapped
@@ -58,7 +60,10 @@ export async function connectWithToolCallLane(server: Server, transport: Transpo
       .then(() => handle(toolCallParams(request.params), extra))
       .then(
         (result) => ({ jsonrpc: "2.0" as const, id: request.id, result }),
-        (error: unknown) => ({ jsonrpc: "2.0" as const, id: request.id, error: errorBody(error) }),
+        (error: unknown) => {
+          const { code, message, data } = toWireError(error);
+          return { jsonrpc: "2.0" as const, id: request.id, error: { code, message, ...(data !== undefined && { data }) } };
+        },
       )
       .then((reply) => {
         if (inFlight.get(request.id) === controller) inFlight.delete(request.id);
@@ -93,29 +98,16 @@ export async function connectWithToolCallLane(server: Server, transport: Transpo
 
 /** The fields routing reads, checked; a request without them is answered -32602 before anything runs. */
 function toolCallParams(params: unknown): ToolCallParams {
-  const fields = (typeof params === "object" && params !== null ? params : {}) as Record<string, unknown>;
+  const fields = isObject(params) ? params : {};
   if (typeof fields.name !== "string") {
-    throw new WireError(ErrorCode.InvalidParams, `tools/call needs params.name, the tool's name as a string; found ${describe(fields.name)}`);
+    throw new WireError(ErrorCode.InvalidParams, `tools/call needs params.name, the tool's name as a string; found ${describeJson(fields.name)}`);
   }
   for (const key of ["arguments", "_meta"] as const) {
     const value = fields[key];
-    if (value !== undefined && (typeof value !== "object" || value === null || Array.isArray(value))) {
-      throw new WireError(ErrorCode.InvalidParams, `tools/call params.${key} must be an object; found ${describe(value)}`);
+    if (value !== undefined && !isObject(value)) {
+      throw new WireError(ErrorCode.InvalidParams, `tools/call params.${key} must be an object; found ${describeJson(value)}`);
     }
   }
   return fields as unknown as ToolCallParams;
 }
 
-/** As the SDK's Protocol answers a failed handler: the error's own integer code and data, else InternalError. */
-function errorBody(error: unknown): { code: number; message: string; data?: unknown } {
-  const { code, message, data } = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
-  return {
-    code: Number.isSafeInteger(code) ? (code as number) : ErrorCode.InternalError,
-    message: typeof message === "string" && message !== "" ? message : "Internal error",
-    ...(data !== undefined && { data }),
-  };
-}
-
-function describe(value: unknown): string {
-  return value === undefined ? "nothing" : JSON.stringify(value).slice(0, 60);
-}

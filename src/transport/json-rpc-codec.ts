@@ -43,24 +43,24 @@ export function decodeMessage(line: string): JSONRPCMessage {
   const isResponse = !("method" in message) && ("result" in message || "error" in message);
   const invalid = (problem: string) =>
     new MessageDecodeError(INVALID_REQUEST, problem, "method" in message ? id : undefined, !isResponse);
-  if (message.jsonrpc !== "2.0") throw invalid(`"jsonrpc" must be "2.0", found ${describe(message.jsonrpc)}`);
+  if (message.jsonrpc !== "2.0") throw invalid(`"jsonrpc" must be "2.0", found ${describeJson(message.jsonrpc)}`);
   if ("id" in message && id === undefined && !(message.id === null && "error" in message)) {
-    throw invalid(`"id" must be a string or an integer, found ${describe(message.id)}`);
+    throw invalid(`"id" must be a string or an integer, found ${describeJson(message.id)}`);
   }
   if ("method" in message) {
-    if (typeof message.method !== "string") throw invalid(`"method" must be a string, found ${describe(message.method)}`);
-    if ("params" in message && !isObject(message.params)) throw invalid(`"params" must be an object, found ${describe(message.params)}`);
+    if (typeof message.method !== "string") throw invalid(`"method" must be a string, found ${describeJson(message.method)}`);
+    if ("params" in message && !isObject(message.params)) throw invalid(`"params" must be an object, found ${describeJson(message.params)}`);
     return value as JSONRPCMessage;
   }
   if (!("id" in message)) throw invalid(`a message needs a "method" (request or notification) or an "id" (response)`);
   if ("result" in message === "error" in message) throw invalid(`a response needs exactly one of "result" and "error"`);
   if ("result" in message) {
-    if (!isObject(message.result)) throw invalid(`"result" must be an object, found ${describe(message.result)}`);
+    if (!isObject(message.result)) throw invalid(`"result" must be an object, found ${describeJson(message.result)}`);
     return value as JSONRPCMessage;
   }
   const error = message.error;
   if (!isObject(error) || !Number.isInteger(error.code) || typeof error.message !== "string") {
-    throw invalid(`"error" must be an object with an integer "code" and a string "message", found ${describe(error)}`);
+    throw invalid(`"error" must be an object with an integer "code" and a string "message", found ${describeJson(error)}`);
   }
   return value as JSONRPCMessage;
 }
@@ -92,11 +92,13 @@ function isRequestId(value: unknown): value is RequestId {
   return typeof value === "string" || (typeof value === "number" && Number.isInteger(value));
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+/** A JSON object: not null, not an array. */
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function describe(value: unknown): string {
+/** A found value as it appears in an error message: its JSON, cut at 60 characters, or `nothing`. */
+export function describeJson(value: unknown): string {
   if (value === undefined) return "nothing";
   const text = JSON.stringify(value);
   return text.length > 60 ? `${text.slice(0, 60)}…` : text;
