@@ -13,6 +13,7 @@ import type {
   ResourceTemplate,
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { Cancellation } from "./cancellation.js";
 
 export type ChildKind = "stdio" | "http" | "sse" | "virtual";
 
@@ -50,7 +51,8 @@ export type LogMessage = LoggingMessageNotification["params"];
 
 /** What a call carries from the client that made it. */
 export interface CallContext {
-  signal?: AbortSignal;
+  /** Cancelled when the client cancels the call or goes away. */
+  cancel?: Cancellation;
   onprogress?: (progress: Progress) => void;
   caller?: Caller;
   /** The client's request `_meta`, passed on to the child (the progress token is the gateway's own). */

@@ -7,13 +7,14 @@ import {
   type MessageExtraInfo,
   type Progress,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { Cancellation } from "./cancellation.js";
 
 export interface ForwardOptions {
   /** Without a response or progress for this long, the request is cancelled at the child and fails. */
   timeoutMs: number;
   /** Progress restarts the timeout, but never past this long since the request was sent. */
   maxTotalTimeoutMs: number;
-  signal?: AbortSignal;
+  cancel?: Cancellation | undefined;
   onprogress?: (progress: Progress) => void;
 }
 
@@ -73,21 +74,21 @@ export class ForwardingTransport implements Transport {
 
   /**
    * Sends a request and resolves with the child's result. Fails with an McpError: the child's own error,
-   * RequestTimeout (after telling the child with notifications/cancelled), or ConnectionClosed; an aborted
-   * `signal` also cancels the request at the child and fails with the signal's reason.
+   * RequestTimeout (after telling the child with notifications/cancelled), or ConnectionClosed; `cancel`
+   * also cancels the request at the child and fails with its reason.
    */
   forward(method: string, params: Record<string, unknown>, options: ForwardOptions): Promise<Record<string, unknown>> {
     const id = `gaggle-${++this.lastId}`;
-    const { timeoutMs, maxTotalTimeoutMs, signal, onprogress } = options;
+    const { timeoutMs, maxTotalTimeoutMs, cancel, onprogress } = options;
     if (onprogress) params = { ...params, _meta: { ...(params._meta as Record<string, unknown> | undefined), progressToken: id } };
     return new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(abortError(signal.reason));
+      if (cancel?.aborted) return reject(abortError(cancel.reason));
       const sentAt = Date.now();
       let timer: NodeJS.Timeout | undefined;
-      const onAbort = () => request.fail(abortError(signal!.reason), String(signal!.reason));
+      let stopListening: (() => void) | undefined;
       const settle = () => {
         clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
+        stopListening?.();
         this.pending.delete(id);
       };
       const arm = () => {
@@ -117,7 +118,7 @@ export class ForwardingTransport implements Transport {
         },
       };
       this.pending.set(id, request);
-      signal?.addEventListener("abort", onAbort, { once: true });
+      stopListening = cancel?.onAbort((reason) => request.fail(abortError(reason), String(reason)));
       arm();
       this.inner.send({ jsonrpc: "2.0", id, method, params }).catch((error: unknown) => {
         if (this.pending.get(id) === request) request.fail(error instanceof Error ? error : new Error(String(error)));

@@ -15,13 +15,22 @@ export class SessionGate {
   private inside = 0;
   private readonly waiting: Waiter[] = [];
 
+  /** Admits the call now if it may run now, or returns undefined: then it must wait with `enter`. */
+  tryEnter(session: string): (() => void) | undefined {
+    if (this.waiting.length > 0 || (this.inside > 0 && this.owner !== session)) return undefined;
+    this.take(session);
+    return this.leaver();
+  }
+
   /** Resolves once the call may run; the returned function must be called when it ends. */
   async enter(session: string): Promise<() => void> {
-    if (this.waiting.length === 0 && (this.inside === 0 || this.owner === session)) {
-      this.take(session);
-    } else {
-      await new Promise<void>((admit) => this.waiting.push({ session, admit }));
-    }
+    const now = this.tryEnter(session);
+    if (now) return now;
+    await new Promise<void>((admit) => this.waiting.push({ session, admit }));
+    return this.leaver();
+  }
+
+  private leaver(): () => void {
     let left = false;
     return () => {
       if (left) return;

@@ -9,6 +9,7 @@ import {
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Caller, LogMessage, MemberIdentity } from "../children/child.js";
+import type { Cancellation } from "../children/cancellation.js";
 import { AnyResultSchema } from "../children/upstream.js";
 import { WireError } from "../errors.js";
 
@@ -22,8 +23,13 @@ const NEEDED: Record<string, keyof ClientCapabilities> = {
   "roots/list": "roots",
 };
 
-/** What a call's handler uses of its request: cancellation, and messages sent as related to the call. */
-export type CallExtra = Pick<RequestHandlerExtra<ServerRequest, ServerNotification>, "signal" | "sendNotification" | "sendRequest">;
+/**
+ * What a call's handler uses of its request: cancellation, and messages sent as related to the call. The
+ * tools/call lane gives a `cancel` that makes its `signal` only on demand; other requests have the SDK's signal.
+ */
+export type CallExtra = Pick<RequestHandlerExtra<ServerRequest, ServerNotification>, "signal" | "sendNotification" | "sendRequest"> & {
+  cancel?: Cancellation;
+};
 
 export class ClientSession {
   /** Set by the client with logging/setLevel; until then every message is delivered. */

@@ -1,25 +1,28 @@
 // What each meta-tool does, on top of the router. Every failure becomes an isError result, never a thrown error.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { z } from "zod";
 import type { CallContext } from "../children/child.js";
+import { checkArguments } from "../children/arg-validator.js";
 import type { Router } from "../children/router.js";
 import { GaggleError } from "../errors.js";
 import { failureResult, jsonResult } from "./failure.js";
-import { metaToolArgs, type MetaToolName } from "./meta-tools.js";
+import { metaTool, type MetaToolArgs as Args, type MetaToolName } from "./meta-tools.js";
 import { cutTextLines } from "./output.js";
 import { formatUptime, statusView } from "./status-view.js";
 import { schemaView, toolView } from "./schema-view.js";
-
-type Args<N extends MetaToolName> = z.output<(typeof metaToolArgs)[N]>;
 
 export class MetaHandlers {
   constructor(private readonly router: Router) {}
 
   async call(name: MetaToolName, rawArgs: unknown, ctx: CallContext): Promise<CallToolResult> {
     try {
-      const parsed = metaToolArgs[name].safeParse(rawArgs ?? {});
-      if (!parsed.success) throw invalidMetaArgs(name, parsed.error);
-      return await this.run(name, parsed.data, ctx);
+      const args = rawArgs ?? {};
+      const problem = checkArguments(metaTool(name), args);
+      if (problem) {
+        throw new GaggleError("INVALID_ARGS", `invalid arguments for ${name}: ${problem}`, {
+          hint: `see the input schema of ${name} in tools/list`,
+        });
+      }
+      return await this.run(name, args, ctx);
     } catch (error) {
       return failureResult(error);
     }
@@ -63,11 +66,4 @@ export class MetaHandlers {
       uptime_ms: uptimeMs,
     });
   }
-}
-
-function invalidMetaArgs(name: MetaToolName, error: z.ZodError): GaggleError {
-  const problems = error.issues.map((issue) => `${issue.path.join(".") || "arguments"}: ${issue.message}`).join("; ");
-  return new GaggleError("INVALID_ARGS", `invalid arguments for ${name}: ${problems}`, {
-    hint: `see the input schema of ${name} in tools/list`,
-  });
 }

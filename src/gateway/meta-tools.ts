@@ -1,4 +1,6 @@
 // The five meta-tools: their argument schemas (zod, the one source of truth) and the tool list clients see.
+// Calls are checked against the JSON Schema clients see, compiled by ajv like every child tool's: a zod parse
+// on every call cost more than the rest of a meta-tool's own work.
 import { z } from "zod";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 
@@ -48,6 +50,9 @@ export function isMetaTool(name: string): name is MetaToolName {
   return Object.hasOwn(metaToolArgs, name);
 }
 
+/** What a meta-tool's handler receives: its arguments once they fit the input schema. */
+export type MetaToolArgs<N extends MetaToolName> = z.input<(typeof metaToolArgs)[N]>;
+
 /** Built once: the list is the same for every client and every config. */
 export const META_TOOLS: Tool[] = (Object.keys(metaToolArgs) as MetaToolName[]).map((name) => ({
   name,
@@ -55,3 +60,9 @@ export const META_TOOLS: Tool[] = (Object.keys(metaToolArgs) as MetaToolName[]).
   inputSchema: inputSchema(metaToolArgs[name]),
   ...(annotations[name] && { annotations: annotations[name] }),
 }));
+
+const byName = new Map(META_TOOLS.map((tool) => [tool.name, tool]));
+
+export function metaTool(name: MetaToolName): Tool {
+  return byName.get(name)!;
+}

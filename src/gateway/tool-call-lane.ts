@@ -9,6 +9,7 @@ import {
   type JSONRPCRequest,
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
+import { Cancellation } from "../children/cancellation.js";
 import { WireError } from "../errors.js";
 import { describeJson, isObject } from "../transport/json-rpc-codec.js";
 import type { CallExtra } from "./client-session.js";
@@ -29,10 +30,11 @@ export type ToolCallHandler = (params: ToolCallParams, extra: CallExtra) => Prom
  * tools/call is a gateway's hot path, and the Protocol spends more time per call than the rest of gaggle:
  * each message is parsed by several zod schemas in turn to learn its kind, and each request gets the
  * bookkeeping of features gaggle does not use on calls (tasks, related-task queues). Here a tools/call runs
- * with the same contract the Protocol gives a handler: an AbortSignal that notifications/cancelled and the
- * end of the connection abort, no reply once it is cancelled, notifications and requests sent as related to
- * the call (over Streamable HTTP they travel on the call's own stream), and a thrown error answered as the
- * JSON-RPC error toWireError makes of it, as every other request's handler does.
+ * with the same contract the Protocol gives a handler: a cancellation that notifications/cancelled and the
+ * end of the connection abort (its AbortSignal is made only if something asks for one), no reply once it is
+ * cancelled, notifications and requests sent as related to the call (over Streamable HTTP they travel on the
+ * call's own stream), and a thrown error answered as the JSON-RPC error toWireError makes of it, as every
+ * other request's handler does.
  */
 export async function connectWithToolCallLane(server: Server, transport: Transport, handle: ToolCallHandler): Promise<void> {
   // connect() installs the Protocol's handlers before it awaits the transport's start, so they can be wrapped
@@ -40,19 +42,21 @@ export async function connectWithToolCallLane(server: Server, transport: Transpo
   const connected = server.connect(transport);
   const toProtocol = transport.onmessage!;
   const closeProtocol = transport.onclose;
-  const inFlight = new Map<RequestId, AbortController>();
+  const inFlight = new Map<RequestId, Cancellation>();
 
   const run = (request: JSONRPCRequest) => {
-    const controller = new AbortController();
-    const { signal } = controller;
-    inFlight.set(request.id, controller);
+    const cancel = new Cancellation();
+    inFlight.set(request.id, cancel);
     const extra: CallExtra = {
-      signal,
+      cancel,
+      get signal() {
+        return cancel.signal;
+      },
       sendNotification: async (notification) => {
-        if (!signal.aborted) await server.notification(notification, { relatedRequestId: request.id });
+        if (!cancel.aborted) await server.notification(notification, { relatedRequestId: request.id });
       },
       sendRequest: async (outgoing, resultSchema, options) => {
-        if (signal.aborted) throw new McpError(ErrorCode.ConnectionClosed, "Request was cancelled");
+        if (cancel.aborted) throw new McpError(ErrorCode.ConnectionClosed, "Request was cancelled");
         return server.request(outgoing, resultSchema, { ...options, relatedRequestId: request.id });
       },
     };
@@ -66,8 +70,8 @@ export async function connectWithToolCallLane(server: Server, transport: Transpo
         },
       )
       .then((reply) => {
-        if (inFlight.get(request.id) === controller) inFlight.delete(request.id);
-        if (signal.aborted) return;
+        if (inFlight.get(request.id) === cancel) inFlight.delete(request.id);
+        if (cancel.aborted) return;
         return transport.send(reply as JSONRPCMessage);
       })
       .catch((error: unknown) => server.onerror?.(new Error(`Failed to send a tools/call reply: ${String(error)}`)));
@@ -78,10 +82,10 @@ export async function connectWithToolCallLane(server: Server, transport: Transpo
       if (message.method === "tools/call" && "id" in message) return run(message);
       if (message.method === "notifications/cancelled") {
         const requestId = (message.params as { requestId?: RequestId } | undefined)?.requestId;
-        const controller = requestId === undefined ? undefined : inFlight.get(requestId);
-        if (controller) {
+        const cancel = requestId === undefined ? undefined : inFlight.get(requestId);
+        if (cancel) {
           inFlight.delete(requestId!);
-          controller.abort((message.params as { reason?: unknown }).reason);
+          cancel.abort((message.params as { reason?: unknown }).reason);
           return;
         }
       }
@@ -89,7 +93,7 @@ export async function connectWithToolCallLane(server: Server, transport: Transpo
     toProtocol(message, extra);
   };
   transport.onclose = () => {
-    for (const controller of inFlight.values()) controller.abort(new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
+    for (const cancel of inFlight.values()) cancel.abort(new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
     inFlight.clear();
     closeProtocol?.();
   };

@@ -44,4 +44,22 @@ describe("SessionGate", () => {
     (await waiting[2]!)();
     expect(order).toEqual(["b1", "a2", "b2"]);
   });
+
+  it("admits at once without waiting, or says the call must wait", async () => {
+    const gate = new SessionGate();
+    const a1 = gate.tryEnter("a")!;
+    const a2 = gate.tryEnter("a")!;
+    expect(gate.tryEnter("b")).toBeUndefined();
+    const b = gate.enter("b");
+    // A waiting client keeps its turn: the owner's later calls queue behind it instead of slipping in.
+    expect(gate.tryEnter("a")).toBeUndefined();
+    a1();
+    a1();
+    expect(gate.tryEnter("b")).toBeUndefined();
+    a2();
+    const leaveB = await b;
+    expect(gate.tryEnter("b")).toBeDefined();
+    expect(gate.tryEnter("a")).toBeUndefined();
+    leaveB();
+  });
 });

@@ -116,8 +116,12 @@ describe("execute_child_tool", () => {
   it("refuses malformed meta-tool arguments with INVALID_ARGS", async () => {
     const body = failure(await gaggle.meta("execute_child_tool", { server_id: "echo", tool_name: "echo", head: -1, extra: 1 }));
     expect(body.code).toBe("INVALID_ARGS");
-    expect(body.error).toContain("head");
-    expect(body.error).toContain("extra");
+    expect(body.error).toBe('invalid arguments for execute_child_tool: arguments: unexpected property "extra"; arguments.head: must be >= 0');
+    expect(body.hint).toBe("see the input schema of execute_child_tool in tools/list");
+    const missing = failure(await gaggle.meta("get_child_status", { server_id: 7 }));
+    expect(missing.error).toBe("invalid arguments for get_child_status: arguments.server_id: must be string");
+    const empty = failure(await gaggle.meta("get_schema", { server_id: "" }));
+    expect(empty.error).toBe("invalid arguments for get_schema: arguments.server_id: must NOT have fewer than 1 characters");
   });
 });
 

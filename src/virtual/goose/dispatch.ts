@@ -20,14 +20,12 @@ export async function runDispatch(owner: DispatchOwner, gosling: Gosling, entry:
   const started = Date.now();
   let timer: NodeJS.Timeout | undefined;
   let progress: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
+  let stopListening: (() => void) | undefined;
   try {
     const outcome = await new Promise<"ended" | "timeout" | "cancelled">((resolve) => {
       void gosling.ended(entry).then(() => resolve("ended"));
       timer = setTimeout(() => resolve("timeout"), timerDelay(timeoutMs));
-      onAbort = () => resolve("cancelled");
-      if (ctx.signal?.aborted) onAbort();
-      ctx.signal?.addEventListener("abort", onAbort, { once: true });
+      stopListening = ctx.cancel?.onAbort(() => resolve("cancelled"));
       if (ctx.onprogress) progress = reportProgress(gosling, ctx.onprogress);
     });
     if (outcome === "timeout") {
@@ -58,7 +56,7 @@ export async function runDispatch(owner: DispatchOwner, gosling: Gosling, entry:
   } finally {
     clearTimeout(timer);
     clearInterval(progress);
-    if (onAbort) ctx.signal?.removeEventListener("abort", onAbort);
+    stopListening?.();
   }
 }
 

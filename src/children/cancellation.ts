@@ -1,0 +1,65 @@
+// A call's cancellation: a flag and a list of listeners, with a real AbortSignal made only when one is asked for.
+
+type AbortListener = (reason: unknown) => void;
+
+const nothingToRemove = () => {};
+
+/**
+ * Node's AbortSignal is an EventTarget: making one and adding and removing a listener costs several
+ * microseconds, more than all the rest of gaggle's bookkeeping for a forwarded call. Nearly every call ends
+ * without being cancelled, so a call carries this instead, and the parts that need an AbortSignal (a call
+ * waiting in a queue, an API that takes one) get it from `signal`, which follows the cancellation.
+ */
+export class Cancellation {
+  private cancelled: { reason: unknown } | undefined;
+  private listeners: AbortListener[] | undefined;
+  private controller: AbortController | undefined;
+
+  /** @param source the signal of a request the SDK's Protocol answers: its abort cancels this, and `signal` is it. */
+  constructor(private readonly source?: AbortSignal) {
+    if (!source) return;
+    if (source.aborted) this.cancelled = { reason: source.reason };
+    else source.addEventListener("abort", () => this.abort(source.reason), { once: true });
+  }
+
+  get aborted(): boolean {
+    return this.cancelled !== undefined;
+  }
+
+  get reason(): unknown {
+    return this.cancelled?.reason;
+  }
+
+  /** The first call cancels: each listener runs once, in the order it was added. Later calls do nothing. */
+  abort(reason: unknown): void {
+    if (this.cancelled) return;
+    this.cancelled = { reason };
+    const listeners = this.listeners ?? [];
+    this.listeners = undefined;
+    this.controller?.abort(reason);
+    for (const listener of listeners) listener(reason);
+  }
+
+  /** Runs `listener` once when the call is cancelled, at once if it already is; returns what removes it. */
+  onAbort(listener: AbortListener): () => void {
+    if (this.cancelled) {
+      listener(this.cancelled.reason);
+      return nothingToRemove;
+    }
+    (this.listeners ??= []).push(listener);
+    return () => {
+      const at = this.listeners?.indexOf(listener) ?? -1;
+      if (at !== -1) this.listeners!.splice(at, 1);
+    };
+  }
+
+  /** An AbortSignal that is aborted with this cancellation, with its reason; made on first use. */
+  get signal(): AbortSignal {
+    if (this.source) return this.source;
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.cancelled) this.controller.abort(this.cancelled.reason);
+    }
+    return this.controller.signal;
+  }
+}
