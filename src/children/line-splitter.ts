@@ -19,17 +19,16 @@ export class LineSplitter {
   }
 
   push(chunk: string): void {
-    let text = chunk;
+    let start = 0;
     let newline: number;
-    while ((newline = text.indexOf("\n")) !== -1) {
-      const piece = text.slice(0, newline);
-      text = text.slice(newline + 1);
+    while ((newline = chunk.indexOf("\n", start)) !== -1) {
       if (this.skipping) this.skipping = false;
-      else this.emit((this.partial + piece).replace(/\r$/, ""));
+      else this.emit(withoutCarriageReturn(this.partial === "" ? chunk.slice(start, newline) : this.partial + chunk.slice(start, newline)));
       this.partial = "";
+      start = newline + 1;
     }
-    if (this.skipping) return;
-    this.partial += text;
+    if (this.skipping || start === chunk.length) return;
+    this.partial += start === 0 ? chunk : chunk.slice(start);
     if (this.partial.length > this.maxChars) {
       this.emit(`${this.partial.slice(0, this.maxChars)} …[line cut at ${this.maxChars} characters]`);
       this.partial = "";
@@ -39,8 +38,12 @@ export class LineSplitter {
 
   /** Emits the partial line, if any: for the end of the stream. */
   flush(): void {
-    if (this.partial !== "" && !this.skipping) this.emit(this.partial.replace(/\r$/, ""));
+    if (this.partial !== "" && !this.skipping) this.emit(withoutCarriageReturn(this.partial));
     this.partial = "";
     this.skipping = false;
   }
+}
+
+function withoutCarriageReturn(line: string): string {
+  return line.charCodeAt(line.length - 1) === 13 ? line.slice(0, -1) : line;
 }

@@ -97,8 +97,9 @@ export class McpChild implements Child {
   }
 
   async tools(): Promise<Tool[]> {
-    const session = await this.ensureSession();
-    const tools = await this.request(session, "tools/list", () => session.cache.tools());
+    const session = this.session ?? (await this.ensureSession());
+    // Every call looks its tool up here: the list in hand is used without a round of promises.
+    const tools = session.cache.cachedTools ?? (await this.request(session, "tools/list", () => session.cache.tools()));
     if (this.visibleTools?.from !== tools) this.visibleTools = { from: tools, tools: tools.filter((tool) => this.visible(tool.name)) };
     return this.visibleTools.tools;
   }

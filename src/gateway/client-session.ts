@@ -57,23 +57,38 @@ export class ClientSession {
    * Streamable HTTP they travel on the call's own stream and reach this client and no other.
    */
   callerFor(extra: CallExtra): Caller {
-    return {
-      sessionId: this.id,
-      identity: this.identity,
-      forward: async (request, signal) => {
-        const capability = NEEDED[request.method];
-        if (capability && !this.server.getClientCapabilities()?.[capability]) {
-          throw new WireError(
-            ErrorCode.MethodNotFound,
-            `${request.method} is not available: the client that made this call did not declare the ${capability} capability`,
-          );
-        }
-        return extra.sendRequest(request as ServerRequest, AnyResultSchema, { signal });
-      },
-      log: (params) => {
-        if (this.allows(params.level)) void extra.sendNotification({ method: "notifications/message", params }).catch(() => {});
-      },
-    };
+    return new CallerOfCall(this, extra);
+  }
+}
+
+/** A class rather than an object of closures: one is made for every call. */
+class CallerOfCall implements Caller {
+  constructor(
+    private readonly session: ClientSession,
+    private readonly extra: CallExtra,
+  ) {}
+
+  get sessionId(): string {
+    return this.session.id;
+  }
+
+  get identity(): MemberIdentity | undefined {
+    return this.session.identity;
+  }
+
+  async forward(request: { method: string; params?: Record<string, unknown> | undefined }, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const capability = NEEDED[request.method];
+    if (capability && !this.session.server.getClientCapabilities()?.[capability]) {
+      throw new WireError(
+        ErrorCode.MethodNotFound,
+        `${request.method} is not available: the client that made this call did not declare the ${capability} capability`,
+      );
+    }
+    return this.extra.sendRequest(request as ServerRequest, AnyResultSchema, { signal });
+  }
+
+  log(params: LogMessage): void {
+    if (this.session.allows(params.level)) void this.extra.sendNotification({ method: "notifications/message", params }).catch(() => {});
   }
 }
 

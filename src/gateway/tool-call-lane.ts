@@ -60,21 +60,23 @@ export async function connectWithToolCallLane(server: Server, transport: Transpo
         return server.request(outgoing, resultSchema, { ...options, relatedRequestId: request.id });
       },
     };
-    void Promise.resolve()
-      .then(() => handle(toolCallParams(request.params), extra))
-      .then(
-        (result) => ({ jsonrpc: "2.0" as const, id: request.id, result }),
-        (error: unknown) => {
-          const { code, message, data } = toWireError(error);
-          return { jsonrpc: "2.0" as const, id: request.id, error: { code, message, ...(data !== undefined && { data }) } };
-        },
-      )
+    void answer(request, extra)
       .then((reply) => {
         if (inFlight.get(request.id) === cancel) inFlight.delete(request.id);
         if (cancel.aborted) return;
-        return transport.send(reply as JSONRPCMessage);
+        return transport.send(reply);
       })
       .catch((error: unknown) => server.onerror?.(new Error(`Failed to send a tools/call reply: ${String(error)}`)));
+  };
+
+  /** The reply to a tools/call: the handler's result, or the JSON-RPC error made of what it threw. */
+  const answer = async (request: JSONRPCRequest, extra: CallExtra): Promise<JSONRPCMessage> => {
+    try {
+      return { jsonrpc: "2.0", id: request.id, result: await handle(toolCallParams(request.params), extra) };
+    } catch (error) {
+      const { code, message, data } = toWireError(error);
+      return { jsonrpc: "2.0", id: request.id, error: { code, message, ...(data !== undefined && { data }) } } as JSONRPCMessage;
+    }
   };
 
   transport.onmessage = (message, extra) => {

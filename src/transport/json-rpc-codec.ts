@@ -67,7 +67,8 @@ export function decodeMessage(line: string): JSONRPCMessage {
 
 /** Decodes one line of a stdio stream: a message goes to `onMessage`, a line that is none to `onUnreadable`; blank lines are skipped. */
 export function readMessageLine(line: string, onMessage: (message: JSONRPCMessage) => void, onUnreadable: (error: MessageDecodeError) => void): void {
-  if (line.trim() === "") return;
+  // A message starts with "{"; only a line that does not is looked at again for being blank.
+  if (line.charCodeAt(0) !== 123 && line.trim() === "") return;
   let message: JSONRPCMessage;
   try {
     message = decodeMessage(line);

@@ -73,6 +73,16 @@ describe("LineSplitter", () => {
     expect(lines).toEqual(["a", "bc", "d"]);
   });
 
+  it("drops a \r that arrives in the chunk before its newline, and keeps blank lines", () => {
+    const lines: string[] = [];
+    const splitter = new LineSplitter(100, (line) => lines.push(line));
+    splitter.push("one\r");
+    splitter.push("\n\r\n\ntwo\nthr");
+    splitter.push("ee\n");
+    expect(lines).toEqual(["one", "", "", "two", "three"]);
+    expect(splitter.pending).toBe("");
+  });
+
   it("cuts a line past its limit, skips the rest of it, and goes on with the next", () => {
     const lines: string[] = [];
     const splitter = new LineSplitter(4, (line) => lines.push(line));
