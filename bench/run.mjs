@@ -10,8 +10,9 @@ import { formatReport, judge, sizeOf } from "./report.mjs";
 
 const SETTINGS = {
   coldCalls: 500,
-  // Node's JIT needs a few thousand calls to settle in every process on the path (measured: p50 stops falling near 3,000).
-  warmUpCalls: 3000,
+  // Node's JIT needs thousands of calls to settle in every process on the path. Measured on one core, in blocks
+  // of 1,000 calls from a fresh start: direct p50 stops falling after about 5,000 calls, gaggle's after about 6,000.
+  warmUpCalls: 8000,
   sequentialCalls: 2000,
   latencyRounds: 4,
   throughputCalls: 3000,

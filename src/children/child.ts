@@ -93,6 +93,11 @@ export interface Child {
   status(): ChildStatus;
   /** Starts the child if needed; the tools it exposes (after its allow/deny filter). */
   tools(): Promise<Tool[]>;
+  /**
+   * An exposed tool by name when the child's tool list is already in hand, without starting or fetching
+   * anything; undefined otherwise (then `tools()` decides). The router asks this first on every call.
+   */
+  knownTool?(name: string): Tool | undefined;
   schema(): Promise<ChildSchema>;
   /** Arguments have been checked against the tool's input schema by the router before this is called. */
   callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult>;

@@ -58,7 +58,7 @@ export class McpChild implements Child {
   private readonly subscriptions = new Set<string>();
   private logLevel: LoggingLevel | undefined;
   /** The visible tools of the last list fetched, and the list they came from. */
-  private visibleTools: { from: Tool[]; tools: Tool[] } | undefined;
+  private visibleTools: { from: Tool[]; tools: Tool[]; byName: Map<string, Tool> } | undefined;
 
   constructor(
     private readonly config: ChildConfig,
@@ -98,10 +98,22 @@ export class McpChild implements Child {
 
   async tools(): Promise<Tool[]> {
     const session = this.session ?? (await this.ensureSession());
-    // Every call looks its tool up here: the list in hand is used without a round of promises.
     const tools = session.cache.cachedTools ?? (await this.request(session, "tools/list", () => session.cache.tools()));
-    if (this.visibleTools?.from !== tools) this.visibleTools = { from: tools, tools: tools.filter((tool) => this.visible(tool.name)) };
-    return this.visibleTools.tools;
+    return this.exposed(tools).tools;
+  }
+
+  knownTool(name: string): Tool | undefined {
+    const tools = this.session?.cache.cachedTools;
+    return tools && this.exposed(tools).byName.get(name);
+  }
+
+  /** The visible part of a fetched tool list, worked out once per list. */
+  private exposed(tools: Tool[]): { tools: Tool[]; byName: Map<string, Tool> } {
+    if (this.visibleTools?.from !== tools) {
+      const visible = tools.filter((tool) => this.visible(tool.name));
+      this.visibleTools = { from: tools, tools: visible, byName: new Map(visible.map((tool) => [tool.name, tool])) };
+    }
+    return this.visibleTools;
   }
 
   async schema(): Promise<ChildSchema> {

@@ -48,7 +48,8 @@ export class Router {
 
   /** Arguments that do not fit the tool's input schema never reach the child. */
   async callTool(serverId: string, toolName: string, args: unknown, ctx: CallContext): Promise<CallToolResult> {
-    const { child, tool } = await this.tool(serverId, toolName);
+    const child = this.get(serverId);
+    const tool = child.knownTool?.(toolName) ?? (await this.tool(serverId, toolName)).tool;
     const given = args ?? {};
     const problem = checkArguments(tool, given);
     if (problem || typeof given !== "object" || Array.isArray(given)) {
