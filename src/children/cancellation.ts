@@ -63,3 +63,8 @@ export class Cancellation {
     return this.controller.signal;
   }
 }
+
+/** What work fails with when its caller gave up on it: the reason itself if it is an Error. */
+export function cancelledError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(`cancelled by the caller: ${String(reason)}`);
+}

@@ -7,7 +7,7 @@ import {
   type MessageExtraInfo,
   type Progress,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Cancellation } from "./cancellation.js";
+import { cancelledError, type Cancellation } from "./cancellation.js";
 
 export interface ForwardOptions {
   /** Without a response or progress for this long, the request is cancelled at the child and fails. */
@@ -82,7 +82,7 @@ export class ForwardingTransport implements Transport {
     const { timeoutMs, maxTotalTimeoutMs, cancel, onprogress } = options;
     if (onprogress) params = { ...params, _meta: { ...(params._meta as Record<string, unknown> | undefined), progressToken: id } };
     return new Promise((resolve, reject) => {
-      if (cancel?.aborted) return reject(abortError(cancel.reason));
+      if (cancel?.aborted) return reject(cancelledError(cancel.reason));
       const sentAt = Date.now();
       let timer: NodeJS.Timeout | undefined;
       let stopListening: (() => void) | undefined;
@@ -118,7 +118,7 @@ export class ForwardingTransport implements Transport {
         },
       };
       this.pending.set(id, request);
-      stopListening = cancel?.onAbort((reason) => request.fail(abortError(reason), String(reason)));
+      stopListening = cancel?.onAbort((reason) => request.fail(cancelledError(reason), String(reason)));
       arm();
       this.inner.send({ jsonrpc: "2.0", id, method, params }).catch((error: unknown) => {
         if (this.pending.get(id) === request) request.fail(error instanceof Error ? error : new Error(String(error)));
@@ -145,9 +145,4 @@ export class ForwardingTransport implements Transport {
   private cancelAtChild(requestId: string, reason: string): void {
     void this.inner.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason } }).catch(() => {});
   }
-}
-
-/** What a forwarded request fails with when its caller gave up on it. */
-function abortError(reason: unknown): Error {
-  return reason instanceof Error ? reason : new Error(`cancelled by the caller: ${String(reason)}`);
 }

@@ -129,7 +129,7 @@ export class McpChild implements Child {
     return this.queue.add(
       async () => {
         const caller = ctx.caller?.sessionId ?? LOCAL_CALLER;
-        const leave = this.gate.tryEnter(caller) ?? (await this.gate.enter(caller));
+        const leave = this.gate.tryEnter(caller) ?? (await this.gate.enter(caller, ctx.cancel));
         const end = this.callers.begin(ctx.caller);
         try {
           // Started inside the queue: a child that died while this call waited is restarted for it.

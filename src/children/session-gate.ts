@@ -5,6 +5,8 @@
 // that client's, so routing them is exact. Waiting calls are admitted in order, so a busy client
 // cannot starve another.
 
+import { cancelledError, type Cancellation } from "./cancellation.js";
+
 interface Waiter {
   session: string;
   admit: () => void;
@@ -22,11 +24,26 @@ export class SessionGate {
     return this.leaver();
   }
 
-  /** Resolves once the call may run; the returned function must be called when it ends. */
-  async enter(session: string): Promise<() => void> {
+  /**
+   * Resolves once the call may run; the returned function must be called when it ends. A call cancelled while
+   * it waits leaves the line and rejects with the cancellation's reason.
+   */
+  async enter(session: string, cancel?: Cancellation): Promise<() => void> {
     const now = this.tryEnter(session);
     if (now) return now;
-    await new Promise<void>((admit) => this.waiting.push({ session, admit }));
+    await new Promise<void>((admit, reject) => {
+      const waiter: Waiter = { session, admit };
+      this.waiting.push(waiter);
+      const stopListening = cancel?.onAbort((reason) => {
+        const at = this.waiting.indexOf(waiter);
+        if (at !== -1) this.waiting.splice(at, 1);
+        reject(cancelledError(reason));
+      });
+      waiter.admit = () => {
+        stopListening?.();
+        admit();
+      };
+    });
     return this.leaver();
   }
 

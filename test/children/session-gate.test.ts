@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { Cancellation } from "../../src/children/cancellation.js";
 import { SessionGate } from "../../src/children/session-gate.js";
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
@@ -61,5 +62,20 @@ describe("SessionGate", () => {
     expect(gate.tryEnter("b")).toBeDefined();
     expect(gate.tryEnter("a")).toBeUndefined();
     leaveB();
+  });
+
+  it("drops a waiting call that is cancelled, and admits the next one in its place", async () => {
+    const gate = new SessionGate();
+    const a = gate.tryEnter("a")!;
+    const cancel = new Cancellation();
+    const b = gate.enter("b", cancel);
+    const c = gate.enter("c");
+    cancel.abort("the client gave up");
+    await expect(b).rejects.toThrow("cancelled by the caller: the client gave up");
+    a();
+    const leaveC = await c;
+    expect(gate.tryEnter("b")).toBeUndefined();
+    leaveC();
+    expect(gate.tryEnter("b")).toBeDefined();
   });
 });

@@ -127,4 +127,31 @@ describe("two HTTP clients on one child", () => {
       expect(progress[p.name]).toHaveLength(2 * own(p.name, 2).length);
     });
   });
+
+  it("drops a call cancelled while it waits for the other client's calls: it frees its slot and never reaches the child", async () => {
+    const [a, b] = peers;
+    const status = async () =>
+      JSON.parse(textOf((await a.client.callTool({ name: "get_child_status", arguments: { server_id: "proto" } })) as CallToolResult)) as {
+        queue: { running: number; waiting: number };
+        stderr: string[];
+      };
+    const calls = (lines: string[]) => lines.filter((line) => line === "call slow_cancel").length;
+    const before = calls((await status()).stderr);
+    const slow = callProto(a, "slow_cancel", { ms: 3000 });
+    await until(status, (s) => calls(s.stderr) === before + 1, 5000);
+    // B's call starts in the queue at once (the child takes four) but must wait for A's call to end.
+    const controller = new AbortController();
+    const waiting = b.client.callTool(
+      { name: "execute_child_tool", arguments: { server_id: "proto", tool_name: "slow_cancel", arguments: { ms: 1 } } },
+      undefined,
+      { signal: controller.signal },
+    );
+    await until(status, (s) => s.queue.running === 2, 5000);
+    controller.abort("B gave up");
+    await expect(waiting).rejects.toThrow();
+    const freed = await until(status, (s) => s.queue.running === 1, 5000);
+    expect(freed.queue).toEqual({ running: 1, waiting: 0 });
+    expect(textOf((await slow) as CallToolResult)).toBe("waited 3000");
+    expect(calls((await status()).stderr)).toBe(before + 1);
+  });
 });
