@@ -1,5 +1,6 @@
 // Owns running git for the team child: one command, its exit code and output, never a prompt for credentials.
 import { execFile } from "node:child_process";
+import { childEnv } from "../../children/child-env.js";
 
 export const GIT_TIMEOUT_MS = 60_000;
 
@@ -14,7 +15,7 @@ export function git(args: readonly string[], cwd: string): Promise<GitResult> {
     execFile(
       "git",
       args,
-      { cwd, timeout: GIT_TIMEOUT_MS, maxBuffer: 4 * 1024 * 1024, env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" } },
+      { cwd, timeout: GIT_TIMEOUT_MS, maxBuffer: 4 * 1024 * 1024, env: childEnv({ GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" }, true) },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
         const why = error && typeof error.code !== "number" ? `${error.message}\n` : "";

@@ -1,6 +1,5 @@
 // Owns gg_team_manage: adding a member (team, worktree, gosling, onboarding) with rollback, and removing members.
 import type { CallContext } from "../../children/child.js";
-import { childEnv } from "../../children/child-env.js";
 import { errorMessage } from "../../errors.js";
 import type { GooseChild } from "../goose/goose-child.js";
 import type { Courier } from "./courier.js";
@@ -106,8 +105,7 @@ async function prepareWorktree(deps: ManageDeps, team: TeamRecord, member: Membe
     member.cwd = member.worktree.path;
     return undefined;
   }
-  const env = { ...childEnv({}, true), GG_TEAM_ID: team.team_id, GG_AGENT_ID: member.agent_id };
-  const created = await deps.worktrees.create(request.worktree.name, env);
+  const created = await deps.worktrees.create(request.worktree.name, { GG_TEAM_ID: team.team_id, GG_AGENT_ID: member.agent_id });
   member.worktree = created.record;
   member.cwd = created.record.path;
   return created;

@@ -28,7 +28,10 @@ export class Worktrees {
 
   constructor(private readonly options: WorktreeOptions) {}
 
-  /** A new branch and checkout, then the init script; if the script fails, both are removed again and this throws. */
+  /**
+   * A new branch and checkout, then the init script, which gets `env` over the environment children inherit;
+   * if the script fails, both are removed again and this throws.
+   */
   create(name: string, env: Record<string, string>): Promise<CreatedWorktree> {
     return this.serial(async () => {
       const repo = await this.repository();

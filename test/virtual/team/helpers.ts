@@ -80,20 +80,23 @@ export function teamConfig(dir: string, team = "", goose = "", gateway = ""): st
   return `${gooseConfig(dir, goose, gateway)}\n[virtual.team]\n${team}\n`;
 }
 
-export async function startTeamGaggle(options: { team?: string; goose?: string; http?: boolean; dir?: string } = {}): Promise<TeamGaggle> {
+export async function startTeamGaggle(
+  options: { team?: string; goose?: string; http?: boolean; dir?: string; env?: Record<string, string> } = {},
+): Promise<TeamGaggle> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), "gaggle-team-"));
   const config = teamConfig(dir, options.team, options.goose);
+  const env = { XDG_STATE_HOME: join(dir, "xdg-state"), ...options.env };
   let client: Client;
   let pid: number;
   let close: () => Promise<void>;
   let http: HttpGaggle | undefined;
   if (options.http) {
-    http = await startHttpGaggle(config, { env: { XDG_STATE_HOME: join(dir, "xdg-state") } });
+    http = await startHttpGaggle(config, { env });
     client = await http.connect({ name: "lead" });
     pid = http.pid;
     close = () => http!.stop();
   } else {
-    const gaggle: RunningGaggle = await startGaggle(config, { env: { XDG_STATE_HOME: join(dir, "xdg-state") } });
+    const gaggle: RunningGaggle = await startGaggle(config, { env });
     client = gaggle.client;
     pid = gaggle.pid;
     close = () => gaggle.close();

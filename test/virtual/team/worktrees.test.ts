@@ -1,5 +1,5 @@
 // Members in git worktrees: a new branch and checkout, its init script, rollback when that fails, reuse, removal.
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -38,6 +38,18 @@ describe("worktree_name", () => {
     expect(promptOf(team.runs()[0]!)).toContain(`You work in the git worktree ${path} on branch feature-x; commit your work there.`);
     const row = await team.member("t1", added.agent_id as string);
     expect(row).toMatchObject({ worktree_path: path, worktree_name: "feature-x", title: "Builder" });
+  });
+
+  it("keeps gaggle's own secret from git's hooks and from the init script", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gaggle-team-"));
+    makeRepo(dir, { [SCRIPT]: '#!/bin/sh\necho "init sees ${GAGGLE_AUTH_TOKEN:-no token}"\n' });
+    const hook = join(dir, ".git", "hooks", "post-checkout");
+    writeFileSync(hook, `#!/bin/sh\necho "hook sees \${GAGGLE_AUTH_TOKEN:-no token}" > ${JSON.stringify(join(dir, "hook-saw"))}\n`);
+    chmodSync(hook, 0o755);
+    team = await startTeamGaggle({ dir, team: `worktrees_dir = ${JSON.stringify(join(dir, "worktrees"))}`, env: { GAGGLE_AUTH_TOKEN: "s3cret" } });
+    const added = await team.json<{ worktree: { init_output: string } }>("gg_team_manage", { team_id: "t1", title: "Builder", worktree_name: "hooked" });
+    expect(added.worktree.init_output).toBe("init sees no token");
+    expect(readFileSync(join(dir, "hook-saw"), "utf8")).toBe("hook sees no token\n");
   });
 
   it("rolls back when the init script fails: no worktree, no branch, no member, and the script's output in the error", async () => {
