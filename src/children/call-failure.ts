@@ -6,7 +6,6 @@ export interface FailureContext {
   child: string;
   /** What was being asked, e.g. `tool "echo"` or `tools/list`. */
   what: string;
-  timeoutMs: number;
   queue: { running: number; waiting: number };
   /** Why the session ended, when it did (exit code and signal). */
   endedBecause: string | undefined;
@@ -26,12 +25,21 @@ export function callFailure(error: unknown, ctx: FailureContext): GaggleError {
   if (error instanceof GaggleError) return error;
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
     const { running, waiting } = ctx.queue;
-    return new GaggleError(
-      "TIMEOUT",
-      `${ctx.what} on ${ctx.child} timed out after ${ctx.timeoutMs}ms; the child was sent notifications/cancelled ` +
-        `(queue has ${running} running, ${waiting} waiting)`,
-      { hint: `raise timeout_ms for ${ctx.child} in the config if the tool needs longer`, cause: error },
-    );
+    const queue = `the child was sent notifications/cancelled (queue has ${running} running, ${waiting} waiting)`;
+    // The limit that ran out travels in the error's data, as the forwarding lane and the SDK both set it.
+    const limits = (error.data ?? {}) as { timeout?: number; maxTotalTimeout?: number };
+    if (limits.maxTotalTimeout !== undefined) {
+      return new GaggleError(
+        "TIMEOUT",
+        `${ctx.what} on ${ctx.child} was still reporting progress after max_timeout_ms (${limits.maxTotalTimeout}ms); ${queue}`,
+        { hint: `raise max_timeout_ms for ${ctx.child} in the config if the tool needs longer`, cause: error },
+      );
+    }
+    const after = limits.timeout === undefined ? "" : ` after ${limits.timeout}ms`;
+    return new GaggleError("TIMEOUT", `${ctx.what} on ${ctx.child} timed out${after}; ${queue}`, {
+      hint: `raise timeout_ms for ${ctx.child} in the config if the tool needs longer`,
+      cause: error,
+    });
   }
   if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
     if (ctx.closing) {

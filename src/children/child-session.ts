@@ -64,7 +64,7 @@ export function createSession(wiring: SessionWiring): Session {
     startedAt: new Date(),
     cache: new SchemaCache(client, { timeout: config.timeoutMs }, (kind) => {
       log.debug({ kind }, "list changed; cache dropped");
-      events.listChanged(config.name, kind === "resourceTemplates" ? "resources" : kind);
+      events.listChanged(config.name, kind);
     }),
   };
   // Sampling, elicitation and roots requests from the child go to the client whose call it is serving.

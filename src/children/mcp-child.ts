@@ -88,7 +88,7 @@ export class McpChild implements Child {
       stderrTail: this.stderr.tail(),
       callsServed: this.callsServed,
       queue: { running: this.queue.pending, waiting: this.queue.size },
-      toolCount: session?.cache.cachedTools?.filter((tool) => this.visible(tool.name)).length ?? null,
+      toolCount: session?.cache.cachedTools ? this.exposed(session.cache.cachedTools).tools.length : null,
     };
   }
 
@@ -119,7 +119,7 @@ export class McpChild implements Child {
   async schema(): Promise<ChildSchema> {
     const session = await this.ensureSession();
     const lists = await this.request(session, "the schema lists", () => session.cache.all());
-    return { ...lists, tools: lists.tools.filter((tool) => this.visible(tool.name)) };
+    return { ...lists, tools: this.exposed(lists.tools).tools };
   }
 
   async callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
@@ -320,7 +320,6 @@ export class McpChild implements Child {
       throw callFailure(error, {
         child: this.name,
         what,
-        timeoutMs: this.config.timeoutMs,
         queue: { running: this.queue.pending, waiting: this.queue.size },
         endedBecause: this.endedBecause,
         closing: this.state === "stopping" && this.session !== session,

@@ -46,18 +46,21 @@ export class Router {
     });
   }
 
-  /** Arguments that do not fit the tool's input schema never reach the child. */
-  async callTool(serverId: string, toolName: string, args: unknown, ctx: CallContext): Promise<CallToolResult> {
+  /**
+   * Arguments that do not fit the tool's input schema never reach the child. That they are an object (or
+   * absent) is checked where they are read: the tools/call lane, or the meta-tool's own schema.
+   */
+  async callTool(serverId: string, toolName: string, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
     const child = this.get(serverId);
     const tool = child.knownTool?.(toolName) ?? (await this.tool(serverId, toolName)).tool;
     const given = args ?? {};
     const problem = checkArguments(tool, given);
-    if (problem || typeof given !== "object" || Array.isArray(given)) {
-      throw new GaggleError("INVALID_ARGS", `invalid arguments for ${serverId}.${toolName}: ${problem ?? "arguments must be an object"}`, {
+    if (problem) {
+      throw new GaggleError("INVALID_ARGS", `invalid arguments for ${serverId}.${toolName}: ${problem}`, {
         hint: `call get_schema("${serverId}", "${toolName}") for its input schema`,
       });
     }
-    return child.callTool(toolName, given as Record<string, unknown>, ctx);
+    return child.callTool(toolName, given, ctx);
   }
 
   /** Starts the children configured with `startup = "eager"`; a failure is recorded in its status, not thrown. */

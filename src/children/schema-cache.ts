@@ -12,6 +12,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 
 type ListKind = "tools" | "resources" | "resourceTemplates" | "prompts";
+/** What a list_changed notification names: resource templates change with resources. */
+type ChangedKind = "tools" | "resources" | "prompts";
 
 interface Lists {
   tools: Tool[];
@@ -23,21 +25,26 @@ interface Lists {
 export class SchemaCache {
   private readonly pending = new Map<ListKind, Promise<unknown[]>>();
   private known: Tool[] | undefined;
+  /** Counts tools/list_changed notifications, so that a fetch that began before one never becomes `known`. */
+  private toolsChanges = 0;
 
   /** `onChanged` runs after a list was dropped because the child said it changed. */
   constructor(
     private readonly client: Client,
     private readonly options: RequestOptions,
-    onChanged: (kind: ListKind) => void = () => {},
+    onChanged: (kind: ChangedKind) => void,
   ) {
-    const drop = (...kinds: ListKind[]) => () => {
+    const drop = (changed: ChangedKind, ...kinds: ListKind[]) => () => {
       for (const kind of kinds) this.pending.delete(kind);
-      if (kinds.includes("tools")) this.known = undefined;
-      onChanged(kinds[0]!);
+      if (kinds.includes("tools")) {
+        this.known = undefined;
+        this.toolsChanges++;
+      }
+      onChanged(changed);
     };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, drop("tools"));
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, drop("resources", "resourceTemplates"));
-    client.setNotificationHandler(PromptListChangedNotificationSchema, drop("prompts"));
+    client.setNotificationHandler(ToolListChangedNotificationSchema, drop("tools", "tools"));
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, drop("resources", "resources", "resourceTemplates"));
+    client.setNotificationHandler(PromptListChangedNotificationSchema, drop("prompts", "prompts"));
   }
 
   /** The tool list if it has been fetched, without fetching it. */
@@ -46,11 +53,12 @@ export class SchemaCache {
   }
 
   async tools(): Promise<Tool[]> {
+    const changes = this.toolsChanges;
     const tools = await this.list("tools", async (cursor) => {
       const page = await this.client.listTools({ cursor }, this.options);
       return { items: page.tools, next: page.nextCursor };
     });
-    this.known = tools;
+    if (changes === this.toolsChanges) this.known = tools;
     return tools;
   }
 

@@ -150,8 +150,16 @@ describe("timeouts", () => {
     );
     expect(textOf(result as never)).toBe("done 4");
     expect(progress).toEqual([1, 2, 3, 4]);
-    const tooLong = failureOf(await call("timeouts", "progress", { steps: 8, delay_ms: 250 }));
+    const tooLong = failureOf(
+      (await gaggle.client.callTool(
+        { name: "execute_child_tool", arguments: { server_id: "timeouts", tool_name: "progress", arguments: { steps: 8, delay_ms: 250 } } },
+        undefined,
+        { onprogress: () => {} },
+      )) as never,
+    );
     expect(tooLong.code).toBe("TIMEOUT");
+    expect(tooLong.error).toContain('tool "progress" on timeouts was still reporting progress after max_timeout_ms (1500ms)');
+    expect(tooLong.hint).toBe("raise max_timeout_ms for timeouts in the config if the tool needs longer");
     // Past max_timeout_ms the child is told to stop, as on any other timeout.
     const s = await until(() => status("timeouts"), (value) => value.stderr.includes("cancelled progress"));
     expect(s.stderr).toContain("cancelled progress");
