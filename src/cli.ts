@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // gaggle's command line: parse arguments, load the config, hand over to a command. Nothing else lives here.
 import { parseArgs } from "node:util";
-import { ConfigError, findConfigPath, loadConfig, type GaggleConfig } from "./config/index.js";
+import { ConfigError, LOG_LEVELS, findConfigPath, loadConfig, type GaggleConfig } from "./config/index.js";
 import { setLogLevel } from "./log.js";
 import { loadPolicy } from "./virtual/process/policy-load.js";
 import { GAGGLE_VERSION } from "./version.js";
@@ -29,7 +29,6 @@ Options:
   -h, --help            print this help
 `;
 
-const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 type LogLevel = (typeof LOG_LEVELS)[number];
 const ONE_SHOT = new Set<string>(["list", "schema", "call", "status"]);
 

@@ -2,6 +2,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { GaggleConfig } from "../config/index.js";
 import { createGaggle } from "../gaggle.js";
+import { isObject } from "../json.js";
 import { MetaHandlers } from "../gateway/meta-handlers.js";
 import type { MetaToolName } from "../gateway/meta-tools.js";
 
@@ -36,7 +37,7 @@ function parseJsonArgs(json: string | undefined): unknown {
   } catch (error) {
     throw new UsageError(`JSON_ARGS is not valid JSON: ${(error as Error).message}\n  ${JSON_ARGS_EXAMPLE}`);
   }
-  if (typeof args !== "object" || args === null || Array.isArray(args)) {
+  if (!isObject(args)) {
     throw new UsageError(`JSON_ARGS must be a JSON object of the tool's arguments\n  ${JSON_ARGS_EXAMPLE}`);
   }
   return args;

@@ -3,7 +3,8 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { describeValue } from "./errors.js";
 import type { ChildConfig, TransportKind } from "./schema.js";
-import { closed, expected, isRecord, oneOf } from "./zod-kit.js";
+import { isObject } from "../json.js";
+import { closed, expected, oneOf } from "./zod-kit.js";
 
 export interface PathOptions {
   /** Absolute path of the config file; relative `cwd` and `command` paths start from its directory. */
@@ -94,7 +95,7 @@ function transportOf(raw: RawChild): TransportKind | undefined {
 /** Set to something that would matter: empty `args = []` or `env = {}` count as absent. */
 function isSet(value: unknown): boolean {
   if (Array.isArray(value)) return value.length > 0;
-  if (isRecord(value)) return Object.keys(value).length > 0;
+  if (isObject(value)) return Object.keys(value).length > 0;
   return value !== undefined;
 }
 

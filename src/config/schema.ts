@@ -2,7 +2,8 @@
 import { z } from "zod";
 import { type RawChild, checkChild, childShape, normalizeChild, type PathOptions } from "./child.js";
 import { VIRTUAL_DEFAULTS, virtualSettingsSchema, type VirtualSettings } from "../virtual/settings.js";
-import { closed, expected, isRecord, oneOf, onlySoftIssues } from "./zod-kit.js";
+import { isObject } from "../json.js";
+import { closed, expected, oneOf, onlySoftIssues } from "./zod-kit.js";
 
 export const TRANSPORT_KINDS = ["stdio", "http", "sse"] as const;
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -142,12 +143,12 @@ export function configFileSchema(opts: PathOptions) {
     .record(z.string(), tableChild)
     .superRefine(
       (table: unknown, ctx) => {
-        for (const name of isRecord(table) ? Object.keys(table) : []) {
+        for (const name of isObject(table) ? Object.keys(table) : []) {
           const problem = serverNameProblem(name);
           if (problem) ctx.addIssue({ code: "custom", path: [name], message: problem, input: name, continue: true });
         }
       },
-      { when: (payload) => isRecord(payload.value) },
+      { when: (payload) => isObject(payload.value) },
     )
     .transform((table) => Object.entries(table).map(([name, child]): ChildConfig => ({ name, ...child })));
 
@@ -155,7 +156,7 @@ export function configFileSchema(opts: PathOptions) {
     (list: unknown, ctx) => {
       const firstIndex = new Map<string, number>();
       (Array.isArray(list) ? list : []).forEach((entry: unknown, index) => {
-        const name = isRecord(entry) ? entry["name"] : undefined;
+        const name = isObject(entry) ? entry["name"] : undefined;
         if (typeof name !== "string") return;
         const path = [index, "name"];
         const problem = serverNameProblem(name);
@@ -184,12 +185,12 @@ export function configFileSchema(opts: PathOptions) {
   })
     .superRefine(
       (doc: unknown, ctx) => {
-        if (isRecord(doc) && doc["mcp_servers"] !== undefined && doc["mcpServers"] !== undefined) {
+        if (isObject(doc) && doc["mcp_servers"] !== undefined && doc["mcpServers"] !== undefined) {
           const message = `cannot be combined with "mcp_servers" (the same table under its TOML and JSON names); keep one`;
           ctx.addIssue({ code: "custom", path: ["mcpServers"], message, input: doc["mcpServers"], continue: true });
         }
       },
-      { when: (payload) => isRecord(payload.value) },
+      { when: (payload) => isObject(payload.value) },
     )
     .transform(
       (doc): GaggleConfig => ({

@@ -1,5 +1,6 @@
 // Owns the zod building blocks that make config messages read "expected X, got Y" and reject unknown keys.
 import { z } from "zod";
+import { isObject } from "../json.js";
 import { describeValue } from "./errors.js";
 import { nearest } from "./suggest.js";
 
@@ -10,10 +11,6 @@ export function expected(what: string): { error: (issue: z.core.$ZodRawIssue) =>
 
 export function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
   return z.enum(values, expected(`one of ${values.map((v) => JSON.stringify(v)).join(", ")}`));
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Check option: run only when every issue so far is continuable (unknown keys), i.e. all values are well typed. */
@@ -30,14 +27,14 @@ export function closed<S extends z.core.$ZodLooseShape>(shape: S, hints: Record<
   const known = Object.keys(shape);
   return z.looseObject(shape, expected("a table")).superRefine(
     (value: unknown, ctx) => {
-      if (!isRecord(value)) return;
+      if (!isObject(value)) return;
       for (const key of Object.keys(value)) {
         if (known.includes(key)) continue;
         const message = hints[key] !== undefined ? `unknown key; ${hints[key]}` : unknownKeyMessage(key, known);
         ctx.addIssue({ code: "custom", path: [key], message, input: value[key], continue: true });
       }
     },
-    { when: (payload) => isRecord(payload.value) },
+    { when: (payload) => isObject(payload.value) },
   );
 }
 

@@ -33,8 +33,9 @@ export class ProxyCatalog {
       config.children.map((child) => [child.name, { mode: child.expose ?? config.gateway.expose, prefix: child.prefix ?? child.name }]),
     );
     // Built-in children keep their tools' own names (gg_process_run, run_goose) and may be exposed on their own.
+    const exposedVirtual = exposedVirtualChildren(config);
     for (const child of router.all().filter((candidate) => candidate.kind === "virtual")) {
-      const exposed = exposedVirtualChildren(config).includes(child.name);
+      const exposed = exposedVirtual.includes(child.name);
       this.settings.set(child.name, { mode: exposed ? "tools" : config.gateway.expose, prefix: "" });
     }
   }

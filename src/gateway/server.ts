@@ -29,7 +29,6 @@ const log = lazyLogger({ subsystem: "client" });
 
 export interface GatewayServer {
   server: Server;
-  session: ClientSession;
   /** Connects the server to its client; use this, not server.connect, so tools/call takes its lane. */
   connect(transport: Transport): Promise<void>;
 }
@@ -61,5 +60,5 @@ export function createGatewayServer(
   server.onerror = (error) => log.warn({ session: sessionId, err: error }, "client connection error");
   gaggle.hub.add(session);
   server.onclose = () => void gaggle.hub.remove(session);
-  return { server, session, connect: (transport) => connectWithToolCallLane(server, transport, callTool) };
+  return { server, connect: (transport) => connectWithToolCallLane(server, transport, callTool) };
 }

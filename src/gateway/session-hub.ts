@@ -1,17 +1,25 @@
 // Every connected client, and the fan-out of what children report: list changes, resource updates, logs.
 import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
-import type { Caller, ChildEvents, LogMessage, MemberIdentity } from "../children/child.js";
+import type { Caller, Child, ChildEvents, LogMessage, MemberIdentity } from "../children/child.js";
 import type { Router } from "../children/router.js";
 import { logger } from "../log.js";
 import { mostVerbose, type ClientSession } from "./client-session.js";
 import type { ProxyCatalog } from "./proxy-catalog.js";
 
+type ResourceOwner = Pick<Child, "subscribe" | "unsubscribe">;
+
 export class SessionHub implements ChildEvents {
   private readonly sessions = new Map<string, ClientSession>();
-  /** Which sessions subscribed to each resource URI; a child is subscribed while anyone is. */
-  private readonly subscribers = new Map<string, Set<string>>();
+  /**
+   * Which sessions subscribed to each resource URI, and the child that owns it; a child is subscribed while
+   * anyone is. The owner is kept so that unsubscribing never has to look for it again, which could start
+   * children that are not running.
+   */
+  private readonly subscribers = new Map<string, { owner: ResourceOwner; sessions: Set<string> }>();
   private readonly logger = logger({ subsystem: "sessions" });
   private router: Router | undefined;
+  /** The level every child was last given, when all of them took it. */
+  private appliedLogLevel: LoggingLevel | undefined;
   private catalog: ProxyCatalog | undefined;
 
   /** Children report through the hub, and the hub needs the children: the two are joined after both exist. */
@@ -41,22 +49,21 @@ export class SessionHub implements ChildEvents {
     await this.applyLogLevel();
   }
 
-  async subscribe(session: ClientSession, uri: string, owner: { subscribe(uri: string): Promise<void> }): Promise<void> {
-    const subscribers = this.subscribers.get(uri) ?? new Set<string>();
-    const first = subscribers.size === 0;
-    subscribers.add(session.id);
+  /** The child is subscribed for the first subscriber; if that fails, nobody is recorded as subscribed. */
+  async subscribe(session: ClientSession, uri: string, owner: ResourceOwner): Promise<void> {
+    if (!this.subscribers.has(uri)) await owner.subscribe(uri);
+    const entry = this.subscribers.get(uri) ?? { owner, sessions: new Set<string>() };
+    entry.sessions.add(session.id);
+    this.subscribers.set(uri, entry);
     session.subscriptions.add(uri);
-    this.subscribers.set(uri, subscribers);
-    if (first) await owner.subscribe(uri);
   }
 
   async unsubscribe(session: ClientSession, uri: string): Promise<void> {
     session.subscriptions.delete(uri);
-    const subscribers = this.subscribers.get(uri);
-    if (!subscribers?.delete(session.id) || subscribers.size > 0) return;
+    const entry = this.subscribers.get(uri);
+    if (!entry?.sessions.delete(session.id) || entry.sessions.size > 0) return;
     this.subscribers.delete(uri);
-    const owner = this.catalog && (await this.catalog.resourceOwner(uri));
-    await owner?.unsubscribe(uri);
+    await entry.owner.unsubscribe(uri);
   }
 
   async setLogLevel(session: ClientSession, level: LoggingLevel): Promise<void> {
@@ -76,7 +83,7 @@ export class SessionHub implements ChildEvents {
   }
 
   resourceUpdated(_child: string, uri: string): void {
-    for (const id of this.subscribers.get(uri) ?? []) {
+    for (const id of this.subscribers.get(uri)?.sessions ?? []) {
       void this.sessions.get(id)?.server.sendResourceUpdated({ uri }).catch(() => {});
     }
   }
@@ -100,11 +107,15 @@ export class SessionHub implements ChildEvents {
   /** Children are asked for the most verbose level any client wants; each client's own level filters what it gets. */
   private async applyLogLevel(): Promise<void> {
     const level = mostVerbose([...this.sessions.values()].flatMap((session) => (session.logLevel ? [session.logLevel] : [])));
-    if (!level) return;
+    // A child keeps the level it was given for its later sessions, so an unchanged level is not sent again.
+    if (!level || level === this.appliedLogLevel) return;
+    this.appliedLogLevel = level;
     const children = this.router?.all() ?? [];
     const results = await Promise.allSettled(children.map((child) => child.setLoggingLevel(level)));
     results.forEach((result, i) => {
-      if (result.status === "rejected") this.logger.warn({ child: children[i]!.name, err: result.reason }, "could not set log level");
+      if (result.status !== "rejected") return;
+      this.appliedLogLevel = undefined;
+      this.logger.warn({ child: children[i]!.name, err: result.reason }, "could not set log level");
     });
   }
 }

@@ -11,7 +11,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { Cancellation } from "../children/cancellation.js";
 import { WireError } from "../errors.js";
-import { describeJson, isObject } from "../transport/json-rpc-codec.js";
+import { describeJson, isObject } from "../json.js";
 import type { CallExtra } from "./client-session.js";
 import { toWireError } from "./wire-errors.js";
 

@@ -26,7 +26,8 @@ export function registerToolHandlers(server: Server, session: ClientSession, gag
     const { name, arguments: args, _meta } = params;
     const ctx = callContext(session, _meta, extra);
     if (isMetaTool(name) && catalog.listsMetaTools) return meta.call(name, args, ctx);
-    const owned = await onTheWire(() => catalog.resolveTool(name));
+    // What this throws, the lane answers as a JSON-RPC error.
+    const owned = await catalog.resolveTool(name);
     if (!owned) {
       throw new WireError(ErrorCode.InvalidParams, `Unknown tool: ${name}; tools/list shows the tools this gateway offers`);
     }

@@ -1,5 +1,6 @@
 // JSON-RPC 2.0 messages as the lines of a stdio stream: one parse and a structural check per message.
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { describeJson, isObject } from "../json.js";
 
 /** JSON-RPC's own codes for a message that cannot be read. */
 export const PARSE_ERROR = -32700;
@@ -91,16 +92,4 @@ export function decodeErrorReply(error: MessageDecodeError): JSONRPCMessage {
 
 function isRequestId(value: unknown): value is RequestId {
   return typeof value === "string" || (typeof value === "number" && Number.isInteger(value));
-}
-
-/** A JSON object: not null, not an array. */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** A found value as it appears in an error message: its JSON, cut at 60 characters, or `nothing`. */
-export function describeJson(value: unknown): string {
-  if (value === undefined) return "nothing";
-  const text = JSON.stringify(value);
-  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
 }

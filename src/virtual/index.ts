@@ -1,6 +1,6 @@
 // The built-in virtual children gaggle registers beside the configured ones, each answering through the router.
 import type { Child, ChildEvents, MemberIdentity } from "../children/child.js";
-import type { GaggleConfig } from "../config/index.js";
+import { VIRTUAL_CHILD_NAMES, type GaggleConfig } from "../config/index.js";
 import { createGooseChild } from "./goose/index.js";
 import { createProcessChild } from "./process/index.js";
 import { createTeamChild } from "./team/index.js";
@@ -37,5 +37,5 @@ export function createVirtualChildren(config: GaggleConfig, events: ChildEvents,
 
 /** Virtual children whose settings say `expose = true`: their tools appear under their own names. */
 export function exposedVirtualChildren(config: GaggleConfig): string[] {
-  return (["process", "goose", "team"] as const).filter((name) => config.virtual[name].expose);
+  return VIRTUAL_CHILD_NAMES.filter((name) => config.virtual[name].expose);
 }

@@ -238,5 +238,12 @@ describe.each(["stdio", "http"] as const)("passthrough over %s", (transport) => 
       const got = await until(() => verboseLogs, (all) => all.some((m) => m.data === "info for the verbose client"));
       expect(got.map((m) => m.data)).toContain("info for the verbose client");
     });
+
+    it("unsubscribes through the child that took the subscription, without starting a child that was closed", async () => {
+      await client.subscribeResource({ uri: COUNTER });
+      await metaJson(client, "close_child_session", { server_id: "protocol" });
+      await client.unsubscribeResource({ uri: COUNTER });
+      expect((await metaJson<{ status: string }>(client, "get_child_status", { server_id: "protocol" })).status).toBe("stopped");
+    });
   });
 });

@@ -8,7 +8,8 @@ import { readView } from "./log-view.js";
 import { ManagedProcess } from "./managed-process.js";
 import { checkPolicy, type Policy } from "./policy.js";
 import { canonical } from "./policy-load.js";
-import { endedNotice } from "./views.js";
+import { LIST_URI } from "./resources.js";
+import { endedNotice, logUri } from "./views.js";
 
 export interface TableOptions {
   childName: string;
@@ -71,7 +72,7 @@ export class ProcessTable {
     const previous = this.processes.get(started.pid);
     if (previous) this.forget(previous);
     this.processes.set(started.pid, started);
-    this.options.events.resourceUpdated(this.options.childName, "process://list");
+    this.options.events.resourceUpdated(this.options.childName, LIST_URI);
     void started.ended.then(() => this.onEnded(started));
     return started;
   }
@@ -128,9 +129,9 @@ export class ProcessTable {
     const lastLines = readLastLines(ended);
     const data = endedNotice(ended, lastLines);
     log.info({ pid: ended.pid, status: ended.status, exit_code: ended.exitCode, duration_ms: ended.runtimeMs }, "process ended");
-    const uri = `process://${ended.pid}/log`;
+    const uri = logUri(ended.pid);
     events.notify(ended.spec.owner, { log: { level: "info", logger: childName, data }, resourceUpdated: uri });
-    events.resourceUpdated(childName, "process://list");
+    events.resourceUpdated(childName, LIST_URI);
     this.evictFinished();
   }
 
