@@ -38,6 +38,7 @@ const dir = procs.makeTempDir();
 const watchdog = setTimeout(() => {
   process.stderr.write(`bench: no result after ${WATCHDOG_MS / 1000}s; stopping\n`);
   for (const pid of pids) if (procs.isAlive(pid)) process.kill(pid, "SIGTERM");
+  procs.removeDir(dir);
   process.exit(1);
 }, WATCHDOG_MS).unref();
 

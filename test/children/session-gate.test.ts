@@ -5,12 +5,15 @@ import { SessionGate } from "../../src/children/session-gate.js";
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe("SessionGate", () => {
-  it("lets one client's calls in together", async () => {
+  it("lets one client's calls in together, and another client in once they have all left", async () => {
     const gate = new SessionGate();
     const a1 = await gate.enter("a");
     const a2 = await gate.enter("a");
+    expect(gate.tryEnter("b")).toBeUndefined();
     a1();
+    expect(gate.tryEnter("b")).toBeUndefined();
     a2();
+    expect(gate.tryEnter("b")).toBeDefined();
   });
 
   it("holds another client's call until the first client's calls are done", async () => {

@@ -74,12 +74,13 @@ describe("sessions", () => {
 
   it("closes a session left idle for session_idle_timeout_ms, and keeps one in use", async () => {
     const sleeper = await idle.connect({ name: "sleeper" });
+    // The sleeper's last request has just been answered: its session may not close sooner than the timeout.
+    const started = Date.now();
     const busy = await idle.connect({ name: "busy" });
     const idSleeper = sessionIdOf(sleeper);
     expect(await connectedClients(busy)).toBe(2);
     // A request on the sleeper's session would keep it alive, so the busy client watches the count instead;
     // its own reads every 50 ms (well under the 300 ms timeout) keep its session open meanwhile.
-    const started = Date.now();
     expect(await until(() => connectedClients(busy), (n) => n === 1, 10_000)).toBe(1);
     expect(Date.now() - started).toBeGreaterThanOrEqual(IDLE_MS / 2);
     expect(await statusOfSession(idle, idSleeper)).toBe(404);

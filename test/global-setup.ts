@@ -1,0 +1,11 @@
+// One temporary folder per test run: TMPDIR points into it for the workers and every process they start, and
+// it is removed when the run ends, so no test leaves its files behind in the system's temporary folder.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export default function setup(): () => void {
+  const root = mkdtempSync(join(tmpdir(), "gaggle-tests-"));
+  process.env.TMPDIR = root;
+  return () => rmSync(root, { recursive: true, force: true });
+}
