@@ -24,6 +24,8 @@ export class ProxyCatalog {
   private promptIndex: Promise<Map<string, Owned<Prompt>>> | undefined;
   private readonly log = logger({ subsystem: "proxy" });
   private readonly settings: Map<string, { mode: Mode; prefix: string }>;
+  /** The meta-tools are listed unless every child is exposed as tools only; fixed once the children are. */
+  readonly listsMetaTools: boolean;
 
   constructor(
     private readonly router: Router,
@@ -38,12 +40,9 @@ export class ProxyCatalog {
       const exposed = exposedVirtual.includes(child.name);
       this.settings.set(child.name, { mode: exposed ? "tools" : config.gateway.expose, prefix: "" });
     }
+    this.listsMetaTools = config.gateway.expose !== "tools" || router.all().some((child) => this.modeOf(child) !== "tools");
   }
 
-  /** The meta-tools are listed unless every child is exposed as tools only. */
-  get listsMetaTools(): boolean {
-    return this.config.gateway.expose !== "tools" || this.router.all().some((child) => this.modeOf(child) !== "tools");
-  }
 
   exposes(childName: string): boolean {
     return (this.settings.get(childName)?.mode ?? this.config.gateway.expose) !== "meta";
