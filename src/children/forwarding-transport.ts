@@ -7,6 +7,7 @@ import {
   type MessageExtraInfo,
   type Progress,
 } from "@modelcontextprotocol/sdk/types.js";
+import { performance } from "node:perf_hooks";
 import { cancelledError, type Cancellation } from "./cancellation.js";
 
 export interface ForwardOptions {
@@ -18,10 +19,67 @@ export interface ForwardOptions {
   onprogress?: (progress: Progress) => void;
 }
 
-interface Pending {
-  resolve(result: Record<string, unknown>): void;
-  fail(error: Error, cancelReason?: string): void;
-  progress(progress: Progress): void;
+/** What a request in flight needs of the transport that forwarded it. */
+interface RequestLane {
+  /** The request has settled: forget it. */
+  drop(id: string): void;
+  cancelAtChild(id: string, reason: string): void;
+  /** Makes sure the transport's timer fires by `deadline`. */
+  dueBy(deadline: number): void;
+}
+
+/** One forwarded request until it settles: a class, not a bundle of closures, since one is made per call. */
+class ForwardedRequest {
+  /** When the request times out unless progress comes first (on performance.now()'s clock, which never jumps). */
+  deadline: number;
+  private readonly sentAt = performance.now();
+  private stopListening: (() => void) | undefined;
+
+  constructor(
+    readonly id: string,
+    private readonly lane: RequestLane,
+    private readonly options: ForwardOptions,
+    private readonly resolve: (result: Record<string, unknown>) => void,
+    private readonly reject: (error: Error) => void,
+  ) {
+    this.deadline = this.sentAt + options.timeoutMs;
+    if (options.cancel) this.stopListening = options.cancel.onAbort((reason) => this.fail(cancelledError(reason), String(reason)));
+  }
+
+  succeed(result: Record<string, unknown>): void {
+    this.settle();
+    this.resolve(result);
+  }
+
+  /** With a `cancelReason`, the child is told with notifications/cancelled. */
+  fail(error: Error, cancelReason?: string): void {
+    this.settle();
+    if (cancelReason !== undefined) this.lane.cancelAtChild(this.id, cancelReason);
+    this.reject(error);
+  }
+
+  /** Progress restarts the timeout, unless the request has run for max_timeout_ms already. */
+  progress(progress: Progress): void {
+    const now = performance.now();
+    const elapsed = now - this.sentAt;
+    const { timeoutMs, maxTotalTimeoutMs, onprogress } = this.options;
+    if (elapsed >= maxTotalTimeoutMs) {
+      const data = { maxTotalTimeout: maxTotalTimeoutMs, totalElapsed: Math.round(elapsed) };
+      return this.fail(new McpError(ErrorCode.RequestTimeout, "Maximum total timeout exceeded", data), "Maximum total timeout exceeded");
+    }
+    this.deadline = now + timeoutMs;
+    this.lane.dueBy(this.deadline);
+    onprogress?.(progress);
+  }
+
+  timeOut(): void {
+    this.fail(new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: this.options.timeoutMs }), "Request timed out");
+  }
+
+  private settle(): void {
+    this.stopListening?.();
+    this.lane.drop(this.id);
+  }
 }
 
 /**
@@ -37,12 +95,25 @@ export class ForwardingTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
 
-  private readonly pending = new Map<string, Pending>();
+  private readonly pending = new Map<string, ForwardedRequest>();
   private lastId = 0;
+  /**
+   * One timer for all requests in flight, due at the earliest deadline it knows of. A timer per request
+   * costs a timer-list insert and removal on every call; with one timer, sending a request or taking its
+   * progress only moves a number. Unref'd: pending requests never keep gaggle alive on their own.
+   */
+  private timer: NodeJS.Timeout | undefined;
+  private timerDueAt = Infinity;
+  private readonly lane: RequestLane = {
+    drop: (id) => this.pending.delete(id),
+    cancelAtChild: (id, reason) => this.cancelAtChild(id, reason),
+    dueBy: (deadline) => this.dueBy(deadline),
+  };
 
   constructor(readonly inner: Transport) {
     inner.onclose = () => {
       this.onclose?.();
+      clearTimeout(this.timer);
       const closed = new McpError(ErrorCode.ConnectionClosed, "Connection closed");
       for (const request of [...this.pending.values()]) request.fail(closed);
     };
@@ -79,51 +150,38 @@ export class ForwardingTransport implements Transport {
    */
   forward(method: string, params: Record<string, unknown>, options: ForwardOptions): Promise<Record<string, unknown>> {
     const id = `gaggle-${++this.lastId}`;
-    const { timeoutMs, maxTotalTimeoutMs, cancel, onprogress } = options;
+    const { cancel, onprogress } = options;
     if (onprogress) params = { ...params, _meta: { ...(params._meta as Record<string, unknown> | undefined), progressToken: id } };
     return new Promise((resolve, reject) => {
       if (cancel?.aborted) return reject(cancelledError(cancel.reason));
-      const sentAt = Date.now();
-      let timer: NodeJS.Timeout | undefined;
-      let stopListening: (() => void) | undefined;
-      const settle = () => {
-        clearTimeout(timer);
-        stopListening?.();
-        this.pending.delete(id);
-      };
-      const arm = () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => {
-          request.fail(new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: timeoutMs }), "Request timed out");
-        }, timeoutMs);
-      };
-      const request: Pending = {
-        resolve: (result) => {
-          settle();
-          resolve(result);
-        },
-        fail: (error, cancelReason) => {
-          settle();
-          if (cancelReason !== undefined) this.cancelAtChild(id, cancelReason);
-          reject(error);
-        },
-        progress: (progress) => {
-          const elapsed = Date.now() - sentAt;
-          if (elapsed >= maxTotalTimeoutMs) {
-            const error = new McpError(ErrorCode.RequestTimeout, "Maximum total timeout exceeded", { maxTotalTimeout: maxTotalTimeoutMs, totalElapsed: elapsed });
-            return request.fail(error, "Maximum total timeout exceeded");
-          }
-          arm();
-          onprogress?.(progress);
-        },
-      };
+      const request = new ForwardedRequest(id, this.lane, options, resolve, reject);
       this.pending.set(id, request);
-      stopListening = cancel?.onAbort((reason) => request.fail(cancelledError(reason), String(reason)));
-      arm();
+      this.dueBy(request.deadline);
       this.inner.send({ jsonrpc: "2.0", id, method, params }).catch((error: unknown) => {
         if (this.pending.get(id) === request) request.fail(error instanceof Error ? error : new Error(String(error)));
       });
     });
+  }
+
+  /** Makes sure the timer fires by `deadline`. */
+  private dueBy(deadline: number): void {
+    if (deadline >= this.timerDueAt) return;
+    clearTimeout(this.timer);
+    this.timerDueAt = deadline;
+    this.timer = setTimeout(() => this.sweep(), Math.max(0, deadline - performance.now())).unref();
+  }
+
+  /** Times out every request past its deadline, then sets the timer for the earliest one left. */
+  private sweep(): void {
+    this.timer = undefined;
+    this.timerDueAt = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    for (const request of [...this.pending.values()]) {
+      if (request.deadline <= now) request.timeOut();
+      else next = Math.min(next, request.deadline);
+    }
+    if (next !== Infinity) this.dueBy(next);
   }
 
   /** Takes a message that answers or reports on a forwarded request; true if it was one. */
@@ -138,7 +196,7 @@ export class ForwardingTransport implements Transport {
     const request = typeof message.id === "string" ? this.pending.get(message.id) : undefined;
     if (!request) return false;
     if ("error" in message) request.fail(new McpError(message.error.code, message.error.message, message.error.data));
-    else request.resolve(message.result);
+    else request.succeed(message.result);
     return true;
   }
 
