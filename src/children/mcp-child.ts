@@ -122,30 +122,32 @@ export class McpChild implements Child {
     return { ...lists, tools: this.exposed(lists.tools).tools };
   }
 
-  async callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
+  callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
     // The queue needs a signal only for a call that waits in it (to drop the call if it is cancelled there);
     // a call that starts at once is cancelled through its request. An AbortSignal costs microseconds a call.
     const waits = this.queue.size > 0 || this.queue.pending >= this.queue.concurrency;
-    return this.queue.add(
-      async () => {
-        const caller = ctx.caller?.sessionId ?? LOCAL_CALLER;
-        const leave = this.gate.tryEnter(caller) ?? (await this.gate.enter(caller, ctx.cancel));
-        const end = this.callers.begin(ctx.caller);
-        try {
-          // Started inside the queue: a child that died while this call waited is restarted for it.
-          const session = this.session ?? (await this.ensureSession());
-          const params = { name, arguments: args, ...(ctx.meta && { _meta: ctx.meta }) };
-          return (await this.request(session, `tool "${name}"`, () =>
-            session.transport.forward("tools/call", params, this.forwardOptions(ctx)),
-          )) as CallToolResult;
-        } finally {
-          end();
-          leave();
-          this.callsServed++;
-        }
-      },
-      { ...(waits && ctx.cancel && { signal: ctx.cancel.signal }) },
-    );
+    return this.queue.add(() => this.runCall(name, args, ctx), waits && ctx.cancel ? { signal: ctx.cancel.signal } : {});
+  }
+
+  /** One tools/call, once the queue has let it through. */
+  private async runCall(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
+    const caller = ctx.caller?.sessionId ?? LOCAL_CALLER;
+    const leave = this.gate.tryEnter(caller) ?? (await this.gate.enter(caller, ctx.cancel));
+    this.callers.begin(ctx.caller);
+    try {
+      // Started inside the queue: a child that died while this call waited is restarted for it.
+      const session = this.session ?? (await this.ensureSession());
+      const params = { name, arguments: args, ...(ctx.meta && { _meta: ctx.meta }) };
+      try {
+        return (await session.transport.forward("tools/call", params, this.forwardOptions(ctx))) as CallToolResult;
+      } catch (error) {
+        throw this.failure(error, session, `tool "${name}"`);
+      }
+    } finally {
+      this.callers.end(ctx.caller);
+      leave();
+      this.callsServed++;
+    }
   }
 
   async readResource(uri: string, ctx: CallContext): Promise<ReadResourceResult> {
@@ -192,11 +194,11 @@ export class McpChild implements Child {
   /** Requests other than tools/call skip the queue: they read, and must not wait behind long tool calls. */
   private async passThrough<T>(what: string, ctx: CallContext, run: (session: Session) => Promise<T>): Promise<T> {
     const session = await this.ensureSession();
-    const end = this.callers.begin(ctx.caller);
+    this.callers.begin(ctx.caller);
     try {
       return await this.request(session, what, () => run(session));
     } finally {
-      end();
+      this.callers.end(ctx.caller);
     }
   }
 
@@ -317,15 +319,20 @@ export class McpChild implements Child {
     try {
       return await run();
     } catch (error) {
-      throw callFailure(error, {
-        child: this.name,
-        what,
-        queue: { running: this.queue.pending, waiting: this.queue.size },
-        endedBecause: this.endedBecause,
-        closing: this.state === "stopping" && this.session !== session,
-        stderrTail: this.stderr.tail(),
-      });
+      throw this.failure(error, session, what);
     }
+  }
+
+  /** What the SDK or the forwarding lane threw, as a GaggleError that says what happened to the child. */
+  private failure(error: unknown, session: Session, what: string): GaggleError {
+    return callFailure(error, {
+      child: this.name,
+      what,
+      queue: { running: this.queue.pending, waiting: this.queue.size },
+      endedBecause: this.endedBecause,
+      closing: this.state === "stopping" && this.session !== session,
+      stderrTail: this.stderr.tail(),
+    });
   }
 
   private async endSession(session: Session): Promise<void> {

@@ -50,17 +50,28 @@ export class Router {
    * Arguments that do not fit the tool's input schema never reach the child. That they are an object (or
    * absent) is checked where they are read: the tools/call lane, or the meta-tool's own schema.
    */
-  async callTool(serverId: string, toolName: string, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
-    const child = this.get(serverId);
-    const tool = child.knownTool?.(toolName) ?? (await this.tool(serverId, toolName)).tool;
+  callTool(serverId: string, toolName: string, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
+    try {
+      // A tool the child's cached list already holds is called without awaiting anything first.
+      const child = this.get(serverId);
+      const known = child.knownTool?.(toolName);
+      if (known) return this.checkedCall(child, known, args, ctx);
+      return this.tool(serverId, toolName).then(({ tool }) => this.checkedCall(child, tool, args, ctx));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private checkedCall(child: Child, tool: Tool, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
     const given = args ?? {};
     const problem = checkArguments(tool, given);
     if (problem) {
-      throw new GaggleError("INVALID_ARGS", `invalid arguments for ${serverId}.${toolName}: ${problem}`, {
-        hint: `call get_schema("${serverId}", "${toolName}") for its input schema`,
+      const error = new GaggleError("INVALID_ARGS", `invalid arguments for ${child.name}.${tool.name}: ${problem}`, {
+        hint: `call get_schema("${child.name}", "${tool.name}") for its input schema`,
       });
+      return Promise.reject(error);
     }
-    return child.callTool(toolName, given, ctx);
+    return child.callTool(tool.name, given, ctx);
   }
 
   /** Starts the children configured with `startup = "eager"`; a failure is recorded in its status, not thrown. */

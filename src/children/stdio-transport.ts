@@ -57,10 +57,11 @@ export class ProcessGroupTransport implements Transport {
     void this.process.exited.then(() => this.finish());
   }
 
-  async send(message: JSONRPCMessage): Promise<void> {
+  send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.process?.stdin;
-    if (!stdin || this.closed || !stdin.writable) throw new Error("the child process is not running");
-    if (!stdin.write(encodeMessage(message))) await once(stdin, "drain");
+    if (!stdin || this.closed || !stdin.writable) return Promise.reject(new Error("the child process is not running"));
+    if (stdin.write(encodeMessage(message))) return Promise.resolve();
+    return once(stdin, "drain").then(() => {});
   }
 
   /**
@@ -73,12 +74,11 @@ export class ProcessGroupTransport implements Transport {
   }
 
   private onLine(line: string): void {
-    readMessageLine(
-      line,
-      (message) => this.onmessage?.(message),
-      (error) => this.options.onStdoutGarbage(line, error),
-    );
+    readMessageLine(line, this.onMessage, this.onGarbage);
   }
+
+  private readonly onMessage = (message: JSONRPCMessage) => this.onmessage?.(message);
+  private readonly onGarbage = (error: unknown, line: string) => this.options.onStdoutGarbage(line, error);
 
   private finish(): void {
     if (this.closed) return;

@@ -13,28 +13,34 @@ export const AnyResultSchema = z.looseObject({});
  * belongs to, so with several clients' calls in flight at once the oldest call's client gets it.
  */
 export class CallerTracker {
-  private readonly inFlight = new Map<symbol, Caller>();
+  /** Each call's Caller (one object per call), with how many of its requests are in flight, oldest first. */
+  private readonly inFlight = new Map<Caller, number>();
   private last: Caller | undefined;
 
-  /** Records a call in flight; returns the function that ends it. */
-  begin(caller: Caller | undefined): () => void {
-    if (!caller) return () => {};
-    const key = Symbol();
-    this.inFlight.set(key, caller);
+  /** Records a call in flight; `end` with the same caller ends it. */
+  begin(caller: Caller | undefined): void {
+    if (!caller) return;
+    this.inFlight.set(caller, (this.inFlight.get(caller) ?? 0) + 1);
     this.last = caller;
-    return () => this.inFlight.delete(key);
+  }
+
+  end(caller: Caller | undefined): void {
+    if (!caller) return;
+    const count = this.inFlight.get(caller) ?? 0;
+    if (count > 1) this.inFlight.set(caller, count - 1);
+    else this.inFlight.delete(caller);
   }
 
   /** Distinct clients with calls in flight. */
   active(): Caller[] {
     const bySession = new Map<string, Caller>();
-    for (const caller of this.inFlight.values()) if (!bySession.has(caller.sessionId)) bySession.set(caller.sessionId, caller);
+    for (const caller of this.inFlight.keys()) if (!bySession.has(caller.sessionId)) bySession.set(caller.sessionId, caller);
     return [...bySession.values()];
   }
 
   /** Where a child's request goes: the oldest call in flight, else the last client that used the child. */
   target(method: string): Caller {
-    const caller = this.inFlight.values().next().value ?? this.last;
+    const caller = this.inFlight.keys().next().value ?? this.last;
     if (!caller) throw new WireError(ErrorCode.InvalidRequest, `no client is using this server, so ${method} has nowhere to go`);
     return caller;
   }

@@ -13,7 +13,7 @@ import { schemaView, toolView } from "./schema-view.js";
 export class MetaHandlers {
   constructor(private readonly router: Router) {}
 
-  async call(name: MetaToolName, rawArgs: unknown, ctx: CallContext): Promise<CallToolResult> {
+  call(name: MetaToolName, rawArgs: unknown, ctx: CallContext): Promise<CallToolResult> {
     try {
       const args = rawArgs ?? {};
       const problem = checkArguments(metaTool(name), args);
@@ -22,9 +22,9 @@ export class MetaHandlers {
           hint: `see the input schema of ${name} in tools/list`,
         });
       }
-      return await this.run(name, args, ctx);
+      return this.run(name, args, ctx).catch(failureResult);
     } catch (error) {
-      return failureResult(error);
+      return Promise.resolve(failureResult(error));
     }
   }
 
@@ -43,9 +43,10 @@ export class MetaHandlers {
     }
   }
 
-  private async execute(args: Args<"execute_child_tool">, ctx: CallContext): Promise<CallToolResult> {
-    const result = await this.router.callTool(args.server_id, args.tool_name, args.arguments, ctx);
-    return cutTextLines(result, { head: args.head, tail: args.tail });
+  private execute(args: Args<"execute_child_tool">, ctx: CallContext): Promise<CallToolResult> {
+    const result = this.router.callTool(args.server_id, args.tool_name, args.arguments, ctx);
+    const { head, tail } = args;
+    return head === undefined && tail === undefined ? result : result.then((whole) => cutTextLines(whole, { head, tail }));
   }
 
   private async schema(args: Args<"get_schema">): Promise<CallToolResult> {

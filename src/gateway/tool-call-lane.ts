@@ -1,6 +1,8 @@
 // tools/call requests answered beside the SDK's Protocol, which still handles every other message of the session.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { TaskRequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { AnySchema, SchemaOutput } from "@modelcontextprotocol/sdk/server/zod-compat.js";
 import {
   ErrorCode,
   McpError,
@@ -8,6 +10,8 @@ import {
   type JSONRPCMessage,
   type JSONRPCRequest,
   type RequestId,
+  type ServerNotification,
+  type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import { Cancellation } from "../children/cancellation.js";
 import { WireError } from "../errors.js";
@@ -47,36 +51,22 @@ export async function connectWithToolCallLane(server: Server, transport: Transpo
   const run = (request: JSONRPCRequest) => {
     const cancel = new Cancellation();
     inFlight.set(request.id, cancel);
-    const extra: CallExtra = {
-      cancel,
-      get signal() {
-        return cancel.signal;
-      },
-      sendNotification: async (notification) => {
-        if (!cancel.aborted) await server.notification(notification, { relatedRequestId: request.id });
-      },
-      sendRequest: async (outgoing, resultSchema, options) => {
-        if (cancel.aborted) throw new McpError(ErrorCode.ConnectionClosed, "Request was cancelled");
-        return server.request(outgoing, resultSchema, { ...options, relatedRequestId: request.id });
-      },
-    };
-    void answer(request, extra)
-      .then((reply) => {
-        if (inFlight.get(request.id) === cancel) inFlight.delete(request.id);
-        if (cancel.aborted) return;
-        return transport.send(reply);
-      })
-      .catch((error: unknown) => server.onerror?.(new Error(`Failed to send a tools/call reply: ${String(error)}`)));
-  };
-
-  /** The reply to a tools/call: the handler's result, or the JSON-RPC error made of what it threw. */
-  const answer = async (request: JSONRPCRequest, extra: CallExtra): Promise<JSONRPCMessage> => {
+    const extra = new ToolCallExtra(server, request.id, cancel);
+    let result: Promise<CallToolResult>;
     try {
-      return { jsonrpc: "2.0", id: request.id, result: await handle(toolCallParams(request.params), extra) };
+      result = handle(toolCallParams(request.params), extra);
     } catch (error) {
-      const { code, message, data } = toWireError(error);
-      return { jsonrpc: "2.0", id: request.id, error: { code, message, ...(data !== undefined && { data }) } } as JSONRPCMessage;
+      result = Promise.reject(error);
     }
+    const reply = (message: JSONRPCMessage) => {
+      if (inFlight.get(request.id) === cancel) inFlight.delete(request.id);
+      if (cancel.aborted) return;
+      transport.send(message).catch((error: unknown) => server.onerror?.(new Error(`Failed to send a tools/call reply: ${String(error)}`)));
+    };
+    result.then(
+      (value) => reply({ jsonrpc: "2.0", id: request.id, result: value }),
+      (error: unknown) => reply(errorReply(request.id, error)),
+    );
   };
 
   transport.onmessage = (message, extra) => {
@@ -100,6 +90,37 @@ export async function connectWithToolCallLane(server: Server, transport: Transpo
     closeProtocol?.();
   };
   await connected;
+}
+
+/**
+ * What a tools/call handler gets besides its params, as the Protocol gives it to other handlers: messages it
+ * sends are related to the call, and none is sent once the call is cancelled. A class, since one is made per call.
+ */
+class ToolCallExtra implements CallExtra {
+  constructor(
+    private readonly server: Server,
+    private readonly requestId: RequestId,
+    readonly cancel: Cancellation,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.cancel.signal;
+  }
+
+  async sendNotification(notification: ServerNotification): Promise<void> {
+    if (!this.cancel.aborted) await this.server.notification(notification, { relatedRequestId: this.requestId });
+  }
+
+  async sendRequest<T extends AnySchema>(request: ServerRequest, resultSchema: T, options?: TaskRequestOptions): Promise<SchemaOutput<T>> {
+    if (this.cancel.aborted) throw new McpError(ErrorCode.ConnectionClosed, "Request was cancelled");
+    return this.server.request(request, resultSchema, { ...options, relatedRequestId: this.requestId });
+  }
+}
+
+/** The JSON-RPC error a thrown error becomes, as toWireError makes it for every other request's handler. */
+function errorReply(id: RequestId, error: unknown): JSONRPCMessage {
+  const { code, message, data } = toWireError(error);
+  return { jsonrpc: "2.0", id, error: { code, message, ...(data !== undefined && { data }) } } as JSONRPCMessage;
 }
 
 /** The fields routing reads, checked; a request without them is answered -32602 before anything runs. */

@@ -1,6 +1,7 @@
 // tools/list and tools/call: the meta-tools, and in proxy mode every exposed child tool under its exposed name.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallContext } from "../children/child.js";
 import type { Gaggle } from "../gaggle.js";
 import { callContext } from "./call-context.js";
 import type { ClientSession } from "./client-session.js";
@@ -22,11 +23,8 @@ export function registerToolHandlers(server: Server, session: ClientSession, gag
 
   // Not a handler of the SDK Server: it would re-parse each result with its strict content schema, which drops
   // fields it does not know and refuses newer block types. A gateway passes the child's result on as written.
-  return async (params, extra) => {
-    const { name, arguments: args, _meta } = params;
-    const ctx = callContext(session, _meta, extra);
-    if (isMetaTool(name) && catalog.listsMetaTools) return meta.call(name, args, ctx);
-    // What this throws, the lane answers as a JSON-RPC error.
+  /** A tool exposed under its own name. What this rejects with, the lane answers as a JSON-RPC error. */
+  const callExposed = async (name: string, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> => {
     const owned = await catalog.resolveTool(name);
     if (!owned) {
       throw new WireError(ErrorCode.InvalidParams, `Unknown tool: ${name}; tools/list shows the tools this gateway offers`);
@@ -36,5 +34,12 @@ export function registerToolHandlers(server: Server, session: ClientSession, gag
     } catch (error) {
       return failureResult(error);
     }
+  };
+
+  return (params, extra) => {
+    const { name, arguments: args, _meta } = params;
+    const ctx = callContext(session, _meta, extra);
+    if (isMetaTool(name) && catalog.listsMetaTools) return meta.call(name, args, ctx);
+    return callExposed(name, args, ctx);
   };
 }

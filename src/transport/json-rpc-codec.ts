@@ -67,7 +67,11 @@ export function decodeMessage(line: string): JSONRPCMessage {
 }
 
 /** Decodes one line of a stdio stream: a message goes to `onMessage`, a line that is none to `onUnreadable`; blank lines are skipped. */
-export function readMessageLine(line: string, onMessage: (message: JSONRPCMessage) => void, onUnreadable: (error: MessageDecodeError) => void): void {
+export function readMessageLine(
+  line: string,
+  onMessage: (message: JSONRPCMessage) => void,
+  onUnreadable: (error: MessageDecodeError, line: string) => void,
+): void {
   // A message starts with "{"; only a line that does not is looked at again for being blank.
   if (line.charCodeAt(0) !== 123 && line.trim() === "") return;
   let message: JSONRPCMessage;
@@ -75,7 +79,7 @@ export function readMessageLine(line: string, onMessage: (message: JSONRPCMessag
     message = decodeMessage(line);
   } catch (error) {
     // decodeMessage throws nothing else: JSON.parse's own errors come wrapped.
-    onUnreadable(error as MessageDecodeError);
+    onUnreadable(error as MessageDecodeError, line);
     return;
   }
   onMessage(message);

@@ -3,7 +3,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Readable, Writable } from "node:stream";
 import { LineSplitter } from "../children/line-splitter.js";
-import { decodeErrorReply, encodeMessage, readMessageLine } from "./json-rpc-codec.js";
+import { decodeErrorReply, encodeMessage, readMessageLine, type MessageDecodeError } from "./json-rpc-codec.js";
 
 /** The longest message read from the client; a longer line is cut, answered with an error and skipped. */
 const MAX_MESSAGE_CHARS = 64 * 1024 * 1024;
@@ -49,13 +49,12 @@ export class StdioServerTransport implements Transport {
   }
 
   private onLine(line: string): void {
-    readMessageLine(
-      line,
-      (message) => this.onmessage?.(message),
-      (error) => {
-        this.onerror?.(new Error(`unreadable message from the client: ${error.message}`));
-        if (error.answerable) void this.send(decodeErrorReply(error)).catch(() => {});
-      },
-    );
+    readMessageLine(line, this.onMessage, this.onUnreadable);
   }
+
+  private readonly onMessage = (message: JSONRPCMessage) => this.onmessage?.(message);
+  private readonly onUnreadable = (error: MessageDecodeError) => {
+    this.onerror?.(new Error(`unreadable message from the client: ${error.message}`));
+    if (error.answerable) void this.send(decodeErrorReply(error)).catch(() => {});
+  };
 }
