@@ -1,5 +1,4 @@
 // A real MCP server as a child: one pooled session, a state machine around it, a call queue, a schema cache.
-import PQueue from "p-queue";
 import {
   type CallToolResult,
   type CompleteRequest,
@@ -13,6 +12,7 @@ import type { ChildConfig } from "../config/index.js";
 import { GaggleError } from "../errors.js";
 import { logger, type Logger } from "../log.js";
 import { backoffMs } from "./backoff.js";
+import { CallQueue } from "./call-queue.js";
 import { callFailure, stderrSuffix } from "./call-failure.js";
 import type { CallContext, Child, ChildEvents, ChildSchema, ChildState, ChildStatus } from "./child.js";
 import { createSession, describeExit, restoreSessionState, startFailureReason, type Session } from "./child-session.js";
@@ -41,7 +41,7 @@ export class McpChild implements Child {
   /** The one start in progress: concurrent first calls share it. */
   private starting: Promise<Session> | undefined;
   private stopping: Promise<void> | undefined;
-  private readonly queue: PQueue;
+  private readonly queue: CallQueue;
   private readonly stderr = new StderrRing();
   private readonly visible: (tool: string) => boolean;
   private readonly log: Logger;
@@ -69,11 +69,7 @@ export class McpChild implements Child {
     this.description = config.description;
     this.visible = toolFilter(config.tools);
     this.log = logger({ child: config.name });
-    this.queue = new PQueue({ concurrency: config.concurrency });
-    if (config.idleTimeoutMs > 0) {
-      this.queue.on("active", () => clearTimeout(this.idleTimer));
-      this.queue.on("idle", () => this.armIdleTimer());
-    }
+    this.queue = new CallQueue(config.concurrency, config.idleTimeoutMs > 0 ? () => this.armIdleTimer() : undefined);
   }
 
   status(): ChildStatus {
@@ -87,7 +83,7 @@ export class McpChild implements Child {
       lastError: this.lastError ?? null,
       stderrTail: this.stderr.tail(),
       callsServed: this.callsServed,
-      queue: { running: this.queue.pending, waiting: this.queue.size },
+      queue: { running: this.queue.running, waiting: this.queue.waiting },
       toolCount: session?.cache.cachedTools ? this.exposed(session.cache.cachedTools).tools.length : null,
     };
   }
@@ -123,10 +119,8 @@ export class McpChild implements Child {
   }
 
   callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
-    // The queue needs a signal only for a call that waits in it (to drop the call if it is cancelled there);
-    // a call that starts at once is cancelled through its request. An AbortSignal costs microseconds a call.
-    const waits = this.queue.size > 0 || this.queue.pending >= this.queue.concurrency;
-    return this.queue.add(() => this.runCall(name, args, ctx), waits && ctx.cancel ? { signal: ctx.cancel.signal } : {});
+    clearTimeout(this.idleTimer);
+    return this.queue.run(() => this.runCall(name, args, ctx), ctx.cancel);
   }
 
   /** One tools/call, once the queue has let it through. */
@@ -328,7 +322,7 @@ export class McpChild implements Child {
     return callFailure(error, {
       child: this.name,
       what,
-      queue: { running: this.queue.pending, waiting: this.queue.size },
+      queue: { running: this.queue.running, waiting: this.queue.waiting },
       endedBecause: this.endedBecause,
       closing: this.state === "stopping" && this.session !== session,
       stderrTail: this.stderr.tail(),
@@ -343,7 +337,7 @@ export class McpChild implements Child {
   private armIdleTimer(): void {
     clearTimeout(this.idleTimer);
     const ms = this.config.idleTimeoutMs;
-    if (ms <= 0 || !this.session || this.queue.pending + this.queue.size > 0) return;
+    if (ms <= 0 || !this.session || this.queue.busy) return;
     this.idleTimer = setTimeout(() => {
       this.log.info({ idleMs: ms }, "idle timeout; stopping");
       void this.close();
