@@ -1,17 +1,11 @@
 // Owns one server entry: its raw keys, the rules across keys (transport, enabled/disabled, timeouts) and its normalized form.
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname } from "node:path";
 import { z } from "zod";
 import { describeValue } from "./errors.js";
 import type { ChildConfig, TransportKind } from "./schema.js";
 import { isObject } from "../json.js";
+import { configCommand, configPath, type PathOptions } from "./paths.js";
 import { closed, expected, oneOf } from "./zod-kit.js";
-
-export interface PathOptions {
-  /** Absolute path of the config file; relative `cwd` and `command` paths start from its directory. */
-  path: string;
-  /** Home directory, for `~/` in `cwd` and `command`. */
-  home: string;
-}
 
 export const CHILD_DEFAULTS = {
   timeoutMs: 60_000,
@@ -141,14 +135,13 @@ export function checkChild(raw: RawChild, ctx: z.RefinementCtx): void {
 
 /** The normalized entry (without its name). Assumes checkChild found nothing. */
 export function normalizeChild(raw: RawChild, opts: PathOptions): Omit<ChildConfig, "name"> {
-  const baseDir = dirname(opts.path);
   const timeoutMs = raw.timeout_ms ?? CHILD_DEFAULTS.timeoutMs;
   return {
     transport: transportOf(raw) ?? "stdio",
-    ...(raw.command !== undefined && { command: resolveCommand(raw.command, baseDir, opts.home) }),
+    ...(raw.command !== undefined && { command: configCommand(raw.command, opts) }),
     args: raw.args ?? [],
     env: raw.env ?? {},
-    cwd: resolveDir(raw.cwd, baseDir, opts.home),
+    cwd: raw.cwd === undefined ? dirname(opts.path) : configPath(raw.cwd, opts),
     inheritEnv: raw.inherit_env ?? true,
     ...(raw.url !== undefined && { url: raw.url }),
     headers: raw.headers ?? {},
@@ -164,16 +157,4 @@ export function normalizeChild(raw: RawChild, opts: PathOptions): Omit<ChildConf
     ...(raw.prefix !== undefined && { prefix: raw.prefix }),
     tools: { ...(raw.tools?.allow !== undefined && { allow: raw.tools.allow }), deny: raw.tools?.deny ?? [] },
   };
-}
-
-/** A command with a `/` is a path from the config file's directory; a bare name is left for PATH lookup. */
-function resolveCommand(command: string, baseDir: string, home: string): string {
-  if (command.startsWith("~/")) return join(home, command.slice(2));
-  return /[\\/]/.test(command) && !isAbsolute(command) ? resolve(baseDir, command) : command;
-}
-
-function resolveDir(cwd: string | undefined, baseDir: string, home: string): string {
-  if (cwd === undefined) return baseDir;
-  if (cwd === "~" || cwd.startsWith("~/")) return join(home, cwd.slice(1));
-  return resolve(baseDir, cwd);
 }

@@ -1,7 +1,8 @@
 // Owns the config file's shape: zod schemas for the raw TOML/JSON document and its transform into GaggleConfig.
 import { z } from "zod";
-import { type RawChild, checkChild, childShape, normalizeChild, type PathOptions } from "./child.js";
-import { VIRTUAL_DEFAULTS, virtualSettingsSchema, type VirtualSettings } from "../virtual/settings.js";
+import { type RawChild, checkChild, childShape, normalizeChild } from "./child.js";
+import { configCommand, configPath, type PathOptions } from "./paths.js";
+import { VIRTUAL_DEFAULTS, virtualSettingsSchema, withAbsolutePaths, type VirtualSettings } from "../virtual/settings.js";
 import { isObject } from "../json.js";
 import { closed, expected, oneOf, onlySoftIssues } from "./zod-kit.js";
 
@@ -60,7 +61,7 @@ export const gatewayConfigSchema = z.object({
   maxBodyBytes: z.number(),
   /** An HTTP session unused this long is closed and releases what it held. */
   sessionIdleTimeoutMs: z.number(),
-  /** Where virtual children keep logs and state; absolute. Defaults to $XDG_STATE_HOME/gaggle. */
+  /** Where virtual children keep logs and state; absolute. Defaults to $XDG_STATE_HOME/gaggle/. */
   stateDir: z.string().optional(),
 });
 
@@ -128,8 +129,8 @@ const gatewaySchema = closed({
 
 
 /**
- * The schema of a whole config file. Relative `cwd` and `command` paths are resolved against the
- * directory of `opts.path`, so the schema is built per file.
+ * The schema of a whole config file. Every path in it comes out absolute, read as config/paths.ts says
+ * (relative ones from the folder of `opts.path`), so the schema is built per file.
  */
 export function configFileSchema(opts: PathOptions) {
   const tableChild = closed(childShape, { name: "a server's name is its key in the servers table, so remove it" })
@@ -193,12 +194,16 @@ export function configFileSchema(opts: PathOptions) {
       { when: (payload) => isObject(payload.value) },
     )
     .transform(
-      (doc): GaggleConfig => ({
-        path: opts.path,
-        gateway: doc.gateway ?? GATEWAY_DEFAULTS,
-        children: doc.mcp_servers ?? doc.mcpServers ?? [],
-        virtual: doc.virtual ?? VIRTUAL_DEFAULTS,
-      }),
+      (doc): GaggleConfig => {
+        const gateway = doc.gateway ?? GATEWAY_DEFAULTS;
+        const read = { path: (path: string) => configPath(path, opts), command: (command: string) => configCommand(command, opts) };
+        return {
+          path: opts.path,
+          gateway: gateway.stateDir === undefined ? gateway : { ...gateway, stateDir: read.path(gateway.stateDir) },
+          children: doc.mcp_servers ?? doc.mcpServers ?? [],
+          virtual: withAbsolutePaths(doc.virtual ?? VIRTUAL_DEFAULTS, read),
+        };
+      },
     )
     .superRefine(checkPrefixes);
 }

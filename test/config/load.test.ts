@@ -90,7 +90,11 @@ expose = true
         }),
         httpChild("web", "sse", "https://example.com/sse", { headers: { Authorization: "Bearer x" } }),
       ],
-      virtual: { ...VIRTUAL_DEFAULTS, process: { ...VIRTUAL_DEFAULTS.process, expose: true } },
+      virtual: {
+        ...VIRTUAL_DEFAULTS,
+        process: { ...VIRTUAL_DEFAULTS.process, expose: true },
+        goose: { ...VIRTUAL_DEFAULTS.goose, cwd: tmp.dir },
+      },
     });
   });
 
@@ -154,7 +158,7 @@ describe("empty and guessed files", () => {
       const config = loadConfig(tmp.write(name, text), {});
       expect(config.children).toEqual([]);
       expect(config.gateway).toEqual(GATEWAY_DEFAULTS);
-      expect(config.virtual).toEqual(VIRTUAL_DEFAULTS);
+      expect(config.virtual).toEqual({ ...VIRTUAL_DEFAULTS, goose: { ...VIRTUAL_DEFAULTS.goose, cwd: tmp.dir } });
     }
   });
 
@@ -219,5 +223,48 @@ describe("defaults and paths", () => {
     expect(child(`command = "~/bin/srv"\ncwd = "~/work"`)).toMatchObject({ command: "/home/me/bin/srv", cwd: "/home/me/work" });
     const fallback = validateConfigText(`[mcp_servers.x]\ncommand = "n"\ncwd = "~"\n`, join(tmp.dir, "c.toml"), {});
     expect(fallback.children[0]?.cwd).toBe(homedir());
+  });
+
+  it("reads the paths of [gateway] and [virtual.*] as it reads a server's: ~ from HOME, relative ones from the file's folder", () => {
+    const base = join(tmp.dir, "sub");
+    const config = (text: string) => validateConfigText(text, join(base, "c.toml"), { HOME: "/home/me" });
+    const relative = config(`[gateway]
+state_dir = "state"
+
+[virtual.process]
+log_dir = "../logs"
+
+[virtual.goose]
+command = "bin/goose"
+cwd = "work"
+
+[virtual.team]
+worktrees_dir = "trees"
+`);
+    expect(relative.gateway.stateDir).toBe(join(base, "state"));
+    expect(relative.virtual.process.logDir).toBe(join(tmp.dir, "logs"));
+    expect(relative.virtual.goose).toMatchObject({ command: join(base, "bin/goose"), cwd: join(base, "work") });
+    expect(relative.virtual.team.worktreesDir).toBe(join(base, "trees"));
+
+    const home = config(`[gateway]
+state_dir = "~/.gaggle"
+
+[virtual.process]
+log_dir = "~/logs"
+
+[virtual.goose]
+command = "~/bin/goose"
+cwd = "~"
+
+[virtual.team]
+worktrees_dir = "~/trees"
+`);
+    expect(home.gateway.stateDir).toBe("/home/me/.gaggle");
+    expect(home.virtual.process.logDir).toBe("/home/me/logs");
+    expect(home.virtual.goose).toMatchObject({ command: "/home/me/bin/goose", cwd: "/home/me" });
+    expect(home.virtual.team.worktreesDir).toBe("/home/me/trees");
+
+    // A bare command is found on PATH; goose works in the config file's folder unless told otherwise.
+    expect(config("").virtual.goose).toMatchObject({ command: "goose", cwd: base });
   });
 });

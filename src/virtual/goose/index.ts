@@ -1,5 +1,5 @@
 // The built-in `goose` child: Goose agents ("goslings"), built from `[virtual.goose]` unless it is disabled.
-import { dirname, isAbsolute, resolve } from "node:path";
+import { dirname } from "node:path";
 import type { Child } from "../../children/child.js";
 import { childEnv } from "../../children/child-env.js";
 import type { VirtualContext } from "../index.js";
@@ -8,10 +8,9 @@ import { GooseChild } from "./goose-child.js";
 export function createGooseChild(context: VirtualContext): Child | undefined {
   const settings = context.config.virtual.goose;
   if (!settings.enabled) return undefined;
-  // Paths read as they do for [mcp_servers]: relative cwd, and commands holding a "/", from the config file's folder.
-  const base = dirname(context.config.path);
-  const cwd = resolve(base, settings.cwd ?? ".");
-  const command = settings.command.includes("/") && !isAbsolute(settings.command) ? resolve(base, settings.command) : settings.command;
+  // The config layer made cwd absolute (the config file's folder by default), and a command path too.
+  const cwd = settings.cwd ?? dirname(context.config.path);
+  const command = settings.command;
   // NO_COLOR=1 keeps ANSI codes out of what gaggle parses, whatever the environment says.
   const env = { ...childEnv(settings.env, true), NO_COLOR: "1" };
   return new GooseChild(context.events, settings, { command, cwd, env, graceMs: context.config.gateway.shutdownGraceMs });

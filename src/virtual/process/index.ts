@@ -1,5 +1,5 @@
 // The built-in `process` child: background commands (gg_process_*) that never block the conversation.
-import { dirname, join, resolve } from "node:path";
+import { join } from "node:path";
 import type { ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
 import type { CallContext, Child, ChildEvents } from "../../children/child.js";
 import { logger } from "../../log.js";
@@ -58,7 +58,7 @@ export function createProcessChild(context: VirtualContext): Child | undefined {
     childName: NAME,
     events,
     policy,
-    logDir: settings.logDir ? resolve(dirname(config.path), settings.logDir) : join(stateDir, "process"),
+    logDir: settings.logDir ?? join(stateDir, "process"),
     maxConcurrent: settings.maxConcurrent,
     maxOutputBytes: settings.maxOutputBytes,
     defaultTimeoutMs: settings.defaultTimeoutMs,

@@ -1,11 +1,12 @@
 // Turns `[virtual.process] policy` / `policy_file` into a Policy; anything wrong becomes a broken policy, never a thrown error.
 import { readFileSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 import { ConfigError, describeValue, fallbackErrorMap, formatIssues, issuesFromZod } from "../../config/errors.js";
 import { errorMessage } from "../../errors.js";
 import { parseDocument } from "../../config/parse.js";
+import { expandHome } from "../../config/paths.js";
 import { closed, expected } from "../../config/zod-kit.js";
 import type { Policy } from "./policy.js";
 import type { ProcessSettings } from "./settings.js";
@@ -45,7 +46,7 @@ function fromFile(value: unknown, base: string): Policy {
   if (typeof value !== "string" || value === "") {
     return broken("[virtual.process] policy_file", `policy_file must be a file path, got ${JSON.stringify(value)}`);
   }
-  const file = resolve(base, expandHome(value));
+  const file = resolve(base, expandHome(value, homedir()));
   const source = `the policy file ${file}`;
   let text: string;
   try {
@@ -72,16 +73,12 @@ function validate(doc: unknown, source: string, keyPath: string, base: string, f
     kind: "rules",
     source,
     allow: allow === "*" || allow.includes("*") ? "*" : allow,
-    cwdAllow: cwd_allow?.map((dir) => canonical(resolve(base, expandHome(dir)))),
+    cwdAllow: cwd_allow?.map((dir) => canonical(resolve(base, expandHome(dir, homedir())))),
   };
 }
 
 function broken(source: string, reason: string): Policy {
   return { kind: "broken", source, reason };
-}
-
-function expandHome(path: string): string {
-  return path === "~" || path.startsWith("~/") ? join(homedir(), path.slice(1)) : path;
 }
 
 /** Symlinks resolved, so a cwd is compared with the directory it really is. */

@@ -1,5 +1,5 @@
 // The built-in `team` child: agent teams of goslings, built from `[virtual.team]` on top of the goose child.
-import { dirname, join, resolve } from "node:path";
+import { join } from "node:path";
 import type { Child } from "../../children/child.js";
 import { childEnv } from "../../children/child-env.js";
 import { logger } from "../../log.js";
@@ -28,7 +28,7 @@ export function createTeamChild(context: VirtualContext): Child | undefined {
   const courier = new Courier(registry, roster, goose, inbox, log);
   const worktrees = new Worktrees({
     sourceCwd: goose.defaultCwd,
-    configuredDir: settings.worktreesDir ? resolve(dirname(context.config.path), settings.worktreesDir) : undefined,
+    configuredDir: settings.worktreesDir,
     stateDir: context.stateDir,
     graceMs: context.config.gateway.shutdownGraceMs,
     env: childEnv({}, true),
