@@ -16,69 +16,66 @@ export const SERVER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
 // ---- normalized output: what the rest of gaggle reads ----
 
-export const transportKindSchema = z.enum(TRANSPORT_KINDS);
+export type TransportKind = (typeof TRANSPORT_KINDS)[number];
+export type ExposeMode = (typeof EXPOSE_MODES)[number];
 
-export const childConfigSchema = z.object({
-  name: z.string(),
-  transport: transportKindSchema,
-  command: z.string().optional(),
-  args: z.array(z.string()),
-  env: z.record(z.string(), z.string()),
+export interface ChildConfig {
+  name: string;
+  transport: TransportKind;
+  command?: string;
+  args: string[];
+  env: Record<string, string>;
   /** Absolute. */
-  cwd: z.string(),
-  inheritEnv: z.boolean(),
-  url: z.string().optional(),
-  headers: z.record(z.string(), z.string()),
-  enabled: z.boolean(),
-  startup: z.enum(["lazy", "eager"]),
-  timeoutMs: z.number(),
-  maxTimeoutMs: z.number(),
-  startupTimeoutMs: z.number(),
-  concurrency: z.number(),
+  cwd: string;
+  inheritEnv: boolean;
+  url?: string;
+  headers: Record<string, string>;
+  enabled: boolean;
+  startup: "lazy" | "eager";
+  timeoutMs: number;
+  maxTimeoutMs: number;
+  startupTimeoutMs: number;
+  concurrency: number;
   /** 0 = never stop an idle child. */
-  idleTimeoutMs: z.number(),
-  description: z.string().optional(),
+  idleTimeoutMs: number;
+  description?: string;
   /** Overrides gateway.expose for this child. */
-  expose: z.enum(EXPOSE_MODES).optional(),
+  expose?: ExposeMode;
   /** Prefix of its exposed names (`<prefix>__<tool>`); defaults to the child's name, "" exposes names unchanged. */
-  prefix: z.string().optional(),
+  prefix?: string;
   /** Glob patterns; `allow` absent = every tool. */
-  tools: z.object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()) }),
-});
+  tools: { allow?: string[]; deny: string[] };
+}
 
-export const gatewayConfigSchema = z.object({
-  logLevel: z.enum(LOG_LEVELS),
-  expose: z.enum(EXPOSE_MODES),
+export interface GatewayConfig {
+  logLevel: (typeof LOG_LEVELS)[number];
+  expose: ExposeMode;
   /** How long a child gets after SIGTERM before SIGKILL. */
-  shutdownGraceMs: z.number(),
+  shutdownGraceMs: number;
   /** Bearer token HTTP clients must send; required when serving HTTP on a non-loopback address. */
-  authToken: z.string().optional(),
+  authToken?: string;
   /** Extra Host header values (host or host:port) accepted over HTTP, besides loopback names. */
-  allowedHosts: z.array(z.string()),
+  allowedHosts: string[];
   /** Extra Origin header values accepted over HTTP, besides loopback origins. */
-  allowedOrigins: z.array(z.string()),
+  allowedOrigins: string[];
   /** Largest HTTP request body accepted, in bytes. */
-  maxBodyBytes: z.number(),
+  maxBodyBytes: number;
   /** An HTTP session unused this long is closed and releases what it held. */
-  sessionIdleTimeoutMs: z.number(),
+  sessionIdleTimeoutMs: number;
   /** Where virtual children keep logs and state; absolute. Defaults to $XDG_STATE_HOME/gaggle/. */
-  stateDir: z.string().optional(),
-});
+  stateDir?: string;
+}
 
-export const gaggleConfigSchema = z.object({
+/** A loaded config file, as the rest of gaggle reads it: defaults filled in, every path absolute. */
+export interface GaggleConfig {
   /** Absolute path of the file this was loaded from. */
-  path: z.string(),
-  gateway: gatewayConfigSchema,
+  path: string;
+  gateway: GatewayConfig;
   /** In file order, disabled children included. */
-  children: z.array(childConfigSchema),
+  children: ChildConfig[];
   /** Settings of the built-in virtual children, defaults filled in. */
-  virtual: z.custom<VirtualSettings>(),
-});
-
-export type TransportKind = z.infer<typeof transportKindSchema>;
-export type ChildConfig = z.infer<typeof childConfigSchema>;
-export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
-export type GaggleConfig = z.infer<typeof gaggleConfigSchema>;
+  virtual: VirtualSettings;
+}
 
 export const GATEWAY_DEFAULTS: GatewayConfig = {
   logLevel: "info",
