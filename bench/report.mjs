@@ -8,11 +8,22 @@ export function sizeOf(listToolsResult) {
   return { tools: listToolsResult.tools.length, chars, tokens: Math.round(chars / 4) };
 }
 
+/**
+ * The p50 goal is judged twice. On one core a hop is a plain context switch, so the ratio is the work gaggle's
+ * hop adds; unpinned, it also holds the machine's cost of waking a process on another core, which a bare relay
+ * pays as well (shown beside it).
+ */
 export function judge(r) {
-  const p50 = r.latency.gaggle.warm.p50Ms / r.latency.direct.warm.p50Ms;
+  const p50Ratio = (latency, name = "gaggle") => latency[name].warm.p50Ms / latency.direct.warm.p50Ms;
   const goal = (name, pass, detail) => ({ name, pass, detail });
+  const p50Goal = (where, latency) => {
+    const p50 = p50Ratio(latency);
+    const detail = `${p50.toFixed(2)}x (the bare relay: ${p50Ratio(latency, "relay").toFixed(2)}x)`;
+    return goal(`gaggle sequential p50 within ${GOALS.maxP50Ratio}x of direct, ${where}`, p50 <= GOALS.maxP50Ratio, detail);
+  };
   return [
-    goal(`gaggle sequential p50 within ${GOALS.maxP50Ratio}x of direct`, p50 <= GOALS.maxP50Ratio, `${p50.toFixed(2)}x`),
+    ...(r.oneCore.skipped ? [] : [p50Goal("every process on one core", r.oneCore)]),
+    p50Goal("unpinned", r.latency),
     ...[
       ["oneChild", "1 child"],
       ["twentyChildren", "20 children"],
@@ -21,16 +32,6 @@ export function judge(r) {
       return goal(`tools/list under ${GOALS.maxToolsListTokens} tokens, ${label}`, tokens < GOALS.maxToolsListTokens, `${tokens} tokens`);
     }),
   ];
-}
-
-/** What one stdio hop costs on this machine, whoever makes it: the p50 goal read against that floor. */
-function floorLines(r) {
-  const ratioOf = (latency, name) => ratio(latency[name].warm.p50Ms / latency.direct.warm.p50Ms);
-  const lines = [`  p50 over direct, for scale: the bare relay ${ratioOf(r.latency, "relay")}, gaggle ${ratioOf(r.latency, "gaggle")}`];
-  if (!r.oneCore.skipped) {
-    lines.push(`  the same on one core: the bare relay ${ratioOf(r.oneCore, "relay")}, gaggle ${ratioOf(r.oneCore, "gaggle")}`);
-  }
-  return lines;
 }
 
 const ms = (x) => `${x.toFixed(3)} ms`;
@@ -71,7 +72,8 @@ export function formatReport(r) {
   const { machine: m, settings: s, latency, throughput: t, memory: mem, cpu, toolsList: tl, startup } = r;
   const out = [
     `gaggle bench, ${m.date}`,
-    `machine: ${m.cpu}, ${m.cores} cores, ${m.totalMemGiB.toFixed(1)} GiB RAM, Node ${m.node} (${m.platform})`,
+    `machine: ${m.cpu}, ${m.cores} cores, ${m.totalMemGiB.toFixed(1)} GiB RAM, Node ${m.node} (${m.platform})` +
+      (m.idle ? `, cpuidle ${m.idle}` : ""),
     `child: ${s.child}, tool "echo". Targets, each its own process tree, one SDK client each:`,
     `  direct = the child; relay = a bare byte-copying process in front of it (the cost of any stdio hop);`,
     `  gaggle = node dist/cli.js with the child configured at concurrency = ${s.gaggleConcurrency}.`,
@@ -134,7 +136,6 @@ export function formatReport(r) {
     "",
     "goals",
     ...r.goals.map((g) => `  ${g.pass ? "PASS" : "FAIL"}  ${g.name}: ${g.detail}`),
-    ...floorLines(r),
     "",
     `cleanup: ${r.cleanup.pids.length} processes started, ${r.cleanup.leftover.length === 0 ? "all gone" : `still alive: ${r.cleanup.leftover.join(", ")}`}`,
     `total run time: ${(r.elapsedMs / 1000).toFixed(1)} s`,

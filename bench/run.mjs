@@ -189,8 +189,21 @@ function machine() {
     totalMemGiB: totalmem() / 2 ** 30,
     node: process.version,
     platform: `${platform()} ${arch()}`,
+    idle: idleDriver(),
     date: new Date().toISOString(),
   };
+}
+
+/**
+ * How an idle core waits, which sets what a wake-up on another core costs. On a VM whose idle cores halt at
+ * once (haltpoll with guest_halt_poll_ns = 0), each such wake-up is an exit to the hypervisor.
+ */
+function idleDriver() {
+  const read = (path) => (existsSync(path) ? readFileSync(path, "utf8").trim() : undefined);
+  const driver = read("/sys/devices/system/cpu/cpuidle/current_driver");
+  if (driver === undefined) return undefined;
+  const pollNs = driver === "haltpoll" ? read("/sys/module/haltpoll/parameters/guest_halt_poll_ns") : undefined;
+  return pollNs === undefined ? driver : `${driver}, guest_halt_poll_ns = ${pollNs}`;
 }
 
 function childVersion() {
