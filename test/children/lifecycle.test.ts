@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startGaggle, textOf, type RunningGaggle } from "../helpers/gaggle.js";
+import { failureOf, startGaggle, textOf, type RunningGaggle } from "../helpers/gaggle.js";
 import { fixtureChild } from "../helpers/paths.js";
 import { until } from "../helpers/poll.js";
 import { isAlive, waitGone } from "../helpers/processes.js";
@@ -13,11 +13,6 @@ interface Status {
   calls_served: number;
   queue_depth: number;
   startup_time: string | null;
-}
-interface Failure {
-  code: string;
-  error: string;
-  hint?: string;
 }
 
 let gaggle: RunningGaggle;
@@ -48,10 +43,6 @@ afterAll(async () => {
 const call = (server: string, tool: string, args: Record<string, unknown> = {}) =>
   gaggle.meta("execute_child_tool", { server_id: server, tool_name: tool, arguments: args });
 const status = (server: string) => gaggle.metaJson<Status>("get_child_status", { server_id: server });
-const failureOf = (result: Awaited<ReturnType<typeof call>>) => {
-  expect(result.isError).toBe(true);
-  return JSON.parse(textOf(result)) as Failure;
-};
 
 
 describe("starting", () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startGaggle, textOf, type RunningGaggle } from "../helpers/gaggle.js";
+import { failureOf, startGaggle, textOf, type RunningGaggle } from "../helpers/gaggle.js";
 import { startHttpFixture, type HttpFixture } from "../helpers/http-fixture.js";
 
 interface Status {
@@ -86,8 +86,7 @@ describe.each([
   it("fails the call with SERVER_FAILED, naming the child and what the server answered", async () => {
     const before = (server.stderr().match(/401 for/g) ?? []).length;
     const result = await call(name, "echo", { text: "x" });
-    expect(result.isError).toBe(true);
-    const body = JSON.parse(textOf(result)) as { code: string; error: string; hint?: string };
+    const body = failureOf(result);
     expect(body.code).toBe("SERVER_FAILED");
     expect(body.error).toContain(`${name} failed to start`);
     // The SDK's error (the status or the body of the 401) is what tells the user to check the headers.

@@ -3,9 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startGaggle, textOf, type RunningGaggle } from "../helpers/gaggle.js";
+import { failureOf, startGaggle, textOf, type RunningGaggle } from "../helpers/gaggle.js";
 import { ROOT } from "../helpers/paths.js";
 
 // Real servers published by the MCP project, run from node_modules exactly as a user would configure them.
@@ -46,10 +45,6 @@ afterAll(async () => {
 
 const call = (server: string, tool: string, args: Record<string, unknown> = {}, window: Record<string, number> = {}) =>
   gaggle.meta("execute_child_tool", { server_id: server, tool_name: tool, arguments: args, ...window });
-const failureOf = (result: CallToolResult) => {
-  expect(result.isError).toBe(true);
-  return JSON.parse(textOf(result)) as { code: string; error: string; hint?: string };
-};
 
 describe("server-everything", () => {
   it("lists the same tools through get_schema as it does directly", async () => {

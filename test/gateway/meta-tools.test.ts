@@ -1,6 +1,7 @@
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readJsonResource, startGaggle, textOf, type RunningGaggle } from "../helpers/gaggle.js";
-import { fixtureChild } from "../helpers/paths.js";
+import { failureOf, readJsonResource, startGaggle, textOf, type RunningGaggle } from "../helpers/gaggle.js";
+import { fixture, fixtureChild } from "../helpers/paths.js";
 
 let gaggle: RunningGaggle;
 
@@ -16,10 +17,6 @@ afterAll(async () => {
   await gaggle.close();
 });
 
-function failure(result: { isError?: boolean; content: unknown[] }) {
-  expect(result.isError).toBe(true);
-  return JSON.parse(textOf(result as never)) as { status: string; code: string; error: string; hint?: string };
-}
 
 describe("tools/list", () => {
   it("lists exactly the five meta-tools", async () => {
@@ -58,8 +55,10 @@ describe("execute_child_tool", () => {
     const result = await gaggle.meta("execute_child_tool", { server_id: "echo", tool_name: "image" });
     expect(result.content.map((block) => block.type)).toEqual(["image", "audio", "resource"]);
     const [image, audio, resource] = result.content as Array<Record<string, unknown>>;
-    expect(image).toMatchObject({ mimeType: "image/png", data: expect.stringMatching(/^iVBORw0KGgo/) });
-    expect(audio).toMatchObject({ mimeType: "audio/wav", data: expect.stringMatching(/^UklGR/) });
+    // The very bytes the fixture sends, read from the fixture itself.
+    const sent = (await import(pathToFileURL(fixture("lib/echo-server.mjs")).href)) as { PNG_1X1_BASE64: string; WAV_BASE64: string };
+    expect(image).toEqual({ type: "image", mimeType: "image/png", data: sent.PNG_1X1_BASE64 });
+    expect(audio).toEqual({ type: "audio", mimeType: "audio/wav", data: sent.WAV_BASE64 });
     expect(resource).toMatchObject({ resource: { uri: "fixture://readme" } });
   });
 
@@ -81,7 +80,7 @@ describe("execute_child_tool", () => {
 
   it("refuses arguments that do not fit the input schema before they reach the child", async () => {
     const before = await gaggle.metaJson<{ stderr: string[] }>("get_child_status", { server_id: "echo" });
-    const body = failure(
+    const body = failureOf(
       await gaggle.meta("execute_child_tool", { server_id: "echo", tool_name: "add", arguments: { a: "two", c: 1 } }),
     );
     expect(body.code).toBe("INVALID_ARGS");
@@ -93,14 +92,14 @@ describe("execute_child_tool", () => {
   });
 
   it("names the nearest child when the server does not exist", async () => {
-    const body = failure(await gaggle.meta("execute_child_tool", { server_id: "ecko", tool_name: "echo" }));
+    const body = failureOf(await gaggle.meta("execute_child_tool", { server_id: "ecko", tool_name: "echo" }));
     expect(body.code).toBe("SERVER_NOT_FOUND");
     expect(body.error).toBe('no child server named "ecko"');
     expect(body.hint).toContain('did you mean "echo"?');
   });
 
   it("names the nearest tool when the tool does not exist", async () => {
-    const body = failure(await gaggle.meta("execute_child_tool", { server_id: "echo", tool_name: "ecko" }));
+    const body = failureOf(await gaggle.meta("execute_child_tool", { server_id: "echo", tool_name: "ecko" }));
     expect(body.code).toBe("TOOL_NOT_FOUND");
     expect(body.hint).toContain('did you mean "echo"?');
     expect(body.hint).toContain('get_schema("echo")');
@@ -109,18 +108,18 @@ describe("execute_child_tool", () => {
   it("treats tools hidden by allow/deny as absent", async () => {
     const schema = await gaggle.metaJson<{ tools: Array<{ name: string }> }>("get_schema", { server_id: "filtered" });
     expect(schema.tools.map((tool) => tool.name).sort()).toEqual(["echo", "fail", "lines"]);
-    const body = failure(await gaggle.meta("execute_child_tool", { server_id: "filtered", tool_name: "env", arguments: { name: "HOME" } }));
+    const body = failureOf(await gaggle.meta("execute_child_tool", { server_id: "filtered", tool_name: "env", arguments: { name: "HOME" } }));
     expect(body.code).toBe("TOOL_NOT_FOUND");
   });
 
   it("refuses malformed meta-tool arguments with INVALID_ARGS", async () => {
-    const body = failure(await gaggle.meta("execute_child_tool", { server_id: "echo", tool_name: "echo", head: -1, extra: 1 }));
+    const body = failureOf(await gaggle.meta("execute_child_tool", { server_id: "echo", tool_name: "echo", head: -1, extra: 1 }));
     expect(body.code).toBe("INVALID_ARGS");
     expect(body.error).toBe('invalid arguments for execute_child_tool: arguments: unexpected property "extra"; arguments.head: must be >= 0');
     expect(body.hint).toBe("see the input schema of execute_child_tool in tools/list");
-    const missing = failure(await gaggle.meta("get_child_status", { server_id: 7 }));
+    const missing = failureOf(await gaggle.meta("get_child_status", { server_id: 7 }));
     expect(missing.error).toBe("invalid arguments for get_child_status: arguments.server_id: must be string");
-    const empty = failure(await gaggle.meta("get_schema", { server_id: "" }));
+    const empty = failureOf(await gaggle.meta("get_schema", { server_id: "" }));
     expect(empty.error).toBe("invalid arguments for get_schema: arguments.server_id: must NOT have fewer than 1 characters");
   });
 });

@@ -57,6 +57,20 @@ export function textOf(result: CallToolResult): string {
   return block.text;
 }
 
+/** What a failed call answers: an isError result whose text is this JSON. */
+export interface Failure {
+  status: string;
+  code: string;
+  error: string;
+  hint?: string;
+}
+
+/** The body of a failed call; throws if the call did not fail. */
+export function failureOf(result: CallToolResult): Failure {
+  if (!result.isError) throw new Error(`expected a failure, got ${JSON.stringify(result.content)}`);
+  return JSON.parse(textOf(result)) as Failure;
+}
+
 /** Reads a resource that holds JSON text and parses it. */
 export async function readJsonResource<T = Record<string, unknown>>(client: Client, uri: string): Promise<T> {
   const { contents } = await client.readResource({ uri });

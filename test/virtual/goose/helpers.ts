@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { startGaggle, textOf, type RunningGaggle } from "../../helpers/gaggle.js";
+export { failureOf } from "../../helpers/gaggle.js";
 import { fixture } from "../../helpers/paths.js";
 import { until } from "../../helpers/poll.js";
 
@@ -79,12 +80,6 @@ export function idOf(text: string): string {
   const match = /Started gosling ([0-9a-f-]{36})/.exec(text);
   if (!match) throw new Error(`no gosling id in: ${text}`);
   return match[1]!;
-}
-
-/** The JSON body of an isError result. */
-export function failureOf(result: CallToolResult): { code: string; error: string; hint?: string } {
-  if (!result.isError) throw new Error(`expected a failure, got ${JSON.stringify(result.content)}`);
-  return JSON.parse(textOf(result)) as { code: string; error: string; hint?: string };
 }
 
 /** The transcript part of get_gosling_output: the lines after the "=== Output" line and its blank line. */

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { textOf } from "../../helpers/gaggle.js";
+import { failureOf, textOf, type Failure } from "../../helpers/gaggle.js";
 import { until } from "../../helpers/poll.js";
 
 export interface ProcessConfig {
@@ -35,10 +35,8 @@ export async function processJson<T = Record<string, unknown>>(client: Client, t
 }
 
 /** The failure body of a call that must fail. */
-export async function processFailure(client: Client, tool: string, args: Record<string, unknown> = {}): Promise<{ code: string; error: string; hint?: string }> {
-  const result = await callProcess(client, tool, args);
-  if (!result.isError) throw new Error(`${tool} was expected to fail, got ${textOf(result)}`);
-  return JSON.parse(textOf(result)) as { code: string; error: string; hint?: string };
+export async function processFailure(client: Client, tool: string, args: Record<string, unknown> = {}): Promise<Failure> {
+  return failureOf(await callProcess(client, tool, args));
 }
 
 export interface Started {
