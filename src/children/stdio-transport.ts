@@ -5,6 +5,7 @@ import { once } from "node:events";
 import { GroupProcess, type ProcessExit } from "./group-process.js";
 import { LineSplitter } from "./line-splitter.js";
 import { encodeMessage, readMessageLine } from "../transport/json-rpc-codec.js";
+import { spawnProblem } from "./spawn-problem.js";
 
 export type { ProcessExit };
 
@@ -89,12 +90,7 @@ export class ProcessGroupTransport implements Transport {
 
 function spawnError(command: string, cwd: string, error: unknown): Error {
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === "ENOENT") {
-    return new Error(
-      `cannot start "${command}": not found (ENOENT) from cwd ${cwd}; check "command" and "cwd", or that it is on PATH`,
-      { cause: error },
-    );
-  }
-  if (code === "EACCES") return new Error(`cannot start "${command}": permission denied (EACCES); is it executable?`, { cause: error });
-  return new Error(`cannot start "${command}": ${(error as Error).message}`, { cause: error });
+  const advice =
+    code === "ENOENT" ? ` (cwd ${cwd}); check "command" and "cwd", or that it is on PATH` : code === "EACCES" ? "; make it executable (chmod +x)" : "";
+  return new Error(`"${command}" ${spawnProblem(error)}${advice}`, { cause: error });
 }

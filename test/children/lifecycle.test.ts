@@ -1,6 +1,7 @@
+import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { failureOf, startGaggle, textOf, type RunningGaggle } from "../helpers/gaggle.js";
-import { fixtureChild } from "../helpers/paths.js";
+import { fixture, fixtureChild, ROOT } from "../helpers/paths.js";
 import { until } from "../helpers/poll.js";
 import { isAlive, waitGone } from "../helpers/processes.js";
 
@@ -31,6 +32,9 @@ const config = [
   fixtureChild("idle", "echo.mjs", "idle_timeout_ms = 300"),
   fixtureChild("eager", "echo.mjs", 'startup = "eager"'),
   fixtureChild("slow_start", "slow.mjs", 'env = { SLOW_START_MS = "5000" }\nstartup_timeout_ms = 500'),
+  `[mcp_servers.missing]\ncommand = "no-such-mcp-server"\ncwd = ${JSON.stringify(ROOT)}\n`,
+  // A fixture module without its executable bits: it can be read, not run.
+  `[mcp_servers.not_executable]\ncommand = ${JSON.stringify(fixture("lib/common.mjs"))}\n`,
 ].join("\n");
 
 beforeAll(async () => {
@@ -46,6 +50,18 @@ const status = (server: string) => gaggle.metaJson<Status>("get_child_status", {
 
 
 describe("starting", () => {
+  it("says when a command cannot be run at all, and what to check", async () => {
+    const missing = failureOf(await call("missing", "anything"));
+    expect(missing).toMatchObject({
+      code: "SERVER_FAILED",
+      error: `missing failed to start: "no-such-mcp-server" was not found (ENOENT) (cwd ${resolve(ROOT)}); check "command" and "cwd", or that it is on PATH`,
+      hint: "check the command, args and env of missing in the config; get_child_status shows its stderr",
+    });
+    const denied = failureOf(await call("not_executable", "anything"));
+    expect(denied.error).toBe(`not_executable failed to start: "${fixture("lib/common.mjs")}" is not executable (EACCES); make it executable (chmod +x)`);
+    expect(await status("missing")).toMatchObject({ status: "failed", pid: null });
+  });
+
   it("starts a child on first use, not before", async () => {
     const before = await status("lazy");
     expect(before).toMatchObject({ status: "not_started", pid: null, startup_time: null, calls_served: 0 });

@@ -33,11 +33,3 @@ export function gooseMissing(command: string, reason: string): GaggleError {
     hint: `install the Goose CLI (${INSTALL_URL}), or set [virtual.goose] command to the path of your goose executable`,
   });
 }
-
-/** The words for a spawn error: ENOENT and EACCES are the ones a user can fix. */
-export function spawnProblem(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === "ENOENT") return "was not found (ENOENT)";
-  if (code === "EACCES") return "is not executable (EACCES)";
-  return `could not be started: ${(error as Error).message}`;
-}
