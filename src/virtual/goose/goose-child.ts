@@ -199,12 +199,6 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     this.watchers.emit("turnEnded", gosling, prompt);
   }
 
-  idleReleased(gosling: Gosling): void {
-    this.watchers.emit("released", gosling);
-    this.pruneReleased();
-    this.events.resourceUpdated(this.name, `goslings://${gosling.id}`);
-  }
-
   protected override listResources(): Resource[] {
     return gooseResources(this.all());
   }

@@ -40,7 +40,8 @@ export interface GoslingHost {
   turnEnded(gosling: Gosling, prompt: PromptEntry): void;
   /** A systemNotification Goose printed (stream-json only). */
   notice(gosling: Gosling, text: string): void;
-  idleReleased(gosling: Gosling): void;
+  /** Releases the gosling as release_gosling does: used when it has been idle for idle_release_minutes. */
+  release(gosling: Gosling, note: string): Promise<unknown>;
 }
 
 /** How many stderr lines of a failed turn go into the transcript. */
@@ -238,9 +239,7 @@ export class Gosling {
     if (this.host.idleReleaseMs <= 0) return;
     this.idleTimer = setTimeout(() => {
       const minutes = this.host.idleReleaseMs / 60_000;
-      void this.release(`idle for ${formatDuration(this.host.idleReleaseMs)} (idle_release_minutes = ${minutes})`).then(() =>
-        this.host.idleReleased(this),
-      );
+      void this.host.release(this, `idle for ${formatDuration(this.host.idleReleaseMs)} (idle_release_minutes = ${minutes})`);
     }, timerDelay(this.host.idleReleaseMs));
     // An idle gosling has no process; its timer must not keep gaggle running.
     this.idleTimer.unref();
