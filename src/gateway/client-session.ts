@@ -26,6 +26,7 @@ const NEEDED: Record<string, keyof ClientCapabilities> = {
 /**
  * What a call's handler uses of its request: cancellation, and messages sent as related to the call. The
  * tools/call lane gives a `cancel` that makes its `signal` only on demand; other requests have the SDK's signal.
+ * Call `sendNotification` and `sendRequest` as methods: the lane's are methods of a class, not bound closures.
  */
 export type CallExtra = Pick<RequestHandlerExtra<ServerRequest, ServerNotification>, "signal" | "sendNotification" | "sendRequest"> & {
   cancel?: Cancellation;

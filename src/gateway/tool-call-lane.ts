@@ -58,14 +58,21 @@ export async function connectWithToolCallLane(server: Server, transport: Transpo
     } catch (error) {
       result = Promise.reject(error);
     }
-    const reply = (message: JSONRPCMessage) => {
+    // A reply that cannot be made or sent (a transport that throws, a result JSON cannot hold) is reported
+    // and that call goes unanswered; it never becomes an unhandled rejection that would stop gaggle.
+    const unsent = (error: unknown) => server.onerror?.(new Error(`Failed to send a tools/call reply: ${String(error)}`));
+    const reply = (message: () => JSONRPCMessage) => {
       if (inFlight.get(request.id) === cancel) inFlight.delete(request.id);
       if (cancel.aborted) return;
-      transport.send(message).catch((error: unknown) => server.onerror?.(new Error(`Failed to send a tools/call reply: ${String(error)}`)));
+      try {
+        transport.send(message()).catch(unsent);
+      } catch (error) {
+        unsent(error);
+      }
     };
     result.then(
-      (value) => reply({ jsonrpc: "2.0", id: request.id, result: value }),
-      (error: unknown) => reply(errorReply(request.id, error)),
+      (value) => reply(() => ({ jsonrpc: "2.0", id: request.id, result: value })),
+      (error: unknown) => reply(() => errorReply(request.id, error)),
     );
   };
 

@@ -67,6 +67,15 @@ describe("gaggle's stdio end", () => {
     expect(badArgs).toMatchObject({ id: 5, error: { code: -32602, message: "tools/call params.arguments must be an object; found [1]" } });
   });
 
+  it("sends nothing for a call the client cancelled", async () => {
+    const execute = (id: string, tool: string, args: Record<string, unknown>) =>
+      JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "execute_child_tool", arguments: { server_id: "echo", tool_name: tool, arguments: args } } });
+    const cancelled = JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "sleeper", reason: "changed my mind" } });
+    // The cancelled call settles inside gaggle before the next line is read, so any reply to it would come first.
+    const [next] = await exchange(`${execute("sleeper", "sleep", { ms: 60_000 })}\n${cancelled}\n${execute("after", "echo", { text: "after" })}\n`);
+    expect(next).toMatchObject({ id: "after", result: { content: [{ type: "text", text: "after" }] } });
+  });
+
   it("passes a child's answer through after the errors", async () => {
     const call = { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "execute_child_tool", arguments: { server_id: "echo", tool_name: "echo", arguments: { text: "still here" } } } };
     const [reply] = await exchange(`${JSON.stringify(call)}\n`);
