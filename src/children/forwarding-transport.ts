@@ -7,7 +7,6 @@ import {
   type MessageExtraInfo,
   type Progress,
 } from "@modelcontextprotocol/sdk/types.js";
-import { performance } from "node:perf_hooks";
 import { cancelledError, type Cancellation } from "./cancellation.js";
 
 export interface ForwardOptions {
@@ -18,6 +17,9 @@ export interface ForwardOptions {
   cancel?: Cancellation | undefined;
   onprogress?: (progress: Progress) => void;
 }
+
+/** The longest delay setTimeout takes. */
+const MAX_DELAY_MS = 2 ** 31 - 1;
 
 /** What a request in flight needs of the transport that forwarded it. */
 interface RequestLane {
@@ -114,6 +116,8 @@ export class ForwardingTransport implements Transport {
     inner.onclose = () => {
       this.onclose?.();
       clearTimeout(this.timer);
+      this.timer = undefined;
+      this.timerDueAt = Infinity;
       const closed = new McpError(ErrorCode.ConnectionClosed, "Connection closed");
       for (const request of [...this.pending.values()]) request.fail(closed);
     };
@@ -168,7 +172,9 @@ export class ForwardingTransport implements Transport {
     if (deadline >= this.timerDueAt) return;
     clearTimeout(this.timer);
     this.timerDueAt = deadline;
-    this.timer = setTimeout(() => this.sweep(), Math.max(0, deadline - performance.now())).unref();
+    // setTimeout cannot wait longer than MAX_DELAY_MS (it would fire at once); a later deadline is reached in steps.
+    const delay = Math.min(MAX_DELAY_MS, Math.max(0, deadline - performance.now()));
+    this.timer = setTimeout(() => this.sweep(), delay).unref();
   }
 
   /** Times out every request past its deadline, then sets the timer for the earliest one left. */

@@ -61,7 +61,11 @@ export class ProcessGroupTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.process?.stdin;
     if (!stdin || this.closed || !stdin.writable) return Promise.reject(new Error("the child process is not running"));
-    if (stdin.write(encodeMessage(message))) return Promise.resolve();
+    try {
+      if (stdin.write(encodeMessage(message))) return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
     return once(stdin, "drain").then(() => {});
   }
 
@@ -91,6 +95,6 @@ export class ProcessGroupTransport implements Transport {
 function spawnError(command: string, cwd: string, error: unknown): Error {
   const code = (error as NodeJS.ErrnoException).code;
   const advice =
-    code === "ENOENT" ? ` (cwd ${cwd}); check "command" and "cwd", or that it is on PATH` : code === "EACCES" ? "; make it executable (chmod +x)" : "";
+    code === "ENOENT" ? `; check "command", "cwd" (${cwd}), or that it is on PATH` : code === "EACCES" ? "; make it executable (chmod +x)" : "";
   return new Error(`"${command}" ${spawnProblem(error)}${advice}`, { cause: error });
 }

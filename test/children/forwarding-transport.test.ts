@@ -1,6 +1,6 @@
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { ErrorCode, McpError, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { describe, expect, it } from "vitest";
+import { ErrorCode, type JSONRPCMessage, type McpError } from "@modelcontextprotocol/sdk/types.js";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ForwardingTransport } from "../../src/children/forwarding-transport.js";
 
 /** A ForwardingTransport linked in memory to a child end the test drives: what the child was sent, and a way to answer. */
@@ -11,70 +11,97 @@ async function linked() {
   const transport = new ForwardingTransport(gaggleEnd);
   await transport.start();
   await childEnd.start();
-  return { transport, received, childSends: (message: JSONRPCMessage) => childEnd.send(message) };
+  const cancelledIds = () =>
+    received.flatMap((message) => ("method" in message && message.method === "notifications/cancelled" ? [message.params?.requestId] : []));
+  return { transport, received, cancelledIds, childSends: (message: JSONRPCMessage) => childEnd.send(message) };
 }
 
-/** How a forwarded request ended, and what else had ended by then. */
-function outcome(request: Promise<unknown>, ended: string[], label: string) {
+/** Records how a forwarded request ended; `ended` lists the requests that have, in order. */
+function track(request: Promise<unknown>, ended: string[], label: string): Promise<"answered" | McpError> {
   return request.then(
-    () => {
-      ended.push(label);
-      return "answered";
-    },
-    (error: McpError) => {
-      ended.push(label);
-      return error;
-    },
+    () => (ended.push(label), "answered" as const),
+    (error: McpError) => (ended.push(label), error),
   );
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// Timers and performance.now() are the test's to move: each deadline is checked to the millisecond.
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe("ForwardingTransport timeouts", () => {
   it("times out each request at its own deadline, and tells the child about each", async () => {
-    const { transport, received } = await linked();
+    const { transport, cancelledIds } = await linked();
     const ended: string[] = [];
     const options = { timeoutMs: 300, maxTotalTimeoutMs: 10_000 };
-    const first = outcome(transport.forward("tools/call", { name: "a" }, options), ended, "first");
-    await sleep(200);
-    const second = outcome(transport.forward("tools/call", { name: "b" }, options), ended, "second");
+    const first = track(transport.forward("tools/call", { name: "a" }, options), ended, "first");
+    await vi.advanceTimersByTimeAsync(200);
+    const second = track(transport.forward("tools/call", { name: "b" }, options), ended, "second");
 
+    await vi.advanceTimersByTimeAsync(99);
+    expect(ended).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(ended).toEqual(["first"]);
     const firstError = (await first) as McpError;
     expect(firstError.code).toBe(ErrorCode.RequestTimeout);
     expect(firstError.data).toEqual({ timeout: 300 });
-    // The one timer fired for the first deadline; the second request was still waiting on its own.
-    expect(ended).toEqual(["first"]);
-    expect(((await second) as McpError).code).toBe(ErrorCode.RequestTimeout);
 
-    const cancelled = received.filter((message) => "method" in message && message.method === "notifications/cancelled");
-    expect(cancelled.map((message) => ("params" in message ? message.params?.requestId : undefined))).toEqual(["gaggle-1", "gaggle-2"]);
+    // The one timer was set again for the second request's own deadline, 300 ms after it was sent.
+    await vi.advanceTimersByTimeAsync(199);
+    expect(ended).toEqual(["first"]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(ended).toEqual(["first", "second"]);
+    expect(((await second) as McpError).code).toBe(ErrorCode.RequestTimeout);
+    expect(cancelledIds()).toEqual(["gaggle-1", "gaggle-2"]);
   });
 
   it("lets an answered request go, and keeps timing the ones still in flight", async () => {
-    const { transport, childSends } = await linked();
+    const { transport, cancelledIds, childSends } = await linked();
     const ended: string[] = [];
     const options = { timeoutMs: 150, maxTotalTimeoutMs: 10_000 };
-    const answered = outcome(transport.forward("tools/call", { name: "a" }, options), ended, "answered");
-    const unanswered = outcome(transport.forward("tools/call", { name: "b" }, options), ended, "unanswered");
+    const answered = track(transport.forward("tools/call", { name: "a" }, options), ended, "answered");
+    const unanswered = track(transport.forward("tools/call", { name: "b" }, options), ended, "unanswered");
     await childSends({ jsonrpc: "2.0", id: "gaggle-1", result: { content: [] } });
     expect(await answered).toBe("answered");
+    await vi.advanceTimersByTimeAsync(150);
     expect(((await unanswered) as McpError).code).toBe(ErrorCode.RequestTimeout);
+    expect(cancelledIds()).toEqual(["gaggle-2"]);
   });
 
   it("restarts the timeout on progress, up to the total limit", async () => {
-    const { transport, received, childSends } = await linked();
+    const { transport, received, cancelledIds, childSends } = await linked();
     const progress: number[] = [];
     const options = { timeoutMs: 400, maxTotalTimeoutMs: 700, onprogress: (p: { progress: number }) => void progress.push(p.progress) };
-    const request = transport.forward("tools/call", { name: "a" }, options).catch((error: McpError) => error);
+    const ended: string[] = [];
+    const request = track(transport.forward("tools/call", { name: "a" }, options), ended, "request");
     const token = (received[0] as { params: { _meta: { progressToken: string } } }).params._meta.progressToken;
-    // Progress every 100 ms keeps a 400 ms timeout from running out, until 700 ms have passed in all.
-    for (let step = 1; step <= 8; step++) {
-      await sleep(100);
-      await childSends({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: step } });
-    }
+    const report = (step: number) => childSends({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: step } });
+
+    // Progress at 300 and 600 ms moves the deadline past 400 ms, then past 700 ms...
+    await vi.advanceTimersByTimeAsync(300);
+    await report(1);
+    await vi.advanceTimersByTimeAsync(300);
+    await report(2);
+    await vi.advanceTimersByTimeAsync(99);
+    expect(ended).toEqual([]);
+    // ...but progress after 700 ms in all ends the request, however recent the last progress was.
+    await vi.advanceTimersByTimeAsync(1);
+    await report(3);
     const error = (await request) as McpError;
-    expect(error.code).toBe(ErrorCode.RequestTimeout);
     expect(error.message).toContain("Maximum total timeout exceeded");
-    expect(progress.slice(0, 5)).toEqual([1, 2, 3, 4, 5]);
+    expect(error.data).toEqual({ maxTotalTimeout: 700, totalElapsed: 700 });
+    expect(progress).toEqual([1, 2]);
+    expect(cancelledIds()).toEqual([token]);
+  });
+
+  it("fails the requests in flight at once when the child's connection closes", async () => {
+    const { transport } = await linked();
+    const options = { timeoutMs: 200, maxTotalTimeoutMs: 10_000 };
+    const first = transport.forward("tools/call", { name: "a" }, options).catch((error: McpError) => error);
+    await transport.close();
+    expect(((await first) as McpError).code).toBe(ErrorCode.ConnectionClosed);
   });
 });

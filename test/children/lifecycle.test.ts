@@ -1,7 +1,9 @@
-import { resolve } from "node:path";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { failureOf, startGaggle, textOf, type RunningGaggle } from "../helpers/gaggle.js";
-import { fixture, fixtureChild, ROOT } from "../helpers/paths.js";
+import { fixtureChild, ROOT } from "../helpers/paths.js";
 import { until } from "../helpers/poll.js";
 import { isAlive, waitGone } from "../helpers/processes.js";
 
@@ -18,6 +20,10 @@ interface Status {
 
 let gaggle: RunningGaggle;
 
+/** A file that can be read but not run, whatever the checkout's file modes. */
+const notExecutable = join(mkdtempSync(join(tmpdir(), "gaggle-noexec-")), "server.mjs");
+writeFileSync(notExecutable, "", { mode: 0o644 });
+
 const config = [
   fixtureChild("lazy", "echo.mjs"),
   fixtureChild("shared_start", "slow.mjs", 'env = { SLOW_START_MS = "300" }'),
@@ -33,8 +39,7 @@ const config = [
   fixtureChild("eager", "echo.mjs", 'startup = "eager"'),
   fixtureChild("slow_start", "slow.mjs", 'env = { SLOW_START_MS = "5000" }\nstartup_timeout_ms = 500'),
   `[mcp_servers.missing]\ncommand = "no-such-mcp-server"\ncwd = ${JSON.stringify(ROOT)}\n`,
-  // A fixture module without its executable bits: it can be read, not run.
-  `[mcp_servers.not_executable]\ncommand = ${JSON.stringify(fixture("lib/common.mjs"))}\n`,
+  `[mcp_servers.not_executable]\ncommand = ${JSON.stringify(notExecutable)}\n`,
 ].join("\n");
 
 beforeAll(async () => {
@@ -54,11 +59,11 @@ describe("starting", () => {
     const missing = failureOf(await call("missing", "anything"));
     expect(missing).toMatchObject({
       code: "SERVER_FAILED",
-      error: `missing failed to start: "no-such-mcp-server" was not found (ENOENT) (cwd ${resolve(ROOT)}); check "command" and "cwd", or that it is on PATH`,
+      error: `missing failed to start: "no-such-mcp-server" was not found (ENOENT); check "command", "cwd" (${resolve(ROOT)}), or that it is on PATH`,
       hint: "check the command, args and env of missing in the config; get_child_status shows its stderr",
     });
     const denied = failureOf(await call("not_executable", "anything"));
-    expect(denied.error).toBe(`not_executable failed to start: "${fixture("lib/common.mjs")}" is not executable (EACCES); make it executable (chmod +x)`);
+    expect(denied.error).toBe(`not_executable failed to start: "${notExecutable}" is not executable (EACCES); make it executable (chmod +x)`);
     expect(await status("missing")).toMatchObject({ status: "failed", pid: null });
   });
 
