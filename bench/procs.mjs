@@ -87,6 +87,11 @@ export function cpuTicksOf(pid) {
 
 export const TICKS_PER_SECOND = 100;
 
+/** Time a live process has spent on a CPU so far, in nanoseconds (the scheduler's own count, not ticks). */
+export function cpuNsOf(pid) {
+  return Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]);
+}
+
 /** Zombies count as gone: the process has exited and only waits to be reaped. */
 export function isAlive(pid) {
   try {

@@ -65,6 +65,8 @@ function oneCoreSection(oneCore, s) {
   return [
     `sequential latency, warm, every process pinned to one core (taskset): ${s.sequentialCalls} calls each, fresh processes`,
     table(latencyRows(oneCore, "warm", ["p50", "p90", "mean"]), W),
+    `  CPU per call (/proc/<pid>/schedstat): server-everything direct ${us(oneCore.direct.cpuUsPerCall)}, ` +
+      `the relay ${us(oneCore.relay.cpuUsPerCall)}, gaggle ${us(oneCore.gaggle.cpuUsPerCall)}`,
   ];
 }
 

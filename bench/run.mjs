@@ -152,9 +152,16 @@ async function oneCoreLatency(config) {
   const { opened, targets } = await openTargets(config, ", one core");
   await interleave(targets, 1, (call) => latencySamples(call, SETTINGS.warmUpCalls));
   pids.add(await childPidOf(opened.gaggle.endpoint, "everything"));
+  // CPU of the process each target's client talks to: the child itself for direct, the hop for relay and gaggle.
+  const hopPids = Object.fromEntries(Object.entries(opened).map(([name, { endpoint }]) => [name, endpoint.pid]));
+  const cpuBefore = Object.fromEntries(Object.entries(hopPids).map(([name, pid]) => [name, procs.cpuNsOf(pid)]));
   const warm = await warmLatency(targets);
+  const cpuUsPerCall = (name) => (procs.cpuNsOf(hopPids[name]) - cpuBefore[name]) / SETTINGS.sequentialCalls / 1000;
+  const result = Object.fromEntries(
+    Object.entries(warm).map(([name, rounds]) => [name, { warm: summarize(rounds.flat()), cpuUsPerCall: cpuUsPerCall(name) }]),
+  );
   for (const { endpoint } of Object.values(opened)) await endpoint.close();
-  return Object.fromEntries(Object.entries(warm).map(([name, rounds]) => [name, { warm: summarize(rounds.flat()) }]));
+  return result;
 }
 
 /** Fresh processes for the three targets: server-everything direct, behind the bare relay, and behind gaggle. */
