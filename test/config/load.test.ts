@@ -228,41 +228,29 @@ describe("defaults and paths", () => {
   it("reads the paths of [gateway] and [virtual.*] as it reads a server's: ~ from HOME, relative ones from the file's folder", () => {
     const base = join(tmp.dir, "sub");
     const config = (text: string) => validateConfigText(text, join(base, "c.toml"), { HOME: "/home/me" });
-    const relative = config(`[gateway]
-state_dir = "state"
-
-[virtual.process]
-log_dir = "../logs"
-
-[virtual.goose]
-command = "bin/goose"
-cwd = "work"
-
-[virtual.team]
-worktrees_dir = "trees"
-`);
-    expect(relative.gateway.stateDir).toBe(join(base, "state"));
-    expect(relative.virtual.process.logDir).toBe(join(tmp.dir, "logs"));
-    expect(relative.virtual.goose).toMatchObject({ command: join(base, "bin/goose"), cwd: join(base, "work") });
-    expect(relative.virtual.team.worktreesDir).toBe(join(base, "trees"));
-
-    const home = config(`[gateway]
-state_dir = "~/.gaggle"
-
-[virtual.process]
-log_dir = "~/logs"
-
-[virtual.goose]
-command = "~/bin/goose"
-cwd = "~"
-
-[virtual.team]
-worktrees_dir = "~/trees"
-`);
-    expect(home.gateway.stateDir).toBe("/home/me/.gaggle");
-    expect(home.virtual.process.logDir).toBe("/home/me/logs");
-    expect(home.virtual.goose).toMatchObject({ command: "/home/me/bin/goose", cwd: "/home/me" });
-    expect(home.virtual.team.worktreesDir).toBe("/home/me/trees");
+    /** The five path settings written as given, and read back from the loaded config in the same order. */
+    const roundTrip = (stateDir: string, logDir: string, command: string, cwd: string, worktreesDir: string) => {
+      const loaded = config(
+        `[gateway]\nstate_dir = "${stateDir}"\n[virtual.process]\nlog_dir = "${logDir}"\n` +
+          `[virtual.goose]\ncommand = "${command}"\ncwd = "${cwd}"\n[virtual.team]\nworktrees_dir = "${worktreesDir}"\n`,
+      );
+      const { gateway, virtual } = loaded;
+      return [gateway.stateDir, virtual.process.logDir, virtual.goose.command, virtual.goose.cwd, virtual.team.worktreesDir];
+    };
+    expect(roundTrip("state", "../logs", "bin/goose", "work", "trees")).toEqual([
+      join(base, "state"),
+      join(tmp.dir, "logs"),
+      join(base, "bin/goose"),
+      join(base, "work"),
+      join(base, "trees"),
+    ]);
+    expect(roundTrip("~/.gaggle", "~/logs", "~/bin/goose", "~", "~/trees")).toEqual([
+      "/home/me/.gaggle",
+      "/home/me/logs",
+      "/home/me/bin/goose",
+      "/home/me",
+      "/home/me/trees",
+    ]);
 
     // A bare command is found on PATH; goose works in the config file's folder unless told otherwise.
     expect(config("").virtual.goose).toMatchObject({ command: "goose", cwd: base });
