@@ -26,8 +26,6 @@ interface RequestLane {
   /** The request has settled: forget it. */
   drop(id: string): void;
   cancelAtChild(id: string, reason: string): void;
-  /** Makes sure the transport's timer fires by `deadline`. */
-  dueBy(deadline: number): void;
 }
 
 /** One forwarded request until it settles: a class, not a bundle of closures, since one is made per call. */
@@ -69,8 +67,8 @@ class ForwardedRequest {
       const data = { maxTotalTimeout: maxTotalTimeoutMs, totalElapsed: Math.round(elapsed) };
       return this.fail(new McpError(ErrorCode.RequestTimeout, "Maximum total timeout exceeded", data), "Maximum total timeout exceeded");
     }
+    // Only ever later: the transport's timer, due at or before the old deadline, finds the new one when it fires.
     this.deadline = now + timeoutMs;
-    this.lane.dueBy(this.deadline);
     onprogress?.(progress);
   }
 
@@ -109,7 +107,6 @@ export class ForwardingTransport implements Transport {
   private readonly lane: RequestLane = {
     drop: (id) => this.pending.delete(id),
     cancelAtChild: (id, reason) => this.cancelAtChild(id, reason),
-    dueBy: (deadline) => this.dueBy(deadline),
   };
 
   constructor(readonly inner: Transport) {

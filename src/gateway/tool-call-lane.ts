@@ -58,22 +58,23 @@ export async function connectWithToolCallLane(server: Server, transport: Transpo
     } catch (error) {
       result = Promise.reject(error);
     }
-    // A reply that cannot be made or sent (a transport that throws, a result JSON cannot hold) is reported
-    // and that call goes unanswered; it never becomes an unhandled rejection that would stop gaggle.
-    const unsent = (error: unknown) => server.onerror?.(new Error(`Failed to send a tools/call reply: ${String(error)}`));
-    const reply = (message: () => JSONRPCMessage) => {
-      if (inFlight.get(request.id) === cancel) inFlight.delete(request.id);
-      if (cancel.aborted) return;
-      try {
-        transport.send(message()).catch(unsent);
-      } catch (error) {
-        unsent(error);
-      }
-    };
     result.then(
-      (value) => reply(() => ({ jsonrpc: "2.0", id: request.id, result: value })),
-      (error: unknown) => reply(() => errorReply(request.id, error)),
+      (value) => reply(request.id, cancel, () => ({ jsonrpc: "2.0", id: request.id, result: value })),
+      (error: unknown) => reply(request.id, cancel, () => errorReply(request.id, error)),
     );
+  };
+
+  // A reply that cannot be made or sent (a transport that throws, a result JSON cannot hold) is reported
+  // and that call goes unanswered; it never becomes an unhandled rejection that would stop gaggle.
+  const unsent = (error: unknown) => server.onerror?.(new Error(`Failed to send a tools/call reply: ${String(error)}`));
+  const reply = (id: RequestId, cancel: Cancellation, build: () => JSONRPCMessage) => {
+    if (inFlight.get(id) === cancel) inFlight.delete(id);
+    if (cancel.aborted) return;
+    try {
+      transport.send(build()).catch(unsent);
+    } catch (error) {
+      unsent(error);
+    }
   };
 
   transport.onmessage = (message, extra) => {
