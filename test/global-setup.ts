@@ -1,5 +1,6 @@
 // One temporary folder per test run: TMPDIR points into it for the workers and every process they start, and
-// it is removed when the run ends, so no test leaves its files behind in the system's temporary folder.
+// it is removed when the run ends, so no test leaves its files behind in the system's temporary folder. The
+// state folder of the built-in children (XDG_STATE_HOME) is inside it too, not in the user's home.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,5 +8,6 @@ import { join } from "node:path";
 export default function setup(): () => void {
   const root = mkdtempSync(join(tmpdir(), "gaggle-tests-"));
   process.env.TMPDIR = root;
+  process.env.XDG_STATE_HOME = join(root, "state");
   return () => rmSync(root, { recursive: true, force: true });
 }

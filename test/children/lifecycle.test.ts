@@ -30,7 +30,7 @@ const config = [
   fixtureChild("crashy", "crash.mjs"),
   fixtureChild("broken", "exit-at-start.mjs"),
   fixtureChild("garbage", "garbage-stdout.mjs"),
-  fixtureChild("timeouts", "echo.mjs", "timeout_ms = 400\nmax_timeout_ms = 1500\nconcurrency = 4"),
+  fixtureChild("timeouts", "echo.mjs", "timeout_ms = 1000\nmax_timeout_ms = 1500\nconcurrency = 4"),
   fixtureChild("serial", "slow.mjs"),
   fixtureChild("parallel", "slow.mjs", "concurrency = 3"),
   fixtureChild("queued", "slow.mjs"),
@@ -148,7 +148,7 @@ describe("timeouts", () => {
   it("answers TIMEOUT and cancels the call at the child", async () => {
     const body = failureOf(await call("timeouts", "sleep", { ms: 5000 }));
     expect(body.code).toBe("TIMEOUT");
-    expect(body.error).toContain("timed out after 400ms");
+    expect(body.error).toContain("timed out after 1000ms");
     const s = await until(() => status("timeouts"), (value) => value.stderr.includes("cancelled sleep"));
     expect(s.stderr).toContain("cancelled sleep");
   });
@@ -190,7 +190,7 @@ describe("queueing", () => {
   });
 
   it("drops a call cancelled while it waits in the queue: the child never sees it", async () => {
-    const running = call("queued", "sleep", { ms: 600 });
+    const running = call("queued", "sleep", { ms: 3000 });
     await until(() => status("queued"), (s) => s.stderr.some((line) => line.includes("call sleep")));
     const abort = new AbortController();
     const args = { server_id: "queued", tool_name: "echo", arguments: { text: "never sent" } };
@@ -198,7 +198,7 @@ describe("queueing", () => {
     await until(() => status("queued"), (s) => s.queue_depth === 2);
     abort.abort("the test gave up");
     await expect(waiting).rejects.toThrow();
-    expect(textOf(await running)).toBe("slept 600 (max in flight 1)");
+    expect(textOf(await running)).toBe("slept 3000 (max in flight 1)");
     expect(textOf(await call("queued", "concurrent"))).toBe("in flight 1 (max in flight 1)");
     const s = await status("queued");
     expect(s.stderr.filter((line) => line.includes("call "))).toEqual(["call sleep", "call concurrent"]);

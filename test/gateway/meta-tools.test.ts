@@ -1,11 +1,12 @@
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { failureOf, readJsonResource, startGaggle, textOf, type RunningGaggle } from "../helpers/gaggle.js";
-import { fixture, fixtureChild } from "../helpers/paths.js";
+import { fixture, fixtureChild, NO_BUILT_INS } from "../helpers/paths.js";
 
 let gaggle: RunningGaggle;
 
 const config = [
+  NO_BUILT_INS,
   fixtureChild("echo", "echo.mjs", 'description = "the echo fixture"'),
   fixtureChild("filtered", "echo.mjs", 'tools = { allow = ["e*", "lines", "fail"], deny = ["env"] }'),
 ].join("\n");
@@ -32,10 +33,8 @@ describe("tools/list", () => {
 
 describe("list_registered_children", () => {
   it("names every child with a count", async () => {
-    // Configured children come first, in file order; the built-in virtual children follow.
     const listed = await gaggle.metaJson<{ children: string[]; count: number }>("list_registered_children");
-    expect(listed.children.slice(0, 2)).toEqual(["echo", "filtered"]);
-    expect(listed.count).toBe(listed.children.length);
+    expect(listed).toEqual({ children: ["echo", "filtered"], count: 2 });
   });
 });
 
@@ -168,7 +167,7 @@ describe("resources", () => {
     const { resources } = await gaggle.client.listResources();
     expect(resources.map((resource) => resource.uri)).toEqual(["mcp://server_summary", "mcp://children_servers"]);
     const body = await readJsonResource(gaggle.client, "mcp://server_summary");
-    expect(body.total_children).toBeGreaterThanOrEqual(2);
+    expect(body.total_children).toBe(2);
     expect(body).toMatchObject({ config_path: expect.stringMatching(/children_config\.toml$/) });
     expect(body.version).toMatch(/^\d+\.\d+\.\d+/);
     expect(body.active_sessions).toBeGreaterThanOrEqual(1);

@@ -12,7 +12,10 @@ export interface HttpGaggle {
   url: string;
   port: number;
   stderr(): string;
-  /** A new client session; `headers` go on every request (e.g. Authorization). */
+  /**
+   * A new client session; `headers` go on every request (e.g. Authorization). Resolves once the session's
+   * notification stream (its GET) is open, so nothing gaggle sends on it from then on can be missed.
+   */
   connect(options?: { headers?: Record<string, string>; client?: ClientOptions; name?: string }): Promise<Client>;
   /** SIGTERM, then waits for the exit. */
   stop(): Promise<void>;
@@ -45,7 +48,19 @@ export async function startHttpGaggle(
     stderr: () => stderr,
     connect: async ({ headers, client: clientOptions, name } = {}) => {
       const client = new Client({ name: name ?? "gaggle-http-test", version: "0.0.0" }, clientOptions ?? { capabilities: {} });
-      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: headers ?? {} } }));
+      // The SDK opens the stream in the background after initialization; the test waits for it here.
+      let streamOpened!: () => void;
+      const streamOpen = new Promise<void>((resolve) => (streamOpened = resolve));
+      const watchingFetch: typeof fetch = async (input, init) => {
+        const response = await fetch(input, init);
+        if ((init?.method ?? "GET") === "GET" && response.ok) streamOpened();
+        return response;
+      };
+      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: headers ?? {} }, fetch: watchingFetch }));
+      await Promise.race([
+        streamOpen,
+        new Promise((_, reject) => setTimeout(() => reject(new Error("the session's notification stream did not open within 10 s")), 10_000).unref()),
+      ]);
       clients.push(client);
       return client;
     },
@@ -53,7 +68,8 @@ export async function startHttpGaggle(
       await Promise.allSettled(clients.map((client) => client.close()));
       if (child.exitCode === null && child.signalCode === null) {
         child.kill("SIGTERM");
-        await once(child, "exit");
+        // "close" comes once stderr has been read to its end, so stderr() holds the shutdown's lines.
+        await once(child, "close");
       }
     },
   };

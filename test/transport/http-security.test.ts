@@ -39,7 +39,8 @@ function runToExit(configText: string, args: string[]): Promise<{ code: number |
       child.kill("SIGKILL");
       reject(new Error(`gaggle ${args.join(" ")} did not exit within 10s; stderr:\n${stderr}`));
     }, 10_000);
-    child.once("exit", (code) => {
+    // "close", not "exit": it comes once stderr has been read to its end.
+    child.once("close", (code) => {
       clearTimeout(timer);
       resolve({ code, stderr });
     });

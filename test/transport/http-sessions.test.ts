@@ -15,7 +15,7 @@ interface Summary {
 }
 
 const config = fixtureChild("echo", "echo.mjs");
-const IDLE_MS = 300;
+const IDLE_MS = 1000;
 
 let gaggle: HttpGaggle;
 let idle: HttpGaggle;
@@ -80,7 +80,7 @@ describe("sessions", () => {
     const idSleeper = sessionIdOf(sleeper);
     expect(await connectedClients(busy)).toBe(2);
     // A request on the sleeper's session would keep it alive, so the busy client watches the count instead;
-    // its own reads every 50 ms (well under the 300 ms timeout) keep its session open meanwhile.
+    // its own reads every 50 ms (well under the timeout) keep its session open meanwhile.
     expect(await until(() => connectedClients(busy), (n) => n === 1, 10_000)).toBe(1);
     expect(Date.now() - started).toBeGreaterThanOrEqual(IDLE_MS / 2);
     expect(await statusOfSession(idle, idSleeper)).toBe(404);
@@ -105,7 +105,7 @@ describe("sessions", () => {
 
   it("does not close a session whose call is still running as idle", async () => {
     const client = await idle.connect({ name: "patient" });
-    const ms = IDLE_MS * 4;
+    const ms = IDLE_MS * 2;
     const result = await client.callTool(
       { name: "execute_child_tool", arguments: { server_id: "proto", tool_name: "slow_cancel", arguments: { ms } } },
       undefined,

@@ -1,36 +1,28 @@
 // Two client sessions of one gaggle over Streamable HTTP: each process belongs to the session that started it.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readJsonResource } from "../../helpers/gaggle.js";
 import { startHttpGaggle, type HttpGaggle } from "../../helpers/gaggle-http.js";
+import { listen, type Heard } from "../../helpers/notifications.js";
 import { until } from "../../helpers/poll.js";
 import { httpTransportOf } from "../../helpers/raw-http.js";
 import { waitGone } from "../../helpers/processes.js";
 import { ended, processConfig, processFailure, processJson, run, status, type Status } from "./helpers.js";
 
-interface Inbox {
-  /** pids of the process notices this client received, in order. */
-  ended: number[];
-  updated: string[];
-}
-
-function listen(client: Client): Inbox {
-  const inbox: Inbox = { ended: [], updated: [] };
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (note) => {
-    const data = note.params.data as { event?: string; pid?: number };
-    if (note.params.logger === "process" && data.event === "process_ended" && data.pid !== undefined) inbox.ended.push(data.pid);
+/** pids of the process-ended notices a client heard, in order. */
+function endedPids(heard: Heard): number[] {
+  return heard.logs.flatMap((log) => {
+    const data = log.data as { event?: string; pid?: number };
+    return log.logger === "process" && data.event === "process_ended" && data.pid !== undefined ? [data.pid] : [];
   });
-  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (note) => void inbox.updated.push(note.params.uri));
-  return inbox;
 }
 
 describe("process ownership over HTTP", () => {
   let gaggle: HttpGaggle;
   let alice: Client;
   let bob: Client;
-  let aliceInbox: Inbox;
-  let bobInbox: Inbox;
+  let aliceInbox: Heard;
+  let bobInbox: Heard;
 
   beforeAll(async () => {
     gaggle = await startHttpGaggle(processConfig("[virtual.process]\nkill_grace_ms = 300\n").text);
@@ -43,15 +35,14 @@ describe("process ownership over HTTP", () => {
   afterAll(() => gaggle.stop());
 
   it("tells the owning session that its process ended, and not the other", async () => {
-    // The short sleep lets both clients' notification streams open before anything is sent on them.
-    const mine = await run(alice, "sleep 0.3; echo alice");
-    await until(() => aliceInbox.ended, (pids) => pids.includes(mine.pid));
-    expect(aliceInbox.ended).toEqual([mine.pid]);
+    const mine = await run(alice, "echo alice");
+    await until(() => endedPids(aliceInbox), (pids) => pids.includes(mine.pid));
+    expect(endedPids(aliceInbox)).toEqual([mine.pid]);
     expect(aliceInbox.updated).toContain(`process://${mine.pid}/log`);
     // Bob's own notice comes after Alice's was sent: had hers reached him, it would be ahead of his.
     const his = await run(bob, "echo bob");
-    await until(() => bobInbox.ended, (pids) => pids.includes(his.pid));
-    expect(bobInbox.ended).toEqual([his.pid]);
+    await until(() => endedPids(bobInbox), (pids) => pids.includes(his.pid));
+    expect(endedPids(bobInbox)).toEqual([his.pid]);
     expect(bobInbox.updated).not.toContain(`process://${mine.pid}/log`);
   });
 
