@@ -16,26 +16,28 @@ export function groupAlive(pgid: number): boolean {
   return process.platform !== "linux" || liveMembers(pgid);
 }
 
-/** Scans /proc for a member of the group that is not a zombie. */
+/** A member of the group that is not a zombie: the leader, read first, or any other process in /proc. */
 function liveMembers(pgid: number): boolean {
+  // The leader is usually the member still running, and one read settles it; only without it is /proc scanned.
+  if (liveMemberOf(String(pgid), pgid)) return true;
   let entries: string[];
   try {
     entries = readdirSync("/proc");
   } catch {
     return true;
   }
-  for (const entry of entries) {
-    if (entry.charCodeAt(0) > 57) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      // Fields after the parenthesised name: state, ppid, pgrp, ...
-      const [state, , group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(group) === pgid && state !== "Z" && state !== "X") return true;
-    } catch {
-      // The process ended while we looked.
-    }
+  return entries.some((entry) => entry.charCodeAt(0) <= 57 && liveMemberOf(entry, pgid));
+}
+
+function liveMemberOf(pid: string, pgid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the parenthesised name: state, ppid, pgrp, ...
+    const [state, , group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(group) === pgid && state !== "Z" && state !== "X";
+  } catch {
+    return false; // no such process, or it ended while we looked
   }
-  return false;
 }
 
 export function signalGroup(pgid: number, signal: NodeJS.Signals): void {

@@ -34,17 +34,18 @@ export class SchemaCache {
     private readonly options: RequestOptions,
     onChanged: (kind: ChangedKind) => void,
   ) {
-    const drop = (changed: ChangedKind, ...kinds: ListKind[]) => () => {
-      for (const kind of kinds) this.pending.delete(kind);
-      if (kinds.includes("tools")) {
+    const drop = (changed: ChangedKind) => () => {
+      this.pending.delete(changed);
+      if (changed === "resources") this.pending.delete("resourceTemplates");
+      if (changed === "tools") {
         this.known = undefined;
         this.toolsChanges++;
       }
       onChanged(changed);
     };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, drop("tools", "tools"));
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, drop("resources", "resources", "resourceTemplates"));
-    client.setNotificationHandler(PromptListChangedNotificationSchema, drop("prompts", "prompts"));
+    client.setNotificationHandler(ToolListChangedNotificationSchema, drop("tools"));
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, drop("resources"));
+    client.setNotificationHandler(PromptListChangedNotificationSchema, drop("prompts"));
   }
 
   /** The tool list if it has been fetched, without fetching it. */

@@ -3,8 +3,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { once } from "node:events";
 import { GroupProcess, type ProcessExit } from "./group-process.js";
-import { LineSplitter } from "./line-splitter.js";
-import { encodeMessage, readMessageLine } from "../transport/json-rpc-codec.js";
+import { encodeMessage, messageLines } from "../transport/json-rpc-codec.js";
 import { spawnProblem } from "./spawn-problem.js";
 
 export type { ProcessExit };
@@ -23,8 +22,6 @@ export interface StdioProcessOptions {
 
 /** How long a child gets to exit by itself once its stdin is closed, before its group is signalled. */
 const STDIN_CLOSE_GRACE_MS = 1000;
-/** The longest protocol message read from a child; a longer line is cut, reported and skipped. */
-const MAX_MESSAGE_CHARS = 64 * 1024 * 1024;
 
 export class ProcessGroupTransport implements Transport {
   onclose?: () => void;
@@ -33,7 +30,10 @@ export class ProcessGroupTransport implements Transport {
 
   private process: GroupProcess | undefined;
   private closed = false;
-  private readonly lines = new LineSplitter(MAX_MESSAGE_CHARS, (line) => this.onLine(line));
+  private readonly lines = messageLines(
+    (message) => this.onmessage?.(message),
+    (error, line) => this.options.onStdoutGarbage(line, error),
+  );
 
   constructor(private readonly options: StdioProcessOptions) {}
 
@@ -78,12 +78,6 @@ export class ProcessGroupTransport implements Transport {
     this.finish();
   }
 
-  private onLine(line: string): void {
-    readMessageLine(line, this.onMessage, this.onGarbage);
-  }
-
-  private readonly onMessage = (message: JSONRPCMessage) => this.onmessage?.(message);
-  private readonly onGarbage = (error: unknown, line: string) => this.options.onStdoutGarbage(line, error);
 
   private finish(): void {
     if (this.closed) return;

@@ -1,5 +1,6 @@
 // JSON-RPC 2.0 messages as the lines of a stdio stream: one parse and a structural check per message.
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { LineSplitter } from "../children/line-splitter.js";
 import { describeJson, isObject } from "../json.js";
 
 /** JSON-RPC's own codes for a message that cannot be read. */
@@ -66,8 +67,21 @@ export function decodeMessage(line: string): JSONRPCMessage {
   return value as JSONRPCMessage;
 }
 
-/** Decodes one line of a stdio stream: a message goes to `onMessage`, a line that is none to `onUnreadable`; blank lines are skipped. */
-export function readMessageLine(
+/** The longest message read from a stdio peer; a longer line is cut, reported as unreadable and skipped. */
+const MAX_MESSAGE_CHARS = 64 * 1024 * 1024;
+
+/**
+ * Reads a stdio stream of messages: push it the stream's text. A message goes to `onMessage`, a line that is
+ * none to `onUnreadable`; blank lines are skipped.
+ */
+export function messageLines(
+  onMessage: (message: JSONRPCMessage) => void,
+  onUnreadable: (error: MessageDecodeError, line: string) => void,
+): LineSplitter {
+  return new LineSplitter(MAX_MESSAGE_CHARS, (line) => readMessageLine(line, onMessage, onUnreadable));
+}
+
+function readMessageLine(
   line: string,
   onMessage: (message: JSONRPCMessage) => void,
   onUnreadable: (error: MessageDecodeError, line: string) => void,

@@ -2,11 +2,8 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Readable, Writable } from "node:stream";
-import { LineSplitter } from "../children/line-splitter.js";
-import { decodeErrorReply, encodeMessage, readMessageLine, type MessageDecodeError } from "./json-rpc-codec.js";
+import { decodeErrorReply, encodeMessage, messageLines } from "./json-rpc-codec.js";
 
-/** The longest message read from the client; a longer line is cut, answered with an error and skipped. */
-const MAX_MESSAGE_CHARS = 64 * 1024 * 1024;
 
 /**
  * A line that is not a JSON-RPC message is answered with JSON-RPC's parse error (-32700) or invalid request
@@ -18,7 +15,13 @@ export class StdioServerTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
 
-  private readonly lines = new LineSplitter(MAX_MESSAGE_CHARS, (line) => this.onLine(line));
+  private readonly lines = messageLines(
+    (message) => this.onmessage?.(message),
+    (error) => {
+      this.onerror?.(new Error(`unreadable message from the client: ${error.message}`));
+      if (error.answerable) void this.send(decodeErrorReply(error)).catch(() => {});
+    },
+  );
   private readonly onData = (chunk: string) => this.lines.push(chunk);
   private readonly onError = (error: Error) => this.onerror?.(error);
   private started = false;
@@ -47,14 +50,4 @@ export class StdioServerTransport implements Transport {
     if (this.stdin.listenerCount("data") === 0) this.stdin.pause();
     this.onclose?.();
   }
-
-  private onLine(line: string): void {
-    readMessageLine(line, this.onMessage, this.onUnreadable);
-  }
-
-  private readonly onMessage = (message: JSONRPCMessage) => this.onmessage?.(message);
-  private readonly onUnreadable = (error: MessageDecodeError) => {
-    this.onerror?.(new Error(`unreadable message from the client: ${error.message}`));
-    if (error.answerable) void this.send(decodeErrorReply(error)).catch(() => {});
-  };
 }
