@@ -2,8 +2,8 @@
 import { createHash } from "node:crypto";
 
 /** The longest tool name Claude Code and other clients accept. */
-export const MAX_NAME_LENGTH = 64;
-export const SEPARATOR = "__";
+const MAX_NAME_LENGTH = 64;
+const SEPARATOR = "__";
 
 /**
  * Deterministic: the same child and name give the same exposed name on every run. A name that would be too

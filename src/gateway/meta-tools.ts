@@ -6,7 +6,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 
 const serverId = z.string().min(1).describe("Child server name, from list_registered_children");
 
-export const metaToolArgs = {
+const metaToolArgs = {
   execute_child_tool: z.strictObject({
     server_id: serverId,
     tool_name: z.string().min(1).describe("Tool name, from get_schema"),

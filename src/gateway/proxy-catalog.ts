@@ -40,12 +40,12 @@ export class ProxyCatalog {
       const exposed = exposedVirtual.includes(child.name);
       this.settings.set(child.name, { mode: exposed ? "tools" : config.gateway.expose, prefix: "" });
     }
-    this.listsMetaTools = config.gateway.expose !== "tools" || router.all().some((child) => this.modeOf(child) !== "tools");
+    this.listsMetaTools = config.gateway.expose !== "tools" || router.all().some((child) => this.modeOf(child.name) !== "tools");
   }
 
 
   exposes(childName: string): boolean {
-    return (this.settings.get(childName)?.mode ?? this.config.gateway.expose) !== "meta";
+    return this.modeOf(childName) !== "meta";
   }
 
   invalidate(kind: "tools" | "resources" | "prompts"): void {
@@ -85,15 +85,14 @@ export class ProxyCatalog {
    * children are asked first, so routing a URI does not start every child.
    */
   async resourceOwner(uri: string): Promise<Child | undefined> {
-    const running = this.router.all().filter((child) => child.status().state === "running");
-    const rest = this.router.all().filter((child) => !running.includes(child));
-    for (const group of [running, rest]) {
+    const children = this.router.all();
+    const running = new Set(children.filter((child) => child.status().state === "running"));
+    const rest = children.filter((child) => !running.has(child));
+    for (const group of [[...running], rest]) {
       const schemas = await this.gather(group, (child) => child.schema());
       const listed = schemas.find(({ item }) => item.resources.some((resource) => resource.uri === uri));
       if (listed) return listed.child;
-      const templated = schemas.find(({ item }) =>
-        item.resourceTemplates.some((template) => new UriTemplate(template.uriTemplate).match(uri) !== null),
-      );
+      const templated = schemas.find(({ item }) => item.resourceTemplates.some((template) => compiled(template).match(uri) !== null));
       if (templated) return templated.child;
     }
     return undefined;
@@ -136,8 +135,9 @@ export class ProxyCatalog {
     return this.router.all().filter((child) => this.exposes(child.name));
   }
 
-  private modeOf(child: Child): Mode {
-    return this.settings.get(child.name)?.mode ?? this.config.gateway.expose;
+  /** Every child of the router has its settings from the constructor; an unknown name gets the gateway's. */
+  private modeOf(childName: string): Mode {
+    return this.settings.get(childName)?.mode ?? this.config.gateway.expose;
   }
 
   /** Runs `read` on every child at once, in child order, leaving out (and logging) the ones that fail. */
@@ -158,4 +158,12 @@ function unique<T>(lists: Owned<T[]>[], key: (item: T) => string): Owned<T>[] {
     for (const item of items) if (!seen.has(key(item))) seen.set(key(item), { child, item });
   }
   return [...seen.values()];
+}
+
+/** A template compiled once: the schema cache hands out the same template objects until the list changes. */
+const compiledTemplates = new WeakMap<ResourceTemplate, UriTemplate>();
+function compiled(template: ResourceTemplate): UriTemplate {
+  let uriTemplate = compiledTemplates.get(template);
+  if (!uriTemplate) compiledTemplates.set(template, (uriTemplate = new UriTemplate(template.uriTemplate)));
+  return uriTemplate;
 }

@@ -16,14 +16,25 @@ export interface Refusal {
   message: string;
 }
 
-const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]", "::1"];
+/** Loopback names as they appear in a Host header (an IPv6 address in brackets). */
+const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
 
 export function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
+/** An address that listens on every interface. */
+export function isWildcard(host: string): boolean {
+  return host === "0.0.0.0" || host === "::" || host === "[::]";
+}
+
+/** A listen address as it appears in a URL or Host header: IPv6 in brackets. */
+export function bracketed(host: string): string {
+  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+}
+
 /** A listener on anything but loopback without a token would hand every child to the network: refused at start-up. */
-export function startupProblem(options: GuardOptions): string | undefined {
+export function startupProblem(options: Pick<GuardOptions, "host" | "token">): string | undefined {
   if (isLoopback(options.host) || options.token) return undefined;
   return `refusing to serve HTTP on ${options.host} without a bearer token: set gateway.auth_token in the config or GAGGLE_AUTH_TOKEN in the environment, or bind to 127.0.0.1`;
 }
@@ -38,8 +49,8 @@ export class HttpGuard {
 
   constructor(options: GuardOptions) {
     const { port } = options;
-    this.anyHost = ["0.0.0.0", "::", "[::]"].includes(options.host) && options.allowedHosts.length === 0;
-    const names = [...LOOPBACK_NAMES.filter((name) => name !== "::1"), options.host.includes(":") ? `[${options.host}]` : options.host];
+    this.anyHost = isWildcard(options.host) && options.allowedHosts.length === 0;
+    const names = [...LOOPBACK_NAMES, bracketed(options.host)];
     this.hosts = new Set([...names.map((name) => `${name}:${port}`), ...options.allowedHosts.map((host) => host.toLowerCase())]);
     this.origins = new Set([
       ...names.flatMap((name) => [`http://${name}:${port}`, `https://${name}:${port}`]),

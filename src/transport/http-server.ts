@@ -10,7 +10,7 @@ import { memberSecretOf } from "../gateway/members.js";
 import { createGatewayServer } from "../gateway/server.js";
 import { lazyLogger } from "../log.js";
 import { BodyError, readJsonBody } from "./http-body.js";
-import { HttpGuard, isLoopback, startupProblem } from "./http-guard.js";
+import { bracketed, HttpGuard, isLoopback, isWildcard, startupProblem } from "./http-guard.js";
 
 export interface HttpListenOptions {
   host: string;
@@ -49,7 +49,7 @@ const log = lazyLogger({ subsystem: "http" });
 
 export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Promise<HttpGateway> {
   const settings = gaggle.config.gateway;
-  const problem = startupProblem({ ...options, allowedHosts: [], allowedOrigins: [] });
+  const problem = startupProblem(options);
   if (problem) throw new Error(problem);
   const sessions = new Map<string, HttpSession>();
   let guard: HttpGuard | undefined;
@@ -134,8 +134,8 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
     }
   }, Math.min(settings.sessionIdleTimeoutMs / 2, 60_000)).unref();
 
-  const host = options.host.includes(":") ? `[${options.host}]` : options.host;
-  const localHost = isLoopback(options.host) || ["0.0.0.0", "::", "[::]"].includes(options.host) ? "127.0.0.1" : host;
+  const host = bracketed(options.host);
+  const localHost = isLoopback(options.host) || isWildcard(options.host) ? "127.0.0.1" : host;
   return {
     url: `http://${host}:${port}/mcp`,
     port,

@@ -36,11 +36,11 @@ export function decodeMessage(line: string): JSONRPCMessage {
   } catch (error) {
     throw new MessageDecodeError(PARSE_ERROR, `not JSON: ${(error as Error).message}`);
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+  if (!isObject(value)) {
     const what = Array.isArray(value) ? "an array (JSON-RPC batches are not part of MCP)" : `a JSON ${value === null ? "null" : typeof value}`;
     throw new MessageDecodeError(INVALID_REQUEST, `expected a JSON-RPC message object, found ${what}`);
   }
-  const message = value as Record<string, unknown>;
+  const message = value;
   const id = isRequestId(message.id) ? message.id : undefined;
   const isResponse = !("method" in message) && ("result" in message || "error" in message);
   const invalid = (problem: string) =>
