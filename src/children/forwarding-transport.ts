@@ -7,6 +7,7 @@ import {
   type MessageExtraInfo,
   type Progress,
 } from "@modelcontextprotocol/sdk/types.js";
+import { timerDelay } from "../timer-delay.js";
 import { cancelledError, type Cancellation } from "./cancellation.js";
 
 export interface ForwardOptions {
@@ -17,9 +18,6 @@ export interface ForwardOptions {
   cancel?: Cancellation | undefined;
   onprogress?: (progress: Progress) => void;
 }
-
-/** The longest delay setTimeout takes. */
-const MAX_DELAY_MS = 2 ** 31 - 1;
 
 /** What a request in flight needs of the transport that forwarded it. */
 interface RequestLane {
@@ -169,9 +167,8 @@ export class ForwardingTransport implements Transport {
     if (deadline >= this.timerDueAt) return;
     clearTimeout(this.timer);
     this.timerDueAt = deadline;
-    // setTimeout cannot wait longer than MAX_DELAY_MS (it would fire at once); a later deadline is reached in steps.
-    const delay = Math.min(MAX_DELAY_MS, Math.max(0, deadline - performance.now()));
-    this.timer = setTimeout(() => this.sweep(), delay).unref();
+    // A deadline past setTimeout's range is reached in steps: sweep() sets the timer again for what is left.
+    this.timer = setTimeout(() => this.sweep(), timerDelay(deadline - performance.now())).unref();
   }
 
   /** Times out every request past its deadline, then sets the timer for the earliest one left. */

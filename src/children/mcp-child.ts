@@ -11,6 +11,7 @@ import {
 import type { ChildConfig } from "../config/index.js";
 import { GaggleError } from "../errors.js";
 import { logger, type Logger } from "../log.js";
+import { timerDelay } from "../timer-delay.js";
 import { backoffMs } from "./backoff.js";
 import { CallQueue } from "./call-queue.js";
 import { callFailure, stderrSuffix } from "./call-failure.js";
@@ -341,6 +342,6 @@ export class McpChild implements Child {
     this.idleTimer = setTimeout(() => {
       this.log.info({ idleMs: ms }, "idle timeout; stopping");
       void this.close();
-    }, ms).unref();
+    }, timerDelay(ms)).unref();
   }
 }

@@ -1,7 +1,8 @@
 // Owns finding the config file and the pipeline read -> parse -> expand env -> validate -> normalize.
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
+import { isFile } from "../fs-checks.js";
 import { ConfigError, type ConfigIssue, fallbackErrorMap, issuesFromZod } from "./errors.js";
 import { expandEnv } from "./expand.js";
 import { parseDocument } from "./parse.js";
@@ -84,10 +85,4 @@ function homeOf(env: NodeJS.ProcessEnv): string {
   return home !== undefined && home !== "" ? home : homedir();
 }
 
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
+

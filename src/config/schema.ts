@@ -1,7 +1,7 @@
 // Owns the config file's shape: zod schemas for the raw TOML/JSON document and its transform into GaggleConfig.
 import { z } from "zod";
 import { type RawChild, checkChild, childShape, normalizeChild } from "./child.js";
-import { configCommand, configPath, type PathOptions } from "./paths.js";
+import { configPath, type PathOptions } from "./paths.js";
 import { VIRTUAL_DEFAULTS, virtualSettingsSchema, withAbsolutePaths, type VirtualSettings } from "../virtual/settings.js";
 import { isObject } from "../json.js";
 import { closed, expected, oneOf, onlySoftIssues } from "./zod-kit.js";
@@ -193,12 +193,11 @@ export function configFileSchema(opts: PathOptions) {
     .transform(
       (doc): GaggleConfig => {
         const gateway = doc.gateway ?? GATEWAY_DEFAULTS;
-        const read = { path: (path: string) => configPath(path, opts), command: (command: string) => configCommand(command, opts) };
         return {
           path: opts.path,
-          gateway: gateway.stateDir === undefined ? gateway : { ...gateway, stateDir: read.path(gateway.stateDir) },
+          gateway: gateway.stateDir === undefined ? gateway : { ...gateway, stateDir: configPath(gateway.stateDir, opts) },
           children: doc.mcp_servers ?? doc.mcpServers ?? [],
-          virtual: withAbsolutePaths(doc.virtual ?? VIRTUAL_DEFAULTS, read),
+          virtual: withAbsolutePaths(doc.virtual ?? VIRTUAL_DEFAULTS, opts),
         };
       },
     )
@@ -208,7 +207,6 @@ export function configFileSchema(opts: PathOptions) {
 /** Two children exposing tools under one non-empty prefix would collide name for name: a config error naming both. */
 function checkPrefixes(config: GaggleConfig, ctx: z.RefinementCtx): void {
   const owners = new Map<string, string>();
-  const table = config.children.length > 0 ? "mcp_servers" : "";
   for (const child of config.children) {
     if (!child.enabled || (child.expose ?? config.gateway.expose) === "meta") continue;
     const prefix = child.prefix ?? child.name;
@@ -217,7 +215,7 @@ function checkPrefixes(config: GaggleConfig, ctx: z.RefinementCtx): void {
     if (first === undefined) owners.set(prefix, child.name);
     else {
       const message = `exposed tool names of "${child.name}" collide with those of "${first}": both use the prefix ${JSON.stringify(prefix)}; give one of them another "prefix"`;
-      ctx.addIssue({ code: "custom", path: [table, child.name, "prefix"], message, input: prefix });
+      ctx.addIssue({ code: "custom", path: ["mcp_servers", child.name, "prefix"], message, input: prefix });
     }
   }
 }

@@ -17,6 +17,17 @@ export interface VirtualTool {
   run(args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult>;
 }
 
+/** A tool definition whose arguments are an object of exactly these properties. */
+export function toolDefinition(
+  name: string,
+  description: string,
+  properties: Record<string, object>,
+  required: string[],
+  annotations: Tool["annotations"] = {},
+): Tool {
+  return { name, description, inputSchema: { type: "object", properties, required, additionalProperties: false }, annotations };
+}
+
 /**
  * A virtual child is always running: it has no process of its own and nothing to start. Subclasses give
  * their tools and resources, and stop whatever they started in `close()`.

@@ -4,7 +4,7 @@ import type { CallContext } from "../../children/child.js";
 import { GaggleError } from "../../errors.js";
 import { formatDuration } from "./format.js";
 import type { Gosling, PromptEntry } from "./gosling.js";
-import { timerDelay } from "./limits.js";
+import { timerDelay } from "../../timer-delay.js";
 
 /** How often a waiting dispatch reports progress (new transcript lines), which also keeps client timeouts alive. */
 const PROGRESS_EVERY_MS = 1000;

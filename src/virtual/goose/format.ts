@@ -1,4 +1,4 @@
-// Owns the small text formats every goose view shares: durations, sizes, times, quoted prompt excerpts.
+// Owns the small text formats the goose and team views share: durations, sizes, times, one-line excerpts.
 
 export function formatDuration(ms: number): string {
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
@@ -18,10 +18,15 @@ export function formatTime(date: Date): string {
   return date.toISOString();
 }
 
+/** Text on one line, its whitespace runs made single spaces, cut with "…" at `max` characters. */
+export function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
 /** The start of a prompt on one line, in quotes: `"fix the bug in…"`. */
 export function excerpt(text: string, max = 80): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return JSON.stringify(flat.length > max ? `${flat.slice(0, max - 1)}…` : flat);
+  return JSON.stringify(oneLine(text, max));
 }
 
 export function plural(count: number, word: string): string {

@@ -1,10 +1,10 @@
 // Owns the built-in `goose` child: its goslings, creating them, follow-ups, release, and the notices when turns end.
 import { randomUUID } from "node:crypto";
-import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { CallToolResult, ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
 import type { CallContext, ChildEvents } from "../../children/child.js";
 import { GaggleError } from "../../errors.js";
+import { isDirectory } from "../../fs-checks.js";
 import { VirtualChild, type VirtualTool } from "../virtual-child.js";
 import { sessionName, turnArgv } from "./argv.js";
 import { spawnProblem } from "../../children/spawn-problem.js";
@@ -104,7 +104,7 @@ export class GooseChild extends VirtualChild implements GoslingHost {
       throw error;
     }
     checkNewGosling(this.all(), this.settings);
-    if (!findCommand(this.launch.command, this.launch.cwd, this.launch.env)) throw gooseMissing(this.launch.command, "was not found");
+    if (!findCommand(this.launch.command, this.launch.env)) throw gooseMissing(this.launch.command, "was not found");
     const id = randomUUID();
     const options = mergeOptions(this.settings.options, given);
     const gosling = new Gosling(id, continueSession ?? sessionName(id), kind, options, cwd, this, continueSession !== undefined);
@@ -225,10 +225,4 @@ export class GooseChild extends VirtualChild implements GoslingHost {
   }
 }
 
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
+

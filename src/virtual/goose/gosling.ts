@@ -1,7 +1,7 @@
 // Owns one gosling: a named Goose session, its prompts run one turn (one `goose run`) at a time, and its state.
 import { errorMessage } from "../../errors.js";
 import { formatDuration } from "./format.js";
-import { timerDelay } from "./limits.js";
+import { timerDelay } from "../../timer-delay.js";
 import type { RunOption } from "./options.js";
 import { StreamJsonReader, TextReader, type OutputReader } from "./stream-json.js";
 import { Transcript } from "./transcript.js";

@@ -48,8 +48,3 @@ function limitReached(what: string, setting: string, value: number, next: string
     hint: `${next}, or raise [virtual.goose] ${setting}`,
   });
 }
-
-/** setTimeout fires at once for delays past 2^31-1 ms (about 24.8 days); longer limits wait that long instead. */
-export function timerDelay(ms: number): number {
-  return Math.min(Math.max(0, ms), 2 ** 31 - 1);
-}

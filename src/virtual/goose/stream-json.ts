@@ -1,4 +1,6 @@
 // Owns reading what one `goose run` prints (stream-json events, or plain text) into transcript lines and turn facts.
+import { isObject } from "../../json.js";
+import { oneLine } from "./format.js";
 import type { Transcript } from "./transcript.js";
 
 /** What a turn's output said about the turn itself. */
@@ -60,7 +62,7 @@ export class StreamJsonReader implements OutputReader {
         this.facts.tokens = typeof event.total_tokens === "number" ? event.total_tokens : null;
         return;
       default:
-        return this.transcript.line(`[${event.type}] ${oneLine(JSON.stringify(event))}`);
+        return this.transcript.line(`[${event.type}] ${summary(JSON.stringify(event))}`);
     }
   }
 
@@ -111,7 +113,7 @@ export class StreamJsonReader implements OutputReader {
       const of = typeof total === "number" ? `/${total}` : "";
       return this.transcript.line(`[progress ${source}] ${str(progress)}${of}${message ? ` ${str(message)}` : ""}`);
     }
-    this.transcript.line(`[notification ${source}] ${oneLine(JSON.stringify(event))}`);
+    this.transcript.line(`[notification ${source}] ${summary(JSON.stringify(event))}`);
   }
 }
 
@@ -143,7 +145,7 @@ function describe(item: Json, role: string): string {
     case "toolResponse":
       return toolResult(item.toolResult);
     case "thinking":
-      return `[thinking] ${oneLine(str(item.thinking))}`;
+      return `[thinking] ${summary(str(item.thinking))}`;
     case "redactedThinking":
       return "[thinking] (redacted)";
     case "systemNotification":
@@ -165,21 +167,21 @@ function toolCall(call: unknown): string {
   if (!isObject(call)) return "[tool] (unreadable call)";
   if (call.status === "error") return `[tool error] invalid call: ${str(call.error)}`;
   const value = isObject(call.value) ? call.value : {};
-  return `[tool] ${str(value.name)} ${oneLine(JSON.stringify(value.arguments ?? {}))}`;
+  return `[tool] ${str(value.name)} ${summary(JSON.stringify(value.arguments ?? {}))}`;
 }
 
 /** Current Goose sends `{content, isError}`; older versions a bare array of content. */
 function toolResult(result: unknown): string {
   if (!isObject(result)) return "[tool result] (unreadable result)";
-  if (result.status === "error") return `[tool error] ${oneLine(str(result.error))}`;
+  if (result.status === "error") return `[tool error] ${summary(str(result.error))}`;
   const value = result.value;
   const content = Array.isArray(value) ? value : isObject(value) && Array.isArray(value.content) ? value.content : [];
   const failed = isObject(value) && value.isError === true;
   const parts = content.filter(isObject).map((item) => (item.type === "text" ? str(item.text) : `[${str(item.type)}]`));
   const text = parts.join("\n");
   const lines = text === "" ? 0 : text.split("\n").length;
-  const summary = text.trim() === "" ? "(no output)" : oneLine(text);
-  return `[tool ${failed ? "error" : "result"}] ${summary}${lines > 1 ? ` (${lines} lines)` : ""}`;
+  const shown = text.trim() === "" ? "(no output)" : summary(text);
+  return `[tool ${failed ? "error" : "result"}] ${shown}${lines > 1 ? ` (${lines} lines)` : ""}`;
 }
 
 function parseObject(line: string): Json | undefined {
@@ -192,18 +194,14 @@ function parseObject(line: string): Json | undefined {
   }
 }
 
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function str(value: unknown): string {
   if (value === undefined || value === null) return "";
   return typeof value === "string" ? value : JSON.stringify(value);
 }
 
-export function oneLine(text: string, max = SUMMARY_CHARS): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+/** A transcript summary of an event or a tool call: one line of at most SUMMARY_CHARS. */
+function summary(text: string): string {
+  return oneLine(text, SUMMARY_CHARS);
 }
 
 // eslint-disable-next-line no-control-regex

@@ -1,7 +1,7 @@
 // Owns the goose child's tools: their input schemas, and the text each one answers with.
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { CallContext } from "../../children/child.js";
-import type { VirtualTool } from "../virtual-child.js";
+import { toolDefinition, type VirtualTool } from "../virtual-child.js";
 import { excerpt, formatDuration, plural } from "./format.js";
 import type { GooseChild } from "./goose-child.js";
 import { ALLOWED_FLAGS_TEXT } from "./options.js";
@@ -11,9 +11,6 @@ import { listView, statusReport, statusView, type StatusFilter } from "./status-
 const processId = { type: "string", description: "The gosling's id (from run_goose or list_goslings); an unambiguous first 8+ characters will do" };
 const prompt = (what: string) => ({ type: "string", minLength: 1, description: what });
 
-function tool(name: string, description: string, properties: Record<string, object>, required: string[], annotations: Tool["annotations"] = {}): Tool {
-  return { name, description, inputSchema: { type: "object", properties, required, additionalProperties: false }, annotations };
-}
 
 const READ_ONLY = { readOnlyHint: true, openWorldHint: false };
 
@@ -37,7 +34,7 @@ export function gooseTools(goose: GooseChild): VirtualTool[] {
   });
   return [
     run(
-      tool("run_goose", `Start a Goose agent ("gosling") on a prompt in the background and return at once with its id. Options are goose run flags: ${ALLOWED_FLAGS_TEXT}.`,
+      toolDefinition("run_goose", `Start a Goose agent ("gosling") on a prompt in the background and return at once with its id. Options are goose run flags: ${ALLOWED_FLAGS_TEXT}.`,
         { prompt: prompt("The task for the gosling"), options: { type: "array", items: { type: "string" }, description: `goose run flags as separate strings, e.g. ["--model", "gpt-4o"]. Allowed: ${ALLOWED_FLAGS_TEXT}` } },
         ["prompt"]),
       (args, ctx) => {
@@ -46,12 +43,12 @@ export function gooseTools(goose: GooseChild): VirtualTool[] {
       },
     ),
     run(
-      tool("list_goslings", "List goslings with a status summary: id, status, runtime and the start of the first prompt.",
+      toolDefinition("list_goslings", "List goslings with a status summary: id, status, runtime and the start of the first prompt.",
         { status: { type: "string", enum: ["all", "running", "completed", "error", "released"], description: "Only goslings with this status (default all)" } }, [], READ_ONLY),
       (args) => text(listView(goose.all(), ((args.status as StatusFilter | undefined) ?? "all"))),
     ),
     run(
-      tool("get_gosling_output", "A gosling's transcript by lines (0-based offset, default limit 100) under a header with its status, times, tokens and every prompt.",
+      toolDefinition("get_gosling_output", "A gosling's transcript by lines (0-based offset, default limit 100) under a header with its status, times, tokens and every prompt.",
         {
           process_id: processId,
           offset: { type: "integer", minimum: 0, description: "First line to show, 0-based (default 0)" },
@@ -64,14 +61,14 @@ export function gooseTools(goose: GooseChild): VirtualTool[] {
       },
     ),
     run(
-      tool("get_gosling_status", "Whether a gosling is working or idle, and for how long (all goslings without process_id).", { process_id: processId }, [], READ_ONLY),
+      toolDefinition("get_gosling_status", "Whether a gosling is working or idle, and for how long (all goslings without process_id).", { process_id: processId }, [], READ_ONLY),
       (args) => {
         if (args.process_id === undefined) return text(statusReport(goose.all()));
         return text(statusView(goose.find(args.process_id as string), goose.settings.maxPrompts, goose.settings.maxRuntimeMinutes));
       },
     ),
     run(
-      tool("send_prompt_to_gosling", "A follow-up turn in the gosling's Goose session. Sent while a turn runs, it is queued and runs after, in order.",
+      toolDefinition("send_prompt_to_gosling", "A follow-up turn in the gosling's Goose session. Sent while a turn runs, it is queued and runs after, in order.",
         { process_id: processId, prompt: prompt("The follow-up prompt") }, ["process_id", "prompt"]),
       (args, ctx) => {
         const { gosling, entry, ahead } = goose.send(args.process_id as string, args.prompt as string, ctx);
@@ -80,7 +77,7 @@ export function gooseTools(goose: GooseChild): VirtualTool[] {
       },
     ),
     run(
-      tool("release_gosling", "Stop a gosling (its running turn is killed, queued prompts are dropped); its transcript stays readable.",
+      toolDefinition("release_gosling", "Stop a gosling (its running turn is killed, queued prompts are dropped); its transcript stays readable.",
         { process_id: processId }, ["process_id"], { destructiveHint: true }),
       async (args) => {
         const gosling = goose.find(args.process_id as string);
@@ -92,7 +89,7 @@ export function gooseTools(goose: GooseChild): VirtualTool[] {
       },
     ),
     run(
-      tool("terminate_all_goslings", "Release every gosling: running turns are killed, queued prompts dropped; transcripts stay readable.", {}, [], { destructiveHint: true }),
+      toolDefinition("terminate_all_goslings", "Release every gosling: running turns are killed, queued prompts dropped; transcripts stay readable.", {}, [], { destructiveHint: true }),
       async () => {
         const live = goose.all().filter((gosling) => gosling.status !== "released");
         if (live.length === 0) return text("No goslings to terminate.");
@@ -102,7 +99,7 @@ export function gooseTools(goose: GooseChild): VirtualTool[] {
       },
     ),
     run(
-      tool("dispatch_agent", "Run a one-off Goose agent to completion and return its final answer (up to [virtual.goose] dispatch_timeout_minutes).",
+      toolDefinition("dispatch_agent", "Run a one-off Goose agent to completion and return its final answer (up to [virtual.goose] dispatch_timeout_minutes).",
         { prompt: prompt("The task; the answer is the agent's last message"), path: { type: "string", minLength: 1, description: "Working directory for the agent (default: the goose child's cwd)" } },
         ["prompt"]),
       (args, ctx) => goose.dispatch(args.prompt as string, args.path as string | undefined, ctx),

@@ -25,13 +25,14 @@ export function readView(path: string, extent: LogExtent, headLines: number, tai
   if (extent.bytes === 0 || (headLines === 0 && tailLines === 0)) return { head: [], tail: [], omitted: extent.lines };
   const fd = openSync(path, "r");
   try {
-    if (extent.bytes <= 2 * SCAN_LIMIT) {
+    // A short file with a head to show is read whole; the last lines alone are read from the end, whatever the size.
+    if (headLines > 0 && extent.bytes <= 2 * SCAN_LIMIT) {
       const all = splitLines(readRange(fd, 0, extent.bytes));
       const head = all.slice(0, headLines);
       const tail = all.slice(Math.max(head.length, all.length - tailLines));
       return { head: head.map(cut), tail: tail.map(cut), omitted: all.length - head.length - tail.length };
     }
-    // Each end reads at most SCAN_LIMIT, and the file is longer than both together: the two never overlap.
+    // Each end reads at most SCAN_LIMIT; with a head, the file is longer than both together, so they never overlap.
     const head = headLines > 0 ? readHead(fd, headLines) : [];
     const tail = tailLines > 0 ? readTail(fd, extent.bytes, tailLines) : [];
     return { head: head.map(cut), tail: tail.map(cut), omitted: Math.max(extent.lines - head.length - tail.length, 0) };

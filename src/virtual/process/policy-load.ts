@@ -1,10 +1,11 @@
 // Turns `[virtual.process] policy` / `policy_file` into a Policy; anything wrong becomes a broken policy, never a thrown error.
-import { readFileSync, realpathSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, isAbsolute, resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { z } from "zod";
 import { ConfigError, describeValue, fallbackErrorMap, formatIssues, issuesFromZod } from "../../config/errors.js";
 import { errorMessage } from "../../errors.js";
+import { canonical } from "../../fs-checks.js";
 import { parseDocument } from "../../config/parse.js";
 import { expandHome } from "../../config/paths.js";
 import { closed, expected } from "../../config/zod-kit.js";
@@ -81,11 +82,4 @@ function broken(source: string, reason: string): Policy {
   return { kind: "broken", source, reason };
 }
 
-/** Symlinks resolved, so a cwd is compared with the directory it really is. */
-export function canonical(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return isAbsolute(path) ? path : resolve(path);
-  }
-}
+

@@ -3,11 +3,11 @@ import { mkdirSync, readdirSync, statSync, unlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ChildEvents } from "../../children/child.js";
 import { GaggleError } from "../../errors.js";
+import { canonical, isDirectory } from "../../fs-checks.js";
 import type { Logger } from "../../log.js";
 import { readView } from "./log-view.js";
 import { ManagedProcess } from "./managed-process.js";
 import { checkPolicy, type Policy } from "./policy.js";
-import { canonical } from "./policy-load.js";
 import { LIST_URI } from "./resources.js";
 import { endedNotice, logUri } from "./views.js";
 
@@ -171,13 +171,7 @@ export class ProcessTable {
 /** Absolute, existing and a directory, symlinks resolved; relative paths are taken from gaggle's working directory. */
 function resolveCwd(cwd: string | undefined): string {
   const path = resolve(process.cwd(), cwd ?? ".");
-  let isDirectory = false;
-  try {
-    isDirectory = statSync(path).isDirectory();
-  } catch {
-    // Reported below.
-  }
-  if (!isDirectory) {
+  if (!isDirectory(path)) {
     throw new GaggleError("INVALID_ARGS", `cwd "${path}" is not an existing directory`, {
       hint: `pass an existing directory (relative paths start from ${process.cwd()})`,
     });
@@ -189,7 +183,7 @@ const NOTICE_LINES = 10;
 
 function readLastLines(entry: ManagedProcess): string[] {
   try {
-    return readView(entry.output.path, { bytes: entry.output.bytes, lines: entry.output.lines }, 0, NOTICE_LINES).tail;
+    return readView(entry.output.path, entry.output, 0, NOTICE_LINES).tail;
   } catch {
     return [];
   }

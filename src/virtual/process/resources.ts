@@ -39,7 +39,7 @@ export function readProcessResource(table: ProcessTable, uri: string, viewer: st
   if (!match) return undefined;
   const entry = table.find(Number(match[1]));
   if (!entry) return undefined;
-  const view = readView(entry.output.path, { bytes: entry.output.bytes, lines: entry.output.lines }, 0, LOG_TAIL_LINES);
+  const view = readView(entry.output.path, entry.output, 0, LOG_TAIL_LINES);
   const skipped = view.omitted > 0 ? [`[... ${view.omitted} earlier lines not shown; gg_process_status with head_lines shows the start ...]`] : [];
   return { contents: [{ uri, mimeType: "text/plain", text: [...skipped, viewText(view)].join("\n") }] };
 }

@@ -3,7 +3,7 @@ import type { CallContext } from "../../children/child.js";
 import { jsonResult } from "../../gateway/failure.js";
 import type { VirtualTool } from "../virtual-child.js";
 import type { ProcessTable } from "./process-table.js";
-import { MAX_TIMEOUT_MS } from "./settings.js";
+import { MAX_TIMER_MS } from "../../timer-delay.js";
 import { detailView, logUri, outputView, summaryView } from "./views.js";
 
 /** The session a call comes from; a call without a client (tests, one-shot commands) is "local". */
@@ -32,7 +32,7 @@ export function processTools(table: ProcessTable, defaultTimeoutMs: number): Vir
             timeout_ms: {
               type: "integer",
               minimum: 0,
-              maximum: MAX_TIMEOUT_MS,
+              maximum: MAX_TIMER_MS,
               description: `Kill it after this long (status timed_out); 0 = never. Defaults to ${defaultTimeoutMs}.`,
             },
           },

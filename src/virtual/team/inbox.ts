@@ -1,5 +1,5 @@
 // Owns the client lead's inbox: messages to "lead" land there at once, its sessions are notified, and reads mark them.
-import type { ChildEvents } from "../../children/child.js";
+import type { CallContext, ChildEvents } from "../../children/child.js";
 import { excerpt } from "../goose/format.js";
 import { LEAD, now, type DeliveryRecord, type MessageRecord, type TeamRecord } from "./records.js";
 
@@ -32,8 +32,15 @@ export class LeadInbox {
     private readonly titleOf: (agentId: string) => string,
   ) {}
 
-  /** A client session acting as lead of `teamId`; the most recent ones are told of new messages. */
-  noteSession(teamId: string, sessionId: string): void {
+  /**
+   * Remembers the session of a call by the lead of a team gaggle's own client leads: the most recent such
+   * sessions are told of new messages. Any other caller is ignored.
+   */
+  noteCaller(team: TeamRecord, callerId: string, ctx: CallContext): void {
+    if (callerId === LEAD && team.lead_agent_id === LEAD && ctx.caller) this.noteSession(team.team_id, ctx.caller.sessionId);
+  }
+
+  private noteSession(teamId: string, sessionId: string): void {
     const sessions = this.sessions.get(teamId) ?? new Set<string>();
     sessions.delete(sessionId);
     sessions.add(sessionId);

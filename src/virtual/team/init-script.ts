@@ -1,6 +1,6 @@
 // Owns running a new worktree's ./.agents/gg/worktree-init.sh: in the worktree, in its own process group, timed.
-import { accessSync, constants, statSync } from "node:fs";
 import { join } from "node:path";
+import { isExecutableFile, isFile } from "../../fs-checks.js";
 import { LineProcess } from "../../children/line-process.js";
 
 export const INIT_SCRIPT = "./.agents/gg/worktree-init.sh";
@@ -25,7 +25,7 @@ export interface InitOptions {
 export async function runInitScript(options: InitOptions): Promise<InitOutcome> {
   const script = join(options.worktree, INIT_SCRIPT);
   if (!isFile(script)) return { ran: false };
-  const [command, argv] = isExecutable(script) ? [INIT_SCRIPT, []] : ["/bin/sh", [INIT_SCRIPT]];
+  const [command, argv] = isExecutableFile(script) ? [INIT_SCRIPT, []] : ["/bin/sh", [INIT_SCRIPT]];
   const lines: string[] = [];
   const keep = (line: string) => void (lines.push(line) > OUTPUT_LINES && lines.shift());
   let running: LineProcess;
@@ -55,21 +55,4 @@ export async function runInitScript(options: InitOptions): Promise<InitOutcome> 
   if (exit.signal) return { ran: true, ok: false, output, problem: `${INIT_SCRIPT} was killed by ${exit.signal}` };
   if (exit.code !== 0) return { ran: true, ok: false, output, problem: `${INIT_SCRIPT} failed with exit code ${exit.code}` };
   return { ran: true, ok: true, output };
-}
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }

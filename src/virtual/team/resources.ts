@@ -27,7 +27,7 @@ export function readTeamResource(uri: string, ctx: CallContext, registry: TeamRe
   if (!team) return undefined;
   const caller = callerAgentId(ctx, registry);
   requireParticipant(team, caller);
-  if (caller === LEAD && team.lead_agent_id === LEAD && ctx.caller) inbox.noteSession(team.team_id, ctx.caller.sessionId);
+  inbox.noteCaller(team, caller, ctx);
   const messages = inbox.entries(team, caller);
   const body = { team_id: team.team_id, agent_id: caller, unread_count: messages.filter((entry) => caller === LEAD && entry.read_at === null).length, messages };
   return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(body, null, 2) }] };

@@ -1,5 +1,5 @@
 // Owns what gg_team_status answers: the team, each member's state and activity, deliveries, the caller's unread.
-import { oneLine } from "../goose/stream-json.js";
+import { oneLine } from "../goose/format.js";
 import type { InboxEntry } from "./inbox.js";
 import { now, outstanding, type MemberRecord, type MessageRecord, type TeamRecord } from "./records.js";
 import type { Roster } from "./roster.js";

@@ -2,7 +2,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { CallContext } from "../../children/child.js";
 import { jsonResult } from "../../gateway/failure.js";
-import type { VirtualTool } from "../virtual-child.js";
+import { toolDefinition, type VirtualTool } from "../virtual-child.js";
 import type { LeadInbox } from "./inbox.js";
 import { addMember, cwdOf, removeMembers, type ManageDeps } from "./manage.js";
 import { sendMessage, type MessageArgs } from "./messaging.js";
@@ -19,9 +19,6 @@ const text = (description: string) => ({ type: "string", minLength: 1, descripti
 const paths = (description: string) => ({ type: "array", items: { type: "string", minLength: 1 }, description });
 const TEAM_ID = text("The team's id (letters, digits, . _ -). gg_team_manage with a new id creates the team, its caller the lead.");
 
-function tool(name: string, description: string, properties: Record<string, object>, required: string[], annotations: Tool["annotations"]): Tool {
-  return { name, description, inputSchema: { type: "object", properties, required, additionalProperties: false }, annotations };
-}
 
 export function teamTools(deps: ToolDeps): VirtualTool[] {
   const presets = Object.keys(deps.settings.modelPresets);
@@ -33,7 +30,7 @@ export function teamTools(deps: ToolDeps): VirtualTool[] {
       const caller = callerAgentId(ctx, deps.registry);
       const noteLead = () => {
         const team = deps.registry.find(args.team_id as string);
-        if (team && caller === LEAD && team.lead_agent_id === LEAD && ctx.caller) deps.inbox.noteSession(team.team_id, ctx.caller.sessionId);
+        if (team) deps.inbox.noteCaller(team, caller, ctx);
       };
       noteLead();
       try {
@@ -46,7 +43,7 @@ export function teamTools(deps: ToolDeps): VirtualTool[] {
   });
   return [
     run(
-      tool(
+      toolDefinition(
         "gg_team_manage",
         "Manage team membership. Omit remove_agent_ids to add one member: a Goose agent (gosling) that joins with gaggle as its MCP " +
           "extension, speaks as itself, and starts on an onboarding turn carrying `prompt`; optionally in its own git worktree " +
@@ -73,7 +70,7 @@ export function teamTools(deps: ToolDeps): VirtualTool[] {
       },
     ),
     run(
-      tool(
+      toolDefinition(
         "gg_team_message",
         "Send a team message as yourself. recipient_agent_id is a member's agent id, \"lead\", or \"broadcast\" (everyone in the team but you). " +
           "A member gets it as a new turn (\"Message from <sender> (<title>): ...\"), queued while it is busy; the lead gets it in its inbox and a " +
@@ -90,7 +87,7 @@ export function teamTools(deps: ToolDeps): VirtualTool[] {
       (args, caller) => sendMessage(deps.registry, deps.courier, caller, cwdOf(caller, deps), args as unknown as MessageArgs),
     ),
     run(
-      tool(
+      toolDefinition(
         "gg_team_status",
         "The team: its lead, each member's state (starting, working, idle, exited, removed), last activity, last message, worktree, who added it " +
           "and token use; recent deliveries with their states (pending, deferred, delivered, failed); and your unread messages, which this marks read.",

@@ -1,8 +1,9 @@
 // Owns members' git worktrees: `git worktree add -b NAME DIR/NAME`, its init script, reuse, and rollback.
-import { mkdirSync, realpathSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import { GaggleError } from "../../errors.js";
-import { oneLine } from "../goose/stream-json.js";
+import { canonical } from "../../fs-checks.js";
+import { oneLine } from "../goose/format.js";
 import { git, listWorktrees } from "./git.js";
 import { INIT_SCRIPT, runInitScript, type InitOutcome } from "./init-script.js";
 import type { WorktreeRecord } from "./records.js";
@@ -117,12 +118,5 @@ function problemOf(stderr: string): string {
 }
 
 function samePath(a: string, b: string): boolean {
-  const real = (path: string) => {
-    try {
-      return realpathSync(path);
-    } catch {
-      return path;
-    }
-  };
-  return real(a) === real(b);
+  return canonical(a) === canonical(b);
 }
