@@ -1,30 +1,18 @@
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { runCli, type CliRun } from "./helpers/cli.js";
 import { writeConfig } from "./helpers/gaggle.js";
-import { CLI, ROOT, fixture, fixtureChild } from "./helpers/paths.js";
+import { ROOT, fixture, fixtureChild } from "./helpers/paths.js";
 import { isAlive } from "./helpers/processes.js";
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** A temp dir (realpath, so it matches what the CLI prints) used as HOME and XDG_CONFIG_HOME: no stray configs. */
 const isolated = () => realpathSync(mkdtempSync(join(tmpdir(), "gaggle-cli-")));
 
-function gaggle(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<Run> {
+function gaggle(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliRun> {
   const home = isolated();
-  const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: home, ...options.env };
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? home, env, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+  return runCli(args, { cwd: options.cwd ?? home, env: { ...process.env, HOME: home, XDG_CONFIG_HOME: home, ...options.env } });
 }
 
 function write(dir: string, name: string, text: string): string {

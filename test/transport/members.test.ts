@@ -2,9 +2,9 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, describe, expect, it } from "vitest";
+import { connectClient, httpTransportOf } from "../helpers/raw-http.js";
 import { validateConfigText } from "../../src/config/index.js";
 import { createGaggle, type Gaggle } from "../../src/gaggle.js";
 import { serveHttp, type HttpGateway } from "../../src/transport/http-server.js";
@@ -24,8 +24,7 @@ function gaggleFor(text = NO_BUILT_INS): Gaggle {
 }
 
 async function connect(url: string): Promise<Client> {
-  const client = new Client({ name: "member", version: "0.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const { client } = await connectClient(url, { name: "member" });
   open.push(client);
   return client;
 }
@@ -49,7 +48,7 @@ describe("member URLs", () => {
     const member = await gaggle.memberEndpoint.urlFor({ teamId: "t1", agentId: "a1" });
     const other = await gaggle.memberEndpoint.urlFor({ teamId: "t1", agentId: "a2" });
     const client = await connect(member.url);
-    const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId!;
+    const sessionId = httpTransportOf(client).sessionId!;
     const forged = await fetch(other.url, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": sessionId },

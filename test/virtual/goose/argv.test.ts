@@ -1,11 +1,10 @@
 // The exact command line gaggle gives goose: first turn, follow-ups, configured and allowed options, environment.
-import { spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { runCli } from "../../helpers/cli.js";
 import { writeConfig } from "../../helpers/gaggle.js";
-import { CLI } from "../../helpers/paths.js";
 import { FAKE_GOOSE, failureOf, gooseConfig, startGooseGaggle, type GooseGaggle } from "./helpers.js";
 
 let goose: GooseGaggle | undefined;
@@ -98,11 +97,11 @@ describe("the options allowlist", () => {
     expect(failure.error).toContain(`unexpected property "cwd"`);
   });
 
-  it("makes a config with a refused option invalid, naming the key", () => {
+  it("makes a config with a refused option invalid, naming the key", async () => {
     const dir = mkdtempSync(join(tmpdir(), "gaggle-goose-"));
     const path = writeConfig(gooseConfig(dir, 'options = ["--no-session"]'));
-    const result = spawnSync(process.execPath, [CLI, "validate", "--config", path], { encoding: "utf8" });
-    expect(result.status).toBe(1);
+    const result = await runCli(["validate", "--config", path]);
+    expect(result.code).toBe(1);
     expect(result.stderr + result.stdout).toMatch(/virtual\.goose\.options.*"--no-session" is not allowed/s);
   });
 });

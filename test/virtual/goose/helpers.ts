@@ -67,7 +67,7 @@ export async function startGooseGaggle(goose = "", gateway = ""): Promise<GooseG
     run: async (prompt, options) => idOf(await text("run_goose", options ? { prompt, options } : { prompt })),
     settle: (id, ms = 15_000) => until(() => text("get_gosling_status", { process_id: id }), (status) => /Activity: (IDLE|RELEASED)/.test(status), ms),
     runs,
-    pids: () => runs().flatMap((run) => (run.grandchild ? [run.pid, run.grandchild] : [run.pid])),
+    pids: () => pidsOf(runs()),
   };
 }
 
@@ -88,4 +88,9 @@ export function transcriptOf(output: string): string[] {
   const start = lines.findIndex((line) => line.startsWith("=== Output"));
   const end = lines.indexOf("=== Pagination ===");
   return lines.slice(start + 2, end === -1 ? undefined : end - 1);
+}
+
+/** Every process the fake goose runs started: each turn's goose, and the grandchild it left when asked to. */
+export function pidsOf(runs: FakeRun[]): number[] {
+  return runs.flatMap((run) => (run.grandchild ? [run.pid, run.grandchild] : [run.pid]));
 }

@@ -1,11 +1,10 @@
 // The circuit breakers: every refusal is LIMIT_REACHED and names its limit and its [virtual.goose] setting.
-import { spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { runCli } from "../../helpers/cli.js";
 import { writeConfig } from "../../helpers/gaggle.js";
-import { CLI } from "../../helpers/paths.js";
 import { until } from "../../helpers/poll.js";
 import { waitGone } from "../../helpers/processes.js";
 import { failureOf, gooseConfig, startGooseGaggle, transcriptOf, type GooseGaggle } from "./helpers.js";
@@ -76,10 +75,10 @@ describe("limits", () => {
     expect(failureOf(await goose.call("send_prompt_to_gosling", { process_id: id, prompt: "x" })).error).toContain("was released (idle for");
   });
 
-  it("limit settings are checked with the config", () => {
+  it("limit settings are checked with the config", async () => {
     const path = writeConfig(gooseConfig(mkdtempSync(join(tmpdir(), "gaggle-goose-")), "max_active = 0\nmax_runtime_minutes = -1\noutput_format = \"xml\"\nmax_activ = 3"));
-    const result = spawnSync(process.execPath, [CLI, "validate", "--config", path], { encoding: "utf8" });
-    expect(result.status).toBe(1);
+    const result = await runCli(["validate", "--config", path]);
+    expect(result.code).toBe(1);
     const text = result.stderr + result.stdout;
     expect(text).toMatch(/virtual\.goose\.max_active.*expected an integer >= 1/);
     expect(text).toMatch(/virtual\.goose\.max_runtime_minutes.*expected a number of minutes > 0/);

@@ -8,7 +8,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { startHttpGaggle, type HttpGaggle } from "../../helpers/gaggle-http.js";
 import { startGaggle, textOf, type RunningGaggle } from "../../helpers/gaggle.js";
 import { until } from "../../helpers/poll.js";
-import { failureOf, gooseConfig, readRuns, type FakeRun } from "../goose/helpers.js";
+import { failureOf, gooseConfig, pidsOf, readRuns, type FakeRun } from "../goose/helpers.js";
 
 export interface MemberRow {
   agent_id: string;
@@ -134,7 +134,7 @@ export async function startTeamGaggle(
       return row;
     },
     runs,
-    pids: () => runs().flatMap((run) => (run.grandchild ? [run.pid, run.grandchild] : [run.pid])),
+    pids: () => pidsOf(runs()),
     close,
   };
 }

@@ -1,7 +1,7 @@
 // Members speak only as themselves; a client without a member's secret cannot speak as one; only the lead manages.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, describe, expect, it } from "vitest";
+import { connectClient } from "../../helpers/raw-http.js";
 import { until } from "../../helpers/poll.js";
 import { callTeam, promptOf, startTeamGaggle, type TeamGaggle } from "./helpers.js";
 
@@ -14,8 +14,7 @@ afterEach(async () => {
 });
 
 async function connect(url: string): Promise<Client> {
-  const client = new Client({ name: "intruder", version: "0.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const { client } = await connectClient(url, { name: "intruder" });
   clients.push(client);
   return client;
 }

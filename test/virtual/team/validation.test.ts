@@ -1,11 +1,10 @@
 // gg_team_manage and gg_team_message refuse bad arguments as goldengoose does, before anything starts.
-import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { runCli } from "../../helpers/cli.js";
 import { writeConfig } from "../../helpers/gaggle.js";
-import { CLI } from "../../helpers/paths.js";
 import { until } from "../../helpers/poll.js";
 import { PNG, promptOf, startTeamGaggle, teamConfig, type TeamGaggle } from "./helpers.js";
 
@@ -115,7 +114,7 @@ describe("gg_team_message", () => {
 });
 
 describe("[virtual.team] in the config", () => {
-  it("is checked with the rest of the config, naming the key", () => {
+  it("is checked with the rest of the config, naming the key", async () => {
     const dir = mkdtempSync(join(tmpdir(), "gaggle-team-"));
     const cases: Array<[string, RegExp]> = [
       ['[virtual.team.model_presets.fast]\nprovider = "openai"\n', /virtual\.team\.model_presets\.fast\.model/],
@@ -124,11 +123,11 @@ describe("[virtual.team] in the config", () => {
       ['[virtual.team.model_presets."bad name"]\nprovider = "a"\nmodel = "b"\n', /preset names match/],
     ];
     for (const [team, message] of cases) {
-      const result = spawnSync(process.execPath, [CLI, "validate", "--config", writeConfig(teamConfig(dir, team))], { encoding: "utf8" });
-      expect(result.status).toBe(1);
+      const result = await runCli(["validate", "--config", writeConfig(teamConfig(dir, team))]);
+      expect(result.code).toBe(1);
       expect(result.stderr + result.stdout).toMatch(message);
     }
-    const ok = spawnSync(process.execPath, [CLI, "validate", "--config", writeConfig(teamConfig(dir, `allow_member_manage = true\nworktrees_dir = "wt"\n${PRESETS}`))], { encoding: "utf8" });
-    expect(ok.status).toBe(0);
+    const ok = await runCli(["validate", "--config", writeConfig(teamConfig(dir, `allow_member_manage = true\nworktrees_dir = "wt"\n${PRESETS}`))]);
+    expect(ok.code).toBe(0);
   });
 });
