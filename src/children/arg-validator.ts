@@ -5,7 +5,10 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { logger } from "../log.js";
 
 // The child is the authority on its own schema: unknown keywords and formats are tolerated rather than refused.
-const options = { strict: false, allErrors: true, validateFormats: false } as const;
+// `addUsedSchema: false`: a compiled schema is not registered under its `$id`. Registered, a second schema with
+// the same `$id` (another child's, or the same tool's after its list was refreshed) would fail to compile, and
+// one tool's schema could resolve a `$ref` to another's.
+const options = { strict: false, allErrors: true, validateFormats: false, addUsedSchema: false } as const;
 const draft07 = new Ajv(options);
 const draft2020 = new Ajv2020(options);
 
@@ -24,6 +27,9 @@ function compile(tool: Tool): ValidateFunction | null {
   } catch (error) {
     logger({ subsystem: "validate" }).warn({ tool: tool.name, err: error }, "input schema does not compile; arguments pass unchecked");
     return null;
+  } finally {
+    // The validator lives on in `validators` as long as its tool; Ajv's own cache would keep every schema forever.
+    ajv.removeSchema(schema);
   }
 }
 

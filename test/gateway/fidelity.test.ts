@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startGaggle, type RunningGaggle } from "../helpers/gaggle.js";
+import { failureOf, startGaggle, textOf, type RunningGaggle } from "../helpers/gaggle.js";
 import { fixtureChild } from "../helpers/paths.js";
 
 // The raw fixture answers without the SDK, with what an SDK server would strip or refuse.
@@ -14,7 +14,7 @@ const EXPECTED = {
 let gaggle: RunningGaggle;
 
 beforeAll(async () => {
-  gaggle = await startGaggle(`[gateway]\nexpose = "both"\n\n${fixtureChild("raw", "raw-server.mjs")}`);
+  gaggle = await startGaggle(`[gateway]\nexpose = "both"\n\n${fixtureChild("raw", "raw-server.mjs")}\n${fixtureChild("raw_twin", "raw-server.mjs")}`);
 });
 afterAll(async () => {
   await gaggle.close();
@@ -38,5 +38,17 @@ describe("tool results pass through exactly as the child wrote them", () => {
   it("a result without a content array, even when head/tail are asked for", async () => {
     const args = { server_id: "raw", tool_name: "no_content", head: 1, tail: 1 };
     expect(await rawCall("execute_child_tool", args)).toEqual({ structuredContent: { n: 1 } });
+  });
+});
+
+describe("arguments are checked against every child's schema", () => {
+  it("refuses bad arguments at two children whose tool schemas carry the same $id, before either child sees them", async () => {
+    for (const server of ["raw", "raw_twin"]) {
+      const bad = failureOf(await gaggle.meta("execute_child_tool", { server_id: server, tool_name: "identified", arguments: { n: "one" } }));
+      expect(bad).toMatchObject({ code: "INVALID_ARGS", error: `invalid arguments for ${server}.identified: arguments.n: must be integer` });
+      const status = await gaggle.metaJson<{ stderr: string[] }>("get_child_status", { server_id: server });
+      expect(status.stderr).not.toContain("call identified");
+      expect(textOf(await gaggle.meta("execute_child_tool", { server_id: server, tool_name: "identified", arguments: { n: 7 } }))).toBe("n = 7");
+    }
   });
 });
