@@ -43,7 +43,16 @@ const ratio = (x) => `${x.toFixed(2)}x`;
 const us = (x) => `${Math.round(x)} µs`;
 
 function table(rows, widths) {
-  return rows.map((row) => "  " + row.map((cell, i) => String(cell).padEnd(widths[i] ?? 0)).join("").trimEnd()).join("\n");
+  return rows
+    .map(
+      (row) =>
+        "  " +
+        row
+          .map((cell, i) => String(cell).padEnd(widths[i] ?? 0))
+          .join("")
+          .trimEnd(),
+    )
+    .join("\n");
 }
 
 const W = [34, 12, 12, 12, 15, 14];
@@ -91,7 +100,18 @@ export function formatReport(r) {
     "",
     `throughput: median of ${s.throughputRounds} rounds of ${s.throughputCalls} calls`,
     table([HEAD, throughputRow("1 in flight", t.depth1), throughputRow(`${s.depth} in flight`, t.deep)], W),
-    table([[`${s.depth} in flight, concurrency = 1`, "", "", rate(t.serialised.callsPerSecond), "(the default: gaggle queues calls and sends the child one at a time)"]], W),
+    table(
+      [
+        [
+          `${s.depth} in flight, concurrency = 1`,
+          "",
+          "",
+          rate(t.serialised.callsPerSecond),
+          "(the default: gaggle queues calls and sends the child one at a time)",
+        ],
+      ],
+      W,
+    ),
     "",
     "memory (VmRSS from /proc/<pid>/status; peak = VmHWM)",
     table(

@@ -94,7 +94,10 @@ async function main() {
   }
 
   r.throughput = {};
-  for (const [key, depth] of [["depth1", 1], ["deep", SETTINGS.depth]]) {
+  for (const [key, depth] of [
+    ["depth1", 1],
+    ["deep", SETTINGS.depth],
+  ]) {
     const runs = await interleave(targets, SETTINGS.throughputRounds, (call) => throughput(call, SETTINGS.throughputCalls, depth));
     r.throughput[key] = Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, medianRun(list)]));
   }

@@ -78,11 +78,15 @@ describe("validate", () => {
 
   it("exits 1 and prints every error with the file name and key path on stderr", async () => {
     const dir = isolated();
-    write(dir, "bad.toml", [
-      '[mcp_servers.one]\ncommand = "node"\ntimeout_ms = -5\nargs = "x"\n',
-      '[mcp_servers.two]\nurl = "ftp://nope"\ncolour = "blue"\n',
-      '[gateway]\nlog_level = "loud"\n',
-    ].join("\n"));
+    write(
+      dir,
+      "bad.toml",
+      [
+        '[mcp_servers.one]\ncommand = "node"\ntimeout_ms = -5\nargs = "x"\n',
+        '[mcp_servers.two]\nurl = "ftp://nope"\ncolour = "blue"\n',
+        '[gateway]\nlog_level = "loud"\n',
+      ].join("\n"),
+    );
     const { code, stdout, stderr } = await gaggle(["validate", "--config", "bad.toml"], { cwd: dir });
     expect(code).toBe(1);
     expect(stdout).toBe("");

@@ -6,11 +6,7 @@ const SAFE_KEYS = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "
 /** gaggle's own secrets: never inherited by a child (a child's `env` may still set them on purpose). */
 const GAGGLE_SECRETS = ["GAGGLE_AUTH_TOKEN"];
 
-export function childEnv(
-  own: Record<string, string>,
-  inherit: boolean,
-  parent: NodeJS.ProcessEnv = process.env,
-): Record<string, string> {
+export function childEnv(own: Record<string, string>, inherit: boolean, parent: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const base: Record<string, string> = {};
   for (const [key, value] of Object.entries(parent)) {
     if (value !== undefined && (inherit || SAFE_KEYS.includes(key)) && !GAGGLE_SECRETS.includes(key)) base[key] = value;

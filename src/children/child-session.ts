@@ -85,7 +85,12 @@ export function createSession(wiring: SessionWiring): Session {
 }
 
 /** A new session of a restarted child gets the log level and subscriptions the old one had. */
-export async function restoreSessionState(session: Session, logLevel: LoggingLevel | undefined, subscriptions: Set<string>, log: Logger): Promise<void> {
+export async function restoreSessionState(
+  session: Session,
+  logLevel: LoggingLevel | undefined,
+  subscriptions: Set<string>,
+  log: Logger,
+): Promise<void> {
   const { client } = session;
   try {
     if (logLevel && client.getServerCapabilities()?.logging) await client.setLoggingLevel(logLevel);

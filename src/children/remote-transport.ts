@@ -7,7 +7,5 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 export function remoteTransport(kind: "http" | "sse", url: string, headers: Record<string, string>): Transport {
   const endpoint = new URL(url);
   const requestInit = { headers };
-  return kind === "http"
-    ? new StreamableHTTPClientTransport(endpoint, { requestInit })
-    : new SSEClientTransport(endpoint, { requestInit });
+  return kind === "http" ? new StreamableHTTPClientTransport(endpoint, { requestInit }) : new SSEClientTransport(endpoint, { requestInit });
 }

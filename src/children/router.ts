@@ -26,9 +26,7 @@ export class Router {
     if (child) return child;
     const guess = nearest(serverId, this.names());
     throw new GaggleError("SERVER_NOT_FOUND", `no child server named "${serverId}"`, {
-      hint: guess
-        ? `did you mean "${guess}"? list_registered_children lists every name`
-        : `known children: ${this.names().join(", ") || "none"}`,
+      hint: guess ? `did you mean "${guess}"? list_registered_children lists every name` : `known children: ${this.names().join(", ") || "none"}`,
     });
   }
 

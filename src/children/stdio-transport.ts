@@ -78,7 +78,6 @@ export class ProcessGroupTransport implements Transport {
     this.finish();
   }
 
-
   private finish(): void {
     if (this.closed) return;
     this.closed = true;

@@ -62,12 +62,14 @@ export const childShape = {
   idle_timeout_ms: z.int(expected("an integer >= 0 (0 = never)")).min(0).optional(),
   description: text().optional(),
   expose: oneOf(["meta", "tools", "both"]).optional(),
-  prefix: z.string(expected('letters, digits, "_" or "-" (or "" for no prefix)')).regex(/^[A-Za-z0-9_-]*$/).optional(),
+  prefix: z
+    .string(expected('letters, digits, "_" or "-" (or "" for no prefix)'))
+    .regex(/^[A-Za-z0-9_-]*$/)
+    .optional(),
   tools: closed({ allow: stringList().optional(), deny: stringList().optional() }).optional(),
 };
 
-const rawChildSchema = closed(childShape);
-export type RawChild = z.output<typeof rawChildSchema>;
+export type RawChild = z.output<ReturnType<typeof closed<typeof childShape>>>;
 
 const STDIO_ONLY = ["args", "env", "cwd", "inherit_env"] as const;
 const HTTP_ONLY = ["headers"] as const;

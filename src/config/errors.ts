@@ -107,9 +107,7 @@ export function issuesFromZod(issues: readonly z.core.$ZodIssue[], prefix: reado
   for (const issue of issues) {
     const path = [...prefix, ...issue.path];
     if (issue.code === "invalid_union") {
-      const shaped = issue.errors.filter(
-        (branch) => !branch.some((b) => b.path.length === 0 && b.code === "invalid_type"),
-      );
+      const shaped = issue.errors.filter((branch) => !branch.some((b) => b.path.length === 0 && b.code === "invalid_type"));
       const [only] = shaped;
       if (shaped.length === 1 && only) {
         out.push(...issuesFromZod(only, path));

@@ -22,10 +22,7 @@ export function configSearchPaths(opts: { cwd: string; env: NodeJS.ProcessEnv })
   const xdg = opts.env["XDG_CONFIG_HOME"];
   // The XDG spec says a relative XDG_CONFIG_HOME is invalid and should be ignored.
   const configHome = xdg !== undefined && isAbsolute(xdg) ? xdg : join(homeOf(opts.env), ".config");
-  return [
-    ...CONFIG_FILE_NAMES.map((name) => resolve(opts.cwd, name)),
-    ...CONFIG_FILE_NAMES.map((name) => join(configHome, "gaggle", name)),
-  ];
+  return [...CONFIG_FILE_NAMES.map((name) => resolve(opts.cwd, name)), ...CONFIG_FILE_NAMES.map((name) => join(configHome, "gaggle", name))];
 }
 
 /** The absolute path of the config file to load; throws ConfigError (code "not_found") naming every place looked. */
@@ -38,11 +35,9 @@ export function findConfigPath(opts: FindConfigOptions): string {
   const candidates = configSearchPaths(opts);
   const found = candidates.find(isFile);
   if (found !== undefined) return found;
-  const message = [
-    "no config file found; looked for:",
-    ...candidates.map((path) => `  ${path}`),
-    "create one of these or pass --config PATH",
-  ].join("\n");
+  const message = ["no config file found; looked for:", ...candidates.map((path) => `  ${path}`), "create one of these or pass --config PATH"].join(
+    "\n",
+  );
   throw new ConfigError("", [{ path: "", message }], "not_found");
 }
 
@@ -84,5 +79,3 @@ function homeOf(env: NodeJS.ProcessEnv): string {
   const home = env["HOME"];
   return home !== undefined && home !== "" ? home : homedir();
 }
-
-

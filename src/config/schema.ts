@@ -110,20 +110,17 @@ const gatewaySchema = closed({
   max_body_bytes: z.int(expected("a positive integer")).positive().optional(),
   session_idle_timeout_ms: z.int(expected("a positive integer")).positive().optional(),
   state_dir: z.string(expected("a directory path")).min(1).optional(),
-}).transform(
-  (raw): GatewayConfig => ({
-    logLevel: raw.log_level ?? GATEWAY_DEFAULTS.logLevel,
-    expose: raw.expose ?? GATEWAY_DEFAULTS.expose,
-    shutdownGraceMs: raw.shutdown_grace_ms ?? GATEWAY_DEFAULTS.shutdownGraceMs,
-    ...(raw.auth_token !== undefined && { authToken: raw.auth_token }),
-    allowedHosts: raw.allowed_hosts ?? GATEWAY_DEFAULTS.allowedHosts,
-    allowedOrigins: raw.allowed_origins ?? GATEWAY_DEFAULTS.allowedOrigins,
-    maxBodyBytes: raw.max_body_bytes ?? GATEWAY_DEFAULTS.maxBodyBytes,
-    sessionIdleTimeoutMs: raw.session_idle_timeout_ms ?? GATEWAY_DEFAULTS.sessionIdleTimeoutMs,
-    ...(raw.state_dir !== undefined && { stateDir: raw.state_dir }),
-  }),
-);
-
+}).transform((raw): GatewayConfig => ({
+  logLevel: raw.log_level ?? GATEWAY_DEFAULTS.logLevel,
+  expose: raw.expose ?? GATEWAY_DEFAULTS.expose,
+  shutdownGraceMs: raw.shutdown_grace_ms ?? GATEWAY_DEFAULTS.shutdownGraceMs,
+  ...(raw.auth_token !== undefined && { authToken: raw.auth_token }),
+  allowedHosts: raw.allowed_hosts ?? GATEWAY_DEFAULTS.allowedHosts,
+  allowedOrigins: raw.allowed_origins ?? GATEWAY_DEFAULTS.allowedOrigins,
+  maxBodyBytes: raw.max_body_bytes ?? GATEWAY_DEFAULTS.maxBodyBytes,
+  sessionIdleTimeoutMs: raw.session_idle_timeout_ms ?? GATEWAY_DEFAULTS.sessionIdleTimeoutMs,
+  ...(raw.state_dir !== undefined && { stateDir: raw.state_dir }),
+}));
 
 /**
  * The schema of a whole config file. Every path in it comes out absolute, read as config/paths.ts says
@@ -170,10 +167,7 @@ export function configFileSchema(opts: PathOptions) {
     { when: (payload) => Array.isArray(payload.value) },
   );
 
-  const servers = z.union(
-    [serverTable, serverList],
-    expected("a table of servers ([mcp_servers.NAME]) or an array of [[mcp_servers]] entries"),
-  );
+  const servers = z.union([serverTable, serverList], expected("a table of servers ([mcp_servers.NAME]) or an array of [[mcp_servers]] entries"));
 
   return closed({
     mcp_servers: servers.optional(),
@@ -190,17 +184,15 @@ export function configFileSchema(opts: PathOptions) {
       },
       { when: (payload) => isObject(payload.value) },
     )
-    .transform(
-      (doc): GaggleConfig => {
-        const gateway = doc.gateway ?? GATEWAY_DEFAULTS;
-        return {
-          path: opts.path,
-          gateway: gateway.stateDir === undefined ? gateway : { ...gateway, stateDir: configPath(gateway.stateDir, opts) },
-          children: doc.mcp_servers ?? doc.mcpServers ?? [],
-          virtual: withAbsolutePaths(doc.virtual ?? VIRTUAL_DEFAULTS, opts),
-        };
-      },
-    )
+    .transform((doc): GaggleConfig => {
+      const gateway = doc.gateway ?? GATEWAY_DEFAULTS;
+      return {
+        path: opts.path,
+        gateway: gateway.stateDir === undefined ? gateway : { ...gateway, stateDir: configPath(gateway.stateDir, opts) },
+        children: doc.mcp_servers ?? doc.mcpServers ?? [],
+        virtual: withAbsolutePaths(doc.virtual ?? VIRTUAL_DEFAULTS, opts),
+      };
+    })
     .superRefine(checkPrefixes);
 }
 

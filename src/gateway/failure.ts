@@ -3,8 +3,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { GaggleError, errorMessage } from "../errors.js";
 
 export function failureResult(error: unknown): CallToolResult {
-  const failure =
-    error instanceof GaggleError ? error : new GaggleError("SESSION_ERROR", errorMessage(error), { cause: error });
+  const failure = error instanceof GaggleError ? error : new GaggleError("SESSION_ERROR", errorMessage(error), { cause: error });
   const body = {
     status: "failed",
     code: failure.code,

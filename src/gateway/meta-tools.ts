@@ -26,8 +26,7 @@ const metaToolArgs = {
 export type MetaToolName = keyof typeof metaToolArgs;
 
 const descriptions: Record<MetaToolName, string> = {
-  execute_child_tool:
-    "Call a tool on a child MCP server. Returns the child's result unchanged. Call get_schema first to learn the tool's arguments.",
+  execute_child_tool: "Call a tool on a child MCP server. Returns the child's result unchanged. Call get_schema first to learn the tool's arguments.",
   get_schema: "A child server's tools (with input schemas), resources and prompts.",
   list_registered_children: "Names of every child server this gateway fronts.",
   get_child_status: "A child's state, pid, uptime, restarts, last error, stderr tail and queue depth. Does not start it.",

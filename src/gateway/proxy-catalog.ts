@@ -43,7 +43,6 @@ export class ProxyCatalog {
     this.listsMetaTools = config.gateway.expose !== "tools" || router.all().some((child) => this.modeOf(child.name) !== "tools");
   }
 
-
   exposes(childName: string): boolean {
     return this.modeOf(childName) !== "meta";
   }
@@ -122,7 +121,10 @@ export class ProxyCatalog {
         const name = exposedName(prefix, item.name);
         const taken = index.get(name);
         if (taken) {
-          this.log.error({ name, children: [taken.child.name, child.name] }, `${what} name collision: "${name}" is exposed by both ${taken.child.name} and ${child.name}; set "prefix" on one of them`);
+          this.log.error(
+            { name, children: [taken.child.name, child.name] },
+            `${what} name collision: "${name}" is exposed by both ${taken.child.name} and ${child.name}; set "prefix" on one of them`,
+          );
           continue;
         }
         index.set(name, { child, item });

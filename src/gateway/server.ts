@@ -41,11 +41,7 @@ export interface GatewayServer {
 }
 
 /** One client session; it joins the hub at once and leaves it when its connection closes. */
-export function createGatewayServer(
-  gaggle: Gaggle,
-  sessionId: string,
-  identity?: MemberIdentity,
-): GatewayServer {
+export function createGatewayServer(gaggle: Gaggle, sessionId: string, identity?: MemberIdentity): GatewayServer {
   const server = new Server(
     { name: GAGGLE_NAME, version: GAGGLE_VERSION },
     { capabilities: CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator: SCHEMA_VALIDATOR },

@@ -84,7 +84,10 @@ export class SessionHub implements ChildEvents {
 
   resourceUpdated(_child: string, uri: string): void {
     for (const id of this.subscribers.get(uri)?.sessions ?? []) {
-      void this.sessions.get(id)?.server.sendResourceUpdated({ uri }).catch(() => {});
+      void this.sessions
+        .get(id)
+        ?.server.sendResourceUpdated({ uri })
+        .catch(() => {});
     }
   }
 

@@ -145,4 +145,3 @@ function toolCallParams(params: unknown): ToolCallParams {
   }
   return fields as unknown as ToolCallParams;
 }
-

@@ -124,15 +124,18 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
   const port = (http.address() as AddressInfo).port;
   guard = new HttpGuard({ ...options, port, allowedHosts: settings.allowedHosts, allowedOrigins: settings.allowedOrigins });
 
-  const sweep = setInterval(() => {
-    const cutoff = Date.now() - settings.sessionIdleTimeoutMs;
-    for (const [id, session] of sessions) {
-      if (session.open === 0 && session.lastSeen < cutoff) {
-        log.info({ session: id }, "client session idle; closing");
-        void session.transport.close();
+  const sweep = setInterval(
+    () => {
+      const cutoff = Date.now() - settings.sessionIdleTimeoutMs;
+      for (const [id, session] of sessions) {
+        if (session.open === 0 && session.lastSeen < cutoff) {
+          log.info({ session: id }, "client session idle; closing");
+          void session.transport.close();
+        }
       }
-    }
-  }, Math.min(settings.sessionIdleTimeoutMs / 2, 60_000)).unref();
+    },
+    Math.min(settings.sessionIdleTimeoutMs / 2, 60_000),
+  ).unref();
 
   const host = bracketed(options.host);
   const localHost = isLoopback(options.host) || isWildcard(options.host) ? "127.0.0.1" : host;

@@ -43,8 +43,7 @@ export function decodeMessage(line: string): JSONRPCMessage {
   const message = value;
   const id = isRequestId(message.id) ? message.id : undefined;
   const isResponse = !("method" in message) && ("result" in message || "error" in message);
-  const invalid = (problem: string) =>
-    new MessageDecodeError(INVALID_REQUEST, problem, "method" in message ? id : undefined, !isResponse);
+  const invalid = (problem: string) => new MessageDecodeError(INVALID_REQUEST, problem, "method" in message ? id : undefined, !isResponse);
   if (message.jsonrpc !== "2.0") throw invalid(`"jsonrpc" must be "2.0", found ${describeJson(message.jsonrpc)}`);
   if ("id" in message && id === undefined && !(message.id === null && "error" in message)) {
     throw invalid(`"id" must be a string or an integer, found ${describeJson(message.id)}`);

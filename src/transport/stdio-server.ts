@@ -4,7 +4,6 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Readable, Writable } from "node:stream";
 import { decodeErrorReply, encodeMessage, messageLines } from "./json-rpc-codec.js";
 
-
 /**
  * A line that is not a JSON-RPC message is answered with JSON-RPC's parse error (-32700) or invalid request
  * (-32600), carrying the request's id when it could be read, so the client learns what was wrong instead of

@@ -17,13 +17,11 @@ export const virtualSettingsSchema = closed({
   process: processSettingsSchema.optional(),
   goose: gooseSettingsSchema.optional(),
   team: teamSettingsSchema.optional(),
-}).transform(
-  (raw): VirtualSettings => ({
-    process: raw.process ?? processSettingsSchema.parse({}),
-    goose: raw.goose ?? gooseSettingsSchema.parse({}),
-    team: raw.team ?? teamSettingsSchema.parse({}),
-  }),
-);
+}).transform((raw): VirtualSettings => ({
+  process: raw.process ?? processSettingsSchema.parse({}),
+  goose: raw.goose ?? gooseSettingsSchema.parse({}),
+  team: raw.team ?? teamSettingsSchema.parse({}),
+}));
 
 export const VIRTUAL_DEFAULTS: VirtualSettings = virtualSettingsSchema.parse({});
 

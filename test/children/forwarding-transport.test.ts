@@ -78,7 +78,8 @@ describe("ForwardingTransport timeouts", () => {
     const ended: string[] = [];
     const request = track(transport.forward("tools/call", { name: "a" }, options), ended, "request");
     const token = (received[0] as { params: { _meta: { progressToken: string } } }).params._meta.progressToken;
-    const report = (step: number) => childSends({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: step } });
+    const report = (step: number) =>
+      childSends({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: step } });
 
     // Progress at 300 and 600 ms moves the deadline past 400 ms, then past 700 ms...
     await vi.advanceTimersByTimeAsync(300);

@@ -53,7 +53,6 @@ const call = (server: string, tool: string, args: Record<string, unknown> = {}) 
   gaggle.meta("execute_child_tool", { server_id: server, tool_name: tool, arguments: args });
 const status = (server: string) => gaggle.metaJson<Status>("get_child_status", { server_id: server });
 
-
 describe("starting", () => {
   it("says when a command cannot be run at all, and what to check", async () => {
     const missing = failureOf(await call("missing", "anything"));
@@ -85,7 +84,10 @@ describe("starting", () => {
   });
 
   it("starts eager children without waiting for a call", async () => {
-    const eager = await until(() => status("eager"), (s) => s.status === "running");
+    const eager = await until(
+      () => status("eager"),
+      (s) => s.status === "running",
+    );
     expect(eager.status).toBe("running");
     expect(eager.calls_served).toBe(0);
   });
@@ -104,7 +106,7 @@ describe("failures", () => {
     const firstPid = (await status("crashy")).pid!;
     const body = failureOf(await call("crashy", "crash", { after_ms: 50 }));
     expect(body.code).toBe("SERVER_FAILED");
-    expect(body.error).toContain("crashy exited (code 3) while serving tool \"crash\"");
+    expect(body.error).toContain('crashy exited (code 3) while serving tool "crash"');
     expect(body.error).toContain("crash fixture: about to die");
     expect((await status("crashy")).status).toBe("failed");
     expect(textOf(await call("crashy", "ok"))).toBe("ok");
@@ -149,7 +151,10 @@ describe("timeouts", () => {
     const body = failureOf(await call("timeouts", "sleep", { ms: 5000 }));
     expect(body.code).toBe("TIMEOUT");
     expect(body.error).toContain("timed out after 1000ms");
-    const s = await until(() => status("timeouts"), (value) => value.stderr.includes("cancelled sleep"));
+    const s = await until(
+      () => status("timeouts"),
+      (value) => value.stderr.includes("cancelled sleep"),
+    );
     expect(s.stderr).toContain("cancelled sleep");
   });
 
@@ -173,7 +178,10 @@ describe("timeouts", () => {
     expect(tooLong.error).toContain('tool "progress" on timeouts was still reporting progress after max_timeout_ms (1500ms)');
     expect(tooLong.hint).toBe("raise max_timeout_ms for timeouts in the config if the tool needs longer");
     // Past max_timeout_ms the child is told to stop, as on any other timeout.
-    const s = await until(() => status("timeouts"), (value) => value.stderr.includes("cancelled progress"));
+    const s = await until(
+      () => status("timeouts"),
+      (value) => value.stderr.includes("cancelled progress"),
+    );
     expect(s.stderr).toContain("cancelled progress");
   });
 });
@@ -191,11 +199,17 @@ describe("queueing", () => {
 
   it("drops a call cancelled while it waits in the queue: the child never sees it", async () => {
     const running = call("queued", "sleep", { ms: 3000 });
-    await until(() => status("queued"), (s) => s.stderr.some((line) => line.includes("call sleep")));
+    await until(
+      () => status("queued"),
+      (s) => s.stderr.some((line) => line.includes("call sleep")),
+    );
     const abort = new AbortController();
     const args = { server_id: "queued", tool_name: "echo", arguments: { text: "never sent" } };
     const waiting = gaggle.client.callTool({ name: "execute_child_tool", arguments: args }, undefined, { signal: abort.signal });
-    await until(() => status("queued"), (s) => s.queue_depth === 2);
+    await until(
+      () => status("queued"),
+      (s) => s.queue_depth === 2,
+    );
     abort.abort("the test gave up");
     await expect(waiting).rejects.toThrow();
     expect(textOf(await running)).toBe("slept 3000 (max in flight 1)");
@@ -229,7 +243,10 @@ describe("closing", () => {
   it("stops a child after idle_timeout_ms without calls", async () => {
     await call("idle", "echo", { text: "x" });
     const { pid } = await status("idle");
-    const s = await until(() => status("idle"), (value) => value.status === "stopped");
+    const s = await until(
+      () => status("idle"),
+      (value) => value.status === "stopped",
+    );
     expect(s.status).toBe("stopped");
     expect(await waitGone([pid!])).toEqual([]);
   });

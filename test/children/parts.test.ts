@@ -23,10 +23,7 @@ describe("toolFilter", () => {
 
   it("applies allow globs, then deny globs", () => {
     const visible = toolFilter({ allow: ["read_*", "list?"], deny: ["read_secret*"] });
-    expect(["read_file", "lists", "read_secret_key", "write_file", "list", "read.file"].filter(visible)).toEqual([
-      "read_file",
-      "lists",
-    ]);
+    expect(["read_file", "lists", "read_secret_key", "write_file", "list", "read.file"].filter(visible)).toEqual(["read_file", "lists"]);
   });
 
   it("treats regular-expression characters in names literally", () => {

@@ -11,9 +11,10 @@ const stubbornConfig = `[gateway]\nshutdown_grace_ms = 300\n\n${fixtureChild("st
 /** Starts a gaggle whose children are up, and returns the pids it started. */
 async function gaggleWithChildren() {
   const gaggle = await startGaggle(stubbornConfig);
-  const pids = JSON.parse(
-    textOf(await gaggle.meta("execute_child_tool", { server_id: "stubborn", tool_name: "pids" })),
-  ) as { pid: number; grandchild_pid: number };
+  const pids = JSON.parse(textOf(await gaggle.meta("execute_child_tool", { server_id: "stubborn", tool_name: "pids" }))) as {
+    pid: number;
+    grandchild_pid: number;
+  };
   await gaggle.meta("execute_child_tool", { server_id: "echo", tool_name: "echo", arguments: { text: "up" } });
   const all = descendants(gaggle.pid);
   expect(all).toEqual(expect.arrayContaining([pids.pid, pids.grandchild_pid]));

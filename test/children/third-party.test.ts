@@ -103,9 +103,7 @@ describe("server-filesystem", () => {
     expect(textOf(await call("fs", "read_text_file", { path: file }, { head: 3, tail: 2 }))).toBe(
       "row 1\nrow 2\nrow 3\n[... 95 lines omitted (of 100) ...]\nrow 99\nrow 100\n",
     );
-    expect(textOf(await call("fs", "read_text_file", { path: file }, { head: 1 }))).toBe(
-      "row 1\n[... 99 lines omitted (of 100) ...]\n",
-    );
+    expect(textOf(await call("fs", "read_text_file", { path: file }, { head: 1 }))).toBe("row 1\n[... 99 lines omitted (of 100) ...]\n");
     expect(textOf(await call("fs", "read_text_file", { path: file }, { tail: 4 }))).toBe(
       "[... 96 lines omitted (of 100) ...]\nrow 97\nrow 98\nrow 99\nrow 100\n",
     );

@@ -20,9 +20,7 @@ describe("expandString", () => {
   });
 
   it("reports an unset variable without a default", () => {
-    expect(expandString("Bearer ${TOKEN}", env).error).toBe(
-      "environment variable TOKEN is not set (use ${TOKEN:-default} to give a default)",
-    );
+    expect(expandString("Bearer ${TOKEN}", env).error).toBe("environment variable TOKEN is not set (use ${TOKEN:-default} to give a default)");
   });
 
   it("leaves a $ that does not open ${...} alone", () => {
@@ -30,9 +28,7 @@ describe("expandString", () => {
   });
 
   it("rejects malformed references", () => {
-    expect(expandString("${not valid}", env).error).toBe(
-      "invalid variable reference ${not valid}: expected ${NAME} or ${NAME:-default}",
-    );
+    expect(expandString("${not valid}", env).error).toBe("invalid variable reference ${not valid}: expected ${NAME} or ${NAME:-default}");
     expect(expandString("${HOME", env).error).toBe('unterminated variable reference: "${" without a closing "}"');
   });
 

@@ -19,7 +19,9 @@ describe("exposure settings", () => {
   });
 
   it("names both children when their exposed prefixes collide", () => {
-    expect(problems(`[gateway]\nexpose = "tools"\n[mcp_servers.a]\ncommand = "x"\nprefix = "p"\n[mcp_servers.b]\ncommand = "y"\nprefix = "p"\n`)).toEqual([
+    expect(
+      problems(`[gateway]\nexpose = "tools"\n[mcp_servers.a]\ncommand = "x"\nprefix = "p"\n[mcp_servers.b]\ncommand = "y"\nprefix = "p"\n`),
+    ).toEqual([
       'mcp_servers.b.prefix: exposed tool names of "b" collide with those of "a": both use the prefix "p"; give one of them another "prefix"',
     ]);
   });

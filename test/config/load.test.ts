@@ -154,7 +154,11 @@ describe("loadConfig: JSON", () => {
 
 describe("empty and guessed files", () => {
   it("accepts a config without servers", () => {
-    for (const [name, text] of [["empty.toml", ""], ["empty.json", "{}"], ["none.json", `{"mcpServers": {}}`]] as const) {
+    for (const [name, text] of [
+      ["empty.toml", ""],
+      ["empty.json", "{}"],
+      ["none.json", `{"mcpServers": {}}`],
+    ] as const) {
       const config = loadConfig(tmp.write(name, text), {});
       expect(config.children).toEqual([]);
       expect(config.gateway).toEqual(GATEWAY_DEFAULTS);

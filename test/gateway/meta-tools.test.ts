@@ -18,13 +18,16 @@ afterAll(async () => {
   await gaggle.close();
 });
 
-
 describe("tools/list", () => {
   it("lists exactly the five meta-tools", async () => {
     const { tools } = await gaggle.client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(
-      ["close_child_session", "execute_child_tool", "get_child_status", "get_schema", "list_registered_children"],
-    );
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      "close_child_session",
+      "execute_child_tool",
+      "get_child_status",
+      "get_schema",
+      "list_registered_children",
+    ]);
     const execute = tools.find((tool) => tool.name === "execute_child_tool")!;
     expect(execute.inputSchema.required).toEqual(["server_id", "tool_name"]);
     expect(Object.keys(execute.inputSchema.properties ?? {})).toEqual(["server_id", "tool_name", "arguments", "head", "tail"]);
@@ -69,9 +72,7 @@ describe("execute_child_tool", () => {
   it("cuts text to head and tail lines and says how many were left out", async () => {
     const call = (window: Record<string, number>) =>
       gaggle.meta("execute_child_tool", { server_id: "echo", tool_name: "lines", arguments: { count: 10 }, ...window });
-    expect(textOf(await call({ head: 2, tail: 3 }))).toBe(
-      "line 1\nline 2\n[... 5 lines omitted (of 10) ...]\nline 8\nline 9\nline 10",
-    );
+    expect(textOf(await call({ head: 2, tail: 3 }))).toBe("line 1\nline 2\n[... 5 lines omitted (of 10) ...]\nline 8\nline 9\nline 10");
     expect(textOf(await call({ head: 3 }))).toBe("line 1\nline 2\nline 3\n[... 7 lines omitted (of 10) ...]");
     expect(textOf(await call({ tail: 1 }))).toBe("[... 9 lines omitted (of 10) ...]\nline 10");
     expect(textOf(await call({ head: 6, tail: 6 }))).toBe(Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join("\n"));
@@ -79,11 +80,9 @@ describe("execute_child_tool", () => {
 
   it("refuses arguments that do not fit the input schema before they reach the child", async () => {
     const before = await gaggle.metaJson<{ stderr: string[] }>("get_child_status", { server_id: "echo" });
-    const body = failureOf(
-      await gaggle.meta("execute_child_tool", { server_id: "echo", tool_name: "add", arguments: { a: "two", c: 1 } }),
-    );
+    const body = failureOf(await gaggle.meta("execute_child_tool", { server_id: "echo", tool_name: "add", arguments: { a: "two", c: 1 } }));
     expect(body.code).toBe("INVALID_ARGS");
-    expect(body.error).toContain('arguments.a: must be number');
+    expect(body.error).toContain("arguments.a: must be number");
     expect(body.error).toContain('missing required property "b"');
     expect(body.hint).toContain('get_schema("echo", "add")');
     const after = await gaggle.metaJson<{ stderr: string[] }>("get_child_status", { server_id: "echo" });

@@ -116,7 +116,10 @@ describe.each(["stdio", "http"] as const)("passthrough over %s", (transport) => 
       const [plain, named] = [`plain ${via}`, `named ${via}`];
       await callChild(client, via, "protocol", "log", { level: "warning", message: plain });
       await callChild(client, via, "protocol", "log", { level: "warning", message: named, logger: "sub" });
-      const got = await until(() => logs.filter((m) => m.data === plain || m.data === named), (found) => found.length === 2);
+      const got = await until(
+        () => logs.filter((m) => m.data === plain || m.data === named),
+        (found) => found.length === 2,
+      );
       expect(got).toEqual([
         { level: "warning", data: plain, logger: "protocol" },
         { level: "warning", data: named, logger: "protocol/sub" },
@@ -135,9 +138,7 @@ describe.each(["stdio", "http"] as const)("passthrough over %s", (transport) => 
       abort.abort("the test gave up");
       await expect(pending).rejects.toThrow();
       const lines = await until(childStderr, (l) => afterLastCall(l, "slow_cancel")?.includes("cancelled slow_cancel") === true);
-      expect(afterLastCall(lines, "slow_cancel")).toEqual(
-        expect.arrayContaining(["notification notifications/cancelled", "cancelled slow_cancel"]),
-      );
+      expect(afterLastCall(lines, "slow_cancel")).toEqual(expect.arrayContaining(["notification notifications/cancelled", "cancelled slow_cancel"]));
       // The child's queue slot is free again.
       expect(textOf(await callChild(client, via, "protocol", "log_level"))).toMatch(/^\w+$/);
     });
@@ -189,7 +190,12 @@ describe.each(["stdio", "http"] as const)("passthrough over %s", (transport) => 
       await client.subscribeResource({ uri: COUNTER });
       const bumped = textOf(await callChild(client, "proxy", "protocol", "bump"));
       expect(bumped).toMatch(/^counter=\d+ subscribed=true$/);
-      expect(await until(() => updates, (uris) => uris.includes(COUNTER))).toContain(COUNTER);
+      expect(
+        await until(
+          () => updates,
+          (uris) => uris.includes(COUNTER),
+        ),
+      ).toContain(COUNTER);
       const read = await client.readResource({ uri: COUNTER });
       expect(read.contents).toEqual([{ uri: COUNTER, mimeType: "text/plain", text: bumped.split(" ")[0] }]);
       await client.unsubscribeResource({ uri: COUNTER });
@@ -218,7 +224,10 @@ describe.each(["stdio", "http"] as const)("passthrough over %s", (transport) => 
       expect(textOf(await callChild(client, "proxy", "protocol", "log_level"))).toBe("error");
       await callChild(client, "proxy", "protocol", "log", { level: "info", message: "quiet info" });
       await callChild(client, "proxy", "protocol", "log", { level: "error", message: "loud error" });
-      await until(() => logs, (all) => all.some((m) => m.data === "loud error"));
+      await until(
+        () => logs,
+        (all) => all.some((m) => m.data === "loud error"),
+      );
       expect(logs.map((m) => m.data)).toContain("loud error");
       expect(logs.map((m) => m.data)).not.toContain("quiet info");
     });
@@ -232,10 +241,16 @@ describe.each(["stdio", "http"] as const)("passthrough over %s", (transport) => 
       expect(textOf(await callChild(client, "proxy", "protocol", "log_level"))).toBe(transport === "http" ? "debug" : "error");
       await callChild(client, "proxy", "protocol", "log", { level: "info", message: "info for nobody" });
       await callChild(client, "proxy", "protocol", "log", { level: "error", message: "error for the quiet client" });
-      await until(() => logs, (all) => all.some((m) => m.data === "error for the quiet client"));
+      await until(
+        () => logs,
+        (all) => all.some((m) => m.data === "error for the quiet client"),
+      );
       expect(logs.map((m) => m.data)).not.toContain("info for nobody");
       await callChild(verbose, "proxy", "protocol", "log", { level: "info", message: "info for the verbose client" });
-      const got = await until(() => verboseLogs, (all) => all.some((m) => m.data === "info for the verbose client"));
+      const got = await until(
+        () => verboseLogs,
+        (all) => all.some((m) => m.data === "info for the verbose client"),
+      );
       expect(got.map((m) => m.data)).toContain("info for the verbose client");
     });
 

@@ -61,7 +61,9 @@ describe("tools/list by expose mode", () => {
 
   it('a child with expose = "meta" under gateway expose = "tools" stays behind the meta-tools', async () => {
     const mixed = await start(
-      ['[gateway]\nexpose = "tools"\n', NO_BUILT_INS, fixtureChild("echo", "echo.mjs"), fixtureChild("quiet", "echo.mjs", 'expose = "meta"')].join("\n"),
+      ['[gateway]\nexpose = "tools"\n', NO_BUILT_INS, fixtureChild("echo", "echo.mjs"), fixtureChild("quiet", "echo.mjs", 'expose = "meta"')].join(
+        "\n",
+      ),
     );
     expect(await toolNames(mixed)).toEqual([...META_TOOLS, ...ECHO_TOOLS.map((tool) => `echo__${tool}`)].sort());
     const viaMeta = await call(mixed, "execute_child_tool", { server_id: "quiet", tool_name: "echo", arguments: { text: "still here" } });
@@ -140,7 +142,12 @@ describe("list_changed", () => {
   it("sends notifications/tools/list_changed when a child adds a tool, and lists and calls the new tool", async () => {
     const before = toolListChanges;
     expect(textOf(await call(proxy, "echo__add_tool", { name: "late_tool" }))).toBe("added late_tool");
-    expect(await until(() => toolListChanges, (count) => count > before)).toBeGreaterThan(before);
+    expect(
+      await until(
+        () => toolListChanges,
+        (count) => count > before,
+      ),
+    ).toBeGreaterThan(before);
     expect(await toolNames(proxy)).toContain("echo__late_tool");
     expect(textOf(await call(proxy, "echo__late_tool"))).toBe("late_tool called");
   });

@@ -39,14 +39,13 @@ export async function startGaggle(configText: string, options: { env?: Record<st
   const client = new Client({ name: "gaggle-test", version: "0.0.0" }, { capabilities: {} });
   await client.connect(transport);
   const pid = transport.pid!;
-  const meta = async (name: string, args: Record<string, unknown> = {}) =>
-    (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const meta = async (name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult;
   return {
     client,
     pid,
     stderr: () => stderr,
     meta,
-    metaJson: async <T,>(name: string, args: Record<string, unknown> = {}) => JSON.parse(textOf(await meta(name, args))) as T,
+    metaJson: async <T>(name: string, args: Record<string, unknown> = {}) => JSON.parse(textOf(await meta(name, args))) as T,
     close: () => client.close(),
   };
 }

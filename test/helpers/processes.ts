@@ -48,5 +48,7 @@ export function descendants(pid: number): number[] {
 }
 
 function readdirNumeric(dir: string): number[] {
-  return readdirSync(dir).filter((name) => /^\d+$/.test(name)).map(Number);
+  return readdirSync(dir)
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number);
 }

@@ -97,7 +97,11 @@ describe("two HTTP clients on one child", () => {
     const results = await interleaved((p, i) => callProto(p, "log", { level: "info", message: `${p.name}-log-${i}` }));
     for (const { value } of results) expect(textOf(value as CallToolResult)).toBe("logged");
     // A message relayed to the wrong client would arrive no later than the right one; wait for all the right ones.
-    await until(async () => peers.map((p, k) => p.logs.length - before[k]!), (counts) => counts.every((n) => n >= CALLS), 5000);
+    await until(
+      async () => peers.map((p, k) => p.logs.length - before[k]!),
+      (counts) => counts.every((n) => n >= CALLS),
+      5000,
+    );
     peers.forEach((p, k) => {
       const fresh = p.logs.slice(before[k]);
       expect(fresh.map((entry) => entry.data).sort()).toEqual(expected(p.name, "log"));
@@ -120,10 +124,19 @@ describe("two HTTP clients on one child", () => {
         .filter((i) => i % 3 === kind)
         .map((i) => `${name}-mixed-${i}`)
         .sort();
-    await until(async () => peers.map((p, k) => p.logs.length - logsBefore[k]!), (counts) => counts.every((n) => n >= own("A", 1).length), 5000);
+    await until(
+      async () => peers.map((p, k) => p.logs.length - logsBefore[k]!),
+      (counts) => counts.every((n) => n >= own("A", 1).length),
+      5000,
+    );
     peers.forEach((p, k) => {
       expect([...p.sampled.slice(sampledBefore[k])].sort()).toEqual(own(p.name, 0));
-      expect(p.logs.slice(logsBefore[k]).map((entry) => entry.data).sort()).toEqual(own(p.name, 1));
+      expect(
+        p.logs
+          .slice(logsBefore[k])
+          .map((entry) => entry.data)
+          .sort(),
+      ).toEqual(own(p.name, 1));
       expect(progress[p.name]).toHaveLength(2 * own(p.name, 2).length);
     });
   });

@@ -51,7 +51,10 @@ const call = async (url: string, headers: Record<string, string>) => {
   const { client } = await connectClient(url, { headers });
   try {
     return textOf(
-      (await client.callTool({ name: "execute_child_tool", arguments: { server_id: "echo", tool_name: "echo", arguments: { text: "through" } } })) as CallToolResult,
+      (await client.callTool({
+        name: "execute_child_tool",
+        arguments: { server_id: "echo", tool_name: "echo", arguments: { text: "through" } },
+      })) as CallToolResult,
     );
   } finally {
     await client.close();
@@ -87,7 +90,12 @@ describe("bearer token", () => {
 
   it.each(cases)("from $source: a missing or wrong token gets 401 on every /mcp request", async ({ gaggle, token }) => {
     const { port } = gaggle();
-    const wrong: Array<Record<string, string>> = [{}, { authorization: `Bearer ${token}x` }, { authorization: `Bearer ${token.slice(0, -1)}` }, { authorization: token }];
+    const wrong: Array<Record<string, string>> = [
+      {},
+      { authorization: `Bearer ${token}x` },
+      { authorization: `Bearer ${token.slice(0, -1)}` },
+      { authorization: token },
+    ];
     for (const headers of wrong) {
       const response = await postMcp(port, INITIALIZE, headers);
       expect(response.status, JSON.stringify(headers)).toBe(401);
@@ -164,7 +172,11 @@ describe("request bodies and sessions", () => {
   it("refuses a body over max_body_bytes with 413 (chunked, no Content-Length)", async () => {
     const body = padded(8000);
     const chunks = Array.from({ length: Math.ceil(body.length / 1024) }, (_, i) => body.slice(i * 1024, (i + 1) * 1024));
-    const response = await rawRequest(open.port, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, chunks });
+    const response = await rawRequest(open.port, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      chunks,
+    });
     expect(response.status).toBe(413);
   });
 

@@ -39,7 +39,12 @@ const sessionIdOf = (client: Client) => {
 /** A raw tools/list on a session: 200 while it lives, 404 once it is gone. */
 const statusOfSession = async (on: HttpGaggle, sessionId: string) => (await postMcp(on.port, TOOLS_LIST, { "mcp-session-id": sessionId })).status;
 const echo = async (client: Client, text: string) =>
-  textOf((await client.callTool({ name: "execute_child_tool", arguments: { server_id: "echo", tool_name: "echo", arguments: { text } } })) as CallToolResult);
+  textOf(
+    (await client.callTool({
+      name: "execute_child_tool",
+      arguments: { server_id: "echo", tool_name: "echo", arguments: { text } },
+    })) as CallToolResult,
+  );
 
 describe("sessions", () => {
   it("gives each client a session of its own, and counts them in mcp://server_summary", async () => {
@@ -63,7 +68,12 @@ describe("sessions", () => {
     const [idA, idB] = [sessionIdOf(a), sessionIdOf(b)];
 
     await httpTransportOf(a).terminateSession();
-    expect(await until(() => connectedClients(b), (n) => n === 1)).toBe(1);
+    expect(
+      await until(
+        () => connectedClients(b),
+        (n) => n === 1,
+      ),
+    ).toBe(1);
     expect(await statusOfSession(gaggle, idA)).toBe(404);
     // The other session is untouched.
     expect(await echo(b, "still here")).toBe("still here");
@@ -81,7 +91,13 @@ describe("sessions", () => {
     expect(await connectedClients(busy)).toBe(2);
     // A request on the sleeper's session would keep it alive, so the busy client watches the count instead;
     // its own reads every 50 ms (well under the timeout) keep its session open meanwhile.
-    expect(await until(() => connectedClients(busy), (n) => n === 1, 10_000)).toBe(1);
+    expect(
+      await until(
+        () => connectedClients(busy),
+        (n) => n === 1,
+        10_000,
+      ),
+    ).toBe(1);
     expect(Date.now() - started).toBeGreaterThanOrEqual(IDLE_MS / 2);
     expect(await statusOfSession(idle, idSleeper)).toBe(404);
     expect(await echo(busy, "awake")).toBe("awake");
@@ -91,11 +107,18 @@ describe("sessions", () => {
   it("cancels a session's calls at the child when the session ends with them in flight", async () => {
     const watcher = await idle.connect({ name: "watcher" });
     const protoStderr = async () =>
-      (JSON.parse(textOf((await watcher.callTool({ name: "get_child_status", arguments: { server_id: "proto" } })) as CallToolResult)) as { stderr: string[] }).stderr;
+      (
+        JSON.parse(textOf((await watcher.callTool({ name: "get_child_status", arguments: { server_id: "proto" } })) as CallToolResult)) as {
+          stderr: string[];
+        }
+      ).stderr;
     const count = (lines: string[], text: string) => lines.filter((line) => line.includes(text)).length;
     const before = await protoStderr();
     const leaving = await idle.connect({ name: "leaving" });
-    const call = leaving.callTool({ name: "execute_child_tool", arguments: { server_id: "proto", tool_name: "slow_cancel", arguments: { ms: 20_000 } } });
+    const call = leaving.callTool({
+      name: "execute_child_tool",
+      arguments: { server_id: "proto", tool_name: "slow_cancel", arguments: { ms: 20_000 } },
+    });
     call.catch(() => {});
     await until(protoStderr, (lines) => count(lines, "call slow_cancel") > count(before, "call slow_cancel"));
     await httpTransportOf(leaving).terminateSession();
@@ -125,10 +148,16 @@ describe("shutdown", () => {
       const client = await doomed.connect();
       const [other] = await Promise.all([doomed.connect(), echo(client, "x")]);
       const status = async (server_id: string) =>
-        JSON.parse(textOf((await client.callTool({ name: "get_child_status", arguments: { server_id } })) as CallToolResult)) as { status: string; pid: number };
+        JSON.parse(textOf((await client.callTool({ name: "get_child_status", arguments: { server_id } })) as CallToolResult)) as {
+          status: string;
+          pid: number;
+        };
       await client.callTool({ name: "execute_child_tool", arguments: { server_id: "proto", tool_name: "log_level" } });
       await other.callTool({ name: "execute_child_tool", arguments: { server_id: "lazy", tool_name: "echo", arguments: { text: "y" } } });
-      const eager = await until(() => status("eager"), (s) => s.status === "running");
+      const eager = await until(
+        () => status("eager"),
+        (s) => s.status === "running",
+      );
       const childPids = [eager.pid, (await status("lazy")).pid, (await status("proto")).pid];
 
       const before = descendants(doomed.pid);

@@ -55,7 +55,10 @@ describe("decodeMessage", () => {
     const cases: Array<[string, string]> = [
       ['{"jsonrpc":"2.0","id":1,"result":"text"}', '"result" must be an object, found "text"'],
       ['{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}', 'a response needs exactly one of "result" and "error"'],
-      ['{"jsonrpc":"2.0","id":1,"error":{"code":"x","message":"m"}}', '"error" must be an object with an integer "code" and a string "message", found {"code":"x","message":"m"}'],
+      [
+        '{"jsonrpc":"2.0","id":1,"error":{"code":"x","message":"m"}}',
+        '"error" must be an object with an integer "code" and a string "message", found {"code":"x","message":"m"}',
+      ],
     ];
     for (const [line, problem] of cases) {
       const error = refusal(line);

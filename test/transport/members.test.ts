@@ -68,7 +68,10 @@ describe("member URLs", () => {
     const { url } = await gaggle.memberEndpoint.urlFor({ teamId: "t9", agentId: "m1" });
     expect(new URL(url).port).toBe(String(http.port));
     await connect(url);
-    await until(() => gaggle.hub.clients(), (clients) => clients.length === 1);
+    await until(
+      () => gaggle.hub.clients(),
+      (clients) => clients.length === 1,
+    );
     expect(gaggle.hub.clients()[0]!.identity).toEqual({ teamId: "t9", agentId: "m1" });
     // The lead's endpoint still wants the token.
     expect(await statusOf(http.url, { method: "POST", body: "{}", headers: { "content-type": "application/json" } })).toBe(401);

@@ -44,7 +44,10 @@ afterAll(async () => {
 
 describe("gaggle's stdio end", () => {
   it("answers a line that is not JSON with -32700 and id null, then serves the next request", async () => {
-    const [parseError, answer] = await exchange(`{"jsonrpc":"2.0","id":1,"method":\n${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" })}\n`, 2);
+    const [parseError, answer] = await exchange(
+      `{"jsonrpc":"2.0","id":1,"method":\n${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" })}\n`,
+      2,
+    );
     expect(parseError).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } });
     expect((parseError!.error as { message: string }).message).toMatch(/^not JSON: /);
     expect(answer).toEqual({ jsonrpc: "2.0", id: 2, result: {} });
@@ -63,21 +66,37 @@ describe("gaggle's stdio end", () => {
       id: 4,
       error: { code: -32602, message: "tools/call needs params.name, the tool's name as a string; found nothing" },
     });
-    const [badArgs] = await exchange(`${JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "execute_child_tool", arguments: [1] } })}\n`);
+    const [badArgs] = await exchange(
+      `${JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "execute_child_tool", arguments: [1] } })}\n`,
+    );
     expect(badArgs).toMatchObject({ id: 5, error: { code: -32602, message: "tools/call params.arguments must be an object; found [1]" } });
   });
 
   it("sends nothing for a call the client cancelled", async () => {
     const execute = (id: string, tool: string, args: Record<string, unknown>) =>
-      JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "execute_child_tool", arguments: { server_id: "echo", tool_name: tool, arguments: args } } });
-    const cancelled = JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "sleeper", reason: "changed my mind" } });
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: "execute_child_tool", arguments: { server_id: "echo", tool_name: tool, arguments: args } },
+      });
+    const cancelled = JSON.stringify({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: "sleeper", reason: "changed my mind" },
+    });
     // The cancelled call settles inside gaggle before the next line is read, so any reply to it would come first.
     const [next] = await exchange(`${execute("sleeper", "sleep", { ms: 60_000 })}\n${cancelled}\n${execute("after", "echo", { text: "after" })}\n`);
     expect(next).toMatchObject({ id: "after", result: { content: [{ type: "text", text: "after" }] } });
   });
 
   it("passes a child's answer through after the errors", async () => {
-    const call = { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "execute_child_tool", arguments: { server_id: "echo", tool_name: "echo", arguments: { text: "still here" } } } };
+    const call = {
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: { name: "execute_child_tool", arguments: { server_id: "echo", tool_name: "echo", arguments: { text: "still here" } } },
+    };
     const [reply] = await exchange(`${JSON.stringify(call)}\n`);
     expect(reply).toMatchObject({ id: 3, result: { content: [{ type: "text", text: "still here" }] } });
   });

@@ -140,7 +140,12 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     return runDispatch(this, gosling, entry, ctx);
   }
 
-  async startTurn(gosling: Gosling, prompt: PromptEntry, resume: boolean, sinks: { stdout(line: string): void; stderr(line: string): void }): Promise<LineProcess> {
+  async startTurn(
+    gosling: Gosling,
+    prompt: PromptEntry,
+    resume: boolean,
+    sinks: { stdout(line: string): void; stderr(line: string): void },
+  ): Promise<LineProcess> {
     const argv = turnArgv({
       prefixArgs: this.settings.args,
       session: gosling.session,
@@ -224,5 +229,3 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     this.events.listChanged(this.name, "resources");
   }
 }
-
-

@@ -35,7 +35,12 @@ export interface GoslingHost {
   readonly maxRuntimeMs: number;
   /** 0 = never. */
   readonly idleReleaseMs: number;
-  startTurn(gosling: Gosling, prompt: PromptEntry, resume: boolean, sinks: { stdout(line: string): void; stderr(line: string): void }): Promise<LineProcess>;
+  startTurn(
+    gosling: Gosling,
+    prompt: PromptEntry,
+    resume: boolean,
+    sinks: { stdout(line: string): void; stderr(line: string): void },
+  ): Promise<LineProcess>;
   turnStarted(gosling: Gosling, prompt: PromptEntry): void;
   turnEnded(gosling: Gosling, prompt: PromptEntry): void;
   /** A systemNotification Goose printed (stream-json only). */
@@ -167,9 +172,14 @@ export class Gosling {
     this.transcript.line(prompt.text.replace(/^/gm, ">>> "));
     this.host.turnStarted(this, prompt);
     const reader: OutputReader =
-      this.host.outputFormat === "text" ? new TextReader(this.transcript) : new StreamJsonReader(this.transcript, (text) => this.host.notice(this, text));
+      this.host.outputFormat === "text"
+        ? new TextReader(this.transcript)
+        : new StreamJsonReader(this.transcript, (text) => this.host.notice(this, text));
     const stderr: string[] = [];
-    const sinks = { stdout: (line: string) => reader.read(line), stderr: (line: string) => void (stderr.push(line) > STDERR_LINES && stderr.shift()) };
+    const sinks = {
+      stdout: (line: string) => reader.read(line),
+      stderr: (line: string) => void (stderr.push(line) > STDERR_LINES && stderr.shift()),
+    };
     let exit: ProcessExit | undefined;
     let problem: string | undefined;
     try {
@@ -177,10 +187,13 @@ export class Gosling {
       current.process = turn;
       // Released while goose was starting: it stops at once.
       if (this.status === "released") current.stopReason = "release";
-      const timer = setTimeout(() => {
-        current.stopReason ??= "runtime";
-        void turn.stop();
-      }, timerDelay(this.host.maxRuntimeMs - this.workedMs));
+      const timer = setTimeout(
+        () => {
+          current.stopReason ??= "runtime";
+          void turn.stop();
+        },
+        timerDelay(this.host.maxRuntimeMs - this.workedMs),
+      );
       if (current.stopReason) void turn.stop();
       exit = await turn.done.finally(() => clearTimeout(timer));
     } catch (error) {

@@ -10,13 +10,21 @@ type Limits = Pick<GooseSettings, "maxActive" | "maxTotal" | "maxPrompts" | "max
 export function checkNewGosling(goslings: readonly Gosling[], limits: Limits): void {
   const working = goslings.filter((gosling) => gosling.working).length;
   if (working >= limits.maxActive) {
-    throw limitReached(`${plural(working, "gosling")} already working, the most max_active allows`, "max_active", limits.maxActive,
-      "wait for one to finish (get_gosling_status) or release one (release_gosling)");
+    throw limitReached(
+      `${plural(working, "gosling")} already working, the most max_active allows`,
+      "max_active",
+      limits.maxActive,
+      "wait for one to finish (get_gosling_status) or release one (release_gosling)",
+    );
   }
   const held = goslings.filter((gosling) => gosling.status !== "released").length;
   if (held >= limits.maxTotal) {
-    throw limitReached(`${plural(held, "gosling")} held (not released), the most max_total allows`, "max_total", limits.maxTotal,
-      "release the goslings you are done with (release_gosling, terminate_all_goslings)");
+    throw limitReached(
+      `${plural(held, "gosling")} held (not released), the most max_total allows`,
+      "max_total",
+      limits.maxTotal,
+      "release the goslings you are done with (release_gosling, terminate_all_goslings)",
+    );
   }
 }
 
@@ -28,18 +36,30 @@ export function checkFollowUp(gosling: Gosling, goslings: readonly Gosling[], li
     });
   }
   if (gosling.prompts.length >= limits.maxPrompts) {
-    throw limitReached(`gosling ${gosling.id} has had ${plural(gosling.prompts.length, "prompt")}, the most max_prompts allows`, "max_prompts",
-      limits.maxPrompts, "start a new gosling with run_goose");
+    throw limitReached(
+      `gosling ${gosling.id} has had ${plural(gosling.prompts.length, "prompt")}, the most max_prompts allows`,
+      "max_prompts",
+      limits.maxPrompts,
+      "start a new gosling with run_goose",
+    );
   }
   const runtimeMs = gosling.runtimeMs();
   if (runtimeMs >= limits.maxRuntimeMinutes * 60_000) {
-    throw limitReached(`gosling ${gosling.id} has worked ${formatDuration(runtimeMs)}, the most max_runtime_minutes allows`,
-      "max_runtime_minutes", limits.maxRuntimeMinutes, "start a new gosling with run_goose");
+    throw limitReached(
+      `gosling ${gosling.id} has worked ${formatDuration(runtimeMs)}, the most max_runtime_minutes allows`,
+      "max_runtime_minutes",
+      limits.maxRuntimeMinutes,
+      "start a new gosling with run_goose",
+    );
   }
   const working = goslings.filter((other) => other.working).length;
   if (!gosling.working && working >= limits.maxActive) {
-    throw limitReached(`${plural(working, "other gosling")} already working, the most max_active allows`, "max_active", limits.maxActive,
-      "wait for one to finish (get_gosling_status) or release one (release_gosling)");
+    throw limitReached(
+      `${plural(working, "other gosling")} already working, the most max_active allows`,
+      "max_active",
+      limits.maxActive,
+      "wait for one to finish (get_gosling_status) or release one (release_gosling)",
+    );
   }
 }
 

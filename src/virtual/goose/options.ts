@@ -73,7 +73,9 @@ export function parseRunOptions(tokens: readonly string[]): RunOption[] {
     if (reserved !== undefined) throw refusal(`option "${flag}" is not allowed: ${reserved}`);
     const spec = ALLOWED[flag];
     if (!spec) {
-      const what = flag.startsWith("-") ? `option "${flag}" is not allowed` : `unexpected value "${token}": options are flags, each followed by its value`;
+      const what = flag.startsWith("-")
+        ? `option "${flag}" is not allowed`
+        : `unexpected value "${token}": options are flags, each followed by its value`;
       throw refusal(what);
     }
     if (!spec.repeatable && parsed.some((option) => option.flag === flag)) throw refusal(`option "${flag}" is given more than once`);

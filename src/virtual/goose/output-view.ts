@@ -26,8 +26,11 @@ export function outputView(gosling: Gosling, request: OutputRequest, limits: Vie
     return parts.join("\n");
   }
   if (page.lines.length === 0) {
-    parts.push(`=== Output (none of ${page.total} lines at offset ${request.offset}) ===`, "",
-      `(the transcript has ${plural(page.total, "line")}; offsets run from ${page.firstKept} to ${page.total - 1})`);
+    parts.push(
+      `=== Output (none of ${page.total} lines at offset ${request.offset}) ===`,
+      "",
+      `(the transcript has ${plural(page.total, "line")}; offsets run from ${page.firstKept} to ${page.total - 1})`,
+    );
     return parts.join("\n");
   }
   if (!request.full && request.offset < page.firstKept) {

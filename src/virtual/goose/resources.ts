@@ -18,8 +18,18 @@ export function gooseResources(goslings: readonly Gosling[]): Resource[] {
   return [
     { uri: LIST_URI, name: "goslings", description: "Every gosling: status, activity, runtime, tokens, first prompt", mimeType: "application/json" },
     ...goslings.flatMap((gosling): Resource[] => [
-      { uri: `goslings://${gosling.id}`, name: `gosling ${gosling.id.slice(0, 8)}`, description: `Gosling for ${excerpt(gosling.prompts[0]?.text ?? "", 50)}`, mimeType: "application/json" },
-      { uri: `goslings://${gosling.id}/output`, name: `gosling ${gosling.id.slice(0, 8)} output`, description: "Its whole transcript, with a header", mimeType: "text/plain" },
+      {
+        uri: `goslings://${gosling.id}`,
+        name: `gosling ${gosling.id.slice(0, 8)}`,
+        description: `Gosling for ${excerpt(gosling.prompts[0]?.text ?? "", 50)}`,
+        mimeType: "application/json",
+      },
+      {
+        uri: `goslings://${gosling.id}/output`,
+        name: `gosling ${gosling.id.slice(0, 8)} output`,
+        description: "Its whole transcript, with a header",
+        mimeType: "text/plain",
+      },
     ]),
   ];
 }

@@ -21,17 +21,15 @@ const count = (what: string) => z.int(expected(what)).min(1, { error: `expected 
 const minutes = (what: string) => z.number(expected(what));
 
 /** `goose run` flags added to every turn: the same allowlist as run_goose's `options`. */
-const optionsSchema = z
-  .array(z.string(expected("a string")), expected("an array of strings"))
-  .transform((tokens, ctx): RunOption[] => {
-    try {
-      return parseRunOptions(tokens);
-    } catch (error) {
-      if (!(error instanceof OptionError)) throw error;
-      ctx.addIssue({ code: "custom", message: error.message, input: tokens });
-      return z.NEVER;
-    }
-  });
+const optionsSchema = z.array(z.string(expected("a string")), expected("an array of strings")).transform((tokens, ctx): RunOption[] => {
+  try {
+    return parseRunOptions(tokens);
+  } catch (error) {
+    if (!(error instanceof OptionError)) throw error;
+    ctx.addIssue({ code: "custom", message: error.message, input: tokens });
+    return z.NEVER;
+  }
+});
 
 export const gooseSettingsSchema = closed({
   enabled: z.boolean(expected("true or false")).optional(),

@@ -80,7 +80,8 @@ export function statusReport(goslings: readonly Gosling[]): string {
 
 function nextStep(gosling: Gosling): string {
   if (gosling.status === "released") return "It was released; get_gosling_output still shows its transcript.";
-  if (gosling.working) return "It is working: wait for it to go idle (you are notified when a turn ends), or queue a follow-up with send_prompt_to_gosling.";
+  if (gosling.working)
+    return "It is working: wait for it to go idle (you are notified when a turn ends), or queue a follow-up with send_prompt_to_gosling.";
   return "It is idle: read its answer with get_gosling_output, continue with send_prompt_to_gosling, or release_gosling.";
 }
 

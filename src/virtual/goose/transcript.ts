@@ -101,7 +101,12 @@ export class Transcript {
   private fit(line: string): string {
     if (Buffer.byteLength(line) + 1 <= this.maxBytes) return line;
     const room = Math.max(0, this.maxBytes - Buffer.byteLength(CUT_MARK) - 1);
-    return Buffer.from(line).subarray(0, room).toString("utf8").replace(/\uFFFD$/, "") + CUT_MARK;
+    return (
+      Buffer.from(line)
+        .subarray(0, room)
+        .toString("utf8")
+        .replace(/\uFFFD$/, "") + CUT_MARK
+    );
   }
 
   private dropOldest(): void {

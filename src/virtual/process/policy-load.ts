@@ -81,5 +81,3 @@ function validate(doc: unknown, source: string, keyPath: string, base: string, f
 function broken(source: string, reason: string): Policy {
   return { kind: "broken", source, reason };
 }
-
-

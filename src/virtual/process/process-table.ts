@@ -48,9 +48,13 @@ export class ProcessTable {
     checkPolicy(this.options.policy, request.command, cwd);
     const running = this.running().length + this.starting;
     if (running >= this.options.maxConcurrent) {
-      throw new GaggleError("LIMIT_REACHED", `${running} processes are running, the most [virtual.process] max_concurrent allows (${this.options.maxConcurrent})`, {
-        hint: "wait for one to end (gg_process_status lists yours) or stop one with gg_process_kill",
-      });
+      throw new GaggleError(
+        "LIMIT_REACHED",
+        `${running} processes are running, the most [virtual.process] max_concurrent allows (${this.options.maxConcurrent})`,
+        {
+          hint: "wait for one to end (gg_process_status lists yours) or stop one with gg_process_kill",
+        },
+      );
     }
     this.prepareLogDir();
     this.starting++;

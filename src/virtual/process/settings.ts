@@ -10,7 +10,6 @@ export const PROCESS_DEFAULTS = {
   keepFinished: 100,
 } as const;
 
-
 export const processSettingsSchema = closed({
   enabled: z.boolean(expected("true or false")).optional(),
   /** true: its tools also appear under their own names, whatever gateway.expose says. */
@@ -20,7 +19,11 @@ export const processSettingsSchema = closed({
   /** Output kept per process (both streams together); later bytes are dropped. */
   max_output_bytes: z.int(expected("a positive integer")).positive().optional(),
   /** Used when gg_process_run gives no timeout_ms; 0 = none. */
-  default_timeout_ms: z.int(expected(`an integer from 0 to ${MAX_TIMER_MS} (0: no timeout)`)).min(0).max(MAX_TIMER_MS).optional(),
+  default_timeout_ms: z
+    .int(expected(`an integer from 0 to ${MAX_TIMER_MS} (0: no timeout)`))
+    .min(0)
+    .max(MAX_TIMER_MS)
+    .optional(),
   /** After SIGTERM, how long a process group gets before SIGKILL; defaults to gateway.shutdown_grace_ms. */
   kill_grace_ms: z.int(expected("an integer >= 0")).min(0).optional(),
   /** Where output logs go; defaults to <state dir>/process. Relative to the config file's folder. */

@@ -27,7 +27,7 @@ export function processTools(table: ProcessTable, defaultTimeoutMs: number): Vir
         inputSchema: {
           type: "object",
           properties: {
-            command: { type: "string", minLength: 1, description: "A /bin/sh command line, e.g. \"npm test 2>&1\"." },
+            command: { type: "string", minLength: 1, description: 'A /bin/sh command line, e.g. "npm test 2>&1".' },
             cwd: { type: "string", minLength: 1, description: "Working directory; relative paths start from gaggle's own. Defaults to gaggle's." },
             timeout_ms: {
               type: "integer",

@@ -47,7 +47,9 @@ export function detailView(entry: ManagedProcess, viewer: string) {
 /** The details and a view of the output: `head` lines from the start, `tail` from the end, and how many lie between. */
 export function outputView(entry: ManagedProcess, viewer: string, head: number, tail: number) {
   const view = readView(entry.output.path, entry.output, head, tail);
-  const cap = entry.output.truncated ? [`[output truncated: ${entry.output.droppedBytes} bytes past the ${entry.output.bytes}-byte cap were dropped]`] : [];
+  const cap = entry.output.truncated
+    ? [`[output truncated: ${entry.output.droppedBytes} bytes past the ${entry.output.bytes}-byte cap were dropped]`]
+    : [];
   return {
     ...detailView(entry, viewer),
     head_lines: view.head.length,

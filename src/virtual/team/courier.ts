@@ -67,9 +67,26 @@ export class Courier {
   /** Adds the message and its deliveries to the team (not saved, not sent). */
   record(team: TeamRecord, draft: Draft): { message: MessageRecord; deliveries: DeliveryRecord[] } {
     const at = now();
-    const message: MessageRecord = { message_id: newId("msg"), kind: draft.kind, from: draft.from, to: draft.to, scope: draft.scope, text: draft.text, image_paths: draft.imagePaths, at };
+    const message: MessageRecord = {
+      message_id: newId("msg"),
+      kind: draft.kind,
+      from: draft.from,
+      to: draft.to,
+      scope: draft.scope,
+      text: draft.text,
+      image_paths: draft.imagePaths,
+      at,
+    };
     const deliveries = draft.recipients.map((to): DeliveryRecord => ({
-      delivery_id: newId("dlv"), message_id: message.message_id, to, state: "pending", reason: null, created_at: at, delivered_at: null, read_at: null, gosling_id: null,
+      delivery_id: newId("dlv"),
+      message_id: message.message_id,
+      to,
+      state: "pending",
+      reason: null,
+      created_at: at,
+      delivered_at: null,
+      read_at: null,
+      gosling_id: null,
     }));
     team.messages.push(message);
     team.deliveries.push(...deliveries);
@@ -211,7 +228,15 @@ export class Courier {
     const home = agentId ? this.registry.agent(agentId) : undefined;
     if (!home || home.member.removed_at || !home.member.compaction_notices || this.paused) return;
     const { team, member } = home;
-    this.post(team, { kind: "compaction", from: SYSTEM, to: member.added_by, scope: "direct", text: compactionText(member, text), imagePaths: [], recipients: [member.added_by] });
+    this.post(team, {
+      kind: "compaction",
+      from: SYSTEM,
+      to: member.added_by,
+      scope: "direct",
+      text: compactionText(member, text),
+      imagePaths: [],
+      recipients: [member.added_by],
+    });
   }
 }
 

@@ -85,12 +85,11 @@ export class LeadInbox {
     const messages = new Map(team.messages.map((message) => [message.message_id, message]));
     const mine = (delivery: DeliveryRecord) =>
       delivery.to === agentId && (agentId !== LEAD || (delivery.state === "delivered" && (!unreadOnly || delivery.read_at === null)));
-    return team.deliveries
-      .filter(mine)
-      .flatMap((delivery) => {
-        const message = messages.get(delivery.message_id);
-        if (!message) return [];
-        return [{
+    return team.deliveries.filter(mine).flatMap((delivery) => {
+      const message = messages.get(delivery.message_id);
+      if (!message) return [];
+      return [
+        {
           message_id: message.message_id,
           delivery_id: delivery.delivery_id,
           kind: message.kind,
@@ -102,8 +101,9 @@ export class LeadInbox {
           image_paths: message.image_paths,
           delivery_state: delivery.state,
           read_at: delivery.read_at,
-        }];
-      });
+        },
+      ];
+    });
   }
 
   /** Returns the client lead's unread messages and marks them read; the caller saves the team. */

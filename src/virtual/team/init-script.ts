@@ -9,10 +9,7 @@ export const INIT_SCRIPT_TIMEOUT_MS = 10 * 60_000;
 /** Lines of its output kept for the answer (stdout and stderr together, in order). */
 const OUTPUT_LINES = 200;
 
-export type InitOutcome =
-  | { ran: false }
-  | { ran: true; ok: true; output: string }
-  | { ran: true; ok: false; output: string; problem: string };
+export type InitOutcome = { ran: false } | { ran: true; ok: true; output: string } | { ran: true; ok: false; output: string; problem: string };
 
 export interface InitOptions {
   worktree: string;

@@ -60,7 +60,13 @@ export async function addMember(deps: ManageDeps, caller: string, request: AddRe
     const launched = await roster.whileStarting(member.agent_id, async () => {
       worktree = await prepareWorktree(deps, team, member, request);
       const onboarding = courier.record(team, {
-        kind: "onboarding", from: caller, to: member.agent_id, scope: "direct", text: request.prompt ?? "", imagePaths: images, recipients: [member.agent_id],
+        kind: "onboarding",
+        from: caller,
+        to: member.agent_id,
+        scope: "direct",
+        text: request.prompt ?? "",
+        imagePaths: images,
+        recipients: [member.agent_id],
       });
       const hasMessage = request.prompt !== undefined || images.length > 0;
       const turn = onboardingTurn({ team, member, adderTitle: registry.titleOf(caller), message: hasMessage ? onboarding.message : undefined });
@@ -140,13 +146,17 @@ export async function removeMembers(deps: ManageDeps, caller: string, request: R
         const { wasWorking } = await roster.remove(member, `removed from team ${team.team_id} by ${caller}`);
         member.removed_at = now();
         courier.failWaiting(agentId, `${agentId} was removed from team ${team.team_id}`);
-        const left = member.worktree ? `its worktree ${member.worktree.path} (branch ${member.worktree.branch}) was left in place` : "it had no worktree";
+        const left = member.worktree
+          ? `its worktree ${member.worktree.path} (branch ${member.worktree.branch}) was left in place`
+          : "it had no worktree";
         results.push({
           agent_id: agentId,
           ok: true,
           state: "removed",
           was,
-          gosling: member.gosling_id ? `released${wasWorking ? " (its turn was stopped)" : ""}; its transcript stays readable with get_gosling_output` : "none",
+          gosling: member.gosling_id
+            ? `released${wasWorking ? " (its turn was stopped)" : ""}; its transcript stays readable with get_gosling_output`
+            : "none",
           worktree_left: member.worktree?.path ?? null,
           note: `${agentId} was removed; ${left}.`,
         });

@@ -18,7 +18,9 @@ export function sendMessage(registry: TeamRegistry, courier: Courier, caller: st
   const team = registry.get(checkTeamId(args.team_id));
   requireParticipant(team, caller);
   const broadcast = args.recipient_agent_id.trim().toLowerCase() === BROADCAST;
-  const recipients = broadcast ? participants(team).filter((agentId) => agentId !== caller) : [recipient(team, caller, args.recipient_agent_id.trim())];
+  const recipients = broadcast
+    ? participants(team).filter((agentId) => agentId !== caller)
+    : [recipient(team, caller, args.recipient_agent_id.trim())];
   if (recipients.length === 0) {
     throw new GaggleError("INVALID_ARGS", `there is no one else in team ${team.team_id} to broadcast to`, { hint: "gg_team_manage adds members" });
   }
@@ -56,6 +58,10 @@ function recipient(team: TeamRecord, caller: string, given: string): string {
   const removed = team.members.find((member) => member.agent_id === agentId);
   if (removed) throw new GaggleError("INVALID_ARGS", `${agentId} was removed from team ${team.team_id} at ${removed.removed_at}`);
   throw new GaggleError("NOT_FOUND", `no member "${given}" in team ${team.team_id}`, {
-    hint: `recipients: ${participants(team).filter((id) => id !== caller).join(", ") || "none"}, or "broadcast"`,
+    hint: `recipients: ${
+      participants(team)
+        .filter((id) => id !== caller)
+        .join(", ") || "none"
+    }, or "broadcast"`,
   });
 }

@@ -17,7 +17,10 @@ export function callerAgentId(ctx: CallContext, registry: TeamRegistry): string 
     throw new GaggleError("PERMISSION_DENIED", `this session's member credential (${identity.agentId} of team ${identity.teamId}) names no member`);
   }
   if (found.member.removed_at) {
-    throw new GaggleError("PERMISSION_DENIED", `${identity.agentId} was removed from team ${identity.teamId} at ${found.member.removed_at} and may no longer use team tools`);
+    throw new GaggleError(
+      "PERMISSION_DENIED",
+      `${identity.agentId} was removed from team ${identity.teamId} at ${found.member.removed_at} and may no longer use team tools`,
+    );
   }
   return identity.agentId;
 }
@@ -35,10 +38,19 @@ export function requireParticipant(team: TeamRecord, agentId: string): void {
 }
 
 /** Only the lead adds and removes members, unless [virtual.team] allow_member_manage = true. */
-export function requireManager(team: TeamRecord, agentId: string, allowMemberManage: boolean, action: "add members to" | "remove members from"): void {
+export function requireManager(
+  team: TeamRecord,
+  agentId: string,
+  allowMemberManage: boolean,
+  action: "add members to" | "remove members from",
+): void {
   requireParticipant(team, agentId);
   if (agentId === team.lead_agent_id || allowMemberManage) return;
-  throw new GaggleError("PERMISSION_DENIED", `${agentId} is not allowed to ${action} team ${team.team_id}: only its lead (${team.lead_agent_id}) manages it`, {
-    hint: "ask the lead with gg_team_message, or set [virtual.team] allow_member_manage = true",
-  });
+  throw new GaggleError(
+    "PERMISSION_DENIED",
+    `${agentId} is not allowed to ${action} team ${team.team_id}: only its lead (${team.lead_agent_id}) manages it`,
+    {
+      hint: "ask the lead with gg_team_message, or set [virtual.team] allow_member_manage = true",
+    },
+  );
 }

@@ -8,7 +8,10 @@ import { LEAD, SYSTEM, type MemberRecord, type MessageRecord, type TeamRecord } 
  */
 export function messageTurn(team: TeamRecord, message: MessageRecord, senderTitle: string): string {
   const images = message.image_paths.length > 0 ? `\n\nAttached images (read them from disk): ${message.image_paths.join(", ")}` : "";
-  const reply = message.from === SYSTEM ? "" : `\n\n(Team ${team.team_id}, message ${message.message_id}. Reply with gg_team_message: team_id "${team.team_id}", recipient_agent_id "${message.from}".)`;
+  const reply =
+    message.from === SYSTEM
+      ? ""
+      : `\n\n(Team ${team.team_id}, message ${message.message_id}. Reply with gg_team_message: team_id "${team.team_id}", recipient_agent_id "${message.from}".)`;
   return `Message from ${message.from} (${senderTitle}): ${message.text}${images}${reply}`;
 }
 
@@ -30,7 +33,7 @@ export function onboardingTurn({ team, member, adderTitle, message }: Onboarding
     `You are ${member.agent_id} ("${member.title}"), a member of the agent team "${team.team_id}"; ${lead}. ${member.added_by} added you.`,
     place,
     `Team tools (from the gaggle extension): gg_team_message(team_id, recipient_agent_id, message) messages one member by agent id, the lead ("${team.lead_agent_id}"), or everyone else ("broadcast"); gg_team_status(team_id) shows the team. If they are not among your tools by name, call them through execute_child_tool with server_id "team".`,
-    "Messages from the team arrive as new turns starting with \"Message from\". Report back to whoever asked when you finish.",
+    'Messages from the team arrive as new turns starting with "Message from". Report back to whoever asked when you finish.',
   ];
   const body = message ? messageTurn(team, message, adderTitle) : "Wait for messages from the team.";
   return `${lines.join("\n")}\n\n${body}`;

@@ -16,7 +16,12 @@ export function teamResources(registry: TeamRegistry): Resource[] {
 }
 
 export const TEAM_RESOURCE_TEMPLATES: ResourceTemplate[] = [
-  { uriTemplate: "team://{team_id}/inbox", name: "team inbox", description: "Messages to you in a team, oldest first, with read and delivery states", mimeType: "application/json" },
+  {
+    uriTemplate: "team://{team_id}/inbox",
+    name: "team inbox",
+    description: "Messages to you in a team, oldest first, with read and delivery states",
+    mimeType: "application/json",
+  },
 ];
 
 /** Reading never marks anything read: clients may read resources on their own. undefined: not a team:// URI. */
@@ -29,6 +34,11 @@ export function readTeamResource(uri: string, ctx: CallContext, registry: TeamRe
   requireParticipant(team, caller);
   inbox.noteCaller(team, caller, ctx);
   const messages = inbox.entries(team, caller);
-  const body = { team_id: team.team_id, agent_id: caller, unread_count: messages.filter((entry) => caller === LEAD && entry.read_at === null).length, messages };
+  const body = {
+    team_id: team.team_id,
+    agent_id: caller,
+    unread_count: messages.filter((entry) => caller === LEAD && entry.read_at === null).length,
+    messages,
+  };
   return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(body, null, 2) }] };
 }

@@ -23,7 +23,10 @@ export function statusView(team: TeamRecord, caller: string, roster: Roster, unr
 function memberRow(team: TeamRecord, member: MemberRecord, roster: Roster): Record<string, unknown> {
   const gosling = roster.gosling(member.agent_id);
   const last = lastMessage(team, member.agent_id);
-  const activity = [member.last_activity_at, gosling?.activitySince.toISOString(), last?.at].filter((at): at is string => at !== undefined).sort().at(-1);
+  const activity = [member.last_activity_at, gosling?.activitySince.toISOString(), last?.at]
+    .filter((at): at is string => at !== undefined)
+    .sort()
+    .at(-1);
   return {
     agent_id: member.agent_id,
     title: member.title,

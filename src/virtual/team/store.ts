@@ -49,9 +49,16 @@ function prune(team: TeamRecord): void {
   const excess = team.messages.length - MAX_MESSAGES;
   if (excess <= 0) return;
   const keep = new Set(
-    team.deliveries.filter((delivery) => outstanding(delivery) || (delivery.to === LEAD && delivery.read_at === null)).map((delivery) => delivery.message_id),
+    team.deliveries
+      .filter((delivery) => outstanding(delivery) || (delivery.to === LEAD && delivery.read_at === null))
+      .map((delivery) => delivery.message_id),
   );
-  const dropped = new Set(team.messages.slice(0, excess).filter((message) => !keep.has(message.message_id)).map((message) => message.message_id));
+  const dropped = new Set(
+    team.messages
+      .slice(0, excess)
+      .filter((message) => !keep.has(message.message_id))
+      .map((message) => message.message_id),
+  );
   team.messages = team.messages.filter((message) => !dropped.has(message.message_id));
   team.deliveries = team.deliveries.filter((delivery) => !dropped.has(delivery.message_id));
 }

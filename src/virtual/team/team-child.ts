@@ -6,7 +6,8 @@ import { readTeamResource, TEAM_RESOURCE_TEMPLATES, teamResources } from "./reso
 import { teamTools, type ToolDeps } from "./tools.js";
 
 const NAME = "team";
-const DESCRIPTION = "Agent teams of goslings: gg_team_manage adds and removes members (optionally in git worktrees), gg_team_message talks, gg_team_status shows the team";
+const DESCRIPTION =
+  "Agent teams of goslings: gg_team_manage adds and removes members (optionally in git worktrees), gg_team_message talks, gg_team_status shows the team";
 
 export class TeamChild extends VirtualChild {
   protected readonly virtualTools: VirtualTool[];

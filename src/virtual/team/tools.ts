@@ -19,12 +19,14 @@ const text = (description: string) => ({ type: "string", minLength: 1, descripti
 const paths = (description: string) => ({ type: "array", items: { type: "string", minLength: 1 }, description });
 const TEAM_ID = text("The team's id (letters, digits, . _ -). gg_team_manage with a new id creates the team, its caller the lead.");
 
-
 export function teamTools(deps: ToolDeps): VirtualTool[] {
   const presets = Object.keys(deps.settings.modelPresets);
   const presetText = presets.length > 0 ? `one of: ${presets.join(", ")}` : "none are configured ([virtual.team.model_presets.NAME])";
   /** Every call: the caller is known from its session, the lead's session is remembered, waiting deliveries are tried. */
-  const run = (definition: Tool, handler: (args: Record<string, unknown>, caller: string, ctx: CallContext) => Promise<object> | object): VirtualTool => ({
+  const run = (
+    definition: Tool,
+    handler: (args: Record<string, unknown>, caller: string, ctx: CallContext) => Promise<object> | object,
+  ): VirtualTool => ({
     definition,
     run: async (args, ctx) => {
       const caller = callerAgentId(ctx, deps.registry);
@@ -52,14 +54,23 @@ export function teamTools(deps: ToolDeps): VirtualTool[] {
           "released (transcripts kept) and their worktrees left in place. Only the lead manages a team unless [virtual.team] allow_member_manage = true.",
         {
           team_id: TEAM_ID,
-          title: text("Add: the member's role, shown in its messages (default: the worktree name, else \"member\")"),
+          title: text('Add: the member\'s role, shown in its messages (default: the worktree name, else "member")'),
           prompt: { type: "string", description: "Add: onboarding instructions, delivered as the member's first message" },
           image_paths: paths("Add: images (PNG, JPEG, GIF, WebP, BMP) attached to the onboarding message, in order"),
           model_preset: text(`Add: a [virtual.team.model_presets] name, passed to Goose as --provider and --model; ${presetText}`),
-          worktree_name: { type: "string", description: "Add: a worktree (and branch) name; lower-cased, must match [a-z0-9][a-z0-9-_]*. The member runs in it." },
-          use_existing_worktree: { type: "boolean", description: "Add: reuse the existing worktree worktree_name instead of creating it (no init script runs)" },
-          unsubscribe_from_compaction_notifications: { type: "boolean", description: "Add: true stops notices to you when Goose compacts this member's context" },
-          remove_agent_ids: { type: "array", items: text("An agent id"), description: "Remove mode: the members to remove, e.g. [\"agent-1a2b3c4d\"]" },
+          worktree_name: {
+            type: "string",
+            description: "Add: a worktree (and branch) name; lower-cased, must match [a-z0-9][a-z0-9-_]*. The member runs in it.",
+          },
+          use_existing_worktree: {
+            type: "boolean",
+            description: "Add: reuse the existing worktree worktree_name instead of creating it (no init script runs)",
+          },
+          unsubscribe_from_compaction_notifications: {
+            type: "boolean",
+            description: "Add: true stops notices to you when Goose compacts this member's context",
+          },
+          remove_agent_ids: { type: "array", items: text("An agent id"), description: 'Remove mode: the members to remove, e.g. ["agent-1a2b3c4d"]' },
         },
         ["team_id"],
         { destructiveHint: true, openWorldHint: true },
@@ -72,12 +83,12 @@ export function teamTools(deps: ToolDeps): VirtualTool[] {
     run(
       toolDefinition(
         "gg_team_message",
-        "Send a team message as yourself. recipient_agent_id is a member's agent id, \"lead\", or \"broadcast\" (everyone in the team but you). " +
-          "A member gets it as a new turn (\"Message from <sender> (<title>): ...\"), queued while it is busy; the lead gets it in its inbox and a " +
+        'Send a team message as yourself. recipient_agent_id is a member\'s agent id, "lead", or "broadcast" (everyone in the team but you). ' +
+          'A member gets it as a new turn ("Message from <sender> (<title>): ..."), queued while it is busy; the lead gets it in its inbox and a ' +
           "notification. Returns message_id, one delivery id per recipient, recipient_count, scope and image_count. Markdown is welcome.",
         {
           team_id: TEAM_ID,
-          recipient_agent_id: text("A member's agent id, \"lead\", or \"broadcast\""),
+          recipient_agent_id: text('A member\'s agent id, "lead", or "broadcast"'),
           message: text("The message"),
           image_paths: paths("Images (PNG, JPEG, GIF, WebP, BMP) sent along, in order; relative paths start from your working directory"),
         },

@@ -53,7 +53,10 @@ export function parseManage(args: Record<string, unknown>): AddRequest | RemoveR
   if (args.remove_agent_ids !== undefined) {
     const given = ADD_ONLY_FIELDS.filter((field) => args[field] !== undefined);
     if (given.length > 0) {
-      throw invalid(`${listOf(given)} cannot be provided when remove_agent_ids is provided`, "remove mode takes team_id and remove_agent_ids only; add members in a separate call");
+      throw invalid(
+        `${listOf(given)} cannot be provided when remove_agent_ids is provided`,
+        "remove mode takes team_id and remove_agent_ids only; add members in a separate call",
+      );
     }
     const ids = [...new Set(args.remove_agent_ids as string[])];
     if (ids.length === 0) throw invalid("remove_agent_ids must contain at least one agent id", "gg_team_status lists the members' agent ids");
@@ -79,7 +82,10 @@ export function worktreeName(raw: string | undefined): string | undefined {
   const name = blankless(raw)?.toLowerCase();
   if (name === undefined) return undefined;
   if (!WORKTREE_NAME_PATTERN.test(name) || name.length > 64) {
-    throw invalid(`worktree_name "${raw}" is not valid: lower-cased it must match ${patternText(WORKTREE_NAME_PATTERN)} (at most 64 characters)`, 'for example "fix-login" or "api_v2"');
+    throw invalid(
+      `worktree_name "${raw}" is not valid: lower-cased it must match ${patternText(WORKTREE_NAME_PATTERN)} (at most 64 characters)`,
+      'for example "fix-login" or "api_v2"',
+    );
   }
   return name;
 }
@@ -91,7 +97,9 @@ export function resolvePreset(name: string | undefined, presets: Record<string, 
   const names = Object.keys(presets);
   throw invalid(
     `Unknown model_preset "${name}". Available presets: ${names.length > 0 ? names.join(", ") : "none (none are configured)"}`,
-    names.length > 0 ? "leave model_preset out to use [virtual.goose] provider and model" : "add [virtual.team.model_presets.NAME] with provider and model to the config",
+    names.length > 0
+      ? "leave model_preset out to use [virtual.goose] provider and model"
+      : "add [virtual.team.model_presets.NAME] with provider and model to the config",
   );
 }
 

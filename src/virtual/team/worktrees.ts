@@ -42,11 +42,17 @@ export class Worktrees {
       const added = await git(["worktree", "add", "-b", name, path], repo);
       if (added.code !== 0) {
         throw new GaggleError("INVALID_ARGS", `git worktree add -b ${name} ${path} failed: ${problemOf(added.stderr)}`, {
-          hint: /already exists/.test(added.stderr) ? `use_existing_worktree = true reuses an existing worktree "${name}"; or pick another worktree_name` : undefined,
+          hint: /already exists/.test(added.stderr)
+            ? `use_existing_worktree = true reuses an existing worktree "${name}"; or pick another worktree_name`
+            : undefined,
         });
       }
       const record: WorktreeRecord = { name, path, branch: name, created: true };
-      const init = await runInitScript({ worktree: path, env: { ...this.options.env, ...env, GG_WORKTREE_NAME: name, GG_WORKTREE_PATH: path, GG_REPO_ROOT: repo }, graceMs: this.options.graceMs });
+      const init = await runInitScript({
+        worktree: path,
+        env: { ...this.options.env, ...env, GG_WORKTREE_NAME: name, GG_WORKTREE_PATH: path, GG_REPO_ROOT: repo },
+        graceMs: this.options.graceMs,
+      });
       if (init.ran && !init.ok) {
         const undone = await this.undo(repo, record);
         throw new GaggleError("SERVER_FAILED", `${init.problem} in the new worktree ${path}; ${undone}. Its output:\n${init.output || "(none)"}`, {
@@ -93,9 +99,13 @@ export class Worktrees {
   private async repository(): Promise<string> {
     const top = await git(["rev-parse", "--show-toplevel"], this.options.sourceCwd);
     if (top.code !== 0) {
-      throw new GaggleError("INVALID_ARGS", `worktree_name needs a git repository, and ${this.options.sourceCwd} (the goose child's cwd) is not in one`, {
-        hint: "set [virtual.goose] cwd to a folder inside your repository",
-      });
+      throw new GaggleError(
+        "INVALID_ARGS",
+        `worktree_name needs a git repository, and ${this.options.sourceCwd} (the goose child's cwd) is not in one`,
+        {
+          hint: "set [virtual.goose] cwd to a folder inside your repository",
+        },
+      );
     }
     return top.stdout.trim();
   }

@@ -44,14 +44,36 @@ describe("the argv of each turn", () => {
     await goose.settle(await goose.run("defaults"));
     await goose.settle(await goose.run("mine", ["--model", "gpt-4o", "--max-turns", "7", "--with-builtin", "memory", "--system=-be brief"]));
     const [defaults, mine] = goose.runs().map((run) => run.argv.slice(5));
-    expect(defaults).toEqual(["--output-format", "stream-json", "--provider", "anthropic", "--model", "claude-sonnet", "--with-builtin", "developer", "--max-turns", "5"]);
+    expect(defaults).toEqual([
+      "--output-format",
+      "stream-json",
+      "--provider",
+      "anthropic",
+      "--model",
+      "claude-sonnet",
+      "--with-builtin",
+      "developer",
+      "--max-turns",
+      "5",
+    ]);
     expect(mine).toEqual([
-      "--output-format", "stream-json", "--provider", "anthropic",
-      "--with-builtin", "developer", "--model", "gpt-4o", "--max-turns", "7", "--with-builtin", "memory", "--system=-be brief",
+      "--output-format",
+      "stream-json",
+      "--provider",
+      "anthropic",
+      "--with-builtin",
+      "developer",
+      "--model",
+      "gpt-4o",
+      "--max-turns",
+      "7",
+      "--with-builtin",
+      "memory",
+      "--system=-be brief",
     ]);
   });
 
-  it("puts [virtual.goose] args before `run`, and leaves --output-format out with output_format = \"text\"", async () => {
+  it('puts [virtual.goose] args before `run`, and leaves --output-format out with output_format = "text"', async () => {
     // node as the command and the fake as its argument: goose runs only if args come before `run`.
     goose = await startGooseGaggle(`command = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(FAKE_GOOSE)}]\noutput_format = "text"`);
     const id = await goose.run("plain [tool]");

@@ -26,7 +26,15 @@ describe("dispatch_agent", () => {
     const id = /gosling ([0-9a-f-]{36})/.exec(note!)![1]!;
     expect(note).toMatch(/, \d+\.\ds, 100 tokens; get_gosling_output with process_id=/);
     const [run] = goose.runs();
-    expect(run!.argv).toEqual(["run", "--name", `gosling-${id.replace(/-/g, "").slice(0, 8)}`, "--text", "What is it? [tool] [answer It is 42.]", "--output-format", "stream-json"]);
+    expect(run!.argv).toEqual([
+      "run",
+      "--name",
+      `gosling-${id.replace(/-/g, "").slice(0, 8)}`,
+      "--text",
+      "What is it? [tool] [answer It is 42.]",
+      "--output-format",
+      "stream-json",
+    ]);
     const output = await goose.text("get_gosling_output", { process_id: id });
     expect(output).toContain("Session: gosling-");
     expect(output).toContain("(dispatch_agent)");
@@ -47,7 +55,10 @@ describe("dispatch_agent", () => {
   it("times out after dispatch_timeout_minutes, stopping the agent", async () => {
     goose = await startGooseGaggle("dispatch_timeout_minutes = 0.01");
     const failure = failureOf(await goose.call("dispatch_agent", { prompt: "[hang] [grandchild] [ignore-term]" }));
-    expect(failure).toMatchObject({ code: "TIMEOUT", error: "dispatch_agent timed out after 0.6s (dispatch_timeout_minutes = 0.01); the agent was stopped" });
+    expect(failure).toMatchObject({
+      code: "TIMEOUT",
+      error: "dispatch_agent timed out after 0.6s (dispatch_timeout_minutes = 0.01); the agent was stopped",
+    });
     expect(failure.hint).toContain("raise [virtual.goose] dispatch_timeout_minutes");
     expect(await waitGone(goose.pids())).toEqual([]);
     expect(await goose.text("list_goslings", { status: "released" })).toContain("Found 1 gosling");
@@ -56,14 +67,20 @@ describe("dispatch_agent", () => {
   it("fails with the reason when the agent fails", async () => {
     goose = await startGooseGaggle();
     const failure = failureOf(await goose.call("dispatch_agent", { prompt: "[crash]" }));
-    expect(failure).toMatchObject({ code: "SERVER_FAILED", error: expect.stringMatching(/^the dispatched agent failed after \d+\.\ds: goose exited with code 101$/) });
+    expect(failure).toMatchObject({
+      code: "SERVER_FAILED",
+      error: expect.stringMatching(/^the dispatched agent failed after \d+\.\ds: goose exited with code 101$/),
+    });
   });
 
   it("reports progress while it waits", async () => {
     goose = await startGooseGaggle();
     const progress: Progress[] = [];
     const result = await goose.gaggle.client.callTool(
-      { name: "execute_child_tool", arguments: { server_id: "goose", tool_name: "dispatch_agent", arguments: { prompt: "[notify] [slow 2200] [answer slow but sure]" } } },
+      {
+        name: "execute_child_tool",
+        arguments: { server_id: "goose", tool_name: "dispatch_agent", arguments: { prompt: "[notify] [slow 2200] [answer slow but sure]" } },
+      },
       CallToolResultSchema,
       { onprogress: (update) => progress.push(update) },
     );

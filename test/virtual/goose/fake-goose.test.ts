@@ -7,8 +7,20 @@ import { describe, expect, it } from "vitest";
 import { FAKE_GOOSE, readRuns } from "./helpers.js";
 
 function goose(root: string, ...args: string[]) {
-  const result = spawnSync(FAKE_GOOSE, args, { encoding: "utf8", env: { ...process.env, GOOSE_PATH_ROOT: root, FAKE_GOOSE_ARGV_LOG: join(root, "argv.jsonl") } });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr, events: result.stdout.trim().split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as Record<string, unknown>) };
+  const result = spawnSync(FAKE_GOOSE, args, {
+    encoding: "utf8",
+    env: { ...process.env, GOOSE_PATH_ROOT: root, FAKE_GOOSE_ARGV_LOG: join(root, "argv.jsonl") },
+  });
+  return {
+    code: result.status,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    events: result.stdout
+      .trim()
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as Record<string, unknown>),
+  };
 }
 
 describe("the fake goose", () => {
@@ -18,12 +30,17 @@ describe("the fake goose", () => {
     expect(first.code).toBe(0);
     expect(first.events.at(-1)).toEqual({ type: "complete", total_tokens: 100 });
     const second = goose(root, "run", "-n", "s", "-r", "-t", "two", "--output-format=stream-json");
-    expect(second.events[0]).toMatchObject({ type: "message", message: { role: "assistant", content: [{ type: "text", text: 'Turn 2 of session s: you said "two"' }] } });
+    expect(second.events[0]).toMatchObject({
+      type: "message",
+      message: { role: "assistant", content: [{ type: "text", text: 'Turn 2 of session s: you said "two"' }] },
+    });
     expect(second.events.at(-1)).toEqual({ type: "complete", total_tokens: 200 });
     const unknown = goose(root, "run", "--name", "nobody", "--resume", "--text", "x");
     expect(unknown).toMatchObject({ code: 1, stderr: "Error: No session found with name 'nobody'\n" });
     // Without --resume a name starts a new session, as in Goose.
-    expect(goose(root, "run", "--name", "s", "--text", "fresh", "--output-format", "stream-json").events[0]).toMatchObject({ message: { content: [{ text: 'Turn 1 of session s: you said "fresh"' }] } });
+    expect(goose(root, "run", "--name", "s", "--text", "fresh", "--output-format", "stream-json").events[0]).toMatchObject({
+      message: { content: [{ text: 'Turn 1 of session s: you said "fresh"' }] },
+    });
     expect(readRuns(join(root, "argv.jsonl")).map((run) => run.argv[0])).toEqual(["run", "run", "run", "run"]);
   });
 

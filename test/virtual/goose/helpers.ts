@@ -65,7 +65,12 @@ export async function startGooseGaggle(goose = "", gateway = ""): Promise<GooseG
     call,
     text,
     run: async (prompt, options) => idOf(await text("run_goose", options ? { prompt, options } : { prompt })),
-    settle: (id, ms = 15_000) => until(() => text("get_gosling_status", { process_id: id }), (status) => /Activity: (IDLE|RELEASED)/.test(status), ms),
+    settle: (id, ms = 15_000) =>
+      until(
+        () => text("get_gosling_status", { process_id: id }),
+        (status) => /Activity: (IDLE|RELEASED)/.test(status),
+        ms,
+      ),
     runs,
     pids: () => pidsOf(runs()),
   };
@@ -73,7 +78,11 @@ export async function startGooseGaggle(goose = "", gateway = ""): Promise<GooseG
 
 export function readRuns(path: string): FakeRun[] {
   if (!existsSync(path)) return [];
-  return readFileSync(path, "utf8").trim().split("\n").filter(Boolean).map((line) => JSON.parse(line) as FakeRun);
+  return readFileSync(path, "utf8")
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as FakeRun);
 }
 
 export function idOf(text: string): string {

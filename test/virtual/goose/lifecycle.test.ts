@@ -26,10 +26,19 @@ describe("the goose child in gaggle", () => {
     goose = await startGooseGaggle();
     const children = await goose.gaggle.metaJson<{ children: string[] }>("list_registered_children");
     expect(children.children).toContain("goose");
-    const schema = await goose.gaggle.metaJson<{ tools: Array<{ name: string; inputSchema: { additionalProperties: boolean } }>; resource_templates?: unknown }>("get_schema", { server_id: "goose" });
+    const schema = await goose.gaggle.metaJson<{
+      tools: Array<{ name: string; inputSchema: { additionalProperties: boolean } }>;
+      resource_templates?: unknown;
+    }>("get_schema", { server_id: "goose" });
     expect(schema.tools.map((tool) => tool.name)).toEqual([
-      "run_goose", "list_goslings", "get_gosling_output", "get_gosling_status",
-      "send_prompt_to_gosling", "release_gosling", "terminate_all_goslings", "dispatch_agent",
+      "run_goose",
+      "list_goslings",
+      "get_gosling_output",
+      "get_gosling_status",
+      "send_prompt_to_gosling",
+      "release_gosling",
+      "terminate_all_goslings",
+      "dispatch_agent",
     ]);
     expect(schema.tools.every((tool) => tool.inputSchema.additionalProperties === false)).toBe(true);
     const status = await goose.gaggle.metaJson<{ status: string; transport: string }>("get_child_status", { server_id: "goose" });
@@ -77,7 +86,10 @@ describe("the end of goslings", () => {
     goose = await startGooseGaggle();
     const id = await goose.run("[hang] [grandchild] [ignore-term]");
     const pids = await started(goose, 1, 1);
-    await until(() => goose!.text("get_gosling_output", { process_id: id }), (text) => text.includes("for ever"));
+    await until(
+      () => goose!.text("get_gosling_output", { process_id: id }),
+      (text) => text.includes("for ever"),
+    );
     const released = await goose.text("release_gosling", { process_id: id });
     expect(released).toMatch(new RegExp(`^Released gosling ${id}\\. It was working; its turn was stopped after \\d+\\.\\ds of work in all\\.`));
     expect(released).toContain(`goslings://${id}/output`);
@@ -100,13 +112,18 @@ describe("the end of goslings", () => {
     await goose.text("send_prompt_to_gosling", { process_id: b, prompt: "queued, never run" });
     const pids = await started(goose, 3, 1);
     // The fake records its run before it speaks: wait for the words the transcript must keep after termination.
-    await until(() => goose!.text("get_gosling_output", { process_id: a }), (output) => output.includes("Working on it, for ever."));
+    await until(
+      () => goose!.text("get_gosling_output", { process_id: a }),
+      (output) => output.includes("Working on it, for ever."),
+    );
     const text = await goose.text("terminate_all_goslings");
     expect(text).toBe("Terminated 3 goslings (2 working, 1 idle). Their transcripts stay readable with get_gosling_output.");
     expect(await waitGone(pids)).toEqual([]);
     expect(await goose.text("list_goslings")).toContain("Status summary: 0 running, 0 completed, 0 error, 3 released");
     expect(await goose.text("get_gosling_output", { process_id: a })).toContain("Working on it, for ever.");
-    expect(await goose.text("get_gosling_output", { process_id: b })).toMatch(/2\. \[.+\] "queued, never run" \(cancelled: not run: released with terminate_all_goslings\)/);
+    expect(await goose.text("get_gosling_output", { process_id: b })).toMatch(
+      /2\. \[.+\] "queued, never run" \(cancelled: not run: released with terminate_all_goslings\)/,
+    );
     expect(goose.runs().filter((run) => run.argv)).toHaveLength(3);
     expect(await goose.text("terminate_all_goslings")).toBe("No goslings to terminate.");
   });

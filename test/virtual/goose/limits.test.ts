@@ -22,7 +22,10 @@ describe("limits", () => {
     await goose.settle(idle);
     const busy = await goose.run("[hang]");
     const refused = failureOf(await goose.call("run_goose", { prompt: "one more" }));
-    expect(refused).toMatchObject({ code: "LIMIT_REACHED", error: "1 gosling already working, the most max_active allows ([virtual.goose] max_active = 1)" });
+    expect(refused).toMatchObject({
+      code: "LIMIT_REACHED",
+      error: "1 gosling already working, the most max_active allows ([virtual.goose] max_active = 1)",
+    });
     expect(refused.hint).toContain("raise [virtual.goose] max_active");
     const wake = failureOf(await goose.call("send_prompt_to_gosling", { process_id: idle, prompt: "wake up" }));
     expect(wake).toMatchObject({ code: "LIMIT_REACHED", error: expect.stringContaining("max_active = 1") });
@@ -36,7 +39,10 @@ describe("limits", () => {
     const first = await goose.run("one");
     await goose.run("two");
     const refused = failureOf(await goose.call("run_goose", { prompt: "three" }));
-    expect(refused).toMatchObject({ code: "LIMIT_REACHED", error: "2 goslings held (not released), the most max_total allows ([virtual.goose] max_total = 2)" });
+    expect(refused).toMatchObject({
+      code: "LIMIT_REACHED",
+      error: "2 goslings held (not released), the most max_total allows ([virtual.goose] max_total = 2)",
+    });
     expect(refused.hint).toContain("release_gosling");
     await goose.text("release_gosling", { process_id: first });
     await goose.run("three");
@@ -47,7 +53,10 @@ describe("limits", () => {
     const id = await goose.run("one [slow 500]");
     await goose.text("send_prompt_to_gosling", { process_id: id, prompt: "two" });
     const refused = failureOf(await goose.call("send_prompt_to_gosling", { process_id: id, prompt: "three" }));
-    expect(refused).toMatchObject({ code: "LIMIT_REACHED", error: `gosling ${id} has had 2 prompts, the most max_prompts allows ([virtual.goose] max_prompts = 2)` });
+    expect(refused).toMatchObject({
+      code: "LIMIT_REACHED",
+      error: `gosling ${id} has had 2 prompts, the most max_prompts allows ([virtual.goose] max_prompts = 2)`,
+    });
     await goose.settle(id);
     expect(goose.runs()).toHaveLength(2);
   });
@@ -60,15 +69,23 @@ describe("limits", () => {
     expect(await waitGone(goose.pids())).toEqual([]);
     const lines = transcriptOf(await goose.text("get_gosling_output", { process_id: id }));
     expect(lines).toContain("Working on it, for ever.");
-    expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/^\[error\] stopped after \d+\.\ds of work: the gosling reached max_runtime_minutes$/)]));
+    expect(lines).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^\[error\] stopped after \d+\.\ds of work: the gosling reached max_runtime_minutes$/)]),
+    );
     const refused = failureOf(await goose.call("send_prompt_to_gosling", { process_id: id, prompt: "more" }));
-    expect(refused).toMatchObject({ code: "LIMIT_REACHED", error: expect.stringMatching(/has worked \d+\.\ds, the most max_runtime_minutes allows \(\[virtual\.goose\] max_runtime_minutes = 0\.01\)/) });
+    expect(refused).toMatchObject({
+      code: "LIMIT_REACHED",
+      error: expect.stringMatching(/has worked \d+\.\ds, the most max_runtime_minutes allows \(\[virtual\.goose\] max_runtime_minutes = 0\.01\)/),
+    });
   });
 
   it("idle_release_minutes: an idle gosling is released, and its transcript stays", async () => {
     goose = await startGooseGaggle("idle_release_minutes = 0.005");
     const id = await goose.run("[answer before the nap]");
-    const status = await until(() => goose!.text("get_gosling_status", { process_id: id }), (text) => text.includes("RELEASED"));
+    const status = await until(
+      () => goose!.text("get_gosling_status", { process_id: id }),
+      (text) => text.includes("RELEASED"),
+    );
     expect(status).toContain("Activity: RELEASED (idle for 0.3s (idle_release_minutes = 0.005))");
     const output = await goose.text("get_gosling_output", { process_id: id });
     expect(output).toContain("before the nap");
@@ -76,7 +93,9 @@ describe("limits", () => {
   });
 
   it("limit settings are checked with the config", async () => {
-    const path = writeConfig(gooseConfig(mkdtempSync(join(tmpdir(), "gaggle-goose-")), "max_active = 0\nmax_runtime_minutes = -1\noutput_format = \"xml\"\nmax_activ = 3"));
+    const path = writeConfig(
+      gooseConfig(mkdtempSync(join(tmpdir(), "gaggle-goose-")), 'max_active = 0\nmax_runtime_minutes = -1\noutput_format = "xml"\nmax_activ = 3'),
+    );
     const result = await runCli(["validate", "--config", path]);
     expect(result.code).toBe(1);
     const text = result.stderr + result.stdout;

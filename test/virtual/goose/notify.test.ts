@@ -11,9 +11,11 @@ import { listen } from "../../helpers/notifications.js";
 import { until } from "../../helpers/poll.js";
 import { gooseConfig, idOf, startGooseGaggle, type GooseGaggle } from "./helpers.js";
 
-
 async function runGoose(client: Client, prompt: string): Promise<string> {
-  const result = (await client.callTool({ name: "execute_child_tool", arguments: { server_id: "goose", tool_name: "run_goose", arguments: { prompt } } })) as CallToolResult;
+  const result = (await client.callTool({
+    name: "execute_child_tool",
+    arguments: { server_id: "goose", tool_name: "run_goose", arguments: { prompt } },
+  })) as CallToolResult;
   return idOf(textOf(result));
 }
 
@@ -30,16 +32,36 @@ describe("the turn-end notice", () => {
     goose = await startGooseGaggle();
     const heard = listen(goose.gaggle.client);
     const id = await runGoose(goose.gaggle.client, "[answer hi]");
-    await until(() => heard.logs.length, (count) => count >= 1);
+    await until(
+      () => heard.logs.length,
+      (count) => count >= 1,
+    );
     await goose.text("send_prompt_to_gosling", { process_id: id, prompt: "[fail]" });
-    await until(() => heard.logs.length, (count) => count >= 2);
+    await until(
+      () => heard.logs.length,
+      (count) => count >= 2,
+    );
     expect(heard.logs[0]).toMatchObject({
       level: "info",
       logger: "goose",
-      data: { gosling: id, prompt: 1, status: "completed", tokens: 100, queued: 0, output: `goslings://${id}/output`, message: expect.stringMatching(new RegExp(`^gosling ${id} finished prompt 1 \\(completed\\) after \\d+\\.\\ds`)) },
+      data: {
+        gosling: id,
+        prompt: 1,
+        status: "completed",
+        tokens: 100,
+        queued: 0,
+        output: `goslings://${id}/output`,
+        message: expect.stringMatching(new RegExp(`^gosling ${id} finished prompt 1 \\(completed\\) after \\d+\\.\\ds`)),
+      },
     });
-    expect(heard.logs[1]).toMatchObject({ level: "warning", data: { prompt: 2, status: "error", message: expect.stringContaining("Goose reported an error") } });
-    await until(() => heard.updated.length, (count) => count >= 2);
+    expect(heard.logs[1]).toMatchObject({
+      level: "warning",
+      data: { prompt: 2, status: "error", message: expect.stringContaining("Goose reported an error") },
+    });
+    await until(
+      () => heard.updated.length,
+      (count) => count >= 2,
+    );
     expect(heard.updated.slice(0, 2)).toEqual([`goslings://${id}/output`, `goslings://${id}/output`]);
   });
 
@@ -50,14 +72,23 @@ describe("the turn-end notice", () => {
     const other = await http.connect();
     const [toSender, toOther] = [listen(sender), listen(other)];
     const id = await runGoose(sender, "[answer only for the sender]");
-    await until(() => toSender.updated.length, (count) => count >= 1);
+    await until(
+      () => toSender.updated.length,
+      (count) => count >= 1,
+    );
     expect(toSender.logs).toEqual([expect.objectContaining({ logger: "goose", data: expect.objectContaining({ gosling: id }) })]);
     expect(toSender.updated).toEqual([`goslings://${id}/output`]);
     // A subscriber hears of the output too; the other session was not subscribed when the turn ended.
     await other.subscribeResource({ uri: `goslings://${id}/output` });
-    const follow = await sender.callTool({ name: "execute_child_tool", arguments: { server_id: "goose", tool_name: "send_prompt_to_gosling", arguments: { process_id: id, prompt: "again" } } });
+    const follow = await sender.callTool({
+      name: "execute_child_tool",
+      arguments: { server_id: "goose", tool_name: "send_prompt_to_gosling", arguments: { process_id: id, prompt: "again" } },
+    });
     expect((follow as CallToolResult).isError).toBeFalsy();
-    await until(() => toOther.updated.length, (count) => count >= 1);
+    await until(
+      () => toOther.updated.length,
+      (count) => count >= 1,
+    );
     expect(toOther.updated).toEqual([`goslings://${id}/output`]);
     expect(toOther.logs).toEqual([]);
   });

@@ -9,13 +9,24 @@ import { Transcript } from "../../../src/virtual/goose/transcript.js";
 describe("options", () => {
   it("normalises allowed flags, joined or separate, and keeps values starting with - joined", () => {
     const parsed = parseRunOptions(["--model=gpt-4o", "--with-builtin", "developer,memory", "--no-profile", "--system=-terse", "--max-turns", "3"]);
-    expect(optionTokens(parsed)).toEqual(["--model", "gpt-4o", "--with-builtin", "developer,memory", "--no-profile", "--system=-terse", "--max-turns", "3"]);
+    expect(optionTokens(parsed)).toEqual([
+      "--model",
+      "gpt-4o",
+      "--with-builtin",
+      "developer,memory",
+      "--no-profile",
+      "--system=-terse",
+      "--max-turns",
+      "3",
+    ]);
   });
 
   it("refuses with the reason and the list of what is allowed", () => {
-    expect(() => parseRunOptions(["-t", "hi"])).toThrow(new OptionError(
-      'option "-t" is not allowed: gaggle passes the prompt itself with --text. Allowed options: --provider PROVIDER, --model MODEL, --with-builtin NAME[,NAME], --with-extension COMMAND, --with-streamable-http-extension URL, --max-turns N, --max-tool-repetitions N, --system TEXT, --no-profile, --debug',
-    ));
+    expect(() => parseRunOptions(["-t", "hi"])).toThrow(
+      new OptionError(
+        'option "-t" is not allowed: gaggle passes the prompt itself with --text. Allowed options: --provider PROVIDER, --model MODEL, --with-builtin NAME[,NAME], --with-extension COMMAND, --with-streamable-http-extension URL, --max-turns N, --max-tool-repetitions N, --system TEXT, --no-profile, --debug',
+      ),
+    );
     expect(() => parseRunOptions(["--output-format", "json"])).toThrow(/set by \[virtual\.goose\] output_format/);
     expect(() => parseRunOptions(["--debug=yes"])).toThrow(/"--debug" takes no value/);
     expect(() => parseRunOptions(["--max-turns", "0"])).toThrow(/positive integer, got "0"/);
@@ -23,18 +34,49 @@ describe("options", () => {
   });
 
   it("lets a gosling's flags replace configured ones, except flags that may repeat", () => {
-    const merged = mergeOptions(parseRunOptions(["--model", "a", "--with-builtin", "developer"]), parseRunOptions(["--model", "b", "--with-builtin", "memory"]));
+    const merged = mergeOptions(
+      parseRunOptions(["--model", "a", "--with-builtin", "developer"]),
+      parseRunOptions(["--model", "b", "--with-builtin", "memory"]),
+    );
     expect(optionTokens(merged)).toEqual(["--with-builtin", "developer", "--model", "b", "--with-builtin", "memory"]);
   });
 });
 
 describe("turnArgv", () => {
-  const base = { prefixArgs: [], session: "gosling-0123abcd", prompt: "hi", outputFormat: "stream-json" as const, provider: undefined, model: undefined, options: [] };
+  const base = {
+    prefixArgs: [],
+    session: "gosling-0123abcd",
+    prompt: "hi",
+    outputFormat: "stream-json" as const,
+    provider: undefined,
+    model: undefined,
+    options: [],
+  };
 
   it("builds the first turn, later turns, and text mode", () => {
     expect(turnArgv({ ...base, resume: false })).toEqual(["run", "--name", "gosling-0123abcd", "--text", "hi", "--output-format", "stream-json"]);
-    expect(turnArgv({ ...base, resume: true, prefixArgs: ["x"] })).toEqual(["x", "run", "--name", "gosling-0123abcd", "--resume", "--text", "hi", "--output-format", "stream-json"]);
-    expect(turnArgv({ ...base, resume: false, outputFormat: "text", provider: "p", model: "m" })).toEqual(["run", "--name", "gosling-0123abcd", "--text", "hi", "--provider", "p", "--model", "m"]);
+    expect(turnArgv({ ...base, resume: true, prefixArgs: ["x"] })).toEqual([
+      "x",
+      "run",
+      "--name",
+      "gosling-0123abcd",
+      "--resume",
+      "--text",
+      "hi",
+      "--output-format",
+      "stream-json",
+    ]);
+    expect(turnArgv({ ...base, resume: false, outputFormat: "text", provider: "p", model: "m" })).toEqual([
+      "run",
+      "--name",
+      "gosling-0123abcd",
+      "--text",
+      "hi",
+      "--provider",
+      "p",
+      "--model",
+      "m",
+    ]);
     expect(turnArgv({ ...base, resume: false, provider: "p", options: parseRunOptions(["--provider", "q"]) }).slice(-2)).toEqual(["--provider", "q"]);
   });
 
@@ -73,15 +115,21 @@ describe("Transcript", () => {
 
 describe("StreamJsonReader", () => {
   const event = (value: unknown) => JSON.stringify(value);
-  const msg = (role: string, content: unknown[], id: string | null = null) => event({ type: "message", message: { id, role, created: 1, content, metadata: {} } });
+  const msg = (role: string, content: unknown[], id: string | null = null) =>
+    event({ type: "message", message: { id, role, created: 1, content, metadata: {} } });
 
   it("renders every kind of event and content item, and keeps the facts of the turn", () => {
     const transcript = new Transcript(10_000);
     const reader = new StreamJsonReader(transcript);
     for (const line of [
-      msg("assistant", [{ type: "text", text: "Plan:\n1. look" }, { type: "toolRequest", id: "a", toolCall: { status: "error", error: "-32602: bad args" } }]),
+      msg("assistant", [
+        { type: "text", text: "Plan:\n1. look" },
+        { type: "toolRequest", id: "a", toolCall: { status: "error", error: "-32602: bad args" } },
+      ]),
       msg("user", [{ type: "toolResponse", id: "a", toolResult: { status: "success", value: [{ type: "text", text: "legacy array" }] } }]),
-      msg("user", [{ type: "toolResponse", id: "b", toolResult: { status: "success", value: { content: [{ type: "text", text: "boom" }], isError: true } } }]),
+      msg("user", [
+        { type: "toolResponse", id: "b", toolResult: { status: "success", value: { content: [{ type: "text", text: "boom" }], isError: true } } },
+      ]),
       msg("assistant", [{ type: "redactedThinking", data: "x" }, { type: "image", data: "..", mimeType: "image/png" }, { type: "frobnicate" }]),
       msg("assistant", [{ type: "actionRequired", data: { actionType: "toolConfirmation", id: "c", toolName: "developer__shell", arguments: {} } }]),
       event({ type: "notification", extension_id: "ext", progress: { progress: 3, total: null, message: null } }),
@@ -91,7 +139,8 @@ describe("StreamJsonReader", () => {
       msg("assistant", [{ type: "text", text: "Final " }], "m1"),
       msg("assistant", [{ type: "text", text: "answer." }], "m1"),
       event({ type: "complete", total_tokens: null }),
-    ]) reader.read(line);
+    ])
+      reader.read(line);
     const facts = reader.finish();
     expect(transcript.page(0, 100).lines).toEqual([
       "Plan:",
@@ -125,9 +174,23 @@ describe("StreamJsonReader", () => {
 describe("[virtual.goose] settings", () => {
   it("has the documented defaults", () => {
     expect(gooseSettingsSchema.parse({})).toEqual({
-      enabled: true, expose: false, command: "goose", args: [], env: {}, cwd: undefined, provider: undefined, model: undefined, options: [],
-      outputFormat: "stream-json", maxActive: 5, maxTotal: 20, maxRuntimeMinutes: 30, maxOutputBytes: 1_048_576, maxPrompts: 10,
-      idleReleaseMinutes: 10, dispatchTimeoutMinutes: 10,
+      enabled: true,
+      expose: false,
+      command: "goose",
+      args: [],
+      env: {},
+      cwd: undefined,
+      provider: undefined,
+      model: undefined,
+      options: [],
+      outputFormat: "stream-json",
+      maxActive: 5,
+      maxTotal: 20,
+      maxRuntimeMinutes: 30,
+      maxOutputBytes: 1_048_576,
+      maxPrompts: 10,
+      idleReleaseMinutes: 10,
+      dispatchTimeoutMinutes: 10,
     });
   });
 

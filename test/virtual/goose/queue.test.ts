@@ -29,14 +29,18 @@ describe("follow-ups during a running turn", () => {
     expect(header).toMatch(/3\. \[.+\] "third still the third prompt" \(queued\)/);
 
     await goose.settle(id);
-    expect(goose.runs().map((run) => run.argv[run.argv.indexOf("--text") + 1])).toEqual(["first [slow 3000]", "second", "third\nstill the third prompt"]);
+    expect(goose.runs().map((run) => run.argv[run.argv.indexOf("--text") + 1])).toEqual([
+      "first [slow 3000]",
+      "second",
+      "third\nstill the third prompt",
+    ]);
     expect(goose.runs().map((run) => run.argv.includes("--resume"))).toEqual([false, true, true]);
     const lines = transcriptOf(await goose.text("get_gosling_output", { process_id: id, full_output: true }));
     const answers = lines.filter((line) => line.startsWith("Turn "));
     expect(answers).toEqual([
-      expect.stringContaining('Turn 1 of session gosling-'),
-      expect.stringContaining('Turn 2 of session gosling-'),
-      expect.stringContaining('Turn 3 of session gosling-'),
+      expect.stringContaining("Turn 1 of session gosling-"),
+      expect.stringContaining("Turn 2 of session gosling-"),
+      expect.stringContaining("Turn 3 of session gosling-"),
     ]);
     expect(answers[2]).toContain('you said "third"');
     // Each turn begins after the one before it ended.
@@ -51,7 +55,10 @@ describe("follow-ups during a running turn", () => {
     await goose.settle(id);
     const sent = await goose.text("send_prompt_to_gosling", { process_id: id, prompt: "again" });
     expect(sent).toContain("It is running now.");
-    await until(() => goose!.runs().length, (count) => count === 2);
+    await until(
+      () => goose!.runs().length,
+      (count) => count === 2,
+    );
     await goose.settle(id);
     expect(await goose.text("get_gosling_status", { process_id: id })).toMatch(/Activity: IDLE for/);
   });
@@ -65,6 +72,9 @@ describe("follow-ups during a running turn", () => {
     expect(await goose.text("get_gosling_status", { process_id: session })).toContain(`ID: ${id}`);
     const missing = await goose.call("send_prompt_to_gosling", { process_id: "no-such-gosling", prompt: "x" });
     expect(missing.isError).toBe(true);
-    expect(JSON.parse((missing.content[0] as { text: string }).text)).toMatchObject({ code: "NOT_FOUND", hint: "list_goslings shows every gosling's id" });
+    expect(JSON.parse((missing.content[0] as { text: string }).text)).toMatchObject({
+      code: "NOT_FOUND",
+      hint: "list_goslings shows every gosling's id",
+    });
   });
 });

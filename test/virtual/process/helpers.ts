@@ -78,5 +78,9 @@ export function status(client: Client, pid: number, extra: Record<string, unknow
 
 /** Polls until the process has ended; returns its last status. */
 export function ended(client: Client, pid: number, ms = 10_000, extra: Record<string, unknown> = {}): Promise<Status> {
-  return until(() => status(client, pid, extra), (s) => s.status !== "running", ms);
+  return until(
+    () => status(client, pid, extra),
+    (s) => s.status !== "running",
+    ms,
+  );
 }

@@ -12,7 +12,10 @@ const STUBBORN = `${JSON.stringify(process.execPath)} ${JSON.stringify(fixture("
 /** Starts the stubborn fixture and waits for it to print its pid and its grandchild's. */
 async function startStubborn(gaggle: RunningGaggle): Promise<{ pid: number; pids: number[] }> {
   const started = await run(gaggle.client, STUBBORN);
-  const live = await until(() => status(gaggle.client, started.pid), (s) => /pids \d+ \d+/.test(s.output));
+  const live = await until(
+    () => status(gaggle.client, started.pid),
+    (s) => /pids \d+ \d+/.test(s.output),
+  );
   const [, own, grandchild] = /pids (\d+) (\d+)/.exec(live.output) ?? [];
   const pids = [Number(own), Number(grandchild)];
   expect(pids.every(isAlive)).toBe(true);

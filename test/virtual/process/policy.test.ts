@@ -68,7 +68,9 @@ describe("checkPolicy", () => {
   });
 
   it("names the denied segment and the rule", () => {
-    expect(refusal(rules, "echo a && rm -rf x")).toBe('segment "rm -rf x" is refused by the policy rule allow ("echo *", "true"): no pattern matches it');
+    expect(refusal(rules, "echo a && rm -rf x")).toBe(
+      'segment "rm -rf x" is refused by the policy rule allow ("echo *", "true"): no pattern matches it',
+    );
   });
 
   it("refuses a cwd outside cwd_allow, by whole path components", () => {
@@ -110,15 +112,24 @@ describe("loadPolicy", () => {
       reason: expect.stringContaining('did you mean "allow"'),
     });
     expect(loadPolicy({ policy: { cwd_allow: ["/tmp"] }, policyFile: undefined }, configPath)).toMatchObject({ kind: "broken" });
-    expect(loadPolicy({ policy: { allow: [] }, policyFile: "p.toml" }, configPath)).toMatchObject({ kind: "broken", reason: expect.stringContaining("keep one") });
+    expect(loadPolicy({ policy: { allow: [] }, policyFile: "p.toml" }, configPath)).toMatchObject({
+      kind: "broken",
+      reason: expect.stringContaining("keep one"),
+    });
   });
 
   it("reads a TOML or JSON policy file, and is broken when the file is missing or bad", () => {
     writeFileSync(join(dir, "ok.json"), JSON.stringify({ allow: ["make *"] }));
     expect(loadPolicy({ policy: undefined, policyFile: "ok.json" }, configPath)).toMatchObject({ kind: "rules", allow: ["make *"] });
-    writeFileSync(join(dir, "bad.toml"), "allow = [\"make *\"\n");
-    expect(loadPolicy({ policy: undefined, policyFile: "bad.toml" }, configPath)).toMatchObject({ kind: "broken", reason: expect.stringContaining("TOML syntax error") });
-    expect(loadPolicy({ policy: undefined, policyFile: "missing.toml" }, configPath)).toMatchObject({ kind: "broken", reason: expect.stringContaining("not found") });
+    writeFileSync(join(dir, "bad.toml"), 'allow = ["make *"\n');
+    expect(loadPolicy({ policy: undefined, policyFile: "bad.toml" }, configPath)).toMatchObject({
+      kind: "broken",
+      reason: expect.stringContaining("TOML syntax error"),
+    });
+    expect(loadPolicy({ policy: undefined, policyFile: "missing.toml" }, configPath)).toMatchObject({
+      kind: "broken",
+      reason: expect.stringContaining("not found"),
+    });
   });
 });
 
@@ -149,7 +160,10 @@ describe("the policy in a running gaggle", () => {
     const config = processConfig(`[virtual.process]\npolicy_file = "/no/such/policy.toml"\n`);
     const gaggle = await startGaggle(config.text);
     try {
-      const logged = await until(() => gaggle.stderr(), (text) => text.includes("process policy is invalid"));
+      const logged = await until(
+        () => gaggle.stderr(),
+        (text) => text.includes("process policy is invalid"),
+      );
       expect(logged).toContain("/no/such/policy.toml");
       const refused = await processFailure(gaggle.client, "gg_process_run", { command: "true" });
       expect(refused.code).toBe("PERMISSION_DENIED");

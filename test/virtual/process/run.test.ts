@@ -31,10 +31,9 @@ describe("process child over stdio", () => {
   it("is listed, described and reported like any child", async () => {
     const children = await gaggle.metaJson<{ children: string[] }>("list_registered_children");
     expect(children.children).toContain("process");
-    const schema = await gaggle.metaJson<{ tools: { name: string }[]; resources: { uri: string }[]; resource_templates?: unknown }>(
-      "get_schema",
-      { server_id: "process" },
-    );
+    const schema = await gaggle.metaJson<{ tools: { name: string }[]; resources: { uri: string }[]; resource_templates?: unknown }>("get_schema", {
+      server_id: "process",
+    });
     expect(schema.tools.map((tool) => tool.name)).toEqual(["gg_process_run", "gg_process_status", "gg_process_kill"]);
     expect(JSON.stringify(schema)).toContain("process://list");
     expect(JSON.stringify(schema)).toContain("process://{pid}/log");
@@ -57,7 +56,12 @@ describe("process child over stdio", () => {
     expect(notice!.data).toMatchObject({ pid: started.pid, status: "completed", exit_code: 0, command: started.command });
     expect((notice!.data as { last_lines: string[] }).last_lines.sort()).toEqual(["hello", "oops"]);
     expect((notice!.data as { duration_ms: number }).duration_ms).toBeGreaterThanOrEqual(0);
-    expect(await until(() => updated, (uris) => uris.includes(started.log_uri))).toContain(started.log_uri);
+    expect(
+      await until(
+        () => updated,
+        (uris) => uris.includes(started.log_uri),
+      ),
+    ).toContain(started.log_uri);
   });
 
   it("reports a non-zero exit as failed, and says what 127 means", async () => {
@@ -73,7 +77,10 @@ describe("process child over stdio", () => {
     const listing = await processJson<{ processes: { pid: number; status: string }[]; running: number }>(gaggle.client, "gg_process_status");
     expect(listing.processes[0]).toMatchObject({ pid: long.pid, status: "running" });
     expect(listing.running).toBeGreaterThanOrEqual(1);
-    const live = await until(() => status(gaggle.client, long.pid), (s) => s.output === "started");
+    const live = await until(
+      () => status(gaggle.client, long.pid),
+      (s) => s.output === "started",
+    );
     expect(live).toMatchObject({ status: "running", exit_code: null, ended_at: null, timeout_ms: 0 });
     expect(isAlive(long.pid)).toBe(true);
     const killed = await processJson<Status>(gaggle.client, "gg_process_kill", { pid: long.pid });

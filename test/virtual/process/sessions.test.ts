@@ -36,12 +36,18 @@ describe("process ownership over HTTP", () => {
 
   it("tells the owning session that its process ended, and not the other", async () => {
     const mine = await run(alice, "echo alice");
-    await until(() => endedPids(aliceInbox), (pids) => pids.includes(mine.pid));
+    await until(
+      () => endedPids(aliceInbox),
+      (pids) => pids.includes(mine.pid),
+    );
     expect(endedPids(aliceInbox)).toEqual([mine.pid]);
     expect(aliceInbox.updated).toContain(`process://${mine.pid}/log`);
     // Bob's own notice comes after Alice's was sent: had hers reached him, it would be ahead of his.
     const his = await run(bob, "echo bob");
-    await until(() => endedPids(bobInbox), (pids) => pids.includes(his.pid));
+    await until(
+      () => endedPids(bobInbox),
+      (pids) => pids.includes(his.pid),
+    );
     expect(endedPids(bobInbox)).toEqual([his.pid]);
     expect(bobInbox.updated).not.toContain(`process://${mine.pid}/log`);
   });

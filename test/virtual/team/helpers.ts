@@ -103,7 +103,7 @@ export async function startTeamGaggle(
   }
   const call = async (tool: string, args: Record<string, unknown> = {}, by: Client = client) =>
     (await by.callTool({ name: "execute_child_tool", arguments: { server_id: "team", tool_name: tool, arguments: args } })) as CallToolResult;
-  const json = async <T,>(tool: string, args: Record<string, unknown> = {}, by: Client = client): Promise<T> => {
+  const json = async <T>(tool: string, args: Record<string, unknown> = {}, by: Client = client): Promise<T> => {
     const result = await call(tool, args, by);
     if (result.isError) throw new Error(`${tool} failed: ${textOf(result)}`);
     return JSON.parse(textOf(result)) as T;
@@ -151,7 +151,11 @@ export function callTeam(tool: string, args: Record<string, unknown>): string {
 }
 
 function gitIn(cwd: string, ...args: string[]): string {
-  return execFileSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.com" } });
+  return execFileSync("git", args, {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.com" },
+  });
 }
 
 /**
@@ -176,7 +180,10 @@ export function branches(repo: string): string[] {
 }
 
 export function worktreeList(repo: string): string[] {
-  return gitIn(repo, "worktree", "list", "--porcelain").split("\n").filter((line) => line.startsWith("worktree ")).map((line) => line.slice(9));
+  return gitIn(repo, "worktree", "list", "--porcelain")
+    .split("\n")
+    .filter((line) => line.startsWith("worktree "))
+    .map((line) => line.slice(9));
 }
 
 /** A 1x1 PNG. */

@@ -25,9 +25,11 @@ const inbox = (team: TeamGaggle, teamId = "t1") => readJsonResource<Inbox>(team.
 describe("the team child in gaggle", () => {
   it("is registered with three tools whose input schemas are closed, and an inbox resource per team", async () => {
     team = await startTeamGaggle();
-    expect((await team.json<never>("gg_team_status", { team_id: "t1" }).catch((error: Error) => error.message))).toContain('"code":"NOT_FOUND"');
+    expect(await team.json<never>("gg_team_status", { team_id: "t1" }).catch((error: Error) => error.message)).toContain('"code":"NOT_FOUND"');
     const result = (await team.client.callTool({ name: "get_schema", arguments: { server_id: "team" } })) as CallToolResult;
-    const schema = JSON.parse(textOf(result)) as { tools: Array<{ name: string; inputSchema: { additionalProperties: boolean; required: string[] } }> };
+    const schema = JSON.parse(textOf(result)) as {
+      tools: Array<{ name: string; inputSchema: { additionalProperties: boolean; required: string[] } }>;
+    };
     expect(schema.tools.map((tool) => [tool.name, tool.inputSchema.required, tool.inputSchema.additionalProperties])).toEqual([
       ["gg_team_manage", ["team_id"], false],
       ["gg_team_message", ["team_id", "recipient_agent_id", "message"], false],
@@ -43,9 +45,18 @@ describe("the team child in gaggle", () => {
     team = await startTeamGaggle({ team: "expose = true" });
     const names = (await team.client.listTools()).tools.map((tool) => tool.name);
     expect(names).toEqual(expect.arrayContaining(["gg_team_manage", "gg_team_message", "gg_team_status", "execute_child_tool"]));
-    const added = JSON.parse(textOf((await team.client.callTool({ name: "gg_team_manage", arguments: { team_id: "t1", prompt: callTeam("gg_team_status", { team_id: "t1" }) } })) as CallToolResult)) as { agent_id: string };
+    const added = JSON.parse(
+      textOf(
+        (await team.client.callTool({
+          name: "gg_team_manage",
+          arguments: { team_id: "t1", prompt: callTeam("gg_team_status", { team_id: "t1" }) },
+        })) as CallToolResult,
+      ),
+    ) as { agent_id: string };
     const row = await team.member("t1", added.agent_id);
-    expect(await team.transcript(row.gosling_id!)).toMatch(new RegExp(`call-team gg_team_status -> \\{"team_id":"t1","lead_agent_id":"lead","caller_agent_id":"${added.agent_id}"`));
+    expect(await team.transcript(row.gosling_id!)).toMatch(
+      new RegExp(`call-team gg_team_status -> \\{"team_id":"t1","lead_agent_id":"lead","caller_agent_id":"${added.agent_id}"`),
+    );
     expect((await team.client.listResources()).resources.map((resource) => resource.uri)).toContain("team://t1/inbox");
   });
 
@@ -54,21 +65,70 @@ describe("the team child in gaggle", () => {
       team: '[virtual.team.model_presets.fast]\nprovider = "openai"\nmodel = "gpt-4o-mini"\n',
       goose: 'provider = "anthropic"\nmodel = "claude-sonnet-4"',
     });
-    const fast = await team.json<{ agent_id: string; session: string; model_preset: string }>("gg_team_manage", { team_id: "t1", title: "Quick", model_preset: "fast", prompt: "go" });
+    const fast = await team.json<{ agent_id: string; session: string; model_preset: string }>("gg_team_manage", {
+      team_id: "t1",
+      title: "Quick",
+      model_preset: "fast",
+      prompt: "go",
+    });
     expect(fast.model_preset).toBe("fast");
     await team.add("t1", { title: "Default", prompt: "go" });
-    await until(() => team!.runs().length, (count) => count === 2);
+    await until(
+      () => team!.runs().length,
+      (count) => count === 2,
+    );
     // The two start at once: tell their runs apart by session.
     const first = team.runs().find((run) => run.argv[2] === fast.session);
     const second = team.runs().find((run) => run.argv[2] !== fast.session);
     const url = first!.argv[first!.argv.indexOf("--with-streamable-http-extension") + 1]!;
-    expect(first!.argv).toEqual(["run", "--name", fast.session, "--text", promptOf(first!), "--output-format", "stream-json", "--with-streamable-http-extension", url, "--provider", "openai", "--model", "gpt-4o-mini"]);
-    expect(second!.argv.slice(5)).toEqual(["--output-format", "stream-json", "--provider", "anthropic", "--model", "claude-sonnet-4", "--with-streamable-http-extension", expect.stringMatching(/\/members\/[A-Za-z0-9_-]{32}\/mcp$/)]);
+    expect(first!.argv).toEqual([
+      "run",
+      "--name",
+      fast.session,
+      "--text",
+      promptOf(first!),
+      "--output-format",
+      "stream-json",
+      "--with-streamable-http-extension",
+      url,
+      "--provider",
+      "openai",
+      "--model",
+      "gpt-4o-mini",
+    ]);
+    expect(second!.argv.slice(5)).toEqual([
+      "--output-format",
+      "stream-json",
+      "--provider",
+      "anthropic",
+      "--model",
+      "claude-sonnet-4",
+      "--with-streamable-http-extension",
+      expect.stringMatching(/\/members\/[A-Za-z0-9_-]{32}\/mcp$/),
+    ]);
     // A later turn (a message) keeps the preset and resumes the session.
     await team.member("t1", fast.agent_id);
     await team.json("gg_team_message", { team_id: "t1", recipient_agent_id: fast.agent_id, message: "again" });
-    await until(() => team!.runs().length, (count) => count === 3);
-    expect(team.runs()[2]!.argv).toEqual(["run", "--name", fast.session, "--resume", "--text", promptOf(team.runs()[2]!), "--output-format", "stream-json", "--with-streamable-http-extension", url, "--provider", "openai", "--model", "gpt-4o-mini"]);
+    await until(
+      () => team!.runs().length,
+      (count) => count === 3,
+    );
+    expect(team.runs()[2]!.argv).toEqual([
+      "run",
+      "--name",
+      fast.session,
+      "--resume",
+      "--text",
+      promptOf(team.runs()[2]!),
+      "--output-format",
+      "stream-json",
+      "--with-streamable-http-extension",
+      url,
+      "--provider",
+      "openai",
+      "--model",
+      "gpt-4o-mini",
+    ]);
   });
 
   it("tells the member that added one when Goose compacts its context, unless it unsubscribed", async () => {
@@ -76,9 +136,16 @@ describe("the team child in gaggle", () => {
     const loud = await team.add("t1", { title: "Loud", prompt: "[compact]" });
     const quiet = await team.add("t1", { title: "Quiet", prompt: "[compact]", unsubscribe_from_compaction_notifications: true });
     await team.member("t1", quiet);
-    const box = await until(() => inbox(team!), (found) => found.messages.length >= 1);
+    const box = await until(
+      () => inbox(team!),
+      (found) => found.messages.length >= 1,
+    );
     expect(box.messages).toEqual([
-      expect.objectContaining({ from: "gaggle", kind: "compaction", message: `The context of ${loud} ("Loud") was compacted by Goose: Exceeded auto-compact threshold of 80%. Performing auto-compaction...` }),
+      expect.objectContaining({
+        from: "gaggle",
+        kind: "compaction",
+        message: `The context of ${loud} ("Loud") was compacted by Goose: Exceeded auto-compact threshold of 80%. Performing auto-compaction...`,
+      }),
     ]);
     await team.member("t1", loud);
     expect((await inbox(team)).messages).toHaveLength(1);
@@ -87,13 +154,19 @@ describe("the team child in gaggle", () => {
   it("close_child_session releases every member's gosling; the next message starts the member again on its Goose session", async () => {
     team = await startTeamGaggle();
     const a = await team.add("t1", { title: "A", prompt: "[hang]" });
-    await until(() => team!.runs().length, (count) => count === 1);
+    await until(
+      () => team!.runs().length,
+      (count) => count === 1,
+    );
     const pids = team.pids();
     await team.client.callTool({ name: "close_child_session", arguments: { server_id: "team" } });
     expect(await waitGone(pids)).toEqual([]);
     const row = await team.member("t1", a, ["exited"]);
     await team.json("gg_team_message", { team_id: "t1", recipient_agent_id: a, message: "wake up" });
-    await until(() => team!.runs().length, (count) => count === 2);
+    await until(
+      () => team!.runs().length,
+      (count) => count === 2,
+    );
     const restarted = team.runs()[1]!;
     expect(restarted.argv.slice(0, 4)).toEqual(["run", "--name", `gosling-${row.gosling_id!.replace(/-/g, "").slice(0, 8)}`, "--resume"]);
     const after = await team.member("t1", a);
@@ -107,11 +180,16 @@ describe("state that outlives the connection", () => {
     const dir = mkdtempSync(join(tmpdir(), "gaggle-team-"));
     team = await startTeamGaggle({ dir });
     const added = await team.json<{ agent_id: string; gosling_id: string }>("gg_team_manage", {
-      team_id: "t1", title: "A", prompt: callTeam("gg_team_message", { team_id: "t1", recipient_agent_id: "lead", message: "report 1" }),
+      team_id: "t1",
+      title: "A",
+      prompt: callTeam("gg_team_message", { team_id: "t1", recipient_agent_id: "lead", message: "report 1" }),
     });
     const [a, session] = [added.agent_id, added.gosling_id];
     // The inbox resource shows it without marking it read (gg_team_status would).
-    await until(() => inbox(team!), (box) => box.unread_count === 1);
+    await until(
+      () => inbox(team!),
+      (box) => box.unread_count === 1,
+    );
     await team.close();
     team = await startTeamGaggle({ dir });
     const status = await team.status("t1");
@@ -119,7 +197,10 @@ describe("state that outlives the connection", () => {
     expect(status.unread_messages).toEqual([expect.objectContaining({ from: a, message: "report 1" })]);
     expect((await team.status("t1")).unread_count).toBe(0);
     await team.json("gg_team_message", { team_id: "t1", recipient_agent_id: a, message: "next task" });
-    await until(() => team!.runs().length, (count) => count === 2);
+    await until(
+      () => team!.runs().length,
+      (count) => count === 2,
+    );
     expect(team.runs()[1]!.argv.slice(0, 4)).toEqual(["run", "--name", `gosling-${session.replace(/-/g, "").slice(0, 8)}`, "--resume"]);
     expect(promptOf(team.runs()[1]!)).toMatch(/^Message from lead \(team lead\): next task/);
     const row = await team.member("t1", a);
@@ -129,10 +210,19 @@ describe("state that outlives the connection", () => {
   it("over HTTP, a message to a lead whose session went away waits for the lead's next session", async () => {
     team = await startTeamGaggle({ http: true });
     const first = await team.http!.connect({ name: "lead-1" });
-    const a = (await team.json<{ agent_id: string }>("gg_team_manage", { team_id: "t1", prompt: `[slow 800] ${callTeam("gg_team_message", { team_id: "t1", recipient_agent_id: "lead", message: "finished" })}` }, first)).agent_id;
+    const a = (
+      await team.json<{ agent_id: string }>(
+        "gg_team_manage",
+        { team_id: "t1", prompt: `[slow 800] ${callTeam("gg_team_message", { team_id: "t1", recipient_agent_id: "lead", message: "finished" })}` },
+        first,
+      )
+    ).agent_id;
     await first.close();
     const second = await team.http!.connect({ name: "lead-2" });
-    const status = await until(() => team!.status("t1", second), (found) => found.unread_count === 1);
+    const status = await until(
+      () => team!.status("t1", second),
+      (found) => found.unread_count === 1,
+    );
     expect(status.unread_messages).toEqual([expect.objectContaining({ from: a, message: "finished" })]);
   });
 });
@@ -142,7 +232,10 @@ describe("the end of members", () => {
     team = await startTeamGaggle();
     await team.add("t1", { prompt: "[hang] [grandchild] [ignore-term]" });
     await team.add("t1", { prompt: "[slow 60000]" });
-    await until(() => team!.runs(), (runs) => runs.filter((run) => run.argv).length === 2 && runs.some((run) => run.grandchild));
+    await until(
+      () => team!.runs(),
+      (runs) => runs.filter((run) => run.argv).length === 2 && runs.some((run) => run.grandchild),
+    );
     const pids = team.pids();
     expect(descendants(team.pid)).toEqual(expect.arrayContaining(pids));
     await team.close();

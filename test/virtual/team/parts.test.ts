@@ -18,10 +18,20 @@ describe("argument rules", () => {
   it("add mode unless remove_agent_ids is given; ids de-duplicated; compaction notices on by default", () => {
     expect(parseManage({ team_id: "t", remove_agent_ids: ["a", "b", "a"] })).toEqual({ mode: "remove", teamId: "t", agentIds: ["a", "b"] });
     expect(parseManage({ team_id: "t", title: "  ", worktree_name: "" })).toEqual({
-      mode: "add", teamId: "t", title: undefined, prompt: undefined, imagePaths: [], modelPreset: undefined, worktree: undefined, compactionNotices: true,
+      mode: "add",
+      teamId: "t",
+      title: undefined,
+      prompt: undefined,
+      imagePaths: [],
+      modelPreset: undefined,
+      worktree: undefined,
+      compactionNotices: true,
     });
-    expect(parseManage({ team_id: "t", worktree_name: "X", use_existing_worktree: true, unsubscribe_from_compaction_notifications: true })).toMatchObject({
-      worktree: { name: "x", existing: true }, compactionNotices: false,
+    expect(
+      parseManage({ team_id: "t", worktree_name: "X", use_existing_worktree: true, unsubscribe_from_compaction_notifications: true }),
+    ).toMatchObject({
+      worktree: { name: "x", existing: true },
+      compactionNotices: false,
     });
   });
 
@@ -44,7 +54,9 @@ describe("image paths", () => {
       "g.png": Buffer.alloc(0),
     };
     for (const [name, bytes] of Object.entries(files)) writeFileSync(join(dir, name), bytes);
-    expect(checkImages(["a.png", "b.bin", "c.gif", "d.webp", "e.bmp"], dir)).toEqual(["a.png", "b.bin", "c.gif", "d.webp", "e.bmp"].map((name) => join(dir, name)));
+    expect(checkImages(["a.png", "b.bin", "c.gif", "d.webp", "e.bmp"], dir)).toEqual(
+      ["a.png", "b.bin", "c.gif", "d.webp", "e.bmp"].map((name) => join(dir, name)),
+    );
     expect(() => checkImages(["a.png", "f.png"], dir)).toThrow(/^image_paths\[1\] "f.png" .* is not an image/);
     expect(() => checkImages(["g.png"], dir)).toThrow(/is not an image/);
   });

@@ -28,12 +28,22 @@ describe("worktree_name", () => {
     const added = await team.json<Record<string, unknown>>("gg_team_manage", { team_id: "t1", title: "Builder", worktree_name: " Feature-X " });
     expect(added).toMatchObject({
       cwd: path,
-      worktree: { name: "feature-x", path, branch: "feature-x", created: true, init_script: "ran", init_output: `init in ${path} for feature-x of t1` },
+      worktree: {
+        name: "feature-x",
+        path,
+        branch: "feature-x",
+        created: true,
+        init_script: "ran",
+        init_output: `init in ${path} for feature-x of t1`,
+      },
     });
     expect(branches(team.dir)).toEqual(["feature-x", "main"]);
     expect(worktreeList(team.dir)).toEqual([team.dir, path]);
     expect(readFileSync(join(path, ".init-runs"), "utf8")).toBe("run\n");
-    await until(() => team!.runs().length, (count) => count === 1);
+    await until(
+      () => team!.runs().length,
+      (count) => count === 1,
+    );
     expect(team.runs()[0]!.cwd).toBe(path);
     expect(promptOf(team.runs()[0]!)).toContain(`You work in the git worktree ${path} on branch feature-x; commit your work there.`);
     const row = await team.member("t1", added.agent_id as string);
@@ -47,7 +57,11 @@ describe("worktree_name", () => {
     writeFileSync(hook, `#!/bin/sh\necho "hook sees \${GAGGLE_AUTH_TOKEN:-no token}" > ${JSON.stringify(join(dir, "hook-saw"))}\n`);
     chmodSync(hook, 0o755);
     team = await startTeamGaggle({ dir, team: `worktrees_dir = ${JSON.stringify(join(dir, "worktrees"))}`, env: { GAGGLE_AUTH_TOKEN: "s3cret" } });
-    const added = await team.json<{ worktree: { init_output: string } }>("gg_team_manage", { team_id: "t1", title: "Builder", worktree_name: "hooked" });
+    const added = await team.json<{ worktree: { init_output: string } }>("gg_team_manage", {
+      team_id: "t1",
+      title: "Builder",
+      worktree_name: "hooked",
+    });
     expect(added.worktree.init_output).toBe("init sees no token");
     expect(readFileSync(join(dir, "hook-saw"), "utf8")).toBe("hook sees no token\n");
   });
@@ -58,7 +72,9 @@ describe("worktree_name", () => {
     const failure = await team.failure("gg_team_manage", { team_id: "t1", worktree_name: "broken", prompt: "never sent" });
     expect(failure.code).toBe("SERVER_FAILED");
     expect(failure.error).toMatch(
-      new RegExp(`^\\./\\.agents/gg/worktree-init\\.sh failed with exit code 3 in the new worktree ${path}; the worktree and branch "broken" were removed again\\. Its output:\\n`),
+      new RegExp(
+        `^\\./\\.agents/gg/worktree-init\\.sh failed with exit code 3 in the new worktree ${path}; the worktree and branch "broken" were removed again\\. Its output:\\n`,
+      ),
     );
     expect(failure.error).toContain("installing dependencies");
     expect(failure.error).toContain("npm ERR! no network");
@@ -74,19 +90,39 @@ describe("worktree_name", () => {
     const path = join(team.dir, "worktrees", "shared");
     const first = await team.add("t1", { title: "First", worktree_name: "shared" });
     const again = await team.failure("gg_team_manage", { team_id: "t1", worktree_name: "shared" });
-    expect(again).toMatchObject({ code: "INVALID_ARGS", hint: 'use_existing_worktree = true reuses an existing worktree "shared"; or pick another worktree_name' });
+    expect(again).toMatchObject({
+      code: "INVALID_ARGS",
+      hint: 'use_existing_worktree = true reuses an existing worktree "shared"; or pick another worktree_name',
+    });
     expect(again.error).toMatch(/^git worktree add -b shared .* failed: fatal: a branch named 'shared' already exists/);
-    const second = await team.json<Record<string, unknown>>("gg_team_manage", { team_id: "t1", title: "Second", worktree_name: "SHARED", use_existing_worktree: true });
-    expect(second).toMatchObject({ cwd: path, worktree: { name: "shared", path, branch: "shared", created: false, init_script: "not run (existing worktree)", init_output: null } });
+    const second = await team.json<Record<string, unknown>>("gg_team_manage", {
+      team_id: "t1",
+      title: "Second",
+      worktree_name: "SHARED",
+      use_existing_worktree: true,
+    });
+    expect(second).toMatchObject({
+      cwd: path,
+      worktree: { name: "shared", path, branch: "shared", created: false, init_script: "not run (existing worktree)", init_output: null },
+    });
     expect(readFileSync(join(path, ".init-runs"), "utf8")).toBe("run\n");
     expect(await team.failure("gg_team_manage", { team_id: "t1", worktree_name: "ghost", use_existing_worktree: true })).toMatchObject({
-      code: "NOT_FOUND", error: `no existing worktree "ghost" at ${join(team.dir, "worktrees", "ghost")}`, hint: "existing worktrees there: shared",
+      code: "NOT_FOUND",
+      error: `no existing worktree "ghost" at ${join(team.dir, "worktrees", "ghost")}`,
+      hint: "existing worktrees there: shared",
     });
-    await until(() => team!.runs().length, (count) => count === 2);
+    await until(
+      () => team!.runs().length,
+      (count) => count === 2,
+    );
     expect(team.runs().map((run) => run.cwd)).toEqual([path, path]);
     // Removing a member leaves its worktree and branch in place, and says so.
     const removed = await team.json<{ results: Array<Record<string, unknown>> }>("gg_team_manage", { team_id: "t1", remove_agent_ids: [first] });
-    expect(removed.results[0]).toMatchObject({ ok: true, worktree_left: path, note: `${first} was removed; its worktree ${path} (branch shared) was left in place.` });
+    expect(removed.results[0]).toMatchObject({
+      ok: true,
+      worktree_left: path,
+      note: `${first} was removed; its worktree ${path} (branch shared) was left in place.`,
+    });
     expect(existsSync(path)).toBe(true);
     expect(branches(team.dir)).toContain("shared");
   });
@@ -100,7 +136,8 @@ describe("worktree_name", () => {
     await team.close();
     team = await startTeamGaggle();
     expect(await team.failure("gg_team_manage", { team_id: "t1", worktree_name: "x" })).toMatchObject({
-      code: "INVALID_ARGS", error: `worktree_name needs a git repository, and ${team.dir} (the goose child's cwd) is not in one`,
+      code: "INVALID_ARGS",
+      error: `worktree_name needs a git repository, and ${team.dir} (the goose child's cwd) is not in one`,
     });
   });
 });

@@ -1,0 +1,36 @@
+// Lint rules `npm test` enforces: ESLint's and typescript-eslint's recommended sets, plus the habits this
+// codebase keeps (stdout is the protocol channel, type-only imports are marked, no promise is left floating).
+import js from "@eslint/js";
+import globals from "globals";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["dist/", "coverage/", "node_modules/"] },
+  js.configs.recommended,
+  {
+    rules: {
+      // A `let` assigned once, after a closure that reads it was made (a value only known later), stays a `let`.
+      "prefer-const": ["error", { ignoreReadBeforeAssign: true }],
+    },
+  },
+  {
+    files: ["**/*.mjs", "**/*.js"],
+    languageOptions: { globals: globals.node },
+    rules: { "no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }] },
+  },
+  {
+    files: ["**/*.ts"],
+    extends: [tseslint.configs.recommended],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
+    },
+  },
+  {
+    // stdout carries the protocol: gaggle writes to it only through its transports, and logs with pino to stderr.
+    files: ["src/**/*.ts"],
+    rules: { "no-console": "error" },
+  },
+);
