@@ -2,9 +2,9 @@
 // gaggle's command line: parse arguments, load the config, hand over to a command. Nothing else lives here.
 import { parseArgs } from "node:util";
 import { ConfigError, LOG_LEVELS, findConfigPath, loadConfig, type GaggleConfig } from "./config/index.js";
-import { setLogLevel } from "./log.js";
-import { loadPolicy } from "./virtual/process/policy-load.js";
-import { GAGGLE_VERSION } from "./version.js";
+import { setLogLevel } from "./shared/log.js";
+import { configProblems } from "./gateway/gaggle.js";
+import { GAGGLE_VERSION } from "./shared/version.js";
 import { runOneShot, UsageError, type OneShotCommand } from "./cli/one-shot.js";
 import { parseListenAddress, serveHttpUntilStopped, serveStdio } from "./cli/serve.js";
 
@@ -75,9 +75,9 @@ async function main(argv: string[]): Promise<number> {
 
 /** A process policy that does not validate leaves gaggle running but refusing every command: worth exit 1 here. */
 function validateCommand(path: string, config: GaggleConfig): number {
-  const policy = config.virtual.process.enabled ? loadPolicy(config.virtual.process, config.path) : undefined;
-  if (policy?.kind === "broken") {
-    process.stderr.write(`gaggle: ${policy.source}: the process policy is invalid, so every command would be refused: ${policy.reason}\n`);
+  const problems = configProblems(config);
+  if (problems.length > 0) {
+    for (const problem of problems) process.stderr.write(`gaggle: ${problem}\n`);
     return 1;
   }
   const enabled = config.children.filter((child) => child.enabled).length;

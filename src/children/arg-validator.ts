@@ -2,7 +2,7 @@
 import { Ajv, type ValidateFunction, type ErrorObject } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { logger } from "../log.js";
+import { logger } from "../shared/log.js";
 
 // The child is the authority on its own schema: unknown keywords and formats are tolerated rather than refused.
 // `addUsedSchema: false`: a compiled schema is not registered under its `$id`. Registered, a second schema with

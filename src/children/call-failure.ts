@@ -1,6 +1,6 @@
 // Turns what the SDK throws during a request to a child into a GaggleError that says what happened and what to do.
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { GaggleError, errorMessage } from "../errors.js";
+import { GaggleError, errorMessage } from "../shared/errors.js";
 
 export interface FailureContext {
   child: string;

@@ -12,9 +12,9 @@ import {
   type LoggingLevel,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ChildConfig } from "../config/index.js";
-import { errorMessage } from "../errors.js";
-import type { Logger } from "../log.js";
-import { GAGGLE_NAME, GAGGLE_VERSION } from "../version.js";
+import { errorMessage, WireError } from "../shared/errors.js";
+import type { Logger } from "../shared/log.js";
+import { GAGGLE_NAME, GAGGLE_VERSION } from "../shared/version.js";
 import type { ChildEvents } from "./child.js";
 import { childEnv } from "./child-env.js";
 import { ForwardingTransport } from "./forwarding-transport.js";
@@ -70,7 +70,9 @@ export function createSession(wiring: SessionWiring): Session {
   // Sampling, elicitation and roots requests from the child go to the client whose call it is serving.
   for (const schema of [CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema]) {
     client.setRequestHandler(schema, async (request, extra) => {
-      const answer = await callers.target(request.method).forward(request, extra.signal);
+      const caller = callers.target();
+      if (!caller) throw new WireError(ErrorCode.InvalidRequest, `no client is using this server, so ${request.method} has nowhere to go`);
+      const answer = await caller.forward(request, extra.signal);
       return AnyResultSchema.parse(answer) as never;
     });
   }

@@ -1,7 +1,7 @@
 // A child's transport with a lane of its own for the requests gaggle forwards on a client's behalf.
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, type JSONRPCMessage, type MessageExtraInfo, type Progress } from "@modelcontextprotocol/sdk/types.js";
-import { timerDelay } from "../timer-delay.js";
+import { timerDelay } from "../shared/timer-delay.js";
 import { cancelledError, type Cancellation } from "./cancellation.js";
 
 export interface ForwardOptions {

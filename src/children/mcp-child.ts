@@ -9,9 +9,9 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ChildConfig } from "../config/index.js";
-import { GaggleError } from "../errors.js";
-import { logger, type Logger } from "../log.js";
-import { timerDelay } from "../timer-delay.js";
+import { GaggleError } from "../shared/errors.js";
+import { logger, type Logger } from "../shared/log.js";
+import { timerDelay } from "../shared/timer-delay.js";
 import { backoffMs } from "./backoff.js";
 import { CallQueue } from "./call-queue.js";
 import { callFailure, stderrSuffix } from "./call-failure.js";

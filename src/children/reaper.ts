@@ -1,7 +1,7 @@
 // A watchdog that outlives gaggle by design: if gaggle dies without shutting down (SIGKILL, OOM killer),
 // it kills every process group gaggle still had running.
 import { spawn, type ChildProcess } from "node:child_process";
-import { logger } from "../log.js";
+import { logger } from "../shared/log.js";
 
 /**
  * POSIX sh, so the watchdog costs a shell rather than a second Node process. It reads `+ PGID` and

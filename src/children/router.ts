@@ -1,8 +1,8 @@
 // server_id -> Child, and the one path every tool call takes: find the child, find the tool, check arguments, call.
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { nearest } from "../config/index.js";
-import { GaggleError } from "../errors.js";
-import { logger } from "../log.js";
+import { GaggleError } from "../shared/errors.js";
+import { logger } from "../shared/log.js";
 import { checkArguments } from "./arg-validator.js";
 import type { CallContext, Child } from "./child.js";
 

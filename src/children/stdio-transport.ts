@@ -3,7 +3,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { once } from "node:events";
 import { GroupProcess, type ProcessExit } from "./group-process.js";
-import { encodeMessage, messageLines } from "../transport/json-rpc-codec.js";
+import { encodeMessage, messageLines } from "../shared/json-rpc-codec.js";
 import { spawnProblem } from "./spawn-problem.js";
 
 export type { ProcessExit };

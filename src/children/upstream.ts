@@ -1,8 +1,6 @@
 // Which client a child's own requests go to, and the schema that passes a client's answer to them through untouched.
 import { z } from "zod";
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import type { Caller } from "./child.js";
-import { WireError } from "../errors.js";
 
 /** Any JSON object: what a client answered to a request a child made. */
 export const AnyResultSchema = z.looseObject({});
@@ -38,11 +36,9 @@ export class CallerTracker {
     return [...bySession.values()];
   }
 
-  /** Where a child's request goes: the oldest call in flight, else the last client that used the child. */
-  target(method: string): Caller {
-    const caller = this.inFlight.keys().next().value ?? this.last;
-    if (!caller) throw new WireError(ErrorCode.InvalidRequest, `no client is using this server, so ${method} has nowhere to go`);
-    return caller;
+  /** Where a child's request goes: the oldest call in flight, else the last client that used the child, else nowhere. */
+  target(): Caller | undefined {
+    return this.inFlight.keys().next().value ?? this.last;
   }
 
   forget(sessionId: string): void {

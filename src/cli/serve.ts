@@ -1,9 +1,10 @@
 // Serving: MCP over stdio (until stdin closes) or Streamable HTTP, until a signal; then every child is stopped.
 import type { GaggleConfig } from "../config/index.js";
-import { createGaggle, type Gaggle } from "../gaggle.js";
+import { createGaggle, type Gaggle } from "../gateway/gaggle.js";
 import { createGatewayServer } from "../gateway/server.js";
-import { lazyLogger } from "../log.js";
-import { serveHttp } from "../transport/http-server.js";
+import { lazyLogger } from "../shared/log.js";
+import { serveHttp, type HttpGateway } from "../transport/http-server.js";
+import { MembersListener } from "../transport/members-listener.js";
 import { StdioServerTransport } from "../transport/stdio-server.js";
 
 export interface ListenAddress {
@@ -15,9 +16,14 @@ export interface ListenAddress {
 const log = lazyLogger({ subsystem: "serve" });
 
 export async function serveStdio(config: GaggleConfig): Promise<void> {
-  const gaggle = createGaggle(config);
+  const gaggle = createGaggle(config, { memberBase: () => members.base() });
+  const members = new MembersListener(gaggle);
   const { server, connect } = createGatewayServer(gaggle, "stdio");
-  const stop = stopOnce(gaggle, () => server.close());
+  const stop = stopOnce(
+    gaggle,
+    () => server.close(),
+    () => members.close(),
+  );
   process.stdin.on("end", () => void stop("stdin closed"));
   process.stdin.on("error", () => void stop("stdin error"));
   await connect(new StdioServerTransport());
@@ -26,10 +32,11 @@ export async function serveStdio(config: GaggleConfig): Promise<void> {
 }
 
 export async function serveHttpUntilStopped(config: GaggleConfig, address: ListenAddress): Promise<void> {
-  const gaggle = createGaggle(config);
+  // gaggle's own agents connect to the listener it serves, with their secret in place of the token.
+  const gaggle = createGaggle(config, { memberBase: async () => (await listening).localBase });
   const token = config.gateway.authToken ?? process.env.GAGGLE_AUTH_TOKEN;
-  const http = await serveHttp(gaggle, { ...address, token: token || undefined });
-  gaggle.memberEndpoint.useListener(http);
+  const listening: Promise<HttpGateway> = serveHttp(gaggle, { ...address, token: token || undefined });
+  const http = await listening;
   stopOnce(gaggle, () => http.close());
   // stderr, so a script that starts gaggle on port 0 can read where it landed.
   process.stderr.write(`gaggle: serving MCP at ${http.url}\n`);
@@ -37,14 +44,19 @@ export async function serveHttpUntilStopped(config: GaggleConfig, address: Liste
   gaggle.startEager();
 }
 
-/** Installs the signal handlers; the returned function stops clients, then children, then exits. */
-function stopOnce(gaggle: Gaggle, closeClients: () => Promise<void>): (reason: string, exitCode?: number) => Promise<void> {
+/** Installs the signal handlers; the returned function stops clients, then children, then `closeLast`, then exits. */
+function stopOnce(
+  gaggle: Gaggle,
+  closeClients: () => Promise<void>,
+  closeLast: () => Promise<void> = async () => {},
+): (reason: string, exitCode?: number) => Promise<void> {
   let stopping: Promise<void> | undefined;
   const stop = (reason: string, exitCode = 0) => {
     stopping ??= (async () => {
       log.info({ reason }, "shutting down");
       await closeClients().catch(() => {});
       await gaggle.close();
+      await closeLast().catch(() => {});
       log.info("all children stopped");
       process.exit(exitCode);
     })();

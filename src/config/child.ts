@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import { z } from "zod";
 import { describeValue } from "./errors.js";
 import type { ChildConfig, TransportKind } from "./schema.js";
-import { isObject } from "../json.js";
+import { isObject } from "../shared/json.js";
 import { configCommand, configPath, type PathOptions } from "./paths.js";
 import { closed, expected, oneOf } from "./zod-kit.js";
 

@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { isFile } from "../fs-checks.js";
+import { isFile } from "../shared/fs-checks.js";
 import { ConfigError, type ConfigIssue, fallbackErrorMap, issuesFromZod } from "./errors.js";
 import { expandEnv } from "./expand.js";
 import { parseDocument } from "./parse.js";

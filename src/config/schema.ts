@@ -2,8 +2,8 @@
 import { z } from "zod";
 import { type RawChild, checkChild, childShape, normalizeChild } from "./child.js";
 import { configPath, type PathOptions } from "./paths.js";
-import { VIRTUAL_DEFAULTS, virtualSettingsSchema, withAbsolutePaths, type VirtualSettings } from "../virtual/settings.js";
-import { isObject } from "../json.js";
+import { VIRTUAL_DEFAULTS, virtualSettingsSchema, withAbsolutePaths, type VirtualSettings } from "./virtual/index.js";
+import { isObject } from "../shared/json.js";
 import { closed, expected, oneOf, onlySoftIssues } from "./zod-kit.js";
 
 export const TRANSPORT_KINDS = ["stdio", "http", "sse"] as const;

@@ -1,6 +1,6 @@
 // Owns the zod building blocks that make config messages read "expected X, got Y" and reject unknown keys.
 import { z } from "zod";
-import { isObject } from "../json.js";
+import { isObject } from "../shared/json.js";
 import { describeValue } from "./errors.js";
 import { nearest } from "./suggest.js";
 

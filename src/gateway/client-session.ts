@@ -11,7 +11,7 @@ import {
 import type { Caller, LogMessage, MemberIdentity } from "../children/child.js";
 import type { Cancellation } from "../children/cancellation.js";
 import { AnyResultSchema } from "../children/upstream.js";
-import { WireError } from "../errors.js";
+import { WireError } from "../shared/errors.js";
 
 /** RFC 5424 order, as MCP uses it: a client at level L receives L and everything more severe. */
 const SEVERITY: LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];

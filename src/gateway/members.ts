@@ -1,26 +1,27 @@
-// Who a connection speaks for: secrets naming a team member, issued to the agents gaggle starts.
+// Who a connection speaks for: secrets naming a team member, issued to the agents gaggle starts, in their URLs.
 import { randomBytes } from "node:crypto";
 import type { MemberIdentity } from "../children/child.js";
+import type { MemberUrl, MemberUrls } from "../virtual/index.js";
 
 /**
- * A member connects back to gaggle on a loopback URL that carries its secret; every session opened
- * with that secret acts as that member, and no other secret makes it so.
+ * A member connects back to gaggle on a URL that carries its secret; every session opened with that secret
+ * acts as that member, and no other secret makes it so. The URL's base (scheme, host and port of a listener)
+ * comes from whoever serves gaggle, asked for only when the first member needs it.
  */
-export class MemberRegistry {
+export class MemberRegistry implements MemberUrls {
   private readonly bySecret = new Map<string, MemberIdentity>();
 
-  issue(identity: MemberIdentity): string {
+  constructor(private readonly base: () => Promise<string>) {}
+
+  async urlFor(identity: MemberIdentity): Promise<MemberUrl> {
+    const base = await this.base();
     const secret = randomBytes(24).toString("base64url");
     this.bySecret.set(secret, identity);
-    return secret;
+    return { url: `${base}${memberPath(secret)}`, revoke: () => this.bySecret.delete(secret) };
   }
 
   resolve(secret: string): MemberIdentity | undefined {
     return this.bySecret.get(secret);
-  }
-
-  revoke(secret: string): void {
-    this.bySecret.delete(secret);
   }
 }
 

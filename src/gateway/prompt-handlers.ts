@@ -1,11 +1,11 @@
 // Prompts under their exposed names, and completions routed to the child that owns the prompt or template.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CompleteRequestSchema, ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { Gaggle } from "../gaggle.js";
+import type { Gaggle } from "./gaggle.js";
 import { callContext } from "./call-context.js";
 import type { ClientSession } from "./client-session.js";
 import { onTheWire } from "./wire-errors.js";
-import { WireError } from "../errors.js";
+import { WireError } from "../shared/errors.js";
 
 export function registerPromptHandlers(server: Server, session: ClientSession, gaggle: Gaggle): void {
   const { catalog } = gaggle;

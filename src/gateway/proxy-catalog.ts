@@ -4,7 +4,7 @@ import type { Prompt, Resource, ResourceTemplate, Tool } from "@modelcontextprot
 import type { Child } from "../children/child.js";
 import type { Router } from "../children/router.js";
 import type { GaggleConfig } from "../config/index.js";
-import { logger } from "../log.js";
+import { logger } from "../shared/log.js";
 import { exposedVirtualChildren } from "../virtual/index.js";
 import { exposedName } from "./exposed-names.js";
 

@@ -8,12 +8,12 @@ import {
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Child } from "../children/child.js";
-import type { Gaggle } from "../gaggle.js";
+import type { Gaggle } from "./gaggle.js";
 import { callContext } from "./call-context.js";
 import type { ClientSession } from "./client-session.js";
 import { GATEWAY_RESOURCES, readGatewayResource } from "./resources.js";
 import { onTheWire } from "./wire-errors.js";
-import { resourceNotFound } from "../errors.js";
+import { resourceNotFound } from "../shared/errors.js";
 
 export function registerResourceHandlers(server: Server, session: ClientSession, gaggle: Gaggle): void {
   const { catalog, hub } = gaggle;

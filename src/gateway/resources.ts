@@ -2,8 +2,8 @@
 import type { ReadResourceResult, Resource } from "@modelcontextprotocol/sdk/types.js";
 import type { Router } from "../children/router.js";
 import type { ChildConfig, GaggleConfig } from "../config/index.js";
-import type { Gaggle } from "../gaggle.js";
-import { GAGGLE_VERSION } from "../version.js";
+import type { Gaggle } from "./gaggle.js";
+import { GAGGLE_VERSION } from "../shared/version.js";
 import { statusView } from "./status-view.js";
 
 export const GATEWAY_RESOURCES: Resource[] = [

@@ -4,15 +4,15 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { RootsListChangedNotificationSchema, SetLevelRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { MemberIdentity } from "../children/child.js";
-import type { Gaggle } from "../gaggle.js";
-import { GAGGLE_NAME, GAGGLE_VERSION } from "../version.js";
+import type { Gaggle } from "./gaggle.js";
+import { GAGGLE_NAME, GAGGLE_VERSION } from "../shared/version.js";
 import { ClientSession } from "./client-session.js";
 import { registerPromptHandlers } from "./prompt-handlers.js";
 import { registerResourceHandlers } from "./resource-handlers.js";
 import { connectWithToolCallLane } from "./tool-call-lane.js";
 import { registerToolHandlers } from "./tool-handlers.js";
 import { onTheWire } from "./wire-errors.js";
-import { lazyLogger } from "../log.js";
+import { lazyLogger } from "../shared/log.js";
 
 const INSTRUCTIONS =
   "This gateway fronts several MCP servers (children). list_registered_children names them, get_schema(server_id) " +

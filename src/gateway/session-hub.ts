@@ -2,7 +2,7 @@
 import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
 import type { Caller, Child, ChildEvents, LogMessage, MemberIdentity } from "../children/child.js";
 import type { Router } from "../children/router.js";
-import { logger } from "../log.js";
+import { logger } from "../shared/log.js";
 import { mostVerbose, type ClientSession } from "./client-session.js";
 import type { ProxyCatalog } from "./proxy-catalog.js";
 

@@ -14,8 +14,8 @@ import {
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import { Cancellation } from "../children/cancellation.js";
-import { WireError } from "../errors.js";
-import { describeJson, isObject } from "../json.js";
+import { WireError } from "../shared/errors.js";
+import { describeJson, isObject } from "../shared/json.js";
 import type { CallExtra } from "./client-session.js";
 import { toWireError } from "./wire-errors.js";
 

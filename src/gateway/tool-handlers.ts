@@ -2,15 +2,15 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ErrorCode, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { CallContext } from "../children/child.js";
-import type { Gaggle } from "../gaggle.js";
+import type { Gaggle } from "./gaggle.js";
 import { callContext } from "./call-context.js";
 import type { ClientSession } from "./client-session.js";
-import { failureResult } from "./failure.js";
+import { failureResult } from "../shared/tool-results.js";
 import { MetaHandlers } from "./meta-handlers.js";
 import { META_TOOLS, isMetaTool } from "./meta-tools.js";
 import type { ToolCallHandler } from "./tool-call-lane.js";
 import { onTheWire } from "./wire-errors.js";
-import { WireError } from "../errors.js";
+import { WireError } from "../shared/errors.js";
 
 /** Registers tools/list; returns the tools/call handler, which the session's tool-call lane runs. */
 export function registerToolHandlers(server: Server, session: ClientSession, gaggle: Gaggle): ToolCallHandler {

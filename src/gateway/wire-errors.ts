@@ -1,6 +1,6 @@
 // Failures of requests other than tools/call travel as JSON-RPC errors; this picks the code for each.
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { GaggleError, WireError, errorMessage } from "../errors.js";
+import { GaggleError, WireError, errorMessage } from "../shared/errors.js";
 
 export function toWireError(error: unknown): WireError {
   if (error instanceof WireError) return error;

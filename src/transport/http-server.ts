@@ -5,10 +5,10 @@ import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { MemberIdentity } from "../children/child.js";
-import type { Gaggle } from "../gaggle.js";
+import type { Gaggle } from "../gateway/gaggle.js";
 import { memberSecretOf } from "../gateway/members.js";
 import { createGatewayServer } from "../gateway/server.js";
-import { lazyLogger } from "../log.js";
+import { lazyLogger } from "../shared/log.js";
 import { BodyError, readJsonBody } from "./http-body.js";
 import { bracketed, HttpGuard, isLoopback, isWildcard, startupProblem } from "./http-guard.js";
 

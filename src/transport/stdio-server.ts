@@ -2,7 +2,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Readable, Writable } from "node:stream";
-import { decodeErrorReply, encodeMessage, messageLines } from "./json-rpc-codec.js";
+import { decodeErrorReply, encodeMessage, messageLines } from "../shared/json-rpc-codec.js";
 
 /**
  * A line that is not a JSON-RPC message is answered with JSON-RPC's parse error (-32700) or invalid request

@@ -2,10 +2,15 @@
 import type { Child, ChildEvents, MemberIdentity } from "../children/child.js";
 import { VIRTUAL_CHILD_NAMES, type GaggleConfig } from "../config/index.js";
 import { createGooseChild } from "./goose/index.js";
-import { createProcessChild } from "./process/index.js";
+import { createProcessChild, processSettingsProblems } from "./process/index.js";
 import { createTeamChild } from "./team/index.js";
-import type { MemberUrl } from "../transport/member-endpoint.js";
 import { stateDir } from "./state-dir.js";
+
+export interface MemberUrl {
+  url: string;
+  /** The URL stops working: for a member that was removed. */
+  revoke(): void;
+}
 
 /** Issues URLs on which an agent gaggle starts connects back to it as one team member. */
 export interface MemberUrls {
@@ -38,4 +43,12 @@ export function createVirtualChildren(config: GaggleConfig, events: ChildEvents,
 /** Virtual children whose settings say `expose = true`: their tools appear under their own names. */
 export function exposedVirtualChildren(config: GaggleConfig): string[] {
   return VIRTUAL_CHILD_NAMES.filter((name) => config.virtual[name].expose);
+}
+
+/**
+ * Settings of the built-in children that validate as config but would leave a child unable to work; each
+ * problem names its source. At serve time such a child still starts, refusing what it cannot do safely.
+ */
+export function virtualSettingsProblems(config: GaggleConfig): string[] {
+  return processSettingsProblems(config);
 }

@@ -9,7 +9,7 @@ import type {
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { CallContext, Child, ChildEvents, ChildSchema, ChildStatus } from "../children/child.js";
-import { GaggleError, resourceNotFound } from "../errors.js";
+import { GaggleError, resourceNotFound } from "../shared/errors.js";
 
 /** One tool of a virtual child. Its arguments have been checked against `definition.inputSchema` already. */
 export interface VirtualTool {

@@ -2,7 +2,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type ChildConfig, GATEWAY_DEFAULTS, loadConfig, validateConfigText } from "../../src/config/index.js";
-import { VIRTUAL_DEFAULTS } from "../../src/virtual/settings.js";
+import { VIRTUAL_DEFAULTS } from "../../src/config/virtual/index.js";
 import { tempDir } from "./files.js";
 
 const tmp = tempDir();

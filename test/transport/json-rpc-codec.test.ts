@@ -1,6 +1,6 @@
 // The line codec both stdio ends use: what it takes as it came, and what it refuses, with which code and why.
 import { describe, expect, it } from "vitest";
-import { decodeErrorReply, decodeMessage, INVALID_REQUEST, MessageDecodeError, PARSE_ERROR } from "../../src/transport/json-rpc-codec.js";
+import { decodeErrorReply, decodeMessage, INVALID_REQUEST, MessageDecodeError, PARSE_ERROR } from "../../src/shared/json-rpc-codec.js";
 
 function refusal(line: string): MessageDecodeError {
   try {

@@ -6,8 +6,9 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { connectClient, httpTransportOf } from "../helpers/raw-http.js";
 import { validateConfigText } from "../../src/config/index.js";
-import { createGaggle, type Gaggle } from "../../src/gaggle.js";
+import { createGaggle, type Gaggle } from "../../src/gateway/gaggle.js";
 import { serveHttp, type HttpGateway } from "../../src/transport/http-server.js";
+import { MembersListener } from "../../src/transport/members-listener.js";
 import { until } from "../helpers/poll.js";
 import { NO_BUILT_INS } from "../helpers/paths.js";
 
@@ -16,10 +17,12 @@ afterEach(async () => {
   for (const item of open.splice(0).reverse()) await item.close().catch(() => {});
 });
 
-function gaggleFor(text = NO_BUILT_INS): Gaggle {
+/** A gaggle whose members connect to `base`, by default a members-only listener of their own, as when serving stdio. */
+function gaggleFor(text = NO_BUILT_INS, base?: () => Promise<string>): Gaggle {
   const config = validateConfigText(text, join(mkdtempSync(join(tmpdir(), "gaggle-members-")), "children_config.toml"), {});
-  const gaggle = createGaggle(config);
-  open.push(gaggle);
+  const gaggle = createGaggle(config, { memberBase: base ?? (() => listener.base()) });
+  const listener = new MembersListener(gaggle);
+  open.push(listener, gaggle);
   return gaggle;
 }
 
@@ -34,7 +37,7 @@ const statusOf = async (url: string, init: RequestInit = {}) => (await fetch(url
 describe("member URLs", () => {
   it("serving stdio only, gaggle opens a loopback listener for its members, and their sessions carry the identity", async () => {
     const gaggle = gaggleFor();
-    const { url } = await gaggle.memberEndpoint.urlFor({ teamId: "t1", agentId: "a1" });
+    const { url } = await gaggle.members.urlFor({ teamId: "t1", agentId: "a1" });
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/members\/[A-Za-z0-9_-]{32}\/mcp$/);
     const client = await connect(url);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("execute_child_tool");
@@ -45,8 +48,8 @@ describe("member URLs", () => {
 
   it("refuses an unknown or revoked secret, and never lets a member session be used from another path", async () => {
     const gaggle = gaggleFor();
-    const member = await gaggle.memberEndpoint.urlFor({ teamId: "t1", agentId: "a1" });
-    const other = await gaggle.memberEndpoint.urlFor({ teamId: "t1", agentId: "a2" });
+    const member = await gaggle.members.urlFor({ teamId: "t1", agentId: "a1" });
+    const other = await gaggle.members.urlFor({ teamId: "t1", agentId: "a2" });
     const client = await connect(member.url);
     const sessionId = httpTransportOf(client).sessionId!;
     const forged = await fetch(other.url, {
@@ -61,11 +64,11 @@ describe("member URLs", () => {
   });
 
   it("when gaggle serves HTTP, members connect to that listener with their secret instead of the bearer token", async () => {
-    const gaggle = gaggleFor(`[gateway]\nauth_token = "lead-token"\n${NO_BUILT_INS}`);
-    const http: HttpGateway = await serveHttp(gaggle, { host: "127.0.0.1", port: 0, token: "lead-token" });
+    const gaggle = gaggleFor(`[gateway]\nauth_token = "lead-token"\n${NO_BUILT_INS}`, async () => (await listening).localBase);
+    const listening = serveHttp(gaggle, { host: "127.0.0.1", port: 0, token: "lead-token" });
+    const http: HttpGateway = await listening;
     open.push(http);
-    gaggle.memberEndpoint.useListener(http);
-    const { url } = await gaggle.memberEndpoint.urlFor({ teamId: "t9", agentId: "m1" });
+    const { url } = await gaggle.members.urlFor({ teamId: "t9", agentId: "m1" });
     expect(new URL(url).port).toBe(String(http.port));
     await connect(url);
     await until(

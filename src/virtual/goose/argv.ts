@@ -1,5 +1,5 @@
 // Owns the exact command line of one gosling turn: `goose run --name <session> [--resume] --text <prompt> ...`.
-import { hasFlag, optionTokens, type RunOption } from "./options.js";
+import { hasFlag, optionTokens, type RunOption } from "../../config/virtual/goose-options.js";
 
 export interface TurnArgvInput {
   /** `[virtual.goose] args`: what comes between the command and `run`. */

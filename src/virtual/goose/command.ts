@@ -1,7 +1,7 @@
 // Owns finding the Goose executable before a gosling starts, and the error that says how to get one.
 import { delimiter, join } from "node:path";
-import { isExecutableFile } from "../../fs-checks.js";
-import { GaggleError } from "../../errors.js";
+import { isExecutableFile } from "../../shared/fs-checks.js";
+import { GaggleError } from "../../shared/errors.js";
 
 const INSTALL_URL = "https://block.github.io/goose/docs/getting-started/installation";
 

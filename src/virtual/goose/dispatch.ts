@@ -1,10 +1,10 @@
 // Owns dispatch_agent's wait: one turn to its end within dispatch_timeout_minutes, progress meanwhile, the answer.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { CallContext } from "../../children/child.js";
-import { GaggleError } from "../../errors.js";
+import { GaggleError } from "../../shared/errors.js";
 import { formatDuration } from "./format.js";
 import type { Gosling, PromptEntry } from "./gosling.js";
-import { timerDelay } from "../../timer-delay.js";
+import { timerDelay } from "../../shared/timer-delay.js";
 
 /** How often a waiting dispatch reports progress (new transcript lines), which also keeps client timeouts alive. */
 const PROGRESS_EVERY_MS = 1000;

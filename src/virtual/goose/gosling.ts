@@ -1,8 +1,8 @@
 // Owns one gosling: a named Goose session, its prompts run one turn (one `goose run`) at a time, and its state.
-import { errorMessage } from "../../errors.js";
+import { errorMessage } from "../../shared/errors.js";
 import { formatDuration } from "./format.js";
-import { timerDelay } from "../../timer-delay.js";
-import type { RunOption } from "./options.js";
+import { timerDelay } from "../../shared/timer-delay.js";
+import type { RunOption } from "../../config/virtual/goose-options.js";
 import { StreamJsonReader, TextReader, type OutputReader } from "./stream-json.js";
 import { Transcript } from "./transcript.js";
 import type { LineProcess, ProcessExit } from "../../children/line-process.js";

@@ -1,8 +1,8 @@
 // Owns the circuit breakers against runaway agents: each refusal names its limit and the setting that sets it.
-import { GaggleError } from "../../errors.js";
+import { GaggleError } from "../../shared/errors.js";
 import { formatDuration, plural } from "./format.js";
 import type { Gosling } from "./gosling.js";
-import type { GooseSettings } from "./settings.js";
+import type { GooseSettings } from "../../config/virtual/goose.js";
 
 type Limits = Pick<GooseSettings, "maxActive" | "maxTotal" | "maxPrompts" | "maxRuntimeMinutes">;
 

@@ -3,7 +3,7 @@ import type { ReadResourceResult, Resource, ResourceTemplate } from "@modelconte
 import { excerpt } from "./format.js";
 import type { Gosling } from "./gosling.js";
 import { outputView } from "./output-view.js";
-import type { GooseSettings } from "./settings.js";
+import type { GooseSettings } from "../../config/virtual/goose.js";
 import { goslingJson } from "./status-view.js";
 
 export const LIST_URI = "goslings://list";

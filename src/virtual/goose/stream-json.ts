@@ -1,5 +1,5 @@
 // Owns reading what one `goose run` prints (stream-json events, or plain text) into transcript lines and turn facts.
-import { isObject } from "../../json.js";
+import { isObject } from "../../shared/json.js";
 import { oneLine } from "./format.js";
 import type { Transcript } from "./transcript.js";
 

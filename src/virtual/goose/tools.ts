@@ -4,7 +4,7 @@ import type { CallContext } from "../../children/child.js";
 import { toolDefinition, type VirtualTool } from "../virtual-child.js";
 import { excerpt, formatDuration, plural } from "./format.js";
 import type { GooseChild } from "./goose-child.js";
-import { ALLOWED_FLAGS_TEXT } from "./options.js";
+import { ALLOWED_FLAGS_TEXT } from "../../config/virtual/goose-options.js";
 import { DEFAULT_LIMIT, outputView } from "./output-view.js";
 import { listView, statusReport, statusView, type StatusFilter } from "./status-view.js";
 

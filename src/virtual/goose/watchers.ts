@@ -1,6 +1,6 @@
 // Owns the hooks other children use to follow goslings: turns starting and ending, Goose's notices, release.
 import type { Gosling, PromptEntry } from "./gosling.js";
-import { logger } from "../../log.js";
+import { logger } from "../../shared/log.js";
 
 /** What a watcher hears about every gosling; each method is optional. */
 export interface GoslingWatcher {

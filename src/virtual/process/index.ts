@@ -2,7 +2,8 @@
 import { join } from "node:path";
 import type { ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
 import type { CallContext, Child, ChildEvents } from "../../children/child.js";
-import { logger } from "../../log.js";
+import type { GaggleConfig } from "../../config/index.js";
+import { logger } from "../../shared/log.js";
 import type { VirtualContext } from "../index.js";
 import { VirtualChild, type VirtualTool } from "../virtual-child.js";
 import type { Policy } from "./policy.js";
@@ -45,6 +46,13 @@ class ProcessChild extends VirtualChild {
   forgetCaller(sessionId: string): void {
     this.table.forgetSession(sessionId);
   }
+}
+
+/** What `gaggle validate` reports of the process child's settings: a policy that would refuse every command. */
+export function processSettingsProblems(config: GaggleConfig): string[] {
+  if (!config.virtual.process.enabled) return [];
+  const policy = loadPolicy(config.virtual.process, config.path);
+  return policy.kind === "broken" ? [`${policy.source}: the process policy is invalid, so every command would be refused: ${policy.reason}`] : [];
 }
 
 export function createProcessChild(context: VirtualContext): Child | undefined {

@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import { childEnv } from "../../children/child-env.js";
 import { GroupProcess, type ProcessExit } from "../../children/group-process.js";
-import { GaggleError, errorMessage } from "../../errors.js";
+import { GaggleError, errorMessage } from "../../shared/errors.js";
 import { OutputLog } from "./output-log.js";
 
 export type ProcessStatus = "running" | "completed" | "failed" | "timed_out" | "killed";

@@ -4,13 +4,13 @@ import { homedir } from "node:os";
 import { dirname, resolve } from "node:path";
 import { z } from "zod";
 import { ConfigError, describeValue, fallbackErrorMap, formatIssues, issuesFromZod } from "../../config/errors.js";
-import { errorMessage } from "../../errors.js";
-import { canonical } from "../../fs-checks.js";
+import { errorMessage } from "../../shared/errors.js";
+import { canonical } from "../../shared/fs-checks.js";
 import { parseDocument } from "../../config/parse.js";
 import { expandHome } from "../../config/paths.js";
 import { closed, expected } from "../../config/zod-kit.js";
 import type { Policy } from "./policy.js";
-import type { ProcessSettings } from "./settings.js";
+import type { ProcessSettings } from "../../config/virtual/process.js";
 
 const INLINE = "[virtual.process.policy]";
 

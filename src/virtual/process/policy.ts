@@ -1,6 +1,6 @@
 // The process policy and its one question: may this command run in this directory? Refusals name the segment and the rule.
 import { sep } from "node:path";
-import { GaggleError } from "../../errors.js";
+import { GaggleError } from "../../shared/errors.js";
 import { splitCommand } from "./shell-segments.js";
 
 /**

@@ -2,9 +2,9 @@
 import { mkdirSync, readdirSync, statSync, unlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ChildEvents } from "../../children/child.js";
-import { GaggleError } from "../../errors.js";
-import { canonical, isDirectory } from "../../fs-checks.js";
-import type { Logger } from "../../log.js";
+import { GaggleError } from "../../shared/errors.js";
+import { canonical, isDirectory } from "../../shared/fs-checks.js";
+import type { Logger } from "../../shared/log.js";
 import { readView } from "./log-view.js";
 import { ManagedProcess } from "./managed-process.js";
 import { checkPolicy, type Policy } from "./policy.js";

@@ -1,9 +1,9 @@
 // gg_process_run, gg_process_status and gg_process_kill: their definitions and what each answers.
 import type { CallContext } from "../../children/child.js";
-import { jsonResult } from "../../gateway/failure.js";
+import { jsonResult } from "../../shared/tool-results.js";
 import type { VirtualTool } from "../virtual-child.js";
 import type { ProcessTable } from "./process-table.js";
-import { MAX_TIMER_MS } from "../../timer-delay.js";
+import { MAX_TIMER_MS } from "../../shared/timer-delay.js";
 import { detailView, logUri, outputView, summaryView } from "./views.js";
 
 /** The session a call comes from; a call without a client (tests, one-shot commands) is "local". */

@@ -1,6 +1,6 @@
 // Owns delivering messages: one delivery per recipient, member turns one at a time in order, and their states.
-import { errorMessage, GaggleError } from "../../errors.js";
-import type { Logger } from "../../log.js";
+import { errorMessage, GaggleError } from "../../shared/errors.js";
+import type { Logger } from "../../shared/log.js";
 import type { GooseChild } from "../goose/goose-child.js";
 import type { Gosling, PromptEntry } from "../goose/gosling.js";
 import type { LeadInbox } from "./inbox.js";

@@ -1,7 +1,7 @@
 // Owns checking image_paths: each must exist, be a file, and start like an image (PNG, JPEG, GIF, WebP, BMP).
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { GaggleError } from "../../errors.js";
+import { GaggleError } from "../../shared/errors.js";
 
 const SIGNATURES: Array<{ kind: string; test(head: Buffer): boolean }> = [
   { kind: "PNG", test: (head) => head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) },

@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import type { Child } from "../../children/child.js";
 import { childEnv } from "../../children/child-env.js";
-import { logger } from "../../log.js";
+import { logger } from "../../shared/log.js";
 import { GooseChild } from "../goose/goose-child.js";
 import type { VirtualContext } from "../index.js";
 import { Courier } from "./courier.js";

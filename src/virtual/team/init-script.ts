@@ -1,6 +1,6 @@
 // Owns running a new worktree's ./.agents/gg/worktree-init.sh: in the worktree, in its own process group, timed.
 import { join } from "node:path";
-import { isExecutableFile, isFile } from "../../fs-checks.js";
+import { isExecutableFile, isFile } from "../../shared/fs-checks.js";
 import { LineProcess } from "../../children/line-process.js";
 
 export const INIT_SCRIPT = "./.agents/gg/worktree-init.sh";

@@ -1,6 +1,6 @@
 // Owns gg_team_manage: adding a member (team, worktree, gosling, onboarding) with rollback, and removing members.
 import type { CallContext } from "../../children/child.js";
-import { errorMessage } from "../../errors.js";
+import { errorMessage } from "../../shared/errors.js";
 import type { GooseChild } from "../goose/goose-child.js";
 import type { Courier } from "./courier.js";
 import { checkImages } from "./images.js";
@@ -9,7 +9,7 @@ import { requireManager, requireParticipant } from "./principal.js";
 import { now, type MemberRecord, type TeamRecord } from "./records.js";
 import type { TeamRegistry } from "./registry.js";
 import type { Roster } from "./roster.js";
-import type { TeamSettings } from "./settings.js";
+import type { TeamSettings } from "../../config/virtual/team.js";
 import { resolvePreset, type AddRequest, type RemoveRequest } from "./validate.js";
 import type { CreatedWorktree, Worktrees } from "./worktrees.js";
 

@@ -1,5 +1,5 @@
 // Owns gg_team_message: who may send, to whom ("broadcast" is everyone but the sender), and the receipt.
-import { GaggleError } from "../../errors.js";
+import { GaggleError } from "../../shared/errors.js";
 import type { Courier } from "./courier.js";
 import { checkImages } from "./images.js";
 import { isParticipant, requireParticipant } from "./principal.js";

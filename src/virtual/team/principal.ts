@@ -1,6 +1,6 @@
 // Owns who a call speaks for: the client lead, or the member whose credential opened the session; and what each may do.
 import type { CallContext } from "../../children/child.js";
-import { GaggleError } from "../../errors.js";
+import { GaggleError } from "../../shared/errors.js";
 import { LEAD, type TeamRecord } from "./records.js";
 import type { TeamRegistry } from "./registry.js";
 

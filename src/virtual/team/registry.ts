@@ -1,6 +1,6 @@
 // Owns the teams in memory: finding a team or an agent, creating and dropping teams, new ids, saving.
 import { randomBytes } from "node:crypto";
-import { GaggleError } from "../../errors.js";
+import { GaggleError } from "../../shared/errors.js";
 import { LEAD, now, outstanding, type DeliveryRecord, type MemberRecord, type TeamRecord } from "./records.js";
 import type { TeamStore } from "./store.js";
 

@@ -1,9 +1,8 @@
 // Owns the running side of members: each one's gosling, its member URL, whether it is starting, and its state.
 import type { CallContext } from "../../children/child.js";
-import type { MemberUrl } from "../../transport/member-endpoint.js";
 import type { GooseChild } from "../goose/goose-child.js";
 import type { Gosling, PromptEntry } from "../goose/gosling.js";
-import type { MemberUrls } from "../index.js";
+import type { MemberUrl, MemberUrls } from "../index.js";
 import type { MemberRecord } from "./records.js";
 
 export type MemberState = "starting" | "working" | "idle" | "exited" | "removed";

@@ -1,7 +1,7 @@
 // Owns the team files under <state dir>/team/teams: one JSON file per team, read at start, replaced atomically.
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Logger } from "../../log.js";
+import type { Logger } from "../../shared/log.js";
 import { LEAD, outstanding, type TeamRecord } from "./records.js";
 
 /** Messages kept per team; older ones go, unless a delivery of theirs is still waiting or unread. */

@@ -1,7 +1,7 @@
 // Owns the team child's tools: gg_team_manage, gg_team_message and gg_team_status, their schemas and answers.
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { CallContext } from "../../children/child.js";
-import { jsonResult } from "../../gateway/failure.js";
+import { jsonResult } from "../../shared/tool-results.js";
 import { toolDefinition, type VirtualTool } from "../virtual-child.js";
 import type { LeadInbox } from "./inbox.js";
 import { addMember, cwdOf, removeMembers, type ManageDeps } from "./manage.js";

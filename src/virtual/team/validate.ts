@@ -1,7 +1,7 @@
 // Owns checking gg_team_manage and gg_team_message arguments as goldengoose does, before anything starts.
-import { GaggleError } from "../../errors.js";
+import { GaggleError } from "../../shared/errors.js";
 import { TEAM_ID_PATTERN } from "./registry.js";
-import type { ModelPreset } from "./settings.js";
+import type { ModelPreset } from "../../config/virtual/team.js";
 
 /** Fields that only mean something when adding a member; in remove mode each one is refused by name. */
 export const ADD_ONLY_FIELDS = [

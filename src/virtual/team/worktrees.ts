@@ -1,8 +1,8 @@
 // Owns members' git worktrees: `git worktree add -b NAME DIR/NAME`, its init script, reuse, and rollback.
 import { mkdirSync } from "node:fs";
 import { basename, join } from "node:path";
-import { GaggleError } from "../../errors.js";
-import { canonical } from "../../fs-checks.js";
+import { GaggleError } from "../../shared/errors.js";
+import { canonical } from "../../shared/fs-checks.js";
 import { oneLine } from "../goose/format.js";
 import { git, listWorktrees } from "./git.js";
 import { INIT_SCRIPT, runInitScript, type InitOutcome } from "./init-script.js";

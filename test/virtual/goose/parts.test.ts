@@ -1,8 +1,8 @@
 // The goose child's pure parts on their own: options allowlist, argv, transcript, stream-json reading, settings.
 import { describe, expect, it } from "vitest";
 import { sessionName, turnArgv } from "../../../src/virtual/goose/argv.js";
-import { mergeOptions, OptionError, optionTokens, parseRunOptions } from "../../../src/virtual/goose/options.js";
-import { gooseSettingsSchema } from "../../../src/virtual/goose/settings.js";
+import { mergeOptions, OptionError, optionTokens, parseRunOptions } from "../../../src/config/virtual/goose-options.js";
+import { gooseSettingsSchema } from "../../../src/config/virtual/goose.js";
 import { StreamJsonReader, TextReader } from "../../../src/virtual/goose/stream-json.js";
 import { Transcript } from "../../../src/virtual/goose/transcript.js";
 

@@ -3,7 +3,7 @@ import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { GaggleError } from "../../../src/errors.js";
+import { GaggleError } from "../../../src/shared/errors.js";
 import { checkPolicy, matches, type Policy } from "../../../src/virtual/process/policy.js";
 import { loadPolicy } from "../../../src/virtual/process/policy-load.js";
 import { splitCommand } from "../../../src/virtual/process/shell-segments.js";

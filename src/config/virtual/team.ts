@@ -1,6 +1,6 @@
 // `[virtual.team]`: the settings of the built-in team child, validated with the rest of the config.
 import { z } from "zod";
-import { closed, expected } from "../../config/zod-kit.js";
+import { closed, expected } from "../zod-kit.js";
 
 /** Preset names are what a caller types as `model_preset`: kept plain. */
 export const PRESET_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;

@@ -1,7 +1,7 @@
 // `[virtual.process]`: the settings of the built-in process manager, validated with the rest of the config.
 import { z } from "zod";
-import { closed, expected } from "../../config/zod-kit.js";
-import { MAX_TIMER_MS } from "../../timer-delay.js";
+import { closed, expected } from "../zod-kit.js";
+import { MAX_TIMER_MS } from "../../shared/timer-delay.js";
 
 export const PROCESS_DEFAULTS = {
   maxConcurrent: 32,

@@ -1,9 +1,9 @@
 // The settings of every built-in virtual child, for the config schema: `[virtual.NAME]` tables.
-import { configCommand, configPath, type PathOptions } from "../config/paths.js";
-import { closed } from "../config/zod-kit.js";
-import { gooseSettingsSchema, type GooseSettings } from "./goose/settings.js";
-import { processSettingsSchema, type ProcessSettings } from "./process/settings.js";
-import { teamSettingsSchema, type TeamSettings } from "./team/settings.js";
+import { configCommand, configPath, type PathOptions } from "../paths.js";
+import { closed } from "../zod-kit.js";
+import { gooseSettingsSchema, type GooseSettings } from "./goose.js";
+import { processSettingsSchema, type ProcessSettings } from "./process.js";
+import { teamSettingsSchema, type TeamSettings } from "./team.js";
 
 export type { GooseSettings, ProcessSettings, TeamSettings };
 

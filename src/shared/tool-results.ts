@@ -1,6 +1,6 @@
-// How a failed meta-tool call looks on the wire: an isError tool result carrying a stable code.
+// The tool results gaggle answers with itself: JSON text, and a failure as an isError result carrying a stable code.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { GaggleError, errorMessage } from "../errors.js";
+import { GaggleError, errorMessage } from "./errors.js";
 
 export function failureResult(error: unknown): CallToolResult {
   const failure = error instanceof GaggleError ? error : new GaggleError("SESSION_ERROR", errorMessage(error), { cause: error });

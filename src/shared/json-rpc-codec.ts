@@ -1,7 +1,7 @@
 // JSON-RPC 2.0 messages as the lines of a stdio stream: one parse and a structural check per message.
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { LineSplitter } from "../children/line-splitter.js";
-import { describeJson, isObject } from "../json.js";
+import { LineSplitter } from "./line-splitter.js";
+import { describeJson, isObject } from "./json.js";
 
 /** JSON-RPC's own codes for a message that cannot be read. */
 export const PARSE_ERROR = -32700;

@@ -1,7 +1,7 @@
 // `[virtual.goose]`: the settings of the built-in Goose launcher, validated with the rest of the config.
 import { z } from "zod";
-import { closed, expected, oneOf } from "../../config/zod-kit.js";
-import { OptionError, parseRunOptions, type RunOption } from "./options.js";
+import { closed, expected, oneOf } from "../zod-kit.js";
+import { OptionError, parseRunOptions, type RunOption } from "./goose-options.js";
 
 export const OUTPUT_FORMATS = ["stream-json", "text"] as const;
 

@@ -1,0 +1,21 @@
+// A loopback listener for gaggle's own agents alone, for when gaggle serves no HTTP of its own (stdio, one-shot commands).
+import type { Gaggle } from "../gateway/gaggle.js";
+import { serveHttp, type HttpGateway } from "./http-server.js";
+
+/** Opened when the first member needs it; it answers member paths only. */
+export class MembersListener {
+  private listener: Promise<HttpGateway> | undefined;
+
+  constructor(private readonly gaggle: Gaggle) {}
+
+  /** The base of member URLs: `http://127.0.0.1:PORT`. */
+  async base(): Promise<string> {
+    this.listener ??= serveHttp(this.gaggle, { host: "127.0.0.1", port: 0, token: undefined, membersOnly: true });
+    return (await this.listener).localBase;
+  }
+
+  async close(): Promise<void> {
+    const listener = await this.listener?.catch(() => undefined);
+    await listener?.close();
+  }
+}
