@@ -1,12 +1,14 @@
 // Turns what the SDK throws during a request to a child into a GaggleError that says what happened and what to do.
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { GaggleError, errorMessage } from "../shared/errors.js";
+import type { QueueDepth } from "./child.js";
 
 export interface FailureContext {
   child: string;
   /** What was being asked, e.g. `tool "echo"` or `tools/list`. */
   what: string;
-  queue: { running: number; waiting: number };
+  /** The queue a tools/call came through; other requests skip the queue. */
+  queue: QueueDepth | undefined;
   /** Why the session ended, when it did (exit code and signal). */
   endedBecause: string | undefined;
   /** True when gaggle itself was closing the session. */
@@ -24,8 +26,8 @@ export function stderrSuffix(lines: string[]): string {
 export function callFailure(error: unknown, ctx: FailureContext): GaggleError {
   if (error instanceof GaggleError) return error;
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-    const { running, waiting } = ctx.queue;
-    const queue = `the child was sent notifications/cancelled (queue has ${running} running, ${waiting} waiting)`;
+    const depth = ctx.queue ? ` (queue has ${ctx.queue.running} running, ${ctx.queue.waiting} waiting)` : "";
+    const queue = `the child was sent notifications/cancelled${depth}`;
     // The limit that ran out travels in the error's data, as the forwarding lane and the SDK both set it.
     const limits = (error.data ?? {}) as { timeout?: number; maxTotalTimeout?: number };
     if (limits.maxTotalTimeout !== undefined) {

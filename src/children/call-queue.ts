@@ -17,14 +17,8 @@ export class CallQueue {
   private readonly waitingCalls: PQueue;
   /** Calls started at once, still running. */
   private direct = 0;
-  /** Calls taken and not yet settled, running or waiting. */
-  private taken = 0;
 
-  constructor(
-    readonly concurrency: number,
-    /** Called whenever the last call taken settles. */
-    private readonly onIdle?: () => void,
-  ) {
+  constructor(readonly concurrency: number) {
     this.waitingCalls = new PQueue({ concurrency });
   }
 
@@ -38,17 +32,11 @@ export class CallQueue {
     return this.waitingCalls.size;
   }
 
-  /** True while any call is running or waiting. */
-  get busy(): boolean {
-    return this.taken > 0;
-  }
-
   /** Runs `call` when a slot is free. A call cancelled while it waits leaves the line and rejects with the reason. */
   run<T>(call: () => Promise<T>, cancel?: Cancellation): Promise<T> {
-    this.taken++;
     if (this.waitingCalls.size === 0 && this.running < this.concurrency) return this.runNow(call);
     this.fitWaitingCalls();
-    return this.waitingCalls.add(call, cancel ? { signal: cancel.signal } : {}).finally(() => this.settled());
+    return this.waitingCalls.add(call, cancel ? { signal: cancel.signal } : {});
   }
 
   private async runNow<T>(call: () => Promise<T>): Promise<T> {
@@ -58,7 +46,6 @@ export class CallQueue {
     } finally {
       this.direct--;
       if (this.waitingCalls.size > 0 || this.waitingCalls.isPaused) this.fitWaitingCalls();
-      this.settled();
     }
   }
 
@@ -71,9 +58,5 @@ export class CallQueue {
     }
     if (this.waitingCalls.concurrency !== free) this.waitingCalls.concurrency = free;
     this.waitingCalls.start();
-  }
-
-  private settled(): void {
-    if (--this.taken === 0) this.onIdle?.();
   }
 }

@@ -15,7 +15,7 @@ import type { ChildConfig } from "../config/index.js";
 import { errorMessage, WireError } from "../shared/errors.js";
 import type { Logger } from "../shared/log.js";
 import { GAGGLE_NAME, GAGGLE_VERSION } from "../shared/version.js";
-import type { ChildEvents } from "./child.js";
+import type { ChildEvents } from "./switchboard.js";
 import { childEnv } from "./child-env.js";
 import { ForwardingTransport } from "./forwarding-transport.js";
 import { remoteTransport } from "./remote-transport.js";
@@ -32,7 +32,10 @@ export interface Session {
   /** The process behind a stdio child; undefined for remote children. */
   process: ProcessGroupTransport | undefined;
   cache: SchemaCache;
-  startedAt: Date;
+  /** Set when gaggle ends the session on purpose; a call that fails after that failed because of it. */
+  closing: boolean;
+  /** Why the session ended ("exited (code 3)"), once it has. */
+  endedBecause: string | undefined;
 }
 
 /** What a session reports to, and reads from, the child that owns it. */
@@ -43,8 +46,7 @@ export interface SessionWiring {
   log: Logger;
   events: ChildEvents;
   callers: CallerTracker;
-  /** True while the child is closing its session on purpose. */
-  isStopping(): boolean;
+  /** The session's connection closed, on purpose or not; `endedBecause` is set by then. */
   onClosed(session: Session): void;
 }
 
@@ -61,7 +63,8 @@ export function createSession(wiring: SessionWiring): Session {
     client,
     transport,
     process: raw instanceof ProcessGroupTransport ? raw : undefined,
-    startedAt: new Date(),
+    closing: false,
+    endedBecause: undefined,
     cache: new SchemaCache(client, { timeout: config.timeoutMs }, (kind) => {
       log.debug({ kind }, "list changed; cache dropped");
       events.listChanged(config.name, kind);
@@ -78,10 +81,14 @@ export function createSession(wiring: SessionWiring): Session {
   }
   client.setNotificationHandler(LoggingMessageNotificationSchema, (note) => events.log(config.name, note.params, callers.active()));
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, (note) => events.resourceUpdated(config.name, note.params.uri));
-  client.onclose = () => wiring.onClosed(session);
+  client.onclose = () => {
+    const exit = session.process?.exitInfo;
+    session.endedBecause = exit ? describeExit(exit) : "closed its connection";
+    wiring.onClosed(session);
+  };
   client.onerror = (error) => {
     // Closing a remote session aborts its stream; that is the close itself, not a fault worth a warning.
-    if (!wiring.isStopping()) log.warn({ err: error }, "protocol error from child");
+    if (!session.closing) log.warn({ err: error }, "protocol error from child");
   };
   return session;
 }

@@ -1,10 +1,9 @@
-// The one interface the router holds for every child, real MCP server or built-in virtual child.
+// The Child contract: the one interface the router holds for every child, real MCP server or built-in, and what a call carries to it.
 import type {
   CallToolResult,
   CompleteRequest,
   CompleteResult,
   GetPromptResult,
-  LoggingLevel,
   LoggingMessageNotification,
   Prompt,
   Progress,
@@ -26,16 +25,16 @@ export interface ChildSchema {
   prompts: Prompt[];
 }
 
-/**
- * The client a call came from, as one call sees it: where a child's requests and notifications made while
- * serving that call must go, and no other client.
- */
 /** A team member an agent gaggle started speaks as; set only on sessions opened with that member's secret. */
 export interface MemberIdentity {
   teamId: string;
   agentId: string;
 }
 
+/**
+ * The client a call came from, as one call sees it: where a child's requests and notifications made while
+ * serving that call must go, and no other client.
+ */
 export interface Caller {
   /** The client's session id ("stdio" for the stdio client). */
   readonly sessionId: string;
@@ -57,21 +56,18 @@ export interface CallContext {
   caller?: Caller;
   /** The client's request `_meta`, passed on to the child (the progress token is the gateway's own). */
   meta?: Record<string, unknown>;
+  /** Set by the router on a tools/call: the queue the call came through, for errors that say what it held. */
+  queue?: QueueDepth;
 }
 
-/** What a child reports that is not the answer to a call; the gateway fans it out to its clients. */
-export interface ChildEvents {
-  listChanged(child: string, kind: "tools" | "resources" | "prompts"): void;
-  resourceUpdated(child: string, uri: string): void;
-  /** A log message; `callers` are the clients with calls in flight at that child (empty when there are none). */
-  log(child: string, params: LogMessage, callers: Caller[]): void;
-  /**
-   * Tells one client something after its call has returned (a background job ended): a log message,
-   * filtered by that client's level, and/or that a resource changed. A client that has gone is skipped.
-   */
-  notify(sessionId: string, note: { log?: LogMessage; resourceUpdated?: string }): void;
+export interface QueueDepth {
+  /** Calls at the child now. */
+  readonly running: number;
+  /** Calls waiting for a slot. */
+  readonly waiting: number;
 }
 
+/** What a child says of itself; the router adds what it counts of the child's calls. */
 export interface ChildStatus {
   state: ChildState;
   kind: ChildKind;
@@ -80,16 +76,21 @@ export interface ChildStatus {
   restarts: number;
   lastError: string | null;
   stderrTail: string[];
-  callsServed: number;
-  queue: { running: number; waiting: number };
   /** Known once the child's tool list has been fetched in this session; null before. */
   toolCount: number | null;
 }
 
+/**
+ * Every child, a real MCP server or a built-in one, is this and only this; nobody asks which kind it is.
+ * Calls reach `callTool` through the router alone, which finds the tool, checks the arguments against its
+ * input schema and queues the call within the child's concurrency, the same way for every child.
+ * Children that follow what clients change (their log level, a client gone, its roots) subscribe to it on
+ * the Switchboard they are built with.
+ */
 export interface Child {
   readonly name: string;
-  readonly kind: ChildKind;
   readonly description: string | undefined;
+  /** Never starts the child. */
   status(): ChildStatus;
   /** Starts the child if needed; the tools it exposes (after its allow/deny filter). */
   tools(): Promise<Tool[]>;
@@ -97,23 +98,17 @@ export interface Child {
    * An exposed tool by name when the child's tool list is already in hand, without starting or fetching
    * anything; undefined otherwise (then `tools()` decides). The router asks this first on every call.
    */
-  knownTool?(name: string): Tool | undefined;
+  knownTool(name: string): Tool | undefined;
+  /** Starts the child if needed; its tools (as `tools()` gives them), resources, resource templates and prompts. */
   schema(): Promise<ChildSchema>;
-  /** Arguments have been checked against the tool's input schema by the router before this is called. */
+  /** Only the router calls this, with arguments that fit the tool's input schema. */
   callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult>;
   readResource(uri: string, ctx: CallContext): Promise<ReadResourceResult>;
   getPrompt(name: string, args: Record<string, string> | undefined, ctx: CallContext): Promise<GetPromptResult>;
   complete(params: CompleteRequest["params"], ctx: CallContext): Promise<CompleteResult>;
-  /** Subscriptions and the log level are kept across restarts of the child's session. */
+  /** Updates of a subscribed resource are reported through ChildEvents.resourceUpdated, across restarts of the child. */
   subscribe(uri: string): Promise<void>;
   unsubscribe(uri: string): Promise<void>;
-  setLoggingLevel(level: LoggingLevel): Promise<void>;
-  /** A client session went away: requests from the child must no longer be routed to it. */
-  forgetCaller?(sessionId: string): void;
-  /** A client's roots changed: a running child is told, and asks again if it cares. */
-  rootsChanged?(): void;
-  /** Starts the session now rather than on first use. */
-  start(): Promise<void>;
-  /** Ends the session and frees its process; the next use starts it again. Resolves with the uptime it had. */
+  /** Ends the session and stops everything the child started; the next use starts it again. Resolves with the uptime it had. */
   close(): Promise<{ uptimeMs: number | null }>;
 }

@@ -1,106 +1,112 @@
-// A real MCP server as a child: one pooled session, a state machine around it, a call queue, a schema cache.
-import {
-  type CallToolResult,
-  type CompleteRequest,
-  type CompleteResult,
-  type GetPromptResult,
-  type LoggingLevel,
-  type ReadResourceResult,
-  type Tool,
+// A real MCP server as a child: one pooled session behind an explicit state machine, a session gate, a schema cache.
+import type {
+  CallToolResult,
+  CompleteRequest,
+  CompleteResult,
+  GetPromptResult,
+  LoggingLevel,
+  ReadResourceResult,
+  Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ChildConfig } from "../config/index.js";
+import { systemClock, type Clock } from "../shared/clock.js";
 import { GaggleError } from "../shared/errors.js";
 import { logger, type Logger } from "../shared/log.js";
-import { timerDelay } from "../shared/timer-delay.js";
 import { backoffMs } from "./backoff.js";
-import { CallQueue } from "./call-queue.js";
 import { callFailure, stderrSuffix } from "./call-failure.js";
-import type { CallContext, Child, ChildEvents, ChildSchema, ChildState, ChildStatus } from "./child.js";
-import { createSession, describeExit, restoreSessionState, startFailureReason, type Session } from "./child-session.js";
+import type { CallContext, Child, ChildSchema, ChildStatus } from "./child.js";
+import { createSession, restoreSessionState, startFailureReason, type Session } from "./child-session.js";
+import { ChildStateMachine, OperationLock } from "./child-state.js";
+import type { ForwardOptions } from "./forwarding-transport.js";
 import { SessionGate } from "./session-gate.js";
 import { StderrRing } from "./stderr-ring.js";
+import type { Switchboard } from "./switchboard.js";
 import { toolFilter } from "./tool-filter.js";
-import type { ForwardOptions } from "./forwarding-transport.js";
 import { CallerTracker } from "./upstream.js";
 
 export interface McpChildOptions {
   /** Time a stdio child gets after SIGTERM before its process group is killed. */
   shutdownGraceMs: number;
-  events: ChildEvents;
+  switchboard: Switchboard;
+  /** Back-off and the idle timeout read it; the system clock unless a test gives its own. */
+  clock?: Clock;
 }
 
 /** Calls made without a client session (the one-shot commands) count as one client of their own. */
 const LOCAL_CALLER = "local";
 
+/**
+ * The session's life is the state machine in child-state.ts; starts and stops run one at a time under one
+ * lock, and calls that arrive while a start is under way share it.
+ */
 export class McpChild implements Child {
   readonly name: string;
-  readonly kind: ChildConfig["transport"];
   readonly description: string | undefined;
 
-  private state: ChildState = "not_started";
-  private session: Session | undefined;
-  /** The one start in progress: concurrent first calls share it. */
-  private starting: Promise<Session> | undefined;
-  private stopping: Promise<void> | undefined;
-  private readonly queue: CallQueue;
+  private readonly machine: ChildStateMachine;
+  private readonly lock = new OperationLock();
+  /** The start under way or queued behind a stop: every caller that needs the session meanwhile waits for this one. */
+  private pendingStart: Promise<Session> | undefined;
+  private readonly clock: Clock;
+  private readonly switchboard: Switchboard;
+  private readonly shutdownGraceMs: number;
   private readonly stderr = new StderrRing();
   private readonly visible: (tool: string) => boolean;
   private readonly log: Logger;
-  private idleTimer: NodeJS.Timeout | undefined;
-  private starts = 0;
-  private failedStarts = 0;
-  private retryAt = 0;
-  private lastError: string | undefined;
-  private endedBecause: string | undefined;
-  private callsServed = 0;
   private readonly callers = new CallerTracker();
   private readonly gate = new SessionGate();
-  /** Kept across sessions: a restarted child gets the same subscriptions and log level. */
+  /** Kept across sessions: a restarted child gets the same subscriptions (and the switchboard's log level). */
   private readonly subscriptions = new Set<string>();
-  private logLevel: LoggingLevel | undefined;
+  /** Sessions started so far: the first is a start, the rest restarts. */
+  private starts = 0;
+  private lastError: string | undefined;
+  /** Tool calls at the child now; the idle timer runs only while there are none. */
+  private inFlight = 0;
+  private cancelIdleTimer: (() => void) | undefined;
   /** The visible tools of the last list fetched, and the list they came from. */
   private visibleTools: { from: Tool[]; tools: Tool[]; byName: Map<string, Tool> } | undefined;
 
   constructor(
     private readonly config: ChildConfig,
-    private readonly options: McpChildOptions,
+    options: McpChildOptions,
   ) {
     this.name = config.name;
-    this.kind = config.transport;
     this.description = config.description;
+    this.machine = new ChildStateMachine(config.name);
+    this.clock = options.clock ?? systemClock;
+    this.switchboard = options.switchboard;
+    this.shutdownGraceMs = options.shutdownGraceMs;
     this.visible = toolFilter(config.tools);
     this.log = logger({ child: config.name });
-    this.queue = new CallQueue(config.concurrency, config.idleTimeoutMs > 0 ? () => this.armIdleTimer() : undefined);
+    this.switchboard.onLogLevel(config.name, (level) => this.applyLogLevel(level));
+    this.switchboard.onCallerGone((sessionId) => this.callers.forget(sessionId));
+    this.switchboard.onRootsChanged(() => void this.machine.running?.client.sendRootsListChanged().catch(() => {}));
   }
 
   status(): ChildStatus {
-    const session = this.session;
+    const phase = this.machine.phase;
+    const live = phase.state === "running" || phase.state === "stopping" ? phase : undefined;
+    const tools = live?.session.cache.cachedTools;
     return {
-      state: this.state,
-      kind: this.kind,
-      pid: session?.process?.pid ?? null,
-      startedAt: session?.startedAt ?? null,
+      state: phase.state,
+      kind: this.config.transport,
+      pid: live?.session.process?.pid ?? null,
+      startedAt: live?.startedAt ?? null,
       restarts: Math.max(0, this.starts - 1),
       lastError: this.lastError ?? null,
       stderrTail: this.stderr.tail(),
-      callsServed: this.callsServed,
-      queue: { running: this.queue.running, waiting: this.queue.waiting },
-      toolCount: session?.cache.cachedTools ? this.exposed(session.cache.cachedTools).tools.length : null,
+      toolCount: tools ? this.exposed(tools).tools.length : null,
     };
   }
 
-  async start(): Promise<void> {
-    await this.ensureSession();
-  }
-
   async tools(): Promise<Tool[]> {
-    const session = this.session ?? (await this.ensureSession());
+    const session = this.machine.running ?? (await this.ensureSession());
     const tools = session.cache.cachedTools ?? (await this.request(session, "tools/list", () => session.cache.tools()));
     return this.exposed(tools).tools;
   }
 
   knownTool(name: string): Tool | undefined {
-    const tools = this.session?.cache.cachedTools;
+    const tools = this.machine.running?.cache.cachedTools;
     return tools && this.exposed(tools).byName.get(name);
   }
 
@@ -119,29 +125,29 @@ export class McpChild implements Child {
     return { ...lists, tools: this.exposed(lists.tools).tools };
   }
 
-  callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
-    clearTimeout(this.idleTimer);
-    return this.queue.run(() => this.runCall(name, args, ctx), ctx.cancel);
-  }
-
-  /** One tools/call, once the queue has let it through. */
-  private async runCall(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
+  /** One tools/call, once the router's queue has let it through. */
+  async callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
+    this.cancelIdleTimer?.();
+    this.inFlight++;
     const caller = ctx.caller?.sessionId ?? LOCAL_CALLER;
-    const leave = this.gate.tryEnter(caller) ?? (await this.gate.enter(caller, ctx.cancel));
-    this.callers.begin(ctx.caller);
     try {
-      // Started inside the queue: a child that died while this call waited is restarted for it.
-      const session = this.session ?? (await this.ensureSession());
-      const params = { name, arguments: args, ...(ctx.meta && { _meta: ctx.meta }) };
+      const leave = this.gate.tryEnter(caller) ?? (await this.gate.enter(caller, ctx.cancel));
+      this.callers.begin(ctx.caller);
       try {
-        return (await session.transport.forward("tools/call", params, this.forwardOptions(ctx))) as CallToolResult;
-      } catch (error) {
-        throw this.failure(error, session, `tool "${name}"`);
+        // Started here, behind the queue: a child that died while this call waited is restarted for it.
+        const session = this.machine.running ?? (await this.ensureSession());
+        const params = { name, arguments: args, ...(ctx.meta && { _meta: ctx.meta }) };
+        try {
+          return (await session.transport.forward("tools/call", params, this.forwardOptions(ctx))) as CallToolResult;
+        } catch (error) {
+          throw this.failure(error, session, `tool "${name}"`, ctx);
+        }
+      } finally {
+        this.callers.end(ctx.caller);
+        leave();
       }
     } finally {
-      this.callers.end(ctx.caller);
-      leave();
-      this.callsServed++;
+      if (--this.inFlight === 0) this.armIdleTimer();
     }
   }
 
@@ -173,14 +179,13 @@ export class McpChild implements Child {
 
   async unsubscribe(uri: string): Promise<void> {
     this.subscriptions.delete(uri);
-    const session = this.session;
+    const session = this.machine.running;
     if (session) await this.request(session, `resources/unsubscribe of ${uri}`, () => session.client.unsubscribeResource({ uri }));
   }
 
-  /** Applied now if the child is running and logs, and to every later session. */
-  async setLoggingLevel(level: LoggingLevel): Promise<void> {
-    this.logLevel = level;
-    const session = this.session;
+  /** Applied now if the child is running and logs; every later session gets the switchboard's level when it starts. */
+  private async applyLogLevel(level: LoggingLevel): Promise<void> {
+    const session = this.machine.running;
     if (session?.client.getServerCapabilities()?.logging) {
       await this.request(session, "logging/setLevel", () => session.client.setLoggingLevel(level));
     }
@@ -201,112 +206,103 @@ export class McpChild implements Child {
     return { timeoutMs: this.config.timeoutMs, maxTotalTimeoutMs: this.config.maxTimeoutMs, cancel: ctx.cancel, onprogress: ctx.onprogress };
   }
 
-  rootsChanged(): void {
-    void this.session?.client.sendRootsListChanged().catch(() => {});
+  /** Ends the session and frees its process; an explicit close also forgets past failed starts, so the next call starts at once. */
+  close(): Promise<{ uptimeMs: number | null }> {
+    this.cancelIdleTimer?.();
+    return this.lock.run(() => this.stop());
   }
 
-  /** A client session went away: its calls are over, and the child's requests no longer go to it. */
-  forgetCaller(sessionId: string): void {
-    this.callers.forget(sessionId);
-  }
-
-  async close(): Promise<{ uptimeMs: number | null }> {
-    clearTimeout(this.idleTimer);
-    await this.starting?.catch(() => {});
-    const session = this.session;
-    // An explicit close also forgets past failures: the next call gets a fresh start without waiting.
-    this.failedStarts = 0;
-    this.retryAt = 0;
-    if (!session) {
-      await this.stopping;
-      if (this.state !== "not_started") this.state = "stopped";
+  /** Runs under the lock. */
+  private async stop(): Promise<{ uptimeMs: number | null }> {
+    const phase = this.machine.phase;
+    if (phase.state !== "running") {
+      if (phase.state === "failed") this.machine.move({ state: "stopped" });
       return { uptimeMs: null };
     }
-    const uptimeMs = Date.now() - session.startedAt.getTime();
-    this.state = "stopping";
-    this.stopping = this.endSession(session).finally(() => {
-      this.stopping = undefined;
-    });
-    await this.stopping;
-    this.state = "stopped";
+    const { session, startedAt } = phase;
+    const uptimeMs = this.clock.now() - startedAt.getTime();
+    this.machine.move({ state: "stopping", session, startedAt });
+    session.closing = true;
+    await session.client.close().catch((error: unknown) => this.log.warn({ err: error }, "error while closing"));
+    this.machine.move({ state: "stopped" });
     this.log.info({ uptimeMs }, "session closed");
     return { uptimeMs };
   }
 
-  private async ensureSession(): Promise<Session> {
-    if (this.session) return this.session;
-    if (this.starting) return this.starting;
-    await this.stopping;
-    if (this.session) return this.session;
-    const wait = this.retryAt - Date.now();
-    if (wait > 0) {
-      throw new GaggleError(
-        "SERVER_FAILED",
-        `${this.name} failed to start ${this.failedStarts} time(s) in a row; the next attempt is allowed in ` +
-          `${(wait / 1000).toFixed(1)}s. Last error: ${this.lastError ?? "unknown"}`,
-        { hint: `fix the cause shown by get_child_status("${this.name}"), or close_child_session to retry at once` },
+  /** The running session, or the one start every caller waits for; refused while the back-off after failed starts lasts. */
+  private ensureSession(): Promise<Session> {
+    const running = this.machine.running;
+    if (running) return Promise.resolve(running);
+    if (this.pendingStart) return this.pendingStart;
+    const phase = this.machine.phase;
+    const wait = phase.state === "failed" ? phase.retryAt - this.clock.now() : 0;
+    if (phase.state === "failed" && wait > 0) {
+      return Promise.reject(
+        new GaggleError(
+          "SERVER_FAILED",
+          `${this.name} failed to start ${phase.failedStarts} time(s) in a row; the next attempt is allowed in ` +
+            `${(wait / 1000).toFixed(1)}s. Last error: ${this.lastError ?? "unknown"}`,
+          { hint: `fix the cause shown by get_child_status("${this.name}"), or close_child_session to retry at once` },
+        ),
       );
     }
-    this.starting ??= this.startSession().finally(() => {
-      this.starting = undefined;
-    });
-    return this.starting;
+    const start = this.lock.run(() => this.startSession());
+    this.pendingStart = start;
+    const clear = () => {
+      if (this.pendingStart === start) this.pendingStart = undefined;
+    };
+    start.then(clear, clear);
+    return start;
   }
 
+  /** Runs under the lock, so it begins only once a stop before it has finished. */
   private async startSession(): Promise<Session> {
-    this.state = "starting";
-    this.endedBecause = undefined;
+    const before = this.machine.phase;
+    if (before.state === "running") return before.session;
+    const failedStarts = before.state === "failed" ? before.failedStarts : 0;
+    this.machine.move({ state: "starting", failedStarts });
     const session = createSession({
       config: this.config,
-      shutdownGraceMs: this.options.shutdownGraceMs,
+      shutdownGraceMs: this.shutdownGraceMs,
       stderr: this.stderr,
       log: this.log,
-      events: this.options.events,
+      events: this.switchboard,
       callers: this.callers,
-      isStopping: () => this.state === "stopping",
       onClosed: (closed) => this.onSessionClosed(closed),
     });
     try {
       await session.client.connect(session.transport, { timeout: this.config.startupTimeoutMs });
     } catch (error) {
       await session.transport.close().catch(() => {});
-      throw this.startFailed(error, session);
+      throw this.startFailed(error, session, failedStarts + 1);
     }
-    session.startedAt = new Date();
-    await restoreSessionState(session, this.logLevel, this.subscriptions, this.log);
-    this.session = session;
+    const startedAt = new Date(this.clock.now());
+    await restoreSessionState(session, this.switchboard.logLevel, this.subscriptions, this.log);
     this.starts++;
-    this.failedStarts = 0;
-    this.retryAt = 0;
-    this.state = "running";
+    this.machine.move({ state: "running", session, startedAt });
     this.log.info({ pid: session.process?.pid, restarts: this.starts - 1 }, "session started");
     this.armIdleTimer();
     return session;
   }
 
-  private startFailed(error: unknown, session: Session): GaggleError {
-    this.failedStarts++;
-    this.retryAt = Date.now() + backoffMs(this.failedStarts);
-    this.state = "failed";
+  private startFailed(error: unknown, session: Session, failedStarts: number): GaggleError {
     this.lastError = `failed to start: ${startFailureReason(error, session, this.config.startupTimeoutMs)}`;
-    this.log.warn({ reason: this.lastError, failedStarts: this.failedStarts }, "start failed");
+    this.machine.move({ state: "failed", failedStarts, retryAt: this.clock.now() + backoffMs(failedStarts) });
+    this.log.warn({ reason: this.lastError, failedStarts }, "start failed");
     const hint =
-      this.kind === "stdio"
+      this.config.transport === "stdio"
         ? `check the command, args and env of ${this.name} in the config; get_child_status shows its stderr`
         : `check the url and headers of ${this.name} in the config, and that the server is up`;
     return new GaggleError("SERVER_FAILED", `${this.name} ${this.lastError}${stderrSuffix(this.stderr.tail())}`, { hint, cause: error });
   }
 
+  /** A running session that ends without gaggle asking fails the child; the next call starts it again at once. */
   private onSessionClosed(session: Session): void {
-    const exit = session.process?.exitInfo;
-    this.endedBecause = exit ? describeExit(exit) : "closed its connection";
-    if (this.session !== session) return;
-    this.session = undefined;
-    clearTimeout(this.idleTimer);
-    if (this.state === "stopping") return;
-    this.state = "failed";
-    this.lastError = `${this.endedBecause} unexpectedly`;
-    this.log.warn({ reason: this.endedBecause }, "child ended unexpectedly; the next call restarts it");
+    if (this.machine.running !== session || session.closing) return;
+    this.cancelIdleTimer?.();
+    this.lastError = `${session.endedBecause} unexpectedly`;
+    this.machine.move({ state: "failed", failedStarts: 0, retryAt: 0 });
+    this.log.warn({ reason: session.endedBecause }, "child ended unexpectedly; the next call restarts it");
   }
 
   /** Runs a request on the session, turning whatever the SDK throws into a GaggleError. */
@@ -319,29 +315,29 @@ export class McpChild implements Child {
   }
 
   /** What the SDK or the forwarding lane threw, as a GaggleError that says what happened to the child. */
-  private failure(error: unknown, session: Session, what: string): GaggleError {
+  private failure(error: unknown, session: Session, what: string, ctx?: CallContext): GaggleError {
     return callFailure(error, {
       child: this.name,
       what,
-      queue: { running: this.queue.running, waiting: this.queue.waiting },
-      endedBecause: this.endedBecause,
-      closing: this.state === "stopping" && this.session !== session,
+      queue: ctx?.queue,
+      endedBecause: session.endedBecause,
+      closing: session.closing,
       stderrTail: this.stderr.tail(),
     });
   }
 
-  private async endSession(session: Session): Promise<void> {
-    if (this.session === session) this.session = undefined;
-    await session.client.close().catch((error: unknown) => this.log.warn({ err: error }, "error while closing"));
-  }
-
   private armIdleTimer(): void {
-    clearTimeout(this.idleTimer);
+    this.cancelIdleTimer?.();
     const ms = this.config.idleTimeoutMs;
-    if (ms <= 0 || !this.session || this.queue.busy) return;
-    this.idleTimer = setTimeout(() => {
-      this.log.info({ idleMs: ms }, "idle timeout; stopping");
-      void this.close();
-    }, timerDelay(ms)).unref();
+    if (ms <= 0 || this.inFlight > 0 || !this.machine.running) return;
+    this.cancelIdleTimer = this.clock.after(ms, () => {
+      this.cancelIdleTimer = undefined;
+      // Checked under the lock: a call that came in meanwhile keeps the session.
+      void this.lock.run(async () => {
+        if (this.inFlight > 0) return;
+        this.log.info({ idleMs: ms }, "idle timeout; stopping");
+        await this.stop();
+      });
+    });
   }
 }

@@ -1,33 +1,54 @@
-// server_id -> Child, and the one path every tool call takes: find the child, find the tool, check arguments, call.
+// server_id -> Child, and the one path every tool call takes, to every child: find the tool, check arguments, queue, call.
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { nearest } from "../config/index.js";
 import { GaggleError } from "../shared/errors.js";
 import { logger } from "../shared/log.js";
 import { checkArguments } from "./arg-validator.js";
-import type { CallContext, Child } from "./child.js";
+import { CallQueue } from "./call-queue.js";
+import type { CallContext, Child, ChildStatus } from "./child.js";
+
+/** A child as the router takes it: how many of its calls may run at once (the rest wait their turn). */
+export interface RoutedChild {
+  child: Child;
+  concurrency: number;
+}
+
+/** A child's status with what the router counts of its calls. */
+export interface RoutedStatus extends ChildStatus {
+  name: string;
+  /** Calls that reached the child, whatever their outcome. */
+  callsServed: number;
+  queue: { running: number; waiting: number };
+}
+
+interface Slot {
+  child: Child;
+  queue: CallQueue;
+  served: number;
+}
 
 export class Router {
-  private readonly children = new Map<string, Child>();
+  private readonly slots = new Map<string, Slot>();
 
-  constructor(children: Iterable<Child>) {
-    for (const child of children) this.children.set(child.name, child);
+  constructor(children: Iterable<RoutedChild>) {
+    for (const { child, concurrency } of children) this.slots.set(child.name, { child, queue: new CallQueue(concurrency), served: 0 });
   }
 
   names(): string[] {
-    return [...this.children.keys()];
+    return [...this.slots.keys()];
   }
 
   all(): Child[] {
-    return [...this.children.values()];
+    return [...this.slots.values()].map((slot) => slot.child);
   }
 
   get(serverId: string): Child {
-    const child = this.children.get(serverId);
-    if (child) return child;
-    const guess = nearest(serverId, this.names());
-    throw new GaggleError("SERVER_NOT_FOUND", `no child server named "${serverId}"`, {
-      hint: guess ? `did you mean "${guess}"? list_registered_children lists every name` : `known children: ${this.names().join(", ") || "none"}`,
-    });
+    return this.slot(serverId).child;
+  }
+
+  status(serverId: string): RoutedStatus {
+    const { child, queue, served } = this.slot(serverId);
+    return { name: child.name, ...child.status(), callsServed: served, queue: { running: queue.running, waiting: queue.waiting } };
   }
 
   async tool(serverId: string, toolName: string): Promise<{ child: Child; tool: Tool }> {
@@ -45,22 +66,24 @@ export class Router {
   }
 
   /**
-   * Arguments that do not fit the tool's input schema never reach the child. That they are an object (or
-   * absent) is checked where they are read: the tools/call lane, or the meta-tool's own schema.
+   * Arguments that do not fit the tool's input schema never reach the child, and a call reaches it only when
+   * its queue has a slot free. That the arguments are an object (or absent) is checked where they are read:
+   * the tools/call lane, or the meta-tool's own schema.
    */
   callTool(serverId: string, toolName: string, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
     try {
       // A tool the child's cached list already holds is called without awaiting anything first.
-      const child = this.get(serverId);
-      const known = child.knownTool?.(toolName);
-      if (known) return this.checkedCall(child, known, args, ctx);
-      return this.tool(serverId, toolName).then(({ tool }) => this.checkedCall(child, tool, args, ctx));
+      const slot = this.slot(serverId);
+      const known = slot.child.knownTool(toolName);
+      if (known) return this.checkedCall(slot, known, args, ctx);
+      return this.tool(serverId, toolName).then(({ tool }) => this.checkedCall(slot, tool, args, ctx));
     } catch (error) {
       return Promise.reject(error);
     }
   }
 
-  private checkedCall(child: Child, tool: Tool, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
+  private checkedCall(slot: Slot, tool: Tool, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
+    const { child, queue } = slot;
     const given = args ?? {};
     const problem = checkArguments(tool, given);
     if (problem) {
@@ -69,18 +92,31 @@ export class Router {
       });
       return Promise.reject(error);
     }
-    return child.callTool(tool.name, given, ctx);
+    ctx.queue = queue;
+    return queue.run(() => {
+      slot.served++;
+      return child.callTool(tool.name, given, ctx);
+    }, ctx.cancel);
   }
 
-  /** Starts the children configured with `startup = "eager"`; a failure is recorded in its status, not thrown. */
-  startEager(eager: Set<string>): void {
-    for (const child of this.children.values()) {
-      if (!eager.has(child.name)) continue;
-      child.start().catch((error: unknown) => logger({ child: child.name }).warn({ err: error }, "eager start failed"));
+  /** Starts these children and fetches their tools, in the background; a failure is recorded in its status, not thrown. */
+  warmUp(names: Iterable<string>): void {
+    for (const name of names) {
+      const child = this.get(name);
+      child.tools().catch((error: unknown) => logger({ child: name }).warn({ err: error }, "eager start failed"));
     }
   }
 
   async closeAll(): Promise<void> {
-    await Promise.allSettled([...this.children.values()].map((child) => child.close()));
+    await Promise.allSettled(this.all().map((child) => child.close()));
+  }
+
+  private slot(serverId: string): Slot {
+    const slot = this.slots.get(serverId);
+    if (slot) return slot;
+    const guess = nearest(serverId, this.names());
+    throw new GaggleError("SERVER_NOT_FOUND", `no child server named "${serverId}"`, {
+      hint: guess ? `did you mean "${guess}"? list_registered_children lists every name` : `known children: ${this.names().join(", ") || "none"}`,
+    });
   }
 }

@@ -1,10 +1,10 @@
 // Assembles a running gateway core from a loaded config: the children, their router, and the client-facing hub.
-import type { Child } from "../children/child.js";
 import { McpChild } from "../children/mcp-child.js";
 import { setReaperGrace } from "../children/reaper.js";
 import { Router } from "../children/router.js";
-import type { GaggleConfig } from "../config/index.js";
-import { ProxyCatalog } from "./proxy-catalog.js";
+import { Switchboard } from "../children/switchboard.js";
+import { VIRTUAL_CHILD_NAMES, type GaggleConfig } from "../config/index.js";
+import { ProxyCatalog, type Exposure } from "./proxy-catalog.js";
 import { MemberRegistry } from "./members.js";
 import { SessionHub } from "./session-hub.js";
 import { createVirtualChildren, virtualSettingsProblems } from "../virtual/index.js";
@@ -33,26 +33,53 @@ export interface GaggleOptions {
   memberBase(): Promise<string>;
 }
 
+/**
+ * A built-in child takes its calls as they come: each of its tools keeps its own limits (processes at once,
+ * goslings active), and a tool that waits (a dispatched agent's whole run) must not hold up the others.
+ */
+const BUILT_IN_CONCURRENCY = Infinity;
+
+/**
+ * Built in the order each part needs the last: the switchboard first, so children and the hub meet on it
+ * without either needing the other; then the children, the router over them, the catalog over the router,
+ * and the hub, which hears the children and serves the clients.
+ */
 export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gaggle {
-  const hub = new SessionHub();
+  const switchboard = new Switchboard();
   const members = new MemberRegistry(options.memberBase);
-  const childOptions = { shutdownGraceMs: config.gateway.shutdownGraceMs, events: hub };
-  setReaperGrace(childOptions.shutdownGraceMs);
+  setReaperGrace(config.gateway.shutdownGraceMs);
   const enabled = config.children.filter((child) => child.enabled);
-  const children: Child[] = [...enabled.map((child) => new McpChild(child, childOptions)), ...createVirtualChildren(config, hub, members)];
-  const router = new Router(children);
-  const catalog = new ProxyCatalog(router, config);
-  hub.attach(router, catalog);
-  const eager = new Set(enabled.filter((child) => child.startup === "eager").map((child) => child.name));
+  const childOptions = { shutdownGraceMs: config.gateway.shutdownGraceMs, switchboard };
+  const router = new Router([
+    ...enabled.map((child) => ({ child: new McpChild(child, childOptions), concurrency: child.concurrency })),
+    ...createVirtualChildren(config, switchboard, members).map((child) => ({ child, concurrency: BUILT_IN_CONCURRENCY })),
+  ]);
+  const catalog = new ProxyCatalog(router, exposures(config), config.gateway.expose);
+  const hub = new SessionHub(switchboard, catalog);
+  const eager = enabled.filter((child) => child.startup === "eager").map((child) => child.name);
   return {
     config,
     router,
     hub,
     catalog,
     members,
-    startEager: () => router.startEager(eager),
+    startEager: () => router.warmUp(eager),
     close: () => router.closeAll(),
   };
+}
+
+/**
+ * How each child is offered in proxy mode. A configured child follows its own `expose` (else the gateway's)
+ * under its prefix; a built-in child keeps its tools' own names (gg_process_run, run_goose), and its
+ * `expose = true` offers them whatever the gateway's mode.
+ */
+function exposures(config: GaggleConfig): Map<string, Exposure> {
+  const mode = config.gateway.expose;
+  const map = new Map<string, Exposure>(
+    config.children.map((child) => [child.name, { mode: child.expose ?? mode, prefix: child.prefix ?? child.name }]),
+  );
+  for (const name of VIRTUAL_CHILD_NAMES) map.set(name, { mode: config.virtual[name].expose ? "tools" : mode, prefix: "" });
+  return map;
 }
 
 /** What `gaggle validate` adds to the config file's own checks: settings that would leave a child unable to work. */

@@ -37,7 +37,7 @@ export class MetaHandlers {
       case "list_registered_children":
         return Promise.resolve(jsonResult({ children: this.router.names(), count: this.router.names().length }));
       case "get_child_status":
-        return Promise.resolve(jsonResult(statusView(this.router.get((args as Args<"get_child_status">).server_id))));
+        return Promise.resolve(jsonResult(statusView(this.router.status((args as Args<"get_child_status">).server_id))));
       case "close_child_session":
         return this.close(args as Args<"close_child_session">);
     }

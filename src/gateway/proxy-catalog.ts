@@ -5,7 +5,6 @@ import type { Child } from "../children/child.js";
 import type { Router } from "../children/router.js";
 import type { GaggleConfig } from "../config/index.js";
 import { logger } from "../shared/log.js";
-import { exposedVirtualChildren } from "../virtual/index.js";
 import { exposedName } from "./exposed-names.js";
 
 export interface Owned<T> {
@@ -15,6 +14,13 @@ export interface Owned<T> {
 
 type Mode = GaggleConfig["gateway"]["expose"];
 
+/** How one child's tools and prompts are offered: through the meta-tools, under exposed names, or both. */
+export interface Exposure {
+  mode: Mode;
+  /** Exposed names are `<prefix>__<name>`; "" keeps the child's own names. */
+  prefix: string;
+}
+
 /**
  * Indexes are built on first use and dropped when a child says a list changed. A child that cannot be
  * reached is left out of a listing (and logged) rather than failing the whole list.
@@ -23,24 +29,16 @@ export class ProxyCatalog {
   private toolIndex: Promise<Map<string, Owned<Tool>>> | undefined;
   private promptIndex: Promise<Map<string, Owned<Prompt>>> | undefined;
   private readonly log = logger({ subsystem: "proxy" });
-  private readonly settings: Map<string, { mode: Mode; prefix: string }>;
   /** The meta-tools are listed unless every child is exposed as tools only; fixed once the children are. */
   readonly listsMetaTools: boolean;
 
+  /** `exposures` has an entry for every child of the router; `gatewayMode` is gateway.expose. */
   constructor(
     private readonly router: Router,
-    private readonly config: GaggleConfig,
+    private readonly exposures: ReadonlyMap<string, Exposure>,
+    gatewayMode: Mode,
   ) {
-    this.settings = new Map(
-      config.children.map((child) => [child.name, { mode: child.expose ?? config.gateway.expose, prefix: child.prefix ?? child.name }]),
-    );
-    // Built-in children keep their tools' own names (gg_process_run, run_goose) and may be exposed on their own.
-    const exposedVirtual = exposedVirtualChildren(config);
-    for (const child of router.all().filter((candidate) => candidate.kind === "virtual")) {
-      const exposed = exposedVirtual.includes(child.name);
-      this.settings.set(child.name, { mode: exposed ? "tools" : config.gateway.expose, prefix: "" });
-    }
-    this.listsMetaTools = config.gateway.expose !== "tools" || router.all().some((child) => this.modeOf(child.name) !== "tools");
+    this.listsMetaTools = gatewayMode !== "tools" || router.names().some((name) => this.modeOf(name) !== "tools");
   }
 
   exposes(childName: string): boolean {
@@ -116,7 +114,7 @@ export class ProxyCatalog {
   private async index<T extends { name: string }>(what: string, list: (child: Child) => Promise<T[]>): Promise<Map<string, Owned<T>>> {
     const index = new Map<string, Owned<T>>();
     for (const { child, item: items } of await this.gather(this.exposedChildren(), list)) {
-      const prefix = this.settings.get(child.name)?.prefix ?? child.name;
+      const prefix = this.exposureOf(child.name).prefix;
       for (const item of items) {
         const name = exposedName(prefix, item.name);
         const taken = index.get(name);
@@ -137,9 +135,14 @@ export class ProxyCatalog {
     return this.router.all().filter((child) => this.exposes(child.name));
   }
 
-  /** Every child of the router has its settings from the constructor; an unknown name gets the gateway's. */
   private modeOf(childName: string): Mode {
-    return this.settings.get(childName)?.mode ?? this.config.gateway.expose;
+    return this.exposureOf(childName).mode;
+  }
+
+  private exposureOf(childName: string): Exposure {
+    const exposure = this.exposures.get(childName);
+    if (!exposure) throw new Error(`no exposure was given for the child ${childName}`);
+    return exposure;
   }
 
   /** Runs `read` on every child at once, in child order, leaving out (and logging) the ones that fail. */

@@ -55,7 +55,7 @@ function children(router: Router, config: GaggleConfig) {
   const configs = new Map(config.children.map((child) => [child.name, child]));
   return {
     children: router.all().map((child) => {
-      const { server_id, status, transport, tool_count, ...session } = statusView(child);
+      const { server_id, status, transport, tool_count, ...session } = statusView(router.status(child.name));
       const childConfig = configs.get(child.name);
       return {
         name: server_id,

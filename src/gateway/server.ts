@@ -59,7 +59,7 @@ export function createGatewayServer(gaggle: Gaggle, sessionId: string, identity?
     }),
   );
   server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
-    for (const child of gaggle.router.all()) child.rootsChanged?.();
+    gaggle.hub.rootsChanged();
   });
 
   // A message the client sent that could not be taken, or a reply that could not be sent: kept on stderr.

@@ -1,7 +1,7 @@
 // Every connected client, and the fan-out of what children report: list changes, resource updates, logs.
 import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
-import type { Caller, Child, ChildEvents, LogMessage, MemberIdentity } from "../children/child.js";
-import type { Router } from "../children/router.js";
+import type { Caller, Child, LogMessage, MemberIdentity } from "../children/child.js";
+import type { ChildEvents, Switchboard } from "../children/switchboard.js";
 import { logger } from "../shared/log.js";
 import { mostVerbose, type ClientSession } from "./client-session.js";
 import type { ProxyCatalog } from "./proxy-catalog.js";
@@ -17,15 +17,15 @@ export class SessionHub implements ChildEvents {
    */
   private readonly subscribers = new Map<string, { owner: ResourceOwner; sessions: Set<string> }>();
   private readonly logger = logger({ subsystem: "sessions" });
-  private router: Router | undefined;
   /** The level every child was last given, when all of them took it. */
   private appliedLogLevel: LoggingLevel | undefined;
-  private catalog: ProxyCatalog | undefined;
 
-  /** Children report through the hub, and the hub needs the children: the two are joined after both exist. */
-  attach(router: Router, catalog: ProxyCatalog): void {
-    this.router = router;
-    this.catalog = catalog;
+  /** Hears what children report on `switchboard`, and announces on it what clients change. */
+  constructor(
+    private readonly switchboard: Switchboard,
+    private readonly catalog: ProxyCatalog,
+  ) {
+    switchboard.listen(this);
   }
 
   get size(): number {
@@ -45,7 +45,7 @@ export class SessionHub implements ChildEvents {
   async remove(session: ClientSession): Promise<void> {
     if (!this.sessions.delete(session.id)) return;
     for (const uri of [...session.subscriptions]) await this.unsubscribe(session, uri).catch(() => {});
-    for (const child of this.router?.all() ?? []) child.forgetCaller?.(session.id);
+    this.switchboard.callerGone(session.id);
     await this.applyLogLevel();
   }
 
@@ -71,9 +71,14 @@ export class SessionHub implements ChildEvents {
     await this.applyLogLevel();
   }
 
+  /** A client's roots changed: the children are told, and ask again if they care. */
+  rootsChanged(): void {
+    this.switchboard.rootsChanged();
+  }
+
   listChanged(child: string, kind: "tools" | "resources" | "prompts"): void {
-    this.catalog?.invalidate(kind);
-    if (!this.catalog?.exposes(child)) return;
+    this.catalog.invalidate(kind);
+    if (!this.catalog.exposes(child)) return;
     for (const session of this.sessions.values()) {
       const server = session.server;
       const send =
@@ -113,12 +118,9 @@ export class SessionHub implements ChildEvents {
     // A child keeps the level it was given for its later sessions, so an unchanged level is not sent again.
     if (!level || level === this.appliedLogLevel) return;
     this.appliedLogLevel = level;
-    const children = this.router?.all() ?? [];
-    const results = await Promise.allSettled(children.map((child) => child.setLoggingLevel(level)));
-    results.forEach((result, i) => {
-      if (result.status !== "rejected") return;
+    for (const { child, error } of await this.switchboard.setLogLevel(level)) {
       this.appliedLogLevel = undefined;
-      this.logger.warn({ child: children[i]!.name, err: result.reason }, "could not set log level");
-    });
+      this.logger.warn({ child, err: error }, "could not set log level");
+    }
   }
 }

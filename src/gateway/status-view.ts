@@ -1,13 +1,12 @@
 // The JSON shape of a child's status, shared by get_child_status, mcp://children_servers and `gaggle status`.
-import type { Child } from "../children/child.js";
+import type { RoutedStatus } from "../children/router.js";
 
 /** Lines of stderr shown in a status answer; the ring buffer keeps more. */
 export const STATUS_STDERR_LINES = 20;
 
-export function statusView(child: Child) {
-  const status = child.status();
+export function statusView(status: RoutedStatus) {
   return {
-    server_id: child.name,
+    server_id: status.name,
     status: status.state,
     transport: status.kind,
     startup_time: status.startedAt?.toISOString() ?? null,

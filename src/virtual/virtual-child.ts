@@ -8,7 +8,8 @@ import type {
   ResourceTemplate,
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { CallContext, Child, ChildEvents, ChildSchema, ChildStatus } from "../children/child.js";
+import type { CallContext, Child, ChildSchema, ChildStatus } from "../children/child.js";
+import type { ChildEvents } from "../children/switchboard.js";
 import { GaggleError, resourceNotFound } from "../shared/errors.js";
 
 /** One tool of a virtual child. Its arguments have been checked against `definition.inputSchema` already. */
@@ -29,14 +30,12 @@ export function toolDefinition(
 }
 
 /**
- * A virtual child is always running: it has no process of its own and nothing to start. Subclasses give
- * their tools and resources, and stop whatever they started in `close()`.
+ * A built-in child is always running: it has no process of its own and nothing to start. Subclasses give
+ * their tools and resources, and stop whatever they started in `stopAll()`.
  */
 export abstract class VirtualChild implements Child {
-  readonly kind = "virtual" as const;
   private readonly createdAt = new Date();
-  private callsServed = 0;
-  private inFlight = 0;
+  private toolsByName: Map<string, VirtualTool> | undefined;
 
   constructor(
     readonly name: string,
@@ -72,8 +71,6 @@ export abstract class VirtualChild implements Child {
       restarts: 0,
       lastError: null,
       stderrTail: [],
-      callsServed: this.callsServed,
-      queue: { running: this.inFlight, waiting: 0 },
       toolCount: this.virtualTools.length,
     };
   }
@@ -82,20 +79,21 @@ export abstract class VirtualChild implements Child {
     return this.virtualTools.map((tool) => tool.definition);
   }
 
+  knownTool(name: string): Tool | undefined {
+    return this.byName().get(name)?.definition;
+  }
+
   async schema(): Promise<ChildSchema> {
     return { tools: await this.tools(), resources: this.listResources(), resourceTemplates: this.listResourceTemplates(), prompts: [] };
   }
 
-  async callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
-    const tool = this.virtualTools.find((candidate) => candidate.definition.name === name);
-    if (!tool) throw new GaggleError("TOOL_NOT_FOUND", `${this.name} has no tool named "${name}"`, { hint: `call get_schema("${this.name}")` });
-    this.inFlight++;
-    try {
-      return await tool.run(args, ctx);
-    } finally {
-      this.inFlight--;
-      this.callsServed++;
-    }
+  callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
+    const tool = this.byName().get(name);
+    if (!tool)
+      return Promise.reject(
+        new GaggleError("TOOL_NOT_FOUND", `${this.name} has no tool named "${name}"`, { hint: `call get_schema("${this.name}")` }),
+      );
+    return tool.run(args, ctx);
   }
 
   async readResource(uri: string, ctx: CallContext): Promise<ReadResourceResult> {
@@ -104,22 +102,27 @@ export abstract class VirtualChild implements Child {
     return result;
   }
 
+  /** A built-in child offers no prompts. */
   async getPrompt(name: string): Promise<GetPromptResult> {
     throw new GaggleError("NOT_FOUND", `${this.name} has no prompt named "${name}"`);
   }
 
+  /** Nothing of a built-in child takes completions: it has no prompts, and its resource templates take ids it issued. */
   async complete(): Promise<CompleteResult> {
     return { completion: { values: [] } };
   }
 
-  /** Updates go to subscribers through ChildEvents.resourceUpdated; nothing to do per subscription. */
+  /** A built-in child reports every change of its resources through ChildEvents; the hub sends each to its subscribers. */
   async subscribe(): Promise<void> {}
   async unsubscribe(): Promise<void> {}
-  async setLoggingLevel(): Promise<void> {}
-  async start(): Promise<void> {}
 
   async close(): Promise<{ uptimeMs: number | null }> {
     await this.stopAll();
     return { uptimeMs: Date.now() - this.createdAt.getTime() };
+  }
+
+  private byName(): Map<string, VirtualTool> {
+    this.toolsByName ??= new Map(this.virtualTools.map((tool) => [tool.definition.name, tool]));
+    return this.toolsByName;
   }
 }

@@ -2,7 +2,8 @@
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import type { CallToolResult, ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
-import type { CallContext, ChildEvents } from "../../children/child.js";
+import type { CallContext } from "../../children/child.js";
+import type { ChildEvents } from "../../children/switchboard.js";
 import { GaggleError } from "../../shared/errors.js";
 import { isDirectory } from "../../shared/fs-checks.js";
 import { VirtualChild, type VirtualTool } from "../virtual-child.js";

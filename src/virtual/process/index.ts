@@ -1,10 +1,11 @@
 // The built-in `process` child: background commands (gg_process_*) that never block the conversation.
 import { join } from "node:path";
 import type { ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
-import type { CallContext, Child, ChildEvents } from "../../children/child.js";
+import type { CallContext, Child } from "../../children/child.js";
+import type { ChildEvents } from "../../children/switchboard.js";
 import type { GaggleConfig } from "../../config/index.js";
 import { logger } from "../../shared/log.js";
-import type { VirtualContext } from "../index.js";
+import type { VirtualContext } from "../context.js";
 import { VirtualChild, type VirtualTool } from "../virtual-child.js";
 import type { Policy } from "./policy.js";
 import { loadPolicy } from "./policy-load.js";
@@ -42,10 +43,6 @@ class ProcessChild extends VirtualChild {
   protected async stopAll(): Promise<void> {
     await this.table.stopAll();
   }
-
-  forgetCaller(sessionId: string): void {
-    this.table.forgetSession(sessionId);
-  }
 }
 
 /** What `gaggle validate` reports of the process child's settings: a policy that would refuse every command. */
@@ -56,7 +53,7 @@ export function processSettingsProblems(config: GaggleConfig): string[] {
 }
 
 export function createProcessChild(context: VirtualContext): Child | undefined {
-  const { config, events, stateDir } = context;
+  const { config, switchboard, stateDir } = context;
   const settings = config.virtual.process;
   if (!settings.enabled) return undefined;
   const log = logger({ child: NAME });
@@ -64,7 +61,7 @@ export function createProcessChild(context: VirtualContext): Child | undefined {
   announcePolicy(policy, log);
   const table = new ProcessTable({
     childName: NAME,
-    events,
+    events: switchboard,
     policy,
     logDir: settings.logDir ?? join(stateDir, "process"),
     maxConcurrent: settings.maxConcurrent,
@@ -74,7 +71,9 @@ export function createProcessChild(context: VirtualContext): Child | undefined {
     keepFinished: settings.keepFinished,
     log,
   });
-  return new ProcessChild(table, events, settings.defaultTimeoutMs);
+  // A client that has gone can no longer be told when its processes end.
+  switchboard.onCallerGone((sessionId) => table.forgetSession(sessionId));
+  return new ProcessChild(table, switchboard, settings.defaultTimeoutMs);
 }
 
 /** A broken policy is said at start-up, not only when the first command is refused. */

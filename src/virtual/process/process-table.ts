@@ -1,7 +1,7 @@
 // Every background process gaggle started: who owns which, the limits, what is remembered after the end, and the notice sent then.
 import { mkdirSync, readdirSync, statSync, unlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { ChildEvents } from "../../children/child.js";
+import type { ChildEvents } from "../../children/switchboard.js";
 import { GaggleError } from "../../shared/errors.js";
 import { canonical, isDirectory } from "../../shared/fs-checks.js";
 import type { Logger } from "../../shared/log.js";

@@ -1,5 +1,6 @@
 // Owns the client lead's inbox: messages to "lead" land there at once, its sessions are notified, and reads mark them.
-import type { CallContext, ChildEvents } from "../../children/child.js";
+import type { CallContext } from "../../children/child.js";
+import type { ChildEvents } from "../../children/switchboard.js";
 import { excerpt } from "../goose/format.js";
 import { LEAD, now, type DeliveryRecord, type MessageRecord, type TeamRecord } from "./records.js";
 

@@ -2,7 +2,7 @@
 import type { CallContext } from "../../children/child.js";
 import type { GooseChild } from "../goose/goose-child.js";
 import type { Gosling, PromptEntry } from "../goose/gosling.js";
-import type { MemberUrl, MemberUrls } from "../index.js";
+import type { MemberUrl, MemberUrls } from "../context.js";
 import type { MemberRecord } from "./records.js";
 
 export type MemberState = "starting" | "working" | "idle" | "exited" | "removed";

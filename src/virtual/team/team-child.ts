@@ -1,6 +1,7 @@
 // Owns the built-in `team` child: its tools and resources over the shared team state, and stopping its members.
 import type { ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
-import type { CallContext, ChildEvents } from "../../children/child.js";
+import type { CallContext } from "../../children/child.js";
+import type { ChildEvents } from "../../children/switchboard.js";
 import { VirtualChild, type VirtualTool } from "../virtual-child.js";
 import { readTeamResource, TEAM_RESOURCE_TEMPLATES, teamResources } from "./resources.js";
 import { teamTools, type ToolDeps } from "./tools.js";
@@ -45,9 +46,5 @@ export class TeamChild extends VirtualChild {
     } finally {
       this.deps.courier.pause(false);
     }
-  }
-
-  forgetCaller(sessionId: string): void {
-    this.deps.inbox.forgetSession(sessionId);
   }
 }

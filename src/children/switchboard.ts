@@ -1,0 +1,95 @@
+// Where the children and the clients' side meet: children report through it, and follow what clients change.
+import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
+import type { Caller, LogMessage } from "./child.js";
+
+/** What a child reports that is not the answer to a call; the gateway fans it out to its clients. */
+export interface ChildEvents {
+  listChanged(child: string, kind: "tools" | "resources" | "prompts"): void;
+  resourceUpdated(child: string, uri: string): void;
+  /** A log message; `callers` are the clients with calls in flight at that child (empty when there are none). */
+  log(child: string, params: LogMessage, callers: Caller[]): void;
+  /**
+   * Tells one client something after its call has returned (a background job ended): a log message,
+   * filtered by that client's level, and/or that a resource changed. A client that has gone is skipped.
+   */
+  notify(sessionId: string, note: { log?: LogMessage; resourceUpdated?: string }): void;
+}
+
+/** A child's failure to take a new log level. */
+export interface LevelRefusal {
+  child: string;
+  error: unknown;
+}
+
+/**
+ * Made before the children and before the gateway, so that neither needs the other to exist first: children
+ * are built with it and report through it (`ChildEvents`); the gateway's session hub listens to those reports
+ * and announces through it what clients changed, which the children that care follow.
+ */
+export class Switchboard implements ChildEvents {
+  private readonly listeners: ChildEvents[] = [];
+  private readonly levelFollowers: Array<{ child: string; apply: (level: LoggingLevel) => Promise<void> }> = [];
+  private readonly goneFollowers: Array<(sessionId: string) => void> = [];
+  private readonly rootsFollowers: Array<() => void> = [];
+  private level: LoggingLevel | undefined;
+
+  // ---- the clients' side
+
+  /** Hears every report of every child from now on. */
+  listen(listener: ChildEvents): void {
+    this.listeners.push(listener);
+  }
+
+  /** Asks every child that logs to log at `level`; resolves once each has taken it or refused. */
+  async setLogLevel(level: LoggingLevel): Promise<LevelRefusal[]> {
+    this.level = level;
+    const followers = [...this.levelFollowers];
+    const results = await Promise.allSettled(followers.map(({ apply }) => apply(level)));
+    return results.flatMap((result, i) => (result.status === "rejected" ? [{ child: followers[i]!.child, error: result.reason }] : []));
+  }
+
+  /** A client session went away: nothing a child does from now on may be routed to it. */
+  callerGone(sessionId: string): void {
+    for (const follower of this.goneFollowers) follower(sessionId);
+  }
+
+  /** A client's roots changed. */
+  rootsChanged(): void {
+    for (const follower of this.rootsFollowers) follower();
+  }
+
+  // ---- the children's side
+
+  /** The level children are asked to log at: the most verbose any client asked for; undefined until one asks. */
+  get logLevel(): LoggingLevel | undefined {
+    return this.level;
+  }
+
+  onLogLevel(child: string, apply: (level: LoggingLevel) => Promise<void>): void {
+    this.levelFollowers.push({ child, apply });
+  }
+
+  onCallerGone(follower: (sessionId: string) => void): void {
+    this.goneFollowers.push(follower);
+  }
+
+  onRootsChanged(follower: () => void): void {
+    this.rootsFollowers.push(follower);
+  }
+
+  listChanged(child: string, kind: "tools" | "resources" | "prompts"): void {
+    for (const listener of this.listeners) listener.listChanged(child, kind);
+  }
+
+  resourceUpdated(child: string, uri: string): void {
+    for (const listener of this.listeners) listener.resourceUpdated(child, uri);
+  }
+
+  log(child: string, params: LogMessage, callers: Caller[]): void {
+    for (const listener of this.listeners) listener.log(child, params, callers);
+  }
+
+  notify(sessionId: string, note: { log?: LogMessage; resourceUpdated?: string }): void {
+    for (const listener of this.listeners) listener.notify(sessionId, note);
+  }
+}
