@@ -3,6 +3,7 @@
 // on every call cost more than the rest of a meta-tool's own work.
 import { z } from "zod";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { toolInputSchema } from "../shared/tool-schema.js";
 
 const serverId = z.string().min(1).describe("Child server name, from list_registered_children");
 
@@ -40,11 +41,6 @@ const annotations: Partial<Record<MetaToolName, Tool["annotations"]>> = {
   close_child_session: { destructiveHint: false, idempotentHint: true },
 };
 
-function inputSchema(schema: z.ZodType): Tool["inputSchema"] {
-  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io: "input" }) as Record<string, unknown>;
-  return { ...json, type: "object" };
-}
-
 export function isMetaTool(name: string): name is MetaToolName {
   return Object.hasOwn(metaToolArgs, name);
 }
@@ -56,7 +52,7 @@ export type MetaToolArgs<N extends MetaToolName> = z.input<(typeof metaToolArgs)
 export const META_TOOLS: Tool[] = (Object.keys(metaToolArgs) as MetaToolName[]).map((name) => ({
   name,
   description: descriptions[name],
-  inputSchema: inputSchema(metaToolArgs[name]),
+  inputSchema: toolInputSchema(metaToolArgs[name]),
   ...(annotations[name] && { annotations: annotations[name] }),
 }));
 

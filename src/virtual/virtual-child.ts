@@ -8,9 +8,11 @@ import type {
   ResourceTemplate,
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { z } from "zod";
 import type { CallContext, Child, ChildSchema, ChildStatus } from "../children/child.js";
 import type { ChildEvents } from "../children/switchboard.js";
 import { GaggleError, resourceNotFound } from "../shared/errors.js";
+import { toolInputSchema } from "../shared/tool-schema.js";
 
 /** One tool of a virtual child. Its arguments have been checked against `definition.inputSchema` already. */
 export interface VirtualTool {
@@ -18,15 +20,25 @@ export interface VirtualTool {
   run(args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult>;
 }
 
-/** A tool definition whose arguments are an object of exactly these properties. */
-export function toolDefinition(
-  name: string,
-  description: string,
-  properties: Record<string, object>,
-  required: string[],
-  annotations: Tool["annotations"] = {},
-): Tool {
-  return { name, description, inputSchema: { type: "object", properties, required, additionalProperties: false }, annotations };
+/** A tool as written: its arguments as a zod object, the one source of both its input schema and `run`'s argument type. */
+export interface ToolSpec<Input extends z.ZodObject> {
+  name: string;
+  title?: string;
+  description: string;
+  /** A `z.strictObject`, so that the input schema refuses properties it does not name. */
+  input: Input;
+  annotations?: Tool["annotations"];
+  /** Defaults are the handler's to apply: `args` is what the router's check passed, not a zod parse. */
+  run(args: z.input<Input>, ctx: CallContext): Promise<CallToolResult>;
+}
+
+export function defineTool<Input extends z.ZodObject>(spec: ToolSpec<Input>): VirtualTool {
+  const { name, title, description, input, annotations = {}, run } = spec;
+  return {
+    definition: { name, ...(title !== undefined && { title }), description, inputSchema: toolInputSchema(input), annotations },
+    // The router checked the arguments against this schema's JSON Schema, which accepts exactly what `input` does.
+    run: (args, ctx) => run(args as z.input<Input>, ctx),
+  };
 }
 
 /**

@@ -1,15 +1,15 @@
 // Owns the goose child's tools: their input schemas, and the text each one answers with.
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { CallContext } from "../../children/child.js";
-import { toolDefinition, type VirtualTool } from "../virtual-child.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { defineTool, type VirtualTool } from "../virtual-child.js";
 import { excerpt, formatDuration, plural } from "./format.js";
 import type { GooseChild } from "./goose-child.js";
 import { ALLOWED_FLAGS_TEXT } from "../../config/virtual/goose-options.js";
 import { DEFAULT_LIMIT, outputView } from "./output-view.js";
-import { listView, statusReport, statusView, type StatusFilter } from "./status-view.js";
+import { listView, statusReport, statusView } from "./status-view.js";
 
-const processId = { type: "string", description: "The gosling's id (from run_goose or list_goslings); an unambiguous first 8+ characters will do" };
-const prompt = (what: string) => ({ type: "string", minLength: 1, description: what });
+const processId = z.string().describe("The gosling's id (from run_goose or list_goslings); an unambiguous first 8+ characters will do");
+const prompt = (what: string) => z.string().min(1).describe(what);
 
 const READ_ONLY = { readOnlyHint: true, openWorldHint: false };
 
@@ -27,101 +27,71 @@ function follow(id: string): string {
 }
 
 export function gooseTools(goose: GooseChild): VirtualTool[] {
-  const run = (
-    definition: Tool,
-    handler: (args: Record<string, unknown>, ctx: CallContext) => Promise<CallToolResult> | CallToolResult,
-  ): VirtualTool => ({
-    definition,
-    run: async (args, ctx) => handler(args, ctx),
-  });
   return [
-    run(
-      toolDefinition(
-        "run_goose",
-        `Start a Goose agent ("gosling") on a prompt in the background and return at once with its id. Options are goose run flags: ${ALLOWED_FLAGS_TEXT}.`,
-        {
-          prompt: prompt("The task for the gosling"),
-          options: {
-            type: "array",
-            items: { type: "string" },
-            description: `goose run flags as separate strings, e.g. ["--model", "gpt-4o"]. Allowed: ${ALLOWED_FLAGS_TEXT}`,
-          },
-        },
-        ["prompt"],
-      ),
-      (args, ctx) => {
-        const { gosling } = goose.launchGosling(args.prompt as string, (args.options as string[] | undefined) ?? [], ctx);
+    defineTool({
+      name: "run_goose",
+      description: `Start a Goose agent ("gosling") on a prompt in the background and return at once with its id. Options are goose run flags: ${ALLOWED_FLAGS_TEXT}.`,
+      input: z.strictObject({
+        prompt: prompt("The task for the gosling"),
+        options: z
+          .array(z.string())
+          .describe(`goose run flags as separate strings, e.g. ["--model", "gpt-4o"]. Allowed: ${ALLOWED_FLAGS_TEXT}`)
+          .optional(),
+      }),
+      run: async (args, ctx) => {
+        const { gosling } = goose.launchGosling(args.prompt, args.options ?? [], ctx);
         return text(
           [
             `Started gosling ${gosling.id} (Goose session ${gosling.session}).`,
             "",
-            `Prompt: ${excerpt(args.prompt as string, 200)}`,
+            `Prompt: ${excerpt(args.prompt, 200)}`,
             "",
             follow(gosling.id),
           ].join("\n"),
         );
       },
-    ),
-    run(
-      toolDefinition(
-        "list_goslings",
-        "List goslings with a status summary: id, status, runtime and the start of the first prompt.",
-        {
-          status: {
-            type: "string",
-            enum: ["all", "running", "completed", "error", "released"],
-            description: "Only goslings with this status (default all)",
-          },
-        },
-        [],
-        READ_ONLY,
-      ),
-      (args) => text(listView(goose.all(), (args.status as StatusFilter | undefined) ?? "all")),
-    ),
-    run(
-      toolDefinition(
-        "get_gosling_output",
+    }),
+    defineTool({
+      name: "list_goslings",
+      description: "List goslings with a status summary: id, status, runtime and the start of the first prompt.",
+      input: z.strictObject({
+        status: z.enum(["all", "running", "completed", "error", "released"]).describe("Only goslings with this status (default all)").optional(),
+      }),
+      annotations: READ_ONLY,
+      run: async (args) => text(listView(goose.all(), args.status ?? "all")),
+    }),
+    defineTool({
+      name: "get_gosling_output",
+      description:
         "A gosling's transcript by lines (0-based offset, default limit 100) under a header with its status, times, tokens and every prompt.",
-        {
-          process_id: processId,
-          offset: { type: "integer", minimum: 0, description: "First line to show, 0-based (default 0)" },
-          limit: { type: "integer", minimum: 1, description: `Lines to show (default ${DEFAULT_LIMIT})` },
-          full_output: { type: "boolean", description: "The whole transcript, whatever offset and limit say" },
-        },
-        ["process_id"],
-        READ_ONLY,
-      ),
-      (args) => {
-        const request = {
-          offset: (args.offset as number | undefined) ?? 0,
-          limit: (args.limit as number | undefined) ?? DEFAULT_LIMIT,
-          full: args.full_output === true,
-        };
-        return text(outputView(goose.find(args.process_id as string), request, goose.settings));
+      input: z.strictObject({
+        process_id: processId,
+        offset: z.int().min(0).describe("First line to show, 0-based (default 0)").optional(),
+        limit: z.int().min(1).describe(`Lines to show (default ${DEFAULT_LIMIT})`).optional(),
+        full_output: z.boolean().describe("The whole transcript, whatever offset and limit say").optional(),
+      }),
+      annotations: READ_ONLY,
+      run: async (args) => {
+        const request = { offset: args.offset ?? 0, limit: args.limit ?? DEFAULT_LIMIT, full: args.full_output === true };
+        return text(outputView(goose.find(args.process_id), request, goose.settings));
       },
-    ),
-    run(
-      toolDefinition(
-        "get_gosling_status",
-        "Whether a gosling is working or idle, and for how long (all goslings without process_id).",
-        { process_id: processId },
-        [],
-        READ_ONLY,
-      ),
-      (args) => {
+    }),
+    defineTool({
+      name: "get_gosling_status",
+      description: "Whether a gosling is working or idle, and for how long (all goslings without process_id).",
+      input: z.strictObject({ process_id: processId.optional() }),
+      annotations: READ_ONLY,
+      run: async (args) => {
         if (args.process_id === undefined) return text(statusReport(goose.all()));
-        return text(statusView(goose.find(args.process_id as string), goose.settings.maxPrompts, goose.settings.maxRuntimeMinutes));
+        return text(statusView(goose.find(args.process_id), goose.settings.maxPrompts, goose.settings.maxRuntimeMinutes));
       },
-    ),
-    run(
-      toolDefinition(
-        "send_prompt_to_gosling",
-        "A follow-up turn in the gosling's Goose session. Sent while a turn runs, it is queued and runs after, in order.",
-        { process_id: processId, prompt: prompt("The follow-up prompt") },
-        ["process_id", "prompt"],
-      ),
-      (args, ctx) => {
-        const { gosling, entry, ahead } = goose.send(args.process_id as string, args.prompt as string, ctx);
+    }),
+    defineTool({
+      name: "send_prompt_to_gosling",
+      description: "A follow-up turn in the gosling's Goose session. Sent while a turn runs, it is queued and runs after, in order.",
+      input: z.strictObject({ process_id: processId, prompt: prompt("The follow-up prompt") }),
+      run: async (args, ctx) => {
+        const { gosling, entry, ahead } = goose.send(args.process_id, args.prompt, ctx);
         const when =
           ahead === 0
             ? "It is running now."
@@ -132,17 +102,14 @@ export function gooseTools(goose: GooseChild): VirtualTool[] {
           ),
         );
       },
-    ),
-    run(
-      toolDefinition(
-        "release_gosling",
-        "Stop a gosling (its running turn is killed, queued prompts are dropped); its transcript stays readable.",
-        { process_id: processId },
-        ["process_id"],
-        { destructiveHint: true },
-      ),
-      async (args) => {
-        const gosling = goose.find(args.process_id as string);
+    }),
+    defineTool({
+      name: "release_gosling",
+      description: "Stop a gosling (its running turn is killed, queued prompts are dropped); its transcript stays readable.",
+      input: z.strictObject({ process_id: processId }),
+      annotations: { destructiveHint: true },
+      run: async (args) => {
+        const gosling = goose.find(args.process_id);
         if (gosling.status === "released")
           return text(
             `Gosling ${gosling.id} was already released (${gosling.releaseNote ?? "released"}). get_gosling_output still shows its transcript.`,
@@ -156,16 +123,13 @@ export function gooseTools(goose: GooseChild): VirtualTool[] {
           `Released gosling ${gosling.id}. ${before}${drop}.\n\nIts transcript stays readable: get_gosling_output with process_id="${gosling.id}", or goslings://${gosling.id}/output.`,
         );
       },
-    ),
-    run(
-      toolDefinition(
-        "terminate_all_goslings",
-        "Release every gosling: running turns are killed, queued prompts dropped; transcripts stay readable.",
-        {},
-        [],
-        { destructiveHint: true },
-      ),
-      async () => {
+    }),
+    defineTool({
+      name: "terminate_all_goslings",
+      description: "Release every gosling: running turns are killed, queued prompts dropped; transcripts stay readable.",
+      input: z.strictObject({}),
+      annotations: { destructiveHint: true },
+      run: async () => {
         const live = goose.all().filter((gosling) => gosling.status !== "released");
         if (live.length === 0) return text("No goslings to terminate.");
         const working = live.filter((gosling) => gosling.working).length;
@@ -174,18 +138,15 @@ export function gooseTools(goose: GooseChild): VirtualTool[] {
           `Terminated ${plural(live.length, "gosling")} (${working} working, ${live.length - working} idle). Their transcripts stay readable with get_gosling_output.`,
         );
       },
-    ),
-    run(
-      toolDefinition(
-        "dispatch_agent",
-        "Run a one-off Goose agent to completion and return its final answer (up to [virtual.goose] dispatch_timeout_minutes).",
-        {
-          prompt: prompt("The task; the answer is the agent's last message"),
-          path: { type: "string", minLength: 1, description: "Working directory for the agent (default: the goose child's cwd)" },
-        },
-        ["prompt"],
-      ),
-      (args, ctx) => goose.dispatch(args.prompt as string, args.path as string | undefined, ctx),
-    ),
+    }),
+    defineTool({
+      name: "dispatch_agent",
+      description: "Run a one-off Goose agent to completion and return its final answer (up to [virtual.goose] dispatch_timeout_minutes).",
+      input: z.strictObject({
+        prompt: prompt("The task; the answer is the agent's last message"),
+        path: z.string().min(1).describe("Working directory for the agent (default: the goose child's cwd)").optional(),
+      }),
+      run: async (args, ctx) => goose.dispatch(args.prompt, args.path, ctx),
+    }),
   ];
 }

@@ -1,7 +1,8 @@
 // gg_process_run, gg_process_status and gg_process_kill: their definitions and what each answers.
+import { z } from "zod";
 import type { CallContext } from "../../children/child.js";
 import { jsonResult } from "../../shared/tool-results.js";
-import type { VirtualTool } from "../virtual-child.js";
+import { defineTool, type VirtualTool } from "../virtual-child.js";
 import type { ProcessTable } from "./process-table.js";
 import { MAX_TIMER_MS } from "../../shared/timer-delay.js";
 import { detailView, logUri, outputView, summaryView } from "./views.js";
@@ -11,38 +12,31 @@ export function sessionOf(ctx: CallContext): string {
   return ctx.caller?.sessionId ?? "local";
 }
 
-const PID = { type: "integer", minimum: 1, description: "A pid gg_process_run returned." } as const;
+const PID = z.int().min(1).describe("A pid gg_process_run returned.");
 const MAX_VIEW_LINES = 10_000;
+const viewLines = (description: string) => z.int().min(0).max(MAX_VIEW_LINES).describe(description).optional();
 
 export function processTools(table: ProcessTable, defaultTimeoutMs: number): VirtualTool[] {
   return [
-    {
-      definition: {
-        name: "gg_process_run",
-        title: "Run a command in the background",
-        description:
-          "Starts a shell command in the background and returns at once with its pid; the command runs in its own " +
-          "process group with its output (stdout and stderr together) captured to a log. You are notified when it " +
-          "ends. Use gg_process_status to read its output, gg_process_kill to stop it.",
-        inputSchema: {
-          type: "object",
-          properties: {
-            command: { type: "string", minLength: 1, description: 'A /bin/sh command line, e.g. "npm test 2>&1".' },
-            cwd: { type: "string", minLength: 1, description: "Working directory; relative paths start from gaggle's own. Defaults to gaggle's." },
-            timeout_ms: {
-              type: "integer",
-              minimum: 0,
-              maximum: MAX_TIMER_MS,
-              description: `Kill it after this long (status timed_out); 0 = never. Defaults to ${defaultTimeoutMs}.`,
-            },
-          },
-          required: ["command"],
-          additionalProperties: false,
-        },
-        annotations: { destructiveHint: true, openWorldHint: true },
-      },
-      run: async (args, ctx) => {
-        const { command, cwd, timeout_ms } = args as { command: string; cwd?: string; timeout_ms?: number };
+    defineTool({
+      name: "gg_process_run",
+      title: "Run a command in the background",
+      description:
+        "Starts a shell command in the background and returns at once with its pid; the command runs in its own " +
+        "process group with its output (stdout and stderr together) captured to a log. You are notified when it " +
+        "ends. Use gg_process_status to read its output, gg_process_kill to stop it.",
+      input: z.strictObject({
+        command: z.string().min(1).describe('A /bin/sh command line, e.g. "npm test 2>&1".'),
+        cwd: z.string().min(1).describe("Working directory; relative paths start from gaggle's own. Defaults to gaggle's.").optional(),
+        timeout_ms: z
+          .int()
+          .min(0)
+          .max(MAX_TIMER_MS)
+          .describe(`Kill it after this long (status timed_out); 0 = never. Defaults to ${defaultTimeoutMs}.`)
+          .optional(),
+      }),
+      annotations: { destructiveHint: true, openWorldHint: true },
+      run: async ({ command, cwd, timeout_ms }, ctx) => {
         const started = await table.run({ command, cwd, timeoutMs: timeout_ms }, sessionOf(ctx));
         return jsonResult({
           pid: started.pid,
@@ -55,28 +49,21 @@ export function processTools(table: ProcessTable, defaultTimeoutMs: number): Vir
           log_file: started.output.path,
         });
       },
-    },
-    {
-      definition: {
-        name: "gg_process_status",
-        title: "Background processes and their output",
-        description:
-          "Without a pid: your processes (running first, then recently finished) with status, command, runtime and " +
-          "exit code. With a pid (any session's): its details and a view of its output, head_lines from the start " +
-          "and tail_lines from the end. Statuses: running, completed, failed, timed_out, killed.",
-        inputSchema: {
-          type: "object",
-          properties: {
-            pid: PID,
-            head_lines: { type: "integer", minimum: 0, maximum: MAX_VIEW_LINES, description: "Lines from the start of the output (default 0)." },
-            tail_lines: { type: "integer", minimum: 0, maximum: MAX_VIEW_LINES, description: "Lines from the end of the output (default 80)." },
-          },
-          additionalProperties: false,
-        },
-        annotations: { readOnlyHint: true, openWorldHint: false },
-      },
-      run: async (args, ctx) => {
-        const { pid, head_lines = 0, tail_lines = 80 } = args as { pid?: number; head_lines?: number; tail_lines?: number };
+    }),
+    defineTool({
+      name: "gg_process_status",
+      title: "Background processes and their output",
+      description:
+        "Without a pid: your processes (running first, then recently finished) with status, command, runtime and " +
+        "exit code. With a pid (any session's): its details and a view of its output, head_lines from the start " +
+        "and tail_lines from the end. Statuses: running, completed, failed, timed_out, killed.",
+      input: z.strictObject({
+        pid: PID.optional(),
+        head_lines: viewLines("Lines from the start of the output (default 0)."),
+        tail_lines: viewLines("Lines from the end of the output (default 80)."),
+      }),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+      run: async ({ pid, head_lines = 0, tail_lines = 80 }, ctx) => {
         const session = sessionOf(ctx);
         if (pid !== undefined) return jsonResult(outputView(table.get(pid), session, head_lines, tail_lines));
         const mine = table.list(session);
@@ -86,28 +73,21 @@ export function processTools(table: ProcessTable, defaultTimeoutMs: number): Vir
           finished: mine.filter((entry) => !entry.running).length,
         });
       },
-    },
-    {
-      definition: {
-        name: "gg_process_kill",
-        title: "Stop a background process",
-        description:
-          "Stops a process you started, with everything it started: SIGTERM to its whole process group, SIGKILL " +
-          "after a grace period. Answers once it is gone, with status killed.",
-        inputSchema: {
-          type: "object",
-          properties: { pid: PID },
-          required: ["pid"],
-          additionalProperties: false,
-        },
-        annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
-      },
-      run: async (args, ctx) => {
+    }),
+    defineTool({
+      name: "gg_process_kill",
+      title: "Stop a background process",
+      description:
+        "Stops a process you started, with everything it started: SIGTERM to its whole process group, SIGKILL " +
+        "after a grace period. Answers once it is gone, with status killed.",
+      input: z.strictObject({ pid: PID }),
+      annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      run: async ({ pid }, ctx) => {
         const session = sessionOf(ctx);
-        const { process: target, wasRunning } = await table.kill((args as { pid: number }).pid, session);
+        const { process: target, wasRunning } = await table.kill(pid, session);
         const note = wasRunning ? {} : { note: `process ${target.pid} had already ended (${target.status}); nothing was killed` };
         return jsonResult({ ...detailView(target, session), ...note });
       },
-    },
+    }),
   ];
 }

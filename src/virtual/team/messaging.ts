@@ -5,14 +5,8 @@ import { checkImages } from "./images.js";
 import { isParticipant, requireParticipant } from "./principal.js";
 import { BROADCAST, LEAD, type TeamRecord } from "./records.js";
 import type { TeamRegistry } from "./registry.js";
+import type { MessageArgs } from "./tools.js";
 import { checkTeamId } from "./validate.js";
-
-export interface MessageArgs {
-  team_id: string;
-  recipient_agent_id: string;
-  message: string;
-  image_paths?: string[];
-}
 
 export function sendMessage(registry: TeamRegistry, courier: Courier, caller: string, senderCwd: string, args: MessageArgs): Record<string, unknown> {
   const team = registry.get(checkTeamId(args.team_id));

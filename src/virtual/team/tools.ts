@@ -1,11 +1,11 @@
 // Owns the team child's tools: gg_team_manage, gg_team_message and gg_team_status, their schemas and answers.
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import type { CallContext } from "../../children/child.js";
 import { jsonResult } from "../../shared/tool-results.js";
-import { toolDefinition, type VirtualTool } from "../virtual-child.js";
+import { defineTool, type ToolSpec, type VirtualTool } from "../virtual-child.js";
 import type { LeadInbox } from "./inbox.js";
 import { addMember, cwdOf, removeMembers, type ManageDeps } from "./manage.js";
-import { sendMessage, type MessageArgs } from "./messaging.js";
+import { sendMessage } from "./messaging.js";
 import { callerAgentId, requireParticipant } from "./principal.js";
 import { LEAD } from "./records.js";
 import { statusView } from "./status-view.js";
@@ -15,104 +15,111 @@ export interface ToolDeps extends ManageDeps {
   inbox: LeadInbox;
 }
 
-const text = (description: string) => ({ type: "string", minLength: 1, description });
-const paths = (description: string) => ({ type: "array", items: { type: "string", minLength: 1 }, description });
+const text = (description: string) => z.string().min(1).describe(description);
+const paths = (description: string) => z.array(z.string().min(1)).describe(description);
 const TEAM_ID = text("The team's id (letters, digits, . _ -). gg_team_manage with a new id creates the team, its caller the lead.");
+
+/** gg_team_manage's arguments; a description names the configured model presets. */
+function manageInput(presetText: string) {
+  return z.strictObject({
+    team_id: TEAM_ID,
+    title: text('Add: the member\'s role, shown in its messages (default: the worktree name, else "member")').optional(),
+    prompt: z.string().describe("Add: onboarding instructions, delivered as the member's first message").optional(),
+    image_paths: paths("Add: images (PNG, JPEG, GIF, WebP, BMP) attached to the onboarding message, in order").optional(),
+    model_preset: text(`Add: a [virtual.team.model_presets] name, passed to Goose as --provider and --model; ${presetText}`).optional(),
+    worktree_name: z
+      .string()
+      .describe("Add: a worktree (and branch) name; lower-cased, must match [a-z0-9][a-z0-9-_]*. The member runs in it.")
+      .optional(),
+    use_existing_worktree: z
+      .boolean()
+      .describe("Add: reuse the existing worktree worktree_name instead of creating it (no init script runs)")
+      .optional(),
+    unsubscribe_from_compaction_notifications: z
+      .boolean()
+      .describe("Add: true stops notices to you when Goose compacts this member's context")
+      .optional(),
+    remove_agent_ids: z.array(text("An agent id")).describe('Remove mode: the members to remove, e.g. ["agent-1a2b3c4d"]').optional(),
+  });
+}
+
+const messageInput = z.strictObject({
+  team_id: TEAM_ID,
+  recipient_agent_id: text('A member\'s agent id, "lead", or "broadcast"'),
+  message: text("The message"),
+  image_paths: paths("Images (PNG, JPEG, GIF, WebP, BMP) sent along, in order; relative paths start from your working directory").optional(),
+});
+
+export type ManageArgs = z.input<ReturnType<typeof manageInput>>;
+export type MessageArgs = z.input<typeof messageInput>;
+
+/** A team tool's spec: every one names its team, and its handler learns who calls and answers with JSON. */
+type TeamToolSpec<Input extends z.ZodObject<{ team_id: z.ZodString }>> = Omit<ToolSpec<Input>, "run"> & {
+  run(args: z.input<Input>, caller: string, ctx: CallContext): Promise<object> | object;
+};
 
 export function teamTools(deps: ToolDeps): VirtualTool[] {
   const presets = Object.keys(deps.settings.modelPresets);
   const presetText = presets.length > 0 ? `one of: ${presets.join(", ")}` : "none are configured ([virtual.team.model_presets.NAME])";
   /** Every call: the caller is known from its session, the lead's session is remembered, waiting deliveries are tried. */
-  const run = (
-    definition: Tool,
-    handler: (args: Record<string, unknown>, caller: string, ctx: CallContext) => Promise<object> | object,
-  ): VirtualTool => ({
-    definition,
-    run: async (args, ctx) => {
-      const caller = callerAgentId(ctx, deps.registry);
-      const noteLead = () => {
-        const team = deps.registry.find(args.team_id as string);
-        if (team) deps.inbox.noteCaller(team, caller, ctx);
-      };
-      noteLead();
-      try {
-        return jsonResult(await handler(args, caller, ctx));
-      } finally {
+  const teamTool = <Input extends z.ZodObject<{ team_id: z.ZodString }>>(spec: TeamToolSpec<Input>): VirtualTool =>
+    defineTool({
+      ...spec,
+      run: async (args, ctx) => {
+        const caller = callerAgentId(ctx, deps.registry);
+        const noteLead = () => {
+          const team = deps.registry.find(args.team_id);
+          if (team) deps.inbox.noteCaller(team, caller, ctx);
+        };
         noteLead();
-        deps.courier.pumpAll();
-      }
-    },
-  });
+        try {
+          return jsonResult(await spec.run(args, caller, ctx));
+        } finally {
+          noteLead();
+          deps.courier.pumpAll();
+        }
+      },
+    });
   return [
-    run(
-      toolDefinition(
-        "gg_team_manage",
+    teamTool({
+      name: "gg_team_manage",
+      description:
         "Manage team membership. Omit remove_agent_ids to add one member: a Goose agent (gosling) that joins with gaggle as its MCP " +
-          "extension, speaks as itself, and starts on an onboarding turn carrying `prompt`; optionally in its own git worktree " +
-          `(worktree_name: a new branch and checkout, then ./.agents/gg/worktree-init.sh if present; use_existing_worktree reuses one). model_preset: ${presetText}. ` +
-          "The first add creates the team and makes its caller the lead. Give remove_agent_ids to remove members: their goslings are " +
-          "released (transcripts kept) and their worktrees left in place. Only the lead manages a team unless [virtual.team] allow_member_manage = true.",
-        {
-          team_id: TEAM_ID,
-          title: text('Add: the member\'s role, shown in its messages (default: the worktree name, else "member")'),
-          prompt: { type: "string", description: "Add: onboarding instructions, delivered as the member's first message" },
-          image_paths: paths("Add: images (PNG, JPEG, GIF, WebP, BMP) attached to the onboarding message, in order"),
-          model_preset: text(`Add: a [virtual.team.model_presets] name, passed to Goose as --provider and --model; ${presetText}`),
-          worktree_name: {
-            type: "string",
-            description: "Add: a worktree (and branch) name; lower-cased, must match [a-z0-9][a-z0-9-_]*. The member runs in it.",
-          },
-          use_existing_worktree: {
-            type: "boolean",
-            description: "Add: reuse the existing worktree worktree_name instead of creating it (no init script runs)",
-          },
-          unsubscribe_from_compaction_notifications: {
-            type: "boolean",
-            description: "Add: true stops notices to you when Goose compacts this member's context",
-          },
-          remove_agent_ids: { type: "array", items: text("An agent id"), description: 'Remove mode: the members to remove, e.g. ["agent-1a2b3c4d"]' },
-        },
-        ["team_id"],
-        { destructiveHint: true, openWorldHint: true },
-      ),
-      (args, caller, ctx) => {
+        "extension, speaks as itself, and starts on an onboarding turn carrying `prompt`; optionally in its own git worktree " +
+        `(worktree_name: a new branch and checkout, then ./.agents/gg/worktree-init.sh if present; use_existing_worktree reuses one). model_preset: ${presetText}. ` +
+        "The first add creates the team and makes its caller the lead. Give remove_agent_ids to remove members: their goslings are " +
+        "released (transcripts kept) and their worktrees left in place. Only the lead manages a team unless [virtual.team] allow_member_manage = true.",
+      input: manageInput(presetText),
+      annotations: { destructiveHint: true, openWorldHint: true },
+      run: (args, caller, ctx) => {
         const request = parseManage(args);
         return request.mode === "remove" ? removeMembers(deps, caller, request) : addMember(deps, caller, request, ctx);
       },
-    ),
-    run(
-      toolDefinition(
-        "gg_team_message",
+    }),
+    teamTool({
+      name: "gg_team_message",
+      description:
         'Send a team message as yourself. recipient_agent_id is a member\'s agent id, "lead", or "broadcast" (everyone in the team but you). ' +
-          'A member gets it as a new turn ("Message from <sender> (<title>): ..."), queued while it is busy; the lead gets it in its inbox and a ' +
-          "notification. Returns message_id, one delivery id per recipient, recipient_count, scope and image_count. Markdown is welcome.",
-        {
-          team_id: TEAM_ID,
-          recipient_agent_id: text('A member\'s agent id, "lead", or "broadcast"'),
-          message: text("The message"),
-          image_paths: paths("Images (PNG, JPEG, GIF, WebP, BMP) sent along, in order; relative paths start from your working directory"),
-        },
-        ["team_id", "recipient_agent_id", "message"],
-        { openWorldHint: false },
-      ),
-      (args, caller) => sendMessage(deps.registry, deps.courier, caller, cwdOf(caller, deps), args as unknown as MessageArgs),
-    ),
-    run(
-      toolDefinition(
-        "gg_team_status",
+        'A member gets it as a new turn ("Message from <sender> (<title>): ..."), queued while it is busy; the lead gets it in its inbox and a ' +
+        "notification. Returns message_id, one delivery id per recipient, recipient_count, scope and image_count. Markdown is welcome.",
+      input: messageInput,
+      annotations: { openWorldHint: false },
+      run: (args, caller) => sendMessage(deps.registry, deps.courier, caller, cwdOf(caller, deps), args),
+    }),
+    teamTool({
+      name: "gg_team_status",
+      description:
         "The team: its lead, each member's state (starting, working, idle, exited, removed), last activity, last message, worktree, who added it " +
-          "and token use; recent deliveries with their states (pending, deferred, delivered, failed); and your unread messages, which this marks read.",
-        { team_id: TEAM_ID },
-        ["team_id"],
-        { readOnlyHint: false, openWorldHint: false },
-      ),
-      (args, caller) => {
-        const team = deps.registry.get(checkTeamId(args.team_id as string));
+        "and token use; recent deliveries with their states (pending, deferred, delivered, failed); and your unread messages, which this marks read.",
+      input: z.strictObject({ team_id: TEAM_ID }),
+      annotations: { readOnlyHint: false, openWorldHint: false },
+      run: (args, caller) => {
+        const team = deps.registry.get(checkTeamId(args.team_id));
         requireParticipant(team, caller);
         const unread = caller === LEAD ? deps.inbox.takeUnread(team) : [];
         if (unread.length > 0) deps.registry.save(team);
         return statusView(team, caller, deps.roster, unread);
       },
-    ),
+    }),
   ];
 }

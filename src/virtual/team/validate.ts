@@ -2,6 +2,7 @@
 import { GaggleError } from "../../shared/errors.js";
 import { TEAM_ID_PATTERN } from "./registry.js";
 import type { ModelPreset } from "../../config/virtual/team.js";
+import type { ManageArgs } from "./tools.js";
 
 /** Fields that only mean something when adding a member; in remove mode each one is refused by name. */
 export const ADD_ONLY_FIELDS = [
@@ -48,8 +49,8 @@ export function checkTeamId(teamId: string): string {
 }
 
 /** Add mode unless `remove_agent_ids` is given. Arguments already fit the tool's input schema. */
-export function parseManage(args: Record<string, unknown>): AddRequest | RemoveRequest {
-  const teamId = checkTeamId(args.team_id as string);
+export function parseManage(args: ManageArgs): AddRequest | RemoveRequest {
+  const teamId = checkTeamId(args.team_id);
   if (args.remove_agent_ids !== undefined) {
     const given = ADD_ONLY_FIELDS.filter((field) => args[field] !== undefined);
     if (given.length > 0) {
@@ -58,20 +59,20 @@ export function parseManage(args: Record<string, unknown>): AddRequest | RemoveR
         "remove mode takes team_id and remove_agent_ids only; add members in a separate call",
       );
     }
-    const ids = [...new Set(args.remove_agent_ids as string[])];
+    const ids = [...new Set(args.remove_agent_ids)];
     if (ids.length === 0) throw invalid("remove_agent_ids must contain at least one agent id", "gg_team_status lists the members' agent ids");
     return { mode: "remove", teamId, agentIds: ids };
   }
   const existing = args.use_existing_worktree === true;
-  const name = worktreeName(args.worktree_name as string | undefined);
+  const name = worktreeName(args.worktree_name);
   if (existing && name === undefined) throw invalid("worktree_name is required when use_existing_worktree is true");
   return {
     mode: "add",
     teamId,
-    title: blankless(args.title as string | undefined),
-    prompt: blankless(args.prompt as string | undefined),
-    imagePaths: (args.image_paths as string[] | undefined) ?? [],
-    modelPreset: args.model_preset as string | undefined,
+    title: blankless(args.title),
+    prompt: blankless(args.prompt),
+    imagePaths: args.image_paths ?? [],
+    modelPreset: args.model_preset,
     worktree: name === undefined ? undefined : { name, existing },
     compactionNotices: args.unsubscribe_from_compaction_notifications !== true,
   };
