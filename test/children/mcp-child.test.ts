@@ -1,0 +1,87 @@
+// McpChild on its own, with real fixture processes: one start shared by concurrent calls, close during a start, and the state walk.
+import { afterEach, describe, expect, it } from "vitest";
+import { textOf } from "../helpers/gaggle.js";
+import { callOf, closeMadeChildren, mcpChildOf, settle } from "../helpers/mcp-child.js";
+import { until } from "../helpers/poll.js";
+import { descendants, isAlive, waitGone } from "../helpers/processes.js";
+
+afterEach(closeMadeChildren);
+
+describe("starting", () => {
+  it("shares one start between concurrent first calls", async () => {
+    const { child } = mcpChildOf("slow.mjs", 'env = { SLOW_START_MS = "300" }');
+    const results = await Promise.all(Array.from({ length: 5 }, (_, i) => callOf(child, "echo", { text: `n${i}` })));
+    expect(results.map(textOf)).toEqual(["n0", "n1", "n2", "n3", "n4"]);
+    expect(child.status().restarts).toBe(0);
+    expect(child.status().stderrTail.filter((line) => line === "slow fixture ready")).toHaveLength(1);
+  });
+});
+
+describe("closing", () => {
+  it("lets a start under way finish, then stops that session and its process; the next call starts anew", async () => {
+    const { child } = mcpChildOf("slow.mjs", 'env = { SLOW_START_MS = "500" }');
+    const before = new Set(descendants(process.pid));
+    // Whether this call is answered depends on whether its request reaches the child before the close does.
+    const first = callOf(child, "echo", { text: "x" }).catch(() => undefined);
+    await settle();
+    expect(child.status().state).toBe("starting");
+    const started = await until(
+      () => descendants(process.pid).filter((pid) => !before.has(pid)),
+      (pids) => pids.length > 0,
+    );
+    expect(child.status().state).toBe("starting");
+    // A close that did not wait would find no session (uptime null); this one stopped a session started
+    // on a clock that never moved.
+    expect(await child.close()).toEqual({ uptimeMs: 0 });
+    expect(child.status()).toMatchObject({ state: "stopped", pid: null });
+    expect(await waitGone(started)).toEqual([]);
+    await first;
+
+    expect(textOf(await callOf(child, "echo", { text: "again" }))).toBe("again");
+    const { state, pid } = child.status();
+    expect(state).toBe("running");
+    expect(started).not.toContain(pid);
+    expect(isAlive(pid!)).toBe(true);
+  });
+});
+
+describe("states", () => {
+  it("walks not_started, starting, running, stopping, stopped, starting, running, failed (killed), starting, running", async () => {
+    const { child } = mcpChildOf("echo.mjs");
+    const seen: string[] = [child.status().state];
+    const note = () => seen.push(child.status().state);
+
+    let call = callOf(child, "echo", { text: "1" });
+    await settle();
+    note();
+    await call;
+    note();
+    const closing = child.close();
+    await settle();
+    note();
+    await closing;
+    note();
+
+    call = callOf(child, "echo", { text: "2" });
+    await settle();
+    note();
+    await call;
+    note();
+    process.kill(child.status().pid!, "SIGKILL");
+    await until(
+      () => child.status().state,
+      (state) => state !== "running",
+    );
+    note();
+    expect(child.status().lastError).toBe("exited (signal SIGKILL) unexpectedly");
+
+    // A child that ended by itself is started again by the next call at once: a crash is not a failed start.
+    call = callOf(child, "echo", { text: "3" });
+    await settle();
+    note();
+    expect(textOf(await call)).toBe("3");
+    note();
+    expect(seen).toEqual(["not_started", "starting", "running", "stopping", "stopped", "starting", "running", "failed", "starting", "running"]);
+    expect(child.status().restarts).toBe(2);
+  });
+});
