@@ -12,13 +12,13 @@ import {
   type LoggingLevel,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ChildConfig } from "../config/index.js";
-import { errorMessage, WireError } from "../shared/errors.js";
+import { errorChain, errorMessage, WireError } from "../shared/errors.js";
 import type { Logger } from "../shared/log.js";
 import { GAGGLE_NAME, GAGGLE_VERSION } from "../shared/version.js";
 import type { ChildEvents } from "./switchboard.js";
 import { childEnv } from "./child-env.js";
 import { ForwardingTransport } from "./forwarding-transport.js";
-import { remoteTransport } from "./remote-transport.js";
+import { connectionLost, remoteTransport, terminateRemoteSession } from "./remote-transport.js";
 import { SchemaCache } from "./schema-cache.js";
 import type { StderrRing } from "./stderr-ring.js";
 import { ProcessGroupTransport, type ProcessExit } from "./stdio-transport.js";
@@ -48,6 +48,8 @@ export interface SessionWiring {
   callers: CallerTracker;
   /** The session's connection closed, on purpose or not; `endedBecause` is set by then. */
   onClosed(session: Session): void;
+  /** A remote session's transport reported that the session is over (see connectionLost). */
+  onLost(session: Session, error: unknown): void;
 }
 
 /** What gaggle declares to every child: it forwards each of these to the client whose call the child is serving. */
@@ -83,14 +85,23 @@ export function createSession(wiring: SessionWiring): Session {
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, (note) => events.resourceUpdated(config.name, note.params.uri));
   client.onclose = () => {
     const exit = session.process?.exitInfo;
-    session.endedBecause = exit ? describeExit(exit) : "closed its connection";
+    session.endedBecause ??= exit ? describeExit(exit) : "closed its connection";
     wiring.onClosed(session);
   };
   client.onerror = (error) => {
     // Closing a remote session aborts its stream; that is the close itself, not a fault worth a warning.
-    if (!session.closing) log.warn({ err: error }, "protocol error from child");
+    if (session.closing) return;
+    log.warn({ err: error }, "protocol error from child");
+    if (connectionLost(error)) wiring.onLost(session, error);
   };
   return session;
+}
+
+/** Ends a session gaggle no longer needs: a remote one is told so first (Streamable HTTP's DELETE), within `graceMs`. */
+export async function closeSession(session: Session, graceMs: number): Promise<void> {
+  session.closing = true;
+  await terminateRemoteSession(session.transport.inner, graceMs);
+  await session.client.close();
 }
 
 /** A new session of a restarted child gets the log level and subscriptions the old one had. */
@@ -115,7 +126,8 @@ export function describeExit(exit: ProcessExit): string {
 
 /** An exit of the process says most; otherwise the transport's own error, with its HTTP status if it has one. */
 export function startFailureReason(error: unknown, session: Session, startupTimeoutMs: number): string {
-  const message = errorMessage(error);
+  // A spawn failure's message already says what its cause does; a remote one's cause is where the reason is.
+  const message = session.process ? errorMessage(error) : errorChain(error);
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
     return `did not answer initialize within ${startupTimeoutMs}ms (startup_timeout_ms)`;
   }

@@ -1,26 +1,29 @@
 // A real MCP server as a child: one pooled session behind an explicit state machine, a session gate, a schema cache.
-import type {
-  CallToolResult,
-  CompleteRequest,
-  CompleteResult,
-  GetPromptResult,
-  LoggingLevel,
-  ReadResourceResult,
-  Tool,
+import {
+  ErrorCode,
+  McpError,
+  type CallToolResult,
+  type CompleteRequest,
+  type CompleteResult,
+  type GetPromptResult,
+  type LoggingLevel,
+  type ReadResourceResult,
+  type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ChildConfig } from "../config/index.js";
 import { systemClock, type Clock } from "../shared/clock.js";
-import { GaggleError } from "../shared/errors.js";
+import { errorChain, GaggleError } from "../shared/errors.js";
 import { logger, type Logger } from "../shared/log.js";
 import { backoffMs } from "./backoff.js";
 import { callFailure, stderrSuffix } from "./call-failure.js";
 import type { CallContext, Child, ChildSchema, ChildStatus } from "./child.js";
-import { createSession, restoreSessionState, startFailureReason, type Session } from "./child-session.js";
+import { closeSession, createSession, restoreSessionState, startFailureReason, type Session } from "./child-session.js";
 import { ChildStateMachine, OperationLock } from "./child-state.js";
 import type { ForwardOptions } from "./forwarding-transport.js";
 import { SessionGate } from "./session-gate.js";
 import { StderrRing } from "./stderr-ring.js";
 import type { Switchboard } from "./switchboard.js";
+import { connectionLost } from "./remote-transport.js";
 import { toolFilter } from "./tool-filter.js";
 import { CallerTracker } from "./upstream.js";
 
@@ -222,8 +225,7 @@ export class McpChild implements Child {
     const { session, startedAt } = phase;
     const uptimeMs = this.clock.now() - startedAt.getTime();
     this.machine.move({ state: "stopping", session, startedAt });
-    session.closing = true;
-    await session.client.close().catch((error: unknown) => this.log.warn({ err: error }, "error while closing"));
+    await closeSession(session, this.shutdownGraceMs).catch((error: unknown) => this.log.warn({ err: error }, "error while closing"));
     this.machine.move({ state: "stopped" });
     this.log.info({ uptimeMs }, "session closed");
     return { uptimeMs };
@@ -269,6 +271,7 @@ export class McpChild implements Child {
       events: this.switchboard,
       callers: this.callers,
       onClosed: (closed) => this.onSessionClosed(closed),
+      onLost: (lost, error) => this.onSessionLost(lost, error),
     });
     try {
       await session.client.connect(session.transport, { timeout: this.config.startupTimeoutMs });
@@ -305,6 +308,17 @@ export class McpChild implements Child {
     this.log.warn({ reason: session.endedBecause }, "child ended unexpectedly; the next call restarts it");
   }
 
+  /**
+   * A remote session whose server is gone or forgot it: it fails the child like an exit, its other calls in
+   * flight fail at once (closing the transport fails them), and the next call starts a new session.
+   */
+  private onSessionLost(session: Session, error: unknown): void {
+    if (this.machine.running !== session || session.closing) return;
+    session.endedBecause = `lost its connection (${errorChain(error)})`;
+    this.onSessionClosed(session);
+    void session.client.close().catch(() => {});
+  }
+
   /** Runs a request on the session, turning whatever the SDK throws into a GaggleError. */
   private async request<T>(session: Session, what: string, run: () => Promise<T>): Promise<T> {
     try {
@@ -316,6 +330,11 @@ export class McpChild implements Child {
 
   /** What the SDK or the forwarding lane threw, as a GaggleError that says what happened to the child. */
   private failure(error: unknown, session: Session, what: string, ctx?: CallContext): GaggleError {
+    if (connectionLost(error)) {
+      // A request that could not be sent is the session's end, told as the end of a session is.
+      this.onSessionLost(session, error);
+      error = new McpError(ErrorCode.ConnectionClosed, errorChain(error));
+    }
     return callFailure(error, {
       child: this.name,
       what,

@@ -1,11 +1,38 @@
-// Transports for children reached over the network: Streamable HTTP and the legacy SSE transport.
+// Transports for children reached over the network (Streamable HTTP and the legacy SSE transport), and what their failures mean.
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 /** The configured headers go on every request, the SSE stream's GET included (the SDK merges `requestInit`). */
 export function remoteTransport(kind: "http" | "sse", url: string, headers: Record<string, string>): Transport {
   const endpoint = new URL(url);
   const requestInit = { headers };
   return kind === "http" ? new StreamableHTTPClientTransport(endpoint, { requestInit }) : new SSEClientTransport(endpoint, { requestInit });
+}
+
+/**
+ * Ends a Streamable HTTP session as the spec asks a client that no longer needs it to: a DELETE carrying the
+ * session id (a server that keeps no sessions answers 405, which is fine). Waits at most `ms`; a server that
+ * does not answer by then keeps its session until it times it out. Nothing to do for other transports.
+ */
+export async function terminateRemoteSession(transport: Transport, ms: number): Promise<void> {
+  if (!(transport instanceof StreamableHTTPClientTransport)) return;
+  let timer: NodeJS.Timeout | undefined;
+  const gaveUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms).unref()));
+  await Promise.race([transport.terminateSession().catch(() => {}), gaveUp]);
+  clearTimeout(timer);
+}
+
+/**
+ * True when what a remote transport reports means the session is over: a request could not reach the
+ * server at all (refused, reset, unresolvable: fetch's own failure), the server no longer knows the session
+ * (HTTP 404, as after a restart), or a legacy SSE stream broke (every answer travels on it, and a new
+ * stream would be a new session).
+ */
+export function connectionLost(error: unknown): boolean {
+  if (error instanceof TypeError && error.message.startsWith("fetch failed")) return true;
+  if (error instanceof StreamableHTTPError) return error.code === 404;
+  if (error instanceof SseError) return true;
+  // The SSE transport's POST failure carries its status only in the message.
+  return error instanceof Error && error.message.startsWith("Error POSTing to endpoint (HTTP 404)");
 }

@@ -33,6 +33,19 @@ export function errorMessage(error: unknown): string {
 }
 
 /**
+ * The message with the messages of its causes, as far down as they go and each said once: fetch's own
+ * "fetch failed" says nothing until its cause ("connect ECONNREFUSED 127.0.0.1:9") is read.
+ */
+export function errorChain(error: unknown): string {
+  const parts: string[] = [];
+  for (let at: unknown = error; at !== undefined && parts.length < 5; at = at instanceof Error ? at.cause : undefined) {
+    const message = errorMessage(at);
+    if (!parts.some((part) => part.includes(message))) parts.push(message);
+  }
+  return parts.join(": ");
+}
+
+/**
  * An error meant for the JSON-RPC wire as it is: `code`, `message` and `data` become the error response.
  * Not the SDK's McpError, whose message already starts with "MCP error N:", a prefix the receiving SDK
  * adds once more.

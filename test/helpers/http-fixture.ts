@@ -9,18 +9,24 @@ export interface HttpFixture {
   pid: number;
   /** http://127.0.0.1:PORT */
   origin: string;
-  /** Everything the server wrote to stderr so far (it logs each session and each 401). */
+  /** Everything the server wrote to stderr so far (it logs each session, each tools/call and each 401). */
   stderr(): string;
+  /** SIGTERM, then SIGKILL if it lingers. */
   stop(): Promise<void>;
+  /** SIGKILL at once, as a crash; resolves once it is gone. */
+  kill(): Promise<void>;
 }
 
-/** Starts the server on a free port; `requireHeader` is `NAME=VALUE`, refused with 401 when a request lacks it. */
-export async function startHttpFixture(requireHeader?: string): Promise<HttpFixture> {
-  const args = [fixture("http-server.mjs"), "0", ...(requireHeader ? ["--require-header", requireHeader] : [])];
+/**
+ * Starts the server on `port` (default: a free one); `requireHeader` is `NAME=VALUE`, refused with 401 when a
+ * request lacks it.
+ */
+export async function startHttpFixture(requireHeader?: string, port = 0): Promise<HttpFixture> {
+  const args = [fixture("http-server.mjs"), String(port), ...(requireHeader ? ["--require-header", requireHeader] : [])];
   const child: ChildProcess = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const port = await new Promise<number>((resolve, reject) => {
+  const listening = await new Promise<number>((resolve, reject) => {
     let stdout = "";
     const timer = setTimeout(() => reject(new Error(`http fixture did not print its port; stderr: ${stderr}`)), 10_000);
     child.stdout!.on("data", (chunk: Buffer) => {
@@ -38,9 +44,9 @@ export async function startHttpFixture(requireHeader?: string): Promise<HttpFixt
   });
   const pid = child.pid!;
   return {
-    port,
+    port: listening,
     pid,
-    origin: `http://127.0.0.1:${port}`,
+    origin: `http://127.0.0.1:${listening}`,
     stderr: () => stderr,
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -48,6 +54,12 @@ export async function startHttpFixture(requireHeader?: string): Promise<HttpFixt
       child.kill("SIGTERM");
       await Promise.race([exited, waitGone([pid], 5000)]);
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    },
+    kill: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, "exit");
+      child.kill("SIGKILL");
+      await exited;
     },
   };
 }

@@ -24,6 +24,19 @@ export async function waitGone(pids: number[], ms = 10_000): Promise<number[]> {
   return alive;
 }
 
+/** The live processes of a process group, found through /proc: a group's leader may be gone while members stay. */
+export function groupMembers(pgid: number): number[] {
+  return readdirNumeric("/proc").filter((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      return Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X";
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** Every descendant of `pid`, found through /proc: what a process started, and what those started. */
 export function descendants(pid: number): number[] {
   const children = new Map<number, number[]>();

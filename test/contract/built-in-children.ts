@@ -1,0 +1,137 @@
+// Subjects of the contract suite that are gaggle's built-in children: process, goose and team (on the fake goose).
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Child } from "../../src/children/child.js";
+import type { Switchboard } from "../../src/children/switchboard.js";
+import { createVirtualChildren, type MemberUrls } from "../../src/virtual/index.js";
+import { fixture } from "../helpers/paths.js";
+import { until } from "../helpers/poll.js";
+import { groupMembers } from "../helpers/processes.js";
+import { gooseConfig, readRuns } from "../virtual/goose/helpers.js";
+import { loadConfig, textOf, type Subject } from "./harness.js";
+
+/** Members are given a URL; the fake goose connects to it only when a prompt asks it to, which these never do. */
+const NO_MEMBER_LISTENER: MemberUrls = { urlFor: async () => ({ url: "http://127.0.0.1:9/members/unused/mcp", revoke: () => {} }) };
+
+const ONLY = {
+  process: "[virtual.goose]\nenabled = false\n\n[virtual.team]\nenabled = false\n",
+  goose: "[virtual.process]\nenabled = false\n\n[virtual.team]\nenabled = false\n",
+  team: "[virtual.process]\nenabled = false\n",
+};
+
+/** The built-in children the config enables, on this switchboard; `name` is the one under test. */
+function builtIns(text: string, switchboard: Switchboard, name: string): { child: Child; others: Child[] } {
+  const children = createVirtualChildren(loadConfig(text), switchboard, NO_MEMBER_LISTENER);
+  const child = children.find((candidate) => candidate.name === name);
+  if (!child) throw new Error(`the config did not enable the ${name} child`);
+  return { child, others: children.filter((other) => other !== child) };
+}
+
+/** Every process of the process groups gaggle started that is still alive, as leftovers. */
+function aliveIn(groups: Iterable<number>): string[] {
+  return [...groups].flatMap((group) => groupMembers(group).map((pid) => `pid ${pid} (group ${group})`));
+}
+
+const json = (text: string) => JSON.parse(text) as Record<string, unknown>;
+
+export async function processSubject(switchboard: Switchboard): Promise<Subject> {
+  const dir = mkdtempSync(join(tmpdir(), "gaggle-contract-process-"));
+  // A stubborn command ignores SIGTERM, so killing it takes the whole grace period: a call that stays a while.
+  const text = `[gateway]\nstate_dir = ${JSON.stringify(join(dir, "state"))}\n\n[virtual.process]\nkill_grace_ms = 600\n\n${ONLY.process}`;
+  const { child } = builtIns(text, switchboard, "process");
+  const groups = new Set<number>();
+  const run = async (command: string) => {
+    const pid = json(textOf(await child.callTool("gg_process_run", { command }, {}))).pid as number;
+    groups.add(pid);
+    return pid;
+  };
+  return {
+    child,
+    good: { tool: "gg_process_run", args: { command: "echo contract" }, answers: /"command":"echo contract"/ },
+    bad: { tool: "gg_process_run", args: { command: 42 } },
+    slow: async () => {
+      const pid = await run(`STUBBORN_LIFETIME_MS=30000 exec ${JSON.stringify(process.execPath)} ${JSON.stringify(fixture("process/stubborn.mjs"))}`);
+      // Both of its processes are up once its group has two members: only then is SIGTERM ignored by both.
+      await until(
+        () => groupMembers(pid).length,
+        (count) => count === 2,
+      );
+      return { tool: "gg_process_kill", args: { pid } };
+    },
+    occupy: async () => {
+      await run("sleep 30");
+    },
+    leftovers: async () => {
+      const listed = json(textOf(await child.callTool("gg_process_status", {}, {}))).processes as Array<{ pid: number }>;
+      for (const { pid } of listed) groups.add(pid);
+      return aliveIn(groups);
+    },
+    dispose: async () => {},
+  };
+}
+
+/** The fake goose's runs so far: each leads a process group of its own. */
+function gooseGroups(dir: string): number[] {
+  return readRuns(join(dir, "argv.jsonl")).map((run) => run.pid);
+}
+
+async function gooseRunning(dir: string, count: number): Promise<void> {
+  await until(
+    () => gooseGroups(dir).filter((group) => groupMembers(group).length > 0).length,
+    (alive) => alive >= count,
+  );
+}
+
+export async function gooseSubject(switchboard: Switchboard): Promise<Subject> {
+  const dir = mkdtempSync(join(tmpdir(), "gaggle-contract-goose-"));
+  const { child } = builtIns(`${gooseConfig(dir)}\n${ONLY.goose}`, switchboard, "goose");
+  return {
+    child,
+    good: { tool: "run_goose", args: { prompt: "hello from the contract" }, answers: /^Started gosling [0-9a-f-]{36}/ },
+    bad: { tool: "run_goose", args: { prompt: 7 } },
+    // dispatch_agent waits for the agent's whole turn, which the fake goose makes last 800 ms.
+    slow: async () => ({ tool: "dispatch_agent", args: { prompt: "[slow 800] a task" } }),
+    stopsCancelled: async () => {
+      await until(
+        () => aliveIn(gooseGroups(dir)),
+        (alive) => alive.length === 0,
+      );
+    },
+    occupy: async () => {
+      await child.callTool("run_goose", { prompt: "[hang] a turn that never ends" }, {});
+      await gooseRunning(dir, 1);
+    },
+    leftovers: async () => aliveIn(gooseGroups(dir)),
+    dispose: async () => {},
+  };
+}
+
+export async function teamSubject(switchboard: Switchboard): Promise<Subject> {
+  const dir = mkdtempSync(join(tmpdir(), "gaggle-contract-team-"));
+  const { child, others } = builtIns(`${gooseConfig(dir)}\n${ONLY.team}`, switchboard, "team");
+  const team_id = "contract";
+  const addMember = async (prompt: string) => {
+    const added = json(textOf(await child.callTool("gg_team_manage", { team_id, prompt }, {})));
+    return added.agent_id as string;
+  };
+  return {
+    child,
+    good: { tool: "gg_team_manage", args: { team_id, prompt: "hello from the contract" }, answers: /"operation":"add"/ },
+    bad: { tool: "gg_team_manage", args: { team_id: 7 } },
+    // Removing a member waits for its gosling to go; one that ignores SIGTERM takes the whole grace period.
+    slow: async () => {
+      const agent = await addMember("[ignore-term] [hang] stay busy");
+      await gooseRunning(dir, gooseGroups(dir).length);
+      return { tool: "gg_team_manage", args: { team_id, remove_agent_ids: [agent] } };
+    },
+    occupy: async () => {
+      await addMember("[hang] stay busy");
+      await gooseRunning(dir, 1);
+    },
+    leftovers: async () => aliveIn(gooseGroups(dir)),
+    dispose: async () => {
+      await Promise.allSettled(others.map((other) => other.close()));
+    },
+  };
+}

@@ -1,0 +1,9 @@
+import { describeChildContract } from "./contract.js";
+import { remoteSubject } from "./real-children.js";
+
+describeChildContract({
+  title: "a Streamable HTTP child (the echo fixture)",
+  cancelsInFlight: true,
+  crashes: true,
+  build: (switchboard) => remoteSubject(switchboard, "http"),
+});

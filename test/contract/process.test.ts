@@ -1,0 +1,4 @@
+import { processSubject } from "./built-in-children.js";
+import { describeChildContract } from "./contract.js";
+
+describeChildContract({ title: "the built-in process child", cancelsInFlight: false, crashes: false, build: processSubject });

@@ -1,0 +1,4 @@
+import { describeChildContract } from "./contract.js";
+import { stdioSubject } from "./real-children.js";
+
+describeChildContract({ title: "a stdio child (the echo fixture)", cancelsInFlight: true, crashes: true, build: stdioSubject });
