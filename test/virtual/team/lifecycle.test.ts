@@ -1,5 +1,5 @@
 // The team child in gaggle: its tools, presets, compaction notices, state that outlives a reconnect, and no leftovers.
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -154,9 +154,10 @@ describe("the team child in gaggle", () => {
   it("close_child_session releases every member's gosling; the next message starts the member again on its Goose session", async () => {
     team = await startTeamGaggle();
     const a = await team.add("t1", { title: "A", prompt: "[hang]" });
+    // Its first turn must be in its Goose session before it is stopped, for the resumed run to count it.
     await until(
-      () => team!.runs().length,
-      (count) => count === 1,
+      () => savedTurns(team!.dir),
+      (turns) => turns === 1,
     );
     const pids = team.pids();
     await team.client.callTool({ name: "close_child_session", arguments: { server_id: "team" } });
@@ -174,6 +175,22 @@ describe("the team child in gaggle", () => {
     expect(await team.transcript(after.gosling_id!)).toContain("Turn 2 of session gosling-");
   });
 });
+
+/** User turns the fake goose has saved to its sessions (under $GOOSE_PATH_ROOT/data/sessions; a file just created is still empty). */
+function savedTurns(dir: string): number {
+  const sessions = join(dir, "goose-root", "data", "sessions");
+  if (!existsSync(sessions)) return 0;
+  const messages = readdirSync(sessions)
+    .filter((file) => file.endsWith(".json"))
+    .flatMap((file) => {
+      try {
+        return (JSON.parse(readFileSync(join(sessions, file), "utf8")) as { messages: Array<{ role: string }> }).messages;
+      } catch {
+        return [];
+      }
+    });
+  return messages.filter((message) => message.role === "user").length;
+}
 
 describe("state that outlives the connection", () => {
   it("teams, members and unread messages survive the lead reconnecting (a new stdio gaggle); a member starts again when messaged", async () => {
