@@ -4,9 +4,9 @@ import type { Cancellation } from "./cancellation.js";
 
 /**
  * A call that finds a free slot and nobody waiting starts at once; only calls that must wait go through the
- * p-queue, which keeps them in order and starts each as a slot frees. Sending every call through p-queue
- * cost about a tenth of gaggle's CPU per call (its bookkeeping and a kilobyte and a half of allocations),
- * on the path where most calls never wait.
+ * p-queue, which keeps them in order and starts each as a slot frees. p-queue's bookkeeping and allocations
+ * per call are a measurable share of gaggle's CPU per call (see `npm run bench`), on the path where most calls
+ * never wait.
  *
  * The p-queue only ever sees the slots that calls started at once leave free: its concurrency is set to
  * them (and it is paused while there are none) before a call is added to it, and again whenever such a

@@ -18,7 +18,7 @@ import { GAGGLE_NAME, GAGGLE_VERSION } from "../shared/version.js";
 import type { ChildEvents } from "./switchboard.js";
 import { childEnv } from "./child-env.js";
 import { ForwardingTransport } from "./forwarding-transport.js";
-import { connectionLost, remoteTransport, terminateRemoteSession } from "./remote-transport.js";
+import { connectionLost, remoteTransport, streamBroken, terminateRemoteSession } from "./remote-transport.js";
 import { SchemaCache } from "./schema-cache.js";
 import type { StderrRing } from "./stderr-ring.js";
 import { ProcessGroupTransport, type ProcessExit } from "./stdio-transport.js";
@@ -50,6 +50,8 @@ export interface SessionWiring {
   onClosed(session: Session): void;
   /** A remote session's transport reported that the session is over (see connectionLost). */
   onLost(session: Session, error: unknown): void;
+  /** A response stream of a remote session broke (see streamBroken): the server may or may not be there. */
+  onStreamBroken(session: Session): void;
 }
 
 /** What gaggle declares to every child: it forwards each of these to the client whose call the child is serving. */
@@ -90,9 +92,10 @@ export function createSession(wiring: SessionWiring): Session {
   };
   client.onerror = (error) => {
     // Closing a remote session aborts its stream; that is the close itself, not a fault worth a warning.
-    if (session.closing) return;
+    if (session.closing || session.endedBecause !== undefined) return;
     log.warn({ err: error }, "protocol error from child");
     if (connectionLost(error)) wiring.onLost(session, error);
+    else if (streamBroken(error)) wiring.onStreamBroken(session);
   };
   return session;
 }
@@ -104,34 +107,38 @@ export async function closeSession(session: Session, graceMs: number): Promise<v
   await session.client.close();
 }
 
-/** A new session of a restarted child gets the log level and subscriptions the old one had. */
+/** A new session of a restarted child gets the log level and subscriptions the old one had, each asked within `timeoutMs`. */
 export async function restoreSessionState(
   session: Session,
   logLevel: LoggingLevel | undefined,
   subscriptions: Set<string>,
   log: Logger,
+  timeoutMs: number,
 ): Promise<void> {
   const { client } = session;
   try {
-    if (logLevel && client.getServerCapabilities()?.logging) await client.setLoggingLevel(logLevel);
-    for (const uri of subscriptions) await client.subscribeResource({ uri });
+    if (logLevel && client.getServerCapabilities()?.logging) await client.setLoggingLevel(logLevel, { timeout: timeoutMs });
+    for (const uri of subscriptions) await client.subscribeResource({ uri }, { timeout: timeoutMs });
   } catch (error) {
     log.warn({ err: error }, "could not restore log level or subscriptions on the new session");
   }
 }
 
-export function describeExit(exit: ProcessExit): string {
+function describeExit(exit: ProcessExit): string {
   return `exited (${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`})`;
 }
 
-/** An exit of the process says most; otherwise the transport's own error, with its HTTP status if it has one. */
-export function startFailureReason(error: unknown, session: Session, startupTimeoutMs: number): string {
+/**
+ * An exit of the process says most; otherwise the transport's own error, with its HTTP status if it has one.
+ * `session` is undefined when none could be made.
+ */
+export function startFailureReason(error: unknown, session: Session | undefined, startupTimeoutMs: number): string {
   // A spawn failure's message already says what its cause does; a remote one's cause is where the reason is.
-  const message = session.process ? errorMessage(error) : errorChain(error);
+  const message = session?.process ? errorMessage(error) : errorChain(error);
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
     return `did not answer initialize within ${startupTimeoutMs}ms (startup_timeout_ms)`;
   }
-  const exit = session.process?.exitInfo;
+  const exit = session?.process?.exitInfo;
   if (exit) return describeExit(exit);
   const status = (error as { code?: unknown }).code;
   return typeof status === "number" && status >= 400 && !message.includes(String(status)) ? `${message} (HTTP ${status})` : message;

@@ -18,7 +18,7 @@ export type Phase =
 /**
  * Every transition there is. A start is tried from any state without a session (once the back-off after
  * failed starts has passed); a running session ends on purpose (stopping) or by itself (failed); closing a
- * child that has no session leaves it stopped.
+ * failed child leaves it stopped. Closing a child that was never started, or is stopped, changes nothing.
  */
 const TRANSITIONS: Record<ChildState, readonly ChildState[]> = {
   not_started: ["starting"],

@@ -4,13 +4,18 @@ import { ErrorCode, McpError, type JSONRPCMessage, type MessageExtraInfo, type P
 import { timerDelay } from "../shared/timer-delay.js";
 import { cancelledError, type Cancellation } from "./cancellation.js";
 
-export interface ForwardOptions {
+/** The same for every request of one child. */
+export interface ForwardLimits {
   /** Without a response or progress for this long, the request is cancelled at the child and fails. */
   timeoutMs: number;
   /** Progress restarts the timeout, but never past this long since the request was sent. */
   maxTotalTimeoutMs: number;
+}
+
+/** What one request carries from its caller (a CallContext is one). */
+export interface ForwardHooks {
   cancel?: Cancellation | undefined;
-  onprogress?: (progress: Progress) => void;
+  onprogress?: ((progress: Progress) => void) | undefined;
 }
 
 /** What a request in flight needs of the transport that forwarded it. */
@@ -30,12 +35,13 @@ class ForwardedRequest {
   constructor(
     readonly id: string,
     private readonly lane: RequestLane,
-    private readonly options: ForwardOptions,
+    private readonly limits: ForwardLimits,
+    private readonly hooks: ForwardHooks,
     private readonly resolve: (result: Record<string, unknown>) => void,
     private readonly reject: (error: Error) => void,
   ) {
-    this.deadline = this.sentAt + options.timeoutMs;
-    if (options.cancel) this.stopListening = options.cancel.onAbort((reason) => this.fail(cancelledError(reason), String(reason)));
+    this.deadline = this.sentAt + limits.timeoutMs;
+    if (hooks.cancel) this.stopListening = hooks.cancel.onAbort((reason) => this.fail(cancelledError(reason), String(reason)));
   }
 
   succeed(result: Record<string, unknown>): void {
@@ -54,18 +60,18 @@ class ForwardedRequest {
   progress(progress: Progress): void {
     const now = performance.now();
     const elapsed = now - this.sentAt;
-    const { timeoutMs, maxTotalTimeoutMs, onprogress } = this.options;
+    const { timeoutMs, maxTotalTimeoutMs } = this.limits;
     if (elapsed >= maxTotalTimeoutMs) {
       const data = { maxTotalTimeout: maxTotalTimeoutMs, totalElapsed: Math.round(elapsed) };
       return this.fail(new McpError(ErrorCode.RequestTimeout, "Maximum total timeout exceeded", data), "Maximum total timeout exceeded");
     }
     // Only ever later: the transport's timer, due at or before the old deadline, finds the new one when it fires.
     this.deadline = now + timeoutMs;
-    onprogress?.(progress);
+    this.hooks.onprogress?.(progress);
   }
 
   timeOut(): void {
-    this.fail(new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: this.options.timeoutMs }), "Request timed out");
+    this.fail(new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: this.limits.timeoutMs }), "Request timed out");
   }
 
   private settle(): void {
@@ -141,13 +147,13 @@ export class ForwardingTransport implements Transport {
    * RequestTimeout (after telling the child with notifications/cancelled), or ConnectionClosed; `cancel`
    * also cancels the request at the child and fails with its reason.
    */
-  forward(method: string, params: Record<string, unknown>, options: ForwardOptions): Promise<Record<string, unknown>> {
+  forward(method: string, params: Record<string, unknown>, limits: ForwardLimits, hooks: ForwardHooks): Promise<Record<string, unknown>> {
     const id = `gaggle-${++this.lastId}`;
-    const { cancel, onprogress } = options;
+    const { cancel, onprogress } = hooks;
     if (onprogress) params = { ...params, _meta: { ...(params._meta as Record<string, unknown> | undefined), progressToken: id } };
     return new Promise((resolve, reject) => {
       if (cancel?.aborted) return reject(cancelledError(cancel.reason));
-      const request = new ForwardedRequest(id, this.lane, options, resolve, reject);
+      const request = new ForwardedRequest(id, this.lane, limits, hooks, resolve, reject);
       this.pending.set(id, request);
       this.dueBy(request.deadline);
       this.inner.send({ jsonrpc: "2.0", id, method, params }).catch((error: unknown) => {

@@ -19,11 +19,11 @@ import { callFailure, stderrSuffix } from "./call-failure.js";
 import type { CallContext, Child, ChildSchema, ChildStatus } from "./child.js";
 import { closeSession, createSession, restoreSessionState, startFailureReason, type Session } from "./child-session.js";
 import { ChildStateMachine, OperationLock } from "./child-state.js";
-import type { ForwardOptions } from "./forwarding-transport.js";
+import type { ForwardLimits } from "./forwarding-transport.js";
 import { SessionGate } from "./session-gate.js";
 import { StderrRing } from "./stderr-ring.js";
 import type { Switchboard } from "./switchboard.js";
-import { connectionLost } from "./remote-transport.js";
+import { connectionLost, neverReached } from "./remote-transport.js";
 import { toolFilter } from "./tool-filter.js";
 import { CallerTracker } from "./upstream.js";
 
@@ -31,12 +31,14 @@ export interface McpChildOptions {
   /** Time a stdio child gets after SIGTERM before its process group is killed. */
   shutdownGraceMs: number;
   switchboard: Switchboard;
-  /** Back-off and the idle timeout read it; the system clock unless a test gives its own. */
+  /** Every time McpChild reads (back-off, the idle timeout, start times and uptime); the system clock unless a test gives its own. */
   clock?: Clock;
 }
 
 /** Calls made without a client session (the one-shot commands) count as one client of their own. */
 const LOCAL_CALLER = "local";
+/** How long a remote server whose stream broke gets to answer a ping before its session is given up. */
+const PING_TIMEOUT_MS = 10_000;
 
 /**
  * The session's life is the state machine in child-state.ts; starts and stops run one at a time under one
@@ -63,9 +65,13 @@ export class McpChild implements Child {
   /** Sessions started so far: the first is a start, the rest restarts. */
   private starts = 0;
   private lastError: string | undefined;
-  /** Tool calls at the child now; the idle timer runs only while there are none. */
+  /** Requests at the child now, tool calls or others; the child is idle only while there are none. */
   private inFlight = 0;
+  /** When the last request ended (or the session started): the idle timeout counts from here. */
+  private lastUsed = 0;
   private cancelIdleTimer: (() => void) | undefined;
+  /** The per-request limits every forwarded request of this child has. */
+  private readonly limits: ForwardLimits;
   /** The visible tools of the last list fetched, and the list they came from. */
   private visibleTools: { from: Tool[]; tools: Tool[]; byName: Map<string, Tool> } | undefined;
 
@@ -79,6 +85,7 @@ export class McpChild implements Child {
     this.clock = options.clock ?? systemClock;
     this.switchboard = options.switchboard;
     this.shutdownGraceMs = options.shutdownGraceMs;
+    this.limits = { timeoutMs: config.timeoutMs, maxTotalTimeoutMs: config.maxTimeoutMs };
     this.visible = toolFilter(config.tools);
     this.log = logger({ child: config.name });
     this.switchboard.onLogLevel(config.name, (level) => this.applyLogLevel(level));
@@ -103,9 +110,9 @@ export class McpChild implements Child {
   }
 
   async tools(): Promise<Tool[]> {
-    const session = this.machine.running ?? (await this.ensureSession());
-    const tools = session.cache.cachedTools ?? (await this.request(session, "tools/list", () => session.cache.tools()));
-    return this.exposed(tools).tools;
+    const known = this.machine.running?.cache.cachedTools;
+    if (known) return this.exposed(known).tools;
+    return this.exposed(await this.withSession("tools/list", (session) => session.cache.tools())).tools;
   }
 
   knownTool(name: string): Tool | undefined {
@@ -123,61 +130,49 @@ export class McpChild implements Child {
   }
 
   async schema(): Promise<ChildSchema> {
-    const session = await this.ensureSession();
-    const lists = await this.request(session, "the schema lists", () => session.cache.all());
+    const lists = await this.withSession("the schema lists", (session) => session.cache.all());
     return { ...lists, tools: this.exposed(lists.tools).tools };
   }
 
   /** One tools/call, once the router's queue has let it through. */
   async callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
-    this.cancelIdleTimer?.();
     this.inFlight++;
     const caller = ctx.caller?.sessionId ?? LOCAL_CALLER;
     try {
       const leave = this.gate.tryEnter(caller) ?? (await this.gate.enter(caller, ctx.cancel));
       this.callers.begin(ctx.caller);
       try {
-        // Started here, behind the queue: a child that died while this call waited is restarted for it.
-        const session = this.machine.running ?? (await this.ensureSession());
         const params = { name, arguments: args, ...(ctx.meta && { _meta: ctx.meta }) };
-        try {
-          return (await session.transport.forward("tools/call", params, this.forwardOptions(ctx))) as CallToolResult;
-        } catch (error) {
-          throw this.failure(error, session, `tool "${name}"`, ctx);
-        }
+        return (await this.forward("tools/call", params, ctx, `tool "${name}"`)) as CallToolResult;
       } finally {
         this.callers.end(ctx.caller);
         leave();
       }
     } finally {
-      if (--this.inFlight === 0) this.armIdleTimer();
+      this.done();
     }
   }
 
   async readResource(uri: string, ctx: CallContext): Promise<ReadResourceResult> {
     const params = { uri, ...(ctx.meta && { _meta: ctx.meta }) };
-    return this.passThrough(`resources/read of ${uri}`, ctx, (session) =>
-      session.transport.forward("resources/read", params, this.forwardOptions(ctx)),
-    ) as Promise<ReadResourceResult>;
+    return this.passThrough("resources/read", params, ctx, `resources/read of ${uri}`) as Promise<ReadResourceResult>;
   }
 
   async getPrompt(name: string, args: Record<string, string> | undefined, ctx: CallContext): Promise<GetPromptResult> {
     const params = { name, ...(args && { arguments: args }), ...(ctx.meta && { _meta: ctx.meta }) };
-    return this.passThrough(`prompt "${name}"`, ctx, (session) =>
-      session.transport.forward("prompts/get", params, this.forwardOptions(ctx)),
-    ) as Promise<GetPromptResult>;
+    return this.passThrough("prompts/get", params, ctx, `prompt "${name}"`) as Promise<GetPromptResult>;
   }
 
   async complete(params: CompleteRequest["params"], ctx: CallContext): Promise<CompleteResult> {
-    return this.passThrough("completion/complete", ctx, (session) =>
-      session.transport.forward("completion/complete", params, this.forwardOptions(ctx)),
-    ) as Promise<CompleteResult>;
+    return this.passThrough("completion/complete", params, ctx, "completion/complete") as Promise<CompleteResult>;
   }
 
+  /** Added after the session is had: a session started for this call would otherwise subscribe it twice. */
   async subscribe(uri: string): Promise<void> {
-    this.subscriptions.add(uri);
-    const session = await this.ensureSession();
-    await this.request(session, `resources/subscribe of ${uri}`, () => session.client.subscribeResource({ uri }));
+    await this.withSession(`resources/subscribe of ${uri}`, (session) => {
+      this.subscriptions.add(uri);
+      return session.client.subscribeResource({ uri });
+    });
   }
 
   async unsubscribe(uri: string): Promise<void> {
@@ -195,23 +190,59 @@ export class McpChild implements Child {
   }
 
   /** Requests other than tools/call skip the queue: they read, and must not wait behind long tool calls. */
-  private async passThrough<T>(what: string, ctx: CallContext, run: (session: Session) => Promise<T>): Promise<T> {
-    const session = await this.ensureSession();
+  private async passThrough(method: string, params: Record<string, unknown>, ctx: CallContext, what: string): Promise<Record<string, unknown>> {
+    this.inFlight++;
     this.callers.begin(ctx.caller);
     try {
-      return await this.request(session, what, () => run(session));
+      return await this.forward(method, params, ctx, what);
     } finally {
       this.callers.end(ctx.caller);
+      this.done();
     }
   }
 
-  private forwardOptions(ctx: CallContext): ForwardOptions {
-    return { timeoutMs: this.config.timeoutMs, maxTotalTimeoutMs: this.config.maxTimeoutMs, cancel: ctx.cancel, onprogress: ctx.onprogress };
+  /**
+   * Forwards a request on the running session, started for it if needed (a child that died while the call
+   * waited its turn is restarted for it). A request that never reached a remote server (connection refused,
+   * or the server no longer knew the session) ran nowhere, so it is sent once more, on a new session.
+   */
+  private async forward(method: string, params: Record<string, unknown>, ctx: CallContext, what: string): Promise<Record<string, unknown>> {
+    for (let retried = false; ; retried = true) {
+      const session = this.machine.running ?? (await this.ensureSession());
+      try {
+        return await session.transport.forward(method, params, this.limits, ctx);
+      } catch (error) {
+        if (retried || !neverReached(error)) throw this.failure(error, session, what, ctx);
+        this.onSessionLost(session, error);
+        this.log.info({ reason: errorChain(error) }, `${what} never reached the server; sending it on a new session`);
+      }
+    }
+  }
+
+  /** Runs a request of gaggle's own on the session, started if needed, as use of the child. */
+  private async withSession<T>(what: string, run: (session: Session) => Promise<T>): Promise<T> {
+    this.inFlight++;
+    try {
+      const session = this.machine.running ?? (await this.ensureSession());
+      return await this.request(session, what, () => run(session));
+    } finally {
+      this.done();
+    }
+  }
+
+  /** A request ended: the child is idle from now if it was the last. */
+  private done(): void {
+    if (--this.inFlight > 0) return;
+    this.lastUsed = this.clock.now();
+    this.armIdleTimer();
   }
 
   /** Ends the session and frees its process; an explicit close also forgets past failed starts, so the next call starts at once. */
   close(): Promise<{ uptimeMs: number | null }> {
     this.cancelIdleTimer?.();
+    this.cancelIdleTimer = undefined;
+    // A call made from now on waits for a start after this stop, not for a start under way that the stop ends.
+    this.pendingStart = undefined;
     return this.lock.run(() => this.stop());
   }
 
@@ -263,7 +294,31 @@ export class McpChild implements Child {
     if (before.state === "running") return before.session;
     const failedStarts = before.state === "failed" ? before.failedStarts : 0;
     this.machine.move({ state: "starting", failedStarts });
-    const session = createSession({
+    let session: Session | undefined;
+    try {
+      session = this.newSession();
+      await session.client.connect(session.transport, { timeout: this.config.startupTimeoutMs });
+      const level = this.switchboard.logLevel;
+      await restoreSessionState(session, level, this.subscriptions, this.log, this.config.startupTimeoutMs);
+      // A child that died while its state was restored has nothing to serve with.
+      if (session.endedBecause !== undefined) throw new Error(session.endedBecause);
+      const startedAt = new Date(this.clock.now());
+      this.starts++;
+      this.machine.move({ state: "running", session, startedAt });
+      this.log.info({ pid: session.process?.pid, restarts: this.starts - 1 }, "session started");
+      // A level a client set while this session was being restored is applied now.
+      if (this.switchboard.logLevel !== level) void this.applyLogLevel(this.switchboard.logLevel!).catch(() => {});
+      this.lastUsed = this.clock.now();
+      this.armIdleTimer();
+      return session;
+    } catch (error) {
+      await session?.transport.close().catch(() => {});
+      throw this.startFailed(error, session, failedStarts + 1);
+    }
+  }
+
+  private newSession(): Session {
+    return createSession({
       config: this.config,
       shutdownGraceMs: this.shutdownGraceMs,
       stderr: this.stderr,
@@ -272,23 +327,12 @@ export class McpChild implements Child {
       callers: this.callers,
       onClosed: (closed) => this.onSessionClosed(closed),
       onLost: (lost, error) => this.onSessionLost(lost, error),
+      onStreamBroken: (broken) => this.checkConnection(broken),
     });
-    try {
-      await session.client.connect(session.transport, { timeout: this.config.startupTimeoutMs });
-    } catch (error) {
-      await session.transport.close().catch(() => {});
-      throw this.startFailed(error, session, failedStarts + 1);
-    }
-    const startedAt = new Date(this.clock.now());
-    await restoreSessionState(session, this.switchboard.logLevel, this.subscriptions, this.log);
-    this.starts++;
-    this.machine.move({ state: "running", session, startedAt });
-    this.log.info({ pid: session.process?.pid, restarts: this.starts - 1 }, "session started");
-    this.armIdleTimer();
-    return session;
   }
 
-  private startFailed(error: unknown, session: Session, failedStarts: number): GaggleError {
+  /** `session` is undefined when none could even be made. */
+  private startFailed(error: unknown, session: Session | undefined, failedStarts: number): GaggleError {
     this.lastError = `failed to start: ${startFailureReason(error, session, this.config.startupTimeoutMs)}`;
     this.machine.move({ state: "failed", failedStarts, retryAt: this.clock.now() + backoffMs(failedStarts) });
     this.log.warn({ reason: this.lastError, failedStarts }, "start failed");
@@ -303,6 +347,7 @@ export class McpChild implements Child {
   private onSessionClosed(session: Session): void {
     if (this.machine.running !== session || session.closing) return;
     this.cancelIdleTimer?.();
+    this.cancelIdleTimer = undefined;
     this.lastError = `${session.endedBecause} unexpectedly`;
     this.machine.move({ state: "failed", failedStarts: 0, retryAt: 0 });
     this.log.warn({ reason: session.endedBecause }, "child ended unexpectedly; the next call restarts it");
@@ -313,10 +358,26 @@ export class McpChild implements Child {
    * flight fail at once (closing the transport fails them), and the next call starts a new session.
    */
   private onSessionLost(session: Session, error: unknown): void {
-    if (this.machine.running !== session || session.closing) return;
+    if (session.closing || session.endedBecause !== undefined) return;
     session.endedBecause = `lost its connection (${errorChain(error)})`;
     this.onSessionClosed(session);
-    void session.client.close().catch(() => {});
+    // After the current turn: the request whose failure told of the loss gets that failure first, so it can
+    // tell whether it ever reached the server; closing fails the others.
+    setImmediate(() => void session.client.close().catch(() => {}));
+  }
+
+  /**
+   * A response stream of a remote session broke. The SDK does not say whose, and the request it carried would
+   * wait for its timeout: a ping tells whether the server is still there, and if not, the session is lost and
+   * every call in flight fails at once.
+   */
+  private checkConnection(session: Session): void {
+    if (this.machine.running !== session) return;
+    const timeout = Math.min(this.config.timeoutMs, PING_TIMEOUT_MS);
+    session.client.ping({ timeout }).catch((error: unknown) => {
+      const gone = !(error instanceof McpError) || error.code === ErrorCode.RequestTimeout || error.code === ErrorCode.ConnectionClosed;
+      if (gone) this.onSessionLost(session, error);
+    });
   }
 
   /** Runs a request on the session, turning whatever the SDK throws into a GaggleError. */
@@ -331,7 +392,8 @@ export class McpChild implements Child {
   /** What the SDK or the forwarding lane threw, as a GaggleError that says what happened to the child. */
   private failure(error: unknown, session: Session, what: string, ctx?: CallContext): GaggleError {
     if (connectionLost(error)) {
-      // A request that could not be sent is the session's end, told as the end of a session is.
+      // A request that could not be sent is the session's end, told as the end of a session is. The SDK's
+      // transports report such a failure to onerror too, which has usually ended the session already.
       this.onSessionLost(session, error);
       error = new McpError(ErrorCode.ConnectionClosed, errorChain(error));
     }
@@ -345,15 +407,20 @@ export class McpChild implements Child {
     });
   }
 
+  /**
+   * One timer, set when none is: when it fires it waits on for what is left since `lastUsed`, so a busy child
+   * costs no timer work per request. A request in flight when it fires sets it again once it ends.
+   */
   private armIdleTimer(): void {
-    this.cancelIdleTimer?.();
     const ms = this.config.idleTimeoutMs;
-    if (ms <= 0 || this.inFlight > 0 || !this.machine.running) return;
-    this.cancelIdleTimer = this.clock.after(ms, () => {
+    if (ms <= 0 || this.cancelIdleTimer || this.inFlight > 0 || !this.machine.running) return;
+    this.cancelIdleTimer = this.clock.after(this.lastUsed + ms - this.clock.now(), () => {
       this.cancelIdleTimer = undefined;
-      // Checked under the lock: a call that came in meanwhile keeps the session.
+      if (this.inFlight > 0) return;
+      if (this.clock.now() < this.lastUsed + ms) return this.armIdleTimer();
+      // Checked again under the lock: a request that came in meanwhile keeps the session.
       void this.lock.run(async () => {
-        if (this.inFlight > 0) return;
+        if (this.inFlight > 0 || this.clock.now() < this.lastUsed + ms) return;
         this.log.info({ idleMs: ms }, "idle timeout; stopping");
         await this.stop();
       });

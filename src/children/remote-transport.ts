@@ -36,3 +36,20 @@ export function connectionLost(error: unknown): boolean {
   // The SSE transport's POST failure carries its status only in the message.
   return error instanceof Error && error.message.startsWith("Error POSTing to endpoint (HTTP 404)");
 }
+
+/**
+ * True when a request never reached a remote server, so that it ran nowhere and may be sent again: the
+ * connection was refused, or the server no longer knew the session (HTTP 404). A reset connection is not
+ * such a case: the server may have run the request before it went.
+ */
+export function neverReached(error: unknown): boolean {
+  if (error instanceof TypeError && error.message.startsWith("fetch failed"))
+    return (error.cause as { code?: unknown } | undefined)?.code === "ECONNREFUSED";
+  if (error instanceof StreamableHTTPError) return error.code === 404;
+  return error instanceof Error && error.message.startsWith("Error POSTing to endpoint (HTTP 404)");
+}
+
+/** True when a Streamable HTTP response stream broke before it ended (the SDK says so only in its message). */
+export function streamBroken(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith("SSE stream disconnected");
+}

@@ -1,11 +1,11 @@
 // server_id -> Child, and the one path every tool call takes, to every child: find the tool, check arguments, queue, call.
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { nearest } from "../config/index.js";
+import { nearest } from "../shared/suggest.js";
 import { GaggleError } from "../shared/errors.js";
 import { logger } from "../shared/log.js";
 import { checkArguments } from "./arg-validator.js";
 import { CallQueue } from "./call-queue.js";
-import type { CallContext, Child, ChildStatus } from "./child.js";
+import type { CallContext, Child, ChildStatus, QueueDepth } from "./child.js";
 
 /** A child as the router takes it: how many of its calls may run at once (the rest wait their turn). */
 export interface RoutedChild {
@@ -18,7 +18,7 @@ export interface RoutedStatus extends ChildStatus {
   name: string;
   /** Calls that reached the child, whatever their outcome. */
   callsServed: number;
-  queue: { running: number; waiting: number };
+  queue: QueueDepth;
 }
 
 interface Slot {

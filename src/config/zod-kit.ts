@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { isObject } from "../shared/json.js";
 import { describeValue } from "./errors.js";
-import { nearest } from "./suggest.js";
+import { nearest } from "../shared/suggest.js";
 
 /** Schema params whose every issue (type or check) reads `expected <what>, got <type> <json>`. */
 export function expected(what: string): { error: (issue: z.core.$ZodRawIssue) => string } {

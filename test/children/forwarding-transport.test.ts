@@ -36,10 +36,10 @@ describe("ForwardingTransport timeouts", () => {
   it("times out each request at its own deadline, and tells the child about each", async () => {
     const { transport, cancelledIds } = await linked();
     const ended: string[] = [];
-    const options = { timeoutMs: 300, maxTotalTimeoutMs: 10_000 };
-    const first = track(transport.forward("tools/call", { name: "a" }, options), ended, "first");
+    const limits = { timeoutMs: 300, maxTotalTimeoutMs: 10_000 };
+    const first = track(transport.forward("tools/call", { name: "a" }, limits, {}), ended, "first");
     await vi.advanceTimersByTimeAsync(200);
-    const second = track(transport.forward("tools/call", { name: "b" }, options), ended, "second");
+    const second = track(transport.forward("tools/call", { name: "b" }, limits, {}), ended, "second");
 
     await vi.advanceTimersByTimeAsync(99);
     expect(ended).toEqual([]);
@@ -61,9 +61,9 @@ describe("ForwardingTransport timeouts", () => {
   it("lets an answered request go, and keeps timing the ones still in flight", async () => {
     const { transport, cancelledIds, childSends } = await linked();
     const ended: string[] = [];
-    const options = { timeoutMs: 150, maxTotalTimeoutMs: 10_000 };
-    const answered = track(transport.forward("tools/call", { name: "a" }, options), ended, "answered");
-    const unanswered = track(transport.forward("tools/call", { name: "b" }, options), ended, "unanswered");
+    const limits = { timeoutMs: 150, maxTotalTimeoutMs: 10_000 };
+    const answered = track(transport.forward("tools/call", { name: "a" }, limits, {}), ended, "answered");
+    const unanswered = track(transport.forward("tools/call", { name: "b" }, limits, {}), ended, "unanswered");
     await childSends({ jsonrpc: "2.0", id: "gaggle-1", result: { content: [] } });
     expect(await answered).toBe("answered");
     await vi.advanceTimersByTimeAsync(150);
@@ -74,9 +74,10 @@ describe("ForwardingTransport timeouts", () => {
   it("restarts the timeout on progress, up to the total limit", async () => {
     const { transport, received, cancelledIds, childSends } = await linked();
     const progress: number[] = [];
-    const options = { timeoutMs: 400, maxTotalTimeoutMs: 700, onprogress: (p: { progress: number }) => void progress.push(p.progress) };
+    const limits = { timeoutMs: 400, maxTotalTimeoutMs: 700 };
+    const onprogress = (p: { progress: number }) => void progress.push(p.progress);
     const ended: string[] = [];
-    const request = track(transport.forward("tools/call", { name: "a" }, options), ended, "request");
+    const request = track(transport.forward("tools/call", { name: "a" }, limits, { onprogress }), ended, "request");
     const token = (received[0] as { params: { _meta: { progressToken: string } } }).params._meta.progressToken;
     const report = (step: number) =>
       childSends({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: step } });
@@ -100,8 +101,8 @@ describe("ForwardingTransport timeouts", () => {
 
   it("fails the requests in flight at once when the child's connection closes", async () => {
     const { transport } = await linked();
-    const options = { timeoutMs: 200, maxTotalTimeoutMs: 10_000 };
-    const first = transport.forward("tools/call", { name: "a" }, options).catch((error: McpError) => error);
+    const limits = { timeoutMs: 200, maxTotalTimeoutMs: 10_000 };
+    const first = transport.forward("tools/call", { name: "a" }, limits, {}).catch((error: McpError) => error);
     await transport.close();
     expect(((await first) as McpError).code).toBe(ErrorCode.ConnectionClosed);
   });

@@ -99,6 +99,23 @@ describe("idle timeout", () => {
     expect(await waitGone([pid!])).toEqual([]);
   });
 
+  it("counts every request as use, not only tool calls: reading a resource or listing tools puts the stop off", async () => {
+    const { child, clock } = mcpChildOf("echo.mjs", `idle_timeout_ms = ${IDLE_MS}`);
+    await callOf(child, "echo", { text: "x" });
+    clock.advance(IDLE_MS - 1);
+    const read = await child.readResource("fixture://readme", {});
+    expect(read.contents[0]).toMatchObject({ uri: "fixture://readme" });
+    clock.advance(IDLE_MS - 1);
+    await settle();
+    expect(child.status().state).toBe("running");
+    await child.schema();
+    clock.advance(IDLE_MS - 1);
+    await settle();
+    expect(child.status().state).toBe("running");
+    clock.advance(1);
+    await stopped(child);
+  });
+
   /**
    * A client whose answer to the child's sampling request waits until the test releases it: the protocol
    * fixture's `sample` call stays in flight exactly as long as the test wants, with no time passing.

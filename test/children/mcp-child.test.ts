@@ -1,4 +1,5 @@
 // McpChild on its own, with real fixture processes: one start shared by concurrent calls, close during a start, and the state walk.
+import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { textOf } from "../helpers/gaggle.js";
 import { callOf, closeMadeChildren, mcpChildOf, settle } from "../helpers/mcp-child.js";
@@ -17,16 +18,45 @@ describe("starting", () => {
   });
 });
 
+/**
+ * This test process's descendants but the reaper watchdog, which the first process group gaggle starts
+ * brings up and which stays for the life of the process.
+ */
+function childProcesses(): number[] {
+  return descendants(process.pid).filter((pid) => {
+    try {
+      return !readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("gaggle-reaper");
+    } catch {
+      return false;
+    }
+  });
+}
+
+describe("starting, when the child dies", () => {
+  it("fails a start whose child dies while its session state is restored, instead of serving a dead session", async () => {
+    const { child, switchboard } = mcpChildOf("exit-on-set-level.mjs");
+    // A client's level, which every new session of a child that logs is given before it serves.
+    expect(await switchboard.setLogLevel("debug")).toEqual([]);
+    const first = await callOf(child, "echo", { text: "x" }).then(
+      () => expect.unreachable("the call was answered by a child that died"),
+      (error: unknown) => error,
+    );
+    expect(first).toMatchObject({ code: "SERVER_FAILED", message: expect.stringContaining("subject failed to start: exited (code 4)") });
+    expect(child.status()).toMatchObject({ state: "failed", pid: null, lastError: "failed to start: exited (code 4)" });
+    expect(child.status().stderrTail).toContain("exit-on-set-level fixture: exiting on logging/setLevel");
+  });
+});
+
 describe("closing", () => {
   it("lets a start under way finish, then stops that session and its process; the next call starts anew", async () => {
     const { child } = mcpChildOf("slow.mjs", 'env = { SLOW_START_MS = "500" }');
-    const before = new Set(descendants(process.pid));
+    const before = new Set(childProcesses());
     // Whether this call is answered depends on whether its request reaches the child before the close does.
     const first = callOf(child, "echo", { text: "x" }).catch(() => undefined);
     await settle();
     expect(child.status().state).toBe("starting");
     const started = await until(
-      () => descendants(process.pid).filter((pid) => !before.has(pid)),
+      () => childProcesses().filter((pid) => !before.has(pid)),
       (pids) => pids.length > 0,
     );
     expect(child.status().state).toBe("starting");

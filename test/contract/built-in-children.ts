@@ -8,7 +8,7 @@ import { createVirtualChildren, type MemberUrls } from "../../src/virtual/index.
 import { fixture } from "../helpers/paths.js";
 import { until } from "../helpers/poll.js";
 import { groupMembers } from "../helpers/processes.js";
-import { gooseConfig, readRuns } from "../virtual/goose/helpers.js";
+import { gooseConfig, readRuns, savedUserTurns } from "../virtual/goose/helpers.js";
 import { loadConfig, textOf, type Subject } from "./harness.js";
 
 /** Members are given a URL; the fake goose connects to it only when a prompt asks it to, which these never do. */
@@ -86,12 +86,25 @@ async function gooseRunning(dir: string, count: number): Promise<void> {
 export async function gooseSubject(switchboard: Switchboard): Promise<Subject> {
   const dir = mkdtempSync(join(tmpdir(), "gaggle-contract-goose-"));
   const { child } = builtIns(`${gooseConfig(dir)}\n${ONLY.goose}`, switchboard, "goose");
+  let slowCalls = 0;
   return {
     child,
     good: { tool: "run_goose", args: { prompt: "hello from the contract" }, answers: /^Started gosling [0-9a-f-]{36}/ },
     bad: { tool: "run_goose", args: { prompt: 7 } },
     // dispatch_agent waits for the agent's whole turn, which the fake goose makes last 800 ms.
-    slow: async () => ({ tool: "dispatch_agent", args: { prompt: "[slow 800] a task" } }),
+    slow: async () => {
+      const before = gooseGroups(dir).length;
+      return {
+        tool: "dispatch_agent",
+        args: { prompt: `[slow 800] task ${++slowCalls}` },
+        working: async () => {
+          await until(
+            () => gooseGroups(dir).length,
+            (runs) => runs > before,
+          );
+        },
+      };
+    },
     stopsCancelled: async () => {
       await until(
         () => aliveIn(gooseGroups(dir)),
@@ -121,8 +134,13 @@ export async function teamSubject(switchboard: Switchboard): Promise<Subject> {
     bad: { tool: "gg_team_manage", args: { team_id: 7 } },
     // Removing a member waits for its gosling to go; one that ignores SIGTERM takes the whole grace period.
     slow: async () => {
+      const turns = savedUserTurns(dir);
       const agent = await addMember("[ignore-term] [hang] stay busy");
-      await gooseRunning(dir, gooseGroups(dir).length);
+      // Its turn is under way, SIGTERM ignored, once the fake goose has saved it.
+      await until(
+        () => savedUserTurns(dir),
+        (saved) => saved > turns,
+      );
       return { tool: "gg_team_manage", args: { team_id, remove_agent_ids: [agent] } };
     },
     occupy: async () => {

@@ -74,7 +74,7 @@ export function describeChildContract(subject: ContractSubject): void {
     it("answers a good call through the router", async () => {
       const { router, name, good, observed } = await setup();
       expect(textOf(await router.callTool(name, good.tool, good.args, {}))).toMatch(good.answers);
-      expect(observed.reached).toEqual([good.tool]);
+      expect(observed.reached).toEqual([{ tool: good.tool, args: good.args }]);
     });
 
     it("refuses arguments that break the tool's input schema before they reach the child", async () => {
@@ -104,18 +104,18 @@ export function describeChildContract(subject: ContractSubject): void {
 
     it("lets at most `concurrency` calls at it at once; the rest wait their turn in order", async () => {
       const { router, name, observed, slow } = await setup(1);
-      const [a, b] = [await slow(), await slow()];
-      const first = router.callTool(name, a.tool, a.args, {});
+      const calls = [await slow(), await slow(), await slow()];
+      const first = router.callTool(name, calls[0]!.tool, calls[0]!.args, {});
       await until(
         () => observed.active,
         (active) => active === 1,
       );
-      const second = router.callTool(name, b.tool, b.args, {});
-      expect(router.status(name).queue).toEqual({ running: 1, waiting: 1 });
-      await Promise.all([first, second]);
+      const rest = calls.slice(1).map((call) => router.callTool(name, call.tool, call.args, {}));
+      expect(router.status(name).queue).toEqual({ running: 1, waiting: 2 });
+      await Promise.all([first, ...rest]);
       expect(observed.mostAtOnce).toBe(1);
-      expect(observed.reached).toEqual([a.tool, b.tool]);
-      expect(router.status(name)).toMatchObject({ callsServed: 2, queue: { running: 0, waiting: 0 } });
+      expect(observed.reached).toEqual(calls.map(({ tool, args }) => ({ tool, args })));
+      expect(router.status(name)).toMatchObject({ callsServed: 3, queue: { running: 0, waiting: 0 } });
     });
 
     it("runs calls together up to its concurrency", async () => {
@@ -146,11 +146,11 @@ export function describeChildContract(subject: ContractSubject): void {
       await expect(waiting).rejects.toThrow("the client gave up");
       expect(router.status(name).queue.waiting).toBe(0);
       await running;
-      expect(observed.reached).toEqual([held.tool]);
+      expect(observed.reached).toEqual([{ tool: held.tool, args: held.args }]);
     });
 
     if (subject.cancelsInFlight) {
-      it("stops the work of a call cancelled in flight, and the call ends at once", async () => {
+      it("stops the work of a call cancelled in flight, and the call ends with the cancellation", async () => {
         const { router, name, observed, slow, stopsCancelled } = await setup(1);
         const held = await slow();
         const cancel = new Cancellation();
@@ -159,6 +159,8 @@ export function describeChildContract(subject: ContractSubject): void {
           () => observed.active,
           (active) => active === 1,
         );
+        // Only a call the child is working on can show that its work stopped.
+        await held.working?.();
         cancel.abort(new Error("the client cancelled the call"));
         await expect(call).rejects.toThrow(/cancel/);
         await stopsCancelled!();
@@ -177,6 +179,7 @@ export function describeChildContract(subject: ContractSubject): void {
           () => observed.active,
           (active) => active === 1,
         );
+        await held.working?.();
         await crash!.kill();
         expect(await failed).toMatchObject({ code: "SERVER_FAILED", message: expect.stringContaining(`${name} `) });
         expect(child.status()).toMatchObject({ state: "failed", lastError: expect.stringContaining("unexpectedly") });
@@ -193,7 +196,7 @@ export function describeChildContract(subject: ContractSubject): void {
       const { uptimeMs } = await child.close();
       expect(uptimeMs).toBeGreaterThanOrEqual(0);
       expect(await until(leftovers, (left) => left.length === 0)).toEqual([]);
-      expect(["stopped", "running"]).toContain(child.status().state);
+      expect(child.status().state).toBe(subject.stateAfterClose);
       expect(textOf(await router.callTool(name, good.tool, good.args, {}))).toMatch(good.answers);
     });
   });

@@ -13,6 +13,12 @@ export interface ToolCall {
   args: Record<string, unknown>;
 }
 
+/** A call that stays at the child a while; each one readied has arguments of its own, so their order can be told. */
+export interface SlowCall extends ToolCall {
+  /** Set where the child's own side can show it: resolves once the child is working on this call. */
+  working?: () => Promise<void>;
+}
+
 /** A child under test, built fresh for one test, with what the suite needs to drive and observe it. */
 export interface Subject {
   child: Child;
@@ -21,7 +27,7 @@ export interface Subject {
   /** A call to a real tool with arguments its input schema refuses. */
   bad: ToolCall;
   /** Readies a call that stays at the child for a second or so (or until it is cancelled, where the subject cancels in flight). */
-  slow(): Promise<ToolCall>;
+  slow(): Promise<SlowCall>;
   /**
    * Set for a child whose slow call stops its work when the call is cancelled in flight: resolves once the
    * child's own side shows that it stopped (a fixture's "cancelled" line, a gosling's process gone).
@@ -39,6 +45,8 @@ export interface Subject {
 
 export interface ContractSubject {
   title: string;
+  /** What close leaves: a real child's session is stopped; a built-in child is always running. */
+  stateAfterClose: ChildStatus["state"];
   /** Its slow call stops its work when cancelled in flight; then every Subject it builds has `stopsCancelled`. */
   cancelsInFlight: boolean;
   /** It can crash (a real server); then every Subject it builds has `crash`. */
@@ -57,8 +65,8 @@ export function loadConfig(text: string, env: NodeJS.ProcessEnv = process.env): 
  * through, and how many at once) is read here, at the child's door, for every kind of child alike.
  */
 export class ObservedChild implements Child {
-  /** Tool names, in the order the calls reached the child. */
-  readonly reached: string[] = [];
+  /** The calls, in the order they reached the child. */
+  readonly reached: ToolCall[] = [];
   active = 0;
   mostAtOnce = 0;
 
@@ -73,7 +81,7 @@ export class ObservedChild implements Child {
   }
 
   async callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
-    this.reached.push(name);
+    this.reached.push({ tool: name, args });
     this.mostAtOnce = Math.max(this.mostAtOnce, ++this.active);
     try {
       return await this.inner.callTool(name, args, ctx);

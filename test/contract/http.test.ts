@@ -3,6 +3,7 @@ import { remoteSubject } from "./real-children.js";
 
 describeChildContract({
   title: "a Streamable HTTP child (the echo fixture)",
+  stateAfterClose: "stopped",
   cancelsInFlight: true,
   crashes: true,
   build: (switchboard) => remoteSubject(switchboard, "http"),

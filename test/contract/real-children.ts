@@ -11,12 +11,28 @@ import { loadConfig, type Subject } from "./harness.js";
 const LIMITS = "timeout_ms = 60000";
 const SHUTDOWN_GRACE_MS = 500;
 
-/** The echo fixture's calls, whatever carries them: `sleep` logs "cancelled sleep" when it is cancelled. */
-const ECHO_CALLS = {
-  good: { tool: "echo", args: { text: "contract" }, answers: /^contract$/ },
-  bad: { tool: "echo", args: { text: 42 } },
-  slow: async () => ({ tool: "sleep", args: { ms: 800 } }),
-};
+/**
+ * The echo fixture's calls, whatever carries them. It logs "call <tool>" as each tools/call arrives (to
+ * `stderr()`), and "cancelled sleep" when a sleep is cancelled; each slow call sleeps a different time.
+ */
+function echoCalls(stderr: () => string) {
+  let slowCalls = 0;
+  const sleepsSeen = () => stderr().split("call sleep").length - 1;
+  return {
+    good: { tool: "echo", args: { text: "contract" }, answers: /^contract$/ },
+    bad: { tool: "echo", args: { text: 42 } },
+    slow: async () => {
+      const before = sleepsSeen();
+      return {
+        tool: "sleep",
+        args: { ms: 800 + slowCalls++ },
+        working: async () => {
+          await until(sleepsSeen, (seen) => seen > before);
+        },
+      };
+    },
+  };
+}
 
 export async function stdioSubject(switchboard: Switchboard): Promise<Subject> {
   const config = loadConfig(fixtureChild("stdio_echo", "echo.mjs", LIMITS));
@@ -28,7 +44,7 @@ export async function stdioSubject(switchboard: Switchboard): Promise<Subject> {
   };
   return {
     child,
-    ...ECHO_CALLS,
+    ...echoCalls(() => child.status().stderrTail.join("\n")),
     stopsCancelled: async () => {
       await until(
         () => child.status().stderrTail,
@@ -63,7 +79,7 @@ export async function remoteSubject(switchboard: Switchboard, transport: "http" 
   const kind = transport === "http" ? "streamable" : "sse";
   return {
     child,
-    ...ECHO_CALLS,
+    ...echoCalls(() => server.stderr()),
     stopsCancelled: async () => {
       await until(
         () => server.stderr(),
@@ -77,7 +93,7 @@ export async function remoteSubject(switchboard: Switchboard, transport: "http" 
     crash: {
       kill: () => server.kill(),
       recover: async () => {
-        server = await startHttpFixture(undefined, server.port);
+        server = await startHttpFixture(undefined, { port: server.port });
       },
     },
     dispose: () => server.stop(),

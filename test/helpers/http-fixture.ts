@@ -18,11 +18,16 @@ export interface HttpFixture {
 }
 
 /**
- * Starts the server on `port` (default: a free one); `requireHeader` is `NAME=VALUE`, refused with 401 when a
- * request lacks it.
+ * Starts the server on `options.port` (default: a free one); `requireHeader` is `NAME=VALUE`, refused with 401
+ * when a request lacks it; `options.args` go to the server as they are (e.g. `--no-get-stream`).
  */
-export async function startHttpFixture(requireHeader?: string, port = 0): Promise<HttpFixture> {
-  const args = [fixture("http-server.mjs"), String(port), ...(requireHeader ? ["--require-header", requireHeader] : [])];
+export async function startHttpFixture(requireHeader?: string, options: { port?: number; args?: string[] } = {}): Promise<HttpFixture> {
+  const args = [
+    fixture("http-server.mjs"),
+    String(options.port ?? 0),
+    ...(requireHeader ? ["--require-header", requireHeader] : []),
+    ...(options.args ?? []),
+  ];
   const child: ChildProcess = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));

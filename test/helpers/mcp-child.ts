@@ -13,12 +13,13 @@ import { fixtureChild, ROOT } from "./paths.js";
 const made: McpChild[] = [];
 
 /** A child named "subject" that runs `script`, on a clock that moves only when the test advances it. */
-export function mcpChildOf(script: string, extraToml = ""): { child: McpChild; clock: ManualClock } {
+export function mcpChildOf(script: string, extraToml = ""): { child: McpChild; clock: ManualClock; switchboard: Switchboard } {
   const config = validateConfigText(fixtureChild("subject", script, extraToml), join(ROOT, "gaggle.toml")).children[0]!;
   const clock = new ManualClock();
-  const child = new McpChild(config, { shutdownGraceMs: 2000, switchboard: new Switchboard(), clock });
+  const switchboard = new Switchboard();
+  const child = new McpChild(config, { shutdownGraceMs: 2000, switchboard, clock });
   made.push(child);
-  return { child, clock };
+  return { child, clock, switchboard };
 }
 
 /** Closes every child made so far, so no test leaves a process behind; for afterEach. */

@@ -1,5 +1,5 @@
 // Shared by the goose tests: a gaggle whose [virtual.goose] runs the fake goose, and ways to drive and observe it.
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -102,4 +102,24 @@ export function transcriptOf(output: string): string[] {
 /** Every process the fake goose runs started: each turn's goose, and the grandchild it left when asked to. */
 export function pidsOf(runs: FakeRun[]): number[] {
   return runs.flatMap((run) => (run.grandchild ? [run.pid, run.grandchild] : [run.pid]));
+}
+
+/**
+ * User turns the fake goose has saved to its sessions under `dir` ($GOOSE_PATH_ROOT/data/sessions). A turn is
+ * saved just before it runs, so a saved turn means its run is under way, signal handlers set up. A session file
+ * just created is still empty.
+ */
+export function savedUserTurns(dir: string): number {
+  const sessions = join(dir, "goose-root", "data", "sessions");
+  if (!existsSync(sessions)) return 0;
+  const messages = readdirSync(sessions)
+    .filter((file) => file.endsWith(".json"))
+    .flatMap((file) => {
+      try {
+        return (JSON.parse(readFileSync(join(sessions, file), "utf8")) as { messages: Array<{ role: string }> }).messages;
+      } catch {
+        return [];
+      }
+    });
+  return messages.filter((message) => message.role === "user").length;
 }

@@ -1,5 +1,5 @@
 // The team child in gaggle: its tools, presets, compaction notices, state that outlives a reconnect, and no leftovers.
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { readJsonResource, textOf } from "../../helpers/gaggle.js";
 import { until } from "../../helpers/poll.js";
 import { descendants, waitGone } from "../../helpers/processes.js";
+import { savedUserTurns } from "../goose/helpers.js";
 import { callTeam, promptOf, startTeamGaggle, type TeamGaggle } from "./helpers.js";
 
 let team: TeamGaggle | undefined;
@@ -156,7 +157,7 @@ describe("the team child in gaggle", () => {
     const a = await team.add("t1", { title: "A", prompt: "[hang]" });
     // Its first turn must be in its Goose session before it is stopped, for the resumed run to count it.
     await until(
-      () => savedTurns(team!.dir),
+      () => savedUserTurns(team!.dir),
       (turns) => turns === 1,
     );
     const pids = team.pids();
@@ -175,22 +176,6 @@ describe("the team child in gaggle", () => {
     expect(await team.transcript(after.gosling_id!)).toContain("Turn 2 of session gosling-");
   });
 });
-
-/** User turns the fake goose has saved to its sessions (under $GOOSE_PATH_ROOT/data/sessions; a file just created is still empty). */
-function savedTurns(dir: string): number {
-  const sessions = join(dir, "goose-root", "data", "sessions");
-  if (!existsSync(sessions)) return 0;
-  const messages = readdirSync(sessions)
-    .filter((file) => file.endsWith(".json"))
-    .flatMap((file) => {
-      try {
-        return (JSON.parse(readFileSync(join(sessions, file), "utf8")) as { messages: Array<{ role: string }> }).messages;
-      } catch {
-        return [];
-      }
-    });
-  return messages.filter((message) => message.role === "user").length;
-}
 
 describe("state that outlives the connection", () => {
   it("teams, members and unread messages survive the lead reconnecting (a new stdio gaggle); a member starts again when messaged", async () => {

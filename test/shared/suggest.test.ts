@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { editDistance, nearest } from "../../src/config/index.js";
+import { editDistance, nearest } from "../../src/shared/suggest.js";
 
 describe("editDistance", () => {
   it("counts insertions, deletions and substitutions", () => {
