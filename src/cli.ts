@@ -73,7 +73,10 @@ async function main(argv: string[]): Promise<number> {
   return -1;
 }
 
-/** A process policy that does not validate leaves gaggle running but refusing every command: worth exit 1 here. */
+/**
+ * Settings that validate but leave a child unable to work (a process policy that refuses every command)
+ * let gaggle run; here they are worth exit 1.
+ */
 function validateCommand(path: string, config: GaggleConfig): number {
   const problems = configProblems(config);
   if (problems.length > 0) {

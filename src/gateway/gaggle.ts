@@ -12,7 +12,7 @@ import { createVirtualChildren, virtualSettingsProblems } from "../virtual/index
 export interface Gaggle {
   readonly config: GaggleConfig;
   readonly router: Router;
-  /** Every connected client; children report to it. */
+  /** Every connected client; it hears what children report on the switchboard. */
   readonly hub: SessionHub;
   /** Proxy mode's exposed names and resource owners. */
   readonly catalog: ProxyCatalog;
@@ -28,7 +28,7 @@ export interface Gaggle {
 export interface GaggleOptions {
   /**
    * The base (`http://HOST:PORT`) of the URLs on which gaggle's own agents connect back to it: the HTTP
-   * listener gaggle serves, or one opened for them. Asked for when the first agent needs it.
+   * listener gaggle serves, or one opened for them. Asked for each URL issued; nothing before the first.
    */
   memberBase(): Promise<string>;
 }

@@ -26,7 +26,7 @@ export class MemberRegistry implements MemberUrls {
 }
 
 /** The path a member's MCP session uses: the secret is its credential, in place of the bearer token. */
-export function memberPath(secret: string): string {
+function memberPath(secret: string): string {
   return `/members/${secret}/mcp`;
 }
 

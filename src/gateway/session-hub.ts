@@ -115,7 +115,7 @@ export class SessionHub implements ChildEvents {
   /** Children are asked for the most verbose level any client wants; each client's own level filters what it gets. */
   private async applyLogLevel(): Promise<void> {
     const level = mostVerbose([...this.sessions.values()].flatMap((session) => (session.logLevel ? [session.logLevel] : [])));
-    // A child keeps the level it was given for its later sessions, so an unchanged level is not sent again.
+    // The switchboard keeps the level for the children's later sessions, so an unchanged level is not sent again.
     if (!level || level === this.appliedLogLevel) return;
     this.appliedLogLevel = level;
     for (const { child, error } of await this.switchboard.setLogLevel(level)) {

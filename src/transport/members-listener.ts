@@ -2,19 +2,22 @@
 import type { Gaggle } from "../gateway/gaggle.js";
 import { serveHttp, type HttpGateway } from "./http-server.js";
 
-/** Opened when the first member needs it; it answers member paths only. */
+/** Opened when the first member needs it; it answers member paths only. Once closed, it stays closed. */
 export class MembersListener {
   private listener: Promise<HttpGateway> | undefined;
+  private closed = false;
 
   constructor(private readonly gaggle: Gaggle) {}
 
-  /** The base of member URLs: `http://127.0.0.1:PORT`. */
+  /** The base of member URLs: `http://127.0.0.1:PORT`. A member added while gaggle shuts down gets none. */
   async base(): Promise<string> {
+    if (this.closed) throw new Error("gaggle is shutting down: its members' listener is closed");
     this.listener ??= serveHttp(this.gaggle, { host: "127.0.0.1", port: 0, token: undefined, membersOnly: true });
     return (await this.listener).localBase;
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     const listener = await this.listener?.catch(() => undefined);
     await listener?.close();
   }

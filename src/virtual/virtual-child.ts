@@ -25,7 +25,10 @@ export interface ToolSpec<Input extends z.ZodObject> {
   name: string;
   title?: string;
   description: string;
-  /** A `z.strictObject`, so that the input schema refuses properties it does not name. */
+  /**
+   * A `z.strictObject` (defineTool refuses any other), so that the input schema refuses properties it does not
+   * name; no refinements, which JSON Schema cannot carry.
+   */
   input: Input;
   annotations?: Tool["annotations"];
   /** Defaults are the handler's to apply: `args` is what the router's check passed, not a zod parse. */
@@ -34,8 +37,11 @@ export interface ToolSpec<Input extends z.ZodObject> {
 
 export function defineTool<Input extends z.ZodObject>(spec: ToolSpec<Input>): VirtualTool {
   const { name, title, description, input, annotations = {}, run } = spec;
+  const inputSchema = toolInputSchema(input);
+  // zod's types cannot tell a strict object from one that lets unknown properties through; its schema can.
+  if (inputSchema.additionalProperties !== false) throw new Error(`the input of the built-in tool ${name} must be a z.strictObject`);
   return {
-    definition: { name, ...(title !== undefined && { title }), description, inputSchema: toolInputSchema(input), annotations },
+    definition: { name, ...(title !== undefined && { title }), description, inputSchema, annotations },
     // The router checked the arguments against this schema's JSON Schema, which accepts exactly what `input` does.
     run: (args, ctx) => run(args as z.input<Input>, ctx),
   };

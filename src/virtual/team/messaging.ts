@@ -5,7 +5,7 @@ import { checkImages } from "./images.js";
 import { isParticipant, requireParticipant } from "./principal.js";
 import { BROADCAST, LEAD, type TeamRecord } from "./records.js";
 import type { TeamRegistry } from "./registry.js";
-import type { MessageArgs } from "./tools.js";
+import type { MessageArgs } from "./tool-args.js";
 import { checkTeamId } from "./validate.js";
 
 export function sendMessage(registry: TeamRegistry, courier: Courier, caller: string, senderCwd: string, args: MessageArgs): Record<string, unknown> {

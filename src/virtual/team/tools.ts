@@ -1,10 +1,11 @@
-// Owns the team child's tools: gg_team_manage, gg_team_message and gg_team_status, their schemas and answers.
-import { z } from "zod";
+// Owns the team child's tools: gg_team_manage, gg_team_message and gg_team_status, and what each answers (arguments in tool-args.ts).
+import type { z } from "zod";
 import type { CallContext } from "../../children/child.js";
 import { jsonResult } from "../../shared/tool-results.js";
 import { defineTool, type ToolSpec, type VirtualTool } from "../virtual-child.js";
 import type { LeadInbox } from "./inbox.js";
 import { addMember, cwdOf, removeMembers, type ManageDeps } from "./manage.js";
+import { manageInput, messageInput, statusInput } from "./tool-args.js";
 import { sendMessage } from "./messaging.js";
 import { callerAgentId, requireParticipant } from "./principal.js";
 import { LEAD } from "./records.js";
@@ -14,44 +15,6 @@ import { checkTeamId, parseManage } from "./validate.js";
 export interface ToolDeps extends ManageDeps {
   inbox: LeadInbox;
 }
-
-const text = (description: string) => z.string().min(1).describe(description);
-const paths = (description: string) => z.array(z.string().min(1)).describe(description);
-const TEAM_ID = text("The team's id (letters, digits, . _ -). gg_team_manage with a new id creates the team, its caller the lead.");
-
-/** gg_team_manage's arguments; a description names the configured model presets. */
-function manageInput(presetText: string) {
-  return z.strictObject({
-    team_id: TEAM_ID,
-    title: text('Add: the member\'s role, shown in its messages (default: the worktree name, else "member")').optional(),
-    prompt: z.string().describe("Add: onboarding instructions, delivered as the member's first message").optional(),
-    image_paths: paths("Add: images (PNG, JPEG, GIF, WebP, BMP) attached to the onboarding message, in order").optional(),
-    model_preset: text(`Add: a [virtual.team.model_presets] name, passed to Goose as --provider and --model; ${presetText}`).optional(),
-    worktree_name: z
-      .string()
-      .describe("Add: a worktree (and branch) name; lower-cased, must match [a-z0-9][a-z0-9-_]*. The member runs in it.")
-      .optional(),
-    use_existing_worktree: z
-      .boolean()
-      .describe("Add: reuse the existing worktree worktree_name instead of creating it (no init script runs)")
-      .optional(),
-    unsubscribe_from_compaction_notifications: z
-      .boolean()
-      .describe("Add: true stops notices to you when Goose compacts this member's context")
-      .optional(),
-    remove_agent_ids: z.array(text("An agent id")).describe('Remove mode: the members to remove, e.g. ["agent-1a2b3c4d"]').optional(),
-  });
-}
-
-const messageInput = z.strictObject({
-  team_id: TEAM_ID,
-  recipient_agent_id: text('A member\'s agent id, "lead", or "broadcast"'),
-  message: text("The message"),
-  image_paths: paths("Images (PNG, JPEG, GIF, WebP, BMP) sent along, in order; relative paths start from your working directory").optional(),
-});
-
-export type ManageArgs = z.input<ReturnType<typeof manageInput>>;
-export type MessageArgs = z.input<typeof messageInput>;
 
 /** A team tool's spec: every one names its team, and its handler learns who calls and answers with JSON. */
 type TeamToolSpec<Input extends z.ZodObject<{ team_id: z.ZodString }>> = Omit<ToolSpec<Input>, "run"> & {
@@ -111,7 +74,7 @@ export function teamTools(deps: ToolDeps): VirtualTool[] {
       description:
         "The team: its lead, each member's state (starting, working, idle, exited, removed), last activity, last message, worktree, who added it " +
         "and token use; recent deliveries with their states (pending, deferred, delivered, failed); and your unread messages, which this marks read.",
-      input: z.strictObject({ team_id: TEAM_ID }),
+      input: statusInput,
       annotations: { readOnlyHint: false, openWorldHint: false },
       run: (args, caller) => {
         const team = deps.registry.get(checkTeamId(args.team_id));

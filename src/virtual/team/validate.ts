@@ -2,7 +2,7 @@
 import { GaggleError } from "../../shared/errors.js";
 import { TEAM_ID_PATTERN } from "./registry.js";
 import type { ModelPreset } from "../../config/virtual/team.js";
-import type { ManageArgs } from "./tools.js";
+import type { ManageArgs } from "./tool-args.js";
 
 /** Fields that only mean something when adding a member; in remove mode each one is refused by name. */
 export const ADD_ONLY_FIELDS = [
