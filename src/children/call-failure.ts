@@ -1,4 +1,4 @@
-// Turns what the SDK throws during a request to a child into a GaggleError that says what happened and what to do.
+// The GaggleErrors a real child fails with: what the SDK threw during a request, a failed start, a back-off refusal; each says what to do.
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { GaggleError, errorMessage } from "../shared/errors.js";
 import type { QueueDepth } from "./child.js";
@@ -62,4 +62,23 @@ export function callFailure(error: unknown, ctx: FailureContext): GaggleError {
     });
   }
   return new GaggleError("SESSION_ERROR", `${ctx.what} on ${ctx.child} failed: ${errorMessage(error)}`, { cause: error });
+}
+
+/** A start that failed, with what to check: the command for a process, the url for a remote server. */
+export function startFailure(child: string, transport: string, reason: string, stderrTail: string[], cause: unknown): GaggleError {
+  const hint =
+    transport === "stdio"
+      ? `check the command, args and env of ${child} in the config; get_child_status shows its stderr`
+      : `check the url and headers of ${child} in the config, and that the server is up`;
+  return new GaggleError("SERVER_FAILED", `${child} ${reason}${stderrSuffix(stderrTail)}`, { hint, cause });
+}
+
+/** A call refused while the back-off after `failedStarts` failed starts in a row lasts `waitMs` more. */
+export function backoffRefusal(child: string, failedStarts: number, waitMs: number, lastError: string | undefined): GaggleError {
+  return new GaggleError(
+    "SERVER_FAILED",
+    `${child} failed to start ${failedStarts} time(s) in a row; the next attempt is allowed in ` +
+      `${(waitMs / 1000).toFixed(1)}s. Last error: ${lastError ?? "unknown"}`,
+    { hint: `fix the cause shown by get_child_status("${child}"), or close_child_session to retry at once` },
+  );
 }

@@ -12,14 +12,15 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ChildConfig } from "../config/index.js";
 import { systemClock, type Clock } from "../shared/clock.js";
-import { errorChain, GaggleError } from "../shared/errors.js";
+import { errorChain, type GaggleError } from "../shared/errors.js";
 import { logger, type Logger } from "../shared/log.js";
 import { backoffMs } from "./backoff.js";
-import { callFailure, stderrSuffix } from "./call-failure.js";
+import { backoffRefusal, callFailure, startFailure } from "./call-failure.js";
 import type { CallContext, Child, ChildSchema, ChildStatus } from "./child.js";
 import { closeSession, createSession, restoreSessionState, startFailureReason, type Session } from "./child-session.js";
 import { ChildStateMachine, OperationLock } from "./child-state.js";
 import type { ForwardLimits } from "./forwarding-transport.js";
+import { IdleWatch } from "./idle-watch.js";
 import { SessionGate } from "./session-gate.js";
 import { StderrRing } from "./stderr-ring.js";
 import type { Switchboard } from "./switchboard.js";
@@ -65,11 +66,8 @@ export class McpChild implements Child {
   /** Sessions started so far: the first is a start, the rest restarts. */
   private starts = 0;
   private lastError: string | undefined;
-  /** Requests at the child now, tool calls or others; the child is idle only while there are none. */
-  private inFlight = 0;
-  /** When the last request ended (or the session started): the idle timeout counts from here. */
-  private lastUsed = 0;
-  private cancelIdleTimer: (() => void) | undefined;
+  /** Every request at the child, tool calls or others, is use; the idle timeout counts from the last. */
+  private readonly idle: IdleWatch;
   /** The per-request limits every forwarded request of this child has. */
   private readonly limits: ForwardLimits;
   /** The visible tools of the last list fetched, and the list they came from. */
@@ -86,6 +84,7 @@ export class McpChild implements Child {
     this.switchboard = options.switchboard;
     this.shutdownGraceMs = options.shutdownGraceMs;
     this.limits = { timeoutMs: config.timeoutMs, maxTotalTimeoutMs: config.maxTimeoutMs };
+    this.idle = new IdleWatch(config.idleTimeoutMs, this.clock, () => void this.stopIfIdle());
     this.visible = toolFilter(config.tools);
     this.log = logger({ child: config.name });
     this.switchboard.onLogLevel(config.name, (level) => this.applyLogLevel(level));
@@ -136,7 +135,7 @@ export class McpChild implements Child {
 
   /** One tools/call, once the router's queue has let it through. */
   async callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
-    this.inFlight++;
+    this.idle.begin();
     const caller = ctx.caller?.sessionId ?? LOCAL_CALLER;
     try {
       const leave = this.gate.tryEnter(caller) ?? (await this.gate.enter(caller, ctx.cancel));
@@ -149,7 +148,7 @@ export class McpChild implements Child {
         leave();
       }
     } finally {
-      this.done();
+      this.idle.end();
     }
   }
 
@@ -191,13 +190,13 @@ export class McpChild implements Child {
 
   /** Requests other than tools/call skip the queue: they read, and must not wait behind long tool calls. */
   private async passThrough(method: string, params: Record<string, unknown>, ctx: CallContext, what: string): Promise<Record<string, unknown>> {
-    this.inFlight++;
+    this.idle.begin();
     this.callers.begin(ctx.caller);
     try {
       return await this.forward(method, params, ctx, what);
     } finally {
       this.callers.end(ctx.caller);
-      this.done();
+      this.idle.end();
     }
   }
 
@@ -221,26 +220,18 @@ export class McpChild implements Child {
 
   /** Runs a request of gaggle's own on the session, started if needed, as use of the child. */
   private async withSession<T>(what: string, run: (session: Session) => Promise<T>): Promise<T> {
-    this.inFlight++;
+    this.idle.begin();
     try {
       const session = this.machine.running ?? (await this.ensureSession());
       return await this.request(session, what, () => run(session));
     } finally {
-      this.done();
+      this.idle.end();
     }
-  }
-
-  /** A request ended: the child is idle from now if it was the last. */
-  private done(): void {
-    if (--this.inFlight > 0) return;
-    this.lastUsed = this.clock.now();
-    this.armIdleTimer();
   }
 
   /** Ends the session and frees its process; an explicit close also forgets past failed starts, so the next call starts at once. */
   close(): Promise<{ uptimeMs: number | null }> {
-    this.cancelIdleTimer?.();
-    this.cancelIdleTimer = undefined;
+    this.idle.stopped();
     // A call made from now on waits for a start after this stop, not for a start under way that the stop ends.
     this.pendingStart = undefined;
     return this.lock.run(() => this.stop());
@@ -269,16 +260,7 @@ export class McpChild implements Child {
     if (this.pendingStart) return this.pendingStart;
     const phase = this.machine.phase;
     const wait = phase.state === "failed" ? phase.retryAt - this.clock.now() : 0;
-    if (phase.state === "failed" && wait > 0) {
-      return Promise.reject(
-        new GaggleError(
-          "SERVER_FAILED",
-          `${this.name} failed to start ${phase.failedStarts} time(s) in a row; the next attempt is allowed in ` +
-            `${(wait / 1000).toFixed(1)}s. Last error: ${this.lastError ?? "unknown"}`,
-          { hint: `fix the cause shown by get_child_status("${this.name}"), or close_child_session to retry at once` },
-        ),
-      );
-    }
+    if (phase.state === "failed" && wait > 0) return Promise.reject(backoffRefusal(this.name, phase.failedStarts, wait, this.lastError));
     const start = this.lock.run(() => this.startSession());
     this.pendingStart = start;
     const clear = () => {
@@ -308,8 +290,7 @@ export class McpChild implements Child {
       this.log.info({ pid: session.process?.pid, restarts: this.starts - 1 }, "session started");
       // A level a client set while this session was being restored is applied now.
       if (this.switchboard.logLevel !== level) void this.applyLogLevel(this.switchboard.logLevel!).catch(() => {});
-      this.lastUsed = this.clock.now();
-      this.armIdleTimer();
+      this.idle.started();
       return session;
     } catch (error) {
       await session?.transport.close().catch(() => {});
@@ -336,18 +317,13 @@ export class McpChild implements Child {
     this.lastError = `failed to start: ${startFailureReason(error, session, this.config.startupTimeoutMs)}`;
     this.machine.move({ state: "failed", failedStarts, retryAt: this.clock.now() + backoffMs(failedStarts) });
     this.log.warn({ reason: this.lastError, failedStarts }, "start failed");
-    const hint =
-      this.config.transport === "stdio"
-        ? `check the command, args and env of ${this.name} in the config; get_child_status shows its stderr`
-        : `check the url and headers of ${this.name} in the config, and that the server is up`;
-    return new GaggleError("SERVER_FAILED", `${this.name} ${this.lastError}${stderrSuffix(this.stderr.tail())}`, { hint, cause: error });
+    return startFailure(this.name, this.config.transport, this.lastError, this.stderr.tail(), error);
   }
 
   /** A running session that ends without gaggle asking fails the child; the next call starts it again at once. */
   private onSessionClosed(session: Session): void {
     if (this.machine.running !== session || session.closing) return;
-    this.cancelIdleTimer?.();
-    this.cancelIdleTimer = undefined;
+    this.idle.stopped();
     this.lastError = `${session.endedBecause} unexpectedly`;
     this.machine.move({ state: "failed", failedStarts: 0, retryAt: 0 });
     this.log.warn({ reason: session.endedBecause }, "child ended unexpectedly; the next call restarts it");
@@ -407,23 +383,12 @@ export class McpChild implements Child {
     });
   }
 
-  /**
-   * One timer, set when none is: when it fires it waits on for what is left since `lastUsed`, so a busy child
-   * costs no timer work per request. A request in flight when it fires sets it again once it ends.
-   */
-  private armIdleTimer(): void {
-    const ms = this.config.idleTimeoutMs;
-    if (ms <= 0 || this.cancelIdleTimer || this.inFlight > 0 || !this.machine.running) return;
-    this.cancelIdleTimer = this.clock.after(this.lastUsed + ms - this.clock.now(), () => {
-      this.cancelIdleTimer = undefined;
-      if (this.inFlight > 0) return;
-      if (this.clock.now() < this.lastUsed + ms) return this.armIdleTimer();
-      // Checked again under the lock: a request that came in meanwhile keeps the session.
-      void this.lock.run(async () => {
-        if (this.inFlight > 0 || this.clock.now() < this.lastUsed + ms) return;
-        this.log.info({ idleMs: ms }, "idle timeout; stopping");
-        await this.stop();
-      });
+  /** Checked again under the lock: a request that came in meanwhile keeps the session. */
+  private async stopIfIdle(): Promise<void> {
+    await this.lock.run(async () => {
+      if (!this.idle.expired || !this.machine.running) return;
+      this.log.info({ idleMs: this.config.idleTimeoutMs }, "idle timeout; stopping");
+      await this.stop();
     });
   }
 }
