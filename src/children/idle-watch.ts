@@ -39,9 +39,9 @@ export class IdleWatch {
     this.inFlight++;
   }
 
-  /** A request ended: the child is idle from now if it was the last. */
+  /** A request ended: the child is idle from now if it was the last. Nothing more to do when there is no timeout. */
   end(): void {
-    if (--this.inFlight > 0) return;
+    if (--this.inFlight > 0 || this.idleMs <= 0) return;
     this.lastUsed = this.clock.now();
     this.arm();
   }

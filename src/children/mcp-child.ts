@@ -369,7 +369,8 @@ export class McpChild implements Child {
   private failure(error: unknown, session: Session, what: string, ctx?: CallContext): GaggleError {
     if (connectionLost(error)) {
       // A request that could not be sent is the session's end, told as the end of a session is. The SDK's
-      // transports report such a failure to onerror too, which has usually ended the session already.
+      // transports tell onerror first, which ended the session already; the request itself gets its own
+      // error here, since the session's close waits a turn (onSessionLost).
       this.onSessionLost(session, error);
       error = new McpError(ErrorCode.ConnectionClosed, errorChain(error));
     }

@@ -1,10 +1,9 @@
 // `gaggle list | schema | call | status`: one request through the same router and meta-tools, printed for a shell.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { GaggleConfig } from "../config/index.js";
-import { createGaggle } from "../gateway/gaggle.js";
 import { isObject } from "../shared/json.js";
 import { MetaHandlers } from "../gateway/meta-handlers.js";
-import { MembersListener } from "../transport/members-listener.js";
+import { createGaggleWithListener } from "../transport/members-listener.js";
 import type { MetaToolName } from "../gateway/meta-tools.js";
 
 export type OneShotCommand = "list" | "schema" | "call" | "status";
@@ -46,8 +45,7 @@ function parseJsonArgs(json: string | undefined): unknown {
 
 /** Prints each result to stdout; resolves with the exit code (1 when any result is an error). */
 export async function runOneShot(command: OneShotCommand, operands: string[], config: GaggleConfig): Promise<number> {
-  const gaggle = createGaggle(config, { memberBase: () => members.base() });
-  const members = new MembersListener(gaggle);
+  const { gaggle, members } = createGaggleWithListener(config);
   const handlers = new MetaHandlers(gaggle.router);
   let failed = false;
   try {

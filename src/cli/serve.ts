@@ -4,7 +4,7 @@ import { createGaggle, type Gaggle } from "../gateway/gaggle.js";
 import { createGatewayServer } from "../gateway/server.js";
 import { lazyLogger } from "../shared/log.js";
 import { serveHttp, type HttpGateway } from "../transport/http-server.js";
-import { MembersListener } from "../transport/members-listener.js";
+import { createGaggleWithListener } from "../transport/members-listener.js";
 import { StdioServerTransport } from "../transport/stdio-server.js";
 
 export interface ListenAddress {
@@ -16,8 +16,7 @@ export interface ListenAddress {
 const log = lazyLogger({ subsystem: "serve" });
 
 export async function serveStdio(config: GaggleConfig): Promise<void> {
-  const gaggle = createGaggle(config, { memberBase: () => members.base() });
-  const members = new MembersListener(gaggle);
+  const { gaggle, members } = createGaggleWithListener(config);
   const { server, connect } = createGatewayServer(gaggle, "stdio");
   const stop = stopOnce(
     gaggle,

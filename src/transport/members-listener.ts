@@ -1,5 +1,6 @@
 // A loopback listener for gaggle's own agents alone, for when gaggle serves no HTTP of its own (stdio, one-shot commands).
-import type { Gaggle } from "../gateway/gaggle.js";
+import type { GaggleConfig } from "../config/index.js";
+import { createGaggle, type Gaggle } from "../gateway/gaggle.js";
 import { serveHttp, type HttpGateway } from "./http-server.js";
 
 /** Opened when the first member needs it; it answers member paths only. Once closed, it stays closed. */
@@ -21,4 +22,11 @@ export class MembersListener {
     const listener = await this.listener?.catch(() => undefined);
     await listener?.close();
   }
+}
+
+/** A gaggle whose agents connect back on a members listener of its own; close the listener after gaggle. */
+export function createGaggleWithListener(config: GaggleConfig): { gaggle: Gaggle; members: MembersListener } {
+  const gaggle = createGaggle(config, { memberBase: () => members.base() });
+  const members = new MembersListener(gaggle);
+  return { gaggle, members };
 }

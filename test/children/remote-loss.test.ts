@@ -2,9 +2,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { McpChild } from "../../src/children/mcp-child.js";
 import { Switchboard } from "../../src/children/switchboard.js";
-import { GaggleError } from "../../src/shared/errors.js";
-import { loadConfig } from "../contract/harness.js";
+import { childConfigOf } from "../helpers/config.js";
 import { textOf } from "../helpers/gaggle.js";
+import { refusal } from "../helpers/mcp-child.js";
 import { startHttpFixture, type HttpFixture } from "../helpers/http-fixture.js";
 
 /** The server answers GET with 405: no standalone stream is there to notice first that it went away. */
@@ -18,18 +18,9 @@ afterEach(async () => {
 async function childOf(server: HttpFixture): Promise<McpChild> {
   // A minute of timeout: a call that waited for it would fail this test by the test's own timeout first.
   const entry = `[mcp_servers.remote]\ntype = "http"\nurl = "${server.origin}/mcp"\ntimeout_ms = 60000\n`;
-  const child = new McpChild(loadConfig(entry).children[0]!, { shutdownGraceMs: 500, switchboard: new Switchboard() });
+  const child = new McpChild(childConfigOf(entry), { shutdownGraceMs: 500, switchboard: new Switchboard() });
   cleanups.push(() => child.close());
   return child;
-}
-
-async function failureOf(call: Promise<unknown>): Promise<GaggleError> {
-  const error = await call.then(
-    () => expect.unreachable("the call succeeded"),
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(GaggleError);
-  return error as GaggleError;
 }
 
 describe("a remote child whose server goes away", () => {
@@ -40,7 +31,7 @@ describe("a remote child whose server goes away", () => {
     let progressed!: () => void;
     const streaming = new Promise<void>((resolve) => (progressed = resolve));
     // Progress travels on the call's own response stream, so that stream is open when the server dies.
-    const call = failureOf(child.callTool("progress", { steps: 100, delay_ms: 100 }, { onprogress: () => progressed() }));
+    const call = refusal(child.callTool("progress", { steps: 100, delay_ms: 100 }, { onprogress: () => progressed() }));
     await streaming;
     await server.kill();
     const failure = await call;
@@ -67,7 +58,7 @@ describe("a remote child whose server goes away", () => {
     const child = await childOf(server);
     await child.callTool("echo", { text: "x" }, {});
     await server.kill();
-    const failure = await failureOf(child.callTool("echo", { text: "y" }, {}));
+    const failure = await refusal(child.callTool("echo", { text: "y" }, {}));
     expect(failure.code).toBe("SERVER_FAILED");
     expect(failure.message).toContain(`remote failed to start: fetch failed: connect ECONNREFUSED 127.0.0.1:${server.port}`);
   });

@@ -9,7 +9,9 @@ import { fixture } from "../helpers/paths.js";
 import { until } from "../helpers/poll.js";
 import { groupMembers } from "../helpers/processes.js";
 import { gooseConfig, readRuns, savedUserTurns } from "../virtual/goose/helpers.js";
-import { loadConfig, textOf, type Subject } from "./harness.js";
+import { loadConfig } from "../helpers/config.js";
+import { textOf } from "../helpers/gaggle.js";
+import type { Subject } from "./harness.js";
 
 /** Members are given a URL; the fake goose connects to it only when a prompt asks it to, which these never do. */
 const NO_MEMBER_LISTENER: MemberUrls = { urlFor: async () => ({ url: "http://127.0.0.1:9/members/unused/mcp", revoke: () => {} }) };

@@ -5,7 +5,8 @@ import type { ChildStatus } from "../../src/children/child.js";
 import { Router } from "../../src/children/router.js";
 import { Switchboard } from "../../src/children/switchboard.js";
 import { until } from "../helpers/poll.js";
-import { ObservedChild, textOf, type ContractSubject, type Subject } from "./harness.js";
+import { textOf } from "../helpers/gaggle.js";
+import { ObservedChild, type ContractSubject, type Subject } from "./harness.js";
 
 const STATES: ChildStatus["state"][] = ["not_started", "starting", "running", "stopping", "stopped", "failed"];
 const KINDS: ChildStatus["kind"][] = ["stdio", "http", "sse", "virtual"];

@@ -1,11 +1,7 @@
 // What the Child contract suite needs of each kind of child, and the parts it builds every child with.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { CallContext, Child, ChildSchema, ChildStatus } from "../../src/children/child.js";
 import type { Switchboard } from "../../src/children/switchboard.js";
-import { validateConfigText, type GaggleConfig } from "../../src/config/index.js";
 
 /** One tool call: the tool and its arguments. */
 export interface ToolCall {
@@ -52,12 +48,6 @@ export interface ContractSubject {
   /** It can crash (a real server); then every Subject it builds has `crash`. */
   crashes: boolean;
   build(switchboard: Switchboard): Promise<Subject>;
-}
-
-/** A config file's text loaded as the config layer loads it, from a fresh temporary folder. */
-export function loadConfig(text: string, env: NodeJS.ProcessEnv = process.env): GaggleConfig {
-  const dir = mkdtempSync(join(tmpdir(), "gaggle-contract-"));
-  return validateConfigText(text, join(dir, "children_config.toml"), env);
 }
 
 /**
@@ -120,8 +110,4 @@ export class ObservedChild implements Child {
   close(): Promise<{ uptimeMs: number | null }> {
     return this.inner.close();
   }
-}
-
-export function textOf(result: CallToolResult): string {
-  return result.content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join("\n");
 }

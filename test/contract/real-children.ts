@@ -5,7 +5,8 @@ import { startHttpFixture, type HttpFixture } from "../helpers/http-fixture.js";
 import { fixtureChild } from "../helpers/paths.js";
 import { until } from "../helpers/poll.js";
 import { isAlive } from "../helpers/processes.js";
-import { loadConfig, type Subject } from "./harness.js";
+import { childConfigOf } from "../helpers/config.js";
+import type { Subject } from "./harness.js";
 
 /** Long enough that a call which hangs fails the test by its own timeout, never by gaggle's. */
 const LIMITS = "timeout_ms = 60000";
@@ -35,8 +36,7 @@ function echoCalls(stderr: () => string) {
 }
 
 export async function stdioSubject(switchboard: Switchboard): Promise<Subject> {
-  const config = loadConfig(fixtureChild("stdio_echo", "echo.mjs", LIMITS));
-  const child = new McpChild(config.children[0]!, { shutdownGraceMs: SHUTDOWN_GRACE_MS, switchboard });
+  const child = new McpChild(childConfigOf(fixtureChild("stdio_echo", "echo.mjs", LIMITS)), { shutdownGraceMs: SHUTDOWN_GRACE_MS, switchboard });
   const pids = new Set<number>();
   const notePid = () => {
     const pid = child.status().pid;
@@ -75,7 +75,7 @@ export async function remoteSubject(switchboard: Switchboard, transport: "http" 
   let server: HttpFixture = await startHttpFixture();
   const path = transport === "http" ? "/mcp" : "/sse";
   const entry = `[mcp_servers.${transport}_echo]\ntype = "${transport}"\nurl = "${server.origin}${path}"\n${LIMITS}\n`;
-  const child = new McpChild(loadConfig(entry).children[0]!, { shutdownGraceMs: SHUTDOWN_GRACE_MS, switchboard });
+  const child = new McpChild(childConfigOf(entry), { shutdownGraceMs: SHUTDOWN_GRACE_MS, switchboard });
   const kind = transport === "http" ? "streamable" : "sse";
   return {
     child,

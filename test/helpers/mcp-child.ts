@@ -1,20 +1,19 @@
 // One McpChild built straight from a fixture entry, on a ManualClock, for tests of a real child without a gaggle around it.
-import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { expect } from "vitest";
 import type { CallContext } from "../../src/children/child.js";
 import { McpChild } from "../../src/children/mcp-child.js";
 import { Switchboard } from "../../src/children/switchboard.js";
-import { validateConfigText } from "../../src/config/index.js";
 import { GaggleError } from "../../src/shared/errors.js";
 import { ManualClock } from "./manual-clock.js";
-import { fixtureChild, ROOT } from "./paths.js";
+import { childConfigOf } from "./config.js";
+import { fixtureChild } from "./paths.js";
 
 const made: McpChild[] = [];
 
 /** A child named "subject" that runs `script`, on a clock that moves only when the test advances it. */
 export function mcpChildOf(script: string, extraToml = ""): { child: McpChild; clock: ManualClock; switchboard: Switchboard } {
-  const config = validateConfigText(fixtureChild("subject", script, extraToml), join(ROOT, "gaggle.toml")).children[0]!;
+  const config = childConfigOf(fixtureChild("subject", script, extraToml));
   const clock = new ManualClock();
   const switchboard = new Switchboard();
   const child = new McpChild(config, { shutdownGraceMs: 2000, switchboard, clock });

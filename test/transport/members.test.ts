@@ -8,7 +8,7 @@ import { connectClient, httpTransportOf } from "../helpers/raw-http.js";
 import { validateConfigText } from "../../src/config/index.js";
 import { createGaggle, type Gaggle } from "../../src/gateway/gaggle.js";
 import { serveHttp, type HttpGateway } from "../../src/transport/http-server.js";
-import { MembersListener } from "../../src/transport/members-listener.js";
+import { createGaggleWithListener } from "../../src/transport/members-listener.js";
 import { until } from "../helpers/poll.js";
 import { NO_BUILT_INS } from "../helpers/paths.js";
 
@@ -20,9 +20,13 @@ afterEach(async () => {
 /** A gaggle whose members connect to `base`, by default a members-only listener of their own, as when serving stdio. */
 function gaggleFor(text = NO_BUILT_INS, base?: () => Promise<string>): Gaggle {
   const config = validateConfigText(text, join(mkdtempSync(join(tmpdir(), "gaggle-members-")), "children_config.toml"), {});
-  const gaggle = createGaggle(config, { memberBase: base ?? (() => listener.base()) });
-  const listener = new MembersListener(gaggle);
-  open.push(listener, gaggle);
+  if (base) {
+    const gaggle = createGaggle(config, { memberBase: base });
+    open.push(gaggle);
+    return gaggle;
+  }
+  const { gaggle, members } = createGaggleWithListener(config);
+  open.push(members, gaggle);
   return gaggle;
 }
 
