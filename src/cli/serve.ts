@@ -1,7 +1,10 @@
 // Serving: MCP over stdio (until stdin closes) or Streamable HTTP, until a signal; then every child is stopped.
 import type { GaggleConfig } from "../config/index.js";
 import { createGaggle, type Gaggle } from "../gateway/gaggle.js";
+import { ModernServer } from "../gateway/modern/modern-server.js";
+import { GatewayRequests } from "../gateway/requests.js";
 import { createGatewayServer } from "../gateway/server.js";
+import { EraSplitTransport } from "../transport/era-split.js";
 import { lazyLogger } from "../shared/log.js";
 import { serveHttp, type HttpGateway } from "../transport/http-server.js";
 import { createGaggleWithListener } from "../transport/members-listener.js";
@@ -18,14 +21,18 @@ const log = lazyLogger({ subsystem: "serve" });
 export async function serveStdio(config: GaggleConfig): Promise<void> {
   const { gaggle, members } = createGaggleWithListener(config);
   const { server, connect } = createGatewayServer(gaggle, "stdio");
+  const modern = new ModernServer(gaggle, new GatewayRequests(gaggle));
   const stop = stopOnce(
     gaggle,
-    () => server.close(),
+    async () => {
+      modern.endListens();
+      await server.close();
+    },
     () => members.close(),
   );
   process.stdin.on("end", () => void stop("stdin closed"));
   process.stdin.on("error", () => void stop("stdin error"));
-  await connect(new StdioServerTransport());
+  await connect(new EraSplitTransport(new StdioServerTransport(), modern));
   log.info({ config: config.path, children: gaggle.router.names() }, "gaggle serving MCP on stdio");
   gaggle.startEager();
 }

@@ -45,12 +45,24 @@ export class ClientSession {
   ) {}
 
   allows(level: LoggingLevel): boolean {
-    return this.logLevel === undefined || SEVERITY.indexOf(level) >= SEVERITY.indexOf(this.logLevel);
+    return this.logLevel === undefined || levelAllows(this.logLevel, level);
+  }
+
+  /**
+   * Whether the client has initialized its session. Until then it is told nothing: on stdio the client may be
+   * speaking the 2026-07-28 era, where only its listen streams carry notifications.
+   */
+  get initialized(): boolean {
+    return this.server.getClientVersion() !== undefined;
+  }
+
+  resourceUpdated(uri: string): void {
+    if (this.initialized) void this.server.sendResourceUpdated({ uri }).catch(() => {});
   }
 
   /** A log message not tied to a call (no call in flight at the child that logged it). */
   log(params: LogMessage): void {
-    if (this.allows(params.level)) void this.server.notification({ method: "notifications/message", params }).catch(() => {});
+    if (this.initialized && this.allows(params.level)) void this.server.notification({ method: "notifications/message", params }).catch(() => {});
   }
 
   /**
@@ -91,6 +103,11 @@ class CallerOfCall implements Caller {
   log(params: LogMessage): void {
     if (this.session.allows(params.level)) void this.extra.sendNotification({ method: "notifications/message", params }).catch(() => {});
   }
+}
+
+/** Whether a client at level `wanted` receives a message at `level`. */
+export function levelAllows(wanted: LoggingLevel, level: LoggingLevel): boolean {
+  return SEVERITY.indexOf(level) >= SEVERITY.indexOf(wanted);
 }
 
 /** The most verbose of several levels: what the children must send so that every client gets what it asked for. */

@@ -7,44 +7,23 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Child } from "../children/child.js";
-import type { Gaggle } from "./gaggle.js";
 import { callContext } from "./call-context.js";
 import type { ClientSession } from "./client-session.js";
-import { GATEWAY_RESOURCES, readGatewayResource } from "./resources.js";
+import type { GatewayRequests } from "./requests.js";
+import type { SessionHub } from "./session-hub.js";
 import { onTheWire } from "./wire-errors.js";
-import { resourceNotFound } from "../shared/errors.js";
 
-export function registerResourceHandlers(server: Server, session: ClientSession, gaggle: Gaggle): void {
-  const { catalog, hub } = gaggle;
-
-  const owner = async (uri: string): Promise<Child> => {
-    const child = await catalog.resourceOwner(uri);
-    if (!child) throw resourceNotFound(uri);
-    return child;
-  };
-
-  server.setRequestHandler(ListResourcesRequestSchema, () =>
-    onTheWire(async () => ({ resources: [...GATEWAY_RESOURCES, ...(await catalog.resources())] })),
-  );
-
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () =>
-    onTheWire(async () => ({ resourceTemplates: await catalog.resourceTemplates() })),
-  );
-
+export function registerResourceHandlers(server: Server, session: ClientSession, requests: GatewayRequests, hub: SessionHub): void {
+  server.setRequestHandler(ListResourcesRequestSchema, () => onTheWire(() => requests.listResources()));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => onTheWire(() => requests.listResourceTemplates()));
   server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
-    onTheWire(async () => {
-      const { uri, _meta } = request.params;
-      const own = readGatewayResource(uri, gaggle);
-      if (own) return own;
-      return (await owner(uri)).readResource(uri, callContext(session, _meta, extra));
-    }),
+    onTheWire(() => requests.readResource(request.params.uri, callContext(session, request.params._meta, extra))),
   );
 
   server.setRequestHandler(SubscribeRequestSchema, (request) =>
     onTheWire(async () => {
       const { uri } = request.params;
-      await hub.subscribe(session, uri, await owner(uri));
+      await hub.subscribe(session, uri, await requests.resourceOwner(uri));
       return {};
     }),
   );

@@ -6,25 +6,15 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import type { MemberIdentity } from "../children/child.js";
 import type { Gaggle } from "./gaggle.js";
 import { GAGGLE_NAME, GAGGLE_VERSION } from "../shared/version.js";
+import { CAPABILITIES, INSTRUCTIONS } from "./capabilities.js";
 import { ClientSession } from "./client-session.js";
+import { GatewayRequests } from "./requests.js";
 import { registerPromptHandlers } from "./prompt-handlers.js";
 import { registerResourceHandlers } from "./resource-handlers.js";
 import { connectWithToolCallLane } from "./tool-call-lane.js";
 import { registerToolHandlers } from "./tool-handlers.js";
 import { onTheWire } from "./wire-errors.js";
 import { lazyLogger } from "../shared/log.js";
-
-const INSTRUCTIONS =
-  "This gateway fronts several MCP servers (children). list_registered_children names them, get_schema(server_id) " +
-  "shows a child's tools, execute_child_tool(server_id, tool_name, arguments) calls one.";
-
-const CAPABILITIES = {
-  tools: { listChanged: true },
-  resources: { subscribe: true, listChanged: true },
-  prompts: { listChanged: true },
-  logging: {},
-  completions: {},
-};
 
 const log = lazyLogger({ subsystem: "client" });
 
@@ -48,9 +38,10 @@ export function createGatewayServer(gaggle: Gaggle, sessionId: string, identity?
   );
   const session = new ClientSession(sessionId, server, identity);
 
-  const callTool = registerToolHandlers(server, session, gaggle);
-  registerResourceHandlers(server, session, gaggle);
-  registerPromptHandlers(server, session, gaggle);
+  const requests = new GatewayRequests(gaggle);
+  const callTool = registerToolHandlers(server, session, requests);
+  registerResourceHandlers(server, session, requests, gaggle.hub);
+  registerPromptHandlers(server, session, requests);
 
   server.setRequestHandler(SetLevelRequestSchema, (request) =>
     onTheWire(async () => {

@@ -8,8 +8,22 @@ import type { ProxyCatalog } from "./proxy-catalog.js";
 
 type ResourceOwner = Pick<Child, "subscribe" | "unsubscribe">;
 
+/** Who may hold resource subscriptions: a legacy client's session, or a modern client's listen stream. */
+export interface Subscriber {
+  readonly id: string;
+  readonly subscriptions: Set<string>;
+  resourceUpdated(uri: string): void;
+}
+
+/** A modern client's subscriptions/listen stream: it hears the list changes it asked for. */
+export interface ListChangeListener extends Subscriber {
+  wants(kind: "tools" | "resources" | "prompts"): boolean;
+  listChanged(kind: "tools" | "resources" | "prompts"): void;
+}
+
 export class SessionHub implements ChildEvents {
   private readonly sessions = new Map<string, ClientSession>();
+  private readonly listeners = new Map<string, ListChangeListener>();
   /**
    * Which sessions subscribed to each resource URI, and the child that owns it; a child is subscribed while
    * anyone is. The owner is kept so that unsubscribing never has to look for it again, which could start
@@ -49,8 +63,17 @@ export class SessionHub implements ChildEvents {
     await this.applyLogLevel();
   }
 
+  /** Until the returned function is called, `listener` hears list changes and updates of the resources it subscribes. */
+  listen(listener: ListChangeListener): () => Promise<void> {
+    this.listeners.set(listener.id, listener);
+    return async () => {
+      if (!this.listeners.delete(listener.id)) return;
+      for (const uri of [...listener.subscriptions]) await this.unsubscribe(listener, uri).catch(() => {});
+    };
+  }
+
   /** The child is subscribed for the first subscriber; if that fails, nobody is recorded as subscribed. */
-  async subscribe(session: ClientSession, uri: string, owner: ResourceOwner): Promise<void> {
+  async subscribe(session: Subscriber, uri: string, owner: ResourceOwner): Promise<void> {
     if (!this.subscribers.has(uri)) await owner.subscribe(uri);
     const entry = this.subscribers.get(uri) ?? { owner, sessions: new Set<string>() };
     entry.sessions.add(session.id);
@@ -58,7 +81,7 @@ export class SessionHub implements ChildEvents {
     session.subscriptions.add(uri);
   }
 
-  async unsubscribe(session: ClientSession, uri: string): Promise<void> {
+  async unsubscribe(session: Subscriber, uri: string): Promise<void> {
     session.subscriptions.delete(uri);
     const entry = this.subscribers.get(uri);
     if (!entry?.sessions.delete(session.id) || entry.sessions.size > 0) return;
@@ -80,20 +103,17 @@ export class SessionHub implements ChildEvents {
     this.catalog.invalidate(kind);
     if (!this.catalog.exposes(child)) return;
     for (const session of this.sessions.values()) {
+      if (!session.initialized) continue;
       const server = session.server;
       const send =
         kind === "tools" ? server.sendToolListChanged() : kind === "prompts" ? server.sendPromptListChanged() : server.sendResourceListChanged();
       void send.catch(() => {});
     }
+    for (const listener of this.listeners.values()) if (listener.wants(kind)) listener.listChanged(kind);
   }
 
   resourceUpdated(_child: string, uri: string): void {
-    for (const id of this.subscribers.get(uri)?.sessions ?? []) {
-      void this.sessions
-        .get(id)
-        ?.server.sendResourceUpdated({ uri })
-        .catch(() => {});
-    }
+    for (const id of this.subscribers.get(uri)?.sessions ?? []) (this.sessions.get(id) ?? this.listeners.get(id))?.resourceUpdated(uri);
   }
 
   /** Tagged with the child's name; sent to the clients whose calls are in flight, else to every client. */
@@ -109,7 +129,7 @@ export class SessionHub implements ChildEvents {
     if (note.log) session.log(note.log);
     // A subscriber of that URI hears of the update through resourceUpdated already.
     const uri = note.resourceUpdated;
-    if (uri && !session.subscriptions.has(uri)) void session.server.sendResourceUpdated({ uri }).catch(() => {});
+    if (uri && !session.subscriptions.has(uri)) session.resourceUpdated(uri);
   }
 
   /** Children are asked for the most verbose level any client wants; each client's own level filters what it gets. */

@@ -7,9 +7,12 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { MemberIdentity } from "../children/child.js";
 import type { Gaggle } from "../gateway/gaggle.js";
 import { memberSecretOf } from "../gateway/members.js";
+import { ModernServer } from "../gateway/modern/modern-server.js";
+import { GatewayRequests } from "../gateway/requests.js";
 import { createGatewayServer } from "../gateway/server.js";
 import { lazyLogger } from "../shared/log.js";
 import { BodyError, readJsonBody } from "./http-body.js";
+import { isModernRequest, serveModernRequest } from "./modern-http.js";
 import { bracketed, HttpGuard, isLoopback, isWildcard, startupProblem } from "./http-guard.js";
 
 export interface HttpListenOptions {
@@ -52,6 +55,7 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
   const problem = startupProblem(options);
   if (problem) throw new Error(problem);
   const sessions = new Map<string, HttpSession>();
+  const modern = new ModernServer(gaggle, new GatewayRequests(gaggle));
   let guard: HttpGuard | undefined;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -67,6 +71,7 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
     if (options.membersOnly && !identity) return send(res, 404, jsonRpcError("this listener serves gaggle's own agents only"));
 
     const body = req.method === "POST" ? await readJsonBody(req, settings.maxBodyBytes) : undefined;
+    if (isModernRequest(req, body)) return serveModernRequest(modern, req, res, body, identity);
     const id = req.headers["mcp-session-id"];
     const existing = typeof id === "string" ? sessions.get(id) : undefined;
     // A session is used through the path it was opened on: a member session is never reachable as another.
@@ -83,7 +88,8 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
     }
     if (id !== undefined) return send(res, 404, jsonRpcError("session not found; it expired or was closed: initialize a new one"));
     if (req.method !== "POST" || !isInitializeRequest(body)) {
-      return send(res, 400, jsonRpcError("no mcp-session-id header: the first request of a session must be initialize"));
+      const message = "no mcp-session-id header: the first request of a session must be initialize (or, in MCP 2026-07-28, carry its _meta envelope)";
+      return send(res, 400, jsonRpcError(message, requestIdOf(body)));
     }
     await openSession(secret, identity).handleRequest(req, res, body);
   };
@@ -145,6 +151,7 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
     localBase: `http://${localHost}:${port}`,
     close: async () => {
       clearInterval(sweep);
+      modern.endListens();
       await Promise.allSettled([...sessions.values()].map((session) => session.transport.close()));
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
@@ -152,8 +159,14 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
   };
 }
 
-function jsonRpcError(message: string) {
-  return { jsonrpc: "2.0", error: { code: -32000, message }, id: null };
+function jsonRpcError(message: string, id: unknown = null) {
+  return { jsonrpc: "2.0", error: { code: -32000, message }, id };
+}
+
+/** The id of a request the answer is for, when the body is one; an error must carry it. */
+function requestIdOf(body: unknown): string | number | null {
+  const id = (body as { id?: unknown } | undefined)?.id;
+  return typeof id === "string" || typeof id === "number" ? id : null;
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

@@ -1,0 +1,14 @@
+// What gaggle says of itself to clients of either era: the same capabilities and instructions in both.
+
+export const INSTRUCTIONS =
+  "This gateway fronts several MCP servers (children). list_registered_children names them, get_schema(server_id) " +
+  "shows a child's tools, execute_child_tool(server_id, tool_name, arguments) calls one.";
+
+/** gaggle lists tools (its meta-tools at least), its own resources and its children's, prompts, logs and completions. */
+export const CAPABILITIES = {
+  tools: { listChanged: true },
+  resources: { subscribe: true, listChanged: true },
+  prompts: { listChanged: true },
+  logging: {},
+  completions: {},
+};

@@ -1,0 +1,191 @@
+// gaggle's answers to 2026-07-28 requests: stateless, each request carrying who asks in its _meta envelope.
+import { ErrorCode, type JSONRPCMessage, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { CallContext } from "../../children/child.js";
+import { WireError } from "../../shared/errors.js";
+import { describeJson, isObject } from "../../shared/json.js";
+import { GAGGLE_NAME, GAGGLE_VERSION } from "../../shared/version.js";
+import { CAPABILITIES, INSTRUCTIONS } from "../capabilities.js";
+import type { Gaggle } from "../gaggle.js";
+import type { GatewayRequests } from "../requests.js";
+import { toWireError } from "../wire-errors.js";
+import { passedMeta, readEnvelope, type Envelope } from "./envelope.js";
+import type { ModernExchange } from "./exchange.js";
+import { ListenStream, type SubscriptionFilter } from "./listen-stream.js";
+import { ModernCaller } from "./modern-caller.js";
+import { CACHEABLE_METHODS, META, MODERN_VERSIONS, REMOVED_METHODS } from "./protocol.js";
+
+type Params = Record<string, unknown>;
+
+/**
+ * Every answer says it is complete, and every answer a client may cache says for how long. gaggle's lists and
+ * reads change whenever a child does, so they are never to be reused without asking (ttlMs 0); a client that
+ * listens hears of list changes as they happen.
+ */
+const CACHE_HINTS = { ttlMs: 0, cacheScope: "private" } as const;
+
+export class ModernServer {
+  private readonly listens = new Set<{ end(): void }>();
+
+  constructor(
+    private readonly gaggle: Gaggle,
+    private readonly requests: GatewayRequests,
+  ) {}
+
+  /**
+   * Answers one request; resolves with its response, or with nothing once it was cancelled (nothing may be sent
+   * for a cancelled request). A subscriptions/listen request resolves only when its stream ends.
+   */
+  async handle(request: JSONRPCRequest, exchange: ModernExchange): Promise<JSONRPCMessage | undefined> {
+    try {
+      const result = await this.dispatch(request, exchange);
+      if (exchange.cancel.aborted) return undefined;
+      return { jsonrpc: "2.0", id: request.id, result: this.finish(request.method, result) };
+    } catch (error) {
+      if (exchange.cancel.aborted) return undefined;
+      return errorResponse(request, error);
+    }
+  }
+
+  /** Ends every listen stream with its graceful result, as when gaggle shuts down. */
+  endListens(): void {
+    for (const listen of [...this.listens]) listen.end();
+  }
+
+  private async dispatch(request: JSONRPCRequest, exchange: ModernExchange): Promise<Params> {
+    const { method } = request;
+    const params: Params = isObject(request.params) ? request.params : {};
+    if (REMOVED_METHODS.has(method)) throw methodNotFound(`${method} is not part of MCP ${MODERN_VERSIONS.join(", ")}`);
+    const envelope = readEnvelope(request.params);
+    const requests = this.requests;
+    switch (method) {
+      case "server/discover":
+        return discoverResult();
+      case "tools/list":
+        return requests.listTools() as Promise<Params>;
+      case "tools/call":
+        return requests.callTool(
+          stringParam(params, "name"),
+          objectParam(params, "arguments"),
+          this.context(params, envelope, exchange),
+        ) as Promise<Params>;
+      case "resources/list":
+        return requests.listResources() as Promise<Params>;
+      case "resources/templates/list":
+        return requests.listResourceTemplates() as Promise<Params>;
+      case "resources/read":
+        return requests.readResource(stringParam(params, "uri"), this.context(params, envelope, exchange)) as Promise<Params>;
+      case "prompts/list":
+        return requests.listPrompts() as Promise<Params>;
+      case "prompts/get":
+        return requests.getPrompt(
+          stringParam(params, "name"),
+          objectParam(params, "arguments") as Record<string, string> | undefined,
+          this.context(params, envelope, exchange),
+        ) as Promise<Params>;
+      case "completion/complete":
+        // Without the envelope: the child hears the request in its own era, and the caller's _meta through ctx.
+        return requests.complete({ ...params, _meta: passedMeta(params) } as never, this.context(params, envelope, exchange)) as Promise<Params>;
+      case "subscriptions/listen":
+        return this.listen(request, params, exchange);
+      default:
+        throw methodNotFound(`Method not found: ${method}`);
+    }
+  }
+
+  private context(params: Params, envelope: Envelope, exchange: ModernExchange): CallContext {
+    const ctx: CallContext = { cancel: exchange.cancel, caller: new ModernCaller(exchange, envelope.logLevel) };
+    const meta = passedMeta(params);
+    if (meta === undefined) return ctx;
+    const { progressToken, ...rest } = meta;
+    if (Object.keys(rest).length > 0) ctx.meta = rest;
+    if (typeof progressToken === "string" || typeof progressToken === "number") {
+      // The child gets the gateway's own token; its progress is relayed under the client's, on the request's stream.
+      ctx.onprogress = (progress) => exchange.notify({ jsonrpc: "2.0", method: "notifications/progress", params: { ...progress, progressToken } });
+    }
+    return ctx;
+  }
+
+  /** Open until the client closes it or gaggle shuts down; the children's resources it names are subscribed meanwhile. */
+  private async listen(request: JSONRPCRequest, params: Params, exchange: ModernExchange): Promise<Params> {
+    const filter = filterParam(params);
+    const stream = new ListenStream(request.id, filter, exchange);
+    const unlisten = this.gaggle.hub.listen(stream);
+    const honoured: SubscriptionFilter = {};
+    for (const key of ["toolsListChanged", "promptsListChanged", "resourcesListChanged"] as const) if (filter[key]) honoured[key] = true;
+    const uris: string[] = [];
+    for (const uri of filter.resourceSubscriptions ?? []) {
+      // A URI that no child offers, or whose child refuses the subscription, is left out of what is honoured.
+      const subscribed = await this.requests
+        .resourceOwner(uri)
+        .then((owner) => this.gaggle.hub.subscribe(stream, uri, owner))
+        .then(
+          () => true,
+          () => false,
+        );
+      if (subscribed) uris.push(uri);
+    }
+    if (filter.resourceSubscriptions) honoured.resourceSubscriptions = uris;
+    stream.acknowledge(honoured);
+    const ending = { end: () => {} };
+    this.listens.add(ending);
+    await new Promise<void>((resolve) => {
+      ending.end = resolve;
+      exchange.cancel.onAbort(() => resolve());
+    });
+    this.listens.delete(ending);
+    await unlisten();
+    return { _meta: { [META.subscriptionId]: request.id } };
+  }
+
+  private finish(method: string, result: Params): Params {
+    const finished: Params = { ...result, resultType: typeof result.resultType === "string" ? result.resultType : "complete" };
+    if (CACHEABLE_METHODS.has(method)) {
+      finished.ttlMs ??= CACHE_HINTS.ttlMs;
+      finished.cacheScope ??= CACHE_HINTS.cacheScope;
+    }
+    return finished;
+  }
+}
+
+function discoverResult(): Params {
+  return {
+    supportedVersions: [...MODERN_VERSIONS],
+    capabilities: CAPABILITIES,
+    instructions: INSTRUCTIONS,
+    _meta: { [META.serverInfo]: { name: GAGGLE_NAME, version: GAGGLE_VERSION } },
+  };
+}
+
+/** The error response of a failed request. The specification forbids -32002 in this era: resource not found is -32602. */
+export function errorResponse(request: Pick<JSONRPCRequest, "id">, error: unknown): JSONRPCMessage {
+  const wire = toWireError(error);
+  const code = wire.code === -32002 ? ErrorCode.InvalidParams : wire.code;
+  return { jsonrpc: "2.0", id: request.id, error: { code, message: wire.message, ...(wire.data !== undefined && { data: wire.data }) } };
+}
+
+function methodNotFound(message: string): WireError {
+  return new WireError(ErrorCode.MethodNotFound, message);
+}
+
+function stringParam(params: Params, key: string): string {
+  const value = params[key];
+  if (typeof value !== "string") throw new WireError(ErrorCode.InvalidParams, `params.${key} must be a string; found ${describeJson(value)}`);
+  return value;
+}
+
+function objectParam(params: Params, key: string): Record<string, unknown> | undefined {
+  const value = params[key];
+  if (value === undefined) return undefined;
+  if (!isObject(value)) throw new WireError(ErrorCode.InvalidParams, `params.${key} must be an object; found ${describeJson(value)}`);
+  return value;
+}
+
+function filterParam(params: Params): SubscriptionFilter {
+  const filter = params.notifications;
+  if (!isObject(filter)) throw new WireError(ErrorCode.InvalidParams, `params.notifications must be an object; found ${describeJson(filter)}`);
+  const uris = filter.resourceSubscriptions;
+  if (uris !== undefined && !(Array.isArray(uris) && uris.every((uri) => typeof uri === "string"))) {
+    throw new WireError(ErrorCode.InvalidParams, `params.notifications.resourceSubscriptions must be an array of URIs; found ${describeJson(uris)}`);
+  }
+  return filter as SubscriptionFilter;
+}

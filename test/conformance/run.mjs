@@ -1,0 +1,273 @@
+#!/usr/bin/env node
+// gaggle's conformance run (npm run conformance): the official MCP conformance suite against
+//   direct              the conformance fixture itself (fixtures/conformance-server.mjs) over Streamable HTTP;
+//   gaggle-http-child   gaggle over Streamable HTTP, fronting the fixture as an HTTP child;
+//   gaggle-stdio-child  gaggle over Streamable HTTP, fronting the fixture as a stdio child;
+// for both requirement sets (2025-11-25 on the stateful wire, 2026-07-28 on the stateless one), plus two of
+// the suite's client scenarios with gaggle as the client (test/conformance/gaggle-client.mjs).
+// Each run is judged against its baseline in test/conformance/expected/ (an unexpected failure, or a listed
+// failure that now passes, fails the run). Prints a totals table; exits 1 if any run disagrees with its baseline.
+//
+//   node test/conformance/run.mjs                     needs dist/ (npm run build); installs the suite if missing
+//   node test/conformance/run.mjs --update-baselines  rewrite the baselines from this run's results
+//   node test/conformance/run.mjs --keep              keep the suite's output directory (kept anyway on failure)
+//   node test/conformance/run.mjs --verbose           list every failing check, not only the unexpected ones
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { run, start, stopAll, waitForOutput } from "./processes.mjs";
+import { problems, readChecks, scoredScenarios, tally, writeBaseline } from "./results.mjs";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(HERE, "../..");
+const FIXTURE = join(ROOT, "fixtures/conformance-server.mjs");
+const CLI = join(ROOT, "dist/cli.js");
+const CLIENT = join(HERE, "gaggle-client.mjs");
+const EXPECTED = join(HERE, "expected");
+const SUITE_DIR = join(HERE, "node_modules/@modelcontextprotocol/conformance");
+const SUITE = join(SUITE_DIR, "dist/index.js");
+// The suite needs Node 22; this folder's own install brings it (the project itself runs on Node 20).
+const SUITE_NODE = join(HERE, "node_modules/.bin/node");
+
+const REQUIREMENTS = ["2025-11-25", "2026-07-28"];
+const CLIENT_RUNS = [
+  { scenario: "initialize", version: "2025-11-25" },
+  { scenario: "tools_call", version: "2025-11-25" },
+  { scenario: "tools_call", version: "2026-07-28" },
+];
+const SCENARIO_TIMEOUT_MS = 20_000;
+
+const flags = new Set(process.argv.slice(2));
+const UPDATE = flags.has("--update-baselines");
+const VERBOSE = flags.has("--verbose");
+
+async function ensureSuite() {
+  if (!existsSync(SUITE) || !existsSync(SUITE_NODE)) {
+    console.error("conformance: installing the suite (npm ci in test/conformance)");
+    const install = await run("npm", ["ci", "--prefix", HERE, "--no-audit", "--no-fund"], { cwd: HERE });
+    if (install.code !== 0) throw new Error(`npm ci in ${HERE} failed:\n${install.output}`);
+  }
+  const version = await run(SUITE_NODE, ["--version"]);
+  if (!/^v(2[2-9]|[3-9]\d)\./.test(version.output)) throw new Error(`${SUITE_NODE} should be Node 22 or later, got: ${version.output.trim()}`);
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build gaggle first (npm run build)`);
+}
+
+/** gaggle's environment: state in the run's own directory, and no auth token to demand from the suite. */
+function gaggleEnv(work) {
+  const env = { ...process.env, XDG_STATE_HOME: join(work, "state") };
+  delete env.GAGGLE_AUTH_TOKEN;
+  return env;
+}
+
+async function startFixture() {
+  const fixture = start(process.execPath, [FIXTURE, "--http", "0"]);
+  return (await waitForOutput(fixture, /listening on (\S+)/))[1];
+}
+
+/** gaggle exposing its one child's tools under their own names, with the built-in virtual children off. */
+function gaggleConfig(childLines) {
+  const virtual = ["process", "goose", "team"].flatMap((name) => [`[virtual.${name}]`, "enabled = false", ""]);
+  return [
+    "[gateway]",
+    'expose = "tools"',
+    'log_level = "warn"',
+    "shutdown_grace_ms = 500",
+    "",
+    ...virtual,
+    "[mcp_servers.fixture]",
+    'prefix = ""',
+    ...childLines,
+    "",
+  ].join("\n");
+}
+
+async function startGaggle(work, name, childLines) {
+  const config = join(work, `${name}.toml`);
+  writeFileSync(config, gaggleConfig(childLines));
+  const check = await run(process.execPath, [CLI, "validate", "--config", config]);
+  if (check.code !== 0) throw new Error(`gaggle rejects the generated config ${config}:\n${check.output}`);
+  const gaggle = start(process.execPath, [CLI, "--http", "127.0.0.1:0", "--config", config], { env: gaggleEnv(work) });
+  return (await waitForOutput(gaggle, /serving MCP at (\S+)/))[1];
+}
+
+const TARGETS = [
+  { name: "direct", start: () => startFixture() },
+  {
+    name: "gaggle-http-child",
+    start: async (work) => startGaggle(work, "gaggle-http-child", ['type = "http"', `url = ${JSON.stringify(await startFixture())}`]),
+  },
+  {
+    name: "gaggle-stdio-child",
+    start: (work) => startGaggle(work, "gaggle-stdio-child", ['command = "node"', `args = [${JSON.stringify(FIXTURE)}]`]),
+  },
+];
+
+/** One invocation of the suite; its output is kept next to its results. */
+async function suite(work, label, args) {
+  const outcome = await run(SUITE_NODE, [SUITE, ...args, "--timeout", String(SCENARIO_TIMEOUT_MS)], { cwd: work });
+  writeFileSync(join(work, `${label}.log`), outcome.output);
+  return outcome;
+}
+
+const baselineFile = (label) => join(EXPECTED, `${label}.yml`);
+const baselineArgs = (label) => (UPDATE ? [] : ["--expected-failures", baselineFile(label)]);
+
+async function serverRuns(work, target, scored) {
+  const url = await target.start(work);
+  const results = [];
+  for (const requirements of REQUIREMENTS) {
+    const label = `${target.name}-${requirements}`;
+    const out = join(work, label);
+    const { code, output } = await suite(work, label, ["server", "--url", url, "--requirements", requirements, "-o", out, ...baselineArgs(label)]);
+    const checks = readChecks(out);
+    const scenarios = scored[requirements].server;
+    results.push({
+      label,
+      target: target.name,
+      requirements,
+      leg: "server",
+      code,
+      output,
+      scored: scenarios.length,
+      totals: tally(checks, scenarios, "server"),
+      problems: problems(checks, scenarios),
+    });
+  }
+  return results;
+}
+
+const shellQuote = (text) => `'${text.replaceAll("'", "'\\''")}'`;
+
+async function clientRuns(work, scored) {
+  const results = [];
+  for (const requirements of REQUIREMENTS) {
+    const label = `gaggle-client-${requirements}`;
+    const runs = CLIENT_RUNS.filter((entry) => entry.version === requirements);
+    const out = join(work, label);
+    let code = 0;
+    let output = "";
+    for (const { scenario } of runs) {
+      const args = [
+        "client",
+        "--command",
+        `${shellQuote(process.execPath)} ${shellQuote(CLIENT)}`,
+        "--scenario",
+        scenario,
+        "--spec-version",
+        requirements,
+        "-o",
+        out,
+      ];
+      const outcome = await suite(work, `${label}-${scenario}`, [...args, ...baselineArgs(label)]);
+      code ||= outcome.code;
+      output += outcome.output;
+    }
+    const checks = readChecks(out);
+    const scenarios = runs.map((entry) => entry.scenario);
+    const totals = tally(checks, scenarios, "client");
+    results.push({
+      label,
+      target: "gaggle-client",
+      requirements,
+      leg: "client",
+      code,
+      output,
+      scored: scored[requirements].client.length,
+      totals,
+      problems: problems(checks, scenarios),
+    });
+  }
+  return results;
+}
+
+/** The suite's own account of why a run disagrees with its baseline. */
+function baselineVerdict(output) {
+  const lines = output.split("\n");
+  const at = lines.findIndex((line) => /Unexpected failures|Stale baseline entries|Invalid expected-failures|Error/.test(line));
+  return at === -1 ? lines.slice(-15) : lines.slice(at).filter((line) => line.trim() !== "");
+}
+
+function printTable(results) {
+  const rows = results.map(({ target, requirements, leg, scored, totals, code }) => [
+    target,
+    requirements,
+    `${totals.passed}/${totals.scenarios}${leg === "client" ? ` (of ${scored} scored)` : ""}`,
+    `${totals.checksPassed}/${totals.checks}`,
+    String(totals.warnings),
+    UPDATE ? "updated" : code === 0 ? `ok (${totals.failing.length} expected)` : "FAILED",
+  ]);
+  const header = ["target", "requirements", "scored scenarios", "scored checks", "warnings", "baseline"];
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
+  const format = (row) =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column]))
+      .join("  ")
+      .trimEnd();
+  console.log(["", format(header), format(widths.map((width) => "-".repeat(width))), ...rows.map(format)].join("\n"));
+}
+
+function printProblems(results) {
+  for (const result of results) {
+    const disagrees = !UPDATE && result.code !== 0;
+    if (disagrees) console.log(`\n${result.label}: disagrees with ${baselineFile(result.label)}\n  ${baselineVerdict(result.output).join("\n  ")}`);
+    if ((VERBOSE || disagrees) && result.problems.length > 0) {
+      console.log(`\n${result.label}: failing scored checks`);
+      for (const { scenario, status, id, message } of result.problems)
+        console.log(`  ${scenario}  ${status} ${id}: ${message.replace(/\s+/g, " ").slice(0, 240)}`);
+    }
+  }
+}
+
+function updateBaselines(results) {
+  mkdirSync(EXPECTED, { recursive: true });
+  for (const { label, target, requirements, leg, totals } of results) {
+    const what =
+      leg === "client"
+        ? `conformance client scenarios (${requirements}) with gaggle as the client`
+        : `conformance server --requirements ${requirements} against ${target}`;
+    writeBaseline(baselineFile(label), { leg, title: `Expected failures: ${what}.`, scenarios: totals.failing });
+  }
+  console.log(`\nbaselines written to ${EXPECTED}`);
+}
+
+/** The run's scratch directory: configs, the suite's output and logs. */
+let work;
+
+async function main() {
+  const began = Date.now();
+  await ensureSuite();
+  work = mkdtempSync(join(tmpdir(), "gaggle-conformance-"));
+  const scored = Object.fromEntries(REQUIREMENTS.map((requirements) => [requirements, scoredScenarios(SUITE_DIR, requirements)]));
+  const results = [];
+  try {
+    for (const target of TARGETS) results.push(...(await serverRuns(work, target, scored)));
+    results.push(...(await clientRuns(work, scored)));
+  } finally {
+    await stopAll();
+  }
+  printTable(results);
+  printProblems(results);
+  if (UPDATE) updateBaselines(results);
+  const failed = !UPDATE && results.some((result) => result.code !== 0);
+  if (failed || flags.has("--keep")) console.log(`\nsuite output kept in ${work}`);
+  else rmSync(work, { recursive: true, force: true });
+  console.log(`\nconformance: ${failed ? "FAILED" : "ok"} in ${((Date.now() - began) / 1000).toFixed(1)} s`);
+  return failed ? 1 : 0;
+}
+
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.once(signal, () => {
+    console.error(`\nconformance: ${signal}, stopping every process started${work ? `; partial output in ${work}` : ""}`);
+    void stopAll(1000).finally(() => process.exit(130));
+  });
+}
+
+main().then(
+  (code) => process.exit(code),
+  async (error) => {
+    console.error(`conformance: ${error?.stack ?? error}${work ? `\npartial output in ${work}` : ""}`);
+    await stopAll();
+    process.exit(1);
+  },
+);
