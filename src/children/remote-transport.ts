@@ -23,6 +23,9 @@ export async function terminateRemoteSession(transport: Transport, ms: number): 
   clearTimeout(timer);
 }
 
+/** How the SDK's Streamable HTTP transport words a refused standalone GET stream. */
+const GET_STREAM_REFUSED = "Streamable HTTP error: Failed to open SSE stream";
+
 /**
  * True when what a remote transport reports means the session is over: a request could not reach the
  * server at all (refused, reset, unresolvable: fetch's own failure), the server no longer knows the session
@@ -31,7 +34,9 @@ export async function terminateRemoteSession(transport: Transport, ms: number): 
  */
 export function connectionLost(error: unknown): boolean {
   if (error instanceof TypeError && error.message.startsWith("fetch failed")) return true;
-  if (error instanceof StreamableHTTPError) return error.code === 404;
+  // The standalone GET stream is optional: a server that will not open it (some answer 404 rather than 405)
+  // still serves the session's POSTs, and a session it really forgot shows on the next POST.
+  if (error instanceof StreamableHTTPError) return error.code === 404 && !error.message.startsWith(GET_STREAM_REFUSED);
   if (error instanceof SseError) return true;
   // The SSE transport's POST failure carries its status only in the message.
   return error instanceof Error && error.message.startsWith("Error POSTing to endpoint (HTTP 404)");

@@ -63,3 +63,17 @@ describe("a remote child whose server goes away", () => {
     expect(failure.message).toContain(`remote failed to start: fetch failed: connect ECONNREFUSED 127.0.0.1:${server.port}`);
   });
 });
+
+describe("a remote child whose server will not open the standalone GET stream", () => {
+  it("keeps its session when the GET is refused with 404, and serves calls on it", async () => {
+    const server = await startHttpFixture(undefined, { args: ["--get-stream-404"] });
+    cleanups.push(() => server.stop());
+    const child = await childOf(server);
+    expect((await child.tools()).map((tool) => tool.name)).toContain("echo");
+    // The GET is sent in the background after initialize; give its refusal time to arrive before looking.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(textOf(await child.callTool("echo", { text: "still here" }, {}))).toBe("still here");
+    expect(child.status()).toMatchObject({ state: "running", restarts: 0, lastError: null });
+    expect(server.stderr().match(/streamable session \S+ opened/g)).toHaveLength(1);
+  });
+});
