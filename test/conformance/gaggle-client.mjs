@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { gaggleConfig } from "./gaggle-config.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -31,22 +32,6 @@ const SCENARIOS = {
   },
 };
 
-function gaggleConfig(url) {
-  return [
-    "[gateway]",
-    'expose = "tools"',
-    'log_level = "warn"',
-    "shutdown_grace_ms = 500",
-    "",
-    ...["process", "goose", "team"].flatMap((name) => [`[virtual.${name}]`, "enabled = false", ""]),
-    "[mcp_servers.mock]",
-    'type = "http"',
-    `url = ${JSON.stringify(url)}`,
-    'prefix = ""',
-    "",
-  ].join("\n");
-}
-
 async function main() {
   const url = process.argv.at(-1);
   const scenario = process.env.MCP_CONFORMANCE_SCENARIO;
@@ -56,7 +41,7 @@ async function main() {
   }
   const dir = mkdtempSync(join(tmpdir(), "gaggle-conformance-client-"));
   const config = join(dir, "children_config.toml");
-  writeFileSync(config, gaggleConfig(url));
+  writeFileSync(config, gaggleConfig(['type = "http"', `url = ${JSON.stringify(url)}`]));
   const client = new Client({ name: "gaggle-conformance-client", version: "1.0.0" });
   const transport = new StdioClientTransport({ command: process.execPath, args: [join(ROOT, "dist/cli.js"), "--config", config], stderr: "inherit" });
   try {

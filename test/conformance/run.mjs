@@ -16,6 +16,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { gaggleConfig } from "./gaggle-config.mjs";
 import { run, start, stopAll, waitForOutput } from "./processes.mjs";
 import { problems, readChecks, scoredScenarios, tally, writeBaseline } from "./results.mjs";
 
@@ -63,23 +64,6 @@ function gaggleEnv(work) {
 async function startFixture() {
   const fixture = start(process.execPath, [FIXTURE, "--http", "0"]);
   return (await waitForOutput(fixture, /listening on (\S+)/))[1];
-}
-
-/** gaggle exposing its one child's tools under their own names, with the built-in virtual children off. */
-function gaggleConfig(childLines) {
-  const virtual = ["process", "goose", "team"].flatMap((name) => [`[virtual.${name}]`, "enabled = false", ""]);
-  return [
-    "[gateway]",
-    'expose = "tools"',
-    'log_level = "warn"',
-    "shutdown_grace_ms = 500",
-    "",
-    ...virtual,
-    "[mcp_servers.fixture]",
-    'prefix = ""',
-    ...childLines,
-    "",
-  ].join("\n");
 }
 
 async function startGaggle(work, name, childLines) {

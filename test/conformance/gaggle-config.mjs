@@ -1,0 +1,18 @@
+// The config gaggle runs with in the conformance runs: one child, its tools under their own names, no built-in children.
+
+/** `childLines` are the child's own TOML lines (command and args, or type and url). */
+export function gaggleConfig(childLines) {
+  const virtual = ["process", "goose", "team"].flatMap((name) => [`[virtual.${name}]`, "enabled = false", ""]);
+  return [
+    "[gateway]",
+    'expose = "tools"',
+    'log_level = "warn"',
+    "shutdown_grace_ms = 500",
+    "",
+    ...virtual,
+    "[mcp_servers.child]",
+    'prefix = ""',
+    ...childLines,
+    "",
+  ].join("\n");
+}
