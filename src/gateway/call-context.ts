@@ -1,17 +1,32 @@
 // What a child call carries from the client request that caused it: cancellation, progress, _meta, the caller.
+import type { ProgressNotification } from "@modelcontextprotocol/sdk/types.js";
 import { Cancellation } from "../children/cancellation.js";
-import type { CallContext } from "../children/child.js";
+import type { Caller, CallContext } from "../children/child.js";
 import type { CallExtra, ClientSession } from "./client-session.js";
 
+/** A 2025 session's request: its cancellation and its related messages come from the SDK's handler extra (or the lane's). */
 export function callContext(session: ClientSession, meta: Record<string, unknown> | undefined, extra: CallExtra): CallContext {
-  const ctx: CallContext = { cancel: extra.cancel ?? new Cancellation(extra.signal), caller: session.callerFor(extra) };
+  return contextOf(extra.cancel ?? new Cancellation(extra.signal), session.callerFor(extra), meta, (notification) => {
+    void extra.sendNotification(notification).catch(() => {});
+  });
+}
+
+/**
+ * The context of a request in either era. The request's `_meta` reaches the child, except its progress token:
+ * the child gets the gateway's own, and its progress is relayed to `sendProgress` under the client's token.
+ */
+export function contextOf(
+  cancel: Cancellation,
+  caller: Caller,
+  meta: Record<string, unknown> | undefined,
+  sendProgress: (notification: ProgressNotification) => void,
+): CallContext {
+  const ctx: CallContext = { cancel, caller };
   if (meta === undefined) return ctx;
   const { progressToken, ...rest } = meta;
   if (Object.keys(rest).length > 0) ctx.meta = rest;
   if (typeof progressToken === "string" || typeof progressToken === "number") {
-    // The child gets the gateway's own token; its progress is relayed under the client's, on the call's stream.
-    ctx.onprogress = (progress) =>
-      void extra.sendNotification({ method: "notifications/progress", params: { ...progress, progressToken } }).catch(() => {});
+    ctx.onprogress = (progress) => sendProgress({ method: "notifications/progress", params: { ...progress, progressToken } });
   }
   return ctx;
 }

@@ -13,11 +13,12 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
-import { Cancellation } from "../children/cancellation.js";
+import type { Cancellation } from "../children/cancellation.js";
 import { WireError } from "../shared/errors.js";
 import { describeJson, isObject } from "../shared/json.js";
 import type { CallExtra } from "./client-session.js";
-import { toWireError } from "./wire-errors.js";
+import { RequestsInFlight } from "./requests-in-flight.js";
+import { errorReply } from "./wire-errors.js";
 
 /** What gaggle reads of a tools/call request; everything else in it is passed along as it came. */
 export interface ToolCallParams {
@@ -46,11 +47,10 @@ export async function connectWithToolCallLane(server: Server, transport: Transpo
   const connected = server.connect(transport);
   const toProtocol = transport.onmessage!;
   const closeProtocol = transport.onclose;
-  const inFlight = new Map<RequestId, Cancellation>();
+  const inFlight = new RequestsInFlight();
 
   const run = (request: JSONRPCRequest) => {
-    const cancel = new Cancellation();
-    inFlight.set(request.id, cancel);
+    const cancel = inFlight.begin(request.id);
     const extra = new ToolCallExtra(server, request.id, cancel);
     let result: Promise<CallToolResult>;
     try {
@@ -68,7 +68,7 @@ export async function connectWithToolCallLane(server: Server, transport: Transpo
   // and that call goes unanswered; it never becomes an unhandled rejection that would stop gaggle.
   const unsent = (error: unknown) => server.onerror?.(new Error(`Failed to send a tools/call reply: ${String(error)}`));
   const reply = (id: RequestId, cancel: Cancellation, build: () => JSONRPCMessage) => {
-    if (inFlight.get(id) === cancel) inFlight.delete(id);
+    inFlight.end(id, cancel);
     if (cancel.aborted) return;
     try {
       transport.send(build()).catch(unsent);
@@ -78,23 +78,12 @@ export async function connectWithToolCallLane(server: Server, transport: Transpo
   };
 
   transport.onmessage = (message, extra) => {
-    if ("method" in message) {
-      if (message.method === "tools/call" && "id" in message) return run(message);
-      if (message.method === "notifications/cancelled") {
-        const requestId = (message.params as { requestId?: RequestId } | undefined)?.requestId;
-        const cancel = requestId === undefined ? undefined : inFlight.get(requestId);
-        if (cancel) {
-          inFlight.delete(requestId!);
-          cancel.abort((message.params as { reason?: unknown }).reason);
-          return;
-        }
-      }
-    }
+    if ("method" in message && message.method === "tools/call" && "id" in message) return run(message);
+    if (inFlight.cancelledBy(message)) return;
     toProtocol(message, extra);
   };
   transport.onclose = () => {
-    for (const cancel of inFlight.values()) cancel.abort(new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
-    inFlight.clear();
+    inFlight.abortAll(new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
     closeProtocol?.();
   };
   await connected;
@@ -125,14 +114,8 @@ class ToolCallExtra implements CallExtra {
   }
 }
 
-/** The JSON-RPC error a thrown error becomes, as toWireError makes it for every other request's handler. */
-function errorReply(id: RequestId, error: unknown): JSONRPCMessage {
-  const { code, message, data } = toWireError(error);
-  return { jsonrpc: "2.0", id, error: { code, message, ...(data !== undefined && { data }) } } as JSONRPCMessage;
-}
-
 /** The fields routing reads, checked; a request without them is answered -32602 before anything runs. */
-function toolCallParams(params: unknown): ToolCallParams {
+export function toolCallParams(params: unknown): ToolCallParams {
   const fields = isObject(params) ? params : {};
   if (typeof fields.name !== "string") {
     throw new WireError(ErrorCode.InvalidParams, `tools/call needs params.name, the tool's name as a string; found ${describeJson(fields.name)}`);

@@ -1,5 +1,5 @@
 // Failures of requests other than tools/call travel as JSON-RPC errors; this picks the code for each.
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { GaggleError, WireError, errorMessage } from "../shared/errors.js";
 
 export function toWireError(error: unknown): WireError {
@@ -25,4 +25,10 @@ export async function onTheWire<T>(run: () => Promise<T>): Promise<T> {
   } catch (error) {
     throw toWireError(error);
   }
+}
+
+/** The JSON-RPC error response a thrown error becomes; `recode` may change its code (an era that forbids one). */
+export function errorReply(id: RequestId, error: unknown, recode: (code: number) => number = (code) => code): JSONRPCMessage {
+  const { code, message, data } = toWireError(error);
+  return { jsonrpc: "2.0", id, error: { code: recode(code), message, ...(data !== undefined && { data }) } } as JSONRPCMessage;
 }

@@ -1,9 +1,9 @@
 // One stdio connection, both protocol eras: 2026-07-28 requests are answered statelessly, the rest go to the session.
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage, JSONRPCRequest, RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { Cancellation } from "../children/cancellation.js";
+import type { JSONRPCMessage, JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { ModernServer } from "../gateway/modern/modern-server.js";
 import { claimsModernEra } from "../gateway/modern/protocol.js";
+import { RequestsInFlight } from "../gateway/requests-in-flight.js";
 
 /**
  * Wraps the client's transport. A request whose _meta claims the modern era (and server/discover, how a modern
@@ -15,7 +15,7 @@ export class EraSplitTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
-  private readonly inFlight = new Map<RequestId, Cancellation>();
+  private readonly inFlight = new RequestsInFlight();
 
   constructor(
     private readonly inner: Transport,
@@ -24,8 +24,7 @@ export class EraSplitTransport implements Transport {
     inner.onmessage = (message) => this.route(message);
     inner.onerror = (error) => this.onerror?.(error);
     inner.onclose = () => {
-      for (const cancel of this.inFlight.values()) cancel.abort(new Error("the client closed the connection"));
-      this.inFlight.clear();
+      this.inFlight.abortAll(new Error("the client closed the connection"));
       this.onclose?.();
     };
   }
@@ -43,26 +42,20 @@ export class EraSplitTransport implements Transport {
   }
 
   private route(message: JSONRPCMessage): void {
-    if ("method" in message) {
-      if ("id" in message && (message.method === "server/discover" || claimsModernEra(message))) return void this.answer(message);
-      if (message.method === "notifications/cancelled") {
-        const requestId = (message.params as { requestId?: RequestId } | undefined)?.requestId;
-        const cancel = requestId === undefined ? undefined : this.inFlight.get(requestId);
-        if (cancel) return cancel.abort((message.params as { reason?: unknown }).reason ?? "cancelled by the client");
-      }
-    }
+    if ("method" in message && "id" in message && (message.method === "server/discover" || claimsModernEra(message)))
+      return void this.answer(message);
+    if (this.inFlight.cancelledBy(message)) return;
     this.onmessage?.(message);
   }
 
   private async answer(request: JSONRPCRequest): Promise<void> {
-    const cancel = new Cancellation();
-    this.inFlight.set(request.id, cancel);
+    const cancel = this.inFlight.begin(request.id);
     const unsent = (error: unknown) => this.onerror?.(new Error(`could not send to the client: ${String(error)}`));
     try {
       const answer = await this.modern.handle(request, { cancel, notify: (notification) => void this.inner.send(notification).catch(unsent) });
       if (answer) await this.inner.send(answer).catch(unsent);
     } finally {
-      if (this.inFlight.get(request.id) === cancel) this.inFlight.delete(request.id);
+      this.inFlight.end(request.id, cancel);
     }
   }
 }

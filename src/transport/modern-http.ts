@@ -3,9 +3,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { ErrorCode, type JSONRPCMessage, type JSONRPCNotification, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import { Cancellation } from "../children/cancellation.js";
 import type { MemberIdentity } from "../children/child.js";
-import { readEnvelope } from "../gateway/modern/envelope.js";
+import type { Envelope } from "../gateway/modern/envelope.js";
 import type { ModernExchange } from "../gateway/modern/exchange.js";
-import { errorResponse, type ModernServer } from "../gateway/modern/modern-server.js";
+import { admit, errorResponse, type ModernServer } from "../gateway/modern/modern-server.js";
 import { LEGACY_VERSIONS, META, MODERN_ERRORS, claimsModernEra } from "../gateway/modern/protocol.js";
 import { WireError } from "../shared/errors.js";
 import { isObject } from "../shared/json.js";
@@ -40,11 +40,13 @@ export async function serveModernRequest(
   // A notification: this era defines none from client to server over HTTP (closing a stream cancels).
   if (!("id" in body)) return void res.writeHead(202).end();
   const request = body as unknown as JSONRPCRequest;
+  let envelope: Envelope;
   try {
     checkHeaders(req, request);
-    readEnvelope(request.params);
+    envelope = admit(request);
   } catch (error) {
-    return sendJson(res, 400, errorResponse(request, error));
+    const refusal = errorResponse(request, error);
+    return sendJson(res, statusOf(refusal, 400), refusal);
   }
   const response = new ResponseStream(res, acceptsEventStream(req));
   const cancel = new Cancellation();
@@ -53,7 +55,7 @@ export async function serveModernRequest(
   });
   const exchange: ModernExchange = { notify: (notification) => response.notify(notification), cancel, identity };
   if (request.method === "subscriptions/listen") response.open();
-  const answer = await server.handle(request, exchange);
+  const answer = await server.handle(request, exchange, envelope);
   if (answer) response.finish(answer);
 }
 
@@ -108,12 +110,15 @@ function acceptsEventStream(req: IncomingMessage): boolean {
   return (req.headers.accept ?? "").includes("text/event-stream");
 }
 
-/** HTTP statuses this era gives errors: 404 for a method not served, 400 for a request the server will not take. */
-function statusOf(message: JSONRPCMessage): number {
+/**
+ * HTTP statuses this era gives errors: 404 for a method not served, 400 for a request the server will not take
+ * (its own codes, and `refused` for any other error raised before the request ran).
+ */
+function statusOf(message: JSONRPCMessage, refused = 200): number {
   if (!("error" in message)) return 200;
   const code = message.error.code;
   if (code === ErrorCode.MethodNotFound) return 404;
-  return Object.values(MODERN_ERRORS).includes(code as never) ? 400 : 200;
+  return Object.values(MODERN_ERRORS).includes(code as never) ? 400 : refused;
 }
 
 /**

@@ -1,4 +1,5 @@
 // One subscriptions/listen stream: the changes its client opted in to, each tagged with the stream's id.
+import { randomUUID } from "node:crypto";
 import type { JSONRPCNotification, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { ListChangeListener } from "../session-hub.js";
 import type { ModernExchange } from "./exchange.js";
@@ -34,7 +35,7 @@ export class ListenStream implements ListChangeListener {
     private readonly filter: SubscriptionFilter,
     private readonly exchange: ModernExchange,
   ) {
-    this.id = `listen:${String(requestId)}:${Math.random().toString(36).slice(2)}`;
+    this.id = `listen:${randomUUID()}`;
   }
 
   wants(kind: ListKind): boolean {

@@ -7,7 +7,9 @@ import { GAGGLE_NAME, GAGGLE_VERSION } from "../../shared/version.js";
 import { CAPABILITIES, INSTRUCTIONS } from "../capabilities.js";
 import type { Gaggle } from "../gaggle.js";
 import type { GatewayRequests } from "../requests.js";
-import { toWireError } from "../wire-errors.js";
+import { contextOf } from "../call-context.js";
+import { toolCallParams } from "../tool-call-lane.js";
+import { errorReply } from "../wire-errors.js";
 import { passedMeta, readEnvelope, type Envelope } from "./envelope.js";
 import type { ModernExchange } from "./exchange.js";
 import { ListenStream, type SubscriptionFilter } from "./listen-stream.js";
@@ -24,7 +26,8 @@ type Params = Record<string, unknown>;
 const CACHE_HINTS = { ttlMs: 0, cacheScope: "private" } as const;
 
 export class ModernServer {
-  private readonly listens = new Set<{ end(): void }>();
+  /** What ends each open listen stream gracefully. */
+  private readonly listens = new Set<() => void>();
 
   constructor(
     private readonly gaggle: Gaggle,
@@ -33,11 +36,12 @@ export class ModernServer {
 
   /**
    * Answers one request; resolves with its response, or with nothing once it was cancelled (nothing may be sent
-   * for a cancelled request). A subscriptions/listen request resolves only when its stream ends.
+   * for a cancelled request). A subscriptions/listen request resolves only when its stream ends. `envelope` is
+   * the request's, when the transport admitted it already; otherwise it is admitted here.
    */
-  async handle(request: JSONRPCRequest, exchange: ModernExchange): Promise<JSONRPCMessage | undefined> {
+  async handle(request: JSONRPCRequest, exchange: ModernExchange, envelope?: Envelope): Promise<JSONRPCMessage | undefined> {
     try {
-      const result = await this.dispatch(request, exchange);
+      const result = await this.dispatch(request, envelope ?? admit(request), exchange);
       if (exchange.cancel.aborted) return undefined;
       return { jsonrpc: "2.0", id: request.id, result: this.finish(request.method, result) };
     } catch (error) {
@@ -48,26 +52,22 @@ export class ModernServer {
 
   /** Ends every listen stream with its graceful result, as when gaggle shuts down. */
   endListens(): void {
-    for (const listen of [...this.listens]) listen.end();
+    for (const end of [...this.listens]) end();
   }
 
-  private async dispatch(request: JSONRPCRequest, exchange: ModernExchange): Promise<Params> {
+  private async dispatch(request: JSONRPCRequest, envelope: Envelope, exchange: ModernExchange): Promise<Params> {
     const { method } = request;
     const params: Params = isObject(request.params) ? request.params : {};
-    if (REMOVED_METHODS.has(method)) throw methodNotFound(`${method} is not part of MCP ${MODERN_VERSIONS.join(", ")}`);
-    const envelope = readEnvelope(request.params);
     const requests = this.requests;
     switch (method) {
       case "server/discover":
         return discoverResult();
       case "tools/list":
         return requests.listTools() as Promise<Params>;
-      case "tools/call":
-        return requests.callTool(
-          stringParam(params, "name"),
-          objectParam(params, "arguments"),
-          this.context(params, envelope, exchange),
-        ) as Promise<Params>;
+      case "tools/call": {
+        const { name, arguments: args } = toolCallParams(params);
+        return requests.callTool(name, args, this.context(params, envelope, exchange)) as Promise<Params>;
+      }
       case "resources/list":
         return requests.listResources() as Promise<Params>;
       case "resources/templates/list":
@@ -92,17 +92,10 @@ export class ModernServer {
     }
   }
 
+  /** Progress goes on the request's own stream; the envelope's keys stay here. */
   private context(params: Params, envelope: Envelope, exchange: ModernExchange): CallContext {
-    const ctx: CallContext = { cancel: exchange.cancel, caller: new ModernCaller(exchange, envelope.logLevel) };
-    const meta = passedMeta(params);
-    if (meta === undefined) return ctx;
-    const { progressToken, ...rest } = meta;
-    if (Object.keys(rest).length > 0) ctx.meta = rest;
-    if (typeof progressToken === "string" || typeof progressToken === "number") {
-      // The child gets the gateway's own token; its progress is relayed under the client's, on the request's stream.
-      ctx.onprogress = (progress) => exchange.notify({ jsonrpc: "2.0", method: "notifications/progress", params: { ...progress, progressToken } });
-    }
-    return ctx;
+    const caller = new ModernCaller(exchange, envelope.logLevel);
+    return contextOf(exchange.cancel, caller, passedMeta(params), (progress) => exchange.notify({ jsonrpc: "2.0", ...progress }));
   }
 
   /** Open until the client closes it or gaggle shuts down; the children's resources it names are subscribed meanwhile. */
@@ -126,13 +119,13 @@ export class ModernServer {
     }
     if (filter.resourceSubscriptions) honoured.resourceSubscriptions = uris;
     stream.acknowledge(honoured);
-    const ending = { end: () => {} };
-    this.listens.add(ending);
+    let end!: () => void;
     await new Promise<void>((resolve) => {
-      ending.end = resolve;
+      end = resolve;
+      this.listens.add(end);
       exchange.cancel.onAbort(() => resolve());
     });
-    this.listens.delete(ending);
+    this.listens.delete(end);
     await unlisten();
     return { _meta: { [META.subscriptionId]: request.id } };
   }
@@ -156,11 +149,18 @@ function discoverResult(): Params {
   };
 }
 
+/**
+ * Whether gaggle takes a modern request at all, before anything runs: a method this era removed is not found
+ * (-32601), and the envelope must be whole and name a version gaggle speaks (-32602, -32022).
+ */
+export function admit(request: JSONRPCRequest): Envelope {
+  if (REMOVED_METHODS.has(request.method)) throw methodNotFound(`${request.method} is not part of MCP ${MODERN_VERSIONS.join(", ")}`);
+  return readEnvelope(request.params);
+}
+
 /** The error response of a failed request. The specification forbids -32002 in this era: resource not found is -32602. */
 export function errorResponse(request: Pick<JSONRPCRequest, "id">, error: unknown): JSONRPCMessage {
-  const wire = toWireError(error);
-  const code = wire.code === -32002 ? ErrorCode.InvalidParams : wire.code;
-  return { jsonrpc: "2.0", id: request.id, error: { code, message: wire.message, ...(wire.data !== undefined && { data: wire.data }) } };
+  return errorReply(request.id, error, (code) => (code === -32002 ? ErrorCode.InvalidParams : code));
 }
 
 function methodNotFound(message: string): WireError {
