@@ -39,6 +39,22 @@ export class CallQueue {
     return this.waitingCalls.add(call, cancel ? { signal: cancel.signal } : {});
   }
 
+  /**
+   * Resolves once a slot is free, and holds it until the returned function is called (calling it again does
+   * nothing). A call cancelled while it waits leaves the line and rejects with the reason.
+   */
+  async admit(cancel?: Cancellation): Promise<() => void> {
+    let free!: () => void;
+    const held = new Promise<void>((resolve) => (free = resolve));
+    await new Promise<void>((admitted, refused) => {
+      this.run(() => {
+        admitted();
+        return held;
+      }, cancel).catch(refused);
+    });
+    return free;
+  }
+
   private async runNow<T>(call: () => Promise<T>): Promise<T> {
     this.direct++;
     try {

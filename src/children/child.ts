@@ -12,6 +12,7 @@ import type {
   ResourceTemplate,
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { CallHold } from "./call-hold.js";
 import type { Cancellation } from "./cancellation.js";
 
 export type ChildKind = "stdio" | "http" | "sse" | "virtual";
@@ -40,6 +41,11 @@ export interface Caller {
   readonly sessionId: string;
   /** Set when the client is an agent gaggle started for a team, connected with its own secret. */
   readonly identity?: MemberIdentity | undefined;
+  /**
+   * True while the client cannot be asked anything: a 2026-07-28 call parked between rounds, waiting for its
+   * client's answers. A child's request then goes to another call in flight, if there is one.
+   */
+  readonly paused?: boolean;
   /** Forwards a request the child made (sampling, elicitation, roots); rejects as the spec says when the client lacks the capability. */
   forward(request: { method: string; params?: Record<string, unknown> | undefined }, signal: AbortSignal): Promise<Record<string, unknown>>;
   /** Delivers a child's log message, if the client's log level lets it through. */
@@ -56,6 +62,12 @@ export interface CallContext {
   caller?: Caller;
   /** The client's request `_meta`, passed on to the child (the progress token is the gateway's own). */
   meta?: Record<string, unknown>;
+  /**
+   * Set for a call that may pause to wait on its client (a 2026-07-28 call awaiting input): each admission the
+   * call passes (its queue slot, the session gate) registers here how to give its place back while the call
+   * waits, so that a client that never returns holds up nobody.
+   */
+  holds?: CallHold[];
   /** Set by the router on a tools/call: the queue the call came through, for errors that say what it held. */
   queue?: QueueDepth;
 }

@@ -16,6 +16,7 @@ import { errorChain, type GaggleError } from "../shared/errors.js";
 import { logger, type Logger } from "../shared/log.js";
 import { backoffMs } from "./backoff.js";
 import { backoffRefusal, callFailure, startFailure } from "./call-failure.js";
+import { holding } from "./call-hold.js";
 import type { CallContext, Child, ChildSchema, ChildStatus } from "./child.js";
 import { closeSession, createSession, restoreSessionState, startFailureReason, type Session } from "./child-session.js";
 import { ChildStateMachine, OperationLock } from "./child-state.js";
@@ -137,14 +138,21 @@ export class McpChild implements Child {
   async callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
     this.idle.begin();
     const caller = ctx.caller?.sessionId ?? LOCAL_CALLER;
-    try {
-      const leave = this.gate.tryEnter(caller) ?? (await this.gate.enter(caller, ctx.cancel));
+    const call = async () => {
       this.callers.begin(ctx.caller);
       try {
         const params = { name, arguments: args, ...(ctx.meta && { _meta: ctx.meta }) };
         return (await this.forward("tools/call", params, ctx, `tool "${name}"`)) as CallToolResult;
       } finally {
         this.callers.end(ctx.caller);
+      }
+    };
+    try {
+      if (ctx.holds) return await holding(async () => this.gate.tryEnter(caller) ?? (await this.gate.enter(caller, ctx.cancel)), ctx.holds, call);
+      const leave = this.gate.tryEnter(caller) ?? (await this.gate.enter(caller, ctx.cancel));
+      try {
+        return await call();
+      } finally {
         leave();
       }
     } finally {

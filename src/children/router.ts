@@ -4,6 +4,7 @@ import { nearest } from "../shared/suggest.js";
 import { GaggleError } from "../shared/errors.js";
 import { logger } from "../shared/log.js";
 import { checkArguments } from "./arg-validator.js";
+import { holding } from "./call-hold.js";
 import { CallQueue } from "./call-queue.js";
 import type { CallContext, Child, ChildStatus, QueueDepth } from "./child.js";
 
@@ -93,10 +94,12 @@ export class Router {
       return Promise.reject(error);
     }
     ctx.queue = queue;
-    return queue.run(() => {
+    const call = () => {
       slot.served++;
       return child.callTool(tool.name, given, ctx);
-    }, ctx.cancel);
+    };
+    if (ctx.holds) return holding(() => queue.admit(ctx.cancel), ctx.holds, call);
+    return queue.run(call, ctx.cancel);
   }
 
   /** Starts these children and fetches their tools, in the background; a failure is recorded in its status, not thrown. */

@@ -36,9 +36,18 @@ export class CallerTracker {
     return [...bySession.values()];
   }
 
-  /** Where a child's request goes: the oldest call in flight, else the last client that used the child, else nowhere. */
+  /**
+   * Where a child's request goes: the oldest call in flight whose client can be asked now, else the oldest call
+   * in flight, else the last client that used the child, else nowhere. A paused call's child is waiting for the
+   * answers to its own questions, so a new question is most likely another call's.
+   */
   target(): Caller | undefined {
-    return this.inFlight.keys().next().value ?? this.last;
+    let oldest: Caller | undefined;
+    for (const caller of this.inFlight.keys()) {
+      if (!caller.paused) return caller;
+      oldest ??= caller;
+    }
+    return oldest ?? this.last;
   }
 
   forget(sessionId: string): void {

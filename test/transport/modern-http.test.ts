@@ -165,13 +165,6 @@ describe("requests reach the children as in a session", () => {
     expect(await at("warning", "info")).toEqual([]);
   });
 
-  it("a child's sampling request during a modern call is refused with the era's missing-capability error, and the call goes on", async () => {
-    const { message } = await call("protocol__sample", { prompt: "hi" });
-    const text = JSON.stringify(message.result);
-    expect(text).toContain("-32021");
-    expect(message.result).toMatchObject({ resultType: "complete" });
-  });
-
   it("closing the response stream cancels the call at the child", async () => {
     const closing = new AbortController();
     const pending = modernRequest(

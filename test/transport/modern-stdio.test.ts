@@ -64,6 +64,24 @@ describe("a modern client on stdio", () => {
     });
   });
 
+  it("a child's question ends the round input_required; the retry with its answer resumes the call", async () => {
+    const asking = envelope({ "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } });
+    send({ id: "e1", method: "tools/call", params: { name: "protocol__elicit", arguments: { message: "Name?" }, _meta: asking } });
+    const first = (await next(answerTo("e1"))).result as { resultType: string; inputRequests: Record<string, unknown>; requestState: string };
+    expect(first.resultType).toBe("input_required");
+    const [key, request] = Object.entries(first.inputRequests)[0]!;
+    expect(request).toMatchObject({ method: "elicitation/create", params: { message: "Name?" } });
+    const inputResponses = { [key]: { action: "accept", content: { name: "Ada" } } };
+    send({
+      id: "e2",
+      method: "tools/call",
+      params: { name: "protocol__elicit", arguments: {}, inputResponses, requestState: first.requestState, _meta: asking },
+    });
+    expect(await next(answerTo("e2"))).toMatchObject({
+      result: { resultType: "complete", content: [{ text: JSON.stringify({ action: "accept", content: { name: "Ada" } }) }] },
+    });
+  });
+
   it("a request without the envelope's required keys is -32602, and removed methods -32601", async () => {
     send({ id: 2, method: "tools/list", params: { _meta: envelope({ "io.modelcontextprotocol/clientCapabilities": undefined }) } });
     expect(await next(answerTo(2))).toMatchObject({ error: { code: -32602 } });

@@ -1,39 +1,59 @@
-// The client of one modern request, as the child serving it sees it: logs on the request's own stream, no requests back.
+// The client of one modern request, as the child serving it sees it: notifications on the round's own stream, and
+// the child's questions asked through an input_required result.
 import { randomUUID } from "node:crypto";
-import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCNotification, LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
 import type { Caller, LogMessage, MemberIdentity } from "../../children/child.js";
 import { WireError } from "../../shared/errors.js";
 import { levelAllows } from "../client-session.js";
 import type { ModernExchange } from "./exchange.js";
+import type { InputRequest } from "./input-capability.js";
 import { MODERN_ERRORS, MODERN_VERSION } from "./protocol.js";
+import type { ResumableCall } from "./resumable-call.js";
 
 export class ModernCaller implements Caller {
   /** Each modern request is a client of its own: the era has no sessions to share. */
   readonly sessionId = `request:${randomUUID()}`;
+  readonly identity: MemberIdentity | undefined;
 
+  /**
+   * @param exchange the round in progress; a resumed call moves to its retry's. Between rounds nothing is sent.
+   * @param call where the child's questions go; without one (a request that cannot ask) they are refused.
+   */
   constructor(
-    private readonly exchange: ModernExchange,
+    private exchange: ModernExchange | undefined,
     private readonly logLevel: LoggingLevel | undefined,
-  ) {}
-
-  get identity(): MemberIdentity | undefined {
-    return this.exchange.identity;
+    private readonly call?: ResumableCall,
+  ) {
+    this.identity = exchange?.identity;
   }
 
-  /** A 2026-07-28 client takes no requests from a server; a child's sampling, elicitation or roots request is refused. */
-  forward(request: { method: string }): Promise<Record<string, unknown>> {
+  get paused(): boolean {
+    return this.call !== undefined && this.exchange === undefined;
+  }
+
+  /** The round now in progress, or none. */
+  attach(exchange: ModernExchange | undefined): void {
+    this.exchange = exchange;
+  }
+
+  forward(request: InputRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
+    if (this.call) return this.call.ask(request, signal);
     return Promise.reject(
       new WireError(
         MODERN_ERRORS.missingCapability,
-        `${request.method} cannot reach the client that made this call: it speaks MCP ${MODERN_VERSION}, where a server asks for input only through an input_required result`,
+        `${request.method} cannot reach the client that made this request: it speaks MCP ${MODERN_VERSION}, where a server asks for input only in the result of a tool call, prompt or resource read`,
       ),
     );
+  }
+
+  notify(notification: JSONRPCNotification): void {
+    this.exchange?.notify(notification);
   }
 
   /** Only when the request named a log level, and then at that level or more severe. */
   log(params: LogMessage): void {
     if (this.logLevel !== undefined && levelAllows(this.logLevel, params.level)) {
-      this.exchange.notify({ jsonrpc: "2.0", method: "notifications/message", params });
+      this.notify({ jsonrpc: "2.0", method: "notifications/message", params });
     }
   }
 }

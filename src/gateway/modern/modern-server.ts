@@ -14,6 +14,8 @@ import { passedMeta, readEnvelope, type Envelope } from "./envelope.js";
 import type { ModernExchange } from "./exchange.js";
 import { ListenStream, type SubscriptionFilter } from "./listen-stream.js";
 import { ModernCaller } from "./modern-caller.js";
+import { ParkedCalls, type Abandonable, type CallBinding } from "./parked-calls.js";
+import { ResumableCall } from "./resumable-call.js";
 import { CACHEABLE_METHODS, META, MODERN_VERSIONS, REMOVED_METHODS } from "./protocol.js";
 
 type Params = Record<string, unknown>;
@@ -25,9 +27,21 @@ type Params = Record<string, unknown>;
  */
 const CACHE_HINTS = { ttlMs: 0, cacheScope: "private" } as const;
 
+/** One round of a resumable call: the call, and the caller its notifications and questions go through. */
+interface Round extends Abandonable {
+  call: ResumableCall;
+  caller: ModernCaller;
+}
+
+/** A call waits this long for its client to answer an input_required result, as the SDK's own servers wait for one round. */
+const INPUT_WAIT_MS = 600_000;
+/** Calls waiting for input at once, across every modern client. */
+const MAX_PARKED = 1024;
+
 export class ModernServer {
   /** What ends each open listen stream gracefully. */
   private readonly listens = new Set<() => void>();
+  private readonly parked = new ParkedCalls<Round>({ ttlMs: INPUT_WAIT_MS, max: MAX_PARKED });
 
   constructor(
     private readonly gaggle: Gaggle,
@@ -50,9 +64,10 @@ export class ModernServer {
     }
   }
 
-  /** Ends every listen stream with its graceful result, as when gaggle shuts down. */
+  /** Ends every listen stream with its graceful result, and cancels every call waiting for input, as when gaggle shuts down. */
   endListens(): void {
     for (const end of [...this.listens]) end();
+    this.parked.abandonAll(new Error("gaggle is shutting down"));
   }
 
   private async dispatch(request: JSONRPCRequest, envelope: Envelope, exchange: ModernExchange): Promise<Params> {
@@ -66,22 +81,23 @@ export class ModernServer {
         return requests.listTools() as Promise<Params>;
       case "tools/call": {
         const { name, arguments: args } = toolCallParams(params);
-        return requests.callTool(name, args, this.context(params, envelope, exchange)) as Promise<Params>;
+        return this.resumable({ method, target: name }, params, envelope, exchange, (ctx) => requests.callTool(name, args, ctx));
       }
       case "resources/list":
         return requests.listResources() as Promise<Params>;
       case "resources/templates/list":
         return requests.listResourceTemplates() as Promise<Params>;
-      case "resources/read":
-        return requests.readResource(stringParam(params, "uri"), this.context(params, envelope, exchange)) as Promise<Params>;
+      case "resources/read": {
+        const uri = stringParam(params, "uri");
+        return this.resumable({ method, target: uri }, params, envelope, exchange, (ctx) => requests.readResource(uri, ctx));
+      }
       case "prompts/list":
         return requests.listPrompts() as Promise<Params>;
-      case "prompts/get":
-        return requests.getPrompt(
-          stringParam(params, "name"),
-          objectParam(params, "arguments") as Record<string, string> | undefined,
-          this.context(params, envelope, exchange),
-        ) as Promise<Params>;
+      case "prompts/get": {
+        const name = stringParam(params, "name");
+        const args = objectParam(params, "arguments") as Record<string, string> | undefined;
+        return this.resumable({ method, target: name }, params, envelope, exchange, (ctx) => requests.getPrompt(name, args, ctx));
+      }
       case "completion/complete":
         // Without the envelope: the child hears the request in its own era, and the caller's _meta through ctx.
         return requests.complete({ ...params, _meta: passedMeta(params) } as never, this.context(params, envelope, exchange)) as Promise<Params>;
@@ -94,8 +110,57 @@ export class ModernServer {
 
   /** Progress goes on the request's own stream; the envelope's keys stay here. */
   private context(params: Params, envelope: Envelope, exchange: ModernExchange): CallContext {
-    const caller = new ModernCaller(exchange, envelope.logLevel);
-    return contextOf(exchange.cancel, caller, passedMeta(params), (progress) => exchange.notify({ jsonrpc: "2.0", ...progress }));
+    return contextOf(exchange.cancel, new ModernCaller(exchange, envelope.logLevel), passedMeta(params), (progress) =>
+      exchange.notify({ jsonrpc: "2.0", ...progress }),
+    );
+  }
+
+  /**
+   * A tool call, prompt or resource read, which a 2025-era child may pause to ask the client for input: the round
+   * then ends with input_required and a requestState, and the retry that carries it (with the answers in
+   * `inputResponses`) resumes the same call at the child.
+   */
+  private async resumable(
+    request: Omit<CallBinding, "client">,
+    params: Params,
+    envelope: Envelope,
+    exchange: ModernExchange,
+    start: (ctx: CallContext) => Promise<unknown>,
+  ): Promise<Params> {
+    const binding: CallBinding = { ...request, client: clientOf(envelope, exchange) };
+    let round: Round;
+    if (params.requestState !== undefined) {
+      if (typeof params.requestState !== "string") {
+        throw new WireError(
+          ErrorCode.InvalidParams,
+          `params.requestState must be the string a previous result gave; found ${describeJson(params.requestState)}`,
+        );
+      }
+      round = this.parked.take(params.requestState, binding);
+      round.caller.attach(exchange);
+      const stopFollowing = exchange.cancel.onAbort((reason) => round.call.cancel.abort(reason));
+      try {
+        await round.call.answer(params.inputResponses);
+      } finally {
+        stopFollowing();
+      }
+    } else {
+      const call = new ResumableCall(envelope.clientCapabilities);
+      const caller = new ModernCaller(exchange, envelope.logLevel, call);
+      const ctx = contextOf(call.cancel, caller, passedMeta(params), (progress) => caller.notify({ jsonrpc: "2.0", ...progress }));
+      ctx.holds = call.holds;
+      call.follow(start(ctx) as Promise<Params>);
+      round = { call, caller, abandon: (reason) => call.abandon(reason) };
+    }
+    try {
+      const outcome = await round.call.round(exchange);
+      if ("result" in outcome) return outcome.result;
+      const requestState = this.parked.park(round, binding);
+      round.call.park();
+      return { resultType: "input_required", inputRequests: outcome.inputRequests, requestState };
+    } finally {
+      round.caller.attach(undefined);
+    }
   }
 
   /** Open until the client closes it or gaggle shuts down; the children's resources it names are subscribed meanwhile. */
@@ -132,12 +197,18 @@ export class ModernServer {
 
   private finish(method: string, result: Params): Params {
     const finished: Params = { ...result, resultType: typeof result.resultType === "string" ? result.resultType : "complete" };
-    if (CACHEABLE_METHODS.has(method)) {
+    if (CACHEABLE_METHODS.has(method) && finished.resultType === "complete") {
       finished.ttlMs ??= CACHE_HINTS.ttlMs;
       finished.cacheScope ??= CACHE_HINTS.cacheScope;
     }
     return finished;
   }
+}
+
+/** Who a requestState is bound to: the client's name and, on a team member's path, the member. */
+function clientOf(envelope: Envelope, exchange: ModernExchange): string {
+  const member = exchange.identity ? `${exchange.identity.teamId}/${exchange.identity.agentId}` : "";
+  return `${envelope.clientInfo?.name ?? ""}@${member}`;
 }
 
 function discoverResult(): Params {
