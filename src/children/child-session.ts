@@ -17,6 +17,7 @@ import type { Logger } from "../shared/log.js";
 import { GAGGLE_NAME, GAGGLE_VERSION } from "../shared/version.js";
 import type { ChildEvents } from "./switchboard.js";
 import { childEnv } from "./child-env.js";
+import { ENVELOPE, EraTransport, MODERN_VERSION } from "./era-transport.js";
 import { ForwardingTransport } from "./forwarding-transport.js";
 import { connectionLost, remoteTransport, streamBroken, terminateRemoteSession } from "./remote-transport.js";
 import { SchemaCache } from "./schema-cache.js";
@@ -29,6 +30,8 @@ export interface Session {
   client: Client;
   /** Forwarded requests go through `transport.forward`; the session's own requests through `client`. */
   transport: ForwardingTransport;
+  /** The era the child speaks, and the 2026-07-28 wire when it is that one. */
+  era: EraTransport;
   /** The process behind a stdio child; undefined for remote children. */
   process: ProcessGroupTransport | undefined;
   cache: SchemaCache;
@@ -57,15 +60,29 @@ export interface SessionWiring {
 /** What gaggle declares to every child: it forwards each of these to the client whose call the child is serving. */
 const CLIENT_CAPABILITIES = { sampling: {}, elicitation: {}, roots: { listChanged: true } };
 
+/** A stdio child silent this long on server/discover is taken for a 2025 server (the specification's rule). */
+const PROBE_TIMEOUT_MS = 5000;
+
+/** What gaggle's own requests to a 2026-07-28 child say of gaggle; a client's requests carry that client's. */
+function gaggleEnvelope(): Record<string, unknown> {
+  return {
+    [ENVELOPE.protocolVersion]: MODERN_VERSION,
+    [ENVELOPE.clientCapabilities]: CLIENT_CAPABILITIES,
+    [ENVELOPE.clientInfo]: { name: GAGGLE_NAME, version: GAGGLE_VERSION },
+  };
+}
+
 /** Builds a session, wired but not yet connected: handlers must be in place before the first message arrives. */
 export function createSession(wiring: SessionWiring): Session {
   const { config, events, callers, log } = wiring;
   const raw = createTransport(wiring);
-  const transport = new ForwardingTransport(raw);
+  const era = new EraTransport(raw, { choice: config.protocol, envelope: gaggleEnvelope, probeTimeoutMs: PROBE_TIMEOUT_MS });
+  const transport = new ForwardingTransport(era);
   const client = new Client({ name: GAGGLE_NAME, version: GAGGLE_VERSION }, { capabilities: CLIENT_CAPABILITIES });
   const session: Session = {
     client,
     transport,
+    era,
     process: raw instanceof ProcessGroupTransport ? raw : undefined,
     closing: false,
     endedBecause: undefined,
@@ -103,7 +120,7 @@ export function createSession(wiring: SessionWiring): Session {
 /** Ends a session gaggle no longer needs: a remote one is told so first (Streamable HTTP's DELETE), within `graceMs`. */
 export async function closeSession(session: Session, graceMs: number): Promise<void> {
   session.closing = true;
-  await terminateRemoteSession(session.transport.inner, graceMs);
+  await terminateRemoteSession(session.era.inner, graceMs);
   await session.client.close();
 }
 
@@ -138,6 +155,8 @@ export function startFailureReason(error: unknown, session: Session | undefined,
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
     return `did not answer initialize within ${startupTimeoutMs}ms (startup_timeout_ms)`;
   }
+  // The child's own refusal (an unsupported version, say) says more than the exit that followed it.
+  if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) return `refused to start the session: ${message}`;
   const exit = session?.process?.exitInfo;
   if (exit) return describeExit(exit);
   const status = (error as { code?: unknown }).code;

@@ -46,6 +46,13 @@ export interface Caller {
    * client's answers. A child's request then goes to another call in flight, if there is one.
    */
   readonly paused?: boolean;
+  /**
+   * True when the client takes input_required results itself (a 2026-07-28 client in a call that may ask): a
+   * 2026-07-28 child's questions go to it as they are. Otherwise gaggle asks them with `forward` and retries.
+   */
+  readonly relaysInput?: boolean;
+  /** A 2026-07-28 client's envelope (its version, capabilities, info and log level): what a 2026-07-28 child hears of it. */
+  readonly envelope?: Record<string, unknown> | undefined;
   /** Forwards a request the child made (sampling, elicitation, roots); rejects as the spec says when the client lacks the capability. */
   forward(request: { method: string; params?: Record<string, unknown> | undefined }, signal: AbortSignal): Promise<Record<string, unknown>>;
   /** Delivers a child's log message, if the client's log level lets it through. */
@@ -68,6 +75,11 @@ export interface CallContext {
    * waits, so that a client that never returns holds up nobody.
    */
   holds?: CallHold[];
+  /**
+   * A 2026-07-28 client's retry of a call a child asked input for: the answers, and the child's own
+   * requestState, passed on to the child with the call.
+   */
+  resume?: { inputResponses?: unknown; requestState?: string };
   /** Set by the router on a tools/call: the queue the call came through, for errors that say what it held. */
   queue?: QueueDepth;
 }
@@ -90,6 +102,8 @@ export interface ChildStatus {
   stderrTail: string[];
   /** Known once the child's tool list has been fetched in this session; null before. */
   toolCount: number | null;
+  /** The protocol revision the child speaks, once a session found it ("2026-07-28", "2025-11-25"); null before. */
+  protocol: string | null;
 }
 
 /**

@@ -12,7 +12,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ChildConfig } from "../config/index.js";
 import { systemClock, type Clock } from "../shared/clock.js";
-import { errorChain, type GaggleError } from "../shared/errors.js";
+import { errorChain, isRequestRefusal, WireError, type GaggleError } from "../shared/errors.js";
+import { isObject } from "../shared/json.js";
 import { logger, type Logger } from "../shared/log.js";
 import { backoffMs } from "./backoff.js";
 import { backoffRefusal, callFailure, startFailure } from "./call-failure.js";
@@ -41,6 +42,8 @@ export interface McpChildOptions {
 const LOCAL_CALLER = "local";
 /** How long a remote server whose stream broke gets to answer a ping before its session is given up. */
 const PING_TIMEOUT_MS = 10_000;
+/** Rounds of input a 2026-07-28 child may ask of a 2025 client in one call, as the SDK's own servers allow. */
+const MAX_INPUT_ROUNDS = 8;
 
 /**
  * The session's life is the state machine in child-state.ts; starts and stops run one at a time under one
@@ -106,6 +109,7 @@ export class McpChild implements Child {
       lastError: this.lastError ?? null,
       stderrTail: this.stderr.tail(),
       toolCount: tools ? this.exposed(tools).tools.length : null,
+      protocol: live?.session.era.version ?? null,
     };
   }
 
@@ -217,13 +221,54 @@ export class McpChild implements Child {
     for (let retried = false; ; retried = true) {
       const session = this.machine.running ?? (await this.ensureSession());
       try {
-        return await session.transport.forward(method, params, this.limits, ctx);
+        return await this.exchange(session, method, params, ctx, what);
       } catch (error) {
+        if (isRequestRefusal(error)) throw error;
         if (retried || !neverReached(error)) throw this.failure(error, session, what, ctx);
         this.onSessionLost(session, error);
         this.log.info({ reason: errorChain(error) }, `${what} never reached the server; sending it on a new session`);
       }
     }
+  }
+
+  /**
+   * One request and its answer, in the child's era. A 2026-07-28 child hears the client's envelope, and a
+   * client's retry with its answers; when it asks for input and the client cannot take the question as it is
+   * (a 2025 session), gaggle asks the client with server-to-client requests and retries with the answers.
+   */
+  private async exchange(session: Session, method: string, params: Record<string, unknown>, ctx: CallContext, what: string) {
+    if (!session.era.modern) {
+      if (ctx.resume?.requestState !== undefined) {
+        throw new WireError(
+          ErrorCode.InvalidParams,
+          `requestState was not issued by gaggle, and ${this.name} speaks MCP ${session.era.version}, so it issued none; send the request again without it`,
+          { reason: "invalid_request_state" },
+        );
+      }
+      return session.transport.forward(method, params, this.limits, ctx);
+    }
+    const meta = { ...ctx.meta, ...ctx.caller?.envelope };
+    const sent = { ...params, ...(Object.keys(meta).length > 0 && { _meta: meta }), ...ctx.resume };
+    let result = await session.transport.forward(method, sent, this.limits, ctx);
+    for (let round = 1; result.resultType === "input_required" && !ctx.caller?.relaysInput; round++) {
+      if (round > MAX_INPUT_ROUNDS) {
+        throw new WireError(ErrorCode.InternalError, `${what} asked for input ${MAX_INPUT_ROUNDS} times in a row; gaggle stopped asking`);
+      }
+      const inputResponses = await this.askCaller(result.inputRequests, ctx, what);
+      const requestState = typeof result.requestState === "string" ? { requestState: result.requestState } : {};
+      result = await session.transport.forward(method, { ...sent, inputResponses, ...requestState }, this.limits, ctx);
+    }
+    return result;
+  }
+
+  /** Asks the client each of a 2026-07-28 child's questions as a server-to-client request; the answers by key. */
+  private async askCaller(inputRequests: unknown, ctx: CallContext, what: string): Promise<Record<string, unknown>> {
+    const caller = ctx.caller;
+    if (!caller) throw new WireError(ErrorCode.InvalidRequest, `${what} asked for input, and no client is there to answer`);
+    const signal = ctx.cancel?.signal ?? new AbortController().signal;
+    const questions = Object.entries(isObject(inputRequests) ? inputRequests : {});
+    const answers = await Promise.all(questions.map(([, request]) => caller.forward(request as { method: string }, signal)));
+    return Object.fromEntries(questions.map(([key], at) => [key, answers[at]]));
   }
 
   /** Runs a request of gaggle's own on the session, started if needed, as use of the child. */

@@ -7,7 +7,35 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 export function remoteTransport(kind: "http" | "sse", url: string, headers: Record<string, string>): Transport {
   const endpoint = new URL(url);
   const requestInit = { headers };
-  return kind === "http" ? new StreamableHTTPClientTransport(endpoint, { requestInit }) : new SSEClientTransport(endpoint, { requestInit });
+  return kind === "http"
+    ? new StreamableHTTPClientTransport(endpoint, { requestInit, fetch: withModernHeaders })
+    : new SSEClientTransport(endpoint, { requestInit });
+}
+
+const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
+const NAMED_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
+
+/**
+ * A 2026-07-28 POST repeats its body's version, method and name in headers (MCP-Protocol-Version, Mcp-Method,
+ * Mcp-Name; a value that is not plain ASCII goes base64-encoded in a sentinel). The SDK's transport knows
+ * only sessions, so they are added here, from the body, to every POST that carries the envelope.
+ */
+function withModernHeaders(url: string | URL, init?: RequestInit): Promise<Response> {
+  const body = init?.body;
+  if (init?.method !== "POST" || typeof body !== "string" || !body.includes(VERSION_KEY)) return fetch(url, init);
+  const message = JSON.parse(body) as { method?: unknown; params?: { name?: unknown; uri?: unknown; _meta?: Record<string, unknown> } };
+  const version = message.params?._meta?.[VERSION_KEY];
+  if (typeof message.method !== "string" || typeof version !== "string") return fetch(url, init);
+  const headers = new Headers(init.headers);
+  headers.set("mcp-protocol-version", version);
+  headers.set("mcp-method", message.method);
+  const name = message.params?.name ?? message.params?.uri;
+  if (NAMED_METHODS.has(message.method) && typeof name === "string") headers.set("mcp-name", headerValue(name));
+  return fetch(url, { ...init, headers });
+}
+
+function headerValue(value: string): string {
+  return /^[\x20-\x7e]*$/.test(value) && value.trim() === value ? value : `=?base64?${Buffer.from(value, "utf8").toString("base64")}?=`;
 }
 
 /**

@@ -58,6 +58,7 @@ export const childShape = {
   timeout_ms: positiveInt().optional(),
   max_timeout_ms: positiveInt().optional(),
   startup_timeout_ms: positiveInt().optional(),
+  protocol: oneOf(["auto", "2025-11-25", "2026-07-28"]).optional(),
   concurrency: z.int(expected("an integer >= 1")).min(1).optional(),
   idle_timeout_ms: z.int(expected("an integer >= 0 (0 = never)")).min(0).optional(),
   description: text().optional(),
@@ -152,6 +153,8 @@ export function normalizeChild(raw: RawChild, opts: PathOptions): Omit<ChildConf
     timeoutMs,
     maxTimeoutMs: raw.max_timeout_ms ?? CHILD_DEFAULTS.maxTimeoutFactor * timeoutMs,
     startupTimeoutMs: raw.startup_timeout_ms ?? CHILD_DEFAULTS.startupTimeoutMs,
+    // The legacy SSE transport is a 2025-era transport: there is nothing to ask.
+    protocol: raw.protocol ?? (transportOf(raw) === "sse" ? "2025-11-25" : "auto"),
     concurrency: raw.concurrency ?? CHILD_DEFAULTS.concurrency,
     idleTimeoutMs: raw.idle_timeout_ms ?? CHILD_DEFAULTS.idleTimeoutMs,
     ...(raw.description !== undefined && { description: raw.description }),

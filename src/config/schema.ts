@@ -19,6 +19,9 @@ export const SERVER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 export type TransportKind = (typeof TRANSPORT_KINDS)[number];
 export type ExposeMode = (typeof EXPOSE_MODES)[number];
 
+/** The protocol era gaggle speaks to a child: "auto" asks (server/discover, then initialize), the others insist. */
+export type ProtocolChoice = "auto" | "2025-11-25" | "2026-07-28";
+
 export interface ChildConfig {
   name: string;
   transport: TransportKind;
@@ -35,6 +38,7 @@ export interface ChildConfig {
   timeoutMs: number;
   maxTimeoutMs: number;
   startupTimeoutMs: number;
+  protocol: ProtocolChoice;
   concurrency: number;
   /** 0 = never stop an idle child. */
   idleTimeoutMs: number;

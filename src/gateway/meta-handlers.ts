@@ -4,7 +4,7 @@ import type { CallContext } from "../children/child.js";
 import { checkArguments } from "../children/arg-validator.js";
 import type { Router } from "../children/router.js";
 import { GaggleError } from "../shared/errors.js";
-import { failureResult, jsonResult } from "../shared/tool-results.js";
+import { failureResult, jsonResult, refusedOrFailed } from "../shared/tool-results.js";
 import { metaTool, type MetaToolArgs as Args, type MetaToolName } from "./meta-tools.js";
 import { cutTextLines } from "./output.js";
 import { formatUptime, statusView } from "./status-view.js";
@@ -22,7 +22,7 @@ export class MetaHandlers {
           hint: `see the input schema of ${name} in tools/list`,
         });
       }
-      return this.run(name, args, ctx).catch(failureResult);
+      return this.run(name, args, ctx).catch(refusedOrFailed);
     } catch (error) {
       return Promise.resolve(failureResult(error));
     }

@@ -13,7 +13,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { CallContext, Child } from "../children/child.js";
 import { resourceNotFound, WireError } from "../shared/errors.js";
-import { failureResult } from "../shared/tool-results.js";
+import { refusedOrFailed } from "../shared/tool-results.js";
 import type { Gaggle } from "./gaggle.js";
 import { MetaHandlers } from "./meta-handlers.js";
 import { META_TOOLS, isMetaTool } from "./meta-tools.js";
@@ -45,7 +45,7 @@ export class GatewayRequests {
     if (isMetaTool(name) && catalog.listsMetaTools) return this.meta.call(name, args, ctx);
     return catalog.resolveTool(name).then((owned) => {
       if (!owned) throw new WireError(ErrorCode.InvalidParams, `Unknown tool: ${name}; tools/list shows the tools this gateway offers`);
-      return router.callTool(owned.child.name, owned.item.name, args, ctx).catch(failureResult);
+      return router.callTool(owned.child.name, owned.item.name, args, ctx).catch(refusedOrFailed);
     });
   }
 

@@ -19,6 +19,7 @@ export function statusView(status: RoutedStatus) {
     queue_depth: status.queue.running + status.queue.waiting,
     queue: status.queue,
     tool_count: status.toolCount,
+    protocol: status.protocol,
   };
 }
 

@@ -62,6 +62,19 @@ export class WireError extends Error {
   }
 }
 
+/** The codes 2026-07-28 gives a request refused as a whole: a header mismatch, a missing capability, an unsupported version. */
+const REFUSAL_CODES = new Set([-32020, -32021, -32022]);
+
+/**
+ * Whether `error` refuses the request itself rather than reporting a failed call: gaggle's own wire errors
+ * and a child's refusals with the codes above. A client must get these as JSON-RPC errors, even for a tools/call.
+ */
+export function isRequestRefusal(error: unknown): boolean {
+  if (error instanceof WireError) return true;
+  const code = (error as { code?: unknown } | null)?.code;
+  return error instanceof Error && typeof code === "number" && REFUSAL_CODES.has(code);
+}
+
 /** The error the MCP specification gives an unknown resource URI (JSON-RPC code -32002). */
 export function resourceNotFound(uri: string): WireError {
   return new WireError(-32002, `Resource not found: ${uri}`, { uri });

@@ -1,6 +1,6 @@
 // The tool results gaggle answers with itself: JSON text, and a failure as an isError result carrying a stable code.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { GaggleError, errorMessage } from "./errors.js";
+import { GaggleError, errorMessage, isRequestRefusal } from "./errors.js";
 
 export function failureResult(error: unknown): CallToolResult {
   const failure = error instanceof GaggleError ? error : new GaggleError("SESSION_ERROR", errorMessage(error), { cause: error });
@@ -11,6 +11,12 @@ export function failureResult(error: unknown): CallToolResult {
     ...(failure.hint && { hint: failure.hint }),
   };
   return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }] };
+}
+
+/** A refusal of the request itself (see isRequestRefusal) is thrown on, to be a JSON-RPC error; any other failure is a result. */
+export function refusedOrFailed(error: unknown): CallToolResult {
+  if (isRequestRefusal(error)) throw error;
+  return failureResult(error);
 }
 
 export function jsonResult(value: unknown): CallToolResult {

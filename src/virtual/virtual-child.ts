@@ -90,6 +90,7 @@ export abstract class VirtualChild implements Child {
       lastError: null,
       stderrTail: [],
       toolCount: this.virtualTools.length,
+      protocol: null,
     };
   }
 

@@ -66,6 +66,7 @@ startup = "soon"
 timeout_ms = 1.5
 max_timeout_ms = -1
 startup_timeout_ms = "30s"
+protocol = "2024-01-01"
 concurrency = 0
 idle_timeout_ms = -1
 description = 7
@@ -83,6 +84,7 @@ tools = { allow = "echo*", deny = [true] }`),
       "mcp_servers.echo.timeout_ms: expected a positive integer, got number 1.5",
       "mcp_servers.echo.max_timeout_ms: expected a positive integer, got number -1",
       'mcp_servers.echo.startup_timeout_ms: expected a positive integer, got string "30s"',
+      'mcp_servers.echo.protocol: expected one of "auto", "2025-11-25", "2026-07-28", got string "2024-01-01"',
       "mcp_servers.echo.concurrency: expected an integer >= 1, got number 0",
       "mcp_servers.echo.idle_timeout_ms: expected an integer >= 0 (0 = never), got number -1",
       "mcp_servers.echo.description: expected a string, got number 7",

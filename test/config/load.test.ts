@@ -24,6 +24,7 @@ function stdioChild(name: string, command: string, extra: Partial<ChildConfig> =
     timeoutMs: 60_000,
     maxTimeoutMs: 600_000,
     startupTimeoutMs: 30_000,
+    protocol: "auto",
     concurrency: 1,
     idleTimeoutMs: 0,
     tools: { deny: [] },
@@ -33,7 +34,8 @@ function stdioChild(name: string, command: string, extra: Partial<ChildConfig> =
 
 function httpChild(name: string, transport: "http" | "sse", url: string, extra: Partial<ChildConfig> = {}): ChildConfig {
   const { command: _unused, ...rest } = stdioChild(name, "");
-  return { ...rest, transport, url, ...extra };
+  // The legacy SSE transport has one era: gaggle does not ask.
+  return { ...rest, transport, url, ...(transport === "sse" && { protocol: "2025-11-25" }), ...extra };
 }
 
 describe("loadConfig: TOML", () => {

@@ -10,7 +10,7 @@ import { ObservedChild, type ContractSubject, type Subject } from "./harness.js"
 
 const STATES: ChildStatus["state"][] = ["not_started", "starting", "running", "stopping", "stopped", "failed"];
 const KINDS: ChildStatus["kind"][] = ["stdio", "http", "sse", "virtual"];
-const STATUS_KEYS = ["kind", "lastError", "pid", "restarts", "startedAt", "state", "stderrTail", "toolCount"];
+const STATUS_KEYS = ["kind", "lastError", "pid", "protocol", "restarts", "startedAt", "state", "stderrTail", "toolCount"];
 
 interface Setup extends Subject {
   name: string;
@@ -213,4 +213,5 @@ function expectStatusShape(status: ChildStatus): void {
   expect(status.lastError === null || typeof status.lastError === "string").toBe(true);
   expect(status.stderrTail.every((line) => typeof line === "string")).toBe(true);
   expect(status.toolCount === null || Number.isInteger(status.toolCount)).toBe(true);
+  expect([null, "2025-11-25", "2026-07-28"]).toContain(status.protocol);
 }

@@ -7,13 +7,15 @@ import { WireError } from "../../shared/errors.js";
 import { levelAllows } from "../client-session.js";
 import type { ModernExchange } from "./exchange.js";
 import type { InputRequest } from "./input-capability.js";
-import { MODERN_ERRORS, MODERN_VERSION } from "./protocol.js";
+import type { Envelope } from "./envelope.js";
+import { META, MODERN_ERRORS, MODERN_VERSION } from "./protocol.js";
 import type { ResumableCall } from "./resumable-call.js";
 
 export class ModernCaller implements Caller {
   /** Each modern request is a client of its own: the era has no sessions to share. */
   readonly sessionId = `request:${randomUUID()}`;
   readonly identity: MemberIdentity | undefined;
+  readonly envelope: Record<string, unknown>;
 
   /**
    * @param exchange the round in progress; a resumed call moves to its retry's. Between rounds nothing is sent.
@@ -21,10 +23,24 @@ export class ModernCaller implements Caller {
    */
   constructor(
     private exchange: ModernExchange | undefined,
-    private readonly logLevel: LoggingLevel | undefined,
+    envelope: Envelope,
     private readonly call?: ResumableCall,
   ) {
     this.identity = exchange?.identity;
+    this.logLevel = envelope.logLevel;
+    this.envelope = {
+      [META.protocolVersion]: envelope.protocolVersion,
+      [META.clientCapabilities]: envelope.clientCapabilities,
+      ...(envelope.clientInfo && { [META.clientInfo]: envelope.clientInfo }),
+      ...(envelope.logLevel && { [META.logLevel]: envelope.logLevel }),
+    };
+  }
+
+  private readonly logLevel: LoggingLevel | undefined;
+
+  /** A call that can end in input_required hands a 2026-07-28 child's questions to the client as they are. */
+  get relaysInput(): boolean {
+    return this.call !== undefined;
   }
 
   get paused(): boolean {

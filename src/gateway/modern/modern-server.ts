@@ -14,7 +14,7 @@ import { passedMeta, readEnvelope, type Envelope } from "./envelope.js";
 import type { ModernExchange } from "./exchange.js";
 import { ListenStream, type SubscriptionFilter } from "./listen-stream.js";
 import { ModernCaller } from "./modern-caller.js";
-import { ParkedCalls, type Abandonable, type CallBinding } from "./parked-calls.js";
+import { issuedByGaggle, ParkedCalls, type Abandonable, type CallBinding } from "./parked-calls.js";
 import { ResumableCall } from "./resumable-call.js";
 import { CACHEABLE_METHODS, META, MODERN_VERSIONS, REMOVED_METHODS } from "./protocol.js";
 
@@ -110,7 +110,7 @@ export class ModernServer {
 
   /** Progress goes on the request's own stream; the envelope's keys stay here. */
   private context(params: Params, envelope: Envelope, exchange: ModernExchange): CallContext {
-    return contextOf(exchange.cancel, new ModernCaller(exchange, envelope.logLevel), passedMeta(params), (progress) =>
+    return contextOf(exchange.cancel, new ModernCaller(exchange, envelope), passedMeta(params), (progress) =>
       exchange.notify({ jsonrpc: "2.0", ...progress }),
     );
   }
@@ -129,13 +129,7 @@ export class ModernServer {
   ): Promise<Params> {
     const binding: CallBinding = { ...request, client: clientOf(envelope, exchange) };
     let round: Round;
-    if (params.requestState !== undefined) {
-      if (typeof params.requestState !== "string") {
-        throw new WireError(
-          ErrorCode.InvalidParams,
-          `params.requestState must be the string a previous result gave; found ${describeJson(params.requestState)}`,
-        );
-      }
+    if (issuedByGaggle(params.requestState)) {
       round = this.parked.take(params.requestState, binding);
       round.caller.attach(exchange);
       const stopFollowing = exchange.cancel.onAbort((reason) => round.call.cancel.abort(reason));
@@ -146,9 +140,12 @@ export class ModernServer {
       }
     } else {
       const call = new ResumableCall(envelope.clientCapabilities);
-      const caller = new ModernCaller(exchange, envelope.logLevel, call);
+      const caller = new ModernCaller(exchange, envelope, call);
       const ctx = contextOf(call.cancel, caller, passedMeta(params), (progress) => caller.notify({ jsonrpc: "2.0", ...progress }));
       ctx.holds = call.holds;
+      // Answers to a 2026-07-28 child's own questions go back to it with the call.
+      const resume = resumeParams(params);
+      if (resume) ctx.resume = resume;
       call.follow(start(ctx) as Promise<Params>);
       round = { call, caller, abandon: (reason) => call.abandon(reason) };
     }
@@ -203,6 +200,19 @@ export class ModernServer {
     }
     return finished;
   }
+}
+
+/** A retry's answers and requestState meant for the child itself (a state gaggle did not issue). */
+function resumeParams(params: Params): CallContext["resume"] {
+  const { requestState, inputResponses } = params;
+  if (requestState !== undefined && typeof requestState !== "string") {
+    throw new WireError(
+      ErrorCode.InvalidParams,
+      `params.requestState must be the string a previous result gave; found ${describeJson(requestState)}`,
+    );
+  }
+  if (requestState === undefined && inputResponses === undefined) return undefined;
+  return { ...(inputResponses !== undefined && { inputResponses }), ...(requestState !== undefined && { requestState }) };
 }
 
 /** Who a requestState is bound to: the client's name and, on a team member's path, the member. */

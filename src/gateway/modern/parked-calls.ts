@@ -96,6 +96,11 @@ export class ParkedCalls<T extends Abandonable> {
   }
 }
 
+/** Whether gaggle issued `state`: its retry resumes a call parked here; any other goes to the child with the call. */
+export function issuedByGaggle(state: unknown): state is string {
+  return typeof state === "string" && state.startsWith(PREFIX);
+}
+
 function invalidState(message: string): WireError {
   return new WireError(ErrorCode.InvalidParams, message, { reason: "invalid_request_state" });
 }

@@ -1,0 +1,218 @@
+// Which protocol era a child speaks, found as the specification asks a client of both eras to find it, and the
+// 2026-07-28 wire spoken on top of a transport whose SDK client knows only sessions.
+import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { LATEST_PROTOCOL_VERSION, type JSONRPCMessage, type JSONRPCRequest, type MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
+import { isObject } from "../shared/json.js";
+
+export const MODERN_VERSION = "2026-07-28";
+
+/** The envelope keys a 2026-07-28 request carries in its `_meta`. */
+export const ENVELOPE = {
+  protocolVersion: "io.modelcontextprotocol/protocolVersion",
+  clientCapabilities: "io.modelcontextprotocol/clientCapabilities",
+  clientInfo: "io.modelcontextprotocol/clientInfo",
+  logLevel: "io.modelcontextprotocol/logLevel",
+  serverInfo: "io.modelcontextprotocol/serverInfo",
+} as const;
+
+/** The probe's own request id, never one the SDK client or the forwarding lane uses. */
+const PROBE_ID = "gaggle-discover";
+
+/** The code of a refused protocol version (2026-07-28's UnsupportedProtocolVersion). */
+const UNSUPPORTED_VERSION = -32022;
+
+/**
+ * "auto" opens with initialize and turns to server/discover only when the child refuses it as a version it
+ * does not speak; "2026-07-28" asks with server/discover only; "2025-11-25" initializes only.
+ */
+export type EraChoice = "auto" | "2025-11-25" | "2026-07-28";
+
+export interface EraOptions {
+  choice: EraChoice;
+  /** gaggle's own envelope: what a request carries unless the caller's envelope says otherwise. */
+  envelope: () => Record<string, unknown>;
+  /** How long a stdio child may stay silent on server/discover before it is taken for a 2025 server. */
+  probeTimeoutMs: number;
+}
+
+/**
+ * The SDK client opens every session with `initialize`. With "auto" it goes to the child as it is, and a child
+ * that refuses it with -32022 (one that speaks only 2026-07-28) is asked `server/discover` next; with
+ * "2026-07-28" the probe comes first. A DiscoverResult means the child speaks 2026-07-28, and the client is
+ * handed an initialize result made from it. In the modern era every request then carries the envelope in `_meta`, the
+ * session's notifications/initialized is not sent, and what the era removed (ping, logging/setLevel) is
+ * answered here: the log level set is carried on each request instead.
+ */
+export class EraTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+
+  /** Known once the child answered the probe (or initialize): the revision it speaks. */
+  version: string | undefined;
+  /** Set by logging/setLevel in the modern era: the level each request asks for. */
+  private logLevel: string | undefined;
+  private probe: { answer: (message: JSONRPCMessage | undefined) => void } | undefined;
+  /** The client's initialize, while its answer may still turn out to be a refusal of the version. */
+  private initializing: { id: JSONRPCRequest["id"]; answer: (message: JSONRPCMessage | undefined) => void } | undefined;
+
+  constructor(
+    readonly inner: Transport,
+    private readonly options: EraOptions,
+  ) {
+    inner.onclose = () => {
+      this.probe?.answer(undefined);
+      this.initializing?.answer(undefined);
+      this.onclose?.();
+    };
+    inner.onerror = (error) => this.onerror?.(error);
+    inner.onmessage = (message, extra) => {
+      // The probe's answer, or a late one after silence was taken for a 2025 server, is the probe's alone.
+      if ("id" in message && message.id === PROBE_ID && !("method" in message)) return this.probe?.answer(message);
+      if (this.initializing && "id" in message && message.id === this.initializing.id && !("method" in message))
+        return this.initializing.answer(message);
+      this.onmessage?.(message, extra);
+    };
+  }
+
+  get modern(): boolean {
+    return this.version === MODERN_VERSION;
+  }
+
+  get sessionId(): string | undefined {
+    return this.inner.sessionId;
+  }
+
+  start(): Promise<void> {
+    return this.inner.start();
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  setProtocolVersion(version: string): void {
+    if (!this.modern) this.inner.setProtocolVersion?.(version);
+  }
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if ("method" in message && message.method === "initialize" && "id" in message && this.version === undefined) {
+      return this.negotiate(message as JSONRPCRequest, options);
+    }
+    if (!this.modern || !("method" in message)) return this.inner.send(message, options);
+    if (message.method === "notifications/initialized") return;
+    if (!("id" in message)) return this.inner.send(message, options);
+    if (message.method === "ping") return this.reply(message.id, {});
+    if (message.method === "logging/setLevel") {
+      this.logLevel = (message.params as { level?: string } | undefined)?.level;
+      return this.reply(message.id, {});
+    }
+    return this.inner.send({ ...message, params: this.enveloped(message.params) }, options);
+  }
+
+  /** The request's params with the envelope in `_meta`; keys the request set already (the caller's) win. */
+  private enveloped(params: unknown): Record<string, unknown> {
+    const given = isObject(params) ? params : {};
+    const meta = isObject(given._meta) ? given._meta : {};
+    const envelope = { ...this.options.envelope(), ...(this.logLevel !== undefined && { [ENVELOPE.logLevel]: this.logLevel }) };
+    return { ...given, _meta: { ...envelope, ...meta } };
+  }
+
+  private async negotiate(initialize: JSONRPCRequest, options: TransportSendOptions | undefined): Promise<void> {
+    const { choice } = this.options;
+    if (choice === "2025-11-25") return this.legacy(initialize, options);
+    if (choice === "auto" && !(await this.refusesInitialize(initialize, options))) return;
+    const answer = await this.discover(options);
+    if (answer !== undefined && "result" in answer) {
+      this.version = MODERN_VERSION;
+      return this.reply(initialize.id, initializeResultOf(answer.result));
+    }
+    // The child's refusal of server/discover is what the client is told.
+    if (answer !== undefined && "error" in answer) return this.deliver({ ...answer, id: initialize.id });
+    throw new Error(`it did not answer server/discover; it may speak only MCP ${LATEST_PROTOCOL_VERSION} (set protocol = "auto" for it)`);
+  }
+
+  /**
+   * Sends the client's initialize; true when the child refused it as a version it does not speak (-32022, a
+   * 2026-07-28-only server), and then the client has been told nothing yet. Any other answer goes to the client.
+   */
+  private async refusesInitialize(initialize: JSONRPCRequest, options: TransportSendOptions | undefined): Promise<boolean> {
+    this.version = LATEST_PROTOCOL_VERSION;
+    const answered = new Promise<boolean>((resolve) => {
+      this.initializing = {
+        id: initialize.id,
+        answer: (message) => {
+          this.initializing = undefined;
+          const refused = message !== undefined && "error" in message && message.error.code === UNSUPPORTED_VERSION;
+          if (!refused && message !== undefined) this.onmessage?.(message);
+          resolve(refused);
+        },
+      };
+    });
+    try {
+      await this.inner.send(initialize, options);
+    } catch (error) {
+      this.initializing = undefined;
+      // Over HTTP the refusal comes as a 400 whose body carries the JSON-RPC error.
+      if (error instanceof Error && error.message.includes(String(UNSUPPORTED_VERSION))) {
+        this.version = undefined;
+        return true;
+      }
+      throw error;
+    }
+    const refused = await answered;
+    if (refused) this.version = undefined;
+    return refused;
+  }
+
+  /** The child's answer to server/discover; undefined when it refused over HTTP, closed, or stayed silent. */
+  private async discover(options: TransportSendOptions | undefined): Promise<JSONRPCMessage | undefined> {
+    const answered = new Promise<JSONRPCMessage | undefined>((resolve) => {
+      const timer = setTimeout(() => resolve(undefined), this.options.probeTimeoutMs);
+      this.probe = {
+        answer: (message) => {
+          clearTimeout(timer);
+          resolve(message);
+        },
+      };
+    });
+    try {
+      await this.inner.send({ jsonrpc: "2.0", id: PROBE_ID, method: "server/discover", params: this.enveloped(undefined) }, options);
+      return await answered;
+    } catch {
+      // Over HTTP a 2025 server refuses the sessionless POST (400, 404, 405): that is its answer.
+      return undefined;
+    } finally {
+      this.probe = undefined;
+    }
+  }
+
+  private legacy(initialize: JSONRPCRequest, options: TransportSendOptions | undefined): Promise<void> {
+    this.version = LATEST_PROTOCOL_VERSION;
+    return this.inner.send(initialize, options);
+  }
+
+  private reply(id: JSONRPCRequest["id"], result: Record<string, unknown>): Promise<void> {
+    return this.deliver({ jsonrpc: "2.0", id, result });
+  }
+
+  private deliver(message: JSONRPCMessage): Promise<void> {
+    queueMicrotask(() => this.onmessage?.(message));
+    return Promise.resolve();
+  }
+}
+
+/**
+ * What the SDK client needs of an initialize result, made from a DiscoverResult. It names the 2025 revision
+ * the client knows; the transport knows the child speaks 2026-07-28.
+ */
+function initializeResultOf(discover: Record<string, unknown>): Record<string, unknown> {
+  const meta = isObject(discover._meta) ? discover._meta : {};
+  const info = meta[ENVELOPE.serverInfo];
+  return {
+    protocolVersion: LATEST_PROTOCOL_VERSION,
+    capabilities: isObject(discover.capabilities) ? discover.capabilities : {},
+    serverInfo: isObject(info) && typeof info.name === "string" ? info : { name: "unknown", version: "0" },
+    ...(typeof discover.instructions === "string" && { instructions: discover.instructions }),
+  };
+}
