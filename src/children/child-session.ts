@@ -14,10 +14,11 @@ import {
 import type { ChildConfig } from "../config/index.js";
 import { errorChain, errorMessage, WireError } from "../shared/errors.js";
 import type { Logger } from "../shared/log.js";
+import { META, MODERN_VERSION } from "../shared/modern-protocol.js";
 import { GAGGLE_NAME, GAGGLE_VERSION } from "../shared/version.js";
 import type { ChildEvents } from "./switchboard.js";
 import { childEnv } from "./child-env.js";
-import { ENVELOPE, EraTransport, MODERN_VERSION } from "./era-transport.js";
+import { EraTransport } from "./era-transport.js";
 import { ForwardingTransport } from "./forwarding-transport.js";
 import { connectionLost, remoteTransport, streamBroken, terminateRemoteSession } from "./remote-transport.js";
 import { SchemaCache } from "./schema-cache.js";
@@ -66,9 +67,9 @@ const PROBE_TIMEOUT_MS = 5000;
 /** What gaggle's own requests to a 2026-07-28 child say of gaggle; a client's requests carry that client's. */
 function gaggleEnvelope(): Record<string, unknown> {
   return {
-    [ENVELOPE.protocolVersion]: MODERN_VERSION,
-    [ENVELOPE.clientCapabilities]: CLIENT_CAPABILITIES,
-    [ENVELOPE.clientInfo]: { name: GAGGLE_NAME, version: GAGGLE_VERSION },
+    [META.protocolVersion]: MODERN_VERSION,
+    [META.clientCapabilities]: CLIENT_CAPABILITIES,
+    [META.clientInfo]: { name: GAGGLE_NAME, version: GAGGLE_VERSION },
   };
 }
 

@@ -3,23 +3,10 @@
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { LATEST_PROTOCOL_VERSION, type JSONRPCMessage, type JSONRPCRequest, type MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
 import { isObject } from "../shared/json.js";
-
-export const MODERN_VERSION = "2026-07-28";
-
-/** The envelope keys a 2026-07-28 request carries in its `_meta`. */
-export const ENVELOPE = {
-  protocolVersion: "io.modelcontextprotocol/protocolVersion",
-  clientCapabilities: "io.modelcontextprotocol/clientCapabilities",
-  clientInfo: "io.modelcontextprotocol/clientInfo",
-  logLevel: "io.modelcontextprotocol/logLevel",
-  serverInfo: "io.modelcontextprotocol/serverInfo",
-} as const;
+import { META, MODERN_ERRORS, MODERN_VERSION } from "../shared/modern-protocol.js";
 
 /** The probe's own request id, never one the SDK client or the forwarding lane uses. */
 const PROBE_ID = "gaggle-discover";
-
-/** The code of a refused protocol version (2026-07-28's UnsupportedProtocolVersion). */
-const UNSUPPORTED_VERSION = -32022;
 
 /**
  * "auto" opens with initialize and turns to server/discover only when the child refuses it as a version it
@@ -96,7 +83,7 @@ export class EraTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    if ("method" in message && message.method === "initialize" && "id" in message && this.version === undefined) {
+    if (this.version === undefined && "method" in message && message.method === "initialize" && "id" in message) {
       return this.negotiate(message as JSONRPCRequest, options);
     }
     if (!this.modern || !("method" in message)) return this.inner.send(message, options);
@@ -114,7 +101,7 @@ export class EraTransport implements Transport {
   private enveloped(params: unknown): Record<string, unknown> {
     const given = isObject(params) ? params : {};
     const meta = isObject(given._meta) ? given._meta : {};
-    const envelope = { ...this.options.envelope(), ...(this.logLevel !== undefined && { [ENVELOPE.logLevel]: this.logLevel }) };
+    const envelope = { ...this.options.envelope(), ...(this.logLevel !== undefined && { [META.logLevel]: this.logLevel }) };
     return { ...given, _meta: { ...envelope, ...meta } };
   }
 
@@ -143,7 +130,7 @@ export class EraTransport implements Transport {
         id: initialize.id,
         answer: (message) => {
           this.initializing = undefined;
-          const refused = message !== undefined && "error" in message && message.error.code === UNSUPPORTED_VERSION;
+          const refused = message !== undefined && "error" in message && message.error.code === MODERN_ERRORS.unsupportedVersion;
           if (!refused && message !== undefined) this.onmessage?.(message);
           resolve(refused);
         },
@@ -154,7 +141,7 @@ export class EraTransport implements Transport {
     } catch (error) {
       this.initializing = undefined;
       // Over HTTP the refusal comes as a 400 whose body carries the JSON-RPC error.
-      if (error instanceof Error && error.message.includes(String(UNSUPPORTED_VERSION))) {
+      if (error instanceof Error && error.message.includes(String(MODERN_ERRORS.unsupportedVersion))) {
         this.version = undefined;
         return true;
       }
@@ -208,7 +195,7 @@ export class EraTransport implements Transport {
  */
 function initializeResultOf(discover: Record<string, unknown>): Record<string, unknown> {
   const meta = isObject(discover._meta) ? discover._meta : {};
-  const info = meta[ENVELOPE.serverInfo];
+  const info = meta[META.serverInfo];
   return {
     protocolVersion: LATEST_PROTOCOL_VERSION,
     capabilities: isObject(discover.capabilities) ? discover.capabilities : {},

@@ -12,8 +12,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ChildConfig } from "../config/index.js";
 import { systemClock, type Clock } from "../shared/clock.js";
-import { errorChain, isRequestRefusal, WireError, type GaggleError } from "../shared/errors.js";
-import { isObject } from "../shared/json.js";
+import { errorChain, isRequestRefusal, type GaggleError } from "../shared/errors.js";
 import { logger, type Logger } from "../shared/log.js";
 import { backoffMs } from "./backoff.js";
 import { backoffRefusal, callFailure, startFailure } from "./call-failure.js";
@@ -21,13 +20,14 @@ import { holding } from "./call-hold.js";
 import type { CallContext, Child, ChildSchema, ChildStatus } from "./child.js";
 import { closeSession, createSession, restoreSessionState, startFailureReason, type Session } from "./child-session.js";
 import { ChildStateMachine, OperationLock } from "./child-state.js";
+import { exchangeInEra } from "./era-exchange.js";
 import type { ForwardLimits } from "./forwarding-transport.js";
 import { IdleWatch } from "./idle-watch.js";
 import { SessionGate } from "./session-gate.js";
 import { StderrRing } from "./stderr-ring.js";
 import type { Switchboard } from "./switchboard.js";
 import { connectionLost, neverReached } from "./remote-transport.js";
-import { toolFilter } from "./tool-filter.js";
+import { toolFilter, VisibleTools } from "./tool-filter.js";
 import { CallerTracker } from "./upstream.js";
 
 export interface McpChildOptions {
@@ -42,8 +42,6 @@ export interface McpChildOptions {
 const LOCAL_CALLER = "local";
 /** How long a remote server whose stream broke gets to answer a ping before its session is given up. */
 const PING_TIMEOUT_MS = 10_000;
-/** Rounds of input a 2026-07-28 child may ask of a 2025 client in one call, as the SDK's own servers allow. */
-const MAX_INPUT_ROUNDS = 8;
 
 /**
  * The session's life is the state machine in child-state.ts; starts and stops run one at a time under one
@@ -61,7 +59,6 @@ export class McpChild implements Child {
   private readonly switchboard: Switchboard;
   private readonly shutdownGraceMs: number;
   private readonly stderr = new StderrRing();
-  private readonly visible: (tool: string) => boolean;
   private readonly log: Logger;
   private readonly callers = new CallerTracker();
   private readonly gate = new SessionGate();
@@ -74,8 +71,7 @@ export class McpChild implements Child {
   private readonly idle: IdleWatch;
   /** The per-request limits every forwarded request of this child has. */
   private readonly limits: ForwardLimits;
-  /** The visible tools of the last list fetched, and the list they came from. */
-  private visibleTools: { from: Tool[]; tools: Tool[]; byName: Map<string, Tool> } | undefined;
+  private readonly exposed: VisibleTools;
 
   constructor(
     private readonly config: ChildConfig,
@@ -89,7 +85,7 @@ export class McpChild implements Child {
     this.shutdownGraceMs = options.shutdownGraceMs;
     this.limits = { timeoutMs: config.timeoutMs, maxTotalTimeoutMs: config.maxTimeoutMs };
     this.idle = new IdleWatch(config.idleTimeoutMs, this.clock, () => void this.stopIfIdle());
-    this.visible = toolFilter(config.tools);
+    this.exposed = new VisibleTools(toolFilter(config.tools));
     this.log = logger({ child: config.name });
     this.switchboard.onLogLevel(config.name, (level) => this.applyLogLevel(level));
     this.switchboard.onCallerGone((sessionId) => this.callers.forget(sessionId));
@@ -108,59 +104,55 @@ export class McpChild implements Child {
       restarts: Math.max(0, this.starts - 1),
       lastError: this.lastError ?? null,
       stderrTail: this.stderr.tail(),
-      toolCount: tools ? this.exposed(tools).tools.length : null,
+      toolCount: tools ? this.exposed.of(tools).tools.length : null,
       protocol: live?.session.era.version ?? null,
     };
   }
 
   async tools(): Promise<Tool[]> {
     const known = this.machine.running?.cache.cachedTools;
-    if (known) return this.exposed(known).tools;
-    return this.exposed(await this.withSession("tools/list", (session) => session.cache.tools())).tools;
+    if (known) return this.exposed.of(known).tools;
+    return this.exposed.of(await this.withSession("tools/list", (session) => session.cache.tools())).tools;
   }
 
   knownTool(name: string): Tool | undefined {
     const tools = this.machine.running?.cache.cachedTools;
-    return tools && this.exposed(tools).byName.get(name);
-  }
-
-  /** The visible part of a fetched tool list, worked out once per list. */
-  private exposed(tools: Tool[]): { tools: Tool[]; byName: Map<string, Tool> } {
-    if (this.visibleTools?.from !== tools) {
-      const visible = tools.filter((tool) => this.visible(tool.name));
-      this.visibleTools = { from: tools, tools: visible, byName: new Map(visible.map((tool) => [tool.name, tool])) };
-    }
-    return this.visibleTools;
+    return tools && this.exposed.of(tools).byName.get(name);
   }
 
   async schema(): Promise<ChildSchema> {
     const lists = await this.withSession("the schema lists", (session) => session.cache.all());
-    return { ...lists, tools: this.exposed(lists.tools).tools };
+    return { ...lists, tools: this.exposed.of(lists.tools).tools };
   }
 
   /** One tools/call, once the router's queue has let it through. */
   async callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
     this.idle.begin();
     const caller = ctx.caller?.sessionId ?? LOCAL_CALLER;
-    const call = async () => {
-      this.callers.begin(ctx.caller);
-      try {
-        const params = { name, arguments: args, ...(ctx.meta && { _meta: ctx.meta }) };
-        return (await this.forward("tools/call", params, ctx, `tool "${name}"`)) as CallToolResult;
-      } finally {
-        this.callers.end(ctx.caller);
-      }
-    };
     try {
-      if (ctx.holds) return await holding(async () => this.gate.tryEnter(caller) ?? (await this.gate.enter(caller, ctx.cancel)), ctx.holds, call);
+      if (ctx.holds) {
+        const enter = async () => this.gate.tryEnter(caller) ?? (await this.gate.enter(caller, ctx.cancel));
+        return await holding(enter, ctx.holds, () => this.callAtChild(name, args, ctx));
+      }
       const leave = this.gate.tryEnter(caller) ?? (await this.gate.enter(caller, ctx.cancel));
       try {
-        return await call();
+        return await this.callAtChild(name, args, ctx);
       } finally {
         leave();
       }
     } finally {
       this.idle.end();
+    }
+  }
+
+  /** The call itself, once the session gate let it through. */
+  private async callAtChild(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
+    this.callers.begin(ctx.caller);
+    try {
+      const params = { name, arguments: args, ...(ctx.meta && { _meta: ctx.meta }) };
+      return (await this.forward("tools/call", params, ctx, `tool "${name}"`)) as CallToolResult;
+    } finally {
+      this.callers.end(ctx.caller);
     }
   }
 
@@ -221,7 +213,7 @@ export class McpChild implements Child {
     for (let retried = false; ; retried = true) {
       const session = this.machine.running ?? (await this.ensureSession());
       try {
-        return await this.exchange(session, method, params, ctx, what);
+        return await exchangeInEra(session, method, params, this.limits, ctx, { child: this.name, what });
       } catch (error) {
         if (isRequestRefusal(error)) throw error;
         if (retried || !neverReached(error)) throw this.failure(error, session, what, ctx);
@@ -229,46 +221,6 @@ export class McpChild implements Child {
         this.log.info({ reason: errorChain(error) }, `${what} never reached the server; sending it on a new session`);
       }
     }
-  }
-
-  /**
-   * One request and its answer, in the child's era. A 2026-07-28 child hears the client's envelope, and a
-   * client's retry with its answers; when it asks for input and the client cannot take the question as it is
-   * (a 2025 session), gaggle asks the client with server-to-client requests and retries with the answers.
-   */
-  private async exchange(session: Session, method: string, params: Record<string, unknown>, ctx: CallContext, what: string) {
-    if (!session.era.modern) {
-      if (ctx.resume?.requestState !== undefined) {
-        throw new WireError(
-          ErrorCode.InvalidParams,
-          `requestState was not issued by gaggle, and ${this.name} speaks MCP ${session.era.version}, so it issued none; send the request again without it`,
-          { reason: "invalid_request_state" },
-        );
-      }
-      return session.transport.forward(method, params, this.limits, ctx);
-    }
-    const meta = { ...ctx.meta, ...ctx.caller?.envelope };
-    const sent = { ...params, ...(Object.keys(meta).length > 0 && { _meta: meta }), ...ctx.resume };
-    let result = await session.transport.forward(method, sent, this.limits, ctx);
-    for (let round = 1; result.resultType === "input_required" && !ctx.caller?.relaysInput; round++) {
-      if (round > MAX_INPUT_ROUNDS) {
-        throw new WireError(ErrorCode.InternalError, `${what} asked for input ${MAX_INPUT_ROUNDS} times in a row; gaggle stopped asking`);
-      }
-      const inputResponses = await this.askCaller(result.inputRequests, ctx, what);
-      const requestState = typeof result.requestState === "string" ? { requestState: result.requestState } : {};
-      result = await session.transport.forward(method, { ...sent, inputResponses, ...requestState }, this.limits, ctx);
-    }
-    return result;
-  }
-
-  /** Asks the client each of a 2026-07-28 child's questions as a server-to-client request; the answers by key. */
-  private async askCaller(inputRequests: unknown, ctx: CallContext, what: string): Promise<Record<string, unknown>> {
-    const caller = ctx.caller;
-    if (!caller) throw new WireError(ErrorCode.InvalidRequest, `${what} asked for input, and no client is there to answer`);
-    const signal = ctx.cancel?.signal ?? new AbortController().signal;
-    const questions = Object.entries(isObject(inputRequests) ? inputRequests : {});
-    const answers = await Promise.all(questions.map(([, request]) => caller.forward(request as { method: string }, signal)));
-    return Object.fromEntries(questions.map(([key], at) => [key, answers[at]]));
   }
 
   /** Runs a request of gaggle's own on the session, started if needed, as use of the child. */

@@ -2,6 +2,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { META } from "../shared/modern-protocol.js";
 
 /** The configured headers go on every request, the SSE stream's GET included (the SDK merges `requestInit`). */
 export function remoteTransport(kind: "http" | "sse", url: string, headers: Record<string, string>): Transport {
@@ -12,7 +13,6 @@ export function remoteTransport(kind: "http" | "sse", url: string, headers: Reco
     : new SSEClientTransport(endpoint, { requestInit });
 }
 
-const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
 const NAMED_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
 
 /**
@@ -22,9 +22,9 @@ const NAMED_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
  */
 function withModernHeaders(url: string | URL, init?: RequestInit): Promise<Response> {
   const body = init?.body;
-  if (init?.method !== "POST" || typeof body !== "string" || !body.includes(VERSION_KEY)) return fetch(url, init);
+  if (init?.method !== "POST" || typeof body !== "string" || !body.includes(META.protocolVersion)) return fetch(url, init);
   const message = JSON.parse(body) as { method?: unknown; params?: { name?: unknown; uri?: unknown; _meta?: Record<string, unknown> } };
-  const version = message.params?._meta?.[VERSION_KEY];
+  const version = message.params?._meta?.[META.protocolVersion];
   if (typeof message.method !== "string" || typeof version !== "string") return fetch(url, init);
   const headers = new Headers(init.headers);
   headers.set("mcp-protocol-version", version);

@@ -1,4 +1,5 @@
 // Local error type for every failure a caller can see, with the stable codes the gateway puts on the wire.
+import { MODERN_ERRORS } from "./modern-protocol.js";
 
 export const ERROR_CODES = [
   "SERVER_NOT_FOUND",
@@ -63,7 +64,7 @@ export class WireError extends Error {
 }
 
 /** The codes 2026-07-28 gives a request refused as a whole: a header mismatch, a missing capability, an unsupported version. */
-const REFUSAL_CODES = new Set([-32020, -32021, -32022]);
+const REFUSAL_CODES = new Set<number>(Object.values(MODERN_ERRORS));
 
 /**
  * Whether `error` refuses the request itself rather than reporting a failed call: gaggle's own wire errors

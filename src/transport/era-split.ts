@@ -2,7 +2,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { ModernServer } from "../gateway/modern/modern-server.js";
-import { claimsModernEra } from "../gateway/modern/protocol.js";
+import { claimsModernEra } from "../shared/modern-protocol.js";
 import { RequestsInFlight } from "../gateway/requests-in-flight.js";
 
 /**

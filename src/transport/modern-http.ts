@@ -6,7 +6,7 @@ import type { MemberIdentity } from "../children/child.js";
 import type { Envelope } from "../gateway/modern/envelope.js";
 import type { ModernExchange } from "../gateway/modern/exchange.js";
 import { admit, errorResponse, type ModernServer } from "../gateway/modern/modern-server.js";
-import { LEGACY_VERSIONS, META, MODERN_ERRORS, claimsModernEra } from "../gateway/modern/protocol.js";
+import { LEGACY_VERSIONS, META, MODERN_ERRORS, claimsModernEra } from "../shared/modern-protocol.js";
 import { WireError } from "../shared/errors.js";
 import { isObject } from "../shared/json.js";
 

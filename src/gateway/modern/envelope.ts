@@ -3,7 +3,7 @@ import type { ClientCapabilities, Implementation, LoggingLevel } from "@modelcon
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { describeJson, isObject } from "../../shared/json.js";
 import { WireError } from "../../shared/errors.js";
-import { META, MODERN_ERRORS, MODERN_VERSIONS } from "./protocol.js";
+import { META, MODERN_ERRORS, MODERN_VERSIONS } from "../../shared/modern-protocol.js";
 
 export interface Envelope {
   protocolVersion: string;

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import type { JSONRPCNotification, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { ListChangeListener } from "../session-hub.js";
 import type { ModernExchange } from "./exchange.js";
-import { META } from "./protocol.js";
+import { META } from "../../shared/modern-protocol.js";
 
 type ListKind = "tools" | "resources" | "prompts";
 

@@ -8,7 +8,7 @@ import { levelAllows } from "../client-session.js";
 import type { ModernExchange } from "./exchange.js";
 import type { InputRequest } from "./input-capability.js";
 import type { Envelope } from "./envelope.js";
-import { META, MODERN_ERRORS, MODERN_VERSION } from "./protocol.js";
+import { META, MODERN_ERRORS, MODERN_VERSION } from "../../shared/modern-protocol.js";
 import type { ResumableCall } from "./resumable-call.js";
 
 export class ModernCaller implements Caller {
@@ -16,6 +16,7 @@ export class ModernCaller implements Caller {
   readonly sessionId = `request:${randomUUID()}`;
   readonly identity: MemberIdentity | undefined;
   readonly envelope: Record<string, unknown>;
+  private readonly logLevel: LoggingLevel | undefined;
 
   /**
    * @param exchange the round in progress; a resumed call moves to its retry's. Between rounds nothing is sent.
@@ -35,8 +36,6 @@ export class ModernCaller implements Caller {
       ...(envelope.logLevel && { [META.logLevel]: envelope.logLevel }),
     };
   }
-
-  private readonly logLevel: LoggingLevel | undefined;
 
   /** A call that can end in input_required hands a 2026-07-28 child's questions to the client as they are. */
   get relaysInput(): boolean {

@@ -16,7 +16,7 @@ import { ListenStream, type SubscriptionFilter } from "./listen-stream.js";
 import { ModernCaller } from "./modern-caller.js";
 import { issuedByGaggle, ParkedCalls, type Abandonable, type CallBinding } from "./parked-calls.js";
 import { ResumableCall } from "./resumable-call.js";
-import { CACHEABLE_METHODS, META, MODERN_VERSIONS, REMOVED_METHODS } from "./protocol.js";
+import { CACHEABLE_METHODS, META, MODERN_VERSIONS, REMOVED_METHODS } from "../../shared/modern-protocol.js";
 
 type Params = Record<string, unknown>;
 

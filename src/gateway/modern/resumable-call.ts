@@ -7,7 +7,7 @@ import { WireError } from "../../shared/errors.js";
 import { isObject } from "../../shared/json.js";
 import type { ModernExchange } from "./exchange.js";
 import { declares, requiredCapability, type InputRequest } from "./input-capability.js";
-import { MODERN_ERRORS } from "./protocol.js";
+import { MODERN_ERRORS } from "../../shared/modern-protocol.js";
 
 type Result = Record<string, unknown>;
 
