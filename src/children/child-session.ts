@@ -20,6 +20,7 @@ import type { ChildEvents } from "./switchboard.js";
 import { childEnv } from "./child-env.js";
 import { EraTransport } from "./era-transport.js";
 import { ForwardingTransport } from "./forwarding-transport.js";
+import { httpListenChannel } from "./http-listen.js";
 import { connectionLost, remoteTransport, streamBroken, terminateRemoteSession } from "./remote-transport.js";
 import { SchemaCache } from "./schema-cache.js";
 import type { StderrRing } from "./stderr-ring.js";
@@ -77,7 +78,13 @@ function gaggleEnvelope(): Record<string, unknown> {
 export function createSession(wiring: SessionWiring): Session {
   const { config, events, callers, log } = wiring;
   const raw = createTransport(wiring);
-  const era = new EraTransport(raw, { choice: config.protocol, envelope: gaggleEnvelope, probeTimeoutMs: PROBE_TIMEOUT_MS });
+  const era = new EraTransport(raw, {
+    choice: config.protocol,
+    discoverFirst: config.transport === "http",
+    envelope: gaggleEnvelope,
+    probeTimeoutMs: PROBE_TIMEOUT_MS,
+    ...(config.transport === "http" && { listenChannel: httpListenChannel(config.url!, config.headers) }),
+  });
   const transport = new ForwardingTransport(era);
   const client = new Client({ name: GAGGLE_NAME, version: GAGGLE_VERSION }, { capabilities: CLIENT_CAPABILITIES });
   const session: Session = {

@@ -1,25 +1,48 @@
 // Which protocol era a child speaks, found as the specification asks a client of both eras to find it, and the
 // 2026-07-28 wire spoken on top of a transport whose SDK client knows only sessions.
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { LATEST_PROTOCOL_VERSION, type JSONRPCMessage, type JSONRPCRequest, type MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  LATEST_PROTOCOL_VERSION,
+  type JSONRPCErrorResponse,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  type MessageExtraInfo,
+} from "@modelcontextprotocol/sdk/types.js";
 import { isObject } from "../shared/json.js";
 import { META, MODERN_ERRORS, MODERN_VERSION } from "../shared/modern-protocol.js";
+import { ChildListen, inBandChannel, type ListenChannel } from "./child-listen.js";
+import { isCancelledStream } from "./modern-fetch.js";
+
+/** The error codes only a 2026-07-28 server answers with. */
+const MODERN_CODES: Record<number, true> = Object.fromEntries(Object.values(MODERN_ERRORS).map((code) => [code, true]));
 
 /** The probe's own request id, never one the SDK client or the forwarding lane uses. */
 const PROBE_ID = "gaggle-discover";
 
 /**
- * "auto" opens with initialize and turns to server/discover only when the child refuses it as a version it
- * does not speak; "2026-07-28" asks with server/discover only; "2025-11-25" initializes only.
+ * "auto" finds out (see EraOptions.discoverFirst); "2026-07-28" asks with server/discover only; "2025-11-25"
+ * initializes only.
  */
 export type EraChoice = "auto" | "2025-11-25" | "2026-07-28";
 
 export interface EraOptions {
   choice: EraChoice;
+  /**
+   * How "auto" finds out. With discoverFirst it asks server/discover, and initializes unless the child
+   * answers as a 2026-07-28 server: the way the specification offers over HTTP, where a 2025 server refuses
+   * the sessionless POST on its own. Without, it initializes, and asks server/discover only when the child
+   * refuses initialize as a version it does not speak (-32022): on stdio a 2025 server may stay silent on, or
+   * even die of, a request before initialize, so the probe the specification recommends there would cost
+   * every such child a start.
+   */
+  discoverFirst: boolean;
   /** gaggle's own envelope: what a request carries unless the caller's envelope says otherwise. */
   envelope: () => Record<string, unknown>;
   /** How long a stdio child may stay silent on server/discover before it is taken for a 2025 server. */
   probeTimeoutMs: number;
+  /** How a listen stream reaches the child; by default it shares the connection. */
+  listenChannel?: ListenChannel;
 }
 
 /**
@@ -27,8 +50,9 @@ export interface EraOptions {
  * that refuses it with -32022 (one that speaks only 2026-07-28) is asked `server/discover` next; with
  * "2026-07-28" the probe comes first. A DiscoverResult means the child speaks 2026-07-28, and the client is
  * handed an initialize result made from it. In the modern era every request then carries the envelope in `_meta`, the
- * session's notifications/initialized is not sent, and what the era removed (ping, logging/setLevel) is
- * answered here: the log level set is carried on each request instead.
+ * session's notifications/initialized is not sent, and what the era removed is done the new way here: the
+ * level of logging/setLevel is carried on each request, ping is answered, and list changes and resource
+ * subscriptions (resources/subscribe) travel on a subscriptions/listen stream (ChildListen).
  */
 export class EraTransport implements Transport {
   onclose?: () => void;
@@ -40,6 +64,8 @@ export class EraTransport implements Transport {
   /** Set by logging/setLevel in the modern era: the level each request asks for. */
   private logLevel: string | undefined;
   private probe: { answer: (message: JSONRPCMessage | undefined) => void } | undefined;
+  /** The modern era's listen stream, once the child is known to speak it. */
+  private listen: ChildListen | undefined;
   /** The client's initialize, while its answer may still turn out to be a refusal of the version. */
   private initializing: { id: JSONRPCRequest["id"]; answer: (message: JSONRPCMessage | undefined) => void } | undefined;
 
@@ -52,12 +78,15 @@ export class EraTransport implements Transport {
       this.initializing?.answer(undefined);
       this.onclose?.();
     };
-    inner.onerror = (error) => this.onerror?.(error);
+    // What the probe meets (a 2025 server's refusal of the sessionless POST) is the probe's answer, and the
+    // close of a cancelled request's stream is the cancellation itself: neither is a fault.
+    inner.onerror = (error) => this.probe === undefined && !isCancelledStream(error) && this.onerror?.(error);
     inner.onmessage = (message, extra) => {
       // The probe's answer, or a late one after silence was taken for a 2025 server, is the probe's alone.
       if ("id" in message && message.id === PROBE_ID && !("method" in message)) return this.probe?.answer(message);
       if (this.initializing && "id" in message && message.id === this.initializing.id && !("method" in message))
         return this.initializing.answer(message);
+      if (this.listen?.take(message)) return;
       this.onmessage?.(message, extra);
     };
   }
@@ -75,6 +104,7 @@ export class EraTransport implements Transport {
   }
 
   close(): Promise<void> {
+    this.listen?.close();
     return this.inner.close();
   }
 
@@ -87,9 +117,11 @@ export class EraTransport implements Transport {
       return this.negotiate(message as JSONRPCRequest, options);
     }
     if (!this.modern || !("method" in message)) return this.inner.send(message, options);
-    if (message.method === "notifications/initialized") return;
+    // The era dropped roots/list_changed: a child asks for the roots when it needs them.
+    if (message.method === "notifications/initialized" || message.method === "notifications/roots/list_changed") return;
     if (!("id" in message)) return this.inner.send(message, options);
     if (message.method === "ping") return this.reply(message.id, {});
+    if (message.method === "resources/subscribe" || message.method === "resources/unsubscribe") return this.subscription(message);
     if (message.method === "logging/setLevel") {
       this.logLevel = (message.params as { level?: string } | undefined)?.level;
       return this.reply(message.id, {});
@@ -106,13 +138,18 @@ export class EraTransport implements Transport {
   }
 
   private async negotiate(initialize: JSONRPCRequest, options: TransportSendOptions | undefined): Promise<void> {
-    const { choice } = this.options;
+    const { choice, discoverFirst } = this.options;
     if (choice === "2025-11-25") return this.legacy(initialize, options);
-    if (choice === "auto" && !(await this.refusesInitialize(initialize, options))) return;
+    if (choice === "auto" && !discoverFirst && !(await this.refusesInitialize(initialize, options))) return;
     const answer = await this.discover(options);
+    // Anything but a 2026-07-28 server's answer (a result, or one of the era's own refusals) means a 2025 server.
+    const modernAnswer = answer !== undefined && ("result" in answer || (answer as JSONRPCErrorResponse).error.code in MODERN_CODES);
+    if (choice === "auto" && discoverFirst && !modernAnswer) return this.legacy(initialize, options);
     if (answer !== undefined && "result" in answer) {
       this.version = MODERN_VERSION;
-      return this.reply(initialize.id, initializeResultOf(answer.result));
+      const result = initializeResultOf(answer.result);
+      await this.reply(initialize.id, result);
+      return this.listenTo(result.capabilities as Record<string, unknown>);
     }
     // The child's refusal of server/discover is what the client is told.
     if (answer !== undefined && "error" in answer) return this.deliver({ ...answer, id: initialize.id });
@@ -172,6 +209,35 @@ export class EraTransport implements Transport {
     } finally {
       this.probe = undefined;
     }
+  }
+
+  /** Opens the listen stream for what the child announces; the client goes on meanwhile. */
+  private listenTo(capabilities: Record<string, unknown>): void {
+    const { listenChannel, envelope, probeTimeoutMs } = this.options;
+    const channel = listenChannel ?? inBandChannel((message) => this.inner.send(message));
+    const deliver = (message: JSONRPCMessage) => this.onmessage?.(message);
+    this.listen = new ChildListen(channel, ChildListen.listsOf(capabilities), { envelope, deliver, ackTimeoutMs: probeTimeoutMs });
+    void this.listen.start();
+  }
+
+  /**
+   * resources/subscribe becomes the URI's place in the listen stream's filter. The child's acknowledgement
+   * says whether it took it; one that did not is answered as a 2025 server without subscriptions answers.
+   */
+  private async subscription(message: JSONRPCRequest): Promise<void> {
+    const uri = (message.params as { uri?: unknown } | undefined)?.uri;
+    const listen = this.listen;
+    if (typeof uri !== "string" || !listen) return this.refuse(message.id, `${message.method} needs a uri`);
+    if (message.method === "resources/unsubscribe") {
+      await listen.unsubscribe(uri);
+      return this.reply(message.id, {});
+    }
+    if (await listen.subscribe(uri)) return this.reply(message.id, {});
+    return this.refuse(message.id, `the server (MCP ${MODERN_VERSION}) did not take a subscription to ${uri} on its subscriptions/listen stream`);
+  }
+
+  private refuse(id: JSONRPCRequest["id"], message: string): Promise<void> {
+    return this.deliver({ jsonrpc: "2.0", id, error: { code: ErrorCode.MethodNotFound, message } });
   }
 
   private legacy(initialize: JSONRPCRequest, options: TransportSendOptions | undefined): Promise<void> {

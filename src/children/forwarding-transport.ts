@@ -3,6 +3,7 @@ import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/
 import { ErrorCode, McpError, type JSONRPCMessage, type MessageExtraInfo, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import { timerDelay } from "../shared/timer-delay.js";
 import { cancelledError, type Cancellation } from "./cancellation.js";
+import { ChildErrorAnswer } from "./child-error-answer.js";
 
 /** The same for every request of one child. */
 export interface ForwardLimits {
@@ -195,7 +196,7 @@ export class ForwardingTransport implements Transport {
     }
     const request = typeof message.id === "string" ? this.pending.get(message.id) : undefined;
     if (!request) return false;
-    if ("error" in message) request.fail(new McpError(message.error.code, message.error.message, message.error.data));
+    if ("error" in message) request.fail(new ChildErrorAnswer(message.error.code, message.error.message, message.error.data));
     else request.succeed(message.result);
     return true;
   }

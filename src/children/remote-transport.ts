@@ -2,40 +2,15 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { META } from "../shared/modern-protocol.js";
+import { modernFetch } from "./modern-fetch.js";
 
 /** The configured headers go on every request, the SSE stream's GET included (the SDK merges `requestInit`). */
 export function remoteTransport(kind: "http" | "sse", url: string, headers: Record<string, string>): Transport {
   const endpoint = new URL(url);
   const requestInit = { headers };
   return kind === "http"
-    ? new StreamableHTTPClientTransport(endpoint, { requestInit, fetch: withModernHeaders })
+    ? new StreamableHTTPClientTransport(endpoint, { requestInit, fetch: modernFetch() })
     : new SSEClientTransport(endpoint, { requestInit });
-}
-
-const NAMED_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
-
-/**
- * A 2026-07-28 POST repeats its body's version, method and name in headers (MCP-Protocol-Version, Mcp-Method,
- * Mcp-Name; a value that is not plain ASCII goes base64-encoded in a sentinel). The SDK's transport knows
- * only sessions, so they are added here, from the body, to every POST that carries the envelope.
- */
-function withModernHeaders(url: string | URL, init?: RequestInit): Promise<Response> {
-  const body = init?.body;
-  if (init?.method !== "POST" || typeof body !== "string" || !body.includes(META.protocolVersion)) return fetch(url, init);
-  const message = JSON.parse(body) as { method?: unknown; params?: { name?: unknown; uri?: unknown; _meta?: Record<string, unknown> } };
-  const version = message.params?._meta?.[META.protocolVersion];
-  if (typeof message.method !== "string" || typeof version !== "string") return fetch(url, init);
-  const headers = new Headers(init.headers);
-  headers.set("mcp-protocol-version", version);
-  headers.set("mcp-method", message.method);
-  const name = message.params?.name ?? message.params?.uri;
-  if (NAMED_METHODS.has(message.method) && typeof name === "string") headers.set("mcp-name", headerValue(name));
-  return fetch(url, { ...init, headers });
-}
-
-function headerValue(value: string): string {
-  return /^[\x20-\x7e]*$/.test(value) && value.trim() === value ? value : `=?base64?${Buffer.from(value, "utf8").toString("base64")}?=`;
 }
 
 /**

@@ -19,7 +19,10 @@ export const SERVER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 export type TransportKind = (typeof TRANSPORT_KINDS)[number];
 export type ExposeMode = (typeof EXPOSE_MODES)[number];
 
-/** The protocol era gaggle speaks to a child: "auto" asks (server/discover, then initialize), the others insist. */
+/**
+ * The protocol era gaggle speaks to a child: "auto" finds out (over HTTP server/discover first, on stdio
+ * initialize first, then server/discover if the child refuses it), the others insist.
+ */
 export type ProtocolChoice = "auto" | "2025-11-25" | "2026-07-28";
 
 export interface ChildConfig {

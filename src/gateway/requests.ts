@@ -13,9 +13,9 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { CallContext, Child } from "../children/child.js";
 import { resourceNotFound, WireError } from "../shared/errors.js";
-import { refusedOrFailed } from "../shared/tool-results.js";
 import type { Gaggle } from "./gaggle.js";
 import { MetaHandlers } from "./meta-handlers.js";
+import { answeredOrFailed } from "./wire-errors.js";
 import { META_TOOLS, isMetaTool } from "./meta-tools.js";
 import { GATEWAY_RESOURCES, readGatewayResource } from "./resources.js";
 
@@ -36,16 +36,16 @@ export class GatewayRequests {
   }
 
   /**
-   * A meta-tool, or a tool exposed under its own name. A child's failure becomes an isError result; an unknown
-   * name is thrown (a JSON-RPC error). The result is the child's as written: a gateway passes fields it does not
-   * know, and newer block types, on untouched.
+   * A meta-tool, or a tool exposed under its own name. A child's error answer passes on as it is; any other
+   * failure becomes an isError result (see answeredOrFailed); an unknown name is thrown (a JSON-RPC error). The
+   * result is the child's as written: a gateway passes fields it does not know, and newer block types, on untouched.
    */
   callTool(name: string, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
     const { catalog, router } = this.gaggle;
     if (isMetaTool(name) && catalog.listsMetaTools) return this.meta.call(name, args, ctx);
     return catalog.resolveTool(name).then((owned) => {
       if (!owned) throw new WireError(ErrorCode.InvalidParams, `Unknown tool: ${name}; tools/list shows the tools this gateway offers`);
-      return router.callTool(owned.child.name, owned.item.name, args, ctx).catch(refusedOrFailed);
+      return router.callTool(owned.child.name, owned.item.name, args, ctx).catch(answeredOrFailed);
     });
   }
 

@@ -1,11 +1,17 @@
 // Failures of requests other than tools/call travel as JSON-RPC errors; this picks the code for each.
-import { ErrorCode, McpError, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, type CallToolResult, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { childErrorAnswer } from "../children/child-error-answer.js";
 import { GaggleError, WireError, errorMessage } from "../shared/errors.js";
+import { refusedOrFailed } from "../shared/tool-results.js";
+
+/** A child's own error, passed on with its code and data; the SDK's "MCP error N:" prefix would come back twice. */
+const asWritten = (error: McpError) => new WireError(error.code, error.message.replace(/^MCP error -?\d+: /, ""), error.data);
 
 export function toWireError(error: unknown): WireError {
   if (error instanceof WireError) return error;
-  // A child's own error, passed on with its code; the SDK's "MCP error N:" prefix would come back twice.
-  if (error instanceof McpError) return new WireError(error.code, error.message.replace(/^MCP error -?\d+: /, ""), error.data);
+  const answer = childErrorAnswer(error);
+  if (answer) return asWritten(answer);
+  if (error instanceof McpError) return asWritten(error);
   if (error instanceof GaggleError) {
     const code =
       error.code === "TIMEOUT"
@@ -16,6 +22,17 @@ export function toWireError(error: unknown): WireError {
     return new WireError(code, error.hint ? `${error.message} (${error.hint})` : error.message, { code: error.code });
   }
   return new WireError(ErrorCode.InternalError, errorMessage(error));
+}
+
+/**
+ * The end of a failed call to a child's tool reached under its own name: the child's own error answer goes
+ * to the client as the JSON-RPC error it is, as do refusals of the request; any other failure (a timeout, a
+ * crash, a full queue) is an isError result the model can read.
+ */
+export function answeredOrFailed(error: unknown): CallToolResult {
+  const answer = childErrorAnswer(error);
+  if (answer) throw asWritten(answer);
+  return refusedOrFailed(error);
 }
 
 /** Runs a handler body, turning whatever it throws into the JSON-RPC error a client should see. */

@@ -3,6 +3,8 @@
 //   direct              the conformance fixture itself (fixtures/conformance-server.mjs) over Streamable HTTP;
 //   gaggle-http-child   gaggle over Streamable HTTP, fronting the fixture as an HTTP child;
 //   gaggle-stdio-child  gaggle over Streamable HTTP, fronting the fixture as a stdio child;
+//   gaggle-modern-http-child, gaggle-modern-stdio-child  the same, with the child reached as a 2026-07-28
+//                       server (`protocol = "2026-07-28"`): every request goes to it statelessly;
 // for both requirement sets (2025-11-25 on the stateful wire, 2026-07-28 on the stateless one), plus two of
 // the suite's client scenarios with gaggle as the client (test/conformance/gaggle-client.mjs).
 // Each run is judged against its baseline in test/conformance/expected/ (an unexpected failure, or a listed
@@ -12,6 +14,7 @@
 //   node test/conformance/run.mjs --update-baselines  rewrite the baselines from this run's results
 //   node test/conformance/run.mjs --keep              keep the suite's output directory (kept anyway on failure)
 //   node test/conformance/run.mjs --verbose           list every failing check, not only the unexpected ones
+//   node test/conformance/run.mjs --only=NAME[,NAME]  run only these targets (gaggle-client for the client leg)
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -42,6 +45,11 @@ const SCENARIO_TIMEOUT_MS = 20_000;
 const flags = new Set(process.argv.slice(2));
 const UPDATE = flags.has("--update-baselines");
 const VERBOSE = flags.has("--verbose");
+const ONLY = process.argv
+  .find((arg) => arg.startsWith("--only="))
+  ?.slice("--only=".length)
+  .split(",");
+const chosen = (name) => !ONLY || ONLY.includes(name);
 
 async function ensureSuite() {
   if (!existsSync(SUITE) || !existsSync(SUITE_NODE)) {
@@ -75,6 +83,7 @@ async function startGaggle(work, name, childLines) {
   return (await waitForOutput(gaggle, /serving MCP at (\S+)/))[1];
 }
 
+const MODERN = 'protocol = "2026-07-28"';
 const TARGETS = [
   { name: "direct", start: () => startFixture() },
   {
@@ -84,6 +93,14 @@ const TARGETS = [
   {
     name: "gaggle-stdio-child",
     start: (work) => startGaggle(work, "gaggle-stdio-child", ['command = "node"', `args = [${JSON.stringify(FIXTURE)}]`]),
+  },
+  {
+    name: "gaggle-modern-http-child",
+    start: async (work) => startGaggle(work, "gaggle-modern-http-child", ['type = "http"', `url = ${JSON.stringify(await startFixture())}`, MODERN]),
+  },
+  {
+    name: "gaggle-modern-stdio-child",
+    start: (work) => startGaggle(work, "gaggle-modern-stdio-child", ['command = "node"', `args = [${JSON.stringify(FIXTURE)}]`, MODERN]),
   },
 ];
 
@@ -225,8 +242,8 @@ async function main() {
   const scored = Object.fromEntries(REQUIREMENTS.map((requirements) => [requirements, scoredScenarios(SUITE_DIR, requirements)]));
   const results = [];
   try {
-    for (const target of TARGETS) results.push(...(await serverRuns(work, target, scored)));
-    results.push(...(await clientRuns(work, scored)));
+    for (const target of TARGETS.filter((target) => chosen(target.name))) results.push(...(await serverRuns(work, target, scored)));
+    if (chosen("gaggle-client")) results.push(...(await clientRuns(work, scored)));
   } finally {
     await stopAll();
   }

@@ -1,0 +1,119 @@
+// The 2026-07-28 wire over HTTP, spoken through the SDK's Streamable HTTP client transport, which knows only
+// sessions: the headers a modern POST must carry, its JSON-RPC errors read as answers whatever their status, and
+// cancellation by closing the request's response stream.
+import { META } from "../shared/modern-protocol.js";
+
+const NAMED_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
+
+type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+interface SentMessage {
+  id?: unknown;
+  method?: unknown;
+  params?: { name?: unknown; uri?: unknown; requestId?: unknown; _meta?: Record<string, unknown> };
+}
+
+/** Why a response stream was closed: its request was cancelled. What the SDK transport then reports is no fault. */
+export class CancelledStream extends Error {
+  override readonly name = "CancelledStream";
+}
+
+/** True when `error` is only the close of a cancelled request's stream, however the SDK transport words it. */
+export function isCancelledStream(error: unknown): boolean {
+  return error instanceof CancelledStream || (error instanceof Error && error.message.includes(CancelledStream.name));
+}
+
+/**
+ * fetch for one Streamable HTTP child. A POST whose body carries the envelope is a 2026-07-28 request: it gets
+ * the headers that repeat its body's version, method and name (MCP-Protocol-Version, Mcp-Method, Mcp-Name; a
+ * value that is not plain ASCII goes base64-encoded in a sentinel), and its answer is read as modern. The
+ * era has no session a notifications/cancelled could be matched in, so cancelling such a request closes its
+ * response stream instead, as the specification asks. Anything else goes out as it is.
+ */
+export function modernFetch(): Fetch {
+  const inFlight = new Map<unknown, AbortController>();
+  return async (url, init) => {
+    const body = init?.body;
+    if (init?.method !== "POST" || typeof body !== "string") return fetch(url, init);
+    const message = JSON.parse(body) as SentMessage;
+    if (message.method === "notifications/cancelled" && inFlight.has(message.params?.requestId)) {
+      inFlight.get(message.params?.requestId)!.abort(new CancelledStream(`the request ${String(message.params?.requestId)} was cancelled`));
+      return new Response(null, { status: 202 });
+    }
+    const version = message.params?._meta?.[META.protocolVersion];
+    if (typeof message.method !== "string" || typeof version !== "string") return fetch(url, init);
+    const headers = new Headers(init.headers);
+    headers.set("mcp-protocol-version", version);
+    headers.set("mcp-method", message.method);
+    const name = message.params?.name ?? message.params?.uri;
+    if (NAMED_METHODS.has(message.method) && typeof name === "string") headers.set("mcp-name", headerValue(name));
+    if (message.id === undefined) return errorsAsAnswers(await fetch(url, { ...init, headers }));
+    const cancel = new AbortController();
+    inFlight.set(message.id, cancel);
+    const signal = init.signal ? AbortSignal.any([init.signal, cancel.signal]) : cancel.signal;
+    try {
+      return untilRead(await errorsAsAnswers(await fetch(url, { ...init, headers, signal })), () => inFlight.delete(message.id));
+    } catch (error) {
+      inFlight.delete(message.id);
+      throw error;
+    }
+  };
+}
+
+/** `response` with `done` called once its body is read to the end, fails, or is dropped. */
+function untilRead(response: Response, done: () => void): Response {
+  if (!response.body) {
+    done();
+    return response;
+  }
+  const reader = response.body.getReader();
+  let finished = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    done();
+  };
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await reader.read();
+        if (next.done) {
+          finish();
+          controller.close();
+        } else controller.enqueue(next.value);
+      } catch (error) {
+        finish();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      finish();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+function headerValue(value: string): string {
+  return /^[\x20-\x7e]*$/.test(value) && value.trim() === value ? value : `=?base64?${Buffer.from(value, "utf8").toString("base64")}?=`;
+}
+
+/**
+ * A 2026-07-28 server answers a request it refuses with an HTTP status that fits the error (404 for an unknown
+ * method, 400 for a missing capability) and the JSON-RPC error in the body. There is no session such a status
+ * could end, so an error addressed to the request is handed on as the request's answer; the SDK transport
+ * would otherwise take a 404 for a lost session and any other status for a failed send.
+ */
+async function errorsAsAnswers(response: Response): Promise<Response> {
+  if (response.ok || !response.headers.get("content-type")?.includes("application/json")) return response;
+  const text = await response.text();
+  const rebuilt = (status: number) =>
+    new Response(text, { status, statusText: status === 200 ? "OK" : response.statusText, headers: response.headers });
+  try {
+    const answer = JSON.parse(text) as { error?: unknown; id?: unknown };
+    const addressed = typeof answer.id === "string" || typeof answer.id === "number";
+    return rebuilt(addressed && answer.error !== undefined ? 200 : response.status);
+  } catch {
+    return rebuilt(response.status);
+  }
+}
