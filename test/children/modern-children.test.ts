@@ -116,7 +116,8 @@ describe.each(["mstdio", "mhttp"])("a call to the 2026-07-28 child %s that its c
   const at = gaggleOver(() => [`[mcp_servers.${child}]\n${CHILDREN[child]!()}\n`]);
 
   it("is cancelled at the child: notifications/cancelled on stdio, its response stream closed over HTTP", async () => {
-    const cancelled = async () => Number(text(await at.client.callTool({ name: `${child}__test_cancelled_calls`, arguments: {} })));
+    const cancelled = async () =>
+      (JSON.parse(text(await at.client.callTool({ name: `${child}__test_cancelled_calls`, arguments: {} }))) as { cancelled: number }).cancelled;
     const before = await cancelled();
     const controller = new AbortController();
     // The child reports progress once the call runs there; only then is it cancelled.
