@@ -10,6 +10,7 @@ import {
   McpError,
   ResourceUpdatedNotificationSchema,
   type LoggingLevel,
+  type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ChildConfig } from "../config/index.js";
 import { errorChain, errorMessage, WireError } from "../shared/errors.js";
@@ -77,7 +78,7 @@ function gaggleEnvelope(): Record<string, unknown> {
 /** Builds a session, wired but not yet connected: handlers must be in place before the first message arrives. */
 export function createSession(wiring: SessionWiring): Session {
   const { config, events, callers, log } = wiring;
-  const raw = createTransport(wiring);
+  const raw = createTransport(wiring, (name) => session.cache.cachedTools?.find((tool) => tool.name === name));
   const era = new EraTransport(raw, {
     choice: config.protocol,
     discoverFirst: config.transport === "http",
@@ -171,8 +172,8 @@ export function startFailureReason(error: unknown, session: Session | undefined,
   return typeof status === "number" && status >= 400 && !message.includes(String(status)) ? `${message} (HTTP ${status})` : message;
 }
 
-function createTransport({ config, shutdownGraceMs, stderr, log }: SessionWiring): Transport {
-  if (config.transport !== "stdio") return remoteTransport(config.transport, config.url!, config.headers);
+function createTransport({ config, shutdownGraceMs, stderr, log }: SessionWiring, toolFor: (name: string) => Tool | undefined): Transport {
+  if (config.transport !== "stdio") return remoteTransport(config.transport, config.url!, config.headers, toolFor);
   return new ProcessGroupTransport({
     command: config.command!,
     args: config.args,

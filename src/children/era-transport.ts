@@ -4,7 +4,6 @@ import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/
 import {
   ErrorCode,
   LATEST_PROTOCOL_VERSION,
-  type JSONRPCErrorResponse,
   type JSONRPCMessage,
   type JSONRPCRequest,
   type MessageExtraInfo,
@@ -141,18 +140,27 @@ export class EraTransport implements Transport {
     const { choice, discoverFirst } = this.options;
     if (choice === "2025-11-25") return this.legacy(initialize, options);
     if (choice === "auto" && !discoverFirst && !(await this.refusesInitialize(initialize, options))) return;
-    const answer = await this.discover(options);
-    // Anything but a 2026-07-28 server's answer (a result, or one of the era's own refusals) means a 2025 server.
-    const modernAnswer = answer !== undefined && ("result" in answer || (answer as JSONRPCErrorResponse).error.code in MODERN_CODES);
+    const answer = await this.discoverAgain(options);
+    const discovered = answer !== undefined && "result" in answer && Array.isArray(answer.result.supportedVersions) ? answer.result : undefined;
+    // Anything but a 2026-07-28 server's answer (a DiscoverResult, or one of the era's own refusals) means a 2025 server.
+    const modernAnswer = discovered !== undefined || (answer !== undefined && "error" in answer && answer.error.code in MODERN_CODES);
     if (choice === "auto" && discoverFirst && !modernAnswer) return this.legacy(initialize, options);
-    if (answer !== undefined && "result" in answer) {
+    if (discovered && (discovered.supportedVersions as unknown[]).includes(MODERN_VERSION)) {
       this.version = MODERN_VERSION;
-      const result = initializeResultOf(answer.result);
+      const result = initializeResultOf(discovered);
       await this.reply(initialize.id, result);
       return this.listenTo(result.capabilities as Record<string, unknown>);
     }
+    if (discovered) {
+      const message = `it speaks MCP ${(discovered.supportedVersions as unknown[]).join(", ")}; gaggle speaks ${MODERN_VERSION} and ${LATEST_PROTOCOL_VERSION}`;
+      return this.deliver({ jsonrpc: "2.0", id: initialize.id, error: { code: MODERN_ERRORS.unsupportedVersion, message } });
+    }
     // The child's refusal of server/discover is what the client is told.
     if (answer !== undefined && "error" in answer) return this.deliver({ ...answer, id: initialize.id });
+    if (answer !== undefined && "result" in answer) {
+      const message = `its answer to server/discover is not a DiscoverResult (no supportedVersions): ${JSON.stringify(answer.result).slice(0, 200)}`;
+      return this.deliver({ jsonrpc: "2.0", id: initialize.id, error: { code: ErrorCode.InvalidRequest, message } });
+    }
     throw new Error(`it did not answer server/discover; it may speak only MCP ${LATEST_PROTOCOL_VERSION} (set protocol = "auto" for it)`);
   }
 
@@ -187,6 +195,17 @@ export class EraTransport implements Transport {
     const refused = await answered;
     if (refused) this.version = undefined;
     return refused;
+  }
+
+  /**
+   * server/discover, asked once more when the child refused the version it then names as one it speaks: the
+   * specification asks a client to retry with a version from that list, and gaggle's is on it.
+   */
+  private async discoverAgain(options: TransportSendOptions | undefined): Promise<JSONRPCMessage | undefined> {
+    const first = await this.discover(options);
+    const refusal = first !== undefined && "error" in first && first.error.code === MODERN_ERRORS.unsupportedVersion ? first.error : undefined;
+    const supported = (refusal?.data as { supported?: unknown } | undefined)?.supported;
+    return Array.isArray(supported) && supported.includes(MODERN_VERSION) ? this.discover(options) : first;
   }
 
   /** The child's answer to server/discover; undefined when it refused over HTTP, closed, or stayed silent. */

@@ -27,7 +27,7 @@ import { SessionGate } from "./session-gate.js";
 import { StderrRing } from "./stderr-ring.js";
 import type { Switchboard } from "./switchboard.js";
 import { connectionLost, neverReached } from "./remote-transport.js";
-import { toolFilter, VisibleTools } from "./tool-filter.js";
+import { visibleTools, type VisibleTools } from "./tool-filter.js";
 import { CallerTracker } from "./upstream.js";
 
 export interface McpChildOptions {
@@ -85,8 +85,8 @@ export class McpChild implements Child {
     this.shutdownGraceMs = options.shutdownGraceMs;
     this.limits = { timeoutMs: config.timeoutMs, maxTotalTimeoutMs: config.maxTimeoutMs };
     this.idle = new IdleWatch(config.idleTimeoutMs, this.clock, () => void this.stopIfIdle());
-    this.exposed = new VisibleTools(toolFilter(config.tools));
     this.log = logger({ child: config.name });
+    this.exposed = visibleTools(config, () => this.machine.running?.era, this.log);
     this.switchboard.onLogLevel(config.name, (level) => this.applyLogLevel(level));
     this.switchboard.onCallerGone((sessionId) => this.callers.forget(sessionId));
     this.switchboard.onRootsChanged(() => void this.machine.running?.client.sendRootsListChanged().catch(() => {}));

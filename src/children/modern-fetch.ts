@@ -1,7 +1,9 @@
 // The 2026-07-28 wire over HTTP, spoken through the SDK's Streamable HTTP client transport, which knows only
 // sessions: the headers a modern POST must carry, its JSON-RPC errors read as answers whatever their status, and
 // cancellation by closing the request's response stream.
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { META } from "../shared/modern-protocol.js";
+import { headerParamsOf, headerValue, paramHeaders } from "./param-headers.js";
 
 const NAMED_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
 
@@ -10,7 +12,7 @@ type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 interface SentMessage {
   id?: unknown;
   method?: unknown;
-  params?: { name?: unknown; uri?: unknown; requestId?: unknown; _meta?: Record<string, unknown> };
+  params?: { name?: unknown; uri?: unknown; arguments?: unknown; requestId?: unknown; _meta?: Record<string, unknown> };
 }
 
 /** Why a response stream was closed: its request was cancelled. What the SDK transport then reports is no fault. */
@@ -28,9 +30,11 @@ export function isCancelledStream(error: unknown): boolean {
  * the headers that repeat its body's version, method and name (MCP-Protocol-Version, Mcp-Method, Mcp-Name; a
  * value that is not plain ASCII goes base64-encoded in a sentinel), and its answer is read as modern. The
  * era has no session a notifications/cancelled could be matched in, so cancelling such a request closes its
- * response stream instead, as the specification asks. Anything else goes out as it is.
+ * response stream instead, as the specification asks. A tools/call also mirrors the parameters the tool's
+ * schema marks with `x-mcp-header` (`toolFor` finds the tool as the child listed it). Anything else goes out
+ * as it is.
  */
-export function modernFetch(): Fetch {
+export function modernFetch(toolFor: (name: string) => Tool | undefined = () => undefined): Fetch {
   const inFlight = new Map<unknown, AbortController>();
   return async (url, init) => {
     const body = init?.body;
@@ -47,6 +51,9 @@ export function modernFetch(): Fetch {
     headers.set("mcp-method", message.method);
     const name = message.params?.name ?? message.params?.uri;
     if (NAMED_METHODS.has(message.method) && typeof name === "string") headers.set("mcp-name", headerValue(name));
+    const tool = message.method === "tools/call" && typeof name === "string" ? toolFor(name) : undefined;
+    const mirrored = tool && headerParamsOf(tool);
+    if (Array.isArray(mirrored)) for (const [header, value] of paramHeaders(mirrored, message.params?.arguments)) headers.set(header, value);
     if (message.id === undefined) return errorsAsAnswers(await fetch(url, { ...init, headers }));
     const cancel = new AbortController();
     inFlight.set(message.id, cancel);
@@ -92,10 +99,6 @@ function untilRead(response: Response, done: () => void): Response {
     },
   });
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-}
-
-function headerValue(value: string): string {
-  return /^[\x20-\x7e]*$/.test(value) && value.trim() === value ? value : `=?base64?${Buffer.from(value, "utf8").toString("base64")}?=`;
 }
 
 /**

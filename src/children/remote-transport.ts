@@ -1,15 +1,24 @@
 // Transports for children reached over the network (Streamable HTTP and the legacy SSE transport), and what their failures mean.
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { modernFetch } from "./modern-fetch.js";
 
-/** The configured headers go on every request, the SSE stream's GET included (the SDK merges `requestInit`). */
-export function remoteTransport(kind: "http" | "sse", url: string, headers: Record<string, string>): Transport {
+/**
+ * The configured headers go on every request, the SSE stream's GET included (the SDK merges `requestInit`).
+ * `toolFor` finds a tool of the child by name, for the headers a 2026-07-28 tools/call mirrors from its arguments.
+ */
+export function remoteTransport(
+  kind: "http" | "sse",
+  url: string,
+  headers: Record<string, string>,
+  toolFor: (name: string) => Tool | undefined,
+): Transport {
   const endpoint = new URL(url);
   const requestInit = { headers };
   return kind === "http"
-    ? new StreamableHTTPClientTransport(endpoint, { requestInit, fetch: modernFetch() })
+    ? new StreamableHTTPClientTransport(endpoint, { requestInit, fetch: modernFetch(toolFor) })
     : new SSEClientTransport(endpoint, { requestInit });
 }
 

@@ -1,5 +1,9 @@
-// `tools.allow` / `tools.deny` globs: which of a child's tools are visible (and so callable) through gaggle.
+// Which of a child's tools are visible (and so callable) through gaggle: the `tools.allow` / `tools.deny` globs, and
+// over HTTP in the 2026-07-28 era, valid `x-mcp-header` annotations.
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ChildConfig } from "../config/index.js";
+import type { Logger } from "../shared/log.js";
+import { headerParamsOf } from "./param-headers.js";
 
 /** `*` matches any run of characters, `?` one character; everything else is literal. */
 export function globToRegExp(glob: string): RegExp {
@@ -14,11 +18,14 @@ export function globToRegExp(glob: string): RegExp {
 export class VisibleTools {
   private last: { from: Tool[]; tools: Tool[]; byName: Map<string, Tool> } | undefined;
 
-  constructor(private readonly visible: (name: string) => boolean) {}
+  constructor(
+    private readonly visible: (name: string) => boolean,
+    private readonly usable: (tool: Tool) => boolean = () => true,
+  ) {}
 
   of(tools: Tool[]): { tools: Tool[]; byName: Map<string, Tool> } {
     if (this.last?.from !== tools) {
-      const shown = tools.filter((tool) => this.visible(tool.name));
+      const shown = tools.filter((tool) => this.visible(tool.name) && this.usable(tool));
       this.last = { from: tools, tools: shown, byName: new Map(shown.map((tool) => [tool.name, tool])) };
     }
     return this.last;
@@ -29,4 +36,28 @@ export function toolFilter(rules: { allow?: string[] | undefined; deny: string[]
   const allow = rules.allow?.map(globToRegExp);
   const deny = rules.deny.map(globToRegExp);
   return (name) => (!allow || allow.some((re) => re.test(name))) && !deny.some((re) => re.test(name));
+}
+
+/**
+ * Whether a tool may be listed and called for the `x-mcp-header` annotations it carries. A client of the
+ * 2026-07-28 era over HTTP must leave out a tool whose annotations break the rules, and should say why; over
+ * stdio, and in the 2025 era, the annotations mean nothing. `era` is the running session's, asked when a list
+ * is filtered.
+ */
+export function headerAnnotations(transport: string, era: () => { modern: boolean } | undefined, log: Logger): (tool: Tool) => boolean {
+  return (tool) => {
+    if (transport !== "http" || era()?.modern !== true) return true;
+    const params = headerParamsOf(tool);
+    if (typeof params === "string") log.warn({ tool: tool.name, reason: params }, "tool left out: its x-mcp-header annotations are invalid");
+    return typeof params !== "string";
+  };
+}
+
+/** A child's visible tools: its globs, and the annotations rule for the era its running session speaks. */
+export function visibleTools(
+  config: Pick<ChildConfig, "tools" | "transport">,
+  era: () => { modern: boolean } | undefined,
+  log: Logger,
+): VisibleTools {
+  return new VisibleTools(toolFilter(config.tools), headerAnnotations(config.transport, era, log));
 }

@@ -130,3 +130,15 @@ describe.each(["mstdio", "mhttp"])("a call to the 2026-07-28 child %s that its c
     expect(await status(at.client, child)).toMatchObject({ status: "running" });
   });
 });
+
+describe("a tools/call to a 2026-07-28 child over HTTP", () => {
+  const at = gaggleOver(() => [`[mcp_servers.mhttp]\n${CHILDREN.mhttp!()}\n`]);
+
+  it("mirrors the parameters the tool marks with x-mcp-header into Mcp-Param headers (the child refuses the call without)", async () => {
+    for (const region of ["us-west1", "Hello, 世界", " padded "]) {
+      const result = await at.client.callTool({ name: "mhttp__test_header_param", arguments: { region } });
+      expect(result.isError).toBeFalsy();
+      expect(text(result)).toBe(`region: ${region}`);
+    }
+  });
+});

@@ -17,6 +17,12 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const rootSdk = (path) => import(pathToFileURL(join(ROOT, "node_modules/@modelcontextprotocol/sdk/dist/esm", path)).href);
 const { Client } = await rootSdk("client/index.js");
 const { StdioClientTransport } = await rootSdk("client/stdio.js");
+const { ElicitRequestSchema } = await rootSdk("types.js");
+
+/** Answers every form gaggle relays from the child: accepted, with `content`. */
+function acceptForms(client, content = {}) {
+  client.setRequestHandler(ElicitRequestSchema, () => ({ action: "accept", content }));
+}
 
 /** What each scenario asks of the client, done through gaggle. */
 const SCENARIOS = {
@@ -30,7 +36,57 @@ const SCENARIOS = {
     const result = await client.callTool({ name: "add_numbers", arguments: { a: 5, b: 3 } }, undefined, { timeout: 15_000 });
     if (result.isError) throw new Error(`add_numbers failed: ${JSON.stringify(result.content)}`);
   },
+  // The child asks for a form whose fields all have defaults; the client (this script, with the SDK's
+  // applyDefaults) accepts it empty and the defaults are filled in on the way back.
+  "elicitation-sep1034-client-defaults": async (client) => {
+    acceptForms(client);
+    await call(client, "test_client_elicitation_defaults");
+  },
+  // The child's response stream closes before the result, with a retry interval: gaggle's transport reconnects.
+  "sse-retry": async (client) => {
+    await call(client, "test_reconnection");
+  },
+  // Every request gaggle sends carries the envelope and the version header, also after a version refusal.
+  "request-metadata": async (client) => {
+    await client.listTools();
+    await client.listTools();
+  },
+  // The child's input_required rounds: gaggle asks this client, then retries with the child's requestState.
+  "sep-2322-client-request-state": async (client) => {
+    acceptForms(client, { confirmed: true });
+    await call(client, "test_mrtr_echo_state");
+    await call(client, "test_mrtr_unrelated");
+    await call(client, "test_mrtr_no_state");
+    await call(client, "test_mrtr_no_result_type");
+  },
+  "http-standard-headers": async (client) => {
+    await call(client, "test_headers");
+  },
+  // Parameters marked x-mcp-header travel as Mcp-Param-* headers too: the calls come from the scenario's context.
+  "http-custom-headers": async (client) => {
+    await client.listTools();
+    const { toolCalls } = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}");
+    for (const { name, arguments: args } of toolCalls ?? []) await call(client, name, args);
+  },
+  // Tools whose x-mcp-header annotations break the rules are left out of gaggle's list; the valid one is called.
+  "http-invalid-tool-headers": async (client) => {
+    const { tools } = await client.listTools();
+    const listed = tools.map((tool) => tool.name).filter((name) => name !== "valid_tool");
+    if (listed.length > 0) throw new Error(`gaggle lists tools with invalid x-mcp-header annotations: ${listed.join(", ")}`);
+    await call(client, "valid_tool", { region: "us-west1" });
+  },
+  // Listing a tool whose schema names a network $ref must not make gaggle fetch it.
+  "json-schema-ref-no-deref": async (client) => {
+    await client.listTools();
+  },
 };
+
+/** Calls a tool of the child through gaggle; a failure is thrown with what gaggle answered. */
+async function call(client, name, args = {}) {
+  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 15_000 });
+  if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
+  return result;
+}
 
 async function main() {
   const url = process.argv.at(-1);
@@ -42,7 +98,8 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), "gaggle-conformance-client-"));
   const config = join(dir, "children_config.toml");
   writeFileSync(config, gaggleConfig(['type = "http"', `url = ${JSON.stringify(url)}`]));
-  const client = new Client({ name: "gaggle-conformance-client", version: "1.0.0" });
+  const capabilities = { elicitation: { form: { applyDefaults: true } } };
+  const client = new Client({ name: "gaggle-conformance-client", version: "1.0.0" }, { capabilities });
   const transport = new StdioClientTransport({ command: process.execPath, args: [join(ROOT, "dist/cli.js"), "--config", config], stderr: "inherit" });
   try {
     await client.connect(transport);

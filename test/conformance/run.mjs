@@ -36,9 +36,19 @@ const SUITE_NODE = join(HERE, "node_modules/.bin/node");
 
 const REQUIREMENTS = ["2025-11-25", "2026-07-28"];
 const CLIENT_RUNS = [
-  { scenario: "initialize", version: "2025-11-25" },
-  { scenario: "tools_call", version: "2025-11-25" },
-  { scenario: "tools_call", version: "2026-07-28" },
+  ...["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"].map((scenario) => ({ scenario, version: "2025-11-25" })),
+  ...[
+    "tools_call",
+    "request-metadata",
+    "sep-2322-client-request-state",
+    "http-standard-headers",
+    "http-custom-headers",
+    "http-invalid-tool-headers",
+    "json-schema-ref-no-deref",
+  ].map((scenario) => ({
+    scenario,
+    version: "2026-07-28",
+  })),
 ];
 const SCENARIO_TIMEOUT_MS = 20_000;
 
