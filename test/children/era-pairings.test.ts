@@ -52,6 +52,8 @@ interface Subject {
   progress: Call;
   resource: string;
   update: Call;
+  /** Answers with the request's _meta in its text. */
+  metaEcho: Call;
   cancellable: Call;
   /**
    * `ask` calls a tool as the client whose call is cancelled: a child serves one client at a time, so another
@@ -59,6 +61,9 @@ interface Subject {
    */
   watchCancel(ask: Ask): Promise<CancelWatch>;
 }
+
+/** A W3C trace context, as the 2026-07-28 era carries it in `_meta`. */
+const TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 
 const text = (result: unknown) => (result as { content: Array<{ text: string }> }).content[0]!.text;
 
@@ -73,6 +78,7 @@ const LEGACY: Subject = {
   progress: { tool: "progress", args: { steps: 3 } },
   resource: "fixture://counter",
   update: { tool: "bump" },
+  metaEcho: { tool: "meta_echo" },
   cancellable: { tool: "slow_cancel", args: { ms: 30_000 } },
   watchCancel: async (ask) => {
     const sinceLastCall = async () => {
@@ -100,6 +106,7 @@ function conformanceSubject(era: Subject["era"], config: () => string): Subject 
     progress: { tool: "test_tool_with_progress" },
     resource: "test://watched-resource",
     update: { tool: "test_trigger_resource_update" },
+    metaEcho: { tool: "test_echo_meta" },
     cancellable: { tool: "test_wait_for_cancel" },
     watchCancel: async (ask) => {
       const before = await counts(ask);
@@ -174,6 +181,11 @@ describe.each(Object.entries(SUBJECTS))("%s", (_title, subject) => {
       expect(progress.length).toBeGreaterThan(0);
     });
 
+    it("the request's _meta (a traceparent) reaches the child as the client wrote it", async () => {
+      const result = await legacy.callTool({ name: `child__${subject.metaEcho.tool}`, arguments: {}, _meta: { traceparent: TRACEPARENT } });
+      expect(text(result)).toContain(TRACEPARENT);
+    });
+
     it("a subscribed resource's updates reach the client", async () => {
       await legacy.subscribeResource({ uri: subject.resource });
       const before = updated.length;
@@ -239,6 +251,13 @@ describe.each(Object.entries(SUBJECTS))("%s", (_title, subject) => {
       expect(
         frames.some((frame) => frame.method === "notifications/progress" && (frame.params as { progressToken?: unknown }).progressToken === "p-1"),
       ).toBe(true);
+    });
+
+    it("the request's _meta (a traceparent) reaches the child beside the envelope", async () => {
+      const { result } = await final(
+        await send("tools/call", { name: `child__${subject.metaEcho.tool}`, arguments: {} }, { traceparent: TRACEPARENT }),
+      );
+      expect(text(result)).toContain(TRACEPARENT);
     });
 
     it("a listen stream that names the resource hears its updates", async () => {
