@@ -7,6 +7,7 @@ import { configProblems } from "./gateway/gaggle.js";
 import { GAGGLE_VERSION } from "./shared/version.js";
 import { runOneShot, UsageError, type OneShotCommand } from "./cli/one-shot.js";
 import { parseListenAddress, serveHttpUntilStopped, serveStdio } from "./cli/serve.js";
+import { runAuth } from "./cli/auth.js";
 
 const HELP = `gaggle ${GAGGLE_VERSION}: one MCP entry for every MCP server you run
 
@@ -18,6 +19,9 @@ Usage:
   gaggle schema SERVER [TOOL]               show a child's tools, resources and prompts
   gaggle call SERVER TOOL [JSON_ARGS]       call a tool on a child
   gaggle status [SERVER]                    show a child's (or every child's) status
+  gaggle auth login SERVER                  sign in to a remote child that requires OAuth (prints the URL to open)
+  gaggle auth status                        show each remote child's sign-in and its expiry
+  gaggle auth logout SERVER                 forget a remote child's tokens and client registration
 
 Options:
   -c, --config PATH     config file (default: ./children_config.toml, ./children_config.json,
@@ -47,7 +51,7 @@ async function main(argv: string[]): Promise<number> {
   if (values.help) return print(HELP);
   if (values.version) return print(`${GAGGLE_VERSION}\n`);
   const [command, ...operands] = positionals;
-  if (command !== undefined && command !== "validate" && !ONE_SHOT.has(command)) {
+  if (command !== undefined && command !== "validate" && command !== "auth" && !ONE_SHOT.has(command)) {
     throw new UsageError(`unknown command "${command}"; see gaggle --help`);
   }
   const level = values["log-level"];
@@ -68,6 +72,7 @@ async function main(argv: string[]): Promise<number> {
   setLogLevel((level as LogLevel | undefined) ?? (command === undefined ? config.gateway.logLevel : "warn"));
 
   if (command === "validate") return validateCommand(path, config);
+  if (command === "auth") return runAuth(operands, config);
   if (command !== undefined) return runOneShot(command as OneShotCommand, operands, config);
   await (address ? serveHttpUntilStopped(config, address) : serveStdio(config));
   return -1;

@@ -21,6 +21,8 @@ import type { ChildEvents } from "./switchboard.js";
 import { childEnv } from "./child-env.js";
 import { EraTransport } from "./era-transport.js";
 import { ForwardingTransport } from "./forwarding-transport.js";
+import { ChildOAuthProvider } from "./oauth/provider.js";
+import { TokenStore } from "./oauth/token-store.js";
 import { httpListenChannel } from "./http-listen.js";
 import { connectionLost, remoteTransport, streamBroken, terminateRemoteSession } from "./remote-transport.js";
 import { SchemaCache } from "./schema-cache.js";
@@ -48,6 +50,7 @@ export interface Session {
 export interface SessionWiring {
   config: ChildConfig;
   shutdownGraceMs: number;
+  stateDir: string;
   stderr: StderrRing;
   log: Logger;
   events: ChildEvents;
@@ -172,8 +175,11 @@ export function startFailureReason(error: unknown, session: Session | undefined,
   return typeof status === "number" && status >= 400 && !message.includes(String(status)) ? `${message} (HTTP ${status})` : message;
 }
 
-function createTransport({ config, shutdownGraceMs, stderr, log }: SessionWiring, toolFor: (name: string) => Tool | undefined): Transport {
-  if (config.transport !== "stdio") return remoteTransport(config.transport, config.url!, config.headers, toolFor);
+function createTransport({ config, shutdownGraceMs, stateDir, stderr, log }: SessionWiring, toolFor: (name: string) => Tool | undefined): Transport {
+  if (config.transport !== "stdio") {
+    const signIn = new ChildOAuthProvider(config.name, config.oauth, new TokenStore(stateDir, config.name, config.url!));
+    return remoteTransport(config.transport, config.url!, { headers: config.headers, toolFor, authProvider: signIn });
+  }
   return new ProcessGroupTransport({
     command: config.command!,
     args: config.args,

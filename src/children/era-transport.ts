@@ -8,6 +8,7 @@ import {
   type JSONRPCRequest,
   type MessageExtraInfo,
 } from "@modelcontextprotocol/sdk/types.js";
+import { GaggleError } from "../shared/errors.js";
 import { isObject } from "../shared/json.js";
 import { META, MODERN_ERRORS, MODERN_VERSION } from "../shared/modern-protocol.js";
 import { ChildListen, inBandChannel, type ListenChannel } from "./child-listen.js";
@@ -222,10 +223,14 @@ export class EraTransport implements Transport {
     try {
       await this.inner.send({ jsonrpc: "2.0", id: PROBE_ID, method: "server/discover", params: this.enveloped(undefined) }, options);
       return await answered;
-    } catch {
+    } catch (error) {
+      // A sign-in that is needed is needed whatever the era; initialize would only meet the same 401.
+      if (error instanceof GaggleError) throw error;
       // Over HTTP a 2025 server refuses the sessionless POST (400, 404, 405): that is its answer.
       return undefined;
     } finally {
+      // Settles the wait, and with it the probe's timer, which would otherwise hold a one-shot command open.
+      this.probe?.answer(undefined);
       this.probe = undefined;
     }
   }

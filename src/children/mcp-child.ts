@@ -33,6 +33,8 @@ import { CallerTracker } from "./upstream.js";
 export interface McpChildOptions {
   /** Time a stdio child gets after SIGTERM before its process group is killed. */
   shutdownGraceMs: number;
+  /** Where a remote child's sign-in (OAuth client and tokens) is kept. */
+  stateDir: string;
   switchboard: Switchboard;
   /** Every time McpChild reads (back-off, the idle timeout, start times and uptime); the system clock unless a test gives its own. */
   clock?: Clock;
@@ -43,10 +45,8 @@ const LOCAL_CALLER = "local";
 /** How long a remote server whose stream broke gets to answer a ping before its session is given up. */
 const PING_TIMEOUT_MS = 10_000;
 
-/**
- * The session's life is the state machine in child-state.ts; starts and stops run one at a time under one
- * lock, and calls that arrive while a start is under way share it.
- */
+/** The session's life is the state machine in child-state.ts; starts and stops run one at a time under one lock,
+ * and calls that arrive while a start is under way share it. */
 export class McpChild implements Child {
   readonly name: string;
   readonly description: string | undefined;
@@ -57,7 +57,7 @@ export class McpChild implements Child {
   private pendingStart: Promise<Session> | undefined;
   private readonly clock: Clock;
   private readonly switchboard: Switchboard;
-  private readonly shutdownGraceMs: number;
+  private readonly sessionOptions: Pick<McpChildOptions, "shutdownGraceMs" | "stateDir">;
   private readonly stderr = new StderrRing();
   private readonly log: Logger;
   private readonly callers = new CallerTracker();
@@ -82,7 +82,7 @@ export class McpChild implements Child {
     this.machine = new ChildStateMachine(config.name);
     this.clock = options.clock ?? systemClock;
     this.switchboard = options.switchboard;
-    this.shutdownGraceMs = options.shutdownGraceMs;
+    this.sessionOptions = { shutdownGraceMs: options.shutdownGraceMs, stateDir: options.stateDir };
     this.limits = { timeoutMs: config.timeoutMs, maxTotalTimeoutMs: config.maxTimeoutMs };
     this.idle = new IdleWatch(config.idleTimeoutMs, this.clock, () => void this.stopIfIdle());
     this.log = logger({ child: config.name });
@@ -252,7 +252,7 @@ export class McpChild implements Child {
     const { session, startedAt } = phase;
     const uptimeMs = this.clock.now() - startedAt.getTime();
     this.machine.move({ state: "stopping", session, startedAt });
-    await closeSession(session, this.shutdownGraceMs).catch((error: unknown) => this.log.warn({ err: error }, "error while closing"));
+    await closeSession(session, this.sessionOptions.shutdownGraceMs).catch((error: unknown) => this.log.warn({ err: error }, "error while closing"));
     this.machine.move({ state: "stopped" });
     this.log.info({ uptimeMs }, "session closed");
     return { uptimeMs };
@@ -306,7 +306,7 @@ export class McpChild implements Child {
   private newSession(): Session {
     return createSession({
       config: this.config,
-      shutdownGraceMs: this.shutdownGraceMs,
+      ...this.sessionOptions,
       stderr: this.stderr,
       log: this.log,
       events: this.switchboard,
@@ -373,9 +373,8 @@ export class McpChild implements Child {
   /** What the SDK or the forwarding lane threw, as a GaggleError that says what happened to the child. */
   private failure(error: unknown, session: Session, what: string, ctx?: CallContext): GaggleError {
     if (connectionLost(error)) {
-      // A request that could not be sent is the session's end, told as the end of a session is. The SDK's
-      // transports tell onerror first, which ended the session already; the request itself gets its own
-      // error here, since the session's close waits a turn (onSessionLost).
+      // A request that could not be sent is the session's end, told as the end of a session is. The SDK's transports
+      // tell onerror first, which ended the session already; the request gets its own error here, since the close waits a turn.
       this.onSessionLost(session, error);
       error = new McpError(ErrorCode.ConnectionClosed, errorChain(error));
     }

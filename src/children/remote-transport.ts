@@ -1,25 +1,26 @@
 // Transports for children reached over the network (Streamable HTTP and the legacy SSE transport), and what their failures mean.
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { modernFetch } from "./modern-fetch.js";
 
-/**
- * The configured headers go on every request, the SSE stream's GET included (the SDK merges `requestInit`).
- * `toolFor` finds a tool of the child by name, for the headers a 2026-07-28 tools/call mirrors from its arguments.
- */
-export function remoteTransport(
-  kind: "http" | "sse",
-  url: string,
-  headers: Record<string, string>,
-  toolFor: (name: string) => Tool | undefined,
-): Transport {
+export interface RemoteOptions {
+  /** Go on every request, the SSE stream's GET included (the SDK merges `requestInit`). */
+  headers: Record<string, string>;
+  /** Finds a tool of the child by name, for the headers a 2026-07-28 tools/call mirrors from its arguments. */
+  toolFor: (name: string) => Tool | undefined;
+  /** Signs in when the child answers 401 (the MCP authorization spec); its tokens then go on every request. */
+  authProvider: OAuthClientProvider;
+}
+
+export function remoteTransport(kind: "http" | "sse", url: string, { headers, toolFor, authProvider }: RemoteOptions): Transport {
   const endpoint = new URL(url);
   const requestInit = { headers };
   return kind === "http"
-    ? new StreamableHTTPClientTransport(endpoint, { requestInit, fetch: modernFetch(toolFor) })
-    : new SSEClientTransport(endpoint, { requestInit });
+    ? new StreamableHTTPClientTransport(endpoint, { requestInit, authProvider, fetch: modernFetch(toolFor) })
+    : new SSEClientTransport(endpoint, { requestInit, authProvider });
 }
 
 /**

@@ -2,7 +2,7 @@
 import { dirname } from "node:path";
 import { z } from "zod";
 import { describeValue } from "./errors.js";
-import type { ChildConfig, TransportKind } from "./schema.js";
+import type { ChildConfig, OAuthConfig, TransportKind } from "./schema.js";
 import { isObject } from "../shared/json.js";
 import { configCommand, configPath, type PathOptions } from "./paths.js";
 import { closed, expected, oneOf } from "./zod-kit.js";
@@ -68,12 +68,23 @@ export const childShape = {
     .regex(/^[A-Za-z0-9_-]*$/)
     .optional(),
   tools: closed({ allow: stringList().optional(), deny: stringList().optional() }).optional(),
+  oauth: closed({
+    client_id: text().optional(),
+    client_secret: text().optional(),
+    client_metadata_url: z
+      .string(expected("an https URL"))
+      .refine((value) => URL.canParse(value) && new URL(value).protocol === "https:")
+      .optional(),
+    scopes: stringList().optional(),
+    grant: oneOf(["authorization_code", "client_credentials"]).optional(),
+    redirect_port: z.int(expected("a port from 0 to 65535 (0 = any free port)")).min(0).max(65535).optional(),
+  }).optional(),
 };
 
 export type RawChild = z.output<ReturnType<typeof closed<typeof childShape>>>;
 
 const STDIO_ONLY = ["args", "env", "cwd", "inherit_env"] as const;
-const HTTP_ONLY = ["headers"] as const;
+const HTTP_ONLY = ["headers", "oauth"] as const;
 
 function declaredTransport(raw: RawChild): { kind: TransportKind; key: "type" | "transport" } | undefined {
   if (raw.type !== undefined) return { kind: TRANSPORT_NAMES[raw.type], key: "type" };
@@ -126,6 +137,9 @@ export function checkChild(raw: RawChild, ctx: z.RefinementCtx): void {
     const message = `only used by the stdio transport, but this server uses ${transport} ${why}; remove it`;
     for (const key of STDIO_ONLY) if (isSet(raw[key])) issue([key], message, raw[key]);
   }
+  if (raw.oauth?.grant === "client_credentials" && raw.oauth.client_id === undefined) {
+    issue(["oauth", "client_id"], `expected a client_id for the client_credentials grant (with client_secret), got nothing`);
+  }
   if (raw.enabled !== undefined && raw.disabled !== undefined) {
     issue(["disabled"], `cannot be combined with "enabled"; keep one of them`, raw.disabled);
   }
@@ -161,5 +175,17 @@ export function normalizeChild(raw: RawChild, opts: PathOptions): Omit<ChildConf
     ...(raw.expose !== undefined && { expose: raw.expose }),
     ...(raw.prefix !== undefined && { prefix: raw.prefix }),
     tools: { ...(raw.tools?.allow !== undefined && { allow: raw.tools.allow }), deny: raw.tools?.deny ?? [] },
+    ...(raw.oauth !== undefined && { oauth: normalizeOAuth(raw.oauth) }),
+  };
+}
+
+function normalizeOAuth(raw: NonNullable<RawChild["oauth"]>): OAuthConfig {
+  return {
+    ...(raw.client_id !== undefined && { clientId: raw.client_id }),
+    ...(raw.client_secret !== undefined && { clientSecret: raw.client_secret }),
+    ...(raw.client_metadata_url !== undefined && { clientMetadataUrl: raw.client_metadata_url }),
+    scopes: raw.scopes ?? [],
+    grant: raw.grant ?? "authorization_code",
+    redirectPort: raw.redirect_port ?? 0,
   };
 }

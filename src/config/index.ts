@@ -2,4 +2,5 @@
 export { ConfigError, describeValue } from "./errors.js";
 export { expandEnv, expandString } from "./expand.js";
 export { findConfigPath, loadConfig, validateConfigText } from "./load.js";
-export { type ChildConfig, type GaggleConfig, GATEWAY_DEFAULTS, LOG_LEVELS, VIRTUAL_CHILD_NAMES } from "./schema.js";
+export { stateDir } from "./state-dir.js";
+export { type ChildConfig, type GaggleConfig, type OAuthConfig, GATEWAY_DEFAULTS, LOG_LEVELS, VIRTUAL_CHILD_NAMES } from "./schema.js";

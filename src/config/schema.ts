@@ -52,6 +52,22 @@ export interface ChildConfig {
   prefix?: string;
   /** Glob patterns; `allow` absent = every tool. */
   tools: { allow?: string[]; deny: string[] };
+  /** How gaggle signs in to a remote child; without it, OAuth is used only when the child asks for it. */
+  oauth?: OAuthConfig;
+}
+
+/** `[mcp_servers.NAME.oauth]`: the client gaggle is at the child's authorization server. */
+export interface OAuthConfig {
+  /** Pre-registered client; without it, a client metadata document URL, else dynamic registration. */
+  clientId?: string;
+  clientSecret?: string;
+  /** An https URL where the authorization server can fetch gaggle's client metadata (its client_id). */
+  clientMetadataUrl?: string;
+  /** Asked for when the child names none (its WWW-Authenticate, then its scopes_supported, come first). */
+  scopes: string[];
+  grant: "authorization_code" | "client_credentials";
+  /** The loopback port sign-in redirects to; 0 = any free port. */
+  redirectPort: number;
 }
 
 export interface GatewayConfig {

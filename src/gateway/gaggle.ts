@@ -3,7 +3,7 @@ import { McpChild } from "../children/mcp-child.js";
 import { setReaperGrace } from "../children/reaper.js";
 import { Router } from "../children/router.js";
 import { Switchboard } from "../children/switchboard.js";
-import { VIRTUAL_CHILD_NAMES, type GaggleConfig } from "../config/index.js";
+import { stateDir, VIRTUAL_CHILD_NAMES, type GaggleConfig } from "../config/index.js";
 import { ProxyCatalog, type Exposure } from "./proxy-catalog.js";
 import { MemberRegistry } from "./members.js";
 import { SessionHub } from "./session-hub.js";
@@ -49,7 +49,7 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
   const members = new MemberRegistry(options.memberBase);
   setReaperGrace(config.gateway.shutdownGraceMs);
   const enabled = config.children.filter((child) => child.enabled);
-  const childOptions = { shutdownGraceMs: config.gateway.shutdownGraceMs, switchboard };
+  const childOptions = { shutdownGraceMs: config.gateway.shutdownGraceMs, stateDir: stateDir(config), switchboard };
   const router = new Router([
     ...enabled.map((child) => ({ child: new McpChild(child, childOptions), concurrency: child.concurrency })),
     ...createVirtualChildren(config, switchboard, members).map((child) => ({ child, concurrency: BUILT_IN_CONCURRENCY })),

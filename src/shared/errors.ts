@@ -8,6 +8,8 @@ export const ERROR_CODES = [
   "SERVER_FAILED",
   "TIMEOUT",
   "SESSION_ERROR",
+  // A remote child needs a person to sign in (OAuth); the hint gives the command.
+  "AUTH_REQUIRED",
   // Raised by the built-in virtual children:
   "PERMISSION_DENIED",
   "LIMIT_REACHED",

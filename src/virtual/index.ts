@@ -5,7 +5,7 @@ import type { GaggleConfig } from "../config/index.js";
 import type { MemberUrls } from "./context.js";
 import { createGooseChild } from "./goose/index.js";
 import { createProcessChild, processSettingsProblems } from "./process/index.js";
-import { stateDir } from "./state-dir.js";
+import { stateDir } from "../config/index.js";
 import { createTeamChild } from "./team/index.js";
 
 export type { MemberUrl, MemberUrls } from "./context.js";

@@ -6,6 +6,7 @@ import { childConfigOf } from "../helpers/config.js";
 import { textOf } from "../helpers/gaggle.js";
 import { refusal } from "../helpers/mcp-child.js";
 import { startHttpFixture, type HttpFixture } from "../helpers/http-fixture.js";
+import { STATE_DIR } from "../helpers/paths.js";
 
 /** The server answers GET with 405: no standalone stream is there to notice first that it went away. */
 const NO_GET_STREAM = { args: ["--no-get-stream"] };
@@ -18,7 +19,7 @@ afterEach(async () => {
 async function childOf(server: HttpFixture): Promise<McpChild> {
   // A minute of timeout: a call that waited for it would fail this test by the test's own timeout first.
   const entry = `[mcp_servers.remote]\ntype = "http"\nurl = "${server.origin}/mcp"\ntimeout_ms = 60000\n`;
-  const child = new McpChild(childConfigOf(entry), { shutdownGraceMs: 500, switchboard: new Switchboard() });
+  const child = new McpChild(childConfigOf(entry), { shutdownGraceMs: 500, stateDir: STATE_DIR, switchboard: new Switchboard() });
   cleanups.push(() => child.close());
   return child;
 }

@@ -5,6 +5,7 @@
 // what the scenario expects of a client, through gaggle: gaggle's own client side is what gets judged.
 //
 //   node test/conformance/gaggle-client.mjs http://localhost:PORT/mcp
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -88,20 +89,71 @@ async function call(client, name, args = {}) {
   return result;
 }
 
+/** Every auth/* scenario: once signed in, the client lists the tools and calls each (the mock offers one or none). */
+async function signedInUse(client) {
+  const { tools } = await client.listTools();
+  for (const tool of tools) await call(client, tool.name);
+}
+
+/**
+ * Signs gaggle in to the scenario's server as a person would: `gaggle auth login child` prints the authorization
+ * URL; this script plays the browser, following the authorization server's redirect to gaggle's loopback listener.
+ */
+async function signIn(config, env) {
+  const login = spawn(process.execPath, [join(ROOT, "dist/cli.js"), "auth", "login", "child", "--config", config], {
+    env,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let output = "";
+  const exited = new Promise((resolve) => login.once("exit", resolve));
+  const authorizationUrl = await new Promise((resolve, reject) => {
+    login.stdout.on("data", (chunk) => {
+      output += chunk;
+      process.stderr.write(chunk);
+      const match = /^\s+(https?:\/\/\S+)$/m.exec(output);
+      if (match) resolve(match[1]);
+    });
+    exited.then((code) => reject(new Error(`gaggle auth login exited (code ${code}) before printing a URL:\n${output}`)));
+  });
+  let next = authorizationUrl;
+  for (let hop = 0; hop < 5 && next; hop++) {
+    const response = await fetch(next, { redirect: "manual" });
+    next = response.status >= 300 && response.status < 400 ? new URL(response.headers.get("location"), next).href : undefined;
+  }
+  const code = await exited;
+  if (code !== 0) throw new Error(`gaggle auth login failed (code ${code}):\n${output}`);
+}
+
+/** The client the scenario pre-registered for gaggle (its context names it), as the child's oauth table. */
+function oauthLines() {
+  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}");
+  if (context.client_id === undefined) return [];
+  const grant = String(context.name ?? "").includes("client-credentials") ? ['grant = "client_credentials"'] : [];
+  const secret = context.client_secret === undefined ? [] : [`client_secret = ${JSON.stringify(context.client_secret)}`];
+  return ["", "[mcp_servers.child.oauth]", `client_id = ${JSON.stringify(context.client_id)}`, ...secret, ...grant];
+}
+
 async function main() {
   const url = process.argv.at(-1);
   const scenario = process.env.MCP_CONFORMANCE_SCENARIO;
-  const act = SCENARIOS[scenario];
+  const act = scenario?.startsWith("auth/") ? signedInUse : SCENARIOS[scenario];
   if (!url?.startsWith("http") || act === undefined) {
     throw new Error(`usage: gaggle-client.mjs URL, with MCP_CONFORMANCE_SCENARIO one of ${Object.keys(SCENARIOS).join(", ")} (got ${scenario})`);
   }
   const dir = mkdtempSync(join(tmpdir(), "gaggle-conformance-client-"));
   const config = join(dir, "children_config.toml");
-  writeFileSync(config, gaggleConfig(['type = "http"', `url = ${JSON.stringify(url)}`]));
+  writeFileSync(config, gaggleConfig(['type = "http"', `url = ${JSON.stringify(url)}`, ...oauthLines()]));
   const capabilities = { elicitation: { form: { applyDefaults: true } } };
   const client = new Client({ name: "gaggle-conformance-client", version: "1.0.0" }, { capabilities });
-  const transport = new StdioClientTransport({ command: process.execPath, args: [join(ROOT, "dist/cli.js"), "--config", config], stderr: "inherit" });
+  const env = { ...process.env, XDG_STATE_HOME: join(dir, "state") };
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [join(ROOT, "dist/cli.js"), "--config", config],
+    env,
+    stderr: "inherit",
+  });
   try {
+    if (scenario.startsWith("auth/")) await signIn(config, env);
     await client.connect(transport);
     await act(client);
   } finally {

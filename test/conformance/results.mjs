@@ -20,13 +20,15 @@ export function scoredScenarios(suiteDir, requirements) {
 const RESULT_DIR = /^(?:server-)?(.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$/;
 
 /** Checks per scenario found under an output directory: Map<scenario, check[]>. */
-export function readChecks(outDir) {
-  const byScenario = new Map();
+export function readChecks(outDir, prefix = "", byScenario = new Map()) {
   if (!existsSync(outDir)) return byScenario;
   for (const entry of readdirSync(outDir, { withFileTypes: true })) {
-    const scenario = entry.isDirectory() ? RESULT_DIR.exec(entry.name)?.[1] : undefined;
+    if (!entry.isDirectory()) continue;
+    const scenario = RESULT_DIR.exec(entry.name)?.[1];
     const file = scenario && join(outDir, entry.name, "checks.json");
-    if (file && existsSync(file)) byScenario.set(scenario, JSON.parse(readFileSync(file, "utf8")));
+    if (file && existsSync(file)) byScenario.set(`${prefix}${scenario}`, JSON.parse(readFileSync(file, "utf8")));
+    // A scenario named with a slash (auth/metadata-default) has its results one folder down.
+    else if (!scenario) readChecks(join(outDir, entry.name), `${prefix}${entry.name}/`, byScenario);
   }
   return byScenario;
 }

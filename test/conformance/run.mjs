@@ -35,6 +35,38 @@ const SUITE = join(SUITE_DIR, "dist/index.js");
 const SUITE_NODE = join(HERE, "node_modules/.bin/node");
 
 const REQUIREMENTS = ["2025-11-25", "2026-07-28"];
+/** The suite's client auth/* scenarios of each requirement set, run with gaggle signing in as a person would. */
+const AUTH_IN_BOTH = [
+  "metadata-default",
+  "metadata-var1",
+  "metadata-var2",
+  "metadata-var3",
+  "basic-cimd",
+  "scope-from-www-authenticate",
+  "scope-from-scopes-supported",
+  "scope-omitted-when-undefined",
+  "scope-step-up",
+  "scope-retry-limit",
+  "token-endpoint-auth-basic",
+  "token-endpoint-auth-post",
+  "token-endpoint-auth-none",
+  "pre-registration",
+];
+const AUTH_IN_2026 = [
+  "resource-mismatch",
+  "offline-access-scope",
+  "offline-access-not-supported",
+  "authorization-server-migration",
+  "iss-supported",
+  "iss-not-advertised",
+  "iss-supported-missing",
+  "iss-wrong-issuer",
+  "iss-unexpected",
+  "iss-normalized",
+  "metadata-issuer-mismatch",
+];
+const AUTH_SCENARIOS = { "2025-11-25": AUTH_IN_BOTH, "2026-07-28": [...AUTH_IN_BOTH, ...AUTH_IN_2026] };
+
 const CLIENT_RUNS = [
   ...["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"].map((scenario) => ({ scenario, version: "2025-11-25" })),
   ...[
@@ -49,6 +81,7 @@ const CLIENT_RUNS = [
     scenario,
     version: "2026-07-28",
   })),
+  ...Object.entries(AUTH_SCENARIOS).flatMap(([version, names]) => names.map((name) => ({ scenario: `auth/${name}`, version }))),
 ];
 const SCENARIO_TIMEOUT_MS = 20_000;
 
@@ -170,7 +203,7 @@ async function clientRuns(work, scored) {
         "-o",
         out,
       ];
-      const outcome = await suite(work, `${label}-${scenario}`, [...args, ...baselineArgs(label)]);
+      const outcome = await suite(work, `${label}-${scenario.replaceAll("/", "-")}`, [...args, ...baselineArgs(label)]);
       code ||= outcome.code;
       output += outcome.output;
     }

@@ -2,7 +2,7 @@
 import { McpChild } from "../../src/children/mcp-child.js";
 import type { Switchboard } from "../../src/children/switchboard.js";
 import { startHttpFixture, type HttpFixture } from "../helpers/http-fixture.js";
-import { fixtureChild } from "../helpers/paths.js";
+import { fixtureChild, STATE_DIR } from "../helpers/paths.js";
 import { until } from "../helpers/poll.js";
 import { isAlive } from "../helpers/processes.js";
 import { childConfigOf } from "../helpers/config.js";
@@ -36,7 +36,11 @@ function echoCalls(stderr: () => string) {
 }
 
 export async function stdioSubject(switchboard: Switchboard): Promise<Subject> {
-  const child = new McpChild(childConfigOf(fixtureChild("stdio_echo", "echo.mjs", LIMITS)), { shutdownGraceMs: SHUTDOWN_GRACE_MS, switchboard });
+  const child = new McpChild(childConfigOf(fixtureChild("stdio_echo", "echo.mjs", LIMITS)), {
+    shutdownGraceMs: SHUTDOWN_GRACE_MS,
+    stateDir: STATE_DIR,
+    switchboard,
+  });
   const pids = new Set<number>();
   const notePid = () => {
     const pid = child.status().pid;
@@ -75,7 +79,7 @@ export async function remoteSubject(switchboard: Switchboard, transport: "http" 
   let server: HttpFixture = await startHttpFixture();
   const path = transport === "http" ? "/mcp" : "/sse";
   const entry = `[mcp_servers.${transport}_echo]\ntype = "${transport}"\nurl = "${server.origin}${path}"\n${LIMITS}\n`;
-  const child = new McpChild(childConfigOf(entry), { shutdownGraceMs: SHUTDOWN_GRACE_MS, switchboard });
+  const child = new McpChild(childConfigOf(entry), { shutdownGraceMs: SHUTDOWN_GRACE_MS, stateDir: STATE_DIR, switchboard });
   const kind = transport === "http" ? "streamable" : "sse";
   return {
     child,

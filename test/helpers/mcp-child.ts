@@ -7,7 +7,7 @@ import { Switchboard } from "../../src/children/switchboard.js";
 import { GaggleError } from "../../src/shared/errors.js";
 import { ManualClock } from "./manual-clock.js";
 import { childConfigOf } from "./config.js";
-import { fixtureChild } from "./paths.js";
+import { fixtureChild, STATE_DIR } from "./paths.js";
 
 const made: McpChild[] = [];
 
@@ -16,7 +16,7 @@ export function mcpChildOf(script: string, extraToml = ""): { child: McpChild; c
   const config = childConfigOf(fixtureChild("subject", script, extraToml));
   const clock = new ManualClock();
   const switchboard = new Switchboard();
-  const child = new McpChild(config, { shutdownGraceMs: 2000, switchboard, clock });
+  const child = new McpChild(config, { shutdownGraceMs: 2000, stateDir: STATE_DIR, switchboard, clock });
   made.push(child);
   return { child, clock, switchboard };
 }

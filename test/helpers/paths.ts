@@ -1,4 +1,7 @@
 // Absolute paths tests need: the built CLI and the fixture servers.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -15,3 +18,6 @@ export function fixtureChild(name: string, script: string, extra = ""): string {
 
 /** Config lines that leave out the built-in virtual children, for tests that assert exact lists. */
 export const NO_BUILT_INS = "[virtual.process]\nenabled = false\n\n[virtual.goose]\nenabled = false\n\n[virtual.team]\nenabled = false\n";
+
+/** Where the McpChild instances a test builds itself keep sign-ins: a scratch folder of the test file's own. */
+export const STATE_DIR = mkdtempSync(join(tmpdir(), "gaggle-test-state-"));

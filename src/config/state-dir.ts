@@ -1,7 +1,7 @@
-// Where virtual children keep logs and state: gateway.state_dir, else $XDG_STATE_HOME/gaggle.
+// Where gaggle keeps logs and state (virtual children, sign-ins): gateway.state_dir, else $XDG_STATE_HOME/gaggle.
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
-import type { GaggleConfig } from "../config/index.js";
+import type { GaggleConfig } from "./schema.js";
 
 /** gateway.state_dir comes absolute from the config layer. */
 export function stateDir(config: GaggleConfig, env: NodeJS.ProcessEnv = process.env): string {

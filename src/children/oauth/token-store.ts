@@ -1,0 +1,56 @@
+// One remote child's sign-in on disk: its client registration, its tokens, the PKCE verifier of a flow under way.
+// One file per child under the state dir, mode 0600, replaced atomically, and bound to the child's URL: what was
+// obtained for one URL is never read back for another.
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import { isObject } from "../../shared/json.js";
+
+export interface StoredSignIn {
+  /** The child's URL all of this was obtained for. */
+  resource: string;
+  client?: OAuthClientInformationMixed;
+  /** As the token endpoint answered, with the time they were saved (ms since the epoch). */
+  tokens?: OAuthTokens & { saved_at: number };
+  codeVerifier?: string;
+  discovery?: OAuthDiscoveryState;
+}
+
+export class TokenStore {
+  readonly file: string;
+
+  constructor(
+    stateDir: string,
+    childName: string,
+    private readonly resource: string,
+  ) {
+    this.file = join(stateDir, "oauth", `${encodeURIComponent(childName)}.json`);
+  }
+
+  /** What is stored for this child's URL; nothing when the file is missing, unreadable or was for another URL. */
+  read(): StoredSignIn {
+    try {
+      const stored: unknown = JSON.parse(readFileSync(this.file, "utf8"));
+      if (isObject(stored) && stored.resource === this.resource) return stored as unknown as StoredSignIn;
+    } catch {
+      // Missing or damaged: as if never signed in.
+    }
+    return { resource: this.resource };
+  }
+
+  /** Applies `change` and writes the result: a temporary file of mode 0600, renamed over the old one. */
+  update(change: (stored: StoredSignIn) => StoredSignIn): StoredSignIn {
+    const next = { ...change(this.read()), resource: this.resource };
+    mkdirSync(join(this.file, ".."), { recursive: true, mode: 0o700 });
+    const temporary = `${this.file}.${randomBytes(6).toString("hex")}.tmp`;
+    writeFileSync(temporary, JSON.stringify(next, null, 2), { mode: 0o600 });
+    renameSync(temporary, this.file);
+    return next;
+  }
+
+  forget(): void {
+    rmSync(this.file, { force: true });
+  }
+}
