@@ -82,7 +82,9 @@ export class ChildOAuthProvider implements OAuthClientProvider {
     return undefined;
   }
 
+  /** A registration is kept; a client from the config stays there (its secret is not copied to disk). */
   saveClientInformation(client: OAuthClientInformationMixed): void {
+    if (this.config?.clientId !== undefined) return;
     this.store.update((stored) => ({ ...stored, client }));
   }
 
@@ -115,9 +117,14 @@ export class ChildOAuthProvider implements OAuthClientProvider {
     this.store.update(({ [key]: _dropped, ...rest }) => ({ ...rest, resource: rest.resource }));
   }
 
+  /**
+   * The client credentials grant asks for the configured scopes (`scope`, from the client metadata), else for
+   * the scopes the child's protected-resource metadata lists.
+   */
   prepareTokenRequest(scope?: string): URLSearchParams | undefined {
     if (!this.unattended) return undefined;
-    return new URLSearchParams({ grant_type: "client_credentials", ...(scope && { scope }) });
+    const asked = scope || this.store.read().discovery?.resourceMetadata?.scopes_supported?.join(" ");
+    return new URLSearchParams({ grant_type: "client_credentials", ...(asked && { scope: asked }) });
   }
 
   /**
