@@ -76,7 +76,9 @@ export function startFailure(child: string, transport: string, reason: string, s
 }
 
 /** A call refused while the back-off after `failedStarts` failed starts in a row lasts `waitMs` more. */
-export function backoffRefusal(child: string, failedStarts: number, waitMs: number, lastError: string | undefined): GaggleError {
+export function backoffRefusal(child: string, failedStarts: number, waitMs: number, lastError: string | undefined, last?: GaggleError): GaggleError {
+  // Waiting helps nothing when a person has to sign in: the call is told so, and how.
+  if (last?.code === "AUTH_REQUIRED") return last;
   return new GaggleError(
     "SERVER_FAILED",
     `${child} failed to start ${failedStarts} time(s) in a row; the next attempt is allowed in ` +

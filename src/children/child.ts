@@ -99,6 +99,8 @@ export interface ChildStatus {
   startedAt: Date | null;
   restarts: number;
   lastError: string | null;
+  /** The last start failed because a person has to sign in (a remote child behind OAuth). */
+  needsAuth: boolean;
   stderrTail: string[];
   /** Known once the child's tool list has been fetched in this session; null before. */
   toolCount: number | null;

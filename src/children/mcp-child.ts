@@ -64,9 +64,9 @@ export class McpChild implements Child {
   private readonly gate = new SessionGate();
   /** Kept across sessions: a restarted child gets the same subscriptions (and the switchboard's log level). */
   private readonly subscriptions = new Set<string>();
-  /** Sessions started so far: the first is a start, the rest restarts. */
-  private starts = 0;
+  private starts = 0; // sessions started so far: the first is a start, the rest restarts
   private lastError: string | undefined;
+  private lastFailure: GaggleError | undefined;
   /** Every request at the child, tool calls or others, is use; the idle timeout counts from the last. */
   private readonly idle: IdleWatch;
   /** The per-request limits every forwarded request of this child has. */
@@ -103,6 +103,7 @@ export class McpChild implements Child {
       startedAt: live?.startedAt ?? null,
       restarts: Math.max(0, this.starts - 1),
       lastError: this.lastError ?? null,
+      needsAuth: phase.state === "failed" && this.lastFailure?.code === "AUTH_REQUIRED",
       stderrTail: this.stderr.tail(),
       toolCount: tools ? this.exposed.of(tools).tools.length : null,
       protocol: live?.session.era.version ?? null,
@@ -265,7 +266,8 @@ export class McpChild implements Child {
     if (this.pendingStart) return this.pendingStart;
     const phase = this.machine.phase;
     const wait = phase.state === "failed" ? phase.retryAt - this.clock.now() : 0;
-    if (phase.state === "failed" && wait > 0) return Promise.reject(backoffRefusal(this.name, phase.failedStarts, wait, this.lastError));
+    if (phase.state === "failed" && wait > 0)
+      return Promise.reject(backoffRefusal(this.name, phase.failedStarts, wait, this.lastError, this.lastFailure));
     const start = this.lock.run(() => this.startSession());
     this.pendingStart = start;
     const clear = () => {
@@ -322,7 +324,7 @@ export class McpChild implements Child {
     this.lastError = `failed to start: ${startFailureReason(error, session, this.config.startupTimeoutMs)}`;
     this.machine.move({ state: "failed", failedStarts, retryAt: this.clock.now() + backoffMs(failedStarts) });
     this.log.warn({ reason: this.lastError, failedStarts }, "start failed");
-    return startFailure(this.name, this.config.transport, this.lastError, this.stderr.tail(), error);
+    return (this.lastFailure = startFailure(this.name, this.config.transport, this.lastError, this.stderr.tail(), error));
   }
 
   /** A running session that ends without gaggle asking fails the child; the next call starts it again at once. */
@@ -342,8 +344,7 @@ export class McpChild implements Child {
     if (session.closing || session.endedBecause !== undefined) return;
     session.endedBecause = `lost its connection (${errorChain(error)})`;
     this.onSessionClosed(session);
-    // After the current turn: the request whose failure told of the loss gets that failure first, so it can
-    // tell whether it ever reached the server; closing fails the others.
+    // After this turn: the request whose failure told of the loss gets it first (did it reach the server?); closing fails the others.
     setImmediate(() => void session.client.close().catch(() => {}));
   }
 

@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { auth, extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js";
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { ChildOAuthProvider } from "../children/oauth/provider.js";
+import { revokeTokens } from "../children/oauth/revoke.js";
 import { TokenStore } from "../children/oauth/token-store.js";
 import { stateDir, type ChildConfig, type GaggleConfig } from "../config/index.js";
 import { UsageError } from "./one-shot.js";
@@ -21,8 +22,9 @@ export async function runAuth(operands: string[], config: GaggleConfig): Promise
   const child = remoteChild(config, name);
   const store = new TokenStore(stateDir(config), child.name, child.url!);
   if (action === "logout") {
+    const revoked = await revokeTokens(store.read(), child.oauth);
     store.forget();
-    process.stdout.write(`${child.name}: signed out (its tokens and client registration are forgotten)\n`);
+    process.stdout.write(`${child.name}: signed out; ${revoked}; its tokens and client registration are forgotten\n`);
     return 0;
   }
   return login(child, store);

@@ -7,7 +7,7 @@ export const STATUS_STDERR_LINES = 20;
 export function statusView(status: RoutedStatus) {
   return {
     server_id: status.name,
-    status: status.state,
+    status: status.needsAuth ? "needs_auth" : status.state,
     transport: status.kind,
     startup_time: status.startedAt?.toISOString() ?? null,
     uptime_ms: status.startedAt ? Date.now() - status.startedAt.getTime() : null,

@@ -88,6 +88,7 @@ export abstract class VirtualChild implements Child {
       startedAt: this.createdAt,
       restarts: 0,
       lastError: null,
+      needsAuth: false,
       stderrTail: [],
       toolCount: this.virtualTools.length,
       protocol: null,

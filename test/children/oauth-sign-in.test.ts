@@ -111,6 +111,16 @@ describe("a child behind a real authorization server", () => {
     expect(JSON.parse((await echo(config(), "docs", "x")).stdout)).toMatchObject({ code: "AUTH_REQUIRED" });
   });
 
+  it("gaggle auth logout revokes the refresh token at the authorization server, then forgets it", async () => {
+    expect((await login(config(), "docs")).code).toBe(0);
+    const kept = storeOf("docs").read();
+    const out = await runCli(["auth", "logout", "docs", "--config", config()], { env });
+    expect(out.stdout).toContain("docs: signed out; its refresh token revoked at the authorization server");
+    // Put back as they were (the access token aside): the revoked refresh token gets nothing any more.
+    storeOf("docs").update(() => ({ ...kept, tokens: { ...kept.tokens!, access_token: "refused" } }));
+    expect(JSON.parse((await echo(config(), "docs", "x")).stdout)).toMatchObject({ code: "AUTH_REQUIRED" });
+  });
+
   it("the redirect listener refuses a redirect that does not carry the sign-in's state", async () => {
     const signIn = await login(config(), "docs", async (authorizationUrl) => {
       const redirect = new URL(new URL(authorizationUrl).searchParams.get("redirect_uri")!);

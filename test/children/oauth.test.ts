@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TokenStore } from "../../src/children/oauth/token-store.js";
 import { runCli } from "../helpers/cli.js";
 import { writeConfig } from "../helpers/gaggle.js";
+import { startHttpGaggle } from "../helpers/gaggle-http.js";
 import { fixture, NO_BUILT_INS } from "../helpers/paths.js";
 
 let gate: ChildProcess;
@@ -46,6 +47,32 @@ describe("a child behind OAuth that nobody signed in to", () => {
     // It read the metadata the 401 pointed at, and stopped there: registering and signing in need a person.
     expect(gateLog).toContain("request GET /.well-known/oauth-protected-resource/mcp");
     expect(gateLog).not.toMatch(/\/register|\/token/);
+  });
+});
+
+describe("a child that needs a sign-in, from a client of a running gateway", () => {
+  it("every call says AUTH_REQUIRED (also while the back-off after the failed start lasts), and get_child_status says needs_auth", async () => {
+    const gaggle = await startHttpGaggle([NO_BUILT_INS, `[mcp_servers.gated]\ntype = "http"\nurl = "${url}"\n`].join("\n"), {
+      env: { XDG_STATE_HOME: state },
+    });
+    try {
+      const client = await gaggle.connect();
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const result = await client.callTool({ name: "execute_child_tool", arguments: { server_id: "gated", tool_name: "echo", arguments: {} } });
+        expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toMatchObject({
+          code: "AUTH_REQUIRED",
+          hint: "run: gaggle auth login gated",
+        });
+      }
+      const status = await client.callTool({ name: "get_child_status", arguments: { server_id: "gated" } });
+      expect(JSON.parse((status.content as Array<{ text: string }>)[0]!.text)).toMatchObject({
+        status: "needs_auth",
+        error: expect.stringContaining("sign in"),
+      });
+      await client.close();
+    } finally {
+      await gaggle.stop();
+    }
   });
 });
 

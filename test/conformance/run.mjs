@@ -183,15 +183,30 @@ async function serverRuns(work, target, scored) {
 
 const shellQuote = (text) => `'${text.replaceAll("'", "'\\''")}'`;
 
+/** Client scenarios run this many at a time: each has its own mock server, gaggle and state folder. */
+const CLIENT_PARALLEL = 4;
+
+/** `work` over `items`, at most `limit` at once; the results in the items' order. */
+async function inPool(items, limit, work) {
+  const results = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const at = next++;
+      results[at] = await work(items[at]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
 async function clientRuns(work, scored) {
   const results = [];
   for (const requirements of REQUIREMENTS) {
     const label = `gaggle-client-${requirements}`;
     const runs = CLIENT_RUNS.filter((entry) => entry.version === requirements);
     const out = join(work, label);
-    let code = 0;
-    let output = "";
-    for (const { scenario } of runs) {
+    const outcomes = await inPool(runs, CLIENT_PARALLEL, ({ scenario }) => {
       const args = [
         "client",
         "--command",
@@ -203,10 +218,10 @@ async function clientRuns(work, scored) {
         "-o",
         out,
       ];
-      const outcome = await suite(work, `${label}-${scenario.replaceAll("/", "-")}`, [...args, ...baselineArgs(label)]);
-      code ||= outcome.code;
-      output += outcome.output;
-    }
+      return suite(work, `${label}-${scenario.replaceAll("/", "-")}`, [...args, ...baselineArgs(label)]);
+    });
+    const code = outcomes.find((outcome) => outcome.code !== 0)?.code ?? 0;
+    const output = outcomes.map((outcome) => outcome.output).join("");
     const checks = readChecks(out);
     const scenarios = runs.map((entry) => entry.scenario);
     const totals = tally(checks, scenarios, "client");

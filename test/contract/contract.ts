@@ -10,7 +10,7 @@ import { ObservedChild, type ContractSubject, type Subject } from "./harness.js"
 
 const STATES: ChildStatus["state"][] = ["not_started", "starting", "running", "stopping", "stopped", "failed"];
 const KINDS: ChildStatus["kind"][] = ["stdio", "http", "sse", "virtual"];
-const STATUS_KEYS = ["kind", "lastError", "pid", "protocol", "restarts", "startedAt", "state", "stderrTail", "toolCount"];
+const STATUS_KEYS = ["kind", "lastError", "needsAuth", "pid", "protocol", "restarts", "startedAt", "state", "stderrTail", "toolCount"];
 
 interface Setup extends Subject {
   name: string;
