@@ -1,7 +1,7 @@
 // Signing in to a remote child behind a real authorization server (oidc-provider): gaggle auth login through the
 // browser, then calls with the token; refresh when the access token is refused; back to AUTH_REQUIRED when the
 // refresh token is too; the redirect listener's state check; the client credentials grant for unattended use.
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,7 +10,8 @@ import { TokenStore } from "../../src/children/oauth/token-store.js";
 import { browse, startAuthServer, type AuthServer } from "../helpers/auth-server.js";
 import { runCli } from "../helpers/cli.js";
 import { writeConfig } from "../helpers/gaggle.js";
-import { CLI, fixture, NO_BUILT_INS } from "../helpers/paths.js";
+import { startListeningFixture, type ListeningFixture } from "../helpers/listening-fixture.js";
+import { CLI, NO_BUILT_INS } from "../helpers/paths.js";
 
 const ROBOT = {
   client_id: "robot",
@@ -22,27 +23,21 @@ const ROBOT = {
 };
 
 let as: AuthServer;
-let resource: ChildProcess;
+let resource: ListeningFixture;
 let url: string;
 let state: string;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
   as = await startAuthServer({ clients: [ROBOT] });
-  resource = spawn(process.execPath, [fixture("oauth-protected.mjs"), "--issuer", as.issuer], { stdio: ["ignore", "pipe", "inherit"] });
-  const port = await new Promise<number>((resolve) =>
-    resource.stdout!.on("data", (chunk: Buffer) => {
-      const match = /listening (\d+)/.exec(chunk.toString("utf8"));
-      if (match) resolve(Number(match[1]));
-    }),
-  );
-  url = `http://127.0.0.1:${port}/mcp`;
+  resource = await startListeningFixture("oauth-protected.mjs", ["--issuer", as.issuer]);
+  url = `http://127.0.0.1:${resource.port}/mcp`;
   state = mkdtempSync(join(tmpdir(), "gaggle-sign-in-"));
   env = { ...process.env, XDG_STATE_HOME: state };
 });
 
 afterAll(async () => {
-  resource?.kill("SIGKILL");
+  resource?.kill();
   await as?.close();
 });
 

@@ -1,6 +1,5 @@
 // Remote children behind OAuth: a child nobody signed in to fails with AUTH_REQUIRED and the command to run, without
 // gaggle registering or asking for tokens on its own; where sign-ins are kept, and `gaggle auth status | logout`.
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,32 +8,25 @@ import { TokenStore } from "../../src/children/oauth/token-store.js";
 import { runCli } from "../helpers/cli.js";
 import { writeConfig } from "../helpers/gaggle.js";
 import { startHttpGaggle } from "../helpers/gaggle-http.js";
-import { fixture, NO_BUILT_INS } from "../helpers/paths.js";
+import { startListeningFixture, type ListeningFixture } from "../helpers/listening-fixture.js";
+import { NO_BUILT_INS } from "../helpers/paths.js";
 
-let gate: ChildProcess;
-let gateLog = "";
+let gate: ListeningFixture;
 let url: string;
 let config: string;
 let env: NodeJS.ProcessEnv;
 let state: string;
 
 beforeAll(async () => {
-  gate = spawn(process.execPath, [fixture("oauth-gate.mjs")], { stdio: ["ignore", "pipe", "pipe"] });
-  gate.stderr!.on("data", (chunk: Buffer) => (gateLog += chunk.toString("utf8")));
-  const port = await new Promise<number>((resolve) => {
-    gate.stdout!.on("data", (chunk: Buffer) => {
-      const match = /listening (\d+)/.exec(chunk.toString("utf8"));
-      if (match) resolve(Number(match[1]));
-    });
-  });
-  url = `http://127.0.0.1:${port}/mcp`;
+  gate = await startListeningFixture("oauth-gate.mjs");
+  url = `http://127.0.0.1:${gate.port}/mcp`;
   state = mkdtempSync(join(tmpdir(), "gaggle-oauth-state-"));
   env = { ...process.env, XDG_STATE_HOME: state };
   config = writeConfig([NO_BUILT_INS, `[mcp_servers.gated]\ntype = "http"\nurl = "${url}"\n`].join("\n"));
 });
 
 afterAll(() => {
-  gate?.kill("SIGKILL");
+  gate?.kill();
 });
 
 describe("a child behind OAuth that nobody signed in to", () => {
@@ -45,8 +37,8 @@ describe("a child behind OAuth that nobody signed in to", () => {
     expect(failure).toMatchObject({ code: "AUTH_REQUIRED", hint: "run: gaggle auth login gated" });
     expect(failure.error).toContain("gated needs you to sign in");
     // It read the metadata the 401 pointed at, and stopped there: registering and signing in need a person.
-    expect(gateLog).toContain("request GET /.well-known/oauth-protected-resource/mcp");
-    expect(gateLog).not.toMatch(/\/register|\/token/);
+    expect(gate.stderr()).toContain("request GET /.well-known/oauth-protected-resource/mcp");
+    expect(gate.stderr()).not.toMatch(/\/register|\/token/);
   });
 });
 
