@@ -39,6 +39,9 @@ export function modernFetch(toolFor: (name: string) => Tool | undefined = () => 
   return async (url, init) => {
     const body = init?.body;
     if (init?.method !== "POST" || typeof body !== "string") return fetch(url, init);
+    // A 2025 session's POSTs go out unread: only a modern request, or the cancellation of one, is parsed.
+    const modern = body.includes(META.protocolVersion) || (inFlight.size > 0 && body.includes("notifications/cancelled"));
+    if (!modern) return fetch(url, init);
     const message = JSON.parse(body) as SentMessage;
     if (message.method === "notifications/cancelled" && inFlight.has(message.params?.requestId)) {
       inFlight.get(message.params?.requestId)!.abort(new CancelledStream(`the request ${String(message.params?.requestId)} was cancelled`));
