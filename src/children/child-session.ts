@@ -81,13 +81,19 @@ function gaggleEnvelope(): Record<string, unknown> {
 /** Builds a session, wired but not yet connected: handlers must be in place before the first message arrives. */
 export function createSession(wiring: SessionWiring): Session {
   const { config, events, callers, log } = wiring;
-  const raw = createTransport(wiring, (name) => session.cache.cachedTools?.find((tool) => tool.name === name));
+  // A remote child's sign-in serves its session's transport and its listen streams alike.
+  const signIn =
+    config.transport === "stdio"
+      ? undefined
+      : new ChildOAuthProvider(config.name, config.oauth, new TokenStore(wiring.stateDir, config.name, config.url!));
+  const raw = createTransport(wiring, signIn, (name) => session.cache.cachedTools?.find((tool) => tool.name === name));
+  const httpSignIn = config.transport === "http" && signIn;
   const era = new EraTransport(raw, {
     choice: config.protocol,
     discoverFirst: config.transport === "http",
     envelope: gaggleEnvelope,
     probeTimeoutMs: PROBE_TIMEOUT_MS,
-    ...(config.transport === "http" && { listenChannel: httpListenChannel(config.url!, config.headers) }),
+    ...(httpSignIn && { listenChannel: httpListenChannel(config.url!, config.headers, httpSignIn) }),
   });
   const transport = new ForwardingTransport(era);
   const client = new Client({ name: GAGGLE_NAME, version: GAGGLE_VERSION }, { capabilities: CLIENT_CAPABILITIES });
@@ -175,11 +181,13 @@ export function startFailureReason(error: unknown, session: Session | undefined,
   return typeof status === "number" && status >= 400 && !message.includes(String(status)) ? `${message} (HTTP ${status})` : message;
 }
 
-function createTransport({ config, shutdownGraceMs, stateDir, stderr, log }: SessionWiring, toolFor: (name: string) => Tool | undefined): Transport {
-  if (config.transport !== "stdio") {
-    const signIn = new ChildOAuthProvider(config.name, config.oauth, new TokenStore(stateDir, config.name, config.url!));
-    return remoteTransport(config.transport, config.url!, { headers: config.headers, toolFor, authProvider: signIn });
-  }
+/** `signIn` is there for a remote child. */
+function createTransport(
+  { config, shutdownGraceMs, stderr, log }: SessionWiring,
+  signIn: ChildOAuthProvider | undefined,
+  toolFor: (name: string) => Tool | undefined,
+): Transport {
+  if (signIn) return remoteTransport(config.transport as "http" | "sse", config.url!, { headers: config.headers, toolFor, authProvider: signIn });
   return new ProcessGroupTransport({
     command: config.command!,
     args: config.args,

@@ -10,12 +10,9 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { GaggleError } from "../shared/errors.js";
 import { isObject } from "../shared/json.js";
-import { META, MODERN_ERRORS, MODERN_VERSION } from "../shared/modern-protocol.js";
+import { isModernErrorCode, META, MODERN_ERRORS, MODERN_VERSION } from "../shared/modern-protocol.js";
 import { ChildListen, inBandChannel, type ListenChannel } from "./child-listen.js";
 import { isCancelledStream } from "./modern-fetch.js";
-
-/** The error codes only a 2026-07-28 server answers with. */
-const MODERN_CODES: Record<number, true> = Object.fromEntries(Object.values(MODERN_ERRORS).map((code) => [code, true]));
 
 /** The probe's own request id, never one the SDK client or the forwarding lane uses. */
 const PROBE_ID = "gaggle-discover";
@@ -144,7 +141,7 @@ export class EraTransport implements Transport {
     const answer = await this.discoverAgain(options);
     const discovered = answer !== undefined && "result" in answer && Array.isArray(answer.result.supportedVersions) ? answer.result : undefined;
     // Anything but a 2026-07-28 server's answer (a DiscoverResult, or one of the era's own refusals) means a 2025 server.
-    const modernAnswer = discovered !== undefined || (answer !== undefined && "error" in answer && answer.error.code in MODERN_CODES);
+    const modernAnswer = discovered !== undefined || (answer !== undefined && "error" in answer && isModernErrorCode(answer.error.code));
     if (choice === "auto" && discoverFirst && !modernAnswer) return this.legacy(initialize, options);
     if (discovered && (discovered.supportedVersions as unknown[]).includes(MODERN_VERSION)) {
       this.version = MODERN_VERSION;

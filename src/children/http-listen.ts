@@ -1,26 +1,38 @@
 // A 2026-07-28 child's subscriptions/listen over Streamable HTTP: a POST of its own whose response stream stays open,
 // ended by closing it (the specification's way on HTTP; there is no session a cancellation could reach).
 import { EventSourceParserStream } from "eventsource-parser/stream";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { ListenChannel } from "./child-listen.js";
 import { modernFetch } from "./modern-fetch.js";
 
 /**
- * Each stream is one POST with the configured headers. The SDK's transport cannot carry it: it has no way to
- * close one response stream and keep the others.
+ * Each stream is one POST with the configured headers and, for a child behind OAuth, the session's current
+ * access token (the same `authProvider` the session's transport signs in with; a stream refused for an expired
+ * token drops, and is opened again with the refreshed one). The SDK's transport cannot carry it: it has no way
+ * to close one response stream and keep the others.
  */
-export function httpListenChannel(url: string, headers: Record<string, string>): ListenChannel {
+export function httpListenChannel(url: string, headers: Record<string, string>, authProvider: OAuthClientProvider): ListenChannel {
   const fetchModern = modernFetch();
   return {
     open(request, deliver, dropped) {
       const controller = new AbortController();
-      const init: RequestInit = {
-        method: "POST",
-        headers: { ...headers, "content-type": "application/json", accept: "application/json, text/event-stream" },
-        body: JSON.stringify(request),
-        signal: controller.signal,
+      const post = async () => {
+        const token = (await authProvider.tokens())?.access_token;
+        const init: RequestInit = {
+          method: "POST",
+          headers: {
+            ...headers,
+            ...(token && { authorization: `Bearer ${token}` }),
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+          },
+          body: JSON.stringify(request),
+          signal: controller.signal,
+        };
+        return readStream(fetchModern, url, init, deliver);
       };
-      readStream(fetchModern, url, init, deliver).then(
+      post().then(
         (answered) => !answered && !controller.signal.aborted && dropped(),
         () => !controller.signal.aborted && dropped(),
       );

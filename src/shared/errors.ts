@@ -1,5 +1,5 @@
 // Local error type for every failure a caller can see, with the stable codes the gateway puts on the wire.
-import { MODERN_ERRORS } from "./modern-protocol.js";
+import { isModernErrorCode } from "./modern-protocol.js";
 
 export const ERROR_CODES = [
   "SERVER_NOT_FOUND",
@@ -65,9 +65,6 @@ export class WireError extends Error {
   }
 }
 
-/** The codes 2026-07-28 gives a request refused as a whole: a header mismatch, a missing capability, an unsupported version. */
-const REFUSAL_CODES = new Set<number>(Object.values(MODERN_ERRORS));
-
 /**
  * Whether `error` refuses the request itself rather than reporting a failed call: gaggle's own wire errors
  * and a child's refusals with the codes above. A client must get these as JSON-RPC errors, even for a tools/call.
@@ -75,7 +72,7 @@ const REFUSAL_CODES = new Set<number>(Object.values(MODERN_ERRORS));
 export function isRequestRefusal(error: unknown): boolean {
   if (error instanceof WireError) return true;
   const code = (error as { code?: unknown } | null)?.code;
-  return error instanceof Error && typeof code === "number" && REFUSAL_CODES.has(code);
+  return error instanceof Error && isModernErrorCode(code);
 }
 
 /** The error the MCP specification gives an unknown resource URI (JSON-RPC code -32002). */

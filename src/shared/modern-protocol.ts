@@ -24,6 +24,13 @@ export const MODERN_ERRORS = {
   unsupportedVersion: -32022,
 } as const;
 
+const MODERN_ERROR_CODES = new Set<number>(Object.values(MODERN_ERRORS));
+
+/** True for the codes only the 2026-07-28 era answers with: a refusal of the request as a whole. */
+export function isModernErrorCode(code: unknown): boolean {
+  return typeof code === "number" && MODERN_ERROR_CODES.has(code);
+}
+
 /** Methods of the 2025 era that 2026-07-28 removed; a modern client that sends one is told the method is not found. */
 export const REMOVED_METHODS = new Set([
   "initialize",
