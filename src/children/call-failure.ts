@@ -66,8 +66,8 @@ export function callFailure(error: unknown, ctx: FailureContext): GaggleError {
 
 /** A start that failed, with what to check: the command for a process, the url for a remote server. */
 export function startFailure(child: string, transport: string, reason: string, stderrTail: string[], cause: unknown): GaggleError {
-  // Nothing is wrong with the config: a person has to sign in, and the error says how.
-  if (cause instanceof GaggleError && cause.code === "AUTH_REQUIRED") return cause;
+  // Nothing is wrong with the config: a person has to sign in, or the account signed in is refused; the error says so.
+  if (cause instanceof GaggleError && (cause.code === "AUTH_REQUIRED" || cause.code === "PERMISSION_DENIED")) return cause;
   const hint =
     transport === "stdio"
       ? `check the command, args and env of ${child} in the config; get_child_status shows its stderr`

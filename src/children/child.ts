@@ -57,6 +57,16 @@ export interface Caller {
   forward(request: { method: string; params?: Record<string, unknown> | undefined }, signal: AbortSignal): Promise<Record<string, unknown>>;
   /** Delivers a child's log message, if the client's log level lets it through. */
   log(params: LogMessage): void;
+  /** Set when the client can show a person a URL (it declared URL-mode elicitation). */
+  readonly urls?: UrlOpener | undefined;
+}
+
+/** URL-mode elicitation, as a call uses it to send a person to a page outside the client (a sign-in). */
+export interface UrlOpener {
+  /** Asks the client to show the person `url`; true when they agreed to open it. */
+  open(request: { message: string; url: string; elicitationId: string }, signal: AbortSignal): Promise<boolean>;
+  /** Tells the client that what the page was for is done (notifications/elicitation/complete). */
+  completed(elicitationId: string): void;
 }
 
 export type LogMessage = LoggingMessageNotification["params"];

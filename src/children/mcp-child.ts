@@ -1,15 +1,6 @@
 // A real MCP server as a child: one pooled session behind an explicit state machine, a session gate, a schema cache.
-import {
-  ErrorCode,
-  McpError,
-  type CallToolResult,
-  type CompleteRequest,
-  type CompleteResult,
-  type GetPromptResult,
-  type LoggingLevel,
-  type ReadResourceResult,
-  type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, type CallToolResult, type CompleteRequest, type CompleteResult } from "@modelcontextprotocol/sdk/types.js";
+import type { GetPromptResult, LoggingLevel, ReadResourceResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ChildConfig } from "../config/index.js";
 import { systemClock, type Clock } from "../shared/clock.js";
 import { errorChain, isRequestRefusal, type GaggleError } from "../shared/errors.js";
@@ -23,6 +14,8 @@ import { ChildStateMachine, OperationLock } from "./child-state.js";
 import { exchangeInEra } from "./era-exchange.js";
 import type { ForwardLimits } from "./forwarding-transport.js";
 import { IdleWatch } from "./idle-watch.js";
+import { SignInWatch } from "./oauth/sign-in-watch.js";
+import { TokenStore } from "./oauth/token-store.js";
 import { SessionGate } from "./session-gate.js";
 import { StderrRing } from "./stderr-ring.js";
 import type { Switchboard } from "./switchboard.js";
@@ -72,6 +65,7 @@ export class McpChild implements Child {
   /** The per-request limits every forwarded request of this child has. */
   private readonly limits: ForwardLimits;
   private readonly exposed: VisibleTools;
+  private readonly signIn: SignInWatch;
 
   constructor(
     private readonly config: ChildConfig,
@@ -87,6 +81,7 @@ export class McpChild implements Child {
     this.idle = new IdleWatch(config.idleTimeoutMs, this.clock, () => void this.stopIfIdle());
     this.log = logger({ child: config.name });
     this.exposed = visibleTools(config, () => this.machine.running?.era, this.log);
+    this.signIn = new SignInWatch(config.url === undefined ? undefined : new TokenStore(options.stateDir, config.name, config.url));
     this.switchboard.onLogLevel(config.name, (level) => this.applyLogLevel(level));
     this.switchboard.onCallerGone((sessionId) => this.callers.forget(sessionId));
     this.switchboard.onRootsChanged(() => void this.machine.running?.client.sendRootsListChanged().catch(() => {}));
@@ -266,7 +261,8 @@ export class McpChild implements Child {
     if (this.pendingStart) return this.pendingStart;
     const phase = this.machine.phase;
     const wait = phase.state === "failed" ? phase.retryAt - this.clock.now() : 0;
-    if (phase.state === "failed" && wait > 0)
+    // Waiting out the back-off helps nothing when a person had to sign in; once they have, the start is tried at once.
+    if (phase.state === "failed" && wait > 0 && !this.signIn.signedInSince())
       return Promise.reject(backoffRefusal(this.name, phase.failedStarts, wait, this.lastError, this.lastFailure));
     const start = this.lock.run(() => this.startSession());
     this.pendingStart = start;
@@ -324,7 +320,9 @@ export class McpChild implements Child {
     this.lastError = `failed to start: ${startFailureReason(error, session, this.config.startupTimeoutMs)}`;
     this.machine.move({ state: "failed", failedStarts, retryAt: this.clock.now() + backoffMs(failedStarts) });
     this.log.warn({ reason: this.lastError, failedStarts }, "start failed");
-    return (this.lastFailure = startFailure(this.name, this.config.transport, this.lastError, this.stderr.tail(), error));
+    this.lastFailure = startFailure(this.name, this.config.transport, this.lastError, this.stderr.tail(), error);
+    this.signIn.started(this.lastFailure.code === "AUTH_REQUIRED");
+    return this.lastFailure;
   }
 
   /** A running session that ends without gaggle asking fails the child; the next call starts it again at once. */

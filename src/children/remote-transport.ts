@@ -1,7 +1,7 @@
 // Transports for children reached over the network (Streamable HTTP and the legacy SSE transport), and what their failures mean.
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { extractWWWAuthenticateParams, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { modernFetch } from "./modern-fetch.js";
@@ -12,15 +12,44 @@ export interface RemoteOptions {
   /** Finds a tool of the child by name, for the headers a 2026-07-28 tools/call mirrors from its arguments. */
   toolFor: (name: string) => Tool | undefined;
   /** Signs in when the child answers 401 (the MCP authorization spec); its tokens then go on every request. */
-  authProvider: OAuthClientProvider;
+  authProvider: RefusalAwareProvider;
+}
+
+/** A provider that is told what the child's own 401 and 403 answers said (the SDK reads them only in part). */
+export type RefusalAwareProvider = OAuthClientProvider & {
+  /** Returns an error when the refusal is final: no sign-in would change it, and the request fails with it. */
+  noteRefusal(status: number, challenge: { error?: string; scope?: string }): Error | undefined;
+};
+
+type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+/**
+ * `inner`, with every 401 or 403 the child answers shown to the provider first. The same fetch also carries the
+ * SDK's requests to the authorization server, whose refusals are not the child's: those go to another origin or
+ * carry a form (token requests), and are not shown. (An SSE child's POSTs go to a path of its choosing.)
+ */
+function notingRefusals(inner: Fetch, endpoint: URL, provider: RefusalAwareProvider): Fetch {
+  return async (url, init) => {
+    const response = await inner(url, init);
+    if (response.status !== 401 && response.status !== 403) return response;
+    if (new URL(url).origin === endpoint.origin && !(init?.body instanceof URLSearchParams)) {
+      const { error, scope } = extractWWWAuthenticateParams(response);
+      const final = provider.noteRefusal(response.status, { ...(error && { error }), ...(scope && { scope }) });
+      if (final) {
+        await response.body?.cancel();
+        throw final;
+      }
+    }
+    return response;
+  };
 }
 
 export function remoteTransport(kind: "http" | "sse", url: string, { headers, toolFor, authProvider }: RemoteOptions): Transport {
   const endpoint = new URL(url);
   const requestInit = { headers };
   return kind === "http"
-    ? new StreamableHTTPClientTransport(endpoint, { requestInit, authProvider, fetch: modernFetch(toolFor) })
-    : new SSEClientTransport(endpoint, { requestInit, authProvider });
+    ? new StreamableHTTPClientTransport(endpoint, { requestInit, authProvider, fetch: notingRefusals(modernFetch(toolFor), endpoint, authProvider) })
+    : new SSEClientTransport(endpoint, { requestInit, authProvider, fetch: notingRefusals(fetch, endpoint, authProvider) });
 }
 
 /**

@@ -6,13 +6,17 @@ import { logger } from "../shared/log.js";
 import { checkArguments } from "./arg-validator.js";
 import { holding } from "./call-hold.js";
 import { CallQueue } from "./call-queue.js";
-import type { CallContext, Child, ChildStatus, QueueDepth } from "./child.js";
+import type { CallContext, Child, ChildStatus, QueueDepth, UrlOpener } from "./child.js";
 
 /** A child as the router takes it: how many of its calls may run at once (the rest wait their turn). */
 export interface RoutedChild {
   child: Child;
   concurrency: number;
+  /** For a child that may need a person to sign in: signs in through a client that can open URLs. */
+  signIn?: SignInThrough;
 }
+
+export type SignInThrough = (urls: UrlOpener, signal?: AbortSignal) => Promise<void>;
 
 /** A child's status with what the router counts of its calls. */
 export interface RoutedStatus extends ChildStatus {
@@ -26,13 +30,16 @@ interface Slot {
   child: Child;
   queue: CallQueue;
   served: number;
+  signIn: SignInThrough | undefined;
 }
 
 export class Router {
   private readonly slots = new Map<string, Slot>();
 
   constructor(children: Iterable<RoutedChild>) {
-    for (const { child, concurrency } of children) this.slots.set(child.name, { child, queue: new CallQueue(concurrency), served: 0 });
+    for (const { child, concurrency, signIn } of children) {
+      this.slots.set(child.name, { child, queue: new CallQueue(concurrency), served: 0, signIn });
+    }
   }
 
   names(): string[] {
@@ -72,6 +79,12 @@ export class Router {
    * the tools/call lane, or the meta-tool's own schema.
    */
   callTool(serverId: string, toolName: string, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
+    const once = () => this.callToolOnce(serverId, toolName, args, ctx);
+    const signIn = this.slots.get(serverId)?.signIn;
+    return signIn ? once().catch((error: unknown) => signInAndRetry(error, signIn, ctx, once)) : once();
+  }
+
+  private callToolOnce(serverId: string, toolName: string, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
     try {
       // A tool the child's cached list already holds is called without awaiting anything first.
       const slot = this.slot(serverId);
@@ -122,4 +135,22 @@ export class Router {
       hint: guess ? `did you mean "${guess}"? list_registered_children lists every name` : `known children: ${this.names().join(", ") || "none"}`,
     });
   }
+}
+
+/**
+ * A call that failed for want of a sign-in, from a client that can open URLs: the person is sent to sign in
+ * through it, and the call is made once more. Otherwise (or when the sign-in does not finish) AUTH_REQUIRED stands.
+ */
+async function signInAndRetry<T>(error: unknown, signIn: SignInThrough, ctx: CallContext, again: () => Promise<T>): Promise<T> {
+  const urls = ctx.caller?.urls;
+  if (!(error instanceof GaggleError) || error.code !== "AUTH_REQUIRED" || !urls) throw error;
+  try {
+    await signIn(urls, ctx.cancel?.signal);
+  } catch (failure) {
+    const why = failure instanceof Error ? failure.message : String(failure);
+    throw new GaggleError("AUTH_REQUIRED", `${error.message}; the sign-in offered through the client did not finish: ${why}`, {
+      ...(error.hint && { hint: error.hint }),
+    });
+  }
+  return again();
 }

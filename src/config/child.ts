@@ -71,6 +71,14 @@ export const childShape = {
   oauth: closed({
     client_id: text().optional(),
     client_secret: text().optional(),
+    // A key's text is never repeated in an error.
+    private_key: z
+      .string({ error: "expected a PEM private key (PKCS#8), usually ${VAR}" })
+      .refine((value) => value.includes("-----BEGIN PRIVATE KEY-----"), {
+        error: 'expected a PEM private key in PKCS#8 form (it starts "-----BEGIN PRIVATE KEY-----"), got other text',
+      })
+      .optional(),
+    signing_alg: oneOf(["ES256", "ES384", "ES512", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "EdDSA"]).optional(),
     client_metadata_url: z
       .string(expected("an https URL"))
       .refine((value) => URL.canParse(value) && new URL(value).protocol === "https:")
@@ -138,7 +146,13 @@ export function checkChild(raw: RawChild, ctx: z.RefinementCtx): void {
     for (const key of STDIO_ONLY) if (isSet(raw[key])) issue([key], message, raw[key]);
   }
   if (raw.oauth?.grant === "client_credentials" && raw.oauth.client_id === undefined) {
-    issue(["oauth", "client_id"], `expected a client_id for the client_credentials grant (with client_secret), got nothing`);
+    issue(["oauth", "client_id"], `expected a client_id for the client_credentials grant (with client_secret or private_key), got nothing`);
+  }
+  if (raw.oauth?.private_key !== undefined && raw.oauth.client_secret !== undefined) {
+    issue(["oauth", "private_key"], `cannot be combined with "client_secret": the client proves itself with one of them; keep one`);
+  }
+  if (raw.oauth?.signing_alg !== undefined && raw.oauth.private_key === undefined) {
+    issue(["oauth", "signing_alg"], `only used with "private_key"; set private_key or remove it`, raw.oauth.signing_alg);
   }
   if (raw.enabled !== undefined && raw.disabled !== undefined) {
     issue(["disabled"], `cannot be combined with "enabled"; keep one of them`, raw.disabled);
@@ -183,6 +197,7 @@ function normalizeOAuth(raw: NonNullable<RawChild["oauth"]>): OAuthConfig {
   return {
     ...(raw.client_id !== undefined && { clientId: raw.client_id }),
     ...(raw.client_secret !== undefined && { clientSecret: raw.client_secret }),
+    ...(raw.private_key !== undefined && { privateKey: { pem: raw.private_key, alg: raw.signing_alg ?? "ES256" } }),
     ...(raw.client_metadata_url !== undefined && { clientMetadataUrl: raw.client_metadata_url }),
     scopes: raw.scopes ?? [],
     grant: raw.grant ?? "authorization_code",

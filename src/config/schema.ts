@@ -61,6 +61,8 @@ export interface OAuthConfig {
   /** Pre-registered client; without it, a client metadata document URL, else dynamic registration. */
   clientId?: string;
   clientSecret?: string;
+  /** Instead of a secret, the client proves itself with a JWT signed by this key (private_key_jwt, RFC 7523). */
+  privateKey?: { pem: string; alg: string };
   /** An https URL where the authorization server can fetch gaggle's client metadata (its client_id). */
   clientMetadataUrl?: string;
   /** Asked for when the child names none (its WWW-Authenticate, then its scopes_supported, come first). */

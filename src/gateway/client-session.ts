@@ -8,7 +8,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Caller, LogMessage, MemberIdentity } from "../children/child.js";
+import type { Caller, LogMessage, MemberIdentity, UrlOpener } from "../children/child.js";
 import type { Cancellation } from "../children/cancellation.js";
 import { AnyResultSchema } from "../children/upstream.js";
 import { WireError } from "../shared/errors.js";
@@ -102,6 +102,22 @@ class CallerOfCall implements Caller {
 
   log(params: LogMessage): void {
     if (this.session.allows(params.level)) void this.extra.sendNotification({ method: "notifications/message", params }).catch(() => {});
+  }
+
+  get urls(): UrlOpener | undefined {
+    if (this.session.server.getClientCapabilities()?.elicitation?.url === undefined) return undefined;
+    return {
+      open: async (request, signal) => {
+        const answer = await this.extra.sendRequest({ method: "elicitation/create", params: { mode: "url", ...request } }, AnyResultSchema, {
+          signal,
+          // The person may take a while to decide; the sign-in itself has its own limit.
+          timeout: 5 * 60_000,
+        });
+        return answer.action === "accept";
+      },
+      completed: (elicitationId) =>
+        void this.extra.sendNotification({ method: "notifications/elicitation/complete", params: { elicitationId } }).catch(() => {}),
+    };
   }
 }
 

@@ -1,5 +1,7 @@
 // Assembles a running gateway core from a loaded config: the children, their router, and the client-facing hub.
 import { McpChild } from "../children/mcp-child.js";
+import type { UrlOpener } from "../children/child.js";
+import { signInThrough } from "../children/oauth/sign-in-on-demand.js";
 import { setReaperGrace } from "../children/reaper.js";
 import { Router } from "../children/router.js";
 import { Switchboard } from "../children/switchboard.js";
@@ -51,7 +53,13 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
   const enabled = config.children.filter((child) => child.enabled);
   const childOptions = { shutdownGraceMs: config.gateway.shutdownGraceMs, stateDir: stateDir(config), switchboard };
   const router = new Router([
-    ...enabled.map((child) => ({ child: new McpChild(child, childOptions), concurrency: child.concurrency })),
+    ...enabled.map((child) => ({
+      child: new McpChild(child, childOptions),
+      concurrency: child.concurrency,
+      ...(child.transport !== "stdio" && {
+        signIn: (urls: UrlOpener, signal?: AbortSignal) => signInThrough(child, childOptions.stateDir, urls, signal),
+      }),
+    })),
     ...createVirtualChildren(config, switchboard, members).map((child) => ({ child, concurrency: BUILT_IN_CONCURRENCY })),
   ]);
   const catalog = new ProxyCatalog(router, exposures(config), config.gateway.expose);

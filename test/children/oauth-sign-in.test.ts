@@ -5,11 +5,14 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ElicitationCompleteNotificationSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TokenStore } from "../../src/children/oauth/token-store.js";
 import { browse, startAuthServer, type AuthServer } from "../helpers/auth-server.js";
 import { runCli } from "../helpers/cli.js";
 import { writeConfig } from "../helpers/gaggle.js";
+import { startHttpGaggle } from "../helpers/gaggle-http.js";
 import { startListeningFixture, type ListeningFixture } from "../helpers/listening-fixture.js";
 import { CLI, NO_BUILT_INS } from "../helpers/paths.js";
 
@@ -45,10 +48,13 @@ const configFor = (name: string, oauth = "") =>
   writeConfig([NO_BUILT_INS, `[mcp_servers.${name}]\ntype = "http"\nurl = "${url}"\n${oauth}`].join("\n"));
 const echo = (config: string, name: string, text: string) =>
   runCli(["call", name, "echo", JSON.stringify({ text }), "--config", config, "--log-level", "debug"], { env });
-const storeOf = (name: string) => new TokenStore(join(state, "gaggle"), name, url);
+const storeOf = (name: string, at = url) => new TokenStore(join(state, "gaggle"), name, at);
 
-/** Runs `gaggle auth login NAME` and plays the person at the browser once it prints the URL. */
-async function login(config: string, name: string, beforeBrowsing?: (authorizationUrl: string) => Promise<void>) {
+/**
+ * Runs `gaggle auth login NAME` and plays the person at the browser once it prints the URL; `beforeBrowsing` may
+ * answer "stop" when it has ended the sign-in itself.
+ */
+async function login(config: string, name: string, beforeBrowsing?: (authorizationUrl: string) => Promise<void | "stop">) {
   const child = spawn(process.execPath, [CLI, "auth", "login", name, "--config", config], { env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
@@ -62,8 +68,7 @@ async function login(config: string, name: string, beforeBrowsing?: (authorizati
     });
     void exited.then(() => reject(new Error(`gaggle auth login ended before printing a URL:\n${stdout}${stderr}`)));
   });
-  await beforeBrowsing?.(authorizationUrl);
-  const landed = await browse(authorizationUrl, as.issuer);
+  const landed = (await beforeBrowsing?.(authorizationUrl)) === "stop" ? undefined : await browse(authorizationUrl, as.issuer);
   return { code: await exited, stdout, stderr, landed };
 }
 
@@ -125,6 +130,139 @@ describe("a child behind a real authorization server", () => {
       expect(await forged.text()).toContain("does not carry the state of the sign-in under way");
     });
     expect(signIn.code).toBe(0);
+  });
+
+  it("refuses a redirect that names another issuer than the authorization server (RFC 9207), and the sign-in fails", async () => {
+    const signIn = await login(config(), "docs", async (authorizationUrl) => {
+      const asked = new URL(authorizationUrl).searchParams;
+      const redirect = new URL(asked.get("redirect_uri")!);
+      redirect.search = new URLSearchParams({ code: "forged", state: asked.get("state")!, iss: "https://evil.example.com" }).toString();
+      const forged = await fetch(redirect);
+      expect(forged.status).toBe(400);
+      expect(await forged.text()).toContain(`the redirect names the issuer https://evil.example.com, not ${as.issuer}`);
+      return "stop";
+    });
+    expect(signIn.code).toBe(1);
+    expect(signIn.stderr).toContain("the redirect names the issuer https://evil.example.com");
+  });
+});
+
+describe("a running gateway", () => {
+  it("uses a sign-in made by another process at once, without waiting out the back-off after its refusal", async () => {
+    const source = await login(configFor("source"), "source");
+    expect(source.code).toBe(0);
+    const gaggle = await startHttpGaggle([NO_BUILT_INS, `[mcp_servers.late]\ntype = "http"\nurl = "${url}"\n`].join("\n"), {
+      env: { XDG_STATE_HOME: state },
+    });
+    try {
+      const client = await gaggle.connect();
+      const echoLate = async (text: string) => {
+        const result = await client.callTool({
+          name: "execute_child_tool",
+          arguments: { server_id: "late", tool_name: "echo", arguments: { text } },
+        });
+        return (result.content as Array<{ text: string }>)[0]!.text;
+      };
+      expect(JSON.parse(await echoLate("before"))).toMatchObject({ code: "AUTH_REQUIRED", hint: "run: gaggle auth login late" });
+      // What `gaggle auth login late` would write, written within the back-off's first second.
+      storeOf("late").update(() => storeOf("source").read());
+      expect(await echoLate("after")).toBe("after");
+      await client.close();
+    } finally {
+      await gaggle.stop();
+    }
+  });
+});
+
+describe("a client that can open URLs (URL-mode elicitation)", () => {
+  const gatewayFor = (name: string) =>
+    startHttpGaggle([NO_BUILT_INS, `[mcp_servers.${name}]\ntype = "http"\nurl = "${url}"\n`].join("\n"), { env: { XDG_STATE_HOME: state } });
+  const capabilities = { capabilities: { elicitation: { url: {} } } };
+  const echoThrough = async (client: Client, server_id: string, text: string) => {
+    const result = await client.callTool({ name: "execute_child_tool", arguments: { server_id, tool_name: "echo", arguments: { text } } });
+    return (result.content as Array<{ text: string }>)[0]!.text;
+  };
+
+  it("is asked to open the authorization page; once the person signs in there, the call completes", async () => {
+    const gaggle = await gatewayFor("asks");
+    try {
+      const client = await gaggle.connect({ client: capabilities });
+      const asked: Array<Record<string, unknown>> = [];
+      const completed: unknown[] = [];
+      client.setRequestHandler(ElicitRequestSchema, (request) => {
+        asked.push(request.params);
+        // The person opens the page once the client has agreed to show it.
+        setTimeout(() => void browse((request.params as { url: string }).url, as.issuer), 10);
+        return { action: "accept" };
+      });
+      client.setNotificationHandler(ElicitationCompleteNotificationSchema, (notification) => void completed.push(notification.params.elicitationId));
+      expect(await echoThrough(client, "asks", "after sign-in")).toBe("after sign-in");
+      expect(asked).toEqual([
+        {
+          mode: "url",
+          url: expect.stringMatching(new RegExp(`^${as.issuer}/auth\\?`)),
+          elicitationId: expect.any(String),
+          message: "asks needs you to sign in. Open this page to sign in; gaggle goes on with the call once you have.",
+        },
+      ]);
+      expect(completed).toEqual([asked[0]!.elicitationId]);
+      expect(storeOf("asks").read().tokens?.access_token).toBeDefined();
+      await client.close();
+    } finally {
+      await gaggle.stop();
+    }
+  });
+
+  it("fails the call with AUTH_REQUIRED when the person declines", async () => {
+    const gaggle = await gatewayFor("declines");
+    try {
+      const client = await gaggle.connect({ client: capabilities });
+      client.setRequestHandler(ElicitRequestSchema, () => ({ action: "decline" }));
+      expect(JSON.parse(await echoThrough(client, "declines", "x"))).toMatchObject({
+        code: "AUTH_REQUIRED",
+        error: expect.stringContaining("the sign-in offered through the client did not finish: the sign-in page was not opened (declined)"),
+        hint: "run: gaggle auth login declines",
+      });
+      await client.close();
+    } finally {
+      await gaggle.stop();
+    }
+  });
+});
+
+describe("step-up: a call that needs more scopes than the sign-in granted", () => {
+  let steps: ListeningFixture;
+  let config: string;
+  const call = async (tool: string) => JSON.parse((await runCli(["call", "steps", tool, "{}", "--config", config], { env })).stdout);
+
+  beforeAll(async () => {
+    steps = await startListeningFixture("oauth-protected.mjs", ["--issuer", as.issuer, "--tool-scope", "pid=mcp:write", "--refuse-tool", "image"]);
+    config = writeConfig([NO_BUILT_INS, `[mcp_servers.steps]\ntype = "http"\nurl = "http://127.0.0.1:${steps.port}/mcp"\n`].join("\n"));
+  });
+  afterAll(() => steps?.kill());
+
+  const scopeAsked = (authorizationUrl: string) => new URL(authorizationUrl).searchParams.get("scope");
+
+  it("fails with AUTH_REQUIRED naming the scopes; the next sign-in asks for them beside those granted, and the call goes through", async () => {
+    const first = await login(config, "steps", async (url) => expect(scopeAsked(url)).toBe("mcp:read"));
+    expect(first.stdout).toContain("steps: signed in; scopes granted: mcp:read");
+    expect(await call("pid")).toMatchObject({
+      code: "AUTH_REQUIRED",
+      error: 'steps needs you to sign in: a call needs the scopes "mcp:read mcp:write", more than its sign-in granted ("mcp:read")',
+      hint: "run: gaggle auth login steps",
+    });
+
+    const second = await login(config, "steps", async (url) => expect(scopeAsked(url)).toBe("mcp:read mcp:write"));
+    expect(second.stdout).toContain("steps: signed in; scopes granted: mcp:read mcp:write");
+    expect(await call("pid")).toEqual(expect.any(Number));
+  });
+
+  it("a refusal for scopes the sign-in already holds fails at once, with no sign-in asked for", async () => {
+    expect(await call("image")).toMatchObject({
+      code: "PERMISSION_DENIED",
+      error: 'steps refused the request for lacking the scopes "mcp:read", which its sign-in already holds; signing in again would not change that',
+    });
+    expect(storeOf("steps", `http://127.0.0.1:${steps.port}/mcp`).read().scopeWanted).toBeUndefined();
   });
 });
 

@@ -136,3 +136,29 @@ describe("JSON duplicate keys", () => {
     ]);
   });
 });
+
+describe("oauth rules", () => {
+  const remote = (oauth: string) => child(`url = "https://h/mcp"\n[mcp_servers.echo.oauth]\n${oauth}`);
+
+  it("a private key is PEM text, never echoed back, and proves a client instead of a secret", () => {
+    expect(remote(`client_id = "robot"\nprivate_key = "not a key but maybe a secret"`)).toEqual([
+      'mcp_servers.echo.oauth.private_key: expected a PEM private key in PKCS#8 form (it starts "-----BEGIN PRIVATE KEY-----"), got other text',
+    ]);
+    const pem = "-----BEGIN PRIVATE KEY-----\\nMIGH\\n-----END PRIVATE KEY-----";
+    expect(remote(`client_id = "robot"\nclient_secret = "s"\nprivate_key = "${pem}"`)).toEqual([
+      'mcp_servers.echo.oauth.private_key: cannot be combined with "client_secret": the client proves itself with one of them; keep one',
+    ]);
+    expect(remote(`client_id = "robot"\nsigning_alg = "ES256"`)).toEqual([
+      'mcp_servers.echo.oauth.signing_alg: only used with "private_key"; set private_key or remove it',
+    ]);
+    expect(remote(`client_id = "robot"\nprivate_key = "${pem}"\nsigning_alg = "HS256"`)[0]).toMatch(
+      /^mcp_servers\.echo\.oauth\.signing_alg: expected one of "ES256", /,
+    );
+  });
+
+  it("the client credentials grant needs a client_id", () => {
+    expect(remote(`grant = "client_credentials"`)).toEqual([
+      "mcp_servers.echo.oauth.client_id: expected a client_id for the client_credentials grant (with client_secret or private_key), got nothing",
+    ]);
+  });
+});

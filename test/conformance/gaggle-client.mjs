@@ -89,10 +89,32 @@ async function call(client, name, args = {}) {
   return result;
 }
 
-/** Every auth/* scenario: once signed in, the client lists the tools and calls each (the mock offers one or none). */
-async function signedInUse(client) {
-  const { tools } = await client.listTools();
-  for (const tool of tools) await call(client, tool.name);
+/**
+ * Every auth/* scenario: once signed in, the client lists the child's tools and calls each (the mock offers one or
+ * none), through the meta-tools: unlike a proxy-mode tools/list, which lists what it can, they fail with the cause.
+ * When gaggle answers AUTH_REQUIRED (a call needs more scopes than the sign-in granted, or the child moved to
+ * another authorization server), the person signs in again as its hint says and the client tries once more:
+ * at most three sign-ins in all.
+ */
+async function signedInUse(client, signInAgain) {
+  let signIns = 1;
+  const meta = async (name, args) => {
+    const result = await call(client, name, args);
+    return result.structuredContent ?? JSON.parse(result.content[0].text);
+  };
+  const retried = async (act) => {
+    for (;;) {
+      try {
+        return await act();
+      } catch (error) {
+        if (!String(error?.message).includes("AUTH_REQUIRED") || signIns >= 3) throw error;
+        signIns++;
+        await signInAgain();
+      }
+    }
+  };
+  const { tools } = await retried(() => meta("get_schema", { server_id: "child" }));
+  for (const tool of tools) await retried(() => call(client, "execute_child_tool", { server_id: "child", tool_name: tool.name, arguments: {} }));
 }
 
 /**
@@ -124,13 +146,24 @@ async function signIn(config, env) {
   if (code !== 0) throw new Error(`gaggle auth login failed (code ${code}):\n${output}`);
 }
 
-/** The client the scenario pre-registered for gaggle (its context names it), as the child's oauth table. */
+/**
+ * The child's oauth table: the client the scenario pre-registered for gaggle when its context names one (with a
+ * secret or a private key, for the client credentials grant), and always the client metadata document URL the
+ * suite's authorization servers know (used where one supports such documents, as the reference client does).
+ */
 function oauthLines() {
   const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}");
-  if (context.client_id === undefined) return [];
-  const grant = String(context.name ?? "").includes("client-credentials") ? ['grant = "client_credentials"'] : [];
-  const secret = context.client_secret === undefined ? [] : [`client_secret = ${JSON.stringify(context.client_secret)}`];
-  return ["", "[mcp_servers.child.oauth]", `client_id = ${JSON.stringify(context.client_id)}`, ...secret, ...grant];
+  const toml = (key, value) => (value === undefined ? [] : [`${key} = ${JSON.stringify(value)}`]);
+  return [
+    "",
+    "[mcp_servers.child.oauth]",
+    'client_metadata_url = "https://conformance-test.local/client-metadata.json"',
+    ...toml("client_id", context.client_id),
+    ...toml("client_secret", context.client_secret),
+    ...toml("private_key", context.private_key_pem),
+    ...toml("signing_alg", context.signing_algorithm),
+    ...(String(context.name ?? "").includes("client-credentials") ? ['grant = "client_credentials"'] : []),
+  ];
 }
 
 async function main() {
@@ -142,7 +175,8 @@ async function main() {
   }
   const dir = mkdtempSync(join(tmpdir(), "gaggle-conformance-client-"));
   const config = join(dir, "children_config.toml");
-  writeFileSync(config, gaggleConfig(['type = "http"', `url = ${JSON.stringify(url)}`, ...oauthLines()]));
+  const childLines = ['type = "http"', `url = ${JSON.stringify(url)}`, ...(scenario.startsWith("auth/") ? oauthLines() : [])];
+  writeFileSync(config, gaggleConfig(childLines, scenario.startsWith("auth/") ? "meta" : "tools"));
   const capabilities = { elicitation: { form: { applyDefaults: true } } };
   const client = new Client({ name: "gaggle-conformance-client", version: "1.0.0" }, { capabilities });
   const env = { ...process.env, XDG_STATE_HOME: join(dir, "state") };
@@ -153,9 +187,10 @@ async function main() {
     stderr: "inherit",
   });
   try {
-    if (scenario.startsWith("auth/")) await signIn(config, env);
+    const unattended = oauthLines().some((line) => line.includes("client_credentials"));
+    if (scenario.startsWith("auth/") && !unattended) await signIn(config, env);
     await client.connect(transport);
-    await act(client);
+    await act(client, () => signIn(config, env));
   } finally {
     await client.close().catch(() => {});
     rmSync(dir, { recursive: true, force: true });

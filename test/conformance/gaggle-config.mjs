@@ -1,11 +1,12 @@
-// The config gaggle runs with in the conformance runs: one child, its tools under their own names, no built-in children.
+// The config gaggle runs with in the conformance runs: one child, its tools under their own names (or behind the
+// meta-tools), no built-in children.
 
 /** `childLines` are the child's own TOML lines (command and args, or type and url). */
-export function gaggleConfig(childLines) {
+export function gaggleConfig(childLines, expose = "tools") {
   const virtual = ["process", "goose", "team"].flatMap((name) => [`[virtual.${name}]`, "enabled = false", ""]);
   return [
     "[gateway]",
-    'expose = "tools"',
+    `expose = "${expose}"`,
     'log_level = "warn"',
     "shutdown_grace_ms = 500",
     "",

@@ -66,6 +66,16 @@ const AUTH_IN_2026 = [
   "metadata-issuer-mismatch",
 ];
 const AUTH_SCENARIOS = { "2025-11-25": AUTH_IN_BOTH, "2026-07-28": [...AUTH_IN_BOTH, ...AUTH_IN_2026] };
+/**
+ * Auth scenarios no revision requires: extensions (the client credentials grant, SEP-1046) and servers of the
+ * 2025-03-26 authorization spec. Run at the 2025-11-25 wire with --force, since no spec version selects them.
+ */
+const AUTH_BEYOND = [
+  "client-credentials-basic",
+  "client-credentials-jwt",
+  "2025-03-26-oauth-metadata-backcompat",
+  "2025-03-26-oauth-endpoint-fallback",
+];
 
 const CLIENT_RUNS = [
   ...["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"].map((scenario) => ({ scenario, version: "2025-11-25" })),
@@ -82,6 +92,7 @@ const CLIENT_RUNS = [
     version: "2026-07-28",
   })),
   ...Object.entries(AUTH_SCENARIOS).flatMap(([version, names]) => names.map((name) => ({ scenario: `auth/${name}`, version }))),
+  ...AUTH_BEYOND.map((name) => ({ scenario: `auth/${name}`, version: "2025-11-25", force: true })),
 ];
 const SCENARIO_TIMEOUT_MS = 20_000;
 
@@ -206,9 +217,10 @@ async function clientRuns(work, scored) {
     const label = `gaggle-client-${requirements}`;
     const runs = CLIENT_RUNS.filter((entry) => entry.version === requirements);
     const out = join(work, label);
-    const outcomes = await inPool(runs, CLIENT_PARALLEL, ({ scenario }) => {
+    const outcomes = await inPool(runs, CLIENT_PARALLEL, ({ scenario, force }) => {
       const args = [
         "client",
+        ...(force ? ["--force"] : []),
         "--command",
         `${shellQuote(process.execPath)} ${shellQuote(CLIENT)}`,
         "--scenario",

@@ -1,11 +1,14 @@
 // gaggle as the OAuth client of one remote child. The SDK runs the flows (discovery, registration, PKCE, token
 // requests, refresh, step-up); this is where their state lives and where a person is asked to sign in.
 import { randomUUID } from "node:crypto";
-import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import { createPrivateKeyJwtAuth } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { OAuthConfig } from "../../config/index.js";
 import { GaggleError } from "../../shared/errors.js";
-import type { TokenStore } from "./token-store.js";
+import { checkMetadataIssuer } from "./issuer.js";
+import { coversScopes, unionOfScopes } from "./scopes.js";
+import type { StoredSignIn, TokenStore } from "./token-store.js";
 
 /** A sign-in under way (`gaggle auth login`): where the browser comes back to, and how the user is sent off. */
 export interface SignInFlow {
@@ -30,12 +33,53 @@ const NO_FLOW_REDIRECT = "http://127.0.0.1/gaggle-sign-in";
  * grant runs on its own; whatever needs a person (registration, the authorization page) fails with AUTH_REQUIRED.
  */
 export class ChildOAuthProvider implements OAuthClientProvider {
+  /**
+   * Whether the stored discovery is to be done again before it is used: at the start of a sign-in, and after
+   * the child answered 401 (it may now name another authorization server, SEP-2352).
+   */
+  private rediscover: boolean;
+
+  /** Set when the client proves itself with a signed JWT (private_key_jwt) rather than a secret or nothing. */
+  readonly addClientAuthentication?: AddClientAuthentication;
+
   constructor(
     private readonly child: string,
     private readonly config: OAuthConfig | undefined,
     private readonly store: TokenStore,
     private readonly flow?: SignInFlow,
-  ) {}
+  ) {
+    this.rediscover = flow !== undefined;
+    const { clientId, privateKey } = config ?? {};
+    if (privateKey && clientId !== undefined) {
+      this.addClientAuthentication = createPrivateKeyJwtAuth({
+        issuer: clientId,
+        subject: clientId,
+        privateKey: privateKey.pem,
+        alg: privateKey.alg,
+      });
+    }
+  }
+
+  /**
+   * What the child's refusal of a request says: after a 401 the discovery is done again. The scopes its
+   * challenge names (a 401's, or a 403 `insufficient_scope`'s: those the token lacks) are what the next sign-in
+   * (or client credentials grant) asks for, beside those asked before (SEP-2350); until a grant covers them the
+   * refresh token is not used, since a refresh cannot widen a grant.
+   */
+  noteRefusal(status: number, challenge: { error?: string; scope?: string }): GaggleError | undefined {
+    if (status === 401) this.rediscover = true;
+    const challenged = status === 401 || (status === 403 && challenge.error === "insufficient_scope");
+    if (!challenged || !challenge.scope) return undefined;
+    const { tokens, scopeAsked } = this.store.read();
+    if (status === 403 && tokens && coversScopes(unionOfScopes(tokens.scope, scopeAsked), challenge.scope)) {
+      return futileStepUp(this.child, challenge.scope, coversScopes(tokens.scope ?? scopeAsked, challenge.scope));
+    }
+    this.store.update((stored) => ({
+      ...stored,
+      scopeWanted: unionOfScopes(stored.scopeAsked ?? stored.tokens?.scope, stored.scopeWanted, challenge.scope),
+    }));
+    return undefined;
+  }
 
   private get unattended(): boolean {
     return this.config?.grant === "client_credentials";
@@ -58,7 +102,11 @@ export class ChildOAuthProvider implements OAuthClientProvider {
       redirect_uris: this.unattended ? [] : [this.redirectUrl!],
       grant_types: this.unattended ? ["client_credentials"] : ["authorization_code", "refresh_token"],
       response_types: this.unattended ? [] : ["code"],
-      token_endpoint_auth_method: this.config?.clientSecret !== undefined ? "client_secret_basic" : "none",
+      token_endpoint_auth_method: this.config?.privateKey
+        ? "private_key_jwt"
+        : this.config?.clientSecret !== undefined
+          ? "client_secret_basic"
+          : "none",
       ...(scope && { scope }),
     };
   }
@@ -74,11 +122,24 @@ export class ChildOAuthProvider implements OAuthClientProvider {
   clientInformation(): OAuthClientInformationMixed | undefined {
     const { clientId, clientSecret } = this.config ?? {};
     if (clientId !== undefined) return { client_id: clientId, ...(clientSecret !== undefined && { client_secret: clientSecret }) };
-    const stored = this.store.read().client;
+    const { client: stored, discovery } = this.store.read();
     const redirects = (stored as { redirect_uris?: unknown } | undefined)?.redirect_uris;
     const fits = !this.flow || !Array.isArray(redirects) || redirects.includes(this.flow.redirectUrl);
-    if (stored && fits) return stored;
-    if (!this.flow && !this.clientMetadataUrl) throw authRequired(this.child, "gaggle has no client registered with its authorization server yet");
+    // A registration belongs to the authorization server it was made with (SEP-2352).
+    const registeredWith = (stored as { issuer?: unknown } | undefined)?.issuer;
+    const moved = typeof registeredWith === "string" && discovery !== undefined && registeredWith !== discovery.authorizationServerUrl;
+    if (stored && fits && !moved) return stored;
+    // A client metadata document serves as the client where the server takes one; registering needs a person.
+    const documentServes =
+      this.clientMetadataUrl !== undefined && discovery?.authorizationServerMetadata?.client_id_metadata_document_supported === true;
+    if (!this.flow && !documentServes) {
+      throw authRequired(
+        this.child,
+        moved
+          ? `its authorization server is now ${discovery.authorizationServerUrl} (it was ${registeredWith}), where gaggle has no client registered yet`
+          : "gaggle has no client registered with its authorization server yet",
+      );
+    }
     return undefined;
   }
 
@@ -89,19 +150,26 @@ export class ChildOAuthProvider implements OAuthClientProvider {
   }
 
   tokens(): OAuthTokens | undefined {
-    return this.store.read().tokens;
+    const { tokens, scopeWanted, scopeAsked } = this.store.read();
+    // A token answer without `scope` granted what was asked (RFC 6749 section 5.1).
+    if (tokens === undefined || scopeWanted === undefined || coversScopes(tokens.scope ?? scopeAsked, scopeWanted)) return tokens;
+    const { refresh_token: _unusable, ...rest } = tokens;
+    return rest;
   }
 
+  /** A new grant answers what was wanted; the scopes of the grant are in the tokens. */
   saveTokens(tokens: OAuthTokens): void {
-    this.store.update((stored) => ({ ...stored, tokens: { ...tokens, saved_at: Date.now() } }));
+    this.store.update(({ scopeWanted: _met, ...stored }) => ({ ...stored, tokens: { ...tokens, saved_at: Date.now() } }));
   }
 
   async redirectToAuthorization(url: URL): Promise<void> {
-    if (!this.flow) throw authRequired(this.child, "its tokens are missing, expired or refused");
+    if (!this.flow) throw authRequired(this.child, whySignInIsNeeded(this.store.read()));
     await this.flow.open(url);
   }
 
+  /** Kept only for a sign-in under way: a gateway's attempt ends before the redirect, and must not replace the verifier of a `gaggle auth login` running beside it. */
   saveCodeVerifier(codeVerifier: string): void {
+    if (!this.flow) return;
     this.store.update((stored) => ({ ...stored, codeVerifier }));
   }
 
@@ -123,7 +191,9 @@ export class ChildOAuthProvider implements OAuthClientProvider {
    */
   prepareTokenRequest(scope?: string): URLSearchParams | undefined {
     if (!this.unattended) return undefined;
-    const asked = scope || this.store.read().discovery?.resourceMetadata?.scopes_supported?.join(" ");
+    const { scopeWanted, discovery } = this.store.read();
+    const asked = scopeWanted ?? (scope || discovery?.resourceMetadata?.scopes_supported?.join(" "));
+    this.store.update((stored) => ({ ...stored, ...(asked && { scopeAsked: asked }) }));
     return new URLSearchParams({ grant_type: "client_credentials", ...(asked && { scope: asked }) });
   }
 
@@ -137,10 +207,37 @@ export class ChildOAuthProvider implements OAuthClientProvider {
         "the server answered 401 (Unauthorized) and publishes no OAuth metadata (RFC 9728, RFC 8414), so there is nothing to sign in to",
       );
     }
+    checkMetadataIssuer(discovery);
+    this.rediscover = false;
     this.store.update((stored) => ({ ...stored, discovery }));
   }
 
   discoveryState(): OAuthDiscoveryState | undefined {
-    return this.store.read().discovery;
+    return this.rediscover ? undefined : this.store.read().discovery;
   }
+}
+
+/**
+ * The child refused a call for lacking scopes its sign-in already holds, or that its sign-in asked for and was not
+ * granted: signing in again would bring the same grant, so the call fails at once rather than sending a person
+ * round the loop (the step-up retry limit).
+ */
+function futileStepUp(child: string, scope: string, held: boolean): GaggleError {
+  const why = held ? "which its sign-in already holds" : "which its last sign-in asked for and the authorization server did not grant";
+  return new GaggleError(
+    "PERMISSION_DENIED",
+    `${child} refused the request for lacking the scopes "${scope}", ${why}; signing in again would not change that`,
+    {
+      hint: "the account signed in is not allowed this: sign in with another account (gaggle auth logout, then login), or ask the server's administrator",
+    },
+  );
+}
+
+/** What AUTH_REQUIRED says when a running gateway cannot go on without a person. */
+function whySignInIsNeeded({ tokens, scopeWanted, scopeAsked }: StoredSignIn): string {
+  const granted = tokens?.scope ?? scopeAsked;
+  if (tokens && scopeWanted && !coversScopes(granted, scopeWanted)) {
+    return `a call needs the scopes "${scopeWanted}", more than its sign-in granted ("${granted ?? ""}")`;
+  }
+  return "its tokens are missing, expired or refused";
 }

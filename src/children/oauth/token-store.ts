@@ -2,7 +2,7 @@
 // One file per child under the state dir, mode 0600, replaced atomically, and bound to the child's URL: what was
 // obtained for one URL is never read back for another.
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
@@ -16,6 +16,10 @@ export interface StoredSignIn {
   tokens?: OAuthTokens & { saved_at: number };
   codeVerifier?: string;
   discovery?: OAuthDiscoveryState;
+  /** The scopes the last sign-in or client credentials grant asked for. */
+  scopeAsked?: string;
+  /** Scopes a call was refused for lacking (403 insufficient_scope), with those asked before: the next sign-in asks for them. */
+  scopeWanted?: string;
 }
 
 export class TokenStore {
@@ -48,6 +52,12 @@ export class TokenStore {
     writeFileSync(temporary, JSON.stringify(next, null, 2), { mode: 0o600 });
     renameSync(temporary, this.file);
     return next;
+  }
+
+  /** Changes whenever the file is replaced or removed (by this process or another); undefined while there is none. */
+  stamp(): string | undefined {
+    const stat = statSync(this.file, { throwIfNoEntry: false, bigint: true });
+    return stat && `${stat.ino}:${stat.mtimeNs}`;
   }
 
   forget(): void {
