@@ -17,6 +17,8 @@ export interface RemoteOptions {
 
 /** A provider that is told what the child's own 401 and 403 answers said (the SDK reads them only in part). */
 export type RefusalAwareProvider = OAuthClientProvider & {
+  /** The access token to send instead of the one on the request, when it was due and has been refreshed. */
+  freshAccessToken(serverUrl: URL, fetchFn: Fetch): Promise<string | undefined>;
   /** Returns an error when the refusal is final: no sign-in would change it, and the request fails with it. */
   noteRefusal(status: number, challenge: { error?: string; scope?: string }): Error | undefined;
 };
@@ -24,21 +26,25 @@ export type RefusalAwareProvider = OAuthClientProvider & {
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
 /**
- * `inner`, with every 401 or 403 the child answers shown to the provider first. The same fetch also carries the
- * SDK's requests to the authorization server, whose refusals are not the child's: those go to another origin or
- * carry a form (token requests), and are not shown. (An SSE child's POSTs go to a path of its choosing.)
+ * `inner`, for requests to the child: an access token about to expire is refreshed before the request goes,
+ * and every 401 or 403 the child answers is shown to the provider first. The same fetch also carries the SDK's
+ * requests to the authorization server, which are left alone: those go to another origin or carry a form (token
+ * requests). (An SSE child's POSTs go to a path of its choosing, so the origin is what tells.)
  */
-function notingRefusals(inner: Fetch, endpoint: URL, provider: RefusalAwareProvider): Fetch {
+function signedInFetch(inner: Fetch, endpoint: URL, provider: RefusalAwareProvider): Fetch {
   return async (url, init) => {
-    const response = await inner(url, init);
+    const toChild = new URL(url).origin === endpoint.origin && !(init?.body instanceof URLSearchParams);
+    if (!toChild) return inner(url, init);
+    const headers = new Headers(init?.headers);
+    const fresh = headers.has("authorization") ? await provider.freshAccessToken(endpoint, inner) : undefined;
+    if (fresh !== undefined) headers.set("authorization", `Bearer ${fresh}`);
+    const response = await inner(url, fresh === undefined ? init : { ...init, headers });
     if (response.status !== 401 && response.status !== 403) return response;
-    if (new URL(url).origin === endpoint.origin && !(init?.body instanceof URLSearchParams)) {
-      const { error, scope } = extractWWWAuthenticateParams(response);
-      const final = provider.noteRefusal(response.status, { ...(error && { error }), ...(scope && { scope }) });
-      if (final) {
-        await response.body?.cancel();
-        throw final;
-      }
+    const { error, scope } = extractWWWAuthenticateParams(response);
+    const final = provider.noteRefusal(response.status, { ...(error && { error }), ...(scope && { scope }) });
+    if (final) {
+      await response.body?.cancel();
+      throw final;
     }
     return response;
   };
@@ -48,8 +54,8 @@ export function remoteTransport(kind: "http" | "sse", url: string, { headers, to
   const endpoint = new URL(url);
   const requestInit = { headers };
   return kind === "http"
-    ? new StreamableHTTPClientTransport(endpoint, { requestInit, authProvider, fetch: notingRefusals(modernFetch(toolFor), endpoint, authProvider) })
-    : new SSEClientTransport(endpoint, { requestInit, authProvider, fetch: notingRefusals(fetch, endpoint, authProvider) });
+    ? new StreamableHTTPClientTransport(endpoint, { requestInit, authProvider, fetch: signedInFetch(modernFetch(toolFor), endpoint, authProvider) })
+    : new SSEClientTransport(endpoint, { requestInit, authProvider, fetch: signedInFetch(fetch, endpoint, authProvider) });
 }
 
 /**

@@ -105,6 +105,17 @@ describe("a child behind a real authorization server", () => {
     expect(store.read().tokens!.access_token).not.toBe("refused");
   });
 
+  it("an access token about to expire is refreshed before the call goes out, so the server refuses nothing", async () => {
+    const store = storeOf("docs");
+    const { access_token: before, expires_in: lifetime } = store.read().tokens!;
+    // Saved so long ago that it expires within the minute (the server, whose clock is the token's own, still takes it).
+    store.update((stored) => ({ ...stored, tokens: { ...stored.tokens!, saved_at: Date.now() - (lifetime! - 30) * 1000 } }));
+    const refusalsBefore = resource.stderr().match(/invalid token/g)?.length ?? 0;
+    expect((await echo(config(), "docs", "ahead")).stdout.trim()).toBe("ahead");
+    expect(store.read().tokens!.access_token).not.toBe(before);
+    expect(resource.stderr().match(/invalid token/g)?.length ?? 0).toBe(refusalsBefore);
+  });
+
   it("when the refresh token is refused too, the call fails with AUTH_REQUIRED again", async () => {
     const store = storeOf("docs");
     store.update((stored) => ({ ...stored, tokens: { ...stored.tokens!, access_token: "refused", refresh_token: "revoked" } }));

@@ -1,7 +1,8 @@
 // gaggle as the OAuth client of one remote child. The SDK runs the flows (discovery, registration, PKCE, token
 // requests, refresh, step-up); this is where their state lives and where a person is asked to sign in.
 import { randomUUID } from "node:crypto";
-import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import { auth, type AddClientAuthentication, type OAuthClientProvider, type OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { createPrivateKeyJwtAuth } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { OAuthConfig } from "../../config/index.js";
@@ -25,6 +26,9 @@ export function authRequired(child: string, why: string): GaggleError {
   return new GaggleError("AUTH_REQUIRED", `${child} needs you to sign in: ${why}`, { hint: `run: gaggle auth login ${child}` });
 }
 
+/** How long before its expiry an access token is refreshed, at most. */
+const REFRESH_AHEAD_MS = 60_000;
+
 /** Stands in while no sign-in is under way: a flow that needs one stops before anything leaves gaggle. */
 const NO_FLOW_REDIRECT = "http://127.0.0.1/gaggle-sign-in";
 
@@ -38,6 +42,9 @@ export class ChildOAuthProvider implements OAuthClientProvider {
    * the child answered 401 (it may now name another authorization server, SEP-2352).
    */
   private rediscover: boolean;
+
+  /** The refresh under way, which every request that finds the access token due waits for. */
+  private refreshing: Promise<void> | undefined;
 
   /** Set when the client proves itself with a signed JWT (private_key_jwt) rather than a secret or nothing. */
   readonly addClientAuthentication?: AddClientAuthentication;
@@ -155,6 +162,28 @@ export class ChildOAuthProvider implements OAuthClientProvider {
     if (tokens === undefined || scopeWanted === undefined || coversScopes(tokens.scope ?? scopeAsked, scopeWanted)) return tokens;
     const { refresh_token: _unusable, ...rest } = tokens;
     return rest;
+  }
+
+  /**
+   * The access token to send now: refreshed first when it expires within the next minute (or tenth of its
+   * life, if shorter) and a refresh token is at hand, so that a request does not go out only to be refused.
+   * Undefined when there is nothing newer than what the SDK already put on the request.
+   */
+  async freshAccessToken(serverUrl: URL, fetchFn: FetchLike): Promise<string | undefined> {
+    const tokens = this.tokens();
+    if (!tokens?.refresh_token || tokens.expires_in === undefined) return undefined;
+    const { saved_at: savedAt } = this.store.read().tokens!;
+    const ahead = Math.min(REFRESH_AHEAD_MS, (tokens.expires_in * 1000) / 10);
+    if (savedAt + tokens.expires_in * 1000 - ahead > Date.now()) return undefined;
+    // A refresh that fails leaves the request to its refusal, which the SDK answers as it does any 401.
+    this.refreshing ??= auth(this, { serverUrl, fetchFn })
+      .then(
+        () => {},
+        () => {},
+      )
+      .finally(() => (this.refreshing = undefined));
+    await this.refreshing;
+    return this.store.read().tokens?.access_token;
   }
 
   /** A new grant answers what was wanted; the scopes of the grant are in the tokens. */
