@@ -5,6 +5,7 @@ import { extractWWWAuthenticateParams, type OAuthClientProvider } from "@modelco
 import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { modernFetch } from "./modern-fetch.js";
+import { reaching } from "./oauth/reaching.js";
 
 export interface RemoteOptions {
   /** Go on every request, the SSE stream's GET included (the SDK merges `requestInit`). */
@@ -34,7 +35,8 @@ type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 function signedInFetch(inner: Fetch, endpoint: URL, provider: RefusalAwareProvider): Fetch {
   return async (url, init) => {
     const toChild = new URL(url).origin === endpoint.origin && !(init?.body instanceof URLSearchParams);
-    if (!toChild) return inner(url, init);
+    // The authorization server's requests: a network failure there names the URL it could not reach.
+    if (!toChild) return reaching(inner)(url, init);
     const headers = new Headers(init?.headers);
     const fresh = headers.has("authorization") ? await provider.freshAccessToken(endpoint, inner) : undefined;
     if (fresh !== undefined) headers.set("authorization", `Bearer ${fresh}`);

@@ -3,6 +3,8 @@
 // refresh token is too; the redirect listener's state check; the client credentials grant for unattended use.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -274,6 +276,43 @@ describe("step-up: a call that needs more scopes than the sign-in granted", () =
       error: 'steps refused the request for lacking the scopes "mcp:read", which its sign-in already holds; signing in again would not change that',
     });
     expect(storeOf("steps", `http://127.0.0.1:${steps.port}/mcp`).read().scopeWanted).toBeUndefined();
+  });
+});
+
+describe("a sign-in that fails says which step failed", () => {
+  it("names the URL of an authorization server it could not reach", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const down = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+    const orphan = await startListeningFixture("oauth-protected.mjs", ["--issuer", down]);
+    try {
+      const config = writeConfig([NO_BUILT_INS, `[mcp_servers.orphan]\ntype = "http"\nurl = "http://127.0.0.1:${orphan.port}/mcp"\n`].join("\n"));
+      const out = await runCli(["auth", "login", "orphan", "--config", config], { env });
+      expect(out.code).toBe(1);
+      expect(out.stderr).toContain(
+        `gaggle: signing in to orphan failed: could not reach ${down}/.well-known/oauth-authorization-server (ECONNREFUSED)`,
+      );
+    } finally {
+      orphan.kill();
+    }
+  });
+
+  it("gives the authorization server's own words and error code when it refuses the registration", async () => {
+    const strict = await startListeningFixture("oauth-protected.mjs", ["--issuer", as.issuer, "--tool-scope", "pid=mcp:admin"]);
+    try {
+      const config = writeConfig([NO_BUILT_INS, `[mcp_servers.strict]\ntype = "http"\nurl = "http://127.0.0.1:${strict.port}/mcp"\n`].join("\n"));
+      expect((await login(config, "strict")).code).toBe(0);
+      // The call is refused for mcp:admin, a scope this server does not know: the next sign-in asks for it.
+      expect(JSON.parse((await runCli(["call", "strict", "pid", "{}", "--config", config], { env })).stdout)).toMatchObject({
+        code: "AUTH_REQUIRED",
+      });
+      const out = await runCli(["auth", "login", "strict", "--config", config], { env });
+      expect(out.code).toBe(1);
+      expect(out.stderr).toMatch(/^gaggle: signing in to strict failed: .*scope.* \(the authorization server's error: invalid_client_metadata\)$/m);
+    } finally {
+      strict.kill();
+    }
   });
 });
 

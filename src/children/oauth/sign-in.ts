@@ -8,6 +8,7 @@ import type { ChildConfig } from "../../config/index.js";
 import { META, MODERN_VERSION } from "../../shared/modern-protocol.js";
 import { expectedIssuer, issRefusal } from "./issuer.js";
 import { ChildOAuthProvider } from "./provider.js";
+import { reaching } from "./reaching.js";
 import { listenForRedirect } from "./redirect-listener.js";
 import { unionOfScopes } from "./scopes.js";
 import type { TokenStore } from "./token-store.js";
@@ -48,6 +49,7 @@ export async function signIn(child: ChildConfig, store: TokenStore, options: Sig
     const scope = unionOfScopes(asked.scope, store.read().scopeWanted);
     const request = {
       serverUrl: child.url!,
+      fetchFn: reaching(),
       ...(asked.resourceMetadataUrl && { resourceMetadataUrl: asked.resourceMetadataUrl }),
       ...(scope && { scope }),
     };

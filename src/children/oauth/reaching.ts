@@ -1,0 +1,18 @@
+// fetch for the requests of a sign-in, whose network failures say which URL could not be reached and why
+// (fetch's own "fetch failed" names neither).
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+
+export function reaching(inner: FetchLike = fetch): FetchLike {
+  return async (url, init) => {
+    try {
+      return await inner(url, init);
+    } catch (error) {
+      if (!(error instanceof TypeError) || !error.message.startsWith("fetch failed")) throw error;
+      const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
+      const why = typeof cause?.code === "string" ? cause.code : typeof cause?.message === "string" ? cause.message : "no answer";
+      // What the cause says is in this message already; chained, "fetch failed" would be repeated after it.
+      // eslint-disable-next-line preserve-caught-error
+      throw new Error(`could not reach ${String(url)} (${why})`);
+    }
+  };
+}
