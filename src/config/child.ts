@@ -84,7 +84,14 @@ export const childShape = {
       .refine((value) => URL.canParse(value) && new URL(value).protocol === "https:")
       .optional(),
     scopes: stringList().optional(),
-    grant: oneOf(["authorization_code", "client_credentials"]).optional(),
+    grant: oneOf(["authorization_code", "client_credentials", "enterprise"]).optional(),
+    idp_token_endpoint: z
+      .string(expected("an http(s) URL"))
+      .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol))
+      .optional(),
+    idp_client_id: text().optional(),
+    idp_client_secret: text().optional(),
+    id_token: text().optional(),
     redirect_port: z.int(expected("a port from 0 to 65535 (0 = any free port)")).min(0).max(65535).optional(),
   }).optional(),
 };
@@ -148,6 +155,11 @@ export function checkChild(raw: RawChild, ctx: z.RefinementCtx): void {
   if (raw.oauth?.grant === "client_credentials" && raw.oauth.client_id === undefined) {
     issue(["oauth", "client_id"], `expected a client_id for the client_credentials grant (with client_secret or private_key), got nothing`);
   }
+  if (raw.oauth?.grant === "enterprise") {
+    for (const key of ["client_id", "idp_token_endpoint", "idp_client_id", "id_token"] as const) {
+      if (raw.oauth[key] === undefined) issue(["oauth", key], `expected a value for the enterprise grant (SEP-990), got nothing`);
+    }
+  }
   if (raw.oauth?.private_key !== undefined && raw.oauth.client_secret !== undefined) {
     issue(["oauth", "private_key"], `cannot be combined with "client_secret": the client proves itself with one of them; keep one`);
   }
@@ -201,6 +213,14 @@ function normalizeOAuth(raw: NonNullable<RawChild["oauth"]>): OAuthConfig {
     ...(raw.client_metadata_url !== undefined && { clientMetadataUrl: raw.client_metadata_url }),
     scopes: raw.scopes ?? [],
     grant: raw.grant ?? "authorization_code",
+    ...(raw.grant === "enterprise" && {
+      enterprise: {
+        idpTokenEndpoint: raw.idp_token_endpoint!,
+        idpClientId: raw.idp_client_id!,
+        ...(raw.idp_client_secret !== undefined && { idpClientSecret: raw.idp_client_secret }),
+        idToken: raw.id_token!,
+      },
+    }),
     redirectPort: raw.redirect_port ?? 0,
   };
 }

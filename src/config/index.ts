@@ -3,4 +3,12 @@ export { ConfigError, describeValue } from "./errors.js";
 export { expandEnv, expandString } from "./expand.js";
 export { findConfigPath, loadConfig, validateConfigText } from "./load.js";
 export { stateDir } from "./state-dir.js";
-export { type ChildConfig, type GaggleConfig, type OAuthConfig, GATEWAY_DEFAULTS, LOG_LEVELS, VIRTUAL_CHILD_NAMES } from "./schema.js";
+export {
+  type ChildConfig,
+  type GaggleConfig,
+  type OAuthConfig,
+  type EnterpriseConfig,
+  GATEWAY_DEFAULTS,
+  LOG_LEVELS,
+  VIRTUAL_CHILD_NAMES,
+} from "./schema.js";

@@ -67,9 +67,22 @@ export interface OAuthConfig {
   clientMetadataUrl?: string;
   /** Asked for when the child names none (its WWW-Authenticate, then its scopes_supported, come first). */
   scopes: string[];
-  grant: "authorization_code" | "client_credentials";
+  grant: "authorization_code" | "client_credentials" | "enterprise";
+  /** For `grant = "enterprise"`: the identity provider that turns the person's ID token into a grant (SEP-990). */
+  enterprise?: EnterpriseConfig;
   /** The loopback port sign-in redirects to; 0 = any free port. */
   redirectPort: number;
+}
+
+/** The organisation's identity provider, for enterprise-managed authorization (SEP-990). */
+export interface EnterpriseConfig {
+  /** Its token endpoint, where the ID token is exchanged (RFC 8693). */
+  idpTokenEndpoint: string;
+  /** gaggle's client at the identity provider. */
+  idpClientId: string;
+  idpClientSecret?: string;
+  /** The person's ID token from the identity provider (usually `${VAR}`). */
+  idToken: string;
 }
 
 export interface GatewayConfig {

@@ -162,3 +162,30 @@ describe("oauth rules", () => {
     ]);
   });
 });
+
+describe("the enterprise grant (SEP-990)", () => {
+  const remote = (oauth: string) => child(`url = "https://h/mcp"\n[mcp_servers.echo.oauth]\ngrant = "enterprise"\n${oauth}`);
+
+  it("needs the client, the identity provider's token endpoint and client, and the ID token", () => {
+    expect(remote("")).toEqual([
+      "mcp_servers.echo.oauth.client_id: expected a value for the enterprise grant (SEP-990), got nothing",
+      "mcp_servers.echo.oauth.idp_token_endpoint: expected a value for the enterprise grant (SEP-990), got nothing",
+      "mcp_servers.echo.oauth.idp_client_id: expected a value for the enterprise grant (SEP-990), got nothing",
+      "mcp_servers.echo.oauth.id_token: expected a value for the enterprise grant (SEP-990), got nothing",
+    ]);
+  });
+
+  it("loads into the child's oauth config", () => {
+    const config = validateConfigText(
+      `[mcp_servers.echo]\nurl = "https://h/mcp"\n[mcp_servers.echo.oauth]\ngrant = "enterprise"\nclient_id = "c"\nclient_secret = "s"\n` +
+        `idp_token_endpoint = "https://idp.example/token"\nidp_client_id = "gaggle"\nid_token = "eyJ"\n`,
+      join(tmp.dir, "children_config.toml"),
+      {},
+    );
+    expect(config.children[0]!.oauth).toMatchObject({
+      grant: "enterprise",
+      clientId: "c",
+      enterprise: { idpTokenEndpoint: "https://idp.example/token", idpClientId: "gaggle", idToken: "eyJ" },
+    });
+  });
+});

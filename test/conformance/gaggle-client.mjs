@@ -146,10 +146,18 @@ async function signIn(config, env) {
   if (code !== 0) throw new Error(`gaggle auth login failed (code ${code}):\n${output}`);
 }
 
+/** The scenarios where gaggle gets its tokens with no person involved, and the grant it uses. */
+const UNATTENDED = {
+  "auth/client-credentials-basic": "client_credentials",
+  "auth/client-credentials-jwt": "client_credentials",
+  "auth/enterprise-managed-authorization": "enterprise",
+};
+
 /**
  * The child's oauth table: the client the scenario pre-registered for gaggle when its context names one (with a
- * secret or a private key, for the client credentials grant), and always the client metadata document URL the
- * suite's authorization servers know (used where one supports such documents, as the reference client does).
+ * secret or a private key for the client credentials grant, or the identity provider of the enterprise grant),
+ * and always the client metadata document URL the suite's authorization servers know (used where one supports
+ * such documents, as the reference client does).
  */
 function oauthLines() {
   const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}");
@@ -162,7 +170,10 @@ function oauthLines() {
     ...toml("client_secret", context.client_secret),
     ...toml("private_key", context.private_key_pem),
     ...toml("signing_alg", context.signing_algorithm),
-    ...(String(context.name ?? "").includes("client-credentials") ? ['grant = "client_credentials"'] : []),
+    ...toml("idp_token_endpoint", context.idp_token_endpoint),
+    ...toml("idp_client_id", context.idp_client_id),
+    ...toml("id_token", context.idp_id_token),
+    ...toml("grant", UNATTENDED[context.name]),
   ];
 }
 
@@ -187,8 +198,7 @@ async function main() {
     stderr: "inherit",
   });
   try {
-    const unattended = oauthLines().some((line) => line.includes("client_credentials"));
-    if (scenario.startsWith("auth/") && !unattended) await signIn(config, env);
+    if (scenario.startsWith("auth/") && !UNATTENDED[scenario]) await signIn(config, env);
     await client.connect(transport);
     await act(client, () => signIn(config, env));
   } finally {

@@ -67,12 +67,13 @@ const AUTH_IN_2026 = [
 ];
 const AUTH_SCENARIOS = { "2025-11-25": AUTH_IN_BOTH, "2026-07-28": [...AUTH_IN_BOTH, ...AUTH_IN_2026] };
 /**
- * Auth scenarios no revision requires: extensions (the client credentials grant, SEP-1046) and servers of the
+ * Auth scenarios no revision requires: extensions (the client credentials grant, SEP-1046; enterprise-managed authorization, SEP-990) and servers of the
  * 2025-03-26 authorization spec. Run at the 2025-11-25 wire with --force, since no spec version selects them.
  */
 const AUTH_BEYOND = [
   "client-credentials-basic",
   "client-credentials-jwt",
+  "enterprise-managed-authorization",
   "2025-03-26-oauth-metadata-backcompat",
   "2025-03-26-oauth-endpoint-fallback",
 ];

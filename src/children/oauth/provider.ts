@@ -7,7 +7,9 @@ import { createPrivateKeyJwtAuth } from "@modelcontextprotocol/sdk/client/auth-e
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { OAuthConfig } from "../../config/index.js";
 import { GaggleError } from "../../shared/errors.js";
+import { identityAssertionGrant, JWT_BEARER_GRANT } from "./enterprise.js";
 import { checkMetadataIssuer } from "./issuer.js";
+import { reaching } from "./reaching.js";
 import { coversScopes, unionOfScopes } from "./scopes.js";
 import type { StoredSignIn, TokenStore } from "./token-store.js";
 
@@ -89,7 +91,7 @@ export class ChildOAuthProvider implements OAuthClientProvider {
   }
 
   private get unattended(): boolean {
-    return this.config?.grant === "client_credentials";
+    return this.config?.grant === "client_credentials" || this.config?.grant === "enterprise";
   }
 
   get redirectUrl(): string | undefined {
@@ -107,7 +109,11 @@ export class ChildOAuthProvider implements OAuthClientProvider {
       // A command-line client on the user's machine, redirected to loopback (SEP-837).
       application_type: "native",
       redirect_uris: this.unattended ? [] : [this.redirectUrl!],
-      grant_types: this.unattended ? ["client_credentials"] : ["authorization_code", "refresh_token"],
+      grant_types: !this.unattended
+        ? ["authorization_code", "refresh_token"]
+        : this.config?.grant === "enterprise"
+          ? [JWT_BEARER_GRANT]
+          : ["client_credentials"],
       response_types: this.unattended ? [] : ["code"],
       token_endpoint_auth_method: this.config?.privateKey
         ? "private_key_jwt"
@@ -215,15 +221,24 @@ export class ChildOAuthProvider implements OAuthClientProvider {
   }
 
   /**
-   * The client credentials grant asks for the configured scopes (`scope`, from the client metadata), else for
-   * the scopes the child's protected-resource metadata lists.
+   * The grants that need no person. They ask for the configured scopes (`scope`, from the client metadata), else
+   * for the scopes the child's protected-resource metadata lists. The enterprise grant first gets its assertion
+   * from the identity provider, for this authorization server and this child.
    */
-  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
+  async prepareTokenRequest(scope?: string): Promise<URLSearchParams | undefined> {
     if (!this.unattended) return undefined;
-    const { scopeWanted, discovery } = this.store.read();
+    const { scopeWanted, discovery, resource } = this.store.read();
     const asked = scopeWanted ?? (scope || discovery?.resourceMetadata?.scopes_supported?.join(" "));
     this.store.update((stored) => ({ ...stored, ...(asked && { scopeAsked: asked }) }));
-    return new URLSearchParams({ grant_type: "client_credentials", ...(asked && { scope: asked }) });
+    const enterprise = this.config?.enterprise;
+    if (!enterprise) return new URLSearchParams({ grant_type: "client_credentials", ...(asked && { scope: asked }) });
+    const target = {
+      audience: discovery?.authorizationServerMetadata?.issuer ?? discovery?.authorizationServerUrl ?? resource,
+      resource: discovery?.resourceMetadata?.resource ?? resource,
+      scope: asked,
+    };
+    const assertion = await identityAssertionGrant(enterprise, target, reaching());
+    return new URLSearchParams({ grant_type: JWT_BEARER_GRANT, assertion, ...(asked && { scope: asked }) });
   }
 
   /**
