@@ -1,7 +1,7 @@
 // The gateway's own resources: mcp://server_summary and mcp://children_servers.
 import type { ReadResourceResult, Resource } from "@modelcontextprotocol/sdk/types.js";
 import type { Router } from "../children/router.js";
-import type { ChildConfig, GaggleConfig } from "../config/index.js";
+import type { ChildConfig, GaggleConfig, OAuthConfig } from "../config/index.js";
 import type { Gaggle } from "./gaggle.js";
 import { GAGGLE_VERSION } from "../shared/version.js";
 import { statusView } from "./status-view.js";
@@ -23,10 +23,25 @@ export const GATEWAY_RESOURCES: Resource[] = [
 
 const REDACTED = "[redacted]";
 
-/** Env values and header values may hold secrets: their keys are shown, never their values. */
+/**
+ * Env values and header values may hold secrets: their keys are shown, never their values. So are the secrets
+ * of a sign-in's config: client secrets, private keys, ID tokens.
+ */
 export function redactedChildConfig(config: ChildConfig) {
   const hide = (map: Record<string, string>) => Object.fromEntries(Object.keys(map).map((key) => [key, REDACTED]));
-  return { ...config, env: hide(config.env), headers: hide(config.headers) };
+  return { ...config, env: hide(config.env), headers: hide(config.headers), ...(config.oauth && { oauth: redactedOAuth(config.oauth) }) };
+}
+
+function redactedOAuth(oauth: OAuthConfig): OAuthConfig {
+  const { clientSecret, privateKey, enterprise } = oauth;
+  return {
+    ...oauth,
+    ...(clientSecret !== undefined && { clientSecret: REDACTED }),
+    ...(privateKey && { privateKey: { ...privateKey, pem: REDACTED } }),
+    ...(enterprise && {
+      enterprise: { ...enterprise, idToken: REDACTED, ...(enterprise.idpClientSecret !== undefined && { idpClientSecret: REDACTED }) },
+    }),
+  };
 }
 
 export function readGatewayResource(uri: string, gaggle: Gaggle): ReadResourceResult | undefined {

@@ -3,9 +3,11 @@ import { startGaggle, textOf, type RunningGaggle } from "../helpers/gaggle.js";
 import { startHttpFixture, type HttpFixture } from "../helpers/http-fixture.js";
 import { fixtureChild } from "../helpers/paths.js";
 
-// Secrets in env and headers must reach the child and nothing else: not the resources, not the logs.
+// Secrets in env, headers and sign-in settings must reach the child (or its authorization server) and nothing
+// else: not the resources, not the logs.
 const ENV_SECRET = "s3cret-env-value";
 const HEADER_SECRET = "s3cret-header-value";
+const OAUTH_SECRETS = ["s3cret-client-secret", "s3cret-idp-secret", "s3cret-id-token", "s3cret-private-key"];
 
 interface ChildEntry {
   name: string;
@@ -24,6 +26,11 @@ beforeAll(async () => {
     fixtureChild("local", "echo.mjs", `env = { API_TOKEN = "${ENV_SECRET}", PLAIN = "visible-to-child" }`),
     `[mcp_servers.remote]\ntype = "http"\nurl = "${server.origin}/mcp"\nheaders = { Authorization = "Bearer ${HEADER_SECRET}" }\n`,
     `[mcp_servers.remote_sse]\ntype = "sse"\nurl = "${server.origin}/sse"\nheaders = { Authorization = "Bearer ${HEADER_SECRET}" }\n`,
+    `[mcp_servers.enterprise]\nurl = "${server.origin}/mcp"\n[mcp_servers.enterprise.oauth]\ngrant = "enterprise"\nclient_id = "c"\n` +
+      `client_secret = "${OAUTH_SECRETS[0]}"\nidp_token_endpoint = "https://idp.example/token"\nidp_client_id = "gaggle"\n` +
+      `idp_client_secret = "${OAUTH_SECRETS[1]}"\nid_token = "${OAUTH_SECRETS[2]}"\n`,
+    `[mcp_servers.robot]\nurl = "${server.origin}/mcp"\n[mcp_servers.robot.oauth]\ngrant = "client_credentials"\nclient_id = "r"\n` +
+      `private_key = "-----BEGIN PRIVATE KEY-----\\n${OAUTH_SECRETS[3]}\\n-----END PRIVATE KEY-----"\n`,
   ].join("\n");
   gaggle = await startGaggle(config, { args: ["--log-level", "trace"] });
 });
@@ -47,8 +54,7 @@ async function childrenResource(): Promise<{ text: string; children: ChildEntry[
 }
 
 function expectNoSecret(text: string): void {
-  expect(text).not.toContain(ENV_SECRET);
-  expect(text).not.toContain(HEADER_SECRET);
+  for (const secret of [ENV_SECRET, HEADER_SECRET, ...OAUTH_SECRETS]) expect(text).not.toContain(secret);
 }
 
 describe("mcp://children_servers", () => {
@@ -63,6 +69,10 @@ describe("mcp://children_servers", () => {
       expectNoSecret(text);
       const byName = new Map(children.map((child) => [child.name, child]));
       expect(byName.get("local")!.config!.env).toEqual({ API_TOKEN: "[redacted]", PLAIN: "[redacted]" });
+      expect(byName.get("enterprise")!.config).toMatchObject({
+        oauth: { clientSecret: "[redacted]", enterprise: { idToken: "[redacted]", idpClientSecret: "[redacted]", idpClientId: "gaggle" } },
+      });
+      expect(byName.get("robot")!.config).toMatchObject({ oauth: { privateKey: { pem: "[redacted]", alg: "ES256" } } });
       for (const name of ["remote", "remote_sse"]) {
         expect(byName.get(name)!.config!.headers).toEqual({ Authorization: "[redacted]" });
         expect(byName.get(name)!.config!.url).toBe(`${server.origin}/${name === "remote" ? "mcp" : "sse"}`);
