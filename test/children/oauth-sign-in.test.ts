@@ -33,8 +33,22 @@ let url: string;
 let state: string;
 let env: NodeJS.ProcessEnv;
 
+/** A client pre-registered for sign-ins through the browser: it names its one loopback redirect, on a fixed port. */
+const DESK = {
+  client_id: "desk",
+  client_secret: "desk-secret",
+  application_type: "native" as const,
+  grant_types: ["authorization_code", "refresh_token"],
+  response_types: ["code" as const],
+  redirect_uris: [] as string[],
+  scope: "mcp:read mcp:write",
+};
+let deskPort: number;
+
 beforeAll(async () => {
-  as = await startAuthServer({ clients: [ROBOT] });
+  deskPort = await freePort();
+  DESK.redirect_uris = [`http://127.0.0.1:${deskPort}/callback`];
+  as = await startAuthServer({ clients: [ROBOT, DESK] });
   resource = await startListeningFixture("oauth-protected.mjs", ["--issuer", as.issuer]);
   url = `http://127.0.0.1:${resource.port}/mcp`;
   state = mkdtempSync(join(tmpdir(), "gaggle-sign-in-"));
@@ -160,6 +174,21 @@ describe("a child behind a real authorization server", () => {
   });
 });
 
+describe("a client pre-registered with the authorization server", () => {
+  it("signs in as that client on its redirect port, registers nothing, and keeps its secret out of the token file", async () => {
+    const config = configFor("desk", `\n[mcp_servers.desk.oauth]\nclient_id = "desk"\nclient_secret = "desk-secret"\nredirect_port = ${deskPort}\n`);
+    const signIn = await login(config, "desk", async (url) => {
+      expect(new URL(url).searchParams.get("client_id")).toBe("desk");
+      expect(new URL(url).searchParams.get("redirect_uri")).toBe(`http://127.0.0.1:${deskPort}/callback`);
+    });
+    expect(signIn.code).toBe(0);
+    expect(storeOf("desk").read()).toMatchObject({ tokens: { access_token: expect.any(String) } });
+    expect(storeOf("desk").read().client).toBeUndefined();
+    expect(readFileSync(storeOf("desk").file, "utf8")).not.toContain("desk-secret");
+    expect((await echo(config, "desk", "pre-registered")).stdout.trim()).toBe("pre-registered");
+  });
+});
+
 describe("a running gateway", () => {
   it("uses a sign-in made by another process at once, without waiting out the back-off after its refusal", async () => {
     const source = await login(configFor("source"), "source");
@@ -180,6 +209,15 @@ describe("a running gateway", () => {
       // What `gaggle auth login late` would write, written within the back-off's first second.
       storeOf("late").update(() => storeOf("source").read());
       expect(await echoLate("after")).toBe("after");
+      // The tokens in use appear in no status and no resource.
+      const { access_token: token, refresh_token: refresh } = storeOf("late").read().tokens!;
+      const status = await client.callTool({ name: "get_child_status", arguments: { server_id: "late" } });
+      const shown = [JSON.stringify(status)];
+      for (const uri of ["mcp://server_summary", "mcp://children_servers"]) shown.push(JSON.stringify(await client.readResource({ uri })));
+      for (const text of [...shown, gaggle.stderr()]) {
+        expect(text).not.toContain(token);
+        expect(text).not.toContain(refresh);
+      }
       await client.close();
     } finally {
       await gaggle.stop();
@@ -279,12 +317,17 @@ describe("step-up: a call that needs more scopes than the sign-in granted", () =
   });
 });
 
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
 describe("a sign-in that fails says which step failed", () => {
   it("names the URL of an authorization server it could not reach", async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
-    const down = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
-    await new Promise((resolve) => closed.close(resolve));
+    const down = `http://127.0.0.1:${await freePort()}`;
     const orphan = await startListeningFixture("oauth-protected.mjs", ["--issuer", down]);
     try {
       const config = writeConfig([NO_BUILT_INS, `[mcp_servers.orphan]\ntype = "http"\nurl = "http://127.0.0.1:${orphan.port}/mcp"\n`].join("\n"));
