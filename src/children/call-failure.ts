@@ -68,10 +68,13 @@ export function callFailure(error: unknown, ctx: FailureContext): GaggleError {
 export function startFailure(child: string, transport: string, reason: string, stderrTail: string[], cause: unknown): GaggleError {
   // Nothing is wrong with the config: a person has to sign in, or the account signed in is refused; the error says so.
   if (cause instanceof GaggleError && (cause.code === "AUTH_REQUIRED" || cause.code === "PERMISSION_DENIED")) return cause;
+  // A failure that already knows what to check (a sign-in's server not answering) says so.
+  const known = cause instanceof GaggleError && cause.code === "SERVER_FAILED" ? cause.hint : undefined;
   const hint =
-    transport === "stdio"
+    known ??
+    (transport === "stdio"
       ? `check the command, args and env of ${child} in the config; get_child_status shows its stderr`
-      : `check the url and headers of ${child} in the config, and that the server is up`;
+      : `check the url and headers of ${child} in the config, and that the server is up`);
   return new GaggleError("SERVER_FAILED", `${child} ${reason}${stderrSuffix(stderrTail)}`, { hint, cause });
 }
 

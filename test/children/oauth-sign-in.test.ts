@@ -336,6 +336,14 @@ describe("a sign-in that fails says which step failed", () => {
       expect(out.stderr).toContain(
         `gaggle: signing in to orphan failed: could not reach ${down}/.well-known/oauth-authorization-server (ECONNREFUSED)`,
       );
+      // A call says the same, and what to check.
+      const call = await runCli(["call", "orphan", "echo", "{}", "--config", config], { env });
+      expect(JSON.parse(call.stdout)).toEqual({
+        status: "failed",
+        code: "SERVER_FAILED",
+        error: `orphan failed to start: could not reach ${down}/.well-known/oauth-authorization-server (ECONNREFUSED)`,
+        hint: `a server of the sign-in (${down}) is not answering: check that it is up and reachable from here`,
+      });
     } finally {
       orphan.kill();
     }

@@ -1,6 +1,7 @@
 // fetch for the requests of a sign-in, whose network failures say which URL could not be reached and why
 // (fetch's own "fetch failed" names neither).
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { GaggleError } from "../../shared/errors.js";
 
 export function reaching(inner: FetchLike = fetch): FetchLike {
   return async (url, init) => {
@@ -12,7 +13,9 @@ export function reaching(inner: FetchLike = fetch): FetchLike {
       const why = typeof cause?.code === "string" ? cause.code : typeof cause?.message === "string" ? cause.message : "no answer";
       // What the cause says is in this message already; chained, "fetch failed" would be repeated after it.
       // eslint-disable-next-line preserve-caught-error
-      throw new Error(`could not reach ${String(url)} (${why})`);
+      throw new GaggleError("SERVER_FAILED", `could not reach ${String(url)} (${why})`, {
+        hint: `a server of the sign-in (${new URL(url).origin}) is not answering: check that it is up and reachable from here`,
+      });
     }
   };
 }
