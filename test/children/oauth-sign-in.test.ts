@@ -15,6 +15,7 @@ import { browse, startAuthServer, type AuthServer } from "../helpers/auth-server
 import { runCli } from "../helpers/cli.js";
 import { writeConfig } from "../helpers/gaggle.js";
 import { startHttpGaggle } from "../helpers/gaggle-http.js";
+import { envelope, modernCall } from "../helpers/modern-http.js";
 import { startListeningFixture, type ListeningFixture } from "../helpers/listening-fixture.js";
 import { CLI, NO_BUILT_INS } from "../helpers/paths.js";
 
@@ -259,6 +260,38 @@ describe("a client that can open URLs (URL-mode elicitation)", () => {
       expect(completed).toEqual([asked[0]!.elicitationId]);
       expect(storeOf("asks").read().tokens?.access_token).toBeDefined();
       await client.close();
+    } finally {
+      await gaggle.stop();
+    }
+  });
+
+  it("a 2026-07-28 client gets the page in an input_required result; its retry completes once the person has signed in", async () => {
+    const gaggle = await gatewayFor("modern");
+    try {
+      const params = {
+        name: "execute_child_tool",
+        arguments: { server_id: "modern", tool_name: "echo", arguments: { text: "modern" } },
+        _meta: envelope({ "io.modelcontextprotocol/clientCapabilities": { elicitation: { url: {} } } }),
+      };
+      const first = (await modernCall(gaggle.port, { method: "tools/call", params })).message.result as {
+        resultType: string;
+        requestState: string;
+        inputRequests: Record<string, { method: string; params: { mode: string; url: string } }>;
+      };
+      expect(first.resultType).toBe("input_required");
+      const [[key, request]] = Object.entries(first.inputRequests) as [[string, { method: string; params: { mode: string; url: string } }]];
+      expect(request).toMatchObject({
+        method: "elicitation/create",
+        params: { mode: "url", url: expect.stringMatching(new RegExp(`^${as.issuer}/auth\\?`)) },
+      });
+      const retry = modernCall(gaggle.port, {
+        id: 2,
+        method: "tools/call",
+        params: { ...params, requestState: first.requestState, inputResponses: { [key]: { action: "accept" } } },
+      });
+      await browse(request.params.url, as.issuer);
+      const done = (await retry).message.result as { content: Array<{ text: string }> };
+      expect(done.content[0]!.text).toBe("modern");
     } finally {
       await gaggle.stop();
     }

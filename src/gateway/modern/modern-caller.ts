@@ -2,7 +2,7 @@
 // the child's questions asked through an input_required result.
 import { randomUUID } from "node:crypto";
 import type { JSONRPCNotification, LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
-import type { Caller, LogMessage, MemberIdentity } from "../../children/child.js";
+import type { Caller, LogMessage, MemberIdentity, UrlOpener } from "../../children/child.js";
 import { WireError } from "../../shared/errors.js";
 import { levelAllows } from "../client-session.js";
 import type { ModernExchange } from "./exchange.js";
@@ -49,6 +49,21 @@ export class ModernCaller implements Caller {
   /** The round now in progress, or none. */
   attach(exchange: ModernExchange | undefined): void {
     this.exchange = exchange;
+  }
+
+  /**
+   * A call that may ask, from a client that declared URL-mode elicitation: the URL goes out in an
+   * input_required result, and the client's retry says whether the person agreed to open it.
+   */
+  get urls(): UrlOpener | undefined {
+    const declared = this.envelope[META.clientCapabilities] as { elicitation?: { url?: unknown } } | undefined;
+    if (!this.call || declared?.elicitation?.url === undefined) return undefined;
+    const call = this.call;
+    return {
+      open: async (request, signal) =>
+        (await call.ask({ method: "elicitation/create", params: { mode: "url", ...request } }, signal)).action === "accept",
+      completed: (elicitationId) => this.notify({ jsonrpc: "2.0", method: "notifications/elicitation/complete", params: { elicitationId } }),
+    };
   }
 
   forward(request: InputRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
