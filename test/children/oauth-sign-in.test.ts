@@ -382,6 +382,24 @@ describe("a sign-in that fails says which step failed", () => {
     }
   });
 
+  it("says when the authorization server publishes no metadata, and what came of the endpoints guessed for it", async () => {
+    // The resource fixture itself stands for a server that answers 404 to every metadata URL.
+    const bare = `http://127.0.0.1:${resource.port}`;
+    const lost = await startListeningFixture("oauth-protected.mjs", ["--issuer", bare]);
+    try {
+      const config = writeConfig([NO_BUILT_INS, `[mcp_servers.lost]\ntype = "http"\nurl = "http://127.0.0.1:${lost.port}/mcp"\n`].join("\n"));
+      const out = await runCli(["auth", "login", "lost", "--config", config], { env });
+      expect(out.code).toBe(1);
+      expect(out.stderr).toContain(
+        `gaggle: signing in to lost failed: ${bare} publishes no authorization server metadata (RFC 8414 or OpenID Connect discovery, under /.well-known/), ` +
+          "so gaggle used the endpoints such a server has by default, and: ",
+      );
+      expect(out.stderr).toMatch(/404/);
+    } finally {
+      lost.kill();
+    }
+  });
+
   it("gives the authorization server's own words and error code when it refuses the registration", async () => {
     const strict = await startListeningFixture("oauth-protected.mjs", ["--issuer", as.issuer, "--tool-scope", "pid=mcp:admin"]);
     try {

@@ -12,7 +12,6 @@ export function reaching(inner: FetchLike = fetch): FetchLike {
       const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
       const why = typeof cause?.code === "string" ? cause.code : typeof cause?.message === "string" ? cause.message : "no answer";
       // What the cause says is in this message already; chained, "fetch failed" would be repeated after it.
-      // eslint-disable-next-line preserve-caught-error
       throw new GaggleError("SERVER_FAILED", `could not reach ${String(url)} (${why})`, {
         hint: `a server of the sign-in (${new URL(url).origin}) is not answering: check that it is up and reachable from here`,
       });

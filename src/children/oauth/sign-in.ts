@@ -53,16 +53,34 @@ export async function signIn(child: ChildConfig, store: TokenStore, options: Sig
       ...(asked.resourceMetadataUrl && { resourceMetadataUrl: asked.resourceMetadataUrl }),
       ...(scope && { scope }),
     };
-    let result = await auth(provider, request);
+    let result = await withDiscoveryNamed(store, () => auth(provider, request));
     if (result === "REDIRECT") {
       options.waiting?.(options.waitMs);
-      result = await auth(provider, { ...request, authorizationCode: await listener.code });
+      const authorizationCode = await listener.code;
+      result = await withDiscoveryNamed(store, () => auth(provider, { ...request, authorizationCode }));
     }
     if (result !== "AUTHORIZED") throw new Error("the authorization server sent the sign-in back to its page again instead of issuing tokens");
     const tokens = store.update(({ scopeWanted: _met, ...stored }) => ({ ...stored, ...(scope && { scopeAsked: scope }) })).tokens;
     return { ...(tokens?.scope && { scope: tokens.scope }), ...(tokens?.expires_in !== undefined && { expiresIn: tokens.expires_in }) };
   } finally {
     listener.close();
+  }
+}
+
+/**
+ * A step that failed after the authorization server was found to publish no metadata went to the endpoints
+ * guessed for such a server (2025-03-26); its error says so, since the missing metadata is the likelier cause.
+ */
+async function withDiscoveryNamed<T>(store: TokenStore, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    const discovery = store.read().discovery;
+    if (!discovery || discovery.authorizationServerMetadata || !(error instanceof Error)) throw error;
+    error.message =
+      `${discovery.authorizationServerUrl} publishes no authorization server metadata (RFC 8414 or OpenID Connect ` +
+      `discovery, under /.well-known/), so gaggle used the endpoints such a server has by default, and: ${error.message}`;
+    throw error;
   }
 }
 
