@@ -1,4 +1,5 @@
 // Serving: MCP over stdio (until stdin closes) or Streamable HTTP, until a signal; then every child is stopped.
+import { realpathSync } from "node:fs";
 import type { GaggleConfig } from "../config/index.js";
 import { createGaggle, type Gaggle } from "../gateway/gaggle.js";
 import { ModernServer } from "../gateway/modern/modern-server.js";
@@ -34,6 +35,7 @@ export async function serveStdio(config: GaggleConfig): Promise<void> {
   process.stdin.on("error", () => void stop("stdin error"));
   await connect(new EraSplitTransport(new StdioServerTransport(), modern));
   log.info({ config: config.path, children: gaggle.router.names() }, "gaggle serving MCP on stdio");
+  if (process.stdin.isTTY) process.stderr.write(forAPerson(config.path));
   gaggle.startEager();
 }
 
@@ -83,4 +85,14 @@ export function parseListenAddress(text: string): ListenAddress | undefined {
   const port = Number(match[2]);
   if (port > 65535) return undefined;
   return { host: (match[1] ?? "127.0.0.1").replace(/^\[(.*)\]$/, "$1"), port };
+}
+
+/** Said once when a person started gaggle at a terminal: stdio is for an MCP client, and how to give it one. */
+function forAPerson(configPath: string): string {
+  return (
+    `gaggle: serving MCP on stdio with ${configPath}. An MCP client talks to it here (JSON-RPC, one message per ` +
+    "line), so there is nothing to type; stop it with Ctrl-C.\n" +
+    `  add it to a client:  claude mcp add gaggle -- node ${realpathSync(process.argv[1] ?? "gaggle")} --config ${configPath}\n` +
+    "  or serve HTTP:       gaggle --http 127.0.0.1:8765 (then point the client at http://127.0.0.1:8765/mcp)\n"
+  );
 }

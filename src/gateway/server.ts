@@ -14,6 +14,7 @@ import { registerResourceHandlers } from "./resource-handlers.js";
 import { connectWithToolCallLane } from "./tool-call-lane.js";
 import { registerToolHandlers } from "./tool-handlers.js";
 import { onTheWire } from "./wire-errors.js";
+import { UnreadableMessageError } from "../shared/errors.js";
 import { lazyLogger } from "../shared/log.js";
 
 const log = lazyLogger({ subsystem: "client" });
@@ -54,7 +55,10 @@ export function createGatewayServer(gaggle: Gaggle, sessionId: string, identity?
   });
 
   // A message the client sent that could not be taken, or a reply that could not be sent: kept on stderr.
-  server.onerror = (error) => log.warn({ session: sessionId, err: error }, "client connection error");
+  server.onerror = (error) =>
+    error instanceof UnreadableMessageError
+      ? log.warn({ session: sessionId, reason: error.message }, "unreadable message from the client, answered with an error")
+      : log.warn({ session: sessionId, err: error }, "client connection error");
   gaggle.hub.add(session);
   server.onclose = () => void gaggle.hub.remove(session);
   return { server, connect: (transport) => connectWithToolCallLane(server, transport, callTool) };

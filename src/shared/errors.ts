@@ -31,6 +31,14 @@ export class GaggleError extends Error {
   }
 }
 
+/**
+ * A line from the client that is not a message gaggle can take. It has been answered already (-32700 or -32600);
+ * what is logged is the reason, not a stack: the fault is in what was sent, not in gaggle.
+ */
+export class UnreadableMessageError extends Error {
+  override readonly name = "UnreadableMessageError";
+}
+
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

@@ -2,6 +2,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Readable, Writable } from "node:stream";
+import { UnreadableMessageError } from "../shared/errors.js";
 import { decodeErrorReply, encodeMessage, messageLines } from "../shared/json-rpc-codec.js";
 
 /**
@@ -17,7 +18,7 @@ export class StdioServerTransport implements Transport {
   private readonly lines = messageLines(
     (message) => this.onmessage?.(message),
     (error) => {
-      this.onerror?.(new Error(`unreadable message from the client: ${error.message}`));
+      this.onerror?.(new UnreadableMessageError(`unreadable message from the client: ${error.message}`));
       if (error.answerable) void this.send(decodeErrorReply(error)).catch(() => {});
     },
   );

@@ -1,5 +1,6 @@
 // gaggle's stdio end read as raw lines: unreadable input gets JSON-RPC's error replies and the session goes on.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeConfig } from "../helpers/gaggle.js";
 import { CLI, fixtureChild, NO_BUILT_INS } from "../helpers/paths.js";
@@ -51,6 +52,9 @@ describe("gaggle's stdio end", () => {
     expect(parseError).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } });
     expect((parseError!.error as { message: string }).message).toMatch(/^not JSON: /);
     expect(answer).toEqual({ jsonrpc: "2.0", id: 2, result: {} });
+    // What was wrong is logged as a reason, not as a fault of gaggle's with a stack trace.
+    expect(stderr).toContain('"msg":"unreadable message from the client, answered with an error"');
+    expect(stderr).not.toContain('"stack"');
   });
 
   it("answers a malformed request with -32600 under its own id, saying what was wrong", async () => {
@@ -99,5 +103,23 @@ describe("gaggle's stdio end", () => {
     };
     const [reply] = await exchange(`${JSON.stringify(call)}\n`);
     expect(reply).toMatchObject({ id: 3, result: { content: [{ type: "text", text: "still here" }] } });
+  });
+});
+
+describe("a person at a terminal", () => {
+  it("is told in plain words what gaggle is doing, how to stop it and how to add it to a client; a client's pipe is not", async () => {
+    const config = writeConfig(NO_BUILT_INS);
+    // `script` gives gaggle a terminal for stdin, as a person typing `gaggle` would.
+    const terminal = spawn("script", ["-qec", `${process.execPath} ${CLI} --config ${config}`, "/dev/null"], { stdio: "pipe" });
+    let atTerminal = "";
+    terminal.stdout.setEncoding("utf8").on("data", (chunk: string) => (atTerminal += chunk));
+    await expect.poll(() => atTerminal, { timeout: 10_000 }).toContain("add it to a client");
+    // Closing the terminal hangs gaggle up.
+    terminal.kill("SIGTERM");
+    await once(terminal, "exit");
+    expect(atTerminal).toContain(`gaggle: serving MCP on stdio with ${config}.`);
+    expect(atTerminal).toContain("stop it with Ctrl-C");
+    expect(atTerminal).toContain(`claude mcp add gaggle -- node ${CLI} --config ${config}`);
+    expect(stderr).not.toContain("serving MCP on stdio with");
   });
 });
