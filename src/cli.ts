@@ -8,6 +8,8 @@ import { GAGGLE_VERSION } from "./shared/version.js";
 import { runOneShot, UsageError, type OneShotCommand } from "./cli/one-shot.js";
 import { parseListenAddress, serveHttpUntilStopped, serveStdio } from "./cli/serve.js";
 import { runAuth } from "./cli/auth.js";
+import { runDoctor } from "./cli/doctor.js";
+import { findCommand } from "./children/command-path.js";
 
 const HELP = `gaggle ${GAGGLE_VERSION}: one MCP entry for every MCP server you run
 
@@ -19,6 +21,7 @@ Usage:
   gaggle schema SERVER [TOOL]               show a child's tools, resources and prompts
   gaggle call SERVER TOOL [JSON_ARGS]       call a tool on a child
   gaggle status [SERVER]                    show a child's (or every child's) status
+  gaggle doctor [SERVER...] [--json]        start the children and say, for each, that it works or why not
   gaggle auth login SERVER                  sign in to a remote child that requires OAuth (prints the URL to open)
   gaggle auth status                        show each remote child's sign-in and its expiry
   gaggle auth logout SERVER                 forget a remote child's tokens and client registration
@@ -46,12 +49,13 @@ async function main(argv: string[]): Promise<number> {
       "log-level": { type: "string", short: "l" },
       version: { type: "boolean", short: "v" },
       help: { type: "boolean", short: "h" },
+      json: { type: "boolean" },
     },
   });
   if (values.help) return print(HELP);
   if (values.version) return print(`${GAGGLE_VERSION}\n`);
   const [command, ...operands] = positionals;
-  if (command !== undefined && command !== "validate" && command !== "auth" && !ONE_SHOT.has(command)) {
+  if (command !== undefined && !["validate", "auth", "doctor"].includes(command) && !ONE_SHOT.has(command)) {
     throw new UsageError(`unknown command "${command}"; see gaggle --help`);
   }
   const level = values["log-level"];
@@ -63,16 +67,20 @@ async function main(argv: string[]): Promise<number> {
   if (values.http !== undefined && !address) {
     throw new UsageError(`--http takes PORT, HOST:PORT or [IPV6]:PORT; got "${values.http}"`);
   }
+  if (values.json && command !== "doctor") throw new UsageError(`--json goes with gaggle doctor`);
   if (address && command !== undefined) throw new UsageError(`--http serves MCP; it does not go with "${command}"`);
 
   const path = findConfigPath({ explicit: values.config, cwd: process.cwd(), env: process.env });
   if (values.config === undefined) process.stderr.write(`gaggle: using config ${path}\n`);
   const config: GaggleConfig = loadConfig(path, process.env);
-  // One-shot commands keep the shell quiet unless asked; the server logs at the configured level.
-  setLogLevel((level as LogLevel | undefined) ?? (command === undefined ? config.gateway.logLevel : "warn"));
+  // One-shot commands keep the shell quiet unless asked; the server logs at the configured level;
+  // doctor reports every failure itself; its children's warnings would only repeat them.
+  const quiet = command === "doctor" ? "silent" : "warn";
+  setLogLevel((level as LogLevel | undefined) ?? (command === undefined ? config.gateway.logLevel : quiet));
 
   if (command === "validate") return validateCommand(path, config);
   if (command === "auth") return runAuth(operands, config);
+  if (command === "doctor") return runDoctor(operands, config, values.json === true);
   if (command !== undefined) return runOneShot(command as OneShotCommand, operands, config);
   await (address ? serveHttpUntilStopped(config, address) : serveStdio(config));
   return -1;
@@ -87,6 +95,16 @@ function validateCommand(path: string, config: GaggleConfig): number {
   if (problems.length > 0) {
     for (const problem of problems) process.stderr.write(`gaggle: ${problem}\n`);
     return 1;
+  }
+  // A command that does not resolve is no error in the file (it may be installed later), but is worth a word.
+  for (const child of config.children.filter((candidate) => candidate.enabled && candidate.transport === "stdio")) {
+    const lookup = findCommand(child);
+    if ("missing" in lookup) {
+      const where = lookup.searched.length > 0 ? "on PATH" : "at that path";
+      process.stderr.write(
+        `gaggle: warning: mcp_servers.${child.name}.command: "${lookup.missing}" is not found ${where}; gaggle doctor ${child.name} says more\n`,
+      );
+    }
   }
   const enabled = config.children.filter((child) => child.enabled).length;
   return print(`${path}: valid; ${config.children.length} child server(s), ${enabled} enabled\n`);

@@ -78,6 +78,9 @@ function gaggleEnvelope(): Record<string, unknown> {
   };
 }
 
+/** How the stderr tail marks each line a child wrote to stdout that was not JSON-RPC (and was ignored). */
+export const STDOUT_GARBAGE_MARK = "[gaggle] ignored a stdout line";
+
 /** Builds a session, wired but not yet connected: handlers must be in place before the first message arrives. */
 export function createSession(wiring: SessionWiring): Session {
   const { config, events, callers, log } = wiring;
@@ -199,7 +202,7 @@ function createTransport(
     },
     onStdoutGarbage: (line, error) => {
       const reason = error instanceof Error ? error.message : String(error);
-      stderr.push(`[gaggle] ignored a stdout line that is not JSON-RPC (${reason}): ${line.slice(0, 200)}\n`);
+      stderr.push(`${STDOUT_GARBAGE_MARK} that is not JSON-RPC (${reason}): ${line.slice(0, 200)}\n`);
       log.warn({ line: line.slice(0, 200), reason }, "child wrote a line to stdout that is not JSON-RPC; ignored");
     },
   });

@@ -1,0 +1,161 @@
+// `gaggle doctor`: every configured child started at once, and for each either that it works or the real cause of
+// its failure with what to do; nothing it started outlives it. `gaggle validate` warns of commands not on PATH.
+import { randomUUID } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ChildStatus } from "../src/children/child.js";
+import { diagnose } from "../src/cli/diagnosis.js";
+import { runCli } from "./helpers/cli.js";
+import { childConfigOf } from "./helpers/config.js";
+import { writeConfig } from "./helpers/gaggle.js";
+import { startListeningFixture, type ListeningFixture } from "./helpers/listening-fixture.js";
+import { fixture, fixtureChild, NO_BUILT_INS } from "./helpers/paths.js";
+
+let gate: ListeningFixture;
+let closedPort: number;
+/** On the command line of every child this file starts, so that a leftover one can be found. */
+const MARK = `doctor-${randomUUID()}`;
+
+beforeAll(async () => {
+  gate = await startListeningFixture("oauth-gate.mjs");
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  closedPort = (probe.address() as AddressInfo).port;
+  await new Promise((resolve) => probe.close(resolve));
+});
+afterAll(() => gate?.kill());
+
+const child = (name: string, script: string, extra = "") =>
+  `[mcp_servers.${name}]\ncommand = "node"\nargs = [${JSON.stringify(fixture(script))}, "${MARK}"]\n${extra}`;
+
+/** Processes whose command line carries MARK. */
+function leftovers(): string[] {
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((pid) => {
+      try {
+        const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+        return cmdline.includes(MARK) ? [`${pid}: ${cmdline}`] : [];
+      } catch {
+        return [];
+      }
+    });
+}
+
+describe("gaggle doctor", () => {
+  it("says for each child that it works or why not, with what to do, and exits 1 when any failed", async () => {
+    const config = writeConfig(
+      [
+        NO_BUILT_INS,
+        child("echo", "echo.mjs"),
+        child("noisy", "garbage-stdout.mjs"),
+        `[mcp_servers.missing]\ncommand = "no-such-command-${MARK}"\n`,
+        child("slow", "slow.mjs", `env = { SLOW_START_MS = "5000" }\nstartup_timeout_ms = 500\n`),
+        `[mcp_servers.down]\ntype = "http"\nurl = "http://127.0.0.1:${closedPort}/mcp"\n`,
+        `[mcp_servers.gated]\ntype = "http"\nurl = "http://127.0.0.1:${gate.port}/mcp"\n`,
+        child("dies", "exit-at-start.mjs"),
+      ].join("\n"),
+    );
+    const out = await runCli(["doctor", "--config", config]);
+    expect(out.code).toBe(1);
+    const report = (name: string) => {
+      const lines = out.stdout.split("\n");
+      const at = lines.findIndex((line) => line.startsWith(`${name} `));
+      const end = lines.findIndex((line, i) => i > at && /^\S/.test(line));
+      return lines.slice(at, end === -1 ? undefined : end).join("\n");
+    };
+    expect(report("echo")).toMatch(/^echo +ok +2025-11-25 +10 tool\(s\) +started in \d+(\.\d)? m?s$/);
+    expect(report("noisy")).toMatch(/ok .*\n +-> it wrote 3 line\(s\) to stdout that are not JSON-RPC/);
+    expect(report("missing")).toMatch(new RegExp(`FAILED  command not found: no-such-command-${MARK} is not on PATH \\(.*/usr/bin.*\\)`));
+    expect(report("missing")).toContain("-> install it, or give its full path in mcp_servers.missing.command");
+    expect(report("slow")).toContain("FAILED  did not answer initialize within 500ms (startup_timeout_ms)");
+    expect(report("slow")).toContain("-> it was still starting when startup_timeout_ms (500 ms) ran out: raise mcp_servers.slow.startup_timeout_ms");
+    expect(report("slow")).toContain("slow fixture: waiting 5000 ms before serving");
+    expect(report("down")).toContain(`ECONNREFUSED 127.0.0.1:${closedPort}`);
+    expect(report("down")).toContain(`-> nothing listens at 127.0.0.1:${closedPort}: start the server, or check the port in mcp_servers.down.url`);
+    expect(report("gated")).toContain("FAILED  gated needs you to sign in");
+    expect(report("gated")).toContain("-> run: gaggle auth login gated");
+    expect(report("dies")).toContain("FAILED  exited (code 1)");
+    expect(report("dies")).toContain("fatal: FIXTURE_API_KEY is not set");
+    // Its own logs stay out of the way of the report.
+    expect(out.stderr).not.toContain('"level"');
+    expect(leftovers()).toEqual([]);
+  });
+
+  it("examines only the children named, answers one JSON document with --json, and exits 0 when all work", async () => {
+    const config = writeConfig([NO_BUILT_INS, fixtureChild("echo", "echo.mjs"), child("dies", "exit-at-start.mjs")].join("\n"));
+    const out = await runCli(["doctor", "echo", "--json", "--config", config]);
+    expect(out.code).toBe(0);
+    expect(JSON.parse(out.stdout)).toEqual({
+      ok: true,
+      children: [{ name: "echo", ok: true, protocol: "2025-11-25", tools: 10, start_ms: expect.any(Number) }],
+    });
+  });
+
+  it("refuses a name that is not a child, suggesting the nearest", async () => {
+    const config = writeConfig([NO_BUILT_INS, fixtureChild("echo", "echo.mjs")].join("\n"));
+    const out = await runCli(["doctor", "ecko", "--config", config]);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain('gaggle: no child server named "ecko"; did you mean "echo"?');
+  });
+});
+
+describe("gaggle validate", () => {
+  it("warns of a command that is not on PATH, and still calls the file valid", async () => {
+    const config = writeConfig([NO_BUILT_INS, `[mcp_servers.missing]\ncommand = "no-such-command-${MARK}"\n`].join("\n"));
+    const out = await runCli(["validate", "--config", config]);
+    expect(out.code).toBe(0);
+    expect(out.stderr).toContain(
+      `gaggle: warning: mcp_servers.missing.command: "no-such-command-${MARK}" is not found on PATH; gaggle doctor missing says more`,
+    );
+  });
+});
+
+describe("the causes doctor tells apart", () => {
+  const status: ChildStatus = {
+    state: "failed",
+    kind: "http",
+    pid: null,
+    startedAt: null,
+    restarts: 0,
+    lastError: null,
+    needsAuth: false,
+    stderrTail: [],
+    toolCount: null,
+    protocol: null,
+  };
+  const remote = childConfigOf(`[mcp_servers.docs]\nurl = "https://docs.example.com/mcp"\n`);
+  const fetchFailed = (code: string, message: string) => new TypeError("fetch failed", { cause: Object.assign(new Error(message), { code }) });
+
+  it("a host that does not resolve, a refused certificate, and the HTTP statuses a wrong url or header gets", () => {
+    expect(diagnose(remote, fetchFailed("ENOTFOUND", "getaddrinfo ENOTFOUND docs.example.com"), { ...status }).advice).toEqual([
+      "the host docs.example.com does not resolve (DNS): check mcp_servers.docs.url, or the network",
+    ]);
+    expect(diagnose(remote, fetchFailed("CERT_HAS_EXPIRED", "certificate has expired"), { ...status }).advice).toEqual([
+      "the TLS certificate of docs.example.com was refused: check the url's host name, or trust its issuer (NODE_EXTRA_CA_CERTS)",
+    ]);
+    expect(diagnose(remote, new Error("Streamable HTTP error: Error POSTing to endpoint (HTTP 401)"), { ...status }).advice[0]).toMatch(
+      /^the server refused gaggle \(401\)/,
+    );
+    expect(diagnose(remote, new Error("Streamable HTTP error: Error POSTing to endpoint (HTTP 404)"), { ...status }).advice).toEqual([
+      "no MCP endpoint at https://docs.example.com/mcp: check the path (often /mcp, or /sse for the legacy transport)",
+    ]);
+  });
+
+  it("a first npx run past startup_timeout_ms is told to run once by hand", () => {
+    const npx = childConfigOf(
+      `[mcp_servers.fs]\ncommand = "npx"\nargs = ["-y", "@modelcontextprotocol/server-filesystem", "."]\nstartup_timeout_ms = 30000\n`,
+    );
+    const { reason, advice } = diagnose(npx, new Error("fs failed to start: did not answer initialize within 30000ms (startup_timeout_ms)"), {
+      ...status,
+      kind: "stdio",
+    });
+    expect(reason).toBe("did not answer initialize within 30000ms (startup_timeout_ms)");
+    expect(advice).toEqual([
+      "it was still starting when startup_timeout_ms (30000 ms) ran out: raise mcp_servers.fs.startup_timeout_ms",
+      "a first `npx` run downloads the package and may compile it: run `npx -y @modelcontextprotocol/server-filesystem .` once by hand, then try again",
+    ]);
+  });
+});
