@@ -8,5 +8,6 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: "forks",
     globalSetup: ["test/global-setup.ts"],
+    setupFiles: ["test/file-setup.ts"],
   },
 });

@@ -25,6 +25,7 @@ import { ChildOAuthProvider } from "./oauth/provider.js";
 import { TokenStore } from "./oauth/token-store.js";
 import { httpListenChannel } from "./http-listen.js";
 import { connectionLost, remoteTransport, streamBroken, terminateRemoteSession } from "./remote-transport.js";
+import { CHANGED_WITH, type CatalogShelf } from "./catalog.js";
 import { SchemaCache } from "./schema-cache.js";
 import type { StderrRing } from "./stderr-ring.js";
 import { ProcessGroupTransport, type ProcessExit } from "./stdio-transport.js";
@@ -44,6 +45,8 @@ export interface Session {
   closing: boolean;
   /** Why the session ended ("exited (code 3)"), once it has. */
   endedBecause: string | undefined;
+  /** The catalog held the child's tool list when the session began. */
+  catalogued: boolean;
 }
 
 /** What a session reports to, and reads from, the child that owns it. */
@@ -61,6 +64,8 @@ export interface SessionWiring {
   onLost(session: Session, error: unknown): void;
   /** A response stream of a remote session broke (see streamBroken): the server may or may not be there. */
   onStreamBroken(session: Session): void;
+  /** Where the child's lists are kept for its next run; every list fetched whole is recorded there. */
+  catalog: CatalogShelf;
 }
 
 /** What gaggle declares to every child: it forwards each of these to the client whose call the child is serving. */
@@ -107,10 +112,17 @@ export function createSession(wiring: SessionWiring): Session {
     process: raw instanceof ProcessGroupTransport ? raw : undefined,
     closing: false,
     endedBecause: undefined,
-    cache: new SchemaCache(client, { timeout: config.timeoutMs }, (kind) => {
-      log.debug({ kind }, "list changed; cache dropped");
-      events.listChanged(config.name, kind);
-    }),
+    catalogued: wiring.catalog.read().tools !== undefined,
+    cache: new SchemaCache(
+      client,
+      { timeout: config.timeoutMs },
+      (kind) => {
+        log.debug({ kind }, "list changed; cache dropped");
+        events.listChanged(config.name, kind);
+      },
+      // A list unlike the one the catalog kept (which a client may have been shown) is announced as changed.
+      (kind, items) => wiring.catalog.record(kind, items) && events.listChanged(config.name, CHANGED_WITH[kind]),
+    ),
   };
   // Sampling, elicitation and roots requests from the child go to the client whose call it is serving.
   for (const schema of [CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema]) {
@@ -154,6 +166,8 @@ export async function restoreSessionState(
   timeoutMs: number,
 ): Promise<void> {
   const { client } = session;
+  // The tool list a catalog kept may be out of date: it is fetched again, and a change is announced (see the cache).
+  if (session.catalogued) void session.cache.tools().catch(() => {});
   try {
     if (logLevel && client.getServerCapabilities()?.logging) await client.setLoggingLevel(logLevel, { timeout: timeoutMs });
     for (const uri of subscriptions) await client.subscribeResource({ uri }, { timeout: timeoutMs });
@@ -205,5 +219,16 @@ function createTransport(
       stderr.push(`${STDOUT_GARBAGE_MARK} that is not JSON-RPC (${reason}): ${line.slice(0, 200)}\n`);
       log.warn({ line: line.slice(0, 200), reason }, "child wrote a line to stdout that is not JSON-RPC; ignored");
     },
+  });
+}
+
+/** How long a remote server whose stream broke gets to answer a ping before its session is given up. */
+const PING_TIMEOUT_MS = 10_000;
+
+/** Asks the server of `session` whether it is still there; `onGone` when it does not answer or cannot be reached. */
+export function pingOrLose(session: Session, timeoutMs: number, onGone: (error: unknown) => void): void {
+  session.client.ping({ timeout: Math.min(timeoutMs, PING_TIMEOUT_MS) }).catch((error: unknown) => {
+    const gone = !(error instanceof McpError) || error.code === ErrorCode.RequestTimeout || error.code === ErrorCode.ConnectionClosed;
+    if (gone) onGone(error);
   });
 }

@@ -137,6 +137,11 @@ export interface Child {
    * anything; undefined otherwise (then `tools()` decides). The router asks this first on every call.
    */
   knownTool(name: string): Tool | undefined;
+  /**
+   * The lists known without starting or fetching anything: a running session's, else those the catalog kept
+   * from the child's last run. A list not known is absent. Tools as `tools()` gives them.
+   */
+  known(): Partial<ChildSchema>;
   /** Starts the child if needed; its tools (as `tools()` gives them), resources, resource templates and prompts. */
   schema(): Promise<ChildSchema>;
   /** Only the router calls this, with arguments that fit the tool's input schema. */

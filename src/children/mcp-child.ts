@@ -9,10 +9,11 @@ import { backoffMs } from "./backoff.js";
 import { backoffRefusal, callFailure, startFailure } from "./call-failure.js";
 import { holding } from "./call-hold.js";
 import type { CallContext, Child, ChildSchema, ChildStatus } from "./child.js";
-import { closeSession, createSession, restoreSessionState, startFailureReason, type Session } from "./child-session.js";
+import { closeSession, createSession, pingOrLose, restoreSessionState, startFailureReason, type Session } from "./child-session.js";
 import { ChildStateMachine, OperationLock } from "./child-state.js";
 import { exchangeInEra } from "./era-exchange.js";
 import type { ForwardLimits } from "./forwarding-transport.js";
+import { CatalogShelf } from "./catalog.js";
 import { IdleWatch } from "./idle-watch.js";
 import { SignInWatch } from "./oauth/sign-in-watch.js";
 import { TokenStore } from "./oauth/token-store.js";
@@ -33,13 +34,7 @@ export interface McpChildOptions {
   clock?: Clock;
 }
 
-/** Calls made without a client session (the one-shot commands) count as one client of their own. */
-const LOCAL_CALLER = "local";
-/** How long a remote server whose stream broke gets to answer a ping before its session is given up. */
-const PING_TIMEOUT_MS = 10_000;
-
-/** The session's life is the state machine in child-state.ts; starts and stops run one at a time under one lock,
- * and calls that arrive while a start is under way share it. */
+/** The session's life is the state machine in child-state.ts; starts and stops run one at a time under one lock, and calls that arrive while a start is under way share it. */
 export class McpChild implements Child {
   readonly name: string;
   readonly description: string | undefined;
@@ -66,6 +61,7 @@ export class McpChild implements Child {
   private readonly limits: ForwardLimits;
   private readonly exposed: VisibleTools;
   private readonly signIn: SignInWatch;
+  private readonly catalog: CatalogShelf;
 
   constructor(
     private readonly config: ChildConfig,
@@ -81,6 +77,7 @@ export class McpChild implements Child {
     this.idle = new IdleWatch(config.idleTimeoutMs, this.clock, () => void this.stopIfIdle());
     this.log = logger({ child: config.name });
     this.exposed = visibleTools(config, () => this.machine.running?.era, this.log);
+    this.catalog = new CatalogShelf(options.stateDir, config);
     this.signIn = new SignInWatch(config.url === undefined ? undefined : new TokenStore(options.stateDir, config.name, config.url));
     this.switchboard.onLogLevel(config.name, (level) => this.applyLogLevel(level));
     this.switchboard.onCallerGone((sessionId) => this.callers.forget(sessionId));
@@ -90,8 +87,8 @@ export class McpChild implements Child {
   status(): ChildStatus {
     const phase = this.machine.phase;
     const live = phase.state === "running" || phase.state === "stopping" ? phase : undefined;
-    const tools = live?.session.cache.cachedTools;
     return {
+      toolCount: live?.session.cache.cachedTools ? this.exposed.of(live.session.cache.cachedTools).tools.length : null,
       state: phase.state,
       kind: this.config.transport,
       pid: live?.session.process?.pid ?? null,
@@ -100,7 +97,6 @@ export class McpChild implements Child {
       lastError: this.lastError ?? null,
       needsAuth: phase.state === "failed" && this.lastFailure?.code === "AUTH_REQUIRED",
       stderrTail: this.stderr.tail(),
-      toolCount: tools ? this.exposed.of(tools).tools.length : null,
       protocol: live?.session.era.version ?? null,
     };
   }
@@ -111,9 +107,16 @@ export class McpChild implements Child {
     return this.exposed.of(await this.withSession("tools/list", (session) => session.cache.tools())).tools;
   }
 
+  /** A catalogued tool is known too: calling it starts the child. */
   knownTool(name: string): Tool | undefined {
-    const tools = this.machine.running?.cache.cachedTools;
+    const tools = this.machine.running ? this.machine.running.cache.cachedTools : this.catalog.read().tools;
     return tools && this.exposed.of(tools).byName.get(name);
+  }
+
+  known(): Partial<ChildSchema> {
+    // A running child's own lists count: the catalog's may be what it just said changed.
+    const { tools, ...rest } = this.machine.running ? { tools: this.machine.running.cache.cachedTools } : this.catalog.read();
+    return { ...rest, ...(tools && { tools: this.exposed.of(tools).tools }) };
   }
 
   async schema(): Promise<ChildSchema> {
@@ -124,7 +127,8 @@ export class McpChild implements Child {
   /** One tools/call, once the router's queue has let it through. */
   async callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
     this.idle.begin();
-    const caller = ctx.caller?.sessionId ?? LOCAL_CALLER;
+    // Calls made without a client session (the one-shot commands) count as one client of their own.
+    const caller = ctx.caller?.sessionId ?? "local";
     try {
       if (ctx.holds) {
         const enter = async () => this.gate.tryEnter(caller) ?? (await this.gate.enter(caller, ctx.cancel));
@@ -312,6 +316,7 @@ export class McpChild implements Child {
       onClosed: (closed) => this.onSessionClosed(closed),
       onLost: (lost, error) => this.onSessionLost(lost, error),
       onStreamBroken: (broken) => this.checkConnection(broken),
+      catalog: this.catalog,
     });
   }
 
@@ -352,12 +357,7 @@ export class McpChild implements Child {
    * every call in flight fails at once.
    */
   private checkConnection(session: Session): void {
-    if (this.machine.running !== session) return;
-    const timeout = Math.min(this.config.timeoutMs, PING_TIMEOUT_MS);
-    session.client.ping({ timeout }).catch((error: unknown) => {
-      const gone = !(error instanceof McpError) || error.code === ErrorCode.RequestTimeout || error.code === ErrorCode.ConnectionClosed;
-      if (gone) this.onSessionLost(session, error);
-    });
+    if (this.machine.running === session) pingOrLose(session, this.config.timeoutMs, (error) => this.onSessionLost(session, error));
   }
 
   /** Runs a request on the session, turning whatever the SDK throws into a GaggleError. */
@@ -388,8 +388,8 @@ export class McpChild implements Child {
   }
 
   /** Checked again under the lock: a request that came in meanwhile keeps the session. */
-  private async stopIfIdle(): Promise<void> {
-    await this.lock.run(async () => {
+  private stopIfIdle(): Promise<void> {
+    return this.lock.run(async () => {
       if (!this.idle.expired || !this.machine.running) return;
       this.log.info({ idleMs: this.config.idleTimeoutMs }, "idle timeout; stopping");
       await this.stop();

@@ -11,11 +11,11 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 
-type ListKind = "tools" | "resources" | "resourceTemplates" | "prompts";
+export type ListKind = "tools" | "resources" | "resourceTemplates" | "prompts";
 /** What a list_changed notification names: resource templates change with resources. */
 type ChangedKind = "tools" | "resources" | "prompts";
 
-interface Lists {
+export interface Lists {
   tools: Tool[];
   resources: Resource[];
   resourceTemplates: ResourceTemplate[];
@@ -28,11 +28,12 @@ export class SchemaCache {
   /** Counts tools/list_changed notifications, so that a fetch that began before one never becomes `known`. */
   private toolsChanges = 0;
 
-  /** `onChanged` runs after a list was dropped because the child said it changed. */
+  /** `onChanged` runs after a list was dropped because the child said it changed; `onListed` after a list was fetched whole. */
   constructor(
     private readonly client: Client,
     private readonly options: RequestOptions,
     onChanged: (kind: ChangedKind) => void,
+    private readonly onListed: <K extends ListKind>(kind: K, items: Lists[K]) => void = () => {},
   ) {
     const drop = (changed: ChangedKind) => () => {
       this.pending.delete(changed);
@@ -100,7 +101,10 @@ export class SchemaCache {
     fetchPage: (cursor: string | undefined) => Promise<{ items: Lists[K]; next: string | undefined }>,
   ): Promise<Lists[K]> {
     const capability: "tools" | "resources" | "prompts" = kind === "resourceTemplates" ? "resources" : kind;
-    if (!this.client.getServerCapabilities()?.[capability]) return Promise.resolve([]);
+    if (!this.client.getServerCapabilities()?.[capability]) {
+      this.onListed(kind, [] as Lists[K]);
+      return Promise.resolve([] as Lists[K]);
+    }
     let pending = this.pending.get(kind) as Promise<Lists[K]> | undefined;
     if (!pending) {
       pending = (async () => {
@@ -111,6 +115,7 @@ export class SchemaCache {
           all.push(...page.items);
           cursor = page.next;
         } while (cursor);
+        this.onListed(kind, all as Lists[K]);
         return all as Lists[K];
       })();
       // A failed fetch is not cached: the next caller tries again.

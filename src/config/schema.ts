@@ -100,6 +100,11 @@ export interface GatewayConfig {
   maxBodyBytes: number;
   /** An HTTP session unused this long is closed and releases what it held. */
   sessionIdleTimeoutMs: number;
+  /**
+   * How long a proxy-mode list waits for children the catalog knows nothing of; those not there by then are
+   * left out, and list_changed tells the client once they are.
+   */
+  listWaitMs: number;
   /** Where virtual children keep logs and state; absolute. Defaults to $XDG_STATE_HOME/gaggle/. */
   stateDir?: string;
 }
@@ -123,6 +128,8 @@ export const GATEWAY_DEFAULTS: GatewayConfig = {
   allowedOrigins: [],
   maxBodyBytes: 4 * 1024 * 1024,
   sessionIdleTimeoutMs: 30 * 60_000,
+  // Well under the 5 s some clients give a first tools/list.
+  listWaitMs: 2000,
 };
 
 // ---- raw input: the file as written ----
@@ -147,6 +154,7 @@ const gatewaySchema = closed({
   allowed_origins: z.array(z.string(expected("a string")), expected("an array of strings")).optional(),
   max_body_bytes: z.int(expected("a positive integer")).positive().optional(),
   session_idle_timeout_ms: z.int(expected("a positive integer")).positive().optional(),
+  list_wait_ms: z.int(expected("an integer >= 0")).min(0).max(600_000).optional(),
   state_dir: z.string(expected("a directory path")).min(1).optional(),
 }).transform((raw): GatewayConfig => ({
   logLevel: raw.log_level ?? GATEWAY_DEFAULTS.logLevel,
@@ -157,6 +165,7 @@ const gatewaySchema = closed({
   allowedOrigins: raw.allowed_origins ?? GATEWAY_DEFAULTS.allowedOrigins,
   maxBodyBytes: raw.max_body_bytes ?? GATEWAY_DEFAULTS.maxBodyBytes,
   sessionIdleTimeoutMs: raw.session_idle_timeout_ms ?? GATEWAY_DEFAULTS.sessionIdleTimeoutMs,
+  listWaitMs: raw.list_wait_ms ?? GATEWAY_DEFAULTS.listWaitMs,
   ...(raw.state_dir !== undefined && { stateDir: raw.state_dir }),
 }));
 

@@ -62,9 +62,14 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
     })),
     ...createVirtualChildren(config, switchboard, members).map((child) => ({ child, concurrency: BUILT_IN_CONCURRENCY })),
   ]);
-  const catalog = new ProxyCatalog(router, exposures(config), config.gateway.expose);
+  const late = (child: string, kind: "tools" | "resources" | "prompts") => switchboard.listChanged(child, kind);
+  const catalog = new ProxyCatalog(router, exposures(config), config.gateway.expose, { ms: config.gateway.listWaitMs, late });
   const hub = new SessionHub(switchboard, catalog);
-  const eager = enabled.filter((child) => child.startup === "eager").map((child) => child.name);
+  // Besides the eager ones, the children proxy mode lists and the catalog knows nothing of start at once, so
+  // that the first tools/list finds them ready, or nearly.
+  const eager = enabled
+    .filter((child) => child.startup === "eager" || (catalog.exposes(child.name) && router.get(child.name).known().tools === undefined))
+    .map((child) => child.name);
   return {
     config,
     router,

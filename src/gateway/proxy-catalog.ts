@@ -1,7 +1,7 @@
 // Proxy mode's view of the children: their tools and prompts under exposed names, and who owns which resource.
 import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import type { Prompt, Resource, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { Child } from "../children/child.js";
+import type { Child, ChildSchema } from "../children/child.js";
 import type { Router } from "../children/router.js";
 import type { GaggleConfig } from "../config/index.js";
 import { logger } from "../shared/log.js";
@@ -21,9 +21,19 @@ export interface Exposure {
   prefix: string;
 }
 
+/** How a list waits for children whose lists are not known yet, and who is told when one comes late. */
+export interface ListWait {
+  /** The longest a list waits for a child the catalog knows nothing of (gateway.list_wait_ms). */
+  ms: number;
+  /** A list came after the wait ended: clients are to be told that the list changed. */
+  late(child: string, kind: "tools" | "resources" | "prompts"): void;
+}
+
 /**
- * Indexes are built on first use and dropped when a child says a list changed. A child that cannot be
- * reached is left out of a listing (and logged) rather than failing the whole list.
+ * Indexes are built on first use and dropped when a child says a list changed. A list known without starting
+ * the child (a running session's, or the catalog's from its last run) is used as it is; a child known to nobody
+ * is asked and waited for at most `wait.ms`, then left out until it answers. A child that cannot be reached is
+ * left out of a listing (and logged) rather than failing the whole list.
  */
 export class ProxyCatalog {
   private toolIndex: Promise<Map<string, Owned<Tool>>> | undefined;
@@ -37,6 +47,7 @@ export class ProxyCatalog {
     private readonly router: Router,
     private readonly exposures: ReadonlyMap<string, Exposure>,
     gatewayMode: Mode,
+    private readonly wait: ListWait = { ms: Infinity, late: () => {} },
   ) {
     this.listsMetaTools = gatewayMode !== "tools" || router.names().some((name) => this.modeOf(name) !== "tools");
   }
@@ -68,12 +79,16 @@ export class ProxyCatalog {
 
   /** Resources of exposed children, URIs unchanged; the first child to list a URI owns it. */
   async resources(): Promise<Resource[]> {
-    const lists = await this.gather(this.exposedChildren(), async (child) => (await child.schema()).resources);
+    const lists = await this.gather(
+      this.exposedChildren(),
+      this.listed("resources", async (child) => (await child.schema()).resources),
+    );
     return unique(lists, (resource) => resource.uri).map(({ item }) => item);
   }
 
   async resourceTemplates(): Promise<ResourceTemplate[]> {
-    const lists = await this.gather(this.exposedChildren(), async (child) => (await child.schema()).resourceTemplates);
+    const read = this.listed("resourceTemplates", async (child) => (await child.schema()).resourceTemplates);
+    const lists = await this.gather(this.exposedChildren(), read);
     return unique(lists, (template) => template.uriTemplate).map(({ item }) => item);
   }
 
@@ -102,16 +117,46 @@ export class ProxyCatalog {
   }
 
   private tools_(): Promise<Map<string, Owned<Tool>>> {
-    this.toolIndex ??= this.index("tool", (child) => child.tools());
+    this.toolIndex ??= this.index(
+      "tool",
+      this.listed("tools", (child) => child.tools()),
+    );
     return this.toolIndex;
   }
 
   private prompts_(): Promise<Map<string, Owned<Prompt>>> {
-    this.promptIndex ??= this.index("prompt", async (child) => (await child.schema()).prompts);
+    this.promptIndex ??= this.index(
+      "prompt",
+      this.listed("prompts", async (child) => (await child.schema()).prompts),
+    );
     return this.promptIndex;
   }
 
-  private async index<T extends { name: string }>(what: string, list: (child: Child) => Promise<T[]>): Promise<Map<string, Owned<T>>> {
+  /**
+   * A child's list of `kind`: as known, without starting the child, when it is; else fetched, waited for at
+   * most `wait.ms` (LATE when it did not come in time: clients are told once it does).
+   */
+  private listed<K extends keyof ChildSchema>(kind: K, fetch: (child: Child) => Promise<ChildSchema[K]>) {
+    return async (child: Child): Promise<ChildSchema[K] | typeof LATE> => {
+      const known = child.known()[kind];
+      if (known) return known;
+      const fetching = fetch(child);
+      if (!Number.isFinite(this.wait.ms)) return fetching;
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<typeof LATE>((resolve) => (timer = setTimeout(resolve, this.wait.ms, LATE)));
+      const first = await Promise.race([fetching, waited]).finally(() => clearTimeout(timer));
+      if (first === LATE) {
+        const changed = kind === "resourceTemplates" ? "resources" : (kind as "tools" | "resources" | "prompts");
+        fetching.then(
+          () => this.wait.late(child.name, changed),
+          () => {},
+        );
+      }
+      return first;
+    };
+  }
+
+  private async index<T extends { name: string }>(what: string, list: (child: Child) => Promise<T[] | typeof LATE>): Promise<Map<string, Owned<T>>> {
     const index = new Map<string, Owned<T>>();
     for (const { child, item: items } of await this.gather(this.exposedChildren(), list)) {
       const prefix = this.exposureOf(child.name).prefix;
@@ -145,17 +190,20 @@ export class ProxyCatalog {
     return exposure;
   }
 
-  /** Runs `read` on every child at once, in child order, leaving out (and logging) the ones that fail. */
-  private async gather<T>(children: Child[], read: (child: Child) => Promise<T>): Promise<Owned<T>[]> {
+  /** Runs `read` on every child at once, in child order, leaving out (and logging) the ones that fail, and the late ones. */
+  private async gather<T>(children: Child[], read: (child: Child) => Promise<T | typeof LATE>): Promise<Owned<T>[]> {
     const settled = await Promise.allSettled(children.map(read));
     return settled.flatMap((outcome, i) => {
       const child = children[i]!;
-      if (outcome.status === "fulfilled") return [{ child, item: outcome.value }];
+      if (outcome.status === "fulfilled") return outcome.value === LATE ? [] : [{ child, item: outcome.value as T }];
       this.log.warn({ child: child.name, err: outcome.reason }, "child left out of the proxied lists");
       return [];
     });
   }
 }
+
+/** What a list gives for a child that did not answer within the wait. */
+const LATE = Symbol("late");
 
 function unique<T>(lists: Owned<T[]>[], key: (item: T) => string): Owned<T>[] {
   const seen = new Map<string, Owned<T>>();

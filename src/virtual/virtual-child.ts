@@ -103,6 +103,16 @@ export abstract class VirtualChild implements Child {
     return this.byName().get(name)?.definition;
   }
 
+  /** A built-in child's lists are always known: it runs inside gaggle. */
+  known(): Partial<ChildSchema> {
+    return {
+      tools: this.virtualTools.map((tool) => tool.definition),
+      resources: this.listResources(),
+      resourceTemplates: this.listResourceTemplates(),
+      prompts: [],
+    };
+  }
+
   async schema(): Promise<ChildSchema> {
     return { tools: await this.tools(), resources: this.listResources(), resourceTemplates: this.listResourceTemplates(), prompts: [] };
   }

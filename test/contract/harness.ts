@@ -89,6 +89,9 @@ export class ObservedChild implements Child {
   knownTool(name: string): Tool | undefined {
     return this.inner.knownTool(name);
   }
+  known(): Partial<ChildSchema> {
+    return this.inner.known();
+  }
   schema(): Promise<ChildSchema> {
     return this.inner.schema();
   }

@@ -1,0 +1,80 @@
+// What each child offered when it last ran (its tools, resources, resource templates and prompts), kept under the
+// state dir so that a gateway can list them before the child runs again. An entry belongs to the child's
+// definition: its fingerprint covers what makes the child what it is (command, args, cwd, url, protocol, and the
+// names of its env variables and headers, never their values), and an entry for another definition is not read.
+import { createHash, randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Prompt, Resource, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ChildConfig } from "../config/index.js";
+import { isObject } from "../shared/json.js";
+
+export interface CatalogLists {
+  tools?: Tool[];
+  resources?: Resource[];
+  resourceTemplates?: ResourceTemplate[];
+  prompts?: Prompt[];
+}
+
+export type CatalogKind = keyof CatalogLists;
+
+/** The list_changed notification each list belongs to (resource templates change with resources). */
+export const CHANGED_WITH = { tools: "tools", resources: "resources", resourceTemplates: "resources", prompts: "prompts" } as const;
+
+export function childFingerprint(config: ChildConfig): string {
+  const defining = {
+    transport: config.transport,
+    command: config.command ?? null,
+    args: config.args,
+    cwd: config.cwd ?? null,
+    url: config.url ?? null,
+    protocol: config.protocol,
+    env: Object.keys(config.env).sort(),
+    headers: Object.keys(config.headers).sort(),
+  };
+  return createHash("sha256").update(JSON.stringify(defining)).digest("hex");
+}
+
+/** One child's entry: read once, then kept in memory and written through on every change. */
+export class CatalogShelf {
+  readonly file: string;
+  private readonly fingerprint: string;
+  private lists: CatalogLists | undefined;
+
+  constructor(stateDir: string, config: ChildConfig) {
+    this.file = join(stateDir, "catalog", `${encodeURIComponent(config.name)}.json`);
+    this.fingerprint = childFingerprint(config);
+  }
+
+  /** What was recorded for this definition; empty when nothing was (or the file is damaged or for another one). */
+  read(): CatalogLists {
+    if (this.lists) return this.lists;
+    try {
+      const stored: unknown = JSON.parse(readFileSync(this.file, "utf8"));
+      if (isObject(stored) && stored.fingerprint === this.fingerprint && isObject(stored.lists)) this.lists = stored.lists as CatalogLists;
+    } catch {
+      // Missing or damaged: nothing recorded.
+    }
+    return (this.lists ??= {});
+  }
+
+  /**
+   * Records a list as the child gave it. True when it differs from a list recorded before (which a client may
+   * have been shown); false when it is the same, or the first of its kind.
+   */
+  record(kind: CatalogKind, items: NonNullable<CatalogLists[CatalogKind]>): boolean {
+    const before = this.read()[kind];
+    const same = before !== undefined && JSON.stringify(before) === JSON.stringify(items);
+    if (same) return false;
+    this.lists = { ...this.read(), [kind]: items };
+    try {
+      mkdirSync(join(this.file, ".."), { recursive: true });
+      const temporary = `${this.file}.${randomBytes(6).toString("hex")}.tmp`;
+      writeFileSync(temporary, JSON.stringify({ fingerprint: this.fingerprint, savedAt: new Date().toISOString(), lists: this.lists }));
+      renameSync(temporary, this.file);
+    } catch {
+      // A catalog that cannot be written costs only the next start's speed.
+    }
+    return before !== undefined;
+  }
+}
