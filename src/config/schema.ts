@@ -8,7 +8,7 @@ import { closed, expected, oneOf, onlySoftIssues } from "./zod-kit.js";
 
 export const TRANSPORT_KINDS = ["stdio", "http", "sse"] as const;
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
-export const EXPOSE_MODES = ["meta", "tools", "both"] as const;
+export const EXPOSE_MODES = ["meta", "tools", "both", "search"] as const;
 /** Names of the built-in virtual children; no configured server may use them. */
 export const VIRTUAL_CHILD_NAMES = ["process", "goose", "team"] as const;
 /** Server names become part of namespaced tool names, so they stay plain. */
@@ -247,7 +247,8 @@ export function configFileSchema(opts: PathOptions) {
 function checkPrefixes(config: GaggleConfig, ctx: z.RefinementCtx): void {
   const owners = new Map<string, string>();
   for (const child of config.children) {
-    if (!child.enabled || (child.expose ?? config.gateway.expose) === "meta") continue;
+    const mode = child.expose ?? config.gateway.expose;
+    if (!child.enabled || mode === "meta" || mode === "search") continue;
     const prefix = child.prefix ?? child.name;
     if (prefix === "") continue;
     const first = owners.get(prefix);

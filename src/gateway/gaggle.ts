@@ -65,10 +65,12 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
   const late = (child: string, kind: "tools" | "resources" | "prompts") => switchboard.listChanged(child, kind);
   const catalog = new ProxyCatalog(router, exposures(config), config.gateway.expose, { ms: config.gateway.listWaitMs, late });
   const hub = new SessionHub(switchboard, catalog);
-  // Besides the eager ones, the children proxy mode lists and the catalog knows nothing of start at once, so
-  // that the first tools/list finds them ready, or nearly.
+  // Besides the eager ones, the children the catalog knows nothing of start at once when their tools are to be
+  // listed (proxy mode) or searched (search mode), so that the first tools/list or search finds them.
+  const searched = config.gateway.expose === "search";
+  const unknown = (name: string) => router.get(name).known().tools === undefined;
   const eager = enabled
-    .filter((child) => child.startup === "eager" || (catalog.exposes(child.name) && router.get(child.name).known().tools === undefined))
+    .filter((child) => child.startup === "eager" || ((searched || catalog.exposes(child.name)) && unknown(child.name)))
     .map((child) => child.name);
   return {
     config,

@@ -9,6 +9,7 @@ import { metaTool, type MetaToolArgs as Args, type MetaToolName } from "./meta-t
 import { cutTextLines } from "./output.js";
 import { formatUptime, statusView } from "./status-view.js";
 import { schemaView, toolView } from "./schema-view.js";
+import { ToolSearch } from "./tool-search.js";
 
 export class MetaHandlers {
   constructor(private readonly router: Router) {}
@@ -40,7 +41,35 @@ export class MetaHandlers {
         return Promise.resolve(jsonResult(statusView(this.router.status((args as Args<"get_child_status">).server_id))));
       case "close_child_session":
         return this.close(args as Args<"close_child_session">);
+      case "search_tools":
+        return Promise.resolve(this.search(args as Args<"search_tools">));
     }
+  }
+
+  /**
+   * Over the tools known without starting anything: running children's, the catalog's from their last run, the
+   * built-in children's. Children whose tools nobody knows yet are named, with how to learn them.
+   */
+  private search(args: Args<"search_tools">): CallToolResult {
+    const children = args.server_id === undefined ? this.router.all() : [this.router.get(args.server_id)];
+    const unknown: string[] = [];
+    const entries = children.flatMap((child) => {
+      const tools = child.known().tools;
+      if (!tools) unknown.push(child.name);
+      return (tools ?? []).map((tool) => ({ serverId: child.name, tool }));
+    });
+    const hits = new ToolSearch(entries).search(args.query, { serverId: args.server_id, limit: args.limit ?? 10 });
+    return jsonResult({
+      query: args.query,
+      hits,
+      searched: { children: children.length - unknown.length, tools: entries.length },
+      ...(unknown.length > 0 && {
+        not_searched: {
+          children: unknown,
+          why: "they have not run yet, so their tools are not known; get_schema(server_id) starts one and lists them",
+        },
+      }),
+    });
   }
 
   private execute(args: Args<"execute_child_tool">, ctx: CallContext): Promise<CallToolResult> {

@@ -1,4 +1,4 @@
-// The five meta-tools: their argument schemas (zod, the one source of truth) and the tool list clients see.
+// The six meta-tools: their argument schemas (zod, the one source of truth) and the tool list clients see.
 // Calls are checked against the JSON Schema clients see, compiled by ajv like every child tool's: a zod parse
 // on every call cost more than the rest of a meta-tool's own work.
 import { z } from "zod";
@@ -22,6 +22,11 @@ const metaToolArgs = {
   list_registered_children: z.strictObject({}),
   get_child_status: z.strictObject({ server_id: serverId }),
   close_child_session: z.strictObject({ server_id: serverId }),
+  search_tools: z.strictObject({
+    query: z.string().min(1).describe('What you want done, in plain words (e.g. "list open issues")'),
+    server_id: serverId.optional().describe("Search this child's tools only"),
+    limit: z.int().min(1).max(50).default(10).describe("At most this many hits"),
+  }),
 };
 
 export type MetaToolName = keyof typeof metaToolArgs;
@@ -32,6 +37,8 @@ const descriptions: Record<MetaToolName, string> = {
   list_registered_children: "Names of every child server this gateway fronts.",
   get_child_status: "A child's state, pid, uptime, restarts, last error, stderr tail and queue depth. Does not start it.",
   close_child_session: "Close a child's session and free its process; the next call starts it again.",
+  search_tools:
+    "Find the tools that do what you describe, across every child, best first: each hit has server_id, tool_name, a one-line description and the input schema, ready for execute_child_tool. Starts no child.",
 };
 
 const annotations: Partial<Record<MetaToolName, Tool["annotations"]>> = {
@@ -39,6 +46,7 @@ const annotations: Partial<Record<MetaToolName, Tool["annotations"]>> = {
   list_registered_children: { readOnlyHint: true },
   get_child_status: { readOnlyHint: true },
   close_child_session: { destructiveHint: false, idempotentHint: true },
+  search_tools: { readOnlyHint: true },
 };
 
 export function isMetaTool(name: string): name is MetaToolName {
@@ -57,6 +65,9 @@ export const META_TOOLS: Tool[] = (Object.keys(metaToolArgs) as MetaToolName[]).
 }));
 
 const byName = new Map(META_TOOLS.map((tool) => [tool.name, tool]));
+
+/** What `gateway.expose = "search"` lists: progressive discovery, a search and a way to call what it finds. */
+export const SEARCH_TOOLS: Tool[] = META_TOOLS.filter((tool) => tool.name === "search_tools" || tool.name === "execute_child_tool");
 
 export function metaTool(name: MetaToolName): Tool {
   return byName.get(name)!;

@@ -6,6 +6,7 @@ import type { Router } from "../children/router.js";
 import type { GaggleConfig } from "../config/index.js";
 import { logger } from "../shared/log.js";
 import { exposedName } from "./exposed-names.js";
+import { META_TOOLS, SEARCH_TOOLS } from "./meta-tools.js";
 
 export interface Owned<T> {
   child: Child;
@@ -41,6 +42,8 @@ export class ProxyCatalog {
   private readonly log = logger({ subsystem: "proxy" });
   /** The meta-tools are listed unless every child is exposed as tools only; fixed once the children are. */
   readonly listsMetaTools: boolean;
+  /** The meta-tools tools/list shows: all of them, none, or in search mode search_tools and execute_child_tool. */
+  readonly metaTools: Tool[];
 
   /** `exposures` has an entry for every child of the router; `gatewayMode` is gateway.expose. */
   constructor(
@@ -50,10 +53,13 @@ export class ProxyCatalog {
     private readonly wait: ListWait = { ms: Infinity, late: () => {} },
   ) {
     this.listsMetaTools = gatewayMode !== "tools" || router.names().some((name) => this.modeOf(name) !== "tools");
+    this.metaTools = gatewayMode === "search" ? SEARCH_TOOLS : this.listsMetaTools ? META_TOOLS : [];
   }
 
+  /** Whether a child's tools and prompts are listed under exposed names (not in meta or search mode). */
   exposes(childName: string): boolean {
-    return this.modeOf(childName) !== "meta";
+    const mode = this.modeOf(childName);
+    return mode !== "meta" && mode !== "search";
   }
 
   invalidate(kind: "tools" | "resources" | "prompts"): void {

@@ -16,7 +16,7 @@ import { resourceNotFound, WireError } from "../shared/errors.js";
 import type { Gaggle } from "./gaggle.js";
 import { MetaHandlers } from "./meta-handlers.js";
 import { answeredOrFailed } from "./wire-errors.js";
-import { META_TOOLS, isMetaTool } from "./meta-tools.js";
+import { isMetaTool } from "./meta-tools.js";
 import { GATEWAY_RESOURCES, readGatewayResource } from "./resources.js";
 
 /**
@@ -32,7 +32,7 @@ export class GatewayRequests {
 
   async listTools(): Promise<ListToolsResult> {
     const { catalog } = this.gaggle;
-    return { tools: [...(catalog.listsMetaTools ? META_TOOLS : []), ...(await catalog.tools())] };
+    return { tools: [...catalog.metaTools, ...(await catalog.tools())] };
   }
 
   /**

@@ -99,7 +99,7 @@ tools = { allow = "echo*", deny = [true] }`),
 
   it("checks gateway settings", () => {
     expect(problems(`[gateway]\nexpose = "all"\nshutdown_grace_ms = -5\n`)).toEqual([
-      'gateway.expose: expected one of "meta", "tools", "both", got string "all"',
+      'gateway.expose: expected one of "meta", "tools", "both", "search", got string "all"',
       "gateway.shutdown_grace_ms: expected an integer >= 0, got number -5",
     ]);
   });

@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 describe("tools/list", () => {
-  it("lists exactly the five meta-tools", async () => {
+  it("lists exactly the six meta-tools", async () => {
     const { tools } = await gaggle.client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
       "close_child_session",
@@ -27,6 +27,7 @@ describe("tools/list", () => {
       "get_child_status",
       "get_schema",
       "list_registered_children",
+      "search_tools",
     ]);
     const execute = tools.find((tool) => tool.name === "execute_child_tool")!;
     expect(execute.inputSchema.required).toEqual(["server_id", "tool_name"]);

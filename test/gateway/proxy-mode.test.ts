@@ -5,7 +5,7 @@ import { startGaggle, textOf, type RunningGaggle } from "../helpers/gaggle.js";
 import { NO_BUILT_INS, fixtureChild } from "../helpers/paths.js";
 import { until } from "../helpers/poll.js";
 
-const META_TOOLS = ["close_child_session", "execute_child_tool", "get_child_status", "get_schema", "list_registered_children"];
+const META_TOOLS = ["close_child_session", "execute_child_tool", "get_child_status", "get_schema", "list_registered_children", "search_tools"];
 const ECHO_TOOLS = ["add", "add_tool", "echo", "env", "fail", "image", "lines", "pid", "progress", "sleep"];
 const README_TEXT = "gaggle echo fixture: a test server, not a real one.";
 /** 60 characters: with "__" and any tool name the exposed name is over 64. */

@@ -53,7 +53,7 @@ describe("gaggle's stdio end", () => {
     expect((parseError!.error as { message: string }).message).toMatch(/^not JSON: /);
     expect(answer).toEqual({ jsonrpc: "2.0", id: 2, result: {} });
     // What was wrong is logged as a reason, not as a fault of gaggle's with a stack trace.
-    expect(stderr).toContain('"msg":"unreadable message from the client, answered with an error"');
+    await expect.poll(() => stderr).toContain('"msg":"unreadable message from the client, answered with an error"');
     expect(stderr).not.toContain('"stack"');
   });
 

@@ -1,0 +1,76 @@
+// search_tools over real gateways: ranked hits ready for execute_child_tool, from the tools known without starting
+// a child (the catalog of its last run); `gateway.expose = "search"` lists only the search and the call.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { describe, expect, it } from "vitest";
+import { failureOf, startGaggle, textOf } from "../helpers/gaggle.js";
+import { fixtureChild, NO_BUILT_INS, ROOT } from "../helpers/paths.js";
+
+/** The cwd is part of a child's definition, and each run's config is written to a new folder: these name theirs. */
+const echo = fixtureChild("echo", "echo.mjs", `cwd = ${JSON.stringify(ROOT)}`);
+
+interface Found {
+  hits: Array<{ server_id: string; tool_name: string; description: string; input_schema: unknown }>;
+  searched: { children: number; tools: number };
+  not_searched?: { children: string[] };
+}
+
+describe("search_tools", () => {
+  it("in search mode: the only tools listed are search_tools and execute_child_tool, and a hit is called as found", async () => {
+    const gaggle = await startGaggle([`[gateway]\nexpose = "search"\n`, NO_BUILT_INS, echo].join("\n"), {
+      env: { XDG_STATE_HOME: mkdtempSync(join(tmpdir(), "search-state-")) },
+    });
+    try {
+      expect((await gaggle.client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(["execute_child_tool", "search_tools"]);
+      // The child the catalog did not know was started with gaggle, so that it can be searched.
+      await expect
+        .poll(async () => (await gaggle.metaJson<Found>("search_tools", { query: "add two numbers" })).hits[0]?.tool_name, { timeout: 10_000 })
+        .toBe("add");
+      const found = await gaggle.metaJson<Found>("search_tools", { query: "add two numbers", limit: 1 });
+      expect(found.hits).toEqual([
+        {
+          server_id: "echo",
+          tool_name: "add",
+          description: "Adds two numbers; structured output {sum}.",
+          input_schema: expect.objectContaining({ type: "object", required: ["a", "b"] }),
+          score: expect.any(Number),
+        },
+      ]);
+      const sum = (await gaggle.meta("execute_child_tool", { server_id: "echo", tool_name: "add", arguments: { a: 2, b: 3 } })) as CallToolResult;
+      expect(JSON.parse(textOf(sum))).toEqual({ sum: 5 });
+    } finally {
+      await gaggle.close();
+    }
+  });
+
+  it("in meta mode starts no child: it searches the catalog of the last run, and names the children nobody knows yet", async () => {
+    const state = mkdtempSync(join(tmpdir(), "search-state-"));
+    const config = [NO_BUILT_INS, echo, fixtureChild("never", "echo.mjs")].join("\n");
+    const first = await startGaggle(config, { env: { XDG_STATE_HOME: state } });
+    const before = await first.metaJson<Found>("search_tools", { query: "environment variable" });
+    expect(before.hits).toEqual([]);
+    expect(before.not_searched?.children).toEqual(["echo", "never"]);
+    await first.meta("get_schema", { server_id: "echo" });
+    await first.close();
+
+    const second = await startGaggle(config, { env: { XDG_STATE_HOME: state } });
+    try {
+      const found = await second.metaJson<Found>("search_tools", { query: "environment variable" });
+      expect(found.hits[0]).toMatchObject({ server_id: "echo", tool_name: "env" });
+      expect(found.searched).toEqual({ children: 1, tools: 10 });
+      expect(found.not_searched?.children).toEqual(["never"]);
+      for (const server_id of ["echo", "never"]) {
+        expect((await second.metaJson<{ status: string }>("get_child_status", { server_id })).status).toBe("not_started");
+      }
+      expect((await second.metaJson<Found>("search_tools", { query: "environment", server_id: "never" })).hits).toEqual([]);
+      expect(failureOf((await second.meta("search_tools", { query: "x", server_id: "ecoh" })) as CallToolResult)).toMatchObject({
+        code: "SERVER_NOT_FOUND",
+        hint: expect.stringContaining('did you mean "echo"?'),
+      });
+    } finally {
+      await second.close();
+    }
+  });
+});
