@@ -10,9 +10,11 @@ import { isAlive } from "./helpers/processes.js";
 /** A temp dir (realpath, so it matches what the CLI prints) used as HOME and XDG_CONFIG_HOME: no stray configs. */
 const isolated = () => realpathSync(mkdtempSync(join(tmpdir(), "gaggle-cli-")));
 
+/** PATH holds only Node's folder: no Goose there, so the goose and team children are left out, on any machine. */
 function gaggle(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliRun> {
   const home = isolated();
-  return runCli(args, { cwd: options.cwd ?? home, env: { ...process.env, HOME: home, XDG_CONFIG_HOME: home, ...options.env } });
+  const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: home, PATH: dirname(process.execPath), ...options.env };
+  return runCli(args, { cwd: options.cwd ?? home, env });
 }
 
 function write(dir: string, name: string, text: string): string {
@@ -217,9 +219,9 @@ describe("config discovery", () => {
   });
 });
 
-/** Configured children come first, in file order; the built-in virtual children follow them. */
+/** Configured children come first, in file order; the built-in virtual children follow them (without Goose, only process). */
 function expectConfigured(listed: { children: string[]; count: number }, configured: string[]): void {
   expect(listed.children.slice(0, configured.length)).toEqual(configured);
-  expect(listed.children.slice(configured.length)).toEqual(["process", "goose", "team"]);
+  expect(listed.children.slice(configured.length)).toEqual(["process"]);
   expect(listed.count).toBe(listed.children.length);
 }

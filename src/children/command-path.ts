@@ -7,13 +7,18 @@ import { childEnv } from "./child-env.js";
 
 export type CommandLookup = { found: string } | { missing: string; searched: string[] };
 
+/** A stdio child's command, on the PATH its environment gives it. */
 export function findCommand(config: ChildConfig, parent: NodeJS.ProcessEnv = process.env): CommandLookup {
-  const command = config.command!;
+  return findExecutable(config.command!, config.cwd ?? process.cwd(), childEnv(config.env, config.inheritEnv, parent).PATH);
+}
+
+/** A path as it is (relative to `cwd`); a bare name in the folders of `pathVariable`. */
+export function findExecutable(command: string, cwd: string, pathVariable: string | undefined): CommandLookup {
   if (command.includes("/")) {
-    const path = isAbsolute(command) ? command : resolve(config.cwd ?? process.cwd(), command);
+    const path = isAbsolute(command) ? command : resolve(cwd, command);
     return runnable(path) ? { found: path } : { missing: command, searched: [] };
   }
-  const searched = (childEnv(config.env, config.inheritEnv, parent).PATH ?? "").split(delimiter).filter(Boolean);
+  const searched = (pathVariable ?? "").split(delimiter).filter(Boolean);
   for (const dir of searched) {
     const path = join(dir, command);
     if (runnable(path)) return { found: path };

@@ -85,15 +85,17 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
 
 /**
  * How each child is offered in proxy mode. A configured child follows its own `expose` (else the gateway's)
- * under its prefix; a built-in child keeps its tools' own names (gg_process_run, run_goose), and its
- * `expose = true` offers them whatever the gateway's mode.
+ * under its prefix; a built-in child keeps its tools' own names (gg_process_run, run_goose), offered only
+ * when its `expose = true`.
  */
 function exposures(config: GaggleConfig): Map<string, Exposure> {
   const mode = config.gateway.expose;
   const map = new Map<string, Exposure>(
     config.children.map((child) => [child.name, { mode: child.expose ?? mode, prefix: child.prefix ?? child.name }]),
   );
-  for (const name of VIRTUAL_CHILD_NAMES) map.set(name, { mode: config.virtual[name].expose ? "tools" : mode, prefix: "" });
+  // A built-in child's tools are listed under their own names only when its expose = true; otherwise the
+  // meta-tools reach them, whatever the gateway's mode (most users of proxy mode did not ask for them).
+  for (const name of VIRTUAL_CHILD_NAMES) map.set(name, { mode: config.virtual[name].expose ? "tools" : "meta", prefix: "", builtIn: true });
   return map;
 }
 

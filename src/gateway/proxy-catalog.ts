@@ -20,6 +20,8 @@ export interface Exposure {
   mode: Mode;
   /** Exposed names are `<prefix>__<name>`; "" keeps the child's own names. */
   prefix: string;
+  /** A built-in child: one not listed does not by itself make the meta-tools listed. */
+  builtIn?: boolean;
 }
 
 /** How a list waits for children whose lists are not known yet, and who is told when one comes late. */
@@ -52,7 +54,7 @@ export class ProxyCatalog {
     gatewayMode: Mode,
     private readonly wait: ListWait = { ms: Infinity, late: () => {} },
   ) {
-    this.listsMetaTools = gatewayMode !== "tools" || router.names().some((name) => this.modeOf(name) !== "tools");
+    this.listsMetaTools = gatewayMode !== "tools" || router.names().some((name) => this.modeOf(name) !== "tools" && !this.exposureOf(name).builtIn);
     this.metaTools = gatewayMode === "search" ? SEARCH_TOOLS : this.listsMetaTools ? META_TOOLS : [];
   }
 

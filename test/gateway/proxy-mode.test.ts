@@ -44,8 +44,13 @@ describe("tools/list by expose mode", () => {
     const names = await toolNames(proxy);
     expect(names).toEqual(expect.arrayContaining([...ECHO_TOOLS.filter((tool) => tool !== "env").map((tool) => `echo__${tool}`), ...ECHO_TOOLS]));
     for (const meta of META_TOOLS) expect(names).not.toContain(meta);
-    // Built-in children follow gateway.expose too, under their tools' own names.
-    expect(names).toEqual(expect.arrayContaining(["gg_process_run", "gg_process_status", "gg_process_kill"]));
+    // Built-in children are not listed in proxy mode unless their own expose = true asks for it.
+    expect(names.filter((name) => name.startsWith("gg_process_"))).toEqual([]);
+  });
+
+  it("a built-in child with its own expose = true is listed under its tools' own names", async () => {
+    const process = await start(['[gateway]\nexpose = "tools"\n', "[virtual.process]\nexpose = true\n", fixtureChild("echo", "echo.mjs")].join("\n"));
+    expect(await toolNames(process)).toEqual(expect.arrayContaining(["gg_process_run", "gg_process_status", "gg_process_kill"]));
   });
 
   it('expose = "both" lists the meta-tools and the child tools', async () => {

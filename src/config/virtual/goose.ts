@@ -54,6 +54,8 @@ export const gooseSettingsSchema = closed({
   dispatch_timeout_minutes: minutes("a number of minutes > 0").positive({ error: "expected a number of minutes > 0" }).optional(),
 }).transform((raw) => ({
   enabled: raw.enabled ?? true,
+  /** Set by `enabled = true`: kept (and its missing command reported) even when its command is not found. */
+  required: raw.enabled === true,
   expose: raw.expose ?? false,
   command: raw.command ?? GOOSE_DEFAULTS.command,
   args: raw.args ?? [],

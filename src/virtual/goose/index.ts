@@ -1,6 +1,9 @@
-// The built-in `goose` child: Goose agents ("goslings"), built from `[virtual.goose]` unless it is disabled.
+// The built-in `goose` child: Goose agents ("goslings"), built from `[virtual.goose]` unless it is disabled, or
+// Goose is not installed and nobody asked for it.
 import { dirname } from "node:path";
 import { childEnv } from "../../children/child-env.js";
+import { findExecutable } from "../../children/command-path.js";
+import { logger } from "../../shared/log.js";
 import type { VirtualContext } from "../context.js";
 import { GooseChild } from "./goose-child.js";
 
@@ -11,6 +14,16 @@ export function createGooseChild(context: VirtualContext): GooseChild | undefine
   const cwd = settings.cwd ?? dirname(context.config.path);
   const command = settings.command;
   // NO_COLOR=1 keeps ANSI codes out of what gaggle parses, whatever the environment says.
-  const env = { ...childEnv(settings.env, true), NO_COLOR: "1" };
+  const env: Record<string, string> = { ...childEnv(settings.env, true), NO_COLOR: "1" };
+  // Without Goose its tools would only fail: they are left out unless asked for with enabled = true.
+  const lookup = findExecutable(command, cwd, env.PATH);
+  if ("missing" in lookup) {
+    const log = logger({ child: "goose" });
+    if (!settings.required) {
+      log.info({ command }, "the goose child is left out: its command is not found; set [virtual.goose] enabled = true to keep it");
+      return undefined;
+    }
+    log.error({ command }, "[virtual.goose] is enabled, but its command is not found: every run_goose will fail until Goose is installed");
+  }
   return new GooseChild(context.switchboard, settings, { command, cwd, env, graceMs: context.config.gateway.shutdownGraceMs });
 }

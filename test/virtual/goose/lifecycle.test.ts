@@ -57,10 +57,23 @@ describe("the goose child in gaggle", () => {
     expect(resources.map((resource) => resource.uri)).toEqual(expect.arrayContaining(["goslings://list", `goslings://${id}/output`]));
   });
 
-  it("starts without Goose installed, and run_goose says how to install it or set command", async () => {
+  it("without Goose installed, leaves the goose child out unless enabled = true asks for it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gaggle-goose-"));
+    const gaggle = await startGaggle(gooseConfig(dir, `command = "goose-not-installed-here"`));
+    try {
+      const { children } = await gaggle.metaJson<{ children: string[] }>("list_registered_children");
+      expect(children).not.toContain("goose");
+      expect(children).not.toContain("team");
+      await expect.poll(() => gaggle.stderr()).toContain("the goose child is left out: its command is not found");
+    } finally {
+      await gaggle.close();
+    }
+  });
+
+  it("with enabled = true starts without Goose installed, says so, and run_goose says how to install it or set command", async () => {
     const dir = mkdtempSync(join(tmpdir(), "gaggle-goose-"));
     for (const command of ["goose-not-installed-here", join(dir, "no", "goose")]) {
-      const gaggle = await startGaggle(gooseConfig(dir, `command = ${JSON.stringify(command)}`));
+      const gaggle = await startGaggle(gooseConfig(dir, `enabled = true\ncommand = ${JSON.stringify(command)}`));
       try {
         expect((await gaggle.metaJson<{ children: string[] }>("list_registered_children")).children).toContain("goose");
         const result = await gaggle.meta("execute_child_tool", { server_id: "goose", tool_name: "run_goose", arguments: { prompt: "x" } });
@@ -69,6 +82,7 @@ describe("the goose child in gaggle", () => {
         expect(failure.hint).toContain("install the Goose CLI (https://block.github.io/goose/docs/getting-started/installation)");
         expect(failure.hint).toContain("set [virtual.goose] command");
         expect(textOf(await gaggle.meta("execute_child_tool", { server_id: "goose", tool_name: "list_goslings" }))).toContain("Found 0 goslings");
+        expect(gaggle.stderr()).toContain("[virtual.goose] is enabled, but its command is not found");
       } finally {
         await gaggle.close();
       }

@@ -175,6 +175,7 @@ describe("[virtual.goose] settings", () => {
   it("has the documented defaults", () => {
     expect(gooseSettingsSchema.parse({})).toEqual({
       enabled: true,
+      required: false,
       expose: false,
       command: "goose",
       args: [],
