@@ -77,7 +77,7 @@ export class ToolSearch {
   private readonly averageLength: number;
 
   constructor(entries: SearchableTool[]) {
-    this.documents = entries.map((entry) => document(entry));
+    this.documents = entries.map((entry) => documentOf(entry));
     for (const { frequencies } of this.documents) {
       for (const word of frequencies.keys()) this.documentFrequency.set(word, (this.documentFrequency.get(word) ?? 0) + 1);
     }
@@ -104,6 +104,20 @@ export class ToolSearch {
     scored.sort((a, b) => b.score - a.score || a.doc.entry.tool.name.localeCompare(b.doc.entry.tool.name));
     return scored.slice(0, options.limit).map(({ doc, score }) => hit(doc.entry, score));
   }
+}
+
+/**
+ * A tool's words are counted once per tool object: the lists a search runs over (a session's cache, the catalog)
+ * hand out the same objects until they change, so a search rebuilds only the ranking, not the documents.
+ */
+const counted = new WeakMap<Tool, Map<string, Document>>();
+
+function documentOf(entry: SearchableTool): Document {
+  let byServer = counted.get(entry.tool);
+  if (!byServer) counted.set(entry.tool, (byServer = new Map()));
+  let doc = byServer.get(entry.serverId);
+  if (!doc) byServer.set(entry.serverId, (doc = document(entry)));
+  return doc;
 }
 
 function document(entry: SearchableTool): Document {
