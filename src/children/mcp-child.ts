@@ -53,6 +53,7 @@ export class McpChild implements Child {
   /** Kept across sessions: a restarted child gets the same subscriptions (and the switchboard's log level). */
   private readonly subscriptions = new Set<string>();
   private starts = 0; // sessions started so far: the first is a start, the rest restarts
+  private newest: Session | undefined; // the session made last: while a start is under way, the one starting
   private lastError: string | undefined;
   private lastFailure: GaggleError | undefined;
   /** Every request at the child, tool calls or others, is use; the idle timeout counts from the last. */
@@ -127,8 +128,7 @@ export class McpChild implements Child {
   /** One tools/call, once the router's queue has let it through. */
   async callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
     this.idle.begin();
-    // Calls made without a client session (the one-shot commands) count as one client of their own.
-    const caller = ctx.caller?.sessionId ?? "local";
+    const caller = ctx.caller?.sessionId ?? "local"; // calls without a client session (one-shot commands) are one client
     try {
       if (ctx.holds) {
         const enter = async () => this.gate.tryEnter(caller) ?? (await this.gate.enter(caller, ctx.cancel));
@@ -239,6 +239,8 @@ export class McpChild implements Child {
     this.idle.stopped();
     // A call made from now on waits for a start after this stop, not for a start under way that the stop ends.
     this.pendingStart = undefined;
+    // A start under way holds the lock until it ends: its session is closed so that it ends now, not at its timeout.
+    if (this.machine.phase.state === "starting") void this.newest?.transport.close().catch(() => {});
     return this.lock.run(() => this.stop());
   }
 
@@ -306,7 +308,7 @@ export class McpChild implements Child {
   }
 
   private newSession(): Session {
-    return createSession({
+    return (this.newest = createSession({
       config: this.config,
       ...this.sessionOptions,
       stderr: this.stderr,
@@ -317,7 +319,7 @@ export class McpChild implements Child {
       onLost: (lost, error) => this.onSessionLost(lost, error),
       onStreamBroken: (broken) => this.checkConnection(broken),
       catalog: this.catalog,
-    });
+    }));
   }
 
   /** `session` is undefined when none could even be made. */

@@ -151,7 +151,8 @@ export class ProxyCatalog {
       const fetching = fetch(child);
       if (!Number.isFinite(this.wait.ms)) return fetching;
       let timer: NodeJS.Timeout | undefined;
-      const waited = new Promise<typeof LATE>((resolve) => (timer = setTimeout(resolve, this.wait.ms, LATE)));
+      // Unref: a list waiting out its bound must not keep a stopping gaggle alive.
+      const waited = new Promise<typeof LATE>((resolve) => (timer = setTimeout(resolve, this.wait.ms, LATE).unref()));
       const first = await Promise.race([fetching, waited]).finally(() => clearTimeout(timer));
       if (first === LATE) {
         const changed = kind === "resourceTemplates" ? "resources" : (kind as "tools" | "resources" | "prompts");

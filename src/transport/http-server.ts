@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { isInitializeRequest, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { MemberIdentity } from "../children/child.js";
 import type { Gaggle } from "../gateway/gaggle.js";
 import { memberSecretOf } from "../gateway/members.js";
@@ -11,6 +11,7 @@ import { ModernServer } from "../gateway/modern/modern-server.js";
 import { GatewayRequests } from "../gateway/requests.js";
 import { createGatewayServer } from "../gateway/server.js";
 import { lazyLogger } from "../shared/log.js";
+import { isObject } from "../shared/json.js";
 import { BodyError, readJsonBody } from "./http-body.js";
 import { isModernRequest, serveModernRequest } from "./modern-http.js";
 import { bracketed, HttpGuard, isLoopback, isWildcard, startupProblem } from "./http-guard.js";
@@ -84,7 +85,12 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
         if (counted) existing.open--;
         existing.lastSeen = Date.now();
       });
-      return existing.transport.handleRequest(req, res, body);
+      await existing.transport.handleRequest(req, res, body);
+      // A cancelled request is never answered, as the spec asks; its response stream is closed instead of being
+      // left open until the client gives up on it.
+      const cancelled = cancelledRequestId(body);
+      if (cancelled !== undefined) existing.transport.closeSSEStream(cancelled);
+      return;
     }
     if (id !== undefined) return send(res, 404, jsonRpcError("session not found; it expired or was closed: initialize a new one"));
     if (req.method !== "POST" || !isInitializeRequest(body)) {
@@ -171,4 +177,11 @@ function requestIdOf(body: unknown): string | number | null {
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+}
+
+/** The id a notifications/cancelled names, when `body` is one. */
+function cancelledRequestId(body: unknown): RequestId | undefined {
+  if (!isObject(body) || body.method !== "notifications/cancelled" || !isObject(body.params)) return undefined;
+  const id = body.params.requestId;
+  return typeof id === "string" || typeof id === "number" ? id : undefined;
 }

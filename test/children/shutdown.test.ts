@@ -3,6 +3,7 @@ import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { startGaggle, textOf, writeConfig } from "../helpers/gaggle.js";
+import { startHttpGaggle } from "../helpers/gaggle-http.js";
 import { CLI, fixtureChild } from "../helpers/paths.js";
 import { descendants, isAlive, waitGone } from "../helpers/processes.js";
 
@@ -37,6 +38,16 @@ describe("no process outlives gaggle", () => {
       await gaggle.close().catch(() => {});
     });
   }
+
+  it("on SIGTERM while a child is still starting: its start is ended, not waited out", async () => {
+    // Proxy mode starts the child with gaggle; it would take a minute to answer initialize.
+    const gaggle = await startHttpGaggle(`[gateway]\nexpose = "tools"\n${fixtureChild("starting", "slow.mjs", 'env = { SLOW_START_MS = "60000" }')}`);
+    await expect.poll(() => descendants(gaggle.pid).length, { timeout: 10_000 }).toBeGreaterThan(0);
+    const started = descendants(gaggle.pid);
+    // A stop that waited for the start would outlast the test (startup_timeout_ms is 30 s).
+    await gaggle.stop();
+    expect(await waitGone(started)).toEqual([]);
+  });
 
   it("when a one-shot command finishes", async () => {
     const path = writeConfig(stubbornConfig);
