@@ -2,11 +2,12 @@
 // state dir so that a gateway can list them before the child runs again. An entry belongs to the child's
 // definition: its fingerprint covers what makes the child what it is (command, args, cwd, url, protocol, and the
 // names of its env variables and headers, never their values), and an entry for another definition is not read.
-import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Prompt, Resource, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ChildConfig } from "../config/index.js";
+import { writeFileAtomic } from "../shared/atomic-file.js";
 import { isObject } from "../shared/json.js";
 
 export interface CatalogLists {
@@ -68,10 +69,7 @@ export class CatalogShelf {
     if (same) return false;
     this.lists = { ...this.read(), [kind]: items };
     try {
-      mkdirSync(join(this.file, ".."), { recursive: true });
-      const temporary = `${this.file}.${randomBytes(6).toString("hex")}.tmp`;
-      writeFileSync(temporary, JSON.stringify({ fingerprint: this.fingerprint, savedAt: new Date().toISOString(), lists: this.lists }));
-      renameSync(temporary, this.file);
+      writeFileAtomic(this.file, JSON.stringify({ fingerprint: this.fingerprint, savedAt: new Date().toISOString(), lists: this.lists }));
     } catch {
       // A catalog that cannot be written costs only the next start's speed.
     }

@@ -176,9 +176,10 @@ export class ChildOAuthProvider implements OAuthClientProvider {
    * Undefined when there is nothing newer than what the SDK already put on the request.
    */
   async freshAccessToken(serverUrl: URL, fetchFn: FetchLike): Promise<string | undefined> {
-    const tokens = this.tokens();
+    // One read of the token file: what tokens() gives keeps the time the tokens were saved.
+    const tokens = this.tokens() as StoredSignIn["tokens"];
     if (!tokens?.refresh_token || tokens.expires_in === undefined) return undefined;
-    const { saved_at: savedAt } = this.store.read().tokens!;
+    const savedAt = tokens.saved_at;
     const ahead = Math.min(REFRESH_AHEAD_MS, (tokens.expires_in * 1000) / 10);
     if (savedAt + tokens.expires_in * 1000 - ahead > Date.now()) return undefined;
     // A refresh that fails leaves the request to its refusal, which the SDK answers as it does any 401.

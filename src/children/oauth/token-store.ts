@@ -1,11 +1,11 @@
 // One remote child's sign-in on disk: its client registration, its tokens, the PKCE verifier of a flow under way.
 // One file per child under the state dir, mode 0600, replaced atomically, and bound to the child's URL: what was
 // obtained for one URL is never read back for another.
-import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import { writeFileAtomic } from "../../shared/atomic-file.js";
 import { isObject } from "../../shared/json.js";
 
 export interface StoredSignIn {
@@ -47,10 +47,7 @@ export class TokenStore {
   /** Applies `change` and writes the result: a temporary file of mode 0600, renamed over the old one. */
   update(change: (stored: StoredSignIn) => StoredSignIn): StoredSignIn {
     const next = { ...change(this.read()), resource: this.resource };
-    mkdirSync(join(this.file, ".."), { recursive: true, mode: 0o700 });
-    const temporary = `${this.file}.${randomBytes(6).toString("hex")}.tmp`;
-    writeFileSync(temporary, JSON.stringify(next, null, 2), { mode: 0o600 });
-    renameSync(temporary, this.file);
+    writeFileAtomic(this.file, JSON.stringify(next, null, 2), { mode: 0o600, dirMode: 0o700 });
     return next;
   }
 

@@ -1,7 +1,8 @@
 // Owns the team files under <state dir>/team/teams: one JSON file per team, read at start, replaced atomically.
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../../shared/log.js";
+import { writeFileAtomic } from "../../shared/atomic-file.js";
 import { LEAD, outstanding, type TeamRecord } from "./records.js";
 
 /** Messages kept per team; older ones go, unless a delivery of theirs is still waiting or unread. */
@@ -37,11 +38,7 @@ export class TeamStore {
   /** Written to a temporary file and renamed over the old one, so a crash never leaves half a team. */
   save(team: TeamRecord): void {
     prune(team);
-    mkdirSync(this.dir, { recursive: true });
-    const path = join(this.dir, `${team.team_id}.json`);
-    const temporary = `${path}.${process.pid}.tmp`;
-    writeFileSync(temporary, JSON.stringify(team, null, 1));
-    renameSync(temporary, path);
+    writeFileAtomic(join(this.dir, `${team.team_id}.json`), JSON.stringify(team, null, 1));
   }
 }
 
