@@ -36,11 +36,21 @@ export function childFingerprint(config: ChildConfig): string {
   return createHash("sha256").update(JSON.stringify(defining)).digest("hex");
 }
 
+/** What is kept of one child beside its lists. */
+interface CatalogEntry {
+  lists: CatalogLists;
+  /**
+   * The child stayed silent on, or ended at, a server/discover sent before initialize (a 2025 stdio server that
+   * takes nothing before initialize): it is initialized first from then on, and the probe costs it nothing again.
+   */
+  initializeFirst?: true;
+}
+
 /** One child's entry: read once, then kept in memory and written through on every change. */
 export class CatalogShelf {
   readonly file: string;
   private readonly fingerprint: string;
-  private lists: CatalogLists | undefined;
+  private entry: CatalogEntry | undefined;
 
   constructor(stateDir: string, config: ChildConfig) {
     this.file = join(stateDir, "catalog", `${encodeURIComponent(config.name)}.json`);
@@ -49,14 +59,16 @@ export class CatalogShelf {
 
   /** What was recorded for this definition; empty when nothing was (or the file is damaged or for another one). */
   read(): CatalogLists {
-    if (this.lists) return this.lists;
-    try {
-      const stored: unknown = JSON.parse(readFileSync(this.file, "utf8"));
-      if (isObject(stored) && stored.fingerprint === this.fingerprint && isObject(stored.lists)) this.lists = stored.lists as CatalogLists;
-    } catch {
-      // Missing or damaged: nothing recorded.
-    }
-    return (this.lists ??= {});
+    return this.stored().lists;
+  }
+
+  /** True once the child was found to take nothing before initialize (see CatalogEntry.initializeFirst). */
+  get initializeFirst(): boolean {
+    return this.stored().initializeFirst === true;
+  }
+
+  markInitializeFirst(): void {
+    if (!this.initializeFirst) this.save({ ...this.stored(), initializeFirst: true });
   }
 
   /**
@@ -67,12 +79,29 @@ export class CatalogShelf {
     const before = this.read()[kind];
     const same = before !== undefined && JSON.stringify(before) === JSON.stringify(items);
     if (same) return false;
-    this.lists = { ...this.read(), [kind]: items };
+    this.save({ ...this.stored(), lists: { ...this.read(), [kind]: items } });
+    return before !== undefined;
+  }
+
+  private stored(): CatalogEntry {
+    if (this.entry) return this.entry;
     try {
-      writeFileAtomic(this.file, JSON.stringify({ fingerprint: this.fingerprint, savedAt: new Date().toISOString(), lists: this.lists }));
+      const stored: unknown = JSON.parse(readFileSync(this.file, "utf8"));
+      if (isObject(stored) && stored.fingerprint === this.fingerprint && isObject(stored.lists)) {
+        this.entry = { lists: stored.lists as CatalogLists, ...(stored.initializeFirst === true && { initializeFirst: true }) };
+      }
+    } catch {
+      // Missing or damaged: nothing recorded.
+    }
+    return (this.entry ??= { lists: {} });
+  }
+
+  private save(entry: CatalogEntry): void {
+    this.entry = entry;
+    try {
+      writeFileAtomic(this.file, JSON.stringify({ fingerprint: this.fingerprint, savedAt: new Date().toISOString(), ...entry }));
     } catch {
       // A catalog that cannot be written costs only the next start's speed.
     }
-    return before !== undefined;
   }
 }

@@ -71,7 +71,7 @@ export interface SessionWiring {
 /** What gaggle declares to every child: it forwards each of these to the client whose call the child is serving. */
 const CLIENT_CAPABILITIES = { sampling: {}, elicitation: {}, roots: { listChanged: true } };
 
-/** A stdio child silent this long on server/discover is taken for a 2025 server (the specification's rule). */
+/** A stdio child silent this long on server/discover is taken for a 2025 server (and initialized first from then on). */
 const PROBE_TIMEOUT_MS = 5000;
 
 /** What gaggle's own requests to a 2026-07-28 child say of gaggle; a client's requests carry that client's. */
@@ -98,7 +98,7 @@ export function createSession(wiring: SessionWiring): Session {
   const httpSignIn = config.transport === "http" && signIn;
   const era = new EraTransport(raw, {
     choice: config.protocol,
-    discoverFirst: config.transport === "http",
+    discoverFirst: config.transport === "http" || !wiring.catalog.initializeFirst,
     envelope: gaggleEnvelope,
     probeTimeoutMs: PROBE_TIMEOUT_MS,
     ...(httpSignIn && { listenChannel: httpListenChannel(config.url!, config.headers, httpSignIn) }),
@@ -147,6 +147,31 @@ export function createSession(wiring: SessionWiring): Session {
     if (connectionLost(error)) wiring.onLost(session, error);
     else if (streamBroken(error)) wiring.onStreamBroken(session);
   };
+  return session;
+}
+
+/**
+ * Connects a new session. A stdio child that stayed silent on, or ended at, the server/discover probe is taken
+ * for a 2025 server that takes nothing before initialize: the catalog keeps that, so its later starts
+ * initialize first, and one that ended at the probe is started again at once to be initialized (once only: a
+ * child that ends at every start is not started twice each time).
+ */
+export async function connectSession(newSession: () => Session, catalog: CatalogShelf, timeoutMs: number, log: Logger): Promise<Session> {
+  const session = newSession();
+  const connect = (opened: Session) => opened.client.connect(opened.transport, { timeout: timeoutMs });
+  const learned = session.process !== undefined && !catalog.initializeFirst;
+  try {
+    await connect(session);
+  } catch (error) {
+    if (!learned || session.era.probeFailed !== "closed" || session.closing) throw error;
+    catalog.markInitializeFirst();
+    await session.transport.close().catch(() => {});
+    log.info("the child ended when asked server/discover before initialize; started again to be initialized first");
+    const again = newSession();
+    await connect(again);
+    return again;
+  }
+  if (learned && session.era.probeFailed !== undefined) catalog.markInitializeFirst();
   return session;
 }
 

@@ -27,11 +27,10 @@ export interface EraOptions {
   choice: EraChoice;
   /**
    * How "auto" finds out. With discoverFirst it asks server/discover, and initializes unless the child
-   * answers as a 2026-07-28 server: the way the specification offers over HTTP, where a 2025 server refuses
-   * the sessionless POST on its own. Without, it initializes, and asks server/discover only when the child
-   * refuses initialize as a version it does not speak (-32022): on stdio a 2025 server may stay silent on, or
-   * even die of, a request before initialize, so the probe the specification recommends there would cost
-   * every such child a start.
+   * answers as a 2026-07-28 server: the specification's way on both transports (over HTTP a 2025 server
+   * refuses the sessionless POST; on stdio it answers -32601). Without, it initializes, and asks
+   * server/discover only when the child refuses initialize as a version it does not speak (-32022): for a
+   * stdio child already seen to stay silent on, or end at, a request before initialize (see probeFailed).
    */
   discoverFirst: boolean;
   /** gaggle's own envelope: what a request carries unless the caller's envelope says otherwise. */
@@ -43,9 +42,9 @@ export interface EraOptions {
 }
 
 /**
- * The SDK client opens every session with `initialize`. With "auto" it goes to the child as it is, and a child
- * that refuses it with -32022 (one that speaks only 2026-07-28) is asked `server/discover` next; with
- * "2026-07-28" the probe comes first. A DiscoverResult means the child speaks 2026-07-28, and the client is
+ * The SDK client opens every session with `initialize`, and the transport decides what the child is sent first:
+ * `server/discover` (always with "2026-07-28", and with "auto" unless discoverFirst is off), or the
+ * `initialize` itself, with `server/discover` next if the child refuses it with -32022. A DiscoverResult means the child speaks 2026-07-28, and the client is
  * handed an initialize result made from it. In the modern era every request then carries the envelope in `_meta`, the
  * session's notifications/initialized is not sent, and what the era removed is done the new way here: the
  * level of logging/setLevel is carried on each request, ping is answered, and list changes and resource
@@ -58,6 +57,11 @@ export class EraTransport implements Transport {
 
   /** Known once the child answered the probe (or initialize): the revision it speaks. */
   version: string | undefined;
+  /**
+   * What a stdio child did with a server/discover sent before initialize, when it did not answer: stayed
+   * silent past `probeTimeoutMs`, or ended its connection. Either marks a 2025 server best initialized first.
+   */
+  probeFailed: "silent" | "closed" | undefined;
   /** Set by logging/setLevel in the modern era: the level each request asks for. */
   private logLevel: string | undefined;
   private probe: { answer: (message: JSONRPCMessage | undefined) => void } | undefined;
@@ -71,6 +75,7 @@ export class EraTransport implements Transport {
     private readonly options: EraOptions,
   ) {
     inner.onclose = () => {
+      if (this.probe) this.probeFailed = "closed";
       this.probe?.answer(undefined);
       this.initializing?.answer(undefined);
       this.onclose?.();
@@ -79,8 +84,12 @@ export class EraTransport implements Transport {
     // close of a cancelled request's stream is the cancellation itself: neither is a fault.
     inner.onerror = (error) => this.probe === undefined && !isCancelledStream(error) && this.onerror?.(error);
     inner.onmessage = (message, extra) => {
-      // The probe's answer, or a late one after silence was taken for a 2025 server, is the probe's alone.
-      if ("id" in message && message.id === PROBE_ID && !("method" in message)) return this.probe?.answer(message);
+      // The probe's answer, or a late one after silence was taken for a 2025 server, is the probe's alone. A late
+      // one says the child was slow to start (an `npx -y` download, say), not that it ignores the probe.
+      if ("id" in message && message.id === PROBE_ID && !("method" in message)) {
+        if (!this.probe && this.probeFailed === "silent") this.probeFailed = undefined;
+        return this.probe?.answer(message);
+      }
       if (this.initializing && "id" in message && message.id === this.initializing.id && !("method" in message))
         return this.initializing.answer(message);
       if (this.listen?.take(message)) return;
@@ -209,7 +218,10 @@ export class EraTransport implements Transport {
   /** The child's answer to server/discover; undefined when it refused over HTTP, closed, or stayed silent. */
   private async discover(options: TransportSendOptions | undefined): Promise<JSONRPCMessage | undefined> {
     const answered = new Promise<JSONRPCMessage | undefined>((resolve) => {
-      const timer = setTimeout(() => resolve(undefined), this.options.probeTimeoutMs);
+      const timer = setTimeout(() => {
+        this.probeFailed = "silent";
+        resolve(undefined);
+      }, this.options.probeTimeoutMs);
       this.probe = {
         answer: (message) => {
           clearTimeout(timer);

@@ -9,7 +9,7 @@ import { backoffMs } from "./backoff.js";
 import { backoffRefusal, callFailure, startFailure } from "./call-failure.js";
 import { holding } from "./call-hold.js";
 import type { CallContext, Child, ChildSchema, ChildStatus } from "./child.js";
-import { closeSession, createSession, pingOrLose, restoreSessionState, startFailureReason, type Session } from "./child-session.js";
+import { closeSession, connectSession, createSession, pingOrLose, restoreSessionState, startFailureReason, type Session } from "./child-session.js";
 import { ChildStateMachine, OperationLock } from "./child-state.js";
 import { exchangeInEra } from "./era-exchange.js";
 import type { ForwardLimits } from "./forwarding-transport.js";
@@ -240,7 +240,10 @@ export class McpChild implements Child {
     // A call made from now on waits for a start after this stop, not for a start under way that the stop ends.
     this.pendingStart = undefined;
     // A start under way holds the lock until it ends: its session is closed so that it ends now, not at its timeout.
-    if (this.machine.phase.state === "starting") void this.newest?.transport.close().catch(() => {});
+    if (this.machine.phase.state === "starting" && this.newest) {
+      this.newest.closing = true;
+      void this.newest.transport.close().catch(() => {});
+    }
     return this.lock.run(() => this.stop());
   }
 
@@ -287,8 +290,7 @@ export class McpChild implements Child {
     this.machine.move({ state: "starting", failedStarts });
     let session: Session | undefined;
     try {
-      session = this.newSession();
-      await session.client.connect(session.transport, { timeout: this.config.startupTimeoutMs });
+      session = await connectSession(() => this.newSession(), this.catalog, this.config.startupTimeoutMs, this.log);
       const level = this.switchboard.logLevel;
       await restoreSessionState(session, level, this.subscriptions, this.log, this.config.startupTimeoutMs);
       // A child that died while its state was restored has nothing to serve with.
@@ -302,6 +304,7 @@ export class McpChild implements Child {
       this.idle.started();
       return session;
     } catch (error) {
+      session ??= this.newest;
       await session?.transport.close().catch(() => {});
       throw this.startFailed(error, session, failedStarts + 1);
     }

@@ -1,5 +1,5 @@
-// Children of both protocol eras, from clients of both eras: gaggle finds which era each child speaks (initialize, then
-// server/discover when a child refuses it), remembers it, and bridges a 2026-07-28 child's input_required to a 2025 client.
+// Children of both protocol eras, from clients of both eras: gaggle finds which era each child speaks (server/discover,
+// then initialize when a child does not answer it as a 2026-07-28 server), remembers it, and bridges a 2026-07-28 child's input_required to a 2025 client.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -60,9 +60,9 @@ const CAPABLE = { "io.modelcontextprotocol/clientCapabilities": { sampling: {}, 
 describe("which era each child speaks", () => {
   it("is found by asking, remembered, and shown in get_child_status", async () => {
     for (const name of ["modern", "both", "asked", "legacy"]) await legacy.callTool({ name: "get_schema", arguments: { server_id: name } });
-    // A child that speaks both is spoken to in 2025-11-25 unless its config asks for 2026-07-28.
+    // A child that speaks both is asked server/discover first, so it is spoken to in 2026-07-28.
     expect((await status("modern")).protocol).toBe("2026-07-28");
-    expect((await status("both")).protocol).toBe("2025-11-25");
+    expect((await status("both")).protocol).toBe("2026-07-28");
     expect((await status("asked")).protocol).toBe("2026-07-28");
     expect((await status("legacy")).protocol).toBe("2025-11-25");
   });

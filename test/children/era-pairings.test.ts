@@ -122,8 +122,11 @@ const conformance = (args: string[]) =>
 const SUBJECTS: Record<string, Subject> = {
   "a 2025-only child": LEGACY,
   "a 2026-07-28-only child": conformanceSubject("2026-07-28", () => conformance(["--modern-only"])),
-  "a child of both eras over stdio": conformanceSubject("2025-11-25", () => conformance([])),
-  "a child of both eras over HTTP": conformanceSubject("2026-07-28", () => `type = "http"\nurl = ${JSON.stringify(both.url)}`),
+  "a child of both eras over stdio": conformanceSubject("2026-07-28", () => conformance([])),
+  "a child of both eras over HTTP, held to 2025-11-25": conformanceSubject(
+    "2025-11-25",
+    () => `type = "http"\nurl = ${JSON.stringify(both.url)}\nprotocol = "2025-11-25"`,
+  ),
 };
 
 beforeAll(async () => {

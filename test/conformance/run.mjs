@@ -138,7 +138,9 @@ async function startGaggle(work, name, childLines) {
   return (await waitForOutput(gaggle, /serving MCP at (\S+)/))[1];
 }
 
-const MODERN = 'protocol = "2026-07-28"';
+// "auto" reaches the fixture (which speaks both eras) in 2026-07-28 over either transport; held to 2025-11-25,
+// it shows what gaggle bridges for a client of the other era.
+const LEGACY = 'protocol = "2025-11-25"';
 const TARGETS = [
   { name: "direct", start: () => startFixture() },
   {
@@ -150,12 +152,12 @@ const TARGETS = [
     start: (work) => startGaggle(work, "gaggle-stdio-child", ['command = "node"', `args = [${JSON.stringify(FIXTURE)}]`]),
   },
   {
-    name: "gaggle-modern-http-child",
-    start: async (work) => startGaggle(work, "gaggle-modern-http-child", ['type = "http"', `url = ${JSON.stringify(await startFixture())}`, MODERN]),
+    name: "gaggle-legacy-http-child",
+    start: async (work) => startGaggle(work, "gaggle-legacy-http-child", ['type = "http"', `url = ${JSON.stringify(await startFixture())}`, LEGACY]),
   },
   {
-    name: "gaggle-modern-stdio-child",
-    start: (work) => startGaggle(work, "gaggle-modern-stdio-child", ['command = "node"', `args = [${JSON.stringify(FIXTURE)}]`, MODERN]),
+    name: "gaggle-legacy-stdio-child",
+    start: (work) => startGaggle(work, "gaggle-legacy-stdio-child", ['command = "node"', `args = [${JSON.stringify(FIXTURE)}]`, LEGACY]),
   },
 ];
 
