@@ -1,0 +1,194 @@
+// How fast gaggle is ready, and how little it holds while idle, with many children configured:
+//  - fifty children of ten tools each (fixtures/many-tools.mjs, a third of them slow to start), proxy mode: the
+//    first tools/list from an empty catalog (cold) and from the catalog the cold run left (warm);
+//  - the same fifty in meta mode, none started: gaggle's resident memory once idle, beside a bare Node process;
+//  - one child: spawn to answered initialize, and spawn to the first tools/list with a warm catalog, beside the
+//    child spoken to directly.
+// Each figure is the median of ROUNDS runs; every client speaks raw JSON-RPC lines, so it adds nothing to time.
+//
+//   node bench/startup.mjs        (npm run bench builds dist/ first)
+import { spawn } from "node:child_process";
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { setTimeout as delay } from "node:timers/promises";
+import { GAGGLE_CLI, ROOT, makeTempDir, memoryOf, removeDir } from "./procs.mjs";
+
+const CHILDREN = 50;
+const SLOW_START_MS = 3000;
+const LIST_WAIT_MS = 2000;
+const ROUNDS = 5;
+const IDLE_SETTLE_MS = 2000;
+const GOALS = { warmListMs: 300, coldListOverWaitMs: 100, idleRssMiB: 64, initializeMs: 150, oneChildWarmListMs: 200 };
+const MANY_TOOLS = join(ROOT, "fixtures", "many-tools.mjs");
+
+const dir = makeTempDir();
+const INITIALIZE = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "0" } };
+
+/** A process spoken to in JSON-RPC lines; `request` resolves with the answer and the ms from spawn to it. */
+function startLines(command, args, env = {}) {
+  const spawnedAt = performance.now();
+  const child = spawn(command, args, { stdio: ["pipe", "pipe", "ignore"], env: { ...process.env, ...env } });
+  const waiting = new Map();
+  let buffer = "";
+  child.stdout.on("data", (chunk) => {
+    buffer += chunk;
+    for (let end = buffer.indexOf("\n"); end >= 0; end = buffer.indexOf("\n")) {
+      const message = JSON.parse(buffer.slice(0, end));
+      buffer = buffer.slice(end + 1);
+      waiting.get(message.id)?.({ message, sinceSpawnMs: performance.now() - spawnedAt });
+    }
+  });
+  let nextId = 1;
+  return {
+    pid: child.pid,
+    request(method, params = {}) {
+      const id = nextId++;
+      const answered = new Promise((resolve) => waiting.set(id, resolve));
+      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+      return answered;
+    },
+    notify(method) {
+      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method })}\n`);
+    },
+    async stop() {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+function gaggleConfig(name, expose, children) {
+  const lines = ["[gateway]", `expose = "${expose}"`, 'log_level = "warn"', `list_wait_ms = ${LIST_WAIT_MS}`, ""];
+  for (const virtual of ["process", "goose", "team"]) lines.push(`[virtual.${virtual}]`, "enabled = false", "");
+  for (const [child, env] of children) {
+    lines.push(`[mcp_servers.${child}]`, `command = ${JSON.stringify(process.execPath)}`, `args = [${JSON.stringify(MANY_TOOLS)}]`);
+    // A fixed working directory: the catalog's entry belongs to the child's definition, cwd included.
+    lines.push(`cwd = ${JSON.stringify(dir)}`, `env = { START_DELAY_MS = "${env}" }`, "");
+  }
+  const path = join(dir, `${name}.toml`);
+  writeFileSync(path, lines.join("\n"));
+  return path;
+}
+
+const fifty = Array.from({ length: CHILDREN }, (_, i) => [`c${i}`, i % 3 === 0 ? SLOW_START_MS : 0]);
+
+/** Spawns gaggle, initializes, lists tools at once; the times from spawn, and from the list request. */
+async function firstList(config, stateHome) {
+  const gaggle = startLines(process.execPath, [GAGGLE_CLI, "--config", config], { XDG_STATE_HOME: stateHome });
+  const init = await gaggle.request("initialize", INITIALIZE);
+  gaggle.notify("notifications/initialized");
+  const askedAt = performance.now();
+  const list = await gaggle.request("tools/list");
+  return {
+    gaggle,
+    initializeMs: init.sinceSpawnMs,
+    listMs: list.sinceSpawnMs,
+    listAfterAskMs: performance.now() - askedAt,
+    tools: list.message.result.tools.length,
+  };
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function manyChildren() {
+  const config = gaggleConfig("fifty-proxy", "tools", fifty);
+  const cold = [];
+  const warm = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const stateHome = join(dir, `state-${round}`);
+    mkdirSync(stateHome);
+    const first = await firstList(config, stateHome);
+    cold.push(first);
+    // The cold gaggle keeps starting the slow third; the catalog is whole once every child has recorded its list.
+    const catalog = join(stateHome, "gaggle", "catalog");
+    while (readdirSafe(catalog).length < CHILDREN) await delay(100);
+    await first.gaggle.stop();
+    const again = await firstList(config, stateHome);
+    warm.push(again);
+    await again.gaggle.stop();
+  }
+  return {
+    coldListAfterAskMs: median(cold.map((run) => run.listAfterAskMs)),
+    coldTools: median(cold.map((run) => run.tools)),
+    warmListMs: median(warm.map((run) => run.listMs)),
+    warmTools: median(warm.map((run) => run.tools)),
+  };
+}
+
+function readdirSafe(path) {
+  try {
+    return readdirSync(path);
+  } catch {
+    return [];
+  }
+}
+
+async function idleMemory() {
+  const config = gaggleConfig("fifty-meta", "meta", fifty);
+  const gaggle = [];
+  const bare = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const run = await firstList(config, join(dir, "state-meta"));
+    await delay(IDLE_SETTLE_MS);
+    gaggle.push(memoryOf(run.gaggle.pid).rssKiB / 1024);
+    await run.gaggle.stop();
+    const node = startLines(process.execPath, ["-e", "setInterval(() => {}, 1000)"]);
+    await delay(IDLE_SETTLE_MS);
+    bare.push(memoryOf(node.pid).rssKiB / 1024);
+    await node.stop();
+  }
+  return { gaggleRssMiB: median(gaggle), bareNodeRssMiB: median(bare) };
+}
+
+async function oneChild() {
+  const config = gaggleConfig("one-proxy", "tools", [["only", 0]]);
+  const stateHome = join(dir, "state-one");
+  mkdirSync(stateHome);
+  const warmUp = await firstList(config, stateHome);
+  await warmUp.gaggle.stop();
+  const gaggle = [];
+  const direct = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const run = await firstList(config, stateHome);
+    gaggle.push(run);
+    await run.gaggle.stop();
+    const child = startLines(process.execPath, [MANY_TOOLS]);
+    const init = await child.request("initialize", INITIALIZE);
+    child.notify("notifications/initialized");
+    const list = await child.request("tools/list");
+    direct.push({ initializeMs: init.sinceSpawnMs, listMs: list.sinceSpawnMs });
+    await child.stop();
+  }
+  return {
+    initializeMs: median(gaggle.map((run) => run.initializeMs)),
+    listMs: median(gaggle.map((run) => run.listMs)),
+    directInitializeMs: median(direct.map((run) => run.initializeMs)),
+    directListMs: median(direct.map((run) => run.listMs)),
+  };
+}
+
+const verdict = (value, goal) => (value < goal ? `under ${goal}: pass` : `goal under ${goal}: fail`);
+const ms = (value) => `${value.toFixed(0)} ms`;
+
+try {
+  const many = await manyChildren();
+  const idle = await idleMemory();
+  const one = await oneChild();
+  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  const lines = [
+    `gaggle start-up (bench/startup.mjs): ${cpu}, ${cpus().length} cores, Node ${process.versions.node}; medians of ${ROUNDS} runs`,
+    `  ${CHILDREN} children, proxy mode, a third slow to start (${SLOW_START_MS} ms), list_wait_ms ${LIST_WAIT_MS}:`,
+    `    cold first tools/list, from the request: ${ms(many.coldListAfterAskMs)} with ${many.coldTools} tools (${verdict(many.coldListAfterAskMs, LIST_WAIT_MS + GOALS.coldListOverWaitMs)})`,
+    `    warm first tools/list, from spawn:       ${ms(many.warmListMs)} with ${many.warmTools} tools (${verdict(many.warmListMs, GOALS.warmListMs)})`,
+    `  ${CHILDREN} children, meta mode, none started: idle RSS ${idle.gaggleRssMiB.toFixed(1)} MiB (${verdict(idle.gaggleRssMiB, GOALS.idleRssMiB)}); a bare Node process ${idle.bareNodeRssMiB.toFixed(1)} MiB`,
+    `  one child, proxy mode:`,
+    `    spawn to answered initialize: gaggle ${ms(one.initializeMs)} (${verdict(one.initializeMs, GOALS.initializeMs)}), the child directly ${ms(one.directInitializeMs)}`,
+    `    spawn to first tools/list, warm catalog: gaggle ${ms(one.listMs)} (${verdict(one.listMs, GOALS.oneChildWarmListMs)}), the child directly ${ms(one.directListMs)}: ${(one.listMs / one.directListMs).toFixed(2)}x`,
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+} finally {
+  removeDir(dir);
+}
