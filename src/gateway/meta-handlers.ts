@@ -1,6 +1,6 @@
 // What each meta-tool does, on top of the router. Every failure becomes an isError result, never a thrown error.
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { CallContext } from "../children/child.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallContext, Child } from "../children/child.js";
 import { checkArguments } from "../children/arg-validator.js";
 import type { Router } from "../children/router.js";
 import { GaggleError } from "../shared/errors.js";
@@ -42,7 +42,7 @@ export class MetaHandlers {
       case "close_child_session":
         return this.close(args as Args<"close_child_session">);
       case "search_tools":
-        return Promise.resolve(this.search(args as Args<"search_tools">));
+        return this.search(args as Args<"search_tools">);
     }
   }
 
@@ -50,11 +50,12 @@ export class MetaHandlers {
    * Over the tools known without starting anything: running children's, the catalog's from their last run, the
    * built-in children's. Children whose tools nobody knows yet are named, with how to learn them.
    */
-  private search(args: Args<"search_tools">): CallToolResult {
+  private async search(args: Args<"search_tools">): Promise<CallToolResult> {
     const children = args.server_id === undefined ? this.router.all() : [this.router.get(args.server_id)];
     const unknown: string[] = [];
-    const entries = children.flatMap((child) => {
-      const tools = child.known().tools;
+    const lists = await Promise.all(children.map((child) => knownTools(child)));
+    const entries = children.flatMap((child, at) => {
+      const tools = lists[at];
       if (!tools) unknown.push(child.name);
       return (tools ?? []).map((tool) => ({ serverId: child.name, tool }));
     });
@@ -96,4 +97,14 @@ export class MetaHandlers {
       uptime_ms: uptimeMs,
     });
   }
+}
+
+/**
+ * A child's tools as known without starting it. A running child that announced a change has no list in hand
+ * until it is asked again, and is asked then, since it runs anyway (server-everything announces one as it starts).
+ */
+async function knownTools(child: Child): Promise<Tool[] | undefined> {
+  const known = child.known().tools;
+  if (known || child.status().state !== "running") return known;
+  return child.tools().catch(() => undefined);
 }

@@ -58,11 +58,26 @@ export function words(text: string): string[] {
     .map(fold);
 }
 
-/** A crude stemmer, enough to meet "issues" with "issue" and "files" with "file". */
+/**
+ * Words a person uses for what tool names and descriptions mostly call otherwise, each folded into the tools'
+ * word: "make a new folder" finds create_directory.
+ */
+const SAME_AS = new Map([
+  ["folder", "directory"],
+  ["dir", "directory"],
+  ["remove", "delete"],
+  ["erase", "delete"],
+  ["make", "create"],
+  ["fetch", "get"],
+  ["retrieve", "get"],
+]);
+
+/** A crude stemmer, enough to meet "issues" with "issue" and "files" with "file"; then SAME_AS. */
 function fold(word: string): string {
-  if (word.length > 4 && word.endsWith("ies")) return `${word.slice(0, -3)}y`;
-  if (word.length > 3 && word.endsWith("s") && !word.endsWith("ss")) return word.slice(0, -1);
-  return word;
+  let stem = word;
+  if (word.length > 4 && word.endsWith("ies")) stem = `${word.slice(0, -3)}y`;
+  else if (word.length > 3 && word.endsWith("s") && !word.endsWith("ss")) stem = word.slice(0, -1);
+  return SAME_AS.get(stem) ?? stem;
 }
 
 interface Document {

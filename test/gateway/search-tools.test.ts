@@ -73,4 +73,17 @@ describe("search_tools", () => {
       await second.close();
     }
   });
+
+  it("asks a running child that announced a change for its tools again: a tool it just added is found", async () => {
+    const gaggle = await startGaggle([NO_BUILT_INS, echo].join("\n"), { env: { XDG_STATE_HOME: mkdtempSync(join(tmpdir(), "search-state-")) } });
+    try {
+      await gaggle.meta("execute_child_tool", { server_id: "echo", tool_name: "add_tool", arguments: { name: "translate_to_klingon" } });
+      // The child's list_changed dropped the list gaggle had; nobody has listed since.
+      const found = await gaggle.metaJson<Found>("search_tools", { query: "klingon" });
+      expect(found.hits.map((hit) => hit.tool_name)).toEqual(["translate_to_klingon"]);
+      expect(found.searched).toEqual({ children: 1, tools: 11 });
+    } finally {
+      await gaggle.close();
+    }
+  });
 });

@@ -31,6 +31,12 @@ describe("words", () => {
     expect(words("parseHTTPHeaders")).toEqual(["parse", "http", "header"]);
     expect(words("Read the contents of a file")).toEqual(["read", "content", "file"]);
   });
+
+  it("folds a person's words into the ones tools use: folder is directory, make is create, remove is delete", () => {
+    expect(words("make a new folder")).toEqual(["create", "new", "directory"]);
+    expect(words("remove the folders")).toEqual(["delete", "directory"]);
+    expect(words("fetchIssue")).toEqual(["get", "issue"]);
+  });
 });
 
 describe("ToolSearch", () => {
