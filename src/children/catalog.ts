@@ -5,24 +5,14 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Prompt, Resource, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ChildConfig } from "../config/index.js";
+import type { ChildSchema, ListKind } from "./child.js";
 import { writeFileAtomic } from "../shared/atomic-file.js";
 import { isObject } from "../shared/json.js";
 
-export interface CatalogLists {
-  tools?: Tool[];
-  resources?: Resource[];
-  resourceTemplates?: ResourceTemplate[];
-  prompts?: Prompt[];
-}
+type CatalogLists = Partial<ChildSchema>;
 
-export type CatalogKind = keyof CatalogLists;
-
-/** The list_changed notification each list belongs to (resource templates change with resources). */
-export const CHANGED_WITH = { tools: "tools", resources: "resources", resourceTemplates: "resources", prompts: "prompts" } as const;
-
-export function childFingerprint(config: ChildConfig): string {
+function childFingerprint(config: ChildConfig): string {
   const defining = {
     transport: config.transport,
     command: config.command ?? null,
@@ -75,7 +65,7 @@ export class CatalogShelf {
    * Records a list as the child gave it. True when it differs from a list recorded before (which a client may
    * have been shown); false when it is the same, or the first of its kind.
    */
-  record(kind: CatalogKind, items: NonNullable<CatalogLists[CatalogKind]>): boolean {
+  record(kind: ListKind, items: ChildSchema[ListKind]): boolean {
     const before = this.read()[kind];
     const same = before !== undefined && JSON.stringify(before) === JSON.stringify(items);
     if (same) return false;

@@ -25,7 +25,8 @@ import { ChildOAuthProvider } from "./oauth/provider.js";
 import { TokenStore } from "./oauth/token-store.js";
 import { httpListenChannel } from "./http-listen.js";
 import { connectionLost, remoteTransport, streamBroken, terminateRemoteSession } from "./remote-transport.js";
-import { CHANGED_WITH, type CatalogShelf } from "./catalog.js";
+import type { CatalogShelf } from "./catalog.js";
+import { CHANGED_WITH } from "./child.js";
 import { SchemaCache } from "./schema-cache.js";
 import type { StderrRing } from "./stderr-ring.js";
 import { ProcessGroupTransport, type ProcessExit } from "./stdio-transport.js";
@@ -98,7 +99,8 @@ export function createSession(wiring: SessionWiring): Session {
   const httpSignIn = config.transport === "http" && signIn;
   const era = new EraTransport(raw, {
     choice: config.protocol,
-    discoverFirst: config.transport === "http" || !wiring.catalog.initializeFirst,
+    // The legacy SSE transport belongs to the 2025 era: it is initialized first.
+    discoverFirst: config.transport === "http" || (config.transport === "stdio" && !wiring.catalog.initializeFirst),
     envelope: gaggleEnvelope,
     probeTimeoutMs: PROBE_TIMEOUT_MS,
     ...(httpSignIn && { listenChannel: httpListenChannel(config.url!, config.headers, httpSignIn) }),
@@ -173,6 +175,12 @@ export async function connectSession(newSession: () => Session, catalog: Catalog
   }
   if (learned && session.era.probeFailed !== undefined) catalog.markInitializeFirst();
   return session;
+}
+
+/** Ends a session still being started, at once: its start fails now instead of running to its timeout. */
+export function abandonStart(session: Session): void {
+  session.closing = true;
+  void session.transport.close().catch(() => {});
 }
 
 /** Ends a session gaggle no longer needs: a remote one is told so first (Streamable HTTP's DELETE), within `graceMs`. */

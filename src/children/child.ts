@@ -26,6 +26,11 @@ export interface ChildSchema {
   prompts: Prompt[];
 }
 
+export type ListKind = keyof ChildSchema;
+
+/** The list_changed notification each list belongs to: resource templates change with resources. */
+export const CHANGED_WITH = { tools: "tools", resources: "resources", resourceTemplates: "resources", prompts: "prompts" } as const;
+
 /** A team member an agent gaggle started speaks as; set only on sessions opened with that member's secret. */
 export interface MemberIdentity {
   teamId: string;

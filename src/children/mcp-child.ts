@@ -9,7 +9,16 @@ import { backoffMs } from "./backoff.js";
 import { backoffRefusal, callFailure, startFailure } from "./call-failure.js";
 import { holding } from "./call-hold.js";
 import type { CallContext, Child, ChildSchema, ChildStatus } from "./child.js";
-import { closeSession, connectSession, createSession, pingOrLose, restoreSessionState, startFailureReason, type Session } from "./child-session.js";
+import {
+  abandonStart,
+  closeSession,
+  connectSession,
+  createSession,
+  pingOrLose,
+  restoreSessionState,
+  startFailureReason,
+  type Session,
+} from "./child-session.js";
 import { ChildStateMachine, OperationLock } from "./child-state.js";
 import { exchangeInEra } from "./era-exchange.js";
 import type { ForwardLimits } from "./forwarding-transport.js";
@@ -240,10 +249,7 @@ export class McpChild implements Child {
     // A call made from now on waits for a start after this stop, not for a start under way that the stop ends.
     this.pendingStart = undefined;
     // A start under way holds the lock until it ends: its session is closed so that it ends now, not at its timeout.
-    if (this.machine.phase.state === "starting" && this.newest) {
-      this.newest.closing = true;
-      void this.newest.transport.close().catch(() => {});
-    }
+    if (this.machine.phase.state === "starting" && this.newest) abandonStart(this.newest);
     return this.lock.run(() => this.stop());
   }
 

@@ -10,17 +10,11 @@ import {
   type ResourceTemplate,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { CHANGED_WITH, type ChildSchema, type ListKind } from "./child.js";
 
-export type ListKind = "tools" | "resources" | "resourceTemplates" | "prompts";
 /** What a list_changed notification names: resource templates change with resources. */
-type ChangedKind = "tools" | "resources" | "prompts";
-
-export interface Lists {
-  tools: Tool[];
-  resources: Resource[];
-  resourceTemplates: ResourceTemplate[];
-  prompts: Prompt[];
-}
+type ChangedKind = (typeof CHANGED_WITH)[ListKind];
+type Lists = ChildSchema;
 
 export class SchemaCache {
   private readonly pending = new Map<ListKind, Promise<unknown[]>>();
@@ -100,7 +94,7 @@ export class SchemaCache {
     kind: K,
     fetchPage: (cursor: string | undefined) => Promise<{ items: Lists[K]; next: string | undefined }>,
   ): Promise<Lists[K]> {
-    const capability: "tools" | "resources" | "prompts" = kind === "resourceTemplates" ? "resources" : kind;
+    const capability = CHANGED_WITH[kind];
     if (!this.client.getServerCapabilities()?.[capability]) {
       this.onListed(kind, [] as Lists[K]);
       return Promise.resolve([] as Lists[K]);

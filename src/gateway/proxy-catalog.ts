@@ -1,7 +1,7 @@
 // Proxy mode's view of the children: their tools and prompts under exposed names, and who owns which resource.
 import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import type { Prompt, Resource, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { Child, ChildSchema } from "../children/child.js";
+import { CHANGED_WITH, type Child, type ChildSchema } from "../children/child.js";
 import type { Router } from "../children/router.js";
 import type { GaggleConfig } from "../config/index.js";
 import { logger } from "../shared/log.js";
@@ -155,9 +155,8 @@ export class ProxyCatalog {
       const waited = new Promise<typeof LATE>((resolve) => (timer = setTimeout(resolve, this.wait.ms, LATE).unref()));
       const first = await Promise.race([fetching, waited]).finally(() => clearTimeout(timer));
       if (first === LATE) {
-        const changed = kind === "resourceTemplates" ? "resources" : (kind as "tools" | "resources" | "prompts");
         fetching.then(
-          () => this.wait.late(child.name, changed),
+          () => this.wait.late(child.name, CHANGED_WITH[kind]),
           () => {},
         );
       }

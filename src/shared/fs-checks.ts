@@ -1,6 +1,6 @@
 // What gaggle asks of a path before it uses one; each answer is false (or the path as given) when it cannot be read.
 import { accessSync, constants, realpathSync, statSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { delimiter, isAbsolute, join, resolve } from "node:path";
 
 export function isFile(path: string): boolean {
   try {
@@ -35,4 +35,23 @@ export function canonical(path: string): string {
   } catch {
     return isAbsolute(path) ? path : resolve(path);
   }
+}
+
+export type CommandLookup = { found: string } | { missing: string; searched: string[] };
+
+/**
+ * A command looked up the way spawn does: a path (one holding a "/") as it is, relative to `cwd`; a bare name in
+ * the folders of `pathVariable`, the first that holds it as a file this process may run.
+ */
+export function findExecutable(command: string, cwd: string, pathVariable: string | undefined): CommandLookup {
+  if (command.includes("/")) {
+    const path = isAbsolute(command) ? command : resolve(cwd, command);
+    return isExecutableFile(path) ? { found: path } : { missing: command, searched: [] };
+  }
+  const searched = (pathVariable ?? "").split(delimiter).filter(Boolean);
+  for (const dir of searched) {
+    const path = join(dir, command);
+    if (isExecutableFile(path)) return { found: path };
+  }
+  return { missing: command, searched };
 }

@@ -24,6 +24,8 @@ export interface StoredSignIn {
 
 export class TokenStore {
   readonly file: string;
+  /** The file as last parsed, with the stamp it had: a request reads it once, and only a new file is parsed again. */
+  private parsed: { stamp: string; stored: StoredSignIn } | undefined;
 
   constructor(
     stateDir: string,
@@ -35,13 +37,18 @@ export class TokenStore {
 
   /** What is stored for this child's URL; nothing when the file is missing, unreadable or was for another URL. */
   read(): StoredSignIn {
+    const stamp = this.stamp();
+    if (stamp === undefined) return { resource: this.resource };
+    if (this.parsed?.stamp === stamp) return this.parsed.stored;
+    let stored: StoredSignIn = { resource: this.resource };
     try {
-      const stored: unknown = JSON.parse(readFileSync(this.file, "utf8"));
-      if (isObject(stored) && stored.resource === this.resource) return stored as unknown as StoredSignIn;
+      const found: unknown = JSON.parse(readFileSync(this.file, "utf8"));
+      if (isObject(found) && found.resource === this.resource) stored = found as unknown as StoredSignIn;
     } catch {
       // Missing or damaged: as if never signed in.
     }
-    return { resource: this.resource };
+    this.parsed = { stamp, stored };
+    return stored;
   }
 
   /** Applies `change` and writes the result: a temporary file of mode 0600, renamed over the old one. */

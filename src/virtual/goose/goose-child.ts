@@ -9,7 +9,8 @@ import { isDirectory } from "../../shared/fs-checks.js";
 import { VirtualChild, type VirtualTool } from "../virtual-child.js";
 import { sessionName, turnArgv } from "./argv.js";
 import { spawnProblem } from "../../children/spawn-problem.js";
-import { findCommand, gooseMissing } from "./command.js";
+import { findExecutable } from "../../shared/fs-checks.js";
+import { gooseMissing } from "./command.js";
 import { runDispatch } from "./dispatch.js";
 import { formatDuration } from "./format.js";
 import { Gosling, type GoslingHost, type GoslingKind, type PromptEntry } from "./gosling.js";
@@ -105,7 +106,8 @@ export class GooseChild extends VirtualChild implements GoslingHost {
       throw error;
     }
     checkNewGosling(this.all(), this.settings);
-    if (!findCommand(this.launch.command, this.launch.env)) throw gooseMissing(this.launch.command, "was not found");
+    if ("missing" in findExecutable(this.launch.command, this.launch.cwd, this.launch.env.PATH))
+      throw gooseMissing(this.launch.command, "was not found");
     const id = randomUUID();
     const options = mergeOptions(this.settings.options, given);
     const gosling = new Gosling(id, continueSession ?? sessionName(id), kind, options, cwd, this, continueSession !== undefined);

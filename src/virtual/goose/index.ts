@@ -2,7 +2,7 @@
 // Goose is not installed and nobody asked for it.
 import { dirname } from "node:path";
 import { childEnv } from "../../children/child-env.js";
-import { findExecutable } from "../../children/command-path.js";
+import { findExecutable } from "../../shared/fs-checks.js";
 import { logger } from "../../shared/log.js";
 import type { VirtualContext } from "../context.js";
 import { GooseChild } from "./goose-child.js";
