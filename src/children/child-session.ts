@@ -21,10 +21,9 @@ import type { ChildEvents } from "./switchboard.js";
 import { childEnv } from "./child-env.js";
 import { EraTransport } from "./era-transport.js";
 import { ForwardingTransport } from "./forwarding-transport.js";
-import { ChildOAuthProvider } from "./oauth/provider.js";
+import type { ChildOAuthProvider } from "./oauth/provider.js";
 import { TokenStore } from "./oauth/token-store.js";
-import { httpListenChannel } from "./http-listen.js";
-import { connectionLost, remoteTransport, streamBroken, terminateRemoteSession } from "./remote-transport.js";
+import type * as RemoteKitModule from "./remote-kit.js";
 import type { CatalogShelf } from "./catalog.js";
 import { CHANGED_WITH } from "./child.js";
 import { SchemaCache } from "./schema-cache.js";
@@ -48,6 +47,16 @@ export interface Session {
   endedBecause: string | undefined;
   /** The catalog held the child's tool list when the session began. */
   catalogued: boolean;
+  /** What a remote session's transport and errors need; undefined for a stdio child. */
+  remote: RemoteKit | undefined;
+}
+
+export type RemoteKit = typeof RemoteKitModule;
+let remoteKit: Promise<RemoteKit> | undefined;
+
+/** Loads what remote children need, once, when the first of them starts a session. */
+export function loadRemoteKit(): Promise<RemoteKit> {
+  return (remoteKit ??= import("./remote-kit.js"));
 }
 
 /** What a session reports to, and reads from, the child that owns it. */
@@ -67,6 +76,8 @@ export interface SessionWiring {
   onStreamBroken(session: Session): void;
   /** Where the child's lists are kept for its next run; every list fetched whole is recorded there. */
   catalog: CatalogShelf;
+  /** What a remote child's session needs (see loadRemoteKit); undefined for a stdio child. */
+  remote: RemoteKit | undefined;
 }
 
 /** What gaggle declares to every child: it forwards each of these to the client whose call the child is serving. */
@@ -89,13 +100,12 @@ export const STDOUT_GARBAGE_MARK = "[gaggle] ignored a stdout line";
 
 /** Builds a session, wired but not yet connected: handlers must be in place before the first message arrives. */
 export function createSession(wiring: SessionWiring): Session {
-  const { config, events, callers, log } = wiring;
+  const { config, events, callers, log, remote } = wiring;
   // A remote child's sign-in serves its session's transport and its listen streams alike.
-  const signIn =
-    config.transport === "stdio"
-      ? undefined
-      : new ChildOAuthProvider(config.name, config.oauth, new TokenStore(wiring.stateDir, config.name, config.url!));
-  const raw = createTransport(wiring, signIn, (name) => session.cache.cachedTools?.find((tool) => tool.name === name));
+  const signIn = remote && new remote.ChildOAuthProvider(config.name, config.oauth, new TokenStore(wiring.stateDir, config.name, config.url!));
+  const raw = createTransport(wiring, remote && signIn && { kit: remote, signIn }, (name) =>
+    session.cache.cachedTools?.find((tool) => tool.name === name),
+  );
   const httpSignIn = config.transport === "http" && signIn;
   const era = new EraTransport(raw, {
     choice: config.protocol,
@@ -103,7 +113,7 @@ export function createSession(wiring: SessionWiring): Session {
     discoverFirst: config.transport === "http" || (config.transport === "stdio" && !wiring.catalog.initializeFirst),
     envelope: gaggleEnvelope,
     probeTimeoutMs: PROBE_TIMEOUT_MS,
-    ...(httpSignIn && { listenChannel: httpListenChannel(config.url!, config.headers, httpSignIn) }),
+    ...(remote && httpSignIn && { listenChannel: remote.httpListenChannel(config.url!, config.headers, httpSignIn) }),
   });
   const transport = new ForwardingTransport(era);
   const client = new Client({ name: GAGGLE_NAME, version: GAGGLE_VERSION }, { capabilities: CLIENT_CAPABILITIES });
@@ -115,6 +125,7 @@ export function createSession(wiring: SessionWiring): Session {
     closing: false,
     endedBecause: undefined,
     catalogued: wiring.catalog.read().tools !== undefined,
+    remote,
     cache: new SchemaCache(
       client,
       { timeout: config.timeoutMs },
@@ -146,8 +157,8 @@ export function createSession(wiring: SessionWiring): Session {
     // Closing a remote session aborts its stream; that is the close itself, not a fault worth a warning.
     if (session.closing || session.endedBecause !== undefined) return;
     log.warn({ err: error }, "protocol error from child");
-    if (connectionLost(error)) wiring.onLost(session, error);
-    else if (streamBroken(error)) wiring.onStreamBroken(session);
+    if (remote?.connectionLost(error)) wiring.onLost(session, error);
+    else if (remote?.streamBroken(error)) wiring.onStreamBroken(session);
   };
   return session;
 }
@@ -186,7 +197,7 @@ export function abandonStart(session: Session): void {
 /** Ends a session gaggle no longer needs: a remote one is told so first (Streamable HTTP's DELETE), within `graceMs`. */
 export async function closeSession(session: Session, graceMs: number): Promise<void> {
   session.closing = true;
-  await terminateRemoteSession(session.era.inner, graceMs);
+  await session.remote?.terminateRemoteSession(session.era.inner, graceMs);
   await session.client.close();
 }
 
@@ -231,13 +242,16 @@ export function startFailureReason(error: unknown, session: Session | undefined,
   return typeof status === "number" && status >= 400 && !message.includes(String(status)) ? `${message} (HTTP ${status})` : message;
 }
 
-/** `signIn` is there for a remote child. */
+/** `remote` is there for a remote child. */
 function createTransport(
   { config, shutdownGraceMs, stderr, log }: SessionWiring,
-  signIn: ChildOAuthProvider | undefined,
+  remote: { kit: RemoteKit; signIn: ChildOAuthProvider } | undefined,
   toolFor: (name: string) => Tool | undefined,
 ): Transport {
-  if (signIn) return remoteTransport(config.transport as "http" | "sse", config.url!, { headers: config.headers, toolFor, authProvider: signIn });
+  if (remote) {
+    const options = { headers: config.headers, toolFor, authProvider: remote.signIn };
+    return remote.kit.remoteTransport(config.transport as "http" | "sse", config.url!, options);
+  }
   return new ProcessGroupTransport({
     command: config.command!,
     args: config.args,

@@ -14,6 +14,7 @@ import {
   closeSession,
   connectSession,
   createSession,
+  loadRemoteKit,
   pingOrLose,
   restoreSessionState,
   startFailureReason,
@@ -29,7 +30,6 @@ import { TokenStore } from "./oauth/token-store.js";
 import { SessionGate } from "./session-gate.js";
 import { StderrRing } from "./stderr-ring.js";
 import type { Switchboard } from "./switchboard.js";
-import { connectionLost, neverReached } from "./remote-transport.js";
 import { visibleTools, type VisibleTools } from "./tool-filter.js";
 import { CallerTracker } from "./upstream.js";
 
@@ -225,7 +225,7 @@ export class McpChild implements Child {
         return await exchangeInEra(session, method, params, this.limits, ctx, { child: this.name, what });
       } catch (error) {
         if (isRequestRefusal(error)) throw error;
-        if (retried || !neverReached(error)) throw this.failure(error, session, what, ctx);
+        if (retried || !session.remote?.neverReached(error)) throw this.failure(error, session, what, ctx);
         this.onSessionLost(session, error);
         this.log.info({ reason: errorChain(error) }, `${what} never reached the server; sending it on a new session`);
       }
@@ -296,7 +296,8 @@ export class McpChild implements Child {
     this.machine.move({ state: "starting", failedStarts });
     let session: Session | undefined;
     try {
-      session = await connectSession(() => this.newSession(), this.catalog, this.config.startupTimeoutMs, this.log);
+      const remote = this.config.transport === "stdio" ? undefined : await loadRemoteKit();
+      session = await connectSession(() => this.newSession(remote), this.catalog, this.config.startupTimeoutMs, this.log);
       const level = this.switchboard.logLevel;
       await restoreSessionState(session, level, this.subscriptions, this.log, this.config.startupTimeoutMs);
       // A child that died while its state was restored has nothing to serve with.
@@ -316,7 +317,7 @@ export class McpChild implements Child {
     }
   }
 
-  private newSession(): Session {
+  private newSession(remote: Session["remote"]): Session {
     return (this.newest = createSession({
       config: this.config,
       ...this.sessionOptions,
@@ -328,6 +329,7 @@ export class McpChild implements Child {
       onLost: (lost, error) => this.onSessionLost(lost, error),
       onStreamBroken: (broken) => this.checkConnection(broken),
       catalog: this.catalog,
+      remote,
     }));
   }
 
@@ -382,7 +384,7 @@ export class McpChild implements Child {
 
   /** What the SDK or the forwarding lane threw, as a GaggleError that says what happened to the child. */
   private failure(error: unknown, session: Session, what: string, ctx?: CallContext): GaggleError {
-    if (connectionLost(error)) {
+    if (session.remote?.connectionLost(error)) {
       // A request that could not be sent is the session's end, told as the end of a session is. The SDK's transports
       // tell onerror first, which ended the session already; the request gets its own error here, since the close waits a turn.
       this.onSessionLost(session, error);

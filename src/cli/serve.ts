@@ -7,7 +7,7 @@ import { GatewayRequests } from "../gateway/requests.js";
 import { createGatewayServer } from "../gateway/server.js";
 import { EraSplitTransport } from "../transport/era-split.js";
 import { lazyLogger } from "../shared/log.js";
-import { serveHttp, type HttpGateway } from "../transport/http-server.js";
+import type { HttpGateway } from "../transport/http-server.js";
 import { createGaggleWithListener } from "../transport/members-listener.js";
 import { StdioServerTransport } from "../transport/stdio-server.js";
 
@@ -40,6 +40,8 @@ export async function serveStdio(config: GaggleConfig): Promise<void> {
 }
 
 export async function serveHttpUntilStopped(config: GaggleConfig, address: ListenAddress): Promise<void> {
+  // Imported here: serving stdio never loads the HTTP server.
+  const { serveHttp } = await import("../transport/http-server.js");
   // gaggle's own agents connect to the listener it serves, with their secret in place of the token.
   const gaggle = createGaggle(config, { memberBase: async () => (await listening).localBase });
   const token = config.gateway.authToken ?? process.env.GAGGLE_AUTH_TOKEN;

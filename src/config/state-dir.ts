@@ -5,8 +5,11 @@ import type { GaggleConfig } from "./schema.js";
 
 /** gateway.state_dir comes absolute from the config layer. */
 export function stateDir(config: GaggleConfig, env: NodeJS.ProcessEnv = process.env): string {
-  const configured = config.gateway.stateDir;
-  if (configured) return configured;
+  return config.gateway.stateDir || defaultStateDir(env);
+}
+
+/** $XDG_STATE_HOME/gaggle, else ~/.local/state/gaggle: the state dir of a config that names none. */
+export function defaultStateDir(env: NodeJS.ProcessEnv): string {
   const xdg = env.XDG_STATE_HOME;
   return join(xdg && isAbsolute(xdg) ? xdg : join(env.HOME ?? homedir(), ".local", "state"), "gaggle");
 }

@@ -1,7 +1,6 @@
 // Assembles a running gateway core from a loaded config: the children, their router, and the client-facing hub.
 import { McpChild } from "../children/mcp-child.js";
 import type { UrlOpener } from "../children/child.js";
-import { signInThrough } from "../children/oauth/sign-in-on-demand.js";
 import { setReaperGrace } from "../children/reaper.js";
 import { Router } from "../children/router.js";
 import { Switchboard } from "../children/switchboard.js";
@@ -57,7 +56,9 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
       child: new McpChild(child, childOptions),
       concurrency: child.concurrency,
       ...(child.transport !== "stdio" && {
-        signIn: (urls: UrlOpener, signal?: AbortSignal) => signInThrough(child, childOptions.stateDir, urls, signal),
+        // Sign-in (the SDK's OAuth client) is loaded when it is first asked for.
+        signIn: async (urls: UrlOpener, signal?: AbortSignal) =>
+          (await import("../children/oauth/sign-in-on-demand.js")).signInThrough(child, childOptions.stateDir, urls, signal),
       }),
     })),
     ...createVirtualChildren(config, switchboard, members).map((child) => ({ child, concurrency: BUILT_IN_CONCURRENCY })),

@@ -1,7 +1,7 @@
 // A loopback listener for gaggle's own agents alone, for when gaggle serves no HTTP of its own (stdio, one-shot commands).
 import type { GaggleConfig } from "../config/index.js";
 import { createGaggle, type Gaggle } from "../gateway/gaggle.js";
-import { serveHttp, type HttpGateway } from "./http-server.js";
+import type { HttpGateway } from "./http-server.js";
 
 /** Opened when the first member needs it; it answers member paths only. Once closed, it stays closed. */
 export class MembersListener {
@@ -13,7 +13,10 @@ export class MembersListener {
   /** The base of member URLs: `http://127.0.0.1:PORT`. A member added while gaggle shuts down gets none. */
   async base(): Promise<string> {
     if (this.closed) throw new Error("gaggle is shutting down: its members' listener is closed");
-    this.listener ??= serveHttp(this.gaggle, { host: "127.0.0.1", port: 0, token: undefined, membersOnly: true });
+    // The HTTP server is loaded with the first member, not with gaggle.
+    this.listener ??= import("./http-server.js").then(({ serveHttp }) =>
+      serveHttp(this.gaggle, { host: "127.0.0.1", port: 0, token: undefined, membersOnly: true }),
+    );
     return (await this.listener).localBase;
   }
 

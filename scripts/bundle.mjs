@@ -1,0 +1,33 @@
+// The one-file build, from tsc's output in dist/: dist/gaggle.cjs is gaggle's program with every dependency in
+// it, and dist/cli.js, the executable, runs it from V8's code cache (src/cli.ts, src/cli/code-cache.ts).
+// CommonJS, because V8's code cache is offered for scripts; what the program imports with import() is still
+// evaluated only when first imported (HTTP serving, remote children, OAuth, doctor).
+import { createHash } from "node:crypto";
+import { readFileSync, rmSync } from "node:fs";
+import { build } from "esbuild";
+
+const common = { bundle: true, platform: "node", target: "node20", logLevel: "warning", minifyWhitespace: true, minifySyntax: true };
+
+await build({
+  ...common,
+  entryPoints: ["dist/cli/main.js"],
+  outfile: "dist/gaggle.cjs",
+  format: "cjs",
+  sourcemap: true,
+  // version.ts finds gaggle's package.json from its own URL.
+  define: { "import.meta.url": "gaggleModuleUrl" },
+  banner: { js: 'var gaggleModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
+});
+
+const hash = createHash("sha256").update(readFileSync("dist/gaggle.cjs")).digest("hex").slice(0, 16);
+await build({
+  ...common,
+  entryPoints: ["dist/cli.js"],
+  outfile: "dist/cli.js",
+  allowOverwrite: true,
+  format: "esm",
+  define: { GAGGLE_BUNDLE_HASH: JSON.stringify(hash) },
+  // Only the unbuilt program imports it; left as it is, so the bundle never holds it twice.
+  external: ["./cli/main.js"],
+});
+rmSync("dist/cli.js.map", { force: true });

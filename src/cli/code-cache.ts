@@ -1,0 +1,84 @@
+// Runs gaggle's one-file build from V8's code cache. The first start compiles the bundle as usual and keeps what
+// V8 compiled in the state dir (at exit, or once it has run a while); later starts hand that back to V8, which then
+// neither parses nor compiles it again. A server that compiled more than the cache held (its first start may have
+// been a one-shot command) keeps the larger cache. Node 22's module.enableCompileCache does the like for modules;
+// this works on every Node gaggle supports.
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { basename, dirname, isAbsolute, join } from "node:path";
+import vm from "node:vm";
+import { defaultStateDir } from "../config/state-dir.js";
+
+/** Long enough for a server's start to have compiled what every start compiles; a one-shot command saves at exit. */
+const SAVE_AFTER_MS = 10_000;
+/** Caches of other builds (or Node versions) are removed once unused this long. */
+const STALE_AFTER_MS = 7 * 24 * 3600_000;
+
+/**
+ * Where the cache lives: $GAGGLE_CODE_CACHE, an absolute folder, or "off"; else `code-cache` in the default
+ * state dir (it belongs to gaggle's code, not to one config).
+ */
+export function codeCacheDir(env: NodeJS.ProcessEnv): string | undefined {
+  const chosen = env.GAGGLE_CODE_CACHE;
+  if (chosen === "off") return undefined;
+  return chosen && isAbsolute(chosen) ? chosen : join(defaultStateDir(env), "code-cache");
+}
+
+/**
+ * Runs `bundle` (a CommonJS file) as Node runs a CommonJS module. `hash` is the bundle's content hash: V8 checks
+ * a cache against the source's length only, so the file name carries the hash, the Node version and the platform.
+ */
+export function runWithCodeCache(bundle: string, hash: string, env: NodeJS.ProcessEnv): void {
+  const dir = codeCacheDir(env);
+  const file = dir && join(dir, `${hash}-node${process.versions.node}-${process.platform}-${process.arch}.bin`);
+  const cachedData = file ? readIfThere(file) : undefined;
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${readFileSync(bundle, "utf8")}\n})`, {
+    filename: bundle,
+    cachedData,
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  if (file) keepCompiled(script, file, cachedData && !script.cachedDataRejected ? cachedData.length : 0);
+  const module = { exports: {} };
+  (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, createRequire(bundle), module, bundle, dirname(bundle));
+}
+
+function readIfThere(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Saves the cache once, if it is larger than the `usedBytes` this start was given: after SAVE_AFTER_MS, or at
+ * exit when there was no usable cache. Written whole or not at all (a rename).
+ */
+function keepCompiled(script: vm.Script, file: string, usedBytes: number): void {
+  let saved = false;
+  const save = () => {
+    if (saved) return;
+    saved = true;
+    try {
+      const data = script.createCachedData();
+      if (data.length <= usedBytes) return;
+      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+      const temporary = `${file}.${process.pid}.tmp`;
+      writeFileSync(temporary, data, { mode: 0o600 });
+      renameSync(temporary, file);
+      removeStale(dirname(file), basename(file));
+    } catch {
+      // A cache that cannot be written costs the next start its compile, nothing more.
+    }
+  };
+  setTimeout(save, SAVE_AFTER_MS).unref();
+  if (usedBytes === 0) process.once("exit", save);
+}
+
+function removeStale(dir: string, keep: string): void {
+  const now = Date.now();
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (name !== keep && now - statSync(path).mtimeMs > STALE_AFTER_MS) rmSync(path, { force: true });
+  }
+}

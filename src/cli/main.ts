@@ -1,0 +1,135 @@
+// gaggle's command line: parse arguments, load the config, hand over to a command. Nothing else lives here.
+// What only some commands use (doctor, auth, HTTP serving) is imported when that command runs, so serving
+// stdio neither loads nor holds it.
+import { parseArgs } from "node:util";
+import { ConfigError, LOG_LEVELS, findConfigPath, loadConfig, type GaggleConfig } from "../config/index.js";
+import { setLogLevel } from "../shared/log.js";
+import { configProblems } from "../gateway/gaggle.js";
+import { GAGGLE_VERSION } from "../shared/version.js";
+import { runOneShot, UsageError, type OneShotCommand } from "./one-shot.js";
+import { parseListenAddress, serveHttpUntilStopped, serveStdio } from "./serve.js";
+import { findCommand } from "../children/command-path.js";
+
+const HELP = `gaggle ${GAGGLE_VERSION}: one MCP entry for every MCP server you run
+
+Usage:
+  gaggle [--config PATH]                    serve MCP over stdio
+  gaggle --http [HOST:]PORT [--config PATH] serve MCP over Streamable HTTP at /mcp (host default 127.0.0.1)
+  gaggle validate [--config PATH]           check a config file; exit 1 and list every error if bad
+  gaggle list [--config PATH]               list the child servers
+  gaggle schema SERVER [TOOL]               show a child's tools, resources and prompts
+  gaggle call SERVER TOOL [JSON_ARGS]       call a tool on a child
+  gaggle status [SERVER]                    show a child's (or every child's) status
+  gaggle doctor [SERVER...] [--json]        start the children and say, for each, that it works or why not
+  gaggle auth login SERVER                  sign in to a remote child that requires OAuth (prints the URL to open)
+  gaggle auth status                        show each remote child's sign-in and its expiry
+  gaggle auth logout SERVER                 forget a remote child's tokens and client registration
+
+Options:
+  -c, --config PATH     config file (default: ./children_config.toml, ./children_config.json,
+                        then $XDG_CONFIG_HOME/gaggle/children_config.toml and .json)
+      --http ADDR       serve Streamable HTTP instead of stdio; a non-loopback HOST needs gateway.auth_token
+                        or GAGGLE_AUTH_TOKEN
+  -l, --log-level LVL   fatal | error | warn | info | debug | trace | silent (logs go to stderr)
+  -v, --version         print the version
+  -h, --help            print this help
+`;
+
+type LogLevel = (typeof LOG_LEVELS)[number];
+const ONE_SHOT = new Set<string>(["list", "schema", "call", "status"]);
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      config: { type: "string", short: "c" },
+      http: { type: "string" },
+      "log-level": { type: "string", short: "l" },
+      version: { type: "boolean", short: "v" },
+      help: { type: "boolean", short: "h" },
+      json: { type: "boolean" },
+    },
+  });
+  if (values.help) return print(HELP);
+  if (values.version) return print(`${GAGGLE_VERSION}\n`);
+  const [command, ...operands] = positionals;
+  if (command !== undefined && !["validate", "auth", "doctor"].includes(command) && !ONE_SHOT.has(command)) {
+    throw new UsageError(`unknown command "${command}"; see gaggle --help`);
+  }
+  const level = values["log-level"];
+  if (level !== undefined && !LOG_LEVELS.includes(level as LogLevel)) {
+    throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}; got "${level}"`);
+  }
+
+  const address = values.http === undefined ? undefined : parseListenAddress(values.http);
+  if (values.http !== undefined && !address) {
+    throw new UsageError(`--http takes PORT, HOST:PORT or [IPV6]:PORT; got "${values.http}"`);
+  }
+  if (values.json && command !== "doctor") throw new UsageError(`--json goes with gaggle doctor`);
+  if (address && command !== undefined) throw new UsageError(`--http serves MCP; it does not go with "${command}"`);
+
+  const path = findConfigPath({ explicit: values.config, cwd: process.cwd(), env: process.env });
+  if (values.config === undefined) process.stderr.write(`gaggle: using config ${path}\n`);
+  const config: GaggleConfig = loadConfig(path, process.env);
+  // One-shot commands keep the shell quiet unless asked; the server logs at the configured level;
+  // doctor reports every failure itself; its children's warnings would only repeat them.
+  const quiet = command === "doctor" ? "silent" : "warn";
+  setLogLevel((level as LogLevel | undefined) ?? (command === undefined ? config.gateway.logLevel : quiet));
+
+  if (command === "validate") return validateCommand(path, config);
+  if (command === "auth") return (await import("./auth.js")).runAuth(operands, config);
+  if (command === "doctor") return (await import("./doctor.js")).runDoctor(operands, config, values.json === true);
+  if (command !== undefined) return runOneShot(command as OneShotCommand, operands, config);
+  await (address ? serveHttpUntilStopped(config, address) : serveStdio(config));
+  return -1;
+}
+
+/**
+ * Settings that validate but leave a child unable to work (a process policy that refuses every command)
+ * let gaggle run; here they are worth exit 1.
+ */
+function validateCommand(path: string, config: GaggleConfig): number {
+  const problems = configProblems(config);
+  if (problems.length > 0) {
+    for (const problem of problems) process.stderr.write(`gaggle: ${problem}\n`);
+    return 1;
+  }
+  // A command that does not resolve is no error in the file (it may be installed later), but is worth a word.
+  for (const child of config.children.filter((candidate) => candidate.enabled && candidate.transport === "stdio")) {
+    const lookup = findCommand(child);
+    if ("missing" in lookup) {
+      const where = lookup.searched.length > 0 ? "on PATH" : "at that path";
+      process.stderr.write(
+        `gaggle: warning: mcp_servers.${child.name}.command: "${lookup.missing}" is not found ${where}; gaggle doctor ${child.name} says more\n`,
+      );
+    }
+  }
+  const enabled = config.children.filter((child) => child.enabled).length;
+  return print(`${path}: valid; ${config.children.length} child server(s), ${enabled} enabled\n`);
+}
+
+function isParseArgsError(error: unknown): error is Error {
+  return error instanceof Error && String((error as NodeJS.ErrnoException).code).startsWith("ERR_PARSE_ARGS");
+}
+
+function print(text: string): number {
+  process.stdout.write(text);
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof ConfigError || error instanceof UsageError) {
+      process.stderr.write(`gaggle: ${error.message}\n`);
+    } else if (isParseArgsError(error)) {
+      process.stderr.write(`gaggle: ${error.message}; see gaggle --help\n`);
+    } else {
+      process.stderr.write(`gaggle: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    }
+    process.exitCode = error instanceof UsageError || isParseArgsError(error) ? 2 : 1;
+  },
+);
