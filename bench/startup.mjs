@@ -1,7 +1,8 @@
 // How fast gaggle is ready, and how little it holds while idle, with many children configured:
 //  - fifty children of ten tools each (fixtures/many-tools.mjs, a third of them slow to start), proxy mode: the
 //    first tools/list from an empty catalog (cold) and from the catalog the cold run left (warm);
-//  - the same fifty in meta mode, none started: gaggle's resident memory once idle, beside a bare Node process;
+//  - the same fifty in meta mode, none started: gaggle's resident memory 2 s after start and once settled (25 s),
+//    beside a bare Node process;
 //  - one child: spawn to answered initialize, and spawn to the first tools/list with a warm catalog, beside the
 //    child spoken to directly.
 // Each figure is the median of ROUNDS runs; every client speaks raw JSON-RPC lines, so it adds nothing to time.
@@ -19,7 +20,10 @@ const CHILDREN = 50;
 const SLOW_START_MS = 3000;
 const LIST_WAIT_MS = 2000;
 const ROUNDS = 5;
-const IDLE_SETTLE_MS = 2000;
+/** Resident memory is read soon after start, and once V8 has settled (its memory reducer runs some 8 s after start). */
+const IDLE_EARLY_MS = 2000;
+const IDLE_SETTLED_MS = 25_000;
+const IDLE_ROUNDS = 3;
 const GOALS = { warmListMs: 300, coldListOverWaitMs: 100, idleRssMiB: 64, initializeMs: 150, oneChildWarmListMs: 200 };
 const MANY_TOOLS = join(ROOT, "fixtures", "many-tools.mjs");
 
@@ -130,17 +134,27 @@ async function idleMemory() {
   const config = gaggleConfig("fifty-meta", "meta", fifty);
   const gaggle = [];
   const bare = [];
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < IDLE_ROUNDS; round++) {
     const run = await firstList(config, join(dir, "state-meta"));
-    await delay(IDLE_SETTLE_MS);
-    gaggle.push(memoryOf(run.gaggle.pid).rssKiB / 1024);
+    gaggle.push(await residentOverTime(run.gaggle.pid));
     await run.gaggle.stop();
     const node = startLines(process.execPath, ["-e", "setInterval(() => {}, 1000)"]);
-    await delay(IDLE_SETTLE_MS);
-    bare.push(memoryOf(node.pid).rssKiB / 1024);
+    bare.push(await residentOverTime(node.pid));
     await node.stop();
   }
-  return { gaggleRssMiB: median(gaggle), bareNodeRssMiB: median(bare) };
+  return {
+    gaggleEarlyMiB: median(gaggle.map((run) => run.early)),
+    gaggleRssMiB: median(gaggle.map((run) => run.settled)),
+    bareNodeRssMiB: median(bare.map((run) => run.settled)),
+  };
+}
+
+/** RSS in MiB at IDLE_EARLY_MS and IDLE_SETTLED_MS after the process was found idle. */
+async function residentOverTime(pid) {
+  await delay(IDLE_EARLY_MS);
+  const early = memoryOf(pid).rssKiB / 1024;
+  await delay(IDLE_SETTLED_MS - IDLE_EARLY_MS);
+  return { early, settled: memoryOf(pid).rssKiB / 1024 };
 }
 
 async function oneChild() {
@@ -183,7 +197,7 @@ try {
     `  ${CHILDREN} children, proxy mode, a third slow to start (${SLOW_START_MS} ms), list_wait_ms ${LIST_WAIT_MS}:`,
     `    cold first tools/list, from the request: ${ms(many.coldListAfterAskMs)} with ${many.coldTools} tools (${verdict(many.coldListAfterAskMs, LIST_WAIT_MS + GOALS.coldListOverWaitMs)})`,
     `    warm first tools/list, from spawn:       ${ms(many.warmListMs)} with ${many.warmTools} tools (${verdict(many.warmListMs, GOALS.warmListMs)})`,
-    `  ${CHILDREN} children, meta mode, none started: idle RSS ${idle.gaggleRssMiB.toFixed(1)} MiB (${verdict(idle.gaggleRssMiB, GOALS.idleRssMiB)}); a bare Node process ${idle.bareNodeRssMiB.toFixed(1)} MiB`,
+    `  ${CHILDREN} children, meta mode, none started: idle RSS ${idle.gaggleRssMiB.toFixed(1)} MiB after ${IDLE_SETTLED_MS / 1000} s (${verdict(idle.gaggleRssMiB, GOALS.idleRssMiB)}), ${idle.gaggleEarlyMiB.toFixed(1)} MiB after ${IDLE_EARLY_MS / 1000} s; a bare Node process ${idle.bareNodeRssMiB.toFixed(1)} MiB`,
     `  one child, proxy mode:`,
     `    spawn to answered initialize: gaggle ${ms(one.initializeMs)} (${verdict(one.initializeMs, GOALS.initializeMs)}), the child directly ${ms(one.directInitializeMs)}`,
     `    spawn to first tools/list, warm catalog: gaggle ${ms(one.listMs)} (${verdict(one.listMs, GOALS.oneChildWarmListMs)}), the child directly ${ms(one.directListMs)}: ${(one.listMs / one.directListMs).toFixed(2)}x`,
