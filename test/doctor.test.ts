@@ -3,6 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
+import { createServer as createTlsServer, type Server as TlsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChildStatus } from "../src/children/child.js";
@@ -15,6 +16,8 @@ import { fixture, fixtureChild, NO_BUILT_INS } from "./helpers/paths.js";
 
 let gate: ListeningFixture;
 let closedPort: number;
+/** An HTTPS server whose certificate no one trusts: it signed its own. */
+let untrusted: TlsServer;
 /** On the command line of every child this file starts, so that a leftover one can be found. */
 const MARK = `doctor-${randomUUID()}`;
 
@@ -24,8 +27,15 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
   closedPort = (probe.address() as AddressInfo).port;
   await new Promise((resolve) => probe.close(resolve));
+  untrusted = createTlsServer({ key: readFileSync(fixture("tls/self-signed.key")), cert: readFileSync(fixture("tls/self-signed.crt")) }, (_, res) =>
+    res.end(),
+  );
+  await new Promise<void>((resolve) => untrusted.listen(0, "127.0.0.1", resolve));
 });
-afterAll(() => gate?.kill());
+afterAll(() => {
+  gate?.kill();
+  untrusted?.close();
+});
 
 const child = (name: string, script: string, extra = "") =>
   `[mcp_servers.${name}]\ncommand = "node"\nargs = [${JSON.stringify(fixture(script))}, "${MARK}"]\n${extra}`;
@@ -55,6 +65,8 @@ describe("gaggle doctor", () => {
         child("slow", "slow.mjs", `env = { SLOW_START_MS = "5000" }\nstartup_timeout_ms = 500\n`),
         `[mcp_servers.down]\ntype = "http"\nurl = "http://127.0.0.1:${closedPort}/mcp"\n`,
         `[mcp_servers.gated]\ntype = "http"\nurl = "http://127.0.0.1:${gate.port}/mcp"\n`,
+        `[mcp_servers.nowhere]\ntype = "http"\nurl = "http://gaggle-doctor.invalid/mcp"\n`,
+        `[mcp_servers.untrusted]\ntype = "http"\nurl = "https://localhost:${(untrusted.address() as AddressInfo).port}/mcp"\n`,
         child("dies", "exit-at-start.mjs"),
       ].join("\n"),
     );
@@ -75,6 +87,13 @@ describe("gaggle doctor", () => {
     expect(report("slow")).toContain("slow fixture: waiting 5000 ms before serving");
     expect(report("down")).toContain(`ECONNREFUSED 127.0.0.1:${closedPort}`);
     expect(report("down")).toContain(`-> nothing listens at 127.0.0.1:${closedPort}: start the server, or check the port in mcp_servers.down.url`);
+    // The cause fetch hides behind "fetch failed" is the reason given; resolving may fail outright or for now.
+    expect(report("nowhere")).toMatch(/FAILED .*(ENOTFOUND|EAI_AGAIN) gaggle-doctor\.invalid/);
+    expect(report("nowhere")).toContain("-> the host gaggle-doctor.invalid does not resolve (DNS): check mcp_servers.nowhere.url, or the network");
+    expect(report("untrusted")).toContain("FAILED  self-signed certificate");
+    expect(report("untrusted")).toMatch(
+      /-> the TLS certificate of localhost:\d+ was refused: check the url's host name, or trust its issuer \(NODE_EXTRA_CA_CERTS\)/,
+    );
     expect(report("gated")).toContain("FAILED  gated needs you to sign in");
     expect(report("gated")).toContain("-> run: gaggle auth login gated");
     expect(report("dies")).toContain("FAILED  exited (code 1)");

@@ -4,6 +4,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { extractWWWAuthenticateParams, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { fetchFailure } from "../shared/errors.js";
 import { modernFetch } from "./modern-fetch.js";
 import { reaching } from "./oauth/reaching.js";
 
@@ -83,7 +84,7 @@ const GET_STREAM_REFUSED = "Streamable HTTP error: Failed to open SSE stream";
  * stream would be a new session).
  */
 export function connectionLost(error: unknown): boolean {
-  if (error instanceof TypeError && error.message.startsWith("fetch failed")) return true;
+  if (fetchFailure(error)) return true;
   // The standalone GET stream is optional: a server that will not open it (some answer 404 rather than 405)
   // still serves the session's POSTs, and a session it really forgot shows on the next POST.
   if (error instanceof StreamableHTTPError) return error.code === 404 && !error.message.startsWith(GET_STREAM_REFUSED);
@@ -98,8 +99,8 @@ export function connectionLost(error: unknown): boolean {
  * such a case: the server may have run the request before it went.
  */
 export function neverReached(error: unknown): boolean {
-  if (error instanceof TypeError && error.message.startsWith("fetch failed"))
-    return (error.cause as { code?: unknown } | undefined)?.code === "ECONNREFUSED";
+  const failure = fetchFailure(error);
+  if (failure) return failure.code === "ECONNREFUSED";
   if (error instanceof StreamableHTTPError) return error.code === 404;
   return error instanceof Error && error.message.startsWith("Error POSTing to endpoint (HTTP 404)");
 }

@@ -57,8 +57,14 @@ function stderrAdvice(status: ChildStatus): string[] {
   return tail.length > 0 ? [`its stderr ended with:\n${tail.map((line) => `      ${line}`).join("\n")}`] : [];
 }
 
-/** The error's first line, without the child's name in front (the report names it) or the stderr it appends. */
+/**
+ * The error's first line, without the child's name in front (the report names it), fetch's "fetch failed" (the
+ * cause after it says what failed) or the stderr it appends.
+ */
 function plainReason(name: string, message: string): string {
   const [first = message] = message.split("\n");
-  return first.replace(`${name} failed to start: `, "").replace(/; last stderr lines:$/, "");
+  return first
+    .replace(`${name} failed to start: `, "")
+    .replace(/^fetch failed: /, "")
+    .replace(/; last stderr lines:$/, "");
 }

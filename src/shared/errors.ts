@@ -44,6 +44,20 @@ export function errorMessage(error: unknown): string {
 }
 
 /**
+ * The network failure behind fetch's own TypeError "fetch failed" (a refused connection, a host that does not
+ * resolve, a refused certificate): its code where it has one (ECONNREFUSED), else its message. Undefined for
+ * anything else, an HTTP status included.
+ */
+export function fetchFailure(error: unknown): { code: string | undefined; message: string } | undefined {
+  if (!(error instanceof TypeError) || !error.message.startsWith("fetch failed")) return undefined;
+  const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
+  return {
+    code: typeof cause?.code === "string" ? cause.code : undefined,
+    message: typeof cause?.message === "string" ? cause.message : "no answer",
+  };
+}
+
+/**
  * The message with the messages of its causes, as far down as they go and each said once: fetch's own
  * "fetch failed" says nothing until its cause ("connect ECONNREFUSED 127.0.0.1:9") is read.
  */
