@@ -1,5 +1,5 @@
 // The one-file build, from tsc's output in dist/: dist/gaggle.cjs is gaggle's program with every dependency in
-// it, and dist/cli.js, the executable, runs it from V8's code cache (src/cli.ts, src/cli/code-cache.ts).
+// it but the shell grammar's, and dist/cli.js, the executable, runs it from V8's code cache (src/cli.ts, src/cli/code-cache.ts).
 // CommonJS, because V8's code cache is offered for scripts; what the program imports with import() is still
 // evaluated only when first imported (HTTP serving, remote children, OAuth, doctor).
 import { createHash } from "node:crypto";
@@ -16,6 +16,8 @@ await build({
   sourcemap: true,
   // version.ts finds gaggle's package.json from its own URL.
   define: { "import.meta.url": "gaggleModuleUrl" },
+  // The shell grammar is WebAssembly its packages load from their own folders: loaded from node_modules when used.
+  external: ["web-tree-sitter", "tree-sitter-bash"],
   banner: { js: 'var gaggleModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
 });
 

@@ -27,10 +27,15 @@ const allowSchema = z.unknown().transform((value, ctx): "*" | string[] => {
 
 const policySchema = closed({
   allow: allowSchema,
-  cwd_allow: z
-    .array(z.string(expected("a directory path")).min(1, "expected a non-empty directory path"), expected("an array of directory paths"))
-    .optional(),
+  cwd_allow: directories(),
+  redirect_allow: directories(),
 });
+
+function directories() {
+  return z
+    .array(z.string(expected("a directory path")).min(1, "expected a non-empty directory path"), expected("an array of directory paths"))
+    .optional();
+}
 
 /** `configPath` is the config file's absolute path: relative paths are taken from its folder. */
 export function loadPolicy(settings: Pick<ProcessSettings, "policy" | "policyFile">, configPath: string): Policy {
@@ -69,12 +74,14 @@ function validate(doc: unknown, source: string, keyPath: string, base: string, f
     const issues = issuesFromZod(result.error.issues, keyPath === "" ? [] : keyPath.split("."));
     return broken(source, formatIssues(file, issues).replace(/\n/g, "; "));
   }
-  const { allow, cwd_allow } = result.data;
+  const { allow, cwd_allow, redirect_allow } = result.data;
+  const absolute = (dirs: string[] | undefined) => dirs?.map((dir) => canonical(resolve(base, expandHome(dir, homedir()))));
   return {
     kind: "rules",
     source,
     allow: allow === "*" || allow.includes("*") ? "*" : allow,
-    cwdAllow: cwd_allow?.map((dir) => canonical(resolve(base, expandHome(dir, homedir())))),
+    cwdAllow: absolute(cwd_allow),
+    redirectAllow: absolute(redirect_allow),
   };
 }
 

@@ -1,7 +1,9 @@
 // The process policy and its one question: may this command run in this directory? Refusals name the segment and the rule.
-import { sep } from "node:path";
+import { lstatSync, realpathSync } from "node:fs";
+import { basename, dirname, join, resolve, sep } from "node:path";
+import { canonical } from "../../shared/fs-checks.js";
 import { GaggleError } from "../../shared/errors.js";
-import { splitCommand } from "./shell-segments.js";
+import { readCommandLine, type FileRedirect } from "../shell/command-grammar.js";
 
 /**
  * `open`: no policy configured, everything runs. `rules`: a policy that validated. `broken`: a policy was
@@ -9,11 +11,16 @@ import { splitCommand } from "./shell-segments.js";
  */
 export type Policy =
   | { kind: "open" }
-  | { kind: "rules"; source: string; allow: "*" | string[]; cwdAllow: string[] | undefined }
+  | { kind: "rules"; source: string; allow: "*" | string[]; cwdAllow: string[] | undefined; redirectAllow?: string[] | undefined }
   | { kind: "broken"; source: string; reason: string };
 
-/** Throws PERMISSION_DENIED when the policy refuses `command` in `cwd` (absolute, symlinks resolved). */
-export function checkPolicy(policy: Policy, command: string, cwd: string): void {
+/**
+ * Throws PERMISSION_DENIED when the policy refuses `command` in `cwd` (absolute, symlinks resolved). The command
+ * is read with bash's grammar: every simple command in it must match an allow pattern, and every file a
+ * redirection opens must be /dev/null or lie under cwd_allow or redirect_allow. What cannot be known before it
+ * runs (command substitution, subshells, an expanded command name or redirection path) is refused.
+ */
+export async function checkPolicy(policy: Policy, command: string, cwd: string): Promise<void> {
   if (policy.kind === "open") return;
   if (policy.kind === "broken") {
     throw new GaggleError("PERMISSION_DENIED", `the process policy is invalid, so every command is refused: ${policy.reason}`, {
@@ -26,21 +33,50 @@ export function checkPolicy(policy: Policy, command: string, cwd: string): void 
     });
   }
   if (policy.allow === "*") return;
-  const split = splitCommand(command);
-  if ("unverifiable" in split) {
+  const line = await readCommandLine(command);
+  if ("unverifiable" in line) {
     throw new GaggleError(
       "PERMISSION_DENIED",
-      `the command ${shorten(command)} uses ${split.unverifiable}, which the policy cannot check segment by segment; only allow = "*" permits it`,
+      `the command ${shorten(command)} uses ${line.unverifiable}, which the policy cannot check before it runs; only allow = "*" permits it`,
       { hint: "run the inner command on its own first, or pass its output through a file" },
     );
   }
   const patterns = policy.allow;
-  const denied = split.segments.find((segment) => !patterns.some((pattern) => matches(pattern, segment)));
+  const denied = line.commands.find((segment) => !patterns.some((pattern) => matches(pattern, segment.text)));
   if (denied !== undefined) {
     const rule = patterns.length === 0 ? "allow = [] (nothing is allowed)" : `allow (${list(patterns)})`;
-    throw new GaggleError("PERMISSION_DENIED", `segment "${denied}" is refused by the policy rule ${rule}: no pattern matches it`, {
+    throw new GaggleError("PERMISSION_DENIED", `segment "${denied.text}" is refused by the policy rule ${rule}: no pattern matches it`, {
       hint: `run only commands the allow patterns match, or add a pattern for this one to allow in ${policy.source}`,
     });
+  }
+  const dirs = [...(policy.cwdAllow ?? []), ...(policy.redirectAllow ?? [])];
+  const outside = line.redirects.find((redirect) => !redirectAllowed(redirect, cwd, dirs));
+  if (outside !== undefined) {
+    const where = dirs.length === 0 ? "only /dev/null is allowed (no cwd_allow or redirect_allow)" : `it is /dev/null or under none of ${list(dirs)}`;
+    throw new GaggleError("PERMISSION_DENIED", `the redirection ${outside.op} ${JSON.stringify(outside.path)} is refused by the policy: ${where}`, {
+      hint: `redirect into a directory under cwd_allow, or add one to redirect_allow in ${policy.source}`,
+    });
+  }
+}
+
+/** The file, resolved against `cwd` with its symlinks followed, is /dev/null or under one of `dirs`. */
+function redirectAllowed(redirect: FileRedirect, cwd: string, dirs: string[]): boolean {
+  const path = realTarget(resolve(cwd, redirect.path));
+  if (path === undefined) return false;
+  return path === "/dev/null" || dirs.some((dir) => isUnder(path, dir));
+}
+
+/** Where writing to `path` really writes: undefined for a symlink whose target does not exist yet (it could be anywhere). */
+function realTarget(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    try {
+      if (lstatSync(path).isSymbolicLink()) return undefined;
+    } catch {
+      // Not there at all: the file a redirection creates, in its folder.
+    }
+    return join(canonical(dirname(path)), basename(path));
   }
 }
 

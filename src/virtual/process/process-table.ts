@@ -45,7 +45,7 @@ export class ProcessTable {
 
   async run(request: RunRequest, owner: string): Promise<ManagedProcess> {
     const cwd = resolveCwd(request.cwd);
-    checkPolicy(this.options.policy, request.command, cwd);
+    await checkPolicy(this.options.policy, request.command, cwd);
     const running = this.running().length + this.starting;
     if (running >= this.options.maxConcurrent) {
       throw new GaggleError(

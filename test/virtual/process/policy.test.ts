@@ -1,40 +1,14 @@
 // The process policy: its grammar, how it loads (never failing the config), and each refusal through a real gaggle.
-import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { GaggleError } from "../../../src/shared/errors.js";
 import { checkPolicy, matches, type Policy } from "../../../src/virtual/process/policy.js";
 import { loadPolicy } from "../../../src/virtual/process/policy-load.js";
-import { splitCommand } from "../../../src/virtual/process/shell-segments.js";
 import { startGaggle } from "../../helpers/gaggle.js";
 import { until } from "../../helpers/poll.js";
 import { ended, processConfig, processFailure, run } from "./helpers.js";
-
-describe("splitCommand", () => {
-  it("splits on &&, ||, ;, |, & and newlines, outside quotes", () => {
-    expect(splitCommand("npm ci && npm test || echo failed; git status | head -3\nls &  pwd")).toEqual({
-      segments: ["npm ci", "npm test", "echo failed", "git status", "head -3", "ls", "pwd"],
-    });
-    expect(splitCommand(`echo 'a; b' "c && d" e\\;f`)).toEqual({ segments: [`echo 'a; b' "c && d" e\\;f`] });
-  });
-
-  it("keeps redirections whole and joins continued lines", () => {
-    expect(splitCommand("make 2>&1 | tee log; cat <&3 >| out")).toEqual({ segments: ["make 2>&1", "tee log", "cat <&3 >| out"] });
-    expect(splitCommand("npm \\\n  test")).toEqual({ segments: ["npm test"] });
-  });
-
-  it("names what it cannot check", () => {
-    expect(splitCommand("echo $(id)")).toEqual({ unverifiable: "command substitution ($( ))" });
-    expect(splitCommand('echo "$(id)"')).toEqual({ unverifiable: "command substitution ($( ))" });
-    expect(splitCommand("echo `id`")).toEqual({ unverifiable: "backticks (`...`)" });
-    expect(splitCommand("(cd x && rm y)")).toEqual({ unverifiable: "a subshell (( ))" });
-    expect(splitCommand("diff <(ls a) <(ls b)")).toEqual({ unverifiable: "process substitution (<( ) or >( ))" });
-    expect(splitCommand("echo 'open")).toEqual({ unverifiable: "an unterminated single quote" });
-    // Quoted, they are only text.
-    expect(splitCommand("echo '$(id) `id` (x)'")).toEqual({ segments: ["echo '$(id) `id` (x)'"] });
-  });
-});
 
 describe("matches", () => {
   it("treats * as any run of characters and everything else literally", () => {
@@ -49,9 +23,9 @@ describe("matches", () => {
   });
 });
 
-function refusal(policy: Policy, command: string, cwd = "/tmp"): string | undefined {
+async function refusal(policy: Policy, command: string, cwd = "/tmp"): Promise<string | undefined> {
   try {
-    checkPolicy(policy, command, cwd);
+    await checkPolicy(policy, command, cwd);
     return undefined;
   } catch (error) {
     expect(error).toBeInstanceOf(GaggleError);
@@ -60,32 +34,59 @@ function refusal(policy: Policy, command: string, cwd = "/tmp"): string | undefi
   }
 }
 
-describe("checkPolicy", () => {
+describe("checkPolicy", async () => {
   const rules: Policy = { kind: "rules", source: "[virtual.process.policy]", allow: ["echo *", "true"], cwdAllow: ["/tmp"] };
 
-  it("allows a command whose every segment matches", () => {
-    expect(refusal(rules, "echo a && true; echo b | echo c")).toBeUndefined();
+  it("allows a command whose every segment matches", async () => {
+    expect(await refusal(rules, "echo a && true; echo b | echo c")).toBeUndefined();
   });
 
-  it("names the denied segment and the rule", () => {
-    expect(refusal(rules, "echo a && rm -rf x")).toBe(
+  it("names the denied segment and the rule", async () => {
+    expect(await refusal(rules, "echo a && rm -rf x")).toBe(
       'segment "rm -rf x" is refused by the policy rule allow ("echo *", "true"): no pattern matches it',
     );
   });
 
-  it("refuses a cwd outside cwd_allow, by whole path components", () => {
-    expect(refusal(rules, "true", "/tmp/sub")).toBeUndefined();
-    expect(refusal(rules, "true", "/tmpfoo")).toContain("cwd_allow");
+  it("refuses a cwd outside cwd_allow, by whole path components", async () => {
+    expect(await refusal(rules, "true", "/tmp/sub")).toBeUndefined();
+    expect(await refusal(rules, "true", "/tmpfoo")).toContain("cwd_allow");
   });
 
-  it('refuses $( ) unless allow is "*"', () => {
-    expect(refusal(rules, "echo $(id)")).toContain("command substitution");
-    expect(refusal({ ...rules, allow: "*" }, "echo $(id)")).toBeUndefined();
+  it('refuses $( ) unless allow is "*"', async () => {
+    expect(await refusal(rules, "echo $(id)")).toContain("command substitution");
+    expect(await refusal({ ...rules, allow: "*" }, "echo $(id)")).toBeUndefined();
   });
 
-  it("allows everything without a policy and nothing with a broken one", () => {
-    expect(refusal({ kind: "open" }, "rm -rf $(pwd)", "/")).toBeUndefined();
-    expect(refusal({ kind: "broken", source: "x", reason: "allow: expected ..." }, "true")).toContain("allow: expected ...");
+  it("sees the command an escaped >&, >| or <& hides, and refuses it", async () => {
+    for (const attack of ["echo \\>&touch X", "echo \\>|touch X", "echo \\<&touch X", "echo a\\>&touch X"]) {
+      expect(await refusal(rules, attack)).toContain('segment "touch X" is refused');
+    }
+  });
+
+  it("allows a redirection only to /dev/null or under cwd_allow and redirect_allow, symlinks followed", async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "gaggle-redirect-")));
+    const logs = join(dir, "logs");
+    mkdirSync(logs);
+    symlinkSync("/etc", join(dir, "etc-link"));
+    const scoped: Policy = { ...rules, cwdAllow: [dir], redirectAllow: ["/var/tmp/gaggle-logs"] };
+    expect(await refusal(scoped, "echo hi > out.txt 2>&1", dir)).toBeUndefined();
+    expect(await refusal(scoped, "echo hi >> logs/run.log 2>/dev/null", dir)).toBeUndefined();
+    expect(await refusal(scoped, "echo hi > /var/tmp/gaggle-logs/x", dir)).toBeUndefined();
+    expect(await refusal(scoped, "echo hi >> ../FILE", logs)).toBeUndefined(); // still under cwd_allow
+    expect(await refusal(scoped, "echo hi >> ../FILE", dir)).toBe(
+      `the redirection >> "../FILE" is refused by the policy: it is /dev/null or under none of ${JSON.stringify(dir)}, "/var/tmp/gaggle-logs"`,
+    );
+    expect(await refusal(scoped, "echo hi > etc-link/passwd", dir)).toContain('the redirection > "etc-link/passwd" is refused');
+    expect(await refusal(scoped, "true < /etc/passwd", dir)).toContain("is refused by the policy");
+    expect(await refusal({ ...rules, cwdAllow: undefined }, "echo hi > FILE")).toBe(
+      'the redirection > "FILE" is refused by the policy: only /dev/null is allowed (no cwd_allow or redirect_allow)',
+    );
+    expect(await refusal({ ...rules, cwdAllow: undefined }, "echo hi > /dev/null 2>&1")).toBeUndefined();
+  });
+
+  it("allows everything without a policy and nothing with a broken one", async () => {
+    expect(await refusal({ kind: "open" }, "rm -rf $(pwd)", "/")).toBeUndefined();
+    expect(await refusal({ kind: "broken", source: "x", reason: "allow: expected ..." }, "true")).toContain("allow: expected ...");
   });
 });
 
@@ -97,9 +98,9 @@ describe("loadPolicy", () => {
     expect(loadPolicy({ policy: undefined, policyFile: undefined }, configPath)).toEqual({ kind: "open" });
   });
 
-  it("resolves cwd_allow against the config file's folder", () => {
-    const policy = loadPolicy({ policy: { allow: ["npm *"], cwd_allow: ["."] }, policyFile: undefined }, configPath);
-    expect(policy).toMatchObject({ kind: "rules", allow: ["npm *"], cwdAllow: [dir] });
+  it("resolves cwd_allow and redirect_allow against the config file's folder", () => {
+    const policy = loadPolicy({ policy: { allow: ["npm *"], cwd_allow: ["."], redirect_allow: ["logs"] }, policyFile: undefined }, configPath);
+    expect(policy).toMatchObject({ kind: "rules", allow: ["npm *"], cwdAllow: [dir], redirectAllow: [join(dir, "logs")] });
   });
 
   it("is broken, with the reason, when it does not validate", () => {
@@ -134,7 +135,7 @@ describe("loadPolicy", () => {
 });
 
 describe("the policy in a running gaggle", () => {
-  it("allows, denies a segment, denies a cwd and refuses $( )", async () => {
+  it("allows, denies a segment, a cwd, a hidden command and a redirection, and refuses $( )", async () => {
     const allowed = realpathSync(mkdtempSync(join(tmpdir(), "gaggle-allowed-")));
     const config = processConfig(`[virtual.process.policy]\nallow = ["echo *", "true"]\ncwd_allow = [${JSON.stringify(allowed)}]\n`);
     const gaggle = await startGaggle(config.text);
@@ -151,6 +152,12 @@ describe("the policy in a running gaggle", () => {
 
       const substitution = await processFailure(gaggle.client, "gg_process_run", { command: "echo $(id)", cwd: allowed });
       expect(substitution).toMatchObject({ code: "PERMISSION_DENIED", error: expect.stringContaining("$( )") });
+
+      const hidden = await processFailure(gaggle.client, "gg_process_run", { command: "echo \\>&touch X", cwd: allowed });
+      expect(hidden).toMatchObject({ code: "PERMISSION_DENIED", error: expect.stringContaining('segment "touch X"') });
+      const written = await processFailure(gaggle.client, "gg_process_run", { command: "echo hi > /tmp/gaggle-policy-escape", cwd: allowed });
+      expect(written).toMatchObject({ code: "PERMISSION_DENIED", error: expect.stringContaining("redirection") });
+      expect(readdirSync(allowed)).toEqual([]);
     } finally {
       await gaggle.close();
     }

@@ -1,0 +1,145 @@
+// Reading a command line with bash's grammar: what it runs and which files it opens, checked against what bash
+// itself runs for a generated corpus of lines, escapes and redirections included.
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { readCommandLine, type CommandLine } from "../../../src/virtual/shell/command-grammar.js";
+
+const texts = (line: CommandLine) => ("unverifiable" in line ? line : line.commands.map((command) => command.text));
+
+describe("readCommandLine", () => {
+  it("lists the simple commands of lists, pipelines and background jobs, quotes and escapes kept", async () => {
+    expect(texts(await readCommandLine("npm ci && npm test || echo failed; git status | head -3\nls &  pwd |& cat"))).toEqual([
+      "npm ci",
+      "npm test",
+      "echo failed",
+      "git status",
+      "head -3",
+      "ls",
+      "pwd",
+      "cat",
+    ]);
+    expect(texts(await readCommandLine(`echo 'a; b' "c && d" e\\;f`))).toEqual([`echo 'a; b' "c && d" e\\;f`]);
+    expect(texts(await readCommandLine("npm \\\n  test # a comment"))).toEqual(["npm test"]);
+    expect(texts(await readCommandLine("FOO=1 make"))).toEqual(["FOO=1 make"]);
+  });
+
+  it("sees the command an escaped redirection character hides: \\>& and \\>| end the command before them", async () => {
+    for (const attack of ["echo \\>&touch X", "echo \\>|touch X", "echo \\<&touch X", "echo a\\>&touch X"]) {
+      const line = await readCommandLine(attack);
+      expect("commands" in line && line.commands.map((command) => command.name)).toEqual(["echo", "touch"]);
+    }
+  });
+
+  it("gives each redirection's file, words after it to the command, and no file for a copied descriptor", async () => {
+    expect(await readCommandLine("make 2>&1 >> '../build log' <&3")).toEqual({
+      commands: [{ text: "make", name: "make" }],
+      redirects: [{ op: ">>", path: "../build log" }],
+    });
+    expect(await readCommandLine("> out npm test --flag 2>/dev/null")).toEqual({
+      commands: [{ text: "npm test --flag", name: "npm" }],
+      redirects: [
+        { op: ">", path: "out" },
+        { op: ">", path: "/dev/null" },
+      ],
+    });
+    expect(await readCommandLine("npm test > out --script-shell=x")).toMatchObject({ commands: [{ text: "npm test --script-shell=x" }] });
+  });
+
+  it("names what runs commands it cannot list beforehand", async () => {
+    const cases: Array<[string, string]> = [
+      ["echo $(id)", "command substitution ($( ) or backticks)"],
+      ['echo "$(id)"', "command substitution ($( ) or backticks)"],
+      ["echo `id`", "command substitution ($( ) or backticks)"],
+      ["echo ${x:-$(id)}", "command substitution ($( ) or backticks)"],
+      ["cat <<EOF\n$(id)\nEOF", "command substitution ($( ) or backticks)"],
+      ["(cd x && rm y)", "a subshell (( ))"],
+      ["diff <(ls a) <(ls b)", "process substitution (<( ) or >( ))"],
+      ["{ ls; }", "a command group ({ })"],
+      ["f() { ls; }", "a function definition"],
+      ["for f in *; do rm $f; done", "a loop"],
+      ["if true; then ls; fi", "an if statement"],
+      ["export PATH=/tmp", "a declaration (export, declare, local, readonly, typeset)"],
+      ["$CMD x", "a command name that is expanded when it runs ($CMD)"],
+      ["/usr/bin/c?rl x", "a command name that is expanded when it runs (/usr/bin/c?rl)"],
+      ['echo > "$HOME/x"', 'a redirection to a path that is expanded when it runs ("$HOME/x")'],
+      ["echo 'open", 'a syntax error near "\'open"'],
+    ];
+    for (const [command, construct] of cases) expect({ command, ...(await readCommandLine(command)) }).toEqual({ command, unverifiable: construct });
+    // Quoted, they are only text.
+    expect(texts(await readCommandLine("echo '$(id) `id` (x)'"))).toEqual(["echo '$(id) `id` (x)'"]);
+  });
+
+  it("keeps within bounds: a line too long, or nested too deep, is refused and never overflows the stack", async () => {
+    expect(await readCommandLine(`echo ${"a".repeat(100_001)}`)).toEqual({ unverifiable: "a command line over 100000 characters" });
+    expect(await readCommandLine(`${"$(".repeat(20_000)}id${")".repeat(20_000)}`)).toHaveProperty("unverifiable");
+    expect(texts(await readCommandLine(Array.from({ length: 20_000 }, () => "a").join(" | ")))).toHaveLength(20_000);
+  });
+});
+
+describe("a generated corpus, checked against bash", () => {
+  it("never misses a command bash runs or a file a redirection creates", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gaggle-grammar-"));
+    const bin = join(dir, "bin");
+    const work = join(dir, "work");
+    const ran = join(dir, "ran");
+    mkdirSync(bin);
+    mkdirSync(work);
+    const names = ["aa", "bb", "cc", "dd"];
+    for (const name of names) {
+      writeFileSync(join(bin, name), `#!/bin/sh\nprintf '%s\\n' "\${0##*/}" >> "$RAN"\n`);
+      chmodSync(join(bin, name), 0o755);
+    }
+    const words = ["x", "'y z'", '"q"', "\\>", "\\&", "\\|", "a\\>", "\\<", "\\;", "\\\\", "#c", "b\\ c", "'>'", '">&"', "=", "-"];
+    const redirections = [">f1", ">>f2", "2>&1", ">&f3", ">|f4", "<&0", "> f5", "2>/dev/null", "&>f6", "<f1", ">'f 7'", "1>&2"];
+    const operators = [" ; ", " && ", " || ", " | ", " & ", "\n", " |& ", ";", "&", "|", "&&"];
+    let seed = 20261124;
+    const random = (n: number) => {
+      seed = (Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) | 0;
+      return (seed >>> 0) % n;
+    };
+    const pick = <T>(items: T[]): T => items[random(items.length)]!;
+    const glue = () => pick([" ", " ", "", "  "]);
+    let verifiable = 0;
+    const CASES = 400;
+    try {
+      for (let i = 0; i < CASES; i++) {
+        const parts: string[] = [];
+        for (let c = 0, commands = 1 + random(3); c < commands; c++) {
+          if (c > 0) parts.push(pick(operators));
+          parts.push(pick(names));
+          for (let a = 0, args = random(4); a < args; a++) parts.push(glue(), random(3) === 0 ? pick(redirections) : pick(words));
+        }
+        const command = parts.join("");
+        const line = await readCommandLine(command);
+        rmSync(ran, { force: true });
+        for (const file of readdirSync(work)) rmSync(join(work, file));
+        spawnSync("bash", ["--norc", "--noprofile", "-c", command], {
+          cwd: work,
+          env: { PATH: bin, RAN: ran },
+          stdio: ["ignore", "pipe", "pipe"],
+          timeout: 5000,
+        });
+        if ("unverifiable" in line) continue; // refused, so never run: always safe
+        verifiable++;
+        const seen = new Set(line.commands.map((simple) => simple.name));
+        const ranNames = (() => {
+          try {
+            return readFileSync(ran, "utf8").split("\n").filter(Boolean);
+          } catch {
+            return [];
+          }
+        })();
+        expect({ command, missed: ranNames.filter((name) => !seen.has(name)) }).toEqual({ command, missed: [] });
+        const opened = new Set(line.redirects.map((redirect) => redirect.path));
+        expect({ command, missed: readdirSync(work).filter((file) => !opened.has(file)) }).toEqual({ command, missed: [] });
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // Most lines are read, so the check above is not vacuous.
+    expect(verifiable).toBeGreaterThan(CASES / 2);
+  });
+});
