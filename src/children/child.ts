@@ -38,14 +38,30 @@ export interface MemberIdentity {
 }
 
 /**
+ * Who a client is, fixed when its session opens; what it starts (processes) belongs to its principal, not to
+ * one session, so the same person reaches it again from a new session.
+ */
+export interface ClientPrincipal {
+  /** Set when the client is an agent gaggle started for a team, connected with its own secret. */
+  readonly identity?: MemberIdentity | undefined;
+  /** LOCAL_PRINCIPAL, the name of the bearer token the client sent over HTTP, or memberPrincipal of its identity. */
+  readonly principal: string;
+}
+
+/** The client on stdio, a one-shot command, or any client of an HTTP listener that asks for no token. */
+export const LOCAL_PRINCIPAL = "local";
+
+export function memberPrincipal(identity: MemberIdentity): string {
+  return `member:${identity.teamId}/${identity.agentId}`;
+}
+
+/**
  * The client a call came from, as one call sees it: where a child's requests and notifications made while
  * serving that call must go, and no other client.
  */
-export interface Caller {
+export interface Caller extends ClientPrincipal {
   /** The client's session id ("stdio" for the stdio client). */
   readonly sessionId: string;
-  /** Set when the client is an agent gaggle started for a team, connected with its own secret. */
-  readonly identity?: MemberIdentity | undefined;
   /**
    * True while the client cannot be asked anything: a 2026-07-28 call parked between rounds, waiting for its
    * client's answers. A child's request then goes to another call in flight, if there is one.

@@ -45,12 +45,16 @@ export async function serveHttpUntilStopped(config: GaggleConfig, address: Liste
   // gaggle's own agents connect to the listener it serves, with their secret in place of the token.
   const gaggle = createGaggle(config, { memberBase: async () => (await listening).localBase });
   const token = config.gateway.authToken ?? process.env.GAGGLE_AUTH_TOKEN;
-  const listening: Promise<HttpGateway> = serveHttp(gaggle, { ...address, token: token || undefined });
+  const tokens = { ...(token && { auth_token: token }), ...config.gateway.authTokens };
+  const listening: Promise<HttpGateway> = serveHttp(gaggle, { ...address, tokens });
   const http = await listening;
   stopOnce(gaggle, () => http.close());
   // stderr, so a script that starts gaggle on port 0 can read where it landed.
   process.stderr.write(`gaggle: serving MCP at ${http.url}\n`);
-  log.info({ config: config.path, url: http.url, auth: token ? "bearer" : "none" }, "gaggle serving MCP over Streamable HTTP");
+  log.info(
+    { config: config.path, url: http.url, auth: Object.keys(tokens).length > 0 ? `bearer (${Object.keys(tokens).join(", ")})` : "none" },
+    "gaggle serving MCP over Streamable HTTP",
+  );
   gaggle.startEager();
 }
 

@@ -13,6 +13,8 @@ export const EXPOSE_MODES = ["meta", "tools", "both", "search"] as const;
 export const VIRTUAL_CHILD_NAMES = ["process", "goose", "team"] as const;
 /** Server names become part of namespaced tool names, so they stay plain. */
 export const SERVER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+/** The names of gateway.auth_tokens: the principal each token stands for. */
+const TOKEN_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 // ---- normalized output: what the rest of gaggle reads ----
 
@@ -90,8 +92,13 @@ export interface GatewayConfig {
   expose: ExposeMode;
   /** How long a child gets after SIGTERM before SIGKILL. */
   shutdownGraceMs: number;
-  /** Bearer token HTTP clients must send; required when serving HTTP on a non-loopback address. */
+  /** Bearer token HTTP clients must send; required when serving HTTP on a non-loopback address (or authTokens). */
   authToken?: string;
+  /**
+   * Named bearer tokens, name -> token: each client is the principal its token names, a session is bound to the
+   * token that opened it, and what a client starts belongs to its principal.
+   */
+  authTokens?: Record<string, string>;
   /** Extra Host header values (host or host:port) accepted over HTTP, besides loopback names. */
   allowedHosts: string[];
   /** Extra Origin header values accepted over HTTP, besides loopback origins. */
@@ -150,24 +157,49 @@ const gatewaySchema = closed({
   expose: oneOf(EXPOSE_MODES).optional(),
   shutdown_grace_ms: z.int(expected("an integer >= 0")).min(0).optional(),
   auth_token: z.string(expected("a string")).min(1).optional(),
+  auth_tokens: z
+    .record(
+      z.string(),
+      z.string(expected('a token string (usually "${VAR}")')).min(1, "expected a non-empty token"),
+      expected("a table of name = token"),
+    )
+    .optional(),
   allowed_hosts: z.array(z.string(expected("a string")), expected("an array of strings")).optional(),
   allowed_origins: z.array(z.string(expected("a string")), expected("an array of strings")).optional(),
   max_body_bytes: z.int(expected("a positive integer")).positive().optional(),
   session_idle_timeout_ms: z.int(expected("a positive integer")).positive().optional(),
   list_wait_ms: z.int(expected("an integer >= 0")).min(0).max(600_000).optional(),
   state_dir: z.string(expected("a directory path")).min(1).optional(),
-}).transform((raw): GatewayConfig => ({
-  logLevel: raw.log_level ?? GATEWAY_DEFAULTS.logLevel,
-  expose: raw.expose ?? GATEWAY_DEFAULTS.expose,
-  shutdownGraceMs: raw.shutdown_grace_ms ?? GATEWAY_DEFAULTS.shutdownGraceMs,
-  ...(raw.auth_token !== undefined && { authToken: raw.auth_token }),
-  allowedHosts: raw.allowed_hosts ?? GATEWAY_DEFAULTS.allowedHosts,
-  allowedOrigins: raw.allowed_origins ?? GATEWAY_DEFAULTS.allowedOrigins,
-  maxBodyBytes: raw.max_body_bytes ?? GATEWAY_DEFAULTS.maxBodyBytes,
-  sessionIdleTimeoutMs: raw.session_idle_timeout_ms ?? GATEWAY_DEFAULTS.sessionIdleTimeoutMs,
-  listWaitMs: raw.list_wait_ms ?? GATEWAY_DEFAULTS.listWaitMs,
-  ...(raw.state_dir !== undefined && { stateDir: raw.state_dir }),
-}));
+})
+  .superRefine((raw, ctx) => {
+    // One token, one principal: a token given twice would make its holder whichever name came first.
+    const seen = new Map<string, string>(raw.auth_token === undefined ? [] : [[raw.auth_token, "auth_token"]]);
+    for (const [name, token] of Object.entries(raw.auth_tokens ?? {})) {
+      if (!TOKEN_NAME_PATTERN.test(name)) {
+        const message = `invalid token name ${JSON.stringify(name)}: expected letters, digits, "_", "-" or ".", starting with a letter or digit`;
+        ctx.addIssue({ code: "custom", path: ["auth_tokens", name], message, input: name });
+      }
+      const other = seen.get(token);
+      if (other !== undefined) {
+        const message = `the same token as ${other === "auth_token" ? "auth_token" : `auth_tokens.${other}`}: give each name its own token`;
+        ctx.addIssue({ code: "custom", path: ["auth_tokens", name], message, input: undefined });
+      }
+      seen.set(token, name);
+    }
+  })
+  .transform((raw): GatewayConfig => ({
+    logLevel: raw.log_level ?? GATEWAY_DEFAULTS.logLevel,
+    expose: raw.expose ?? GATEWAY_DEFAULTS.expose,
+    shutdownGraceMs: raw.shutdown_grace_ms ?? GATEWAY_DEFAULTS.shutdownGraceMs,
+    ...(raw.auth_token !== undefined && { authToken: raw.auth_token }),
+    ...(raw.auth_tokens !== undefined && { authTokens: raw.auth_tokens }),
+    allowedHosts: raw.allowed_hosts ?? GATEWAY_DEFAULTS.allowedHosts,
+    allowedOrigins: raw.allowed_origins ?? GATEWAY_DEFAULTS.allowedOrigins,
+    maxBodyBytes: raw.max_body_bytes ?? GATEWAY_DEFAULTS.maxBodyBytes,
+    sessionIdleTimeoutMs: raw.session_idle_timeout_ms ?? GATEWAY_DEFAULTS.sessionIdleTimeoutMs,
+    listWaitMs: raw.list_wait_ms ?? GATEWAY_DEFAULTS.listWaitMs,
+    ...(raw.state_dir !== undefined && { stateDir: raw.state_dir }),
+  }));
 
 /**
  * The schema of a whole config file. Every path in it comes out absolute, read as config/paths.ts says

@@ -8,7 +8,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Caller, LogMessage, MemberIdentity, UrlOpener } from "../children/child.js";
+import type { Caller, ClientPrincipal, LogMessage, MemberIdentity, UrlOpener } from "../children/child.js";
 import type { Cancellation } from "../children/cancellation.js";
 import { AnyResultSchema } from "../children/upstream.js";
 import { WireError } from "../shared/errors.js";
@@ -40,9 +40,13 @@ export class ClientSession {
   constructor(
     readonly id: string,
     readonly server: Server,
-    /** Fixed when the session opens: a member session cannot become anyone else. */
-    readonly identity?: MemberIdentity,
+    /** Fixed when the session opens: a session cannot become anyone else. */
+    readonly who: ClientPrincipal,
   ) {}
+
+  get identity(): MemberIdentity | undefined {
+    return this.who.identity;
+  }
 
   allows(level: LoggingLevel): boolean {
     return this.logLevel === undefined || levelAllows(this.logLevel, level);
@@ -87,6 +91,10 @@ class CallerOfCall implements Caller {
 
   get identity(): MemberIdentity | undefined {
     return this.session.identity;
+  }
+
+  get principal(): string {
+    return this.session.who.principal;
   }
 
   async forward(request: { method: string; params?: Record<string, unknown> | undefined }, signal: AbortSignal): Promise<Record<string, unknown>> {

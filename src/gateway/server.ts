@@ -3,7 +3,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { RootsListChangedNotificationSchema, SetLevelRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import type { MemberIdentity } from "../children/child.js";
+import { LOCAL_PRINCIPAL, type ClientPrincipal } from "../children/child.js";
 import type { Gaggle } from "./gaggle.js";
 import { GAGGLE_NAME, GAGGLE_VERSION } from "../shared/version.js";
 import { CAPABILITIES, INSTRUCTIONS } from "./capabilities.js";
@@ -32,12 +32,12 @@ export interface GatewayServer {
 }
 
 /** One client session; it joins the hub at once and leaves it when its connection closes. */
-export function createGatewayServer(gaggle: Gaggle, sessionId: string, identity?: MemberIdentity): GatewayServer {
+export function createGatewayServer(gaggle: Gaggle, sessionId: string, who: ClientPrincipal = { principal: LOCAL_PRINCIPAL }): GatewayServer {
   const server = new Server(
     { name: GAGGLE_NAME, version: GAGGLE_VERSION },
     { capabilities: CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator: SCHEMA_VALIDATOR },
   );
-  const session = new ClientSession(sessionId, server, identity);
+  const session = new ClientSession(sessionId, server, who);
 
   const requests = new GatewayRequests(gaggle);
   const callTool = registerToolHandlers(server, session, requests);

@@ -15,6 +15,10 @@ const REDACTED_PATHS = [
   "*.authorization",
   "auth_token",
   "*.auth_token",
+  "auth_tokens",
+  "*.auth_tokens",
+  "authTokens",
+  "*.authTokens",
 ];
 
 export type { Logger };

@@ -4,6 +4,7 @@ import type { JSONRPCMessage, JSONRPCRequest } from "@modelcontextprotocol/sdk/t
 import type { ModernServer } from "../gateway/modern/modern-server.js";
 import { claimsModernEra } from "../shared/modern-protocol.js";
 import { RequestsInFlight } from "../gateway/requests-in-flight.js";
+import { LOCAL_PRINCIPAL } from "../children/child.js";
 
 /**
  * Wraps the client's transport. A request whose _meta claims the modern era (and server/discover, how a modern
@@ -52,7 +53,11 @@ export class EraSplitTransport implements Transport {
     const cancel = this.inFlight.begin(request.id);
     const unsent = (error: unknown) => this.onerror?.(new Error(`could not send to the client: ${String(error)}`));
     try {
-      const answer = await this.modern.handle(request, { cancel, notify: (notification) => void this.inner.send(notification).catch(unsent) });
+      const answer = await this.modern.handle(request, {
+        cancel,
+        principal: LOCAL_PRINCIPAL,
+        notify: (notification) => void this.inner.send(notification).catch(unsent),
+      });
       if (answer) await this.inner.send(answer).catch(unsent);
     } finally {
       this.inFlight.end(request.id, cancel);

@@ -1,12 +1,15 @@
-// Who may talk to the HTTP endpoint: bearer token, Host and Origin allowlists (against DNS rebinding).
+// Who may talk to the HTTP endpoint, and who they are: bearer tokens (each naming a principal), Host and Origin
+// allowlists (against DNS rebinding).
 import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import { LOCAL_PRINCIPAL } from "../children/child.js";
 
 export interface GuardOptions {
   /** The address the listener is bound to, and its port. */
   host: string;
   port: number;
-  token: string | undefined;
+  /** Principal name -> its bearer token (gateway.auth_tokens, and gateway.auth_token as "auth_token"); empty: none required. */
+  tokens: Record<string, string>;
   allowedHosts: string[];
   allowedOrigins: string[];
 }
@@ -34,15 +37,15 @@ export function bracketed(host: string): string {
 }
 
 /** A listener on anything but loopback without a token would hand every child to the network: refused at start-up. */
-export function startupProblem(options: Pick<GuardOptions, "host" | "token">): string | undefined {
-  if (isLoopback(options.host) || options.token) return undefined;
-  return `refusing to serve HTTP on ${options.host} without a bearer token: set gateway.auth_token in the config or GAGGLE_AUTH_TOKEN in the environment, or bind to 127.0.0.1`;
+export function startupProblem(options: Pick<GuardOptions, "host" | "tokens">): string | undefined {
+  if (isLoopback(options.host) || Object.keys(options.tokens).length > 0) return undefined;
+  return `refusing to serve HTTP on ${options.host} without a bearer token: set gateway.auth_token (or gateway.auth_tokens) in the config or GAGGLE_AUTH_TOKEN in the environment, or bind to 127.0.0.1`;
 }
 
 export class HttpGuard {
   private readonly hosts: Set<string>;
   private readonly origins: Set<string>;
-  private readonly token: Buffer | undefined;
+  private readonly tokens: Array<{ principal: string; token: Buffer }>;
 
   /** Bound to every address with no names configured: any Host is accepted, and the required token guards. */
   private readonly anyHost: boolean;
@@ -56,11 +59,15 @@ export class HttpGuard {
       ...names.flatMap((name) => [`http://${name}:${port}`, `https://${name}:${port}`]),
       ...options.allowedOrigins.map((origin) => origin.toLowerCase()),
     ]);
-    this.token = options.token ? Buffer.from(options.token) : undefined;
+    this.tokens = Object.entries(options.tokens).map(([principal, token]) => ({ principal, token: Buffer.from(token) }));
   }
 
-  /** Host and Origin are checked on every request; the token on every request but the health check. */
-  check(req: IncomingMessage, needsToken: boolean): Refusal | undefined {
+  /**
+   * Host and Origin are checked on every request; the token on every request but the health check and a
+   * member's (whose secret is its credential). Answers who the client is: the name of the token it sent, or
+   * LOCAL_PRINCIPAL when no token is required.
+   */
+  check(req: IncomingMessage, needsToken: boolean): Refusal | { principal: string } {
     const host = req.headers.host?.toLowerCase();
     if (!this.anyHost && (!host || !this.hosts.has(host))) {
       return { status: 421, message: `Host header ${JSON.stringify(host ?? "")} is not allowed; add it to gateway.allowed_hosts to serve that name` };
@@ -69,17 +76,21 @@ export class HttpGuard {
     if (origin !== undefined && !this.origins.has(origin)) {
       return { status: 403, message: `Origin ${JSON.stringify(origin)} is not allowed; add it to gateway.allowed_origins to accept it` };
     }
-    if (needsToken && this.token && !this.tokenMatches(req.headers.authorization)) {
-      return { status: 401, message: "missing or wrong bearer token (send Authorization: Bearer <token>)" };
-    }
-    return undefined;
+    if (!needsToken || this.tokens.length === 0) return { principal: LOCAL_PRINCIPAL };
+    const principal = this.principalOf(req.headers.authorization);
+    if (principal === undefined) return { status: 401, message: "missing or wrong bearer token (send Authorization: Bearer <token>)" };
+    return { principal };
   }
 
-  /** The scheme name is case-insensitive (RFC 7235); the token is compared in constant time. */
-  private tokenMatches(header: string | undefined): boolean {
+  /** The scheme name is case-insensitive (RFC 7235); every token is compared, each in constant time. */
+  private principalOf(header: string | undefined): string | undefined {
     const match = header && /^bearer +(.+)$/i.exec(header);
-    if (!match || !this.token) return false;
+    if (!match) return undefined;
     const given = Buffer.from(match[1]!);
-    return given.length === this.token.length && timingSafeEqual(given, this.token);
+    let found: string | undefined;
+    for (const { principal, token } of this.tokens) {
+      if (given.length === token.length && timingSafeEqual(given, token)) found ??= principal;
+    }
+    return found;
   }
 }

@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest, type RequestId } from "@modelcontextprotocol/sdk/types.js";
-import type { MemberIdentity } from "../children/child.js";
+import { memberPrincipal, type MemberIdentity } from "../children/child.js";
 import type { Gaggle } from "../gateway/gaggle.js";
 import { memberSecretOf } from "../gateway/members.js";
 import { ModernServer } from "../gateway/modern/modern-server.js";
@@ -19,8 +19,8 @@ import { bracketed, HttpGuard, isLoopback, isWildcard, startupProblem } from "./
 export interface HttpListenOptions {
   host: string;
   port: number;
-  /** From gateway.auth_token or GAGGLE_AUTH_TOKEN. */
-  token: string | undefined;
+  /** Principal name -> bearer token: gateway.auth_tokens, and gateway.auth_token or GAGGLE_AUTH_TOKEN as "auth_token". */
+  tokens: Record<string, string>;
   /** Serve only /members/<secret>/mcp: the listener gaggle opens for its agents when it serves stdio. */
   membersOnly?: boolean;
 }
@@ -36,6 +36,8 @@ interface HttpSession {
   open: number;
   /** The member secret the session was opened with, if any. */
   secret: string | undefined;
+  /** Who opened it (the name of the token sent): only they may use it, read its stream or end it. */
+  principal: string;
 }
 
 export interface HttpGateway {
@@ -64,19 +66,22 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
     if (path === "/healthz" && req.method === "GET") return send(res, 200, { status: "ok" });
     // A member's secret in its path is its credential, in place of the bearer token.
     const secret = memberSecretOf(path);
-    const refusal = guard!.check(req, secret === undefined);
-    if (refusal) return send(res, refusal.status, jsonRpcError(refusal.message));
+    const checked = guard!.check(req, secret === undefined);
+    if ("status" in checked) return send(res, checked.status, jsonRpcError(checked.message));
     const identity = secret === undefined ? undefined : gaggle.members.resolve(secret);
     if (secret !== undefined && !identity) return send(res, 401, jsonRpcError("unknown or revoked member credential"));
     if (path !== "/mcp" && !identity) return send(res, 404, jsonRpcError(`no such endpoint ${path}; MCP is served at /mcp`));
     if (options.membersOnly && !identity) return send(res, 404, jsonRpcError("this listener serves gaggle's own agents only"));
 
     const body = req.method === "POST" ? await readJsonBody(req, settings.maxBodyBytes) : undefined;
-    if (isModernRequest(req, body)) return serveModernRequest(modern, req, res, body, identity);
+    const principal = identity ? memberPrincipal(identity) : checked.principal;
+    if (isModernRequest(req, body)) return serveModernRequest(modern, req, res, body, { identity, principal });
     const id = req.headers["mcp-session-id"];
     const existing = typeof id === "string" ? sessions.get(id) : undefined;
-    // A session is used through the path it was opened on: a member session is never reachable as another.
+    // A session is used through the path it was opened on, with the token it was opened with: a session id alone
+    // reaches nothing of another client's.
     if (existing && existing.secret !== secret) return send(res, 404, jsonRpcError("session not found on this path"));
+    if (existing && existing.principal !== principal) return send(res, 404, jsonRpcError("session not found for this token"));
     if (existing) {
       existing.lastSeen = Date.now();
       const counted = req.method !== "GET";
@@ -97,21 +102,21 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
       const message = "no mcp-session-id header: the first request of a session must be initialize (or, in MCP 2026-07-28, carry its _meta envelope)";
       return send(res, 400, jsonRpcError(message, requestIdOf(body)));
     }
-    await openSession(secret, identity).handleRequest(req, res, body);
+    await openSession(secret, identity, principal).handleRequest(req, res, body);
   };
 
-  const openSession = (secret: string | undefined, identity: MemberIdentity | undefined): StreamableHTTPServerTransport => {
+  const openSession = (secret: string | undefined, identity: MemberIdentity | undefined, principal: string): StreamableHTTPServerTransport => {
     const sessionId = randomUUID();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => sessionId });
-    const { connect } = createGatewayServer(gaggle, sessionId, identity);
-    sessions.set(sessionId, { transport, lastSeen: Date.now(), open: 0, secret });
+    const { connect } = createGatewayServer(gaggle, sessionId, { identity, principal });
+    sessions.set(sessionId, { transport, lastSeen: Date.now(), open: 0, secret, principal });
     // Set before connect: the SDK keeps this handler and calls it first when the session closes.
     transport.onclose = () => {
       sessions.delete(sessionId);
       log.info({ session: sessionId }, "client session closed");
     };
     void connect(transport);
-    log.info({ session: sessionId }, "client session opened");
+    log.info({ session: sessionId, principal }, "client session opened");
     return transport;
   };
 

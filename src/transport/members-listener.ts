@@ -15,7 +15,7 @@ export class MembersListener {
     if (this.closed) throw new Error("gaggle is shutting down: its members' listener is closed");
     // The HTTP server is loaded with the first member, not with gaggle.
     this.listener ??= import("./http-server.js").then(({ serveHttp }) =>
-      serveHttp(this.gaggle, { host: "127.0.0.1", port: 0, token: undefined, membersOnly: true }),
+      serveHttp(this.gaggle, { host: "127.0.0.1", port: 0, tokens: {}, membersOnly: true }),
     );
     return (await this.listener).localBase;
   }

@@ -2,7 +2,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ErrorCode, type JSONRPCMessage, type JSONRPCNotification, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import { Cancellation } from "../children/cancellation.js";
-import type { MemberIdentity } from "../children/child.js";
+import type { ClientPrincipal } from "../children/child.js";
 import type { Envelope } from "../gateway/modern/envelope.js";
 import type { ModernExchange } from "../gateway/modern/exchange.js";
 import { admit, errorResponse, type ModernServer } from "../gateway/modern/modern-server.js";
@@ -28,7 +28,7 @@ export async function serveModernRequest(
   req: IncomingMessage,
   res: ServerResponse,
   body: unknown,
-  identity: MemberIdentity | undefined,
+  who: ClientPrincipal,
 ): Promise<void> {
   if (!isObject(body) || body.jsonrpc !== "2.0" || typeof body.method !== "string") {
     return sendJson(res, 400, {
@@ -53,7 +53,7 @@ export async function serveModernRequest(
   res.once("close", () => {
     if (!res.writableFinished) cancel.abort(new Error("the client closed the response stream"));
   });
-  const exchange: ModernExchange = { notify: (notification) => response.notify(notification), cancel, identity };
+  const exchange: ModernExchange = { notify: (notification) => response.notify(notification), cancel, ...who };
   if (request.method === "subscriptions/listen") response.open();
   const answer = await server.handle(request, exchange, envelope);
   if (answer) response.finish(answer);

@@ -5,6 +5,7 @@ import { CallerTracker } from "../../src/children/upstream.js";
 
 const caller = (sessionId: string, paused = false): Caller => ({
   sessionId,
+  principal: "local",
   paused,
   forward: () => Promise.resolve({}),
   log: () => {},

@@ -130,6 +130,7 @@ describe("idle timeout", () => {
     const released = new Promise<void>((resolve) => (release = resolve));
     const caller: Caller = {
       sessionId: "held",
+      principal: "local",
       forward: async () => {
         asked();
         await released;

@@ -54,6 +54,19 @@ describe("HTTP serving settings", () => {
     });
   });
 
+  it("reads named tokens, each given once, from the environment", () => {
+    const text = `[gateway]\nauth_token = "t0k"\nauth_tokens = { ci = "\${CI_TOKEN}", "ann.b" = "ann-secret" }\n`;
+    expect(validateConfigText(text, path(), { CI_TOKEN: "ci-secret" }).gateway.authTokens).toEqual({ ci: "ci-secret", "ann.b": "ann-secret" });
+    expect(problems(`[gateway]\nauth_token = "same"\nauth_tokens = { a = "one", b = "one", c = "same" }\n`)).toEqual([
+      "gateway.auth_tokens.b: the same token as auth_tokens.a: give each name its own token",
+      "gateway.auth_tokens.c: the same token as auth_token: give each name its own token",
+    ]);
+    expect(problems(`[gateway]\nauth_tokens = { "a b" = "x" }\n`)[0]).toMatch(
+      /^gateway\.auth_tokens\["a b"\]: invalid token name "a b": expected letters/,
+    );
+    expect(problems(`[gateway]\nauth_tokens = { a = "" }\n`)).toEqual(["gateway.auth_tokens.a: expected a non-empty token"]);
+  });
+
   it("rejects a limit that is not a positive integer", () => {
     expect(problems(`[gateway]\nmax_body_bytes = 0\n`)).toEqual(["gateway.max_body_bytes: expected a positive integer, got number 0"]);
   });

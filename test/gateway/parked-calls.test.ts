@@ -86,7 +86,7 @@ describe("ParkedCalls", () => {
   });
 });
 
-const exchange = (): ModernExchange => ({ notify: () => {}, cancel: new Cancellation() });
+const exchange = (): ModernExchange => ({ notify: () => {}, cancel: new Cancellation(), principal: "local" });
 
 describe("ResumableCall", () => {
   const signal = () => new AbortController().signal;

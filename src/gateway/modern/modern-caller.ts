@@ -2,7 +2,7 @@
 // the child's questions asked through an input_required result.
 import { randomUUID } from "node:crypto";
 import type { JSONRPCNotification, LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
-import type { Caller, LogMessage, MemberIdentity, UrlOpener } from "../../children/child.js";
+import { LOCAL_PRINCIPAL, type Caller, type LogMessage, type MemberIdentity, type UrlOpener } from "../../children/child.js";
 import { WireError } from "../../shared/errors.js";
 import { levelAllows } from "../client-session.js";
 import type { ModernExchange } from "./exchange.js";
@@ -15,6 +15,7 @@ export class ModernCaller implements Caller {
   /** Each modern request is a client of its own: the era has no sessions to share. */
   readonly sessionId = `request:${randomUUID()}`;
   readonly identity: MemberIdentity | undefined;
+  readonly principal: string;
   readonly envelope: Record<string, unknown>;
   private readonly logLevel: LoggingLevel | undefined;
 
@@ -28,6 +29,7 @@ export class ModernCaller implements Caller {
     private readonly call?: ResumableCall,
   ) {
     this.identity = exchange?.identity;
+    this.principal = exchange?.principal ?? LOCAL_PRINCIPAL;
     this.logLevel = envelope.logLevel;
     this.envelope = {
       [META.protocolVersion]: envelope.protocolVersion,

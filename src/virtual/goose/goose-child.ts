@@ -2,7 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import type { CallToolResult, ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
-import type { CallContext } from "../../children/child.js";
+import { LOCAL_PRINCIPAL, type CallContext } from "../../children/child.js";
 import type { ChildEvents } from "../../children/switchboard.js";
 import { GaggleError } from "../../shared/errors.js";
 import { isDirectory } from "../../shared/fs-checks.js";
@@ -37,6 +37,8 @@ const DESCRIPTION = "Goose agents (goslings): start them, follow their transcrip
 export class GooseChild extends VirtualChild implements GoslingHost {
   protected readonly virtualTools: VirtualTool[];
   private readonly goslings = new Map<string, Gosling>();
+  /** Gosling id -> the principal that started it. */
+  private readonly owners = new Map<string, string>();
   private readonly watchers = new GoslingWatchers();
 
   constructor(
@@ -86,6 +88,25 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     });
   }
 
+  /** The principal of the client that started `gosling` (see ClientPrincipal). */
+  ownerOf(gosling: Gosling): string {
+    return this.owners.get(gosling.id) ?? LOCAL_PRINCIPAL;
+  }
+
+  /** Only the client that started a gosling, from any of its sessions, may prompt or release it. */
+  checkOwner(gosling: Gosling, ctx: CallContext): void {
+    const principal = ctx.caller?.principal ?? LOCAL_PRINCIPAL;
+    const owner = this.ownerOf(gosling);
+    if (owner === principal) return;
+    throw new GaggleError(
+      "PERMISSION_DENIED",
+      `gosling ${gosling.id} belongs to another client (${JSON.stringify(owner)}), not to you (${JSON.stringify(principal)})`,
+      {
+        hint: "get_gosling_status and get_gosling_output still show it; only a client with the token that started it can prompt or release it",
+      },
+    );
+  }
+
   /**
    * Starts a gosling on its first prompt; returns at once. With `continueSession`, the gosling lives in that
    * existing Goose session (one an earlier, released gosling created) and its first turn already resumes it.
@@ -112,6 +133,7 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     const options = mergeOptions(this.settings.options, given);
     const gosling = new Gosling(id, continueSession ?? sessionName(id), kind, options, cwd, this, continueSession !== undefined);
     this.goslings.set(id, gosling);
+    this.owners.set(id, ctx.caller?.principal ?? LOCAL_PRINCIPAL);
     const entry = gosling.send(prompt, ctx.caller?.sessionId);
     this.events.listChanged(this.name, "resources");
     return { gosling, entry };
@@ -228,7 +250,10 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     const released = this.all().filter((gosling) => gosling.status === "released");
     const excess = released.length - this.settings.maxTotal;
     if (excess <= 0) return;
-    for (const gosling of released.slice(0, excess)) this.goslings.delete(gosling.id);
+    for (const gosling of released.slice(0, excess)) {
+      this.goslings.delete(gosling.id);
+      this.owners.delete(gosling.id);
+    }
     this.events.listChanged(this.name, "resources");
   }
 }

@@ -1,6 +1,7 @@
 // Owns the goose child's tools: their input schemas, and the text each one answers with.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { LOCAL_PRINCIPAL } from "../../children/child.js";
 import { defineTool, type VirtualTool } from "../virtual-child.js";
 import { excerpt, formatDuration, plural } from "./format.js";
 import type { GooseChild } from "./goose-child.js";
@@ -91,6 +92,7 @@ export function gooseTools(goose: GooseChild): VirtualTool[] {
       description: "A follow-up turn in the gosling's Goose session. Sent while a turn runs, it is queued and runs after, in order.",
       input: z.strictObject({ process_id: processId, prompt: prompt("The follow-up prompt") }),
       run: async (args, ctx) => {
+        goose.checkOwner(goose.find(args.process_id), ctx);
         const { gosling, entry, ahead } = goose.send(args.process_id, args.prompt, ctx);
         const when =
           ahead === 0
@@ -108,8 +110,9 @@ export function gooseTools(goose: GooseChild): VirtualTool[] {
       description: "Stop a gosling (its running turn is killed, queued prompts are dropped); its transcript stays readable.",
       input: z.strictObject({ process_id: processId }),
       annotations: { destructiveHint: true },
-      run: async (args) => {
+      run: async (args, ctx) => {
         const gosling = goose.find(args.process_id);
+        goose.checkOwner(gosling, ctx);
         if (gosling.status === "released")
           return text(
             `Gosling ${gosling.id} was already released (${gosling.releaseNote ?? "released"}). get_gosling_output still shows its transcript.`,
@@ -126,11 +129,12 @@ export function gooseTools(goose: GooseChild): VirtualTool[] {
     }),
     defineTool({
       name: "terminate_all_goslings",
-      description: "Release every gosling: running turns are killed, queued prompts dropped; transcripts stay readable.",
+      description: "Release every gosling you started: running turns are killed, queued prompts dropped; transcripts stay readable.",
       input: z.strictObject({}),
       annotations: { destructiveHint: true },
-      run: async () => {
-        const live = goose.all().filter((gosling) => gosling.status !== "released");
+      run: async (_args, ctx) => {
+        const principal = ctx.caller?.principal ?? LOCAL_PRINCIPAL;
+        const live = goose.all().filter((gosling) => gosling.status !== "released" && goose.ownerOf(gosling) === principal);
         if (live.length === 0) return text("No goslings to terminate.");
         const working = live.filter((gosling) => gosling.working).length;
         await Promise.all(live.map((gosling) => goose.release(gosling, "released with terminate_all_goslings")));

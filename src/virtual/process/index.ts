@@ -11,7 +11,7 @@ import type { Policy } from "./policy.js";
 import { loadPolicy } from "./policy-load.js";
 import { ProcessTable } from "./process-table.js";
 import { PROCESS_RESOURCES, PROCESS_RESOURCE_TEMPLATES, readProcessResource } from "./resources.js";
-import { processTools, sessionOf } from "./tools.js";
+import { callerOf, processTools } from "./tools.js";
 
 const NAME = "process";
 
@@ -36,7 +36,7 @@ class ProcessChild extends VirtualChild {
   }
 
   protected override async read(uri: string, ctx: CallContext): Promise<ReadResourceResult | undefined> {
-    return readProcessResource(this.table, uri, sessionOf(ctx));
+    return readProcessResource(this.table, uri, callerOf(ctx).principal);
   }
 
   /** Called on close_child_session("process") and at shutdown: no process gaggle started survives it. */
@@ -71,8 +71,6 @@ export function createProcessChild(context: VirtualContext): Child | undefined {
     keepFinished: settings.keepFinished,
     log,
   });
-  // A client that has gone can no longer be told when its processes end.
-  switchboard.onCallerGone((sessionId) => table.forgetSession(sessionId));
   return new ProcessChild(table, switchboard, settings.defaultTimeoutMs);
 }
 

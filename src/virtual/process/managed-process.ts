@@ -13,8 +13,10 @@ export interface ProcessSpec {
   cwd: string;
   /** 0 = none. */
   timeoutMs: number;
-  /** The client session that started it. */
+  /** The principal of the client that started it (see ClientPrincipal): only it may kill the process. */
   owner: string;
+  /** The client session that started it: told when the process ends. */
+  session: string;
   logDir: string;
   maxOutputBytes: number;
   killGraceMs: number;

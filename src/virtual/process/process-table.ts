@@ -35,15 +35,14 @@ const STALE_LOG_MS = 7 * 24 * 3600_000;
 
 export class ProcessTable {
   private readonly processes = new Map<number, ManagedProcess>();
-  /** Sessions that have gone: their processes may be killed by anyone, since their owner no longer can. */
-  private readonly goneSessions = new Set<string>();
   /** Starts between the limit check and the spawn, so two concurrent runs cannot both take the last place. */
   private starting = 0;
   private logDirReady = false;
 
   constructor(private readonly options: TableOptions) {}
 
-  async run(request: RunRequest, owner: string): Promise<ManagedProcess> {
+  /** `by`: the principal that will own the process, and the session told when it ends. */
+  async run(request: RunRequest, by: { principal: string; session: string }): Promise<ManagedProcess> {
     const cwd = resolveCwd(request.cwd);
     await checkPolicy(this.options.policy, request.command, cwd);
     const running = this.running().length + this.starting;
@@ -52,7 +51,7 @@ export class ProcessTable {
         "LIMIT_REACHED",
         `${running} processes are running, the most [virtual.process] max_concurrent allows (${this.options.maxConcurrent})`,
         {
-          hint: "wait for one to end (gg_process_status lists yours) or stop one with gg_process_kill",
+          hint: "wait for one to end (gg_process_status lists them) or stop one of yours with gg_process_kill",
         },
       );
     }
@@ -64,7 +63,8 @@ export class ProcessTable {
         command: request.command,
         cwd,
         timeoutMs: request.timeoutMs ?? this.options.defaultTimeoutMs,
-        owner,
+        owner: by.principal,
+        session: by.session,
         logDir: this.options.logDir,
         maxOutputBytes: this.options.maxOutputBytes,
         killGraceMs: this.options.killGraceMs,
@@ -95,28 +95,34 @@ export class ProcessTable {
   }
 
   /** Running first (oldest first), then finished (most recent first). */
-  list(owner?: string): ManagedProcess[] {
-    const all = [...this.processes.values()].filter((entry) => owner === undefined || entry.spec.owner === owner);
+  list(): ManagedProcess[] {
+    const all = [...this.processes.values()];
     const running = all.filter((entry) => entry.running);
     const finished = all.filter((entry) => !entry.running).sort((a, b) => (b.endedAt?.getTime() ?? 0) - (a.endedAt?.getTime() ?? 0));
     return [...running, ...finished];
   }
 
-  /** Only the owning session may kill a process (or anyone, once that session has gone). */
-  async kill(pid: number, caller: string): Promise<{ process: ManagedProcess; wasRunning: boolean }> {
+  /** Only the principal that started a process may kill it, from any of its sessions. */
+  async kill(pid: number, principal: string): Promise<{ process: ManagedProcess; wasRunning: boolean }> {
     const target = this.get(pid);
-    if (target.spec.owner !== caller && !this.goneSessions.has(target.spec.owner)) {
-      throw new GaggleError("PERMISSION_DENIED", `process ${pid} belongs to a different session`, {
-        hint: "only the session that started a process can kill it; gg_process_status shows its state, and it ends at its timeout",
-      });
+    if (target.spec.owner !== principal) {
+      const { timeoutMs } = target.spec;
+      const end = target.running
+        ? timeoutMs > 0
+          ? `it is killed at its timeout, ${timeoutMs} ms after it started`
+          : "it has no timeout: it runs until it ends or gaggle stops"
+        : `it has ended already (${target.status})`;
+      throw new GaggleError(
+        "PERMISSION_DENIED",
+        `process ${pid} belongs to another client (${JSON.stringify(target.spec.owner)}), not to you (${JSON.stringify(principal)})`,
+        {
+          hint: `only a client with the token that started it can kill it; gg_process_status shows its state, and ${end}`,
+        },
+      );
     }
     const wasRunning = target.running;
     await target.stop("killed");
     return { process: target, wasRunning };
-  }
-
-  forgetSession(sessionId: string): void {
-    this.goneSessions.add(sessionId);
   }
 
   /** Kills every process group still running; resolves once all are gone. */
@@ -134,7 +140,7 @@ export class ProcessTable {
     const data = endedNotice(ended, lastLines);
     log.info({ pid: ended.pid, status: ended.status, exit_code: ended.exitCode, duration_ms: ended.runtimeMs }, "process ended");
     const uri = logUri(ended.pid);
-    events.notify(ended.spec.owner, { log: { level: "info", logger: childName, data }, resourceUpdated: uri });
+    events.notify(ended.spec.session, { log: { level: "info", logger: childName, data }, resourceUpdated: uri });
     events.resourceUpdated(childName, LIST_URI);
     this.evictFinished();
   }

@@ -32,7 +32,7 @@ const LOG_URI = /^process:\/\/(\d+)\/log$/;
 /** The resource's contents, or undefined when the URI names no resource of this child. */
 export function readProcessResource(table: ProcessTable, uri: string, viewer: string): ReadResourceResult | undefined {
   if (uri === LIST_URI) {
-    const processes = table.list().map((entry) => ({ ...summaryView(entry), mine: entry.spec.owner === viewer }));
+    const processes = table.list().map((entry) => ({ ...summaryView(entry), owned: entry.spec.owner === viewer }));
     return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify({ processes }) }] };
   }
   const match = LOG_URI.exec(uri);

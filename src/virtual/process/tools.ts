@@ -1,15 +1,15 @@
 // gg_process_run, gg_process_status and gg_process_kill: their definitions and what each answers.
 import { z } from "zod";
-import type { CallContext } from "../../children/child.js";
+import { LOCAL_PRINCIPAL, type CallContext } from "../../children/child.js";
 import { jsonResult } from "../../shared/tool-results.js";
 import { defineTool, type VirtualTool } from "../virtual-child.js";
 import type { ProcessTable } from "./process-table.js";
 import { MAX_TIMER_MS } from "../../shared/timer-delay.js";
 import { detailView, logUri, outputView, summaryView } from "./views.js";
 
-/** The session a call comes from; a call without a client (tests, one-shot commands) is "local". */
-export function sessionOf(ctx: CallContext): string {
-  return ctx.caller?.sessionId ?? "local";
+/** Who makes a call: its principal owns what it starts, its session is told when that ends. Without a client (one-shot commands), the local user. */
+export function callerOf(ctx: CallContext): { principal: string; session: string } {
+  return { principal: ctx.caller?.principal ?? LOCAL_PRINCIPAL, session: ctx.caller?.sessionId ?? "local" };
 }
 
 const PID = z.int().min(1).describe("A pid gg_process_run returned.");
@@ -37,7 +37,7 @@ export function processTools(table: ProcessTable, defaultTimeoutMs: number): Vir
       }),
       annotations: { destructiveHint: true, openWorldHint: true },
       run: async ({ command, cwd, timeout_ms }, ctx) => {
-        const started = await table.run({ command, cwd, timeoutMs: timeout_ms }, sessionOf(ctx));
+        const started = await table.run({ command, cwd, timeoutMs: timeout_ms }, callerOf(ctx));
         return jsonResult({
           pid: started.pid,
           status: started.status,
@@ -54,9 +54,10 @@ export function processTools(table: ProcessTable, defaultTimeoutMs: number): Vir
       name: "gg_process_status",
       title: "Background processes and their output",
       description:
-        "Without a pid: your processes (running first, then recently finished) with status, command, runtime and " +
-        "exit code. With a pid (any session's): its details and a view of its output, head_lines from the start " +
-        "and tail_lines from the end. Statuses: running, completed, failed, timed_out, killed.",
+        "Without a pid: every process (running first, then recently finished) with status, command, runtime, " +
+        "exit code and whether you own it (owned: you started it, from this session or another). With a pid: " +
+        "its details and a view of its output, head_lines from the start and tail_lines from the end. Statuses: " +
+        "running, completed, failed, timed_out, killed.",
       input: z.strictObject({
         pid: PID.optional(),
         head_lines: viewLines("Lines from the start of the output (default 0)."),
@@ -64,13 +65,13 @@ export function processTools(table: ProcessTable, defaultTimeoutMs: number): Vir
       }),
       annotations: { readOnlyHint: true, openWorldHint: false },
       run: async ({ pid, head_lines = 0, tail_lines = 80 }, ctx) => {
-        const session = sessionOf(ctx);
-        if (pid !== undefined) return jsonResult(outputView(table.get(pid), session, head_lines, tail_lines));
-        const mine = table.list(session);
+        const { principal } = callerOf(ctx);
+        if (pid !== undefined) return jsonResult(outputView(table.get(pid), principal, head_lines, tail_lines));
+        const all = table.list();
         return jsonResult({
-          processes: mine.map(summaryView),
-          running: mine.filter((entry) => entry.running).length,
-          finished: mine.filter((entry) => !entry.running).length,
+          processes: all.map((entry) => ({ ...summaryView(entry), owned: entry.spec.owner === principal })),
+          running: all.filter((entry) => entry.running).length,
+          finished: all.filter((entry) => !entry.running).length,
         });
       },
     }),
@@ -78,15 +79,15 @@ export function processTools(table: ProcessTable, defaultTimeoutMs: number): Vir
       name: "gg_process_kill",
       title: "Stop a background process",
       description:
-        "Stops a process you started, with everything it started: SIGTERM to its whole process group, SIGKILL " +
+        "Stops a process you started (from any of your sessions), with everything it started: SIGTERM to its whole process group, SIGKILL " +
         "after a grace period. Answers once it is gone, with status killed.",
       input: z.strictObject({ pid: PID }),
       annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
       run: async ({ pid }, ctx) => {
-        const session = sessionOf(ctx);
-        const { process: target, wasRunning } = await table.kill(pid, session);
+        const { principal } = callerOf(ctx);
+        const { process: target, wasRunning } = await table.kill(pid, principal);
         const note = wasRunning ? {} : { note: `process ${target.pid} had already ended (${target.status}); nothing was killed` };
-        return jsonResult({ ...detailView(target, session), ...note });
+        return jsonResult({ ...detailView(target, principal), ...note });
       },
     }),
   ];

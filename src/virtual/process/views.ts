@@ -18,7 +18,7 @@ export function summaryView(entry: ManagedProcess) {
   };
 }
 
-/** Everything known about a process except its output. `viewer` is the session asking. */
+/** Everything known about a process except its output. `viewer` is the principal asking. */
 export function detailView(entry: ManagedProcess, viewer: string) {
   const { output } = entry;
   return {
@@ -32,7 +32,7 @@ export function detailView(entry: ManagedProcess, viewer: string) {
     exit_code: entry.exitCode,
     signal: entry.signal,
     timeout_ms: entry.spec.timeoutMs,
-    mine: entry.spec.owner === viewer,
+    owned: entry.spec.owner === viewer,
     ...(exitNote(entry) && { note: exitNote(entry) }),
     output_bytes: output.bytes,
     output_lines: output.lines,

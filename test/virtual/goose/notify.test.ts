@@ -92,4 +92,31 @@ describe("the turn-end notice", () => {
     expect(toOther.updated).toEqual([`goslings://${id}/output`]);
     expect(toOther.logs).toEqual([]);
   });
+
+  it("over HTTP with a token per person, only the person who started a gosling may prompt or release it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gaggle-goose-"));
+    const tokens = { GAGGLE_TEST_ANN: "ann-token-0123456789", GAGGLE_TEST_BEN: "ben-token-0123456789" };
+    http = await startHttpGaggle(gooseConfig(dir, "", 'auth_tokens = { ann = "${GAGGLE_TEST_ANN}", ben = "${GAGGLE_TEST_BEN}" }'), { env: tokens });
+    const ann = await http.connect({ headers: { authorization: `Bearer ${tokens.GAGGLE_TEST_ANN}` } });
+    const ben = await http.connect({ headers: { authorization: `Bearer ${tokens.GAGGLE_TEST_BEN}` } });
+    const id = await runGoose(ann, "[answer hi]");
+    const gooseTool = (client: Client, tool: string, args: Record<string, unknown>) =>
+      client.callTool({ name: "execute_child_tool", arguments: { server_id: "goose", tool_name: tool, arguments: args } }) as Promise<CallToolResult>;
+    for (const [tool, args] of [
+      ["send_prompt_to_gosling", { process_id: id, prompt: "not yours" }],
+      ["release_gosling", { process_id: id }],
+    ] as const) {
+      const refused = await gooseTool(ben, tool, args);
+      expect(refused.isError).toBe(true);
+      expect(JSON.parse(textOf(refused))).toMatchObject({
+        code: "PERMISSION_DENIED",
+        error: `gosling ${id} belongs to another client ("ann"), not to you ("ben")`,
+      });
+    }
+    expect(textOf(await gooseTool(ben, "terminate_all_goslings", {}))).toBe("No goslings to terminate.");
+    expect(textOf(await gooseTool(ben, "get_gosling_status", { process_id: id }))).toContain(id);
+    // Ann, from a new session, still owns it.
+    const annAgain = await http.connect({ headers: { authorization: `Bearer ${tokens.GAGGLE_TEST_ANN}` } });
+    expect(textOf(await gooseTool(annAgain, "release_gosling", { process_id: id }))).toContain(`Released gosling ${id}`);
+  });
 });

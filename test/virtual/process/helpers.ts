@@ -56,7 +56,7 @@ export interface Status extends Omit<Started, "status"> {
   runtime_ms: number;
   exit_code: number | null;
   signal: string | null;
-  mine: boolean;
+  owned: boolean;
   note?: string;
   output_bytes: number;
   output_lines: number;

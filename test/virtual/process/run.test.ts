@@ -47,7 +47,7 @@ describe("process child over stdio", () => {
     expect(started.log_uri).toBe(`process://${started.pid}/log`);
     expect(started.log_file.startsWith(`${stateDir}/process/`)).toBe(true);
     const done = await ended(gaggle.client, started.pid);
-    expect(done).toMatchObject({ status: "completed", exit_code: 0, mine: true, truncated: false, output_lines: 2 });
+    expect(done).toMatchObject({ status: "completed", exit_code: 0, owned: true, truncated: false, output_lines: 2 });
     expect(done.output.split("\n").sort()).toEqual(["hello", "oops"]);
     expect(readFileSync(started.log_file, "utf8")).toContain("hello\n");
 
@@ -126,8 +126,8 @@ describe("process child over stdio", () => {
 
   it("serves process://list and process://{pid}/log", async () => {
     const done = await ended(gaggle.client, (await run(gaggle.client, "printf 'a\\nb\\n'")).pid);
-    const list = await readJsonResource<{ processes: { pid: number; mine: boolean }[] }>(gaggle.client, "process://list");
-    expect(list.processes).toContainEqual(expect.objectContaining({ pid: done.pid, mine: true }));
+    const list = await readJsonResource<{ processes: { pid: number; owned: boolean }[] }>(gaggle.client, "process://list");
+    expect(list.processes).toContainEqual(expect.objectContaining({ pid: done.pid, owned: true }));
     const { contents } = await gaggle.client.readResource({ uri: done.log_uri });
     expect(contents[0]).toMatchObject({ uri: done.log_uri, mimeType: "text/plain", text: "a\nb" });
     await expect(gaggle.client.readResource({ uri: "process://999999999/log" })).rejects.toThrow(/not found/i);

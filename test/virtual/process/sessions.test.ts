@@ -1,4 +1,5 @@
-// Two client sessions of one gaggle over Streamable HTTP: each process belongs to the session that started it.
+// Client sessions of one gaggle over Streamable HTTP: a process belongs to the principal that started it (the
+// token it sent), from any of its sessions; a session belongs to the token that opened it.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readJsonResource } from "../../helpers/gaggle.js";
@@ -17,7 +18,10 @@ function endedPids(heard: Heard): number[] {
   });
 }
 
-describe("process ownership over HTTP", () => {
+const TOKENS = { GAGGLE_TEST_ALICE: "alice-token-0123456789", GAGGLE_TEST_BOB: "bob-token-0123456789" };
+const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
+
+describe("process ownership over HTTP, with a token per person", () => {
   let gaggle: HttpGaggle;
   let alice: Client;
   let bob: Client;
@@ -25,16 +29,20 @@ describe("process ownership over HTTP", () => {
   let bobInbox: Heard;
 
   beforeAll(async () => {
-    gaggle = await startHttpGaggle(processConfig("[virtual.process]\nkill_grace_ms = 300\n").text);
-    alice = await gaggle.connect({ name: "alice" });
-    bob = await gaggle.connect({ name: "bob" });
+    const config = processConfig(
+      "[virtual.process]\nkill_grace_ms = 300\n",
+      'auth_tokens = { alice = "${GAGGLE_TEST_ALICE}", bob = "${GAGGLE_TEST_BOB}" }\n',
+    );
+    gaggle = await startHttpGaggle(config.text, { env: TOKENS });
+    alice = await gaggle.connect({ name: "alice", ...bearer(TOKENS.GAGGLE_TEST_ALICE) });
+    bob = await gaggle.connect({ name: "bob", ...bearer(TOKENS.GAGGLE_TEST_BOB) });
     aliceInbox = listen(alice);
     bobInbox = listen(bob);
   });
 
   afterAll(() => gaggle.stop());
 
-  it("tells the owning session that its process ended, and not the other", async () => {
+  it("tells the session that started a process that it ended, and not the other", async () => {
     const mine = await run(alice, "echo alice");
     await until(
       () => endedPids(aliceInbox),
@@ -52,35 +60,80 @@ describe("process ownership over HTTP", () => {
     expect(bobInbox.updated).not.toContain(`process://${mine.pid}/log`);
   });
 
-  it("lets another session see a process but not kill it", async () => {
-    const long = await run(alice, "sleep 30");
-    const seen = await status(bob, long.pid);
-    expect(seen).toMatchObject({ pid: long.pid, status: "running", mine: false });
-    const bobs = await processJson<{ processes: { pid: number }[] }>(bob, "gg_process_status");
-    expect(bobs.processes.map((entry) => entry.pid)).not.toContain(long.pid);
-    const list = await readJsonResource<{ processes: { pid: number; mine: boolean }[] }>(bob, "process://list");
-    expect(list.processes).toContainEqual(expect.objectContaining({ pid: long.pid, mine: false }));
+  it("lets another person see a process, listed as not theirs, but not kill it, with a hint true to the case", async () => {
+    const long = await run(alice, "sleep 30", { timeout_ms: 0 });
+    expect(await status(bob, long.pid)).toMatchObject({ pid: long.pid, status: "running", owned: false });
+    const bobs = await processJson<{ processes: { pid: number; owned: boolean }[] }>(bob, "gg_process_status");
+    expect(bobs.processes).toContainEqual(expect.objectContaining({ pid: long.pid, owned: false }));
+    const list = await readJsonResource<{ processes: { pid: number; owned: boolean }[] }>(bob, "process://list");
+    expect(list.processes).toContainEqual(expect.objectContaining({ pid: long.pid, owned: false }));
 
     const refused = await processFailure(bob, "gg_process_kill", { pid: long.pid });
-    expect(refused).toMatchObject({ code: "PERMISSION_DENIED", error: `process ${long.pid} belongs to a different session` });
-    expect(refused.hint).toBeTruthy();
+    expect(refused).toMatchObject({
+      code: "PERMISSION_DENIED",
+      error: `process ${long.pid} belongs to another client ("alice"), not to you ("bob")`,
+    });
+    expect(refused.hint).toContain("it has no timeout: it runs until it ends or gaggle stops");
     expect((await status(alice, long.pid)).status).toBe("running");
 
     const killed = await processJson<Status>(alice, "gg_process_kill", { pid: long.pid });
-    expect(killed).toMatchObject({ status: "killed", mine: true });
+    expect(killed).toMatchObject({ status: "killed", owned: true });
     expect(await waitGone([long.pid])).toEqual([]);
   });
 
-  it("lets anyone kill a process whose session has gone", async () => {
-    const carol = await gaggle.connect({ name: "carol" });
-    const orphan = await run(carol, "sleep 30");
-    await httpTransportOf(carol).terminateSession();
-    await carol.close();
-    const killed = await until(
-      () => processJson<Status>(bob, "gg_process_kill", { pid: orphan.pid }).catch((error: unknown) => String(error)),
-      (answer) => typeof answer !== "string",
-    );
-    expect(killed).toMatchObject({ status: "killed" });
-    expect((await ended(bob, orphan.pid)).status).toBe("killed");
+  it("lets the same person kill a process from a new session once the first has gone, and nobody else", async () => {
+    const first = await gaggle.connect({ name: "alice-first", ...bearer(TOKENS.GAGGLE_TEST_ALICE) });
+    const left = await run(first, "sleep 30");
+    await httpTransportOf(first).terminateSession();
+    await first.close();
+    const refused = await processFailure(bob, "gg_process_kill", { pid: left.pid });
+    expect(refused).toMatchObject({ code: "PERMISSION_DENIED" });
+    expect(refused.hint).toMatch(/it is killed at its timeout, \d+ ms after it started/);
+
+    const again = await gaggle.connect({ name: "alice-again", ...bearer(TOKENS.GAGGLE_TEST_ALICE) });
+    expect(await status(again, left.pid)).toMatchObject({ status: "running", owned: true });
+    expect(await processJson<Status>(again, "gg_process_kill", { pid: left.pid })).toMatchObject({ status: "killed" });
+    expect((await ended(again, left.pid)).status).toBe("killed");
+  });
+
+  it("binds a session to the token that opened it: another token, or none, reaches nothing with its id", async () => {
+    const sessionId = httpTransportOf(alice).sessionId!;
+    const ping = (authorization?: string) =>
+      fetch(gaggle.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-session-id": sessionId,
+          "mcp-protocol-version": "2025-11-25",
+          ...(authorization && { authorization }),
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+      });
+    expect((await ping(`Bearer ${TOKENS.GAGGLE_TEST_BOB}`)).status).toBe(404);
+    expect((await ping()).status).toBe(401);
+    const deleted = await fetch(gaggle.url, {
+      method: "DELETE",
+      headers: { "mcp-session-id": sessionId, authorization: `Bearer ${TOKENS.GAGGLE_TEST_BOB}` },
+    });
+    expect(deleted.status).toBe(404);
+    // Alice's session is still hers.
+    expect((await ping(`Bearer ${TOKENS.GAGGLE_TEST_ALICE}`)).status).toBe(200);
+  });
+});
+
+describe("process ownership over HTTP without a token", () => {
+  let gaggle: HttpGaggle;
+  afterAll(() => gaggle?.stop());
+
+  it("makes every client the local user: a process started from a session nobody closed can be killed from the next", async () => {
+    gaggle = await startHttpGaggle(processConfig("[virtual.process]\nkill_grace_ms = 300\n").text);
+    const inspector = await gaggle.connect({ name: "inspector" });
+    const left = await run(inspector, "sleep 30");
+    const next = await gaggle.connect({ name: "next" });
+    const listed = await processJson<{ processes: { pid: number; owned: boolean }[] }>(next, "gg_process_status");
+    expect(listed.processes).toContainEqual(expect.objectContaining({ pid: left.pid, owned: true }));
+    expect(await processJson<Status>(next, "gg_process_kill", { pid: left.pid })).toMatchObject({ status: "killed", owned: true });
+    expect(await waitGone([left.pid])).toEqual([]);
   });
 });
