@@ -28,6 +28,7 @@ import type { CatalogShelf } from "./catalog.js";
 import { CHANGED_WITH } from "./child.js";
 import { SchemaCache } from "./schema-cache.js";
 import type { StderrRing } from "./stderr-ring.js";
+import { NoiseLog } from "./noise-log.js";
 import { ProcessGroupTransport, type ProcessExit } from "./stdio-transport.js";
 import { AnyResultSchema, type CallerTracker } from "./upstream.js";
 
@@ -148,7 +149,9 @@ export function createSession(wiring: SessionWiring): Session {
   }
   client.setNotificationHandler(LoggingMessageNotificationSchema, (note) => events.log(config.name, note.params, callers.active()));
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, (note) => events.resourceUpdated(config.name, note.params.uri));
+  const noise = new NoiseLog(log, "protocol errors from the child");
   client.onclose = () => {
+    noise.summarise();
     const exit = session.process?.exitInfo;
     session.endedBecause ??= exit ? describeExit(exit) : "closed its connection";
     wiring.onClosed(session);
@@ -156,7 +159,7 @@ export function createSession(wiring: SessionWiring): Session {
   client.onerror = (error) => {
     // Closing a remote session aborts its stream; that is the close itself, not a fault worth a warning.
     if (session.closing || session.endedBecause !== undefined) return;
-    log.warn({ err: error }, "protocol error from child");
+    noise.note(error);
     if (remote?.connectionLost(error)) wiring.onLost(session, error);
     else if (remote?.streamBroken(error)) wiring.onStreamBroken(session);
   };
