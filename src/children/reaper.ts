@@ -1,27 +1,38 @@
 // A watchdog that outlives gaggle by design: if gaggle dies without shutting down (SIGKILL, OOM killer),
-// it kills every process group gaggle still had running.
+// it kills every process tree gaggle still had running.
 import { spawn, type ChildProcess } from "node:child_process";
 import { logger } from "../shared/log.js";
+import type { ProcessTree } from "./process-group.js";
 
 /**
- * POSIX sh, so the watchdog costs a shell rather than a second Node process. It reads `+ PGID` and
- * `- PGID` lines from gaggle; at end of input, which comes when gaggle exits however it exits, it
- * SIGTERMs the groups still listed, waits the grace period, and SIGKILLs them. It ignores SIGINT and
- * SIGHUP and leads its own group, so a Ctrl-C or hang-up that kills gaggle cannot take it down first.
+ * POSIX sh, so the watchdog costs a shell rather than a second Node process. It reads `+ PGID TOKEN` and
+ * `- PGID` lines from gaggle; at end of input, which comes when gaggle exits however it exits, it SIGTERMs
+ * the groups still listed and every process whose environment carries one of their tokens, waits the grace
+ * period, and SIGKILLs them (a few rounds: a process forked between a scan and its kill escapes one round).
+ * It ignores SIGINT and SIGHUP and leads its own group, so a Ctrl-C or hang-up that kills gaggle cannot take
+ * it down first. Tokens are hex, so they need no quoting.
  */
 const SCRIPT = `
 trap '' INT HUP
-groups=" "
-while read -r op id; do
+trees=" "
+while read -r op id token; do
   case "$op" in
-    +) groups="$groups$id " ;;
-    -) kept=" "; for g in $groups; do [ "$g" = "$id" ] || kept="$kept$g "; done; groups=$kept ;;
+    +) trees="$trees$id:$token " ;;
+    -) kept=" "; for t in $trees; do [ "\${t%%:*}" = "$id" ] || kept="$kept$t "; done; trees=$kept ;;
   esac
 done
-[ "$groups" = " " ] && exit 0
-for g in $groups; do kill -TERM "-$g" 2>/dev/null; done
+[ "$trees" = " " ] && exit 0
+patterns=""
+for t in $trees; do patterns="$patterns -e \${t#*:}"; done
+signal_all() {
+  for t in $trees; do kill "-$1" "-\${t%%:*}" 2>/dev/null; done
+  pids=""
+  for f in $(grep -lsF $patterns /proc/[0-9]*/environ); do p=\${f#/proc/}; pids="$pids \${p%/environ}"; done
+  [ -n "$pids" ] && kill "-$1" $pids 2>/dev/null
+}
+signal_all TERM
 sleep "$1"
-for g in $groups; do kill -KILL "-$g" 2>/dev/null; done
+for round in 1 2 3; do signal_all KILL; done
 `;
 
 let watchdog: ChildProcess | undefined;
@@ -47,10 +58,10 @@ function ensureWatchdog(): ChildProcess | undefined {
   }
 }
 
-export function watchGroup(pgid: number): void {
-  ensureWatchdog()?.stdin?.write(`+ ${pgid}\n`);
+export function watchTree(tree: ProcessTree): void {
+  ensureWatchdog()?.stdin?.write(`+ ${tree.pgid} ${tree.token}\n`);
 }
 
-export function unwatchGroup(pgid: number): void {
-  if (watchdog?.stdin?.writable) watchdog.stdin.write(`- ${pgid}\n`);
+export function unwatchTree(tree: ProcessTree): void {
+  if (watchdog?.stdin?.writable) watchdog.stdin.write(`- ${tree.pgid}\n`);
 }
