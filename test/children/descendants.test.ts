@@ -1,14 +1,16 @@
 // Descendants that leave their process group (a `setsid` grandchild, a double-forked daemon) go with the child
-// that started them, whether a stdio child or a gg_process_run command, and however gaggle ends.
+// that started them, whether a stdio child or a gg_process_run command, and however gaggle ends, even after its
+// watchdog was killed.
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { startGaggle, textOf, type RunningGaggle } from "../helpers/gaggle.js";
 import { fixtureChild } from "../helpers/paths.js";
 import { until } from "../helpers/poll.js";
-import { carrying, groupOf, isAlive, killCarrying, waitGone } from "../helpers/processes.js";
+import { carrying, groupOf, isAlive, killCarrying, waitGone, watchdogsOf } from "../helpers/processes.js";
 import { ended, run, status } from "../virtual/process/helpers.js";
 
-const CONFIG = `[gateway]\nshutdown_grace_ms = 300\n\n[virtual.process]\nkill_grace_ms = 300\n\n${fixtureChild("detached", "detached.mjs")}`;
+const CONFIG = `[gateway]\nshutdown_grace_ms = 300\n\n[virtual.process]\nkill_grace_ms = 300\n
+${fixtureChild("detached", "detached.mjs")}\n${fixtureChild("stubborn", "stubborn.mjs")}`;
 
 /** A `setsid` sleep and a double-forked daemon sleep, each printing its pid. */
 const DETACH = ['setsid sleep 301 > /dev/null 2>&1 & echo "setsid $!"', "setsid sh -c 'sleep 301 > /dev/null 2>&1 & echo \"daemon $!\"'"].join("\n");
@@ -104,5 +106,30 @@ describe("descendants that left the process group", () => {
     const started = await fromProcessRun(gaggle, DETACH);
     expect((await ended(gaggle.client, started.leader)).status).toBe("completed");
     expect(await waitGone(started.detached)).toEqual([]);
+  });
+});
+
+describe("a watchdog that is killed", () => {
+  it("is started again with everything it must kill: once gaggle is SIGKILLed, every child and descendant is gone", async () => {
+    const gaggle = await start();
+    // A group-member grandchild (stubborn's ignores SIGTERM), and descendants outside the group of both kinds of child.
+    await gaggle.meta("execute_child_tool", { server_id: "stubborn", tool_name: "pids" });
+    const started = [await fromStdioChild(gaggle), await STARTERS["a gg_process_run command"](gaggle)];
+    started.forEach(expectDetached);
+    const [first] = await until(
+      () => watchdogsOf(gaggle.pid),
+      (pids) => pids.length === 1,
+    );
+    process.kill(first!, "SIGKILL");
+    await until(
+      () => watchdogsOf(gaggle.pid),
+      (pids) => pids.length === 1 && pids[0] !== first,
+    );
+    expect(gaggle.stderr()).toContain("watchdog exited; starting a new one");
+    const all = carrying(mark).filter((pid) => pid !== gaggle.pid);
+    expect(all).toEqual(expect.arrayContaining(started.flatMap((child) => [child.leader, ...child.detached])));
+    process.kill(gaggle.pid, "SIGKILL");
+    expect(await waitGone([gaggle.pid, ...all])).toEqual([]);
+    expect(await waitGone(carrying(mark))).toEqual([]);
   });
 });

@@ -91,6 +91,19 @@ export function killCarrying(entry: string): void {
   }
 }
 
+/** The watchdogs (src/children/reaper.ts) among the processes `pid` started. */
+export function watchdogsOf(pid: number): number[] {
+  return descendants(pid).filter(isWatchdog);
+}
+
+export function isWatchdog(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("gaggle-reaper");
+  } catch {
+    return false;
+  }
+}
+
 function readdirNumeric(dir: string): number[] {
   return readdirSync(dir)
     .filter((name) => /^\d+$/.test(name))
