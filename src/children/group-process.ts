@@ -1,10 +1,11 @@
-// A process that leads its own process group: watched by the reaper, stopped as a group, ended with its group.
+// A process leading its own group and marking its descendants with a token: watched by the reaper, stopped and ended as one tree.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import type { Readable, Writable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
-import { groupAlive, terminateGroup, waitGroupGone } from "./process-group.js";
-import { unwatchGroup, watchGroup } from "./reaper.js";
+import { childToken, TOKEN_VAR } from "./child-token.js";
+import { terminateTree, treeAlive, waitTreeGone, type ProcessTree } from "./process-group.js";
+import { unwatchTree, watchTree } from "./reaper.js";
 
 export interface GroupProcessOptions {
   command: string;
@@ -26,9 +27,10 @@ export interface ProcessExit {
 const DRAIN_MS = 250;
 
 /**
- * Every process gaggle starts goes through here, so that none outlives it: the group is registered with the
- * watchdog that kills it should gaggle die, a leader that exits takes what it left in its group with it,
- * and stopping escalates from SIGTERM to SIGKILL over the whole group.
+ * Every process gaggle starts goes through here, so that none outlives it: it leads a group of its own and
+ * carries a token of its own in its environment, which its descendants inherit. That tree (the group, and
+ * whatever carries the token) is registered with the watchdog that kills it should gaggle die, a leader that
+ * exits takes what it left behind with it, and stopping escalates from SIGTERM to SIGKILL over the whole tree.
  */
 export class GroupProcess {
   readonly pid: number;
@@ -37,13 +39,15 @@ export class GroupProcess {
   readonly stderr: Readable;
   /** The leader exited and its pipes were drained: all of its output has been delivered. */
   readonly exited: Promise<ProcessExit>;
-  /** Also no process of its group is left, and its pipes are closed. */
+  /** Also no process of its tree is left, and its pipes are closed. */
   readonly ended: Promise<ProcessExit>;
+  private readonly tree: ProcessTree;
   private exit: ProcessExit | undefined;
   private stopping: Promise<void> | undefined;
 
   private constructor(
     child: ChildProcess,
+    token: string,
     exit: Promise<ProcessExit>,
     private readonly graceMs: number,
   ) {
@@ -51,18 +55,19 @@ export class GroupProcess {
     this.stdin = child.stdin;
     this.stdout = child.stdout!;
     this.stderr = child.stderr!;
-    watchGroup(this.pid);
+    this.tree = { pgid: this.pid, token };
+    watchTree(this.tree);
     const streams = [this.stdout, this.stderr];
     this.exited = exit.then(async (exit) => {
       this.exit = exit;
-      if (groupAlive(this.pid)) this.stopping ??= terminateGroup(this.pid, this.graceMs);
+      if (treeAlive(this.tree)) this.stopping ??= terminateTree(this.tree, this.graceMs);
       const open = streams.filter((stream) => !stream.readableEnded);
       await Promise.race([Promise.all(open.map((stream) => once(stream, "end").catch(() => {}))), delay(DRAIN_MS)]);
       return exit;
     });
     this.ended = this.exited.then(async (exit) => {
       await this.stopping;
-      unwatchGroup(this.pid);
+      unwatchTree(this.tree);
       for (const stream of streams) stream.destroy();
       return exit;
     });
@@ -70,9 +75,10 @@ export class GroupProcess {
 
   /** Resolves once the process runs; rejects with the spawn error (ENOENT, EACCES, ...) when it cannot start. */
   static async start(options: GroupProcessOptions): Promise<GroupProcess> {
+    const { token, value } = childToken();
     const child = spawn(options.command, options.args, {
       cwd: options.cwd,
-      env: options.env,
+      env: { ...options.env, [TOKEN_VAR]: value },
       detached: true,
       stdio: [options.stdin, "pipe", "pipe"],
       windowsHide: true,
@@ -83,7 +89,7 @@ export class GroupProcess {
     // Later errors (a kill of a process already gone, EPIPE on its stdin) surface through the exit path.
     child.on("error", () => {});
     child.stdin?.on("error", () => {});
-    return new GroupProcess(child, exit, options.graceMs);
+    return new GroupProcess(child, token, exit, options.graceMs);
   }
 
   /** How the leader ended, once it has. */
@@ -91,16 +97,16 @@ export class GroupProcess {
     return this.exit;
   }
 
-  /** SIGTERM to the group, SIGKILL after the grace period; resolves once the process has ended. */
+  /** SIGTERM to the tree, SIGKILL after the grace period; resolves once the process has ended. */
   async stop(): Promise<ProcessExit> {
-    this.stopping ??= terminateGroup(this.pid, this.graceMs);
+    this.stopping ??= terminateTree(this.tree, this.graceMs);
     return this.ended;
   }
 
-  /** Closes stdin and gives the process up to `ms` to exit by itself with its group, then stops it. */
+  /** Closes stdin and gives the process up to `ms` to exit by itself with its tree, then stops it. */
   async closeGently(ms: number): Promise<ProcessExit> {
     this.stdin?.end();
-    if (!(await waitGroupGone(this.pid, Math.min(ms, this.graceMs)))) return this.stop();
+    if (!(await waitTreeGone(this.tree, Math.min(ms, this.graceMs)))) return this.stop();
     return this.ended;
   }
 }

@@ -1,6 +1,14 @@
-// Process groups: every stdio child leads its own group, and shutdown escalates over the whole group.
+// Process trees: every child leads its own process group and marks its descendants with a token, and shutdown
+// escalates over both, so that what left the group (setsid, a double fork) goes too.
 import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
+import { tokenHolders } from "./child-token.js";
+
+/** What a child started: the group it leads (the group id is its pid) and whatever carries its token. */
+export interface ProcessTree {
+  pgid: number;
+  token: string;
+}
 
 /**
  * True while any live process of the group exists. Zombies do not count: they are dead, only not yet
@@ -48,30 +56,53 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   }
 }
 
+/** A live member of the group, or a live process anywhere that carries the token. */
+export function treeAlive(tree: ProcessTree): boolean {
+  return groupAlive(tree.pgid) || tokenHolders(tree.token).length > 0;
+}
+
+export function signalTree(tree: ProcessTree, signal: NodeJS.Signals): void {
+  signalGroup(tree.pgid, signal);
+  for (const pid of tokenHolders(tree.token)) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // It ended since the scan.
+    }
+  }
+}
+
 const POLL_MS = 25;
 
 /**
- * Resolves true once the group is empty, false if it is still alive after `ms`.
+ * Resolves true once the tree is gone, false if it is still alive after `ms`.
  * The poll timer is deliberately ref'd: during shutdown it may be all that keeps gaggle alive until its
  * children are gone, and an unref'd one would let Node exit with the group still running.
  */
-export async function waitGroupGone(pgid: number, ms: number): Promise<boolean> {
+export async function waitTreeGone(tree: ProcessTree, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
-  while (groupAlive(pgid)) {
+  while (treeAlive(tree)) {
     if (Date.now() >= deadline) return false;
     await delay(POLL_MS);
   }
   return true;
 }
 
+/** After SIGKILL, how long the tree gets to be gone. */
+const KILL_WAIT_MS = 1000;
+
 /**
- * SIGTERM the group, wait up to `graceMs` for every member to go, then SIGKILL what is left.
- * Members that outlive their leader (grandchildren) are reached too, since they keep the group id.
+ * SIGTERM the tree, wait up to `graceMs` for every process to go, then SIGKILL what is left. Members that
+ * outlive their leader keep the group id, and descendants that left the group keep the token: both are reached.
  */
-export async function terminateGroup(pgid: number, graceMs: number): Promise<void> {
-  if (!groupAlive(pgid)) return;
-  signalGroup(pgid, "SIGTERM");
-  if (await waitGroupGone(pgid, graceMs)) return;
-  signalGroup(pgid, "SIGKILL");
-  await waitGroupGone(pgid, 1000);
+export async function terminateTree(tree: ProcessTree, graceMs: number): Promise<void> {
+  if (!treeAlive(tree)) return;
+  signalTree(tree, "SIGTERM");
+  if (await waitTreeGone(tree, graceMs)) return;
+  // SIGKILL again on every poll: a process forked between a scan and its kill escapes one round, not the next.
+  const deadline = Date.now() + KILL_WAIT_MS;
+  while (treeAlive(tree) && Date.now() < deadline) {
+    signalTree(tree, "SIGKILL");
+    await delay(POLL_MS);
+  }
 }

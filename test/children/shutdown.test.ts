@@ -1,11 +1,10 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { startGaggle, textOf, writeConfig } from "../helpers/gaggle.js";
 import { startHttpGaggle } from "../helpers/gaggle-http.js";
 import { CLI, fixtureChild } from "../helpers/paths.js";
-import { descendants, isAlive, waitGone } from "../helpers/processes.js";
+import { descendants, isAlive, isWatchdog, waitGone } from "../helpers/processes.js";
 
 const stubbornConfig = `[gateway]\nshutdown_grace_ms = 300\n\n${fixtureChild("stubborn", "stubborn.mjs")}\n${fixtureChild("echo", "echo.mjs")}`;
 
@@ -90,11 +89,3 @@ describe("when gaggle cannot shut down", () => {
     await gaggle.close();
   });
 });
-
-function isWatchdog(pid: number): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("gaggle-reaper");
-  } catch {
-    return false;
-  }
-}

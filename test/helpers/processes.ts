@@ -60,6 +60,50 @@ export function descendants(pid: number): number[] {
   return found;
 }
 
+/** The process group of `pid`, from /proc. */
+export function groupOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+}
+
+/**
+ * The live processes whose environment holds `entry` ("NAME=value"): a test that starts gaggle with a mark of
+ * its own finds everything gaggle started, even what left its process group, and can end it after a failure.
+ */
+export function carrying(entry: string): number[] {
+  return readdirNumeric("/proc").filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/environ`).includes(`${entry}\0`) && isAlive(pid);
+    } catch {
+      return false; // ended while we looked, or not ours to read
+    }
+  });
+}
+
+/** SIGKILLs every process `carrying(entry)`: a test's clean-up, whatever the test left behind. */
+export function killCarrying(entry: string): void {
+  for (const pid of carrying(entry)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone already
+    }
+  }
+}
+
+/** The watchdogs (src/children/reaper.ts) among the processes `pid` started. */
+export function watchdogsOf(pid: number): number[] {
+  return descendants(pid).filter(isWatchdog);
+}
+
+export function isWatchdog(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("gaggle-reaper");
+  } catch {
+    return false;
+  }
+}
+
 function readdirNumeric(dir: string): number[] {
   return readdirSync(dir)
     .filter((name) => /^\d+$/.test(name))

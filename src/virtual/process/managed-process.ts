@@ -51,7 +51,7 @@ export class ManagedProcess {
     }
     // Flowing mode: the pipes are emptied as fast as the process fills them, whatever the log keeps.
     for (const stream of [process.stdout, process.stderr]) stream.on("data", (chunk: Buffer) => this.output.write(chunk));
-    // The shell may leave background jobs in its group: they end with it, and their output goes to the log too.
+    // The shell may leave background jobs behind, in its group or not: they end with it, and their output goes to the log too.
     this.ended = process.ended.then((exit) => this.finish(exit)).catch(() => {});
     if (spec.timeoutMs > 0) {
       this.timer = setTimeout(() => void this.stop("timed_out"), spec.timeoutMs);

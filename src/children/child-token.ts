@@ -1,0 +1,40 @@
+// The token that marks everything a child started: set in its environment, inherited by every descendant.
+import { randomBytes } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+
+/**
+ * A process inherits its parent's environment, so the token follows every descendant of a child into any group
+ * or session it moves to (setsid, a double-forking daemon), and /proc/PID/environ shows it to gaggle, a process
+ * of the same user. A descendant that clears its environment (env -i) loses it, and one that runs as another
+ * user (setuid) cannot be read: those two cannot be found this way.
+ */
+export const TOKEN_VAR = "GAGGLE_CHILD_TOKEN";
+
+/**
+ * A fresh token, appended to the tokens gaggle itself carries (when a gaggle runs another), so that the outer
+ * gaggle's sweep still finds what the inner one started. 128 random bits: no environment holds it by chance.
+ */
+export function childToken(inherited = process.env[TOKEN_VAR]): { token: string; value: string } {
+  const token = randomBytes(16).toString("hex");
+  return { token, value: inherited ? `${inherited},${token}` : token };
+}
+
+/** The live processes whose environment carries `token`; none where there is no /proc. Zombies have no environment left. */
+export function tokenHolders(token: string): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  const holders: number[] = [];
+  for (const entry of entries) {
+    if (entry.charCodeAt(0) > 57) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/environ`).includes(token)) holders.push(Number(entry));
+    } catch {
+      // It ended while we looked, or it is another user's and not ours to read.
+    }
+  }
+  return holders;
+}
