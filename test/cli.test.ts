@@ -157,6 +157,17 @@ describe("one-shot commands against the echo fixture", () => {
     expect(JSON.parse(missing.stdout)).toMatchObject({ status: "failed", code: "TOOL_NOT_FOUND" });
   });
 
+  it("call refuses a background process, which would die with the command, and says where it can run", async () => {
+    const config = writeConfig("[virtual.goose]\nenabled = false\n[virtual.team]\nenabled = false\n");
+    const refused = await gaggle(["call", "process", "gg_process_run", '{"command": "sleep 321"}', "--config", config]);
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stdout)).toMatchObject({
+      code: "INVALID_ARGS",
+      error: "a background process would be killed as soon as this command exits: gaggle call ends when the call does",
+      hint: expect.stringContaining("run it through a running gaggle"),
+    });
+  });
+
   it("status shows one child, or every child", async () => {
     const one = await gaggle(["status", "echo", "--config", echoConfig]);
     expect(one.code).toBe(0);

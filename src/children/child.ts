@@ -14,6 +14,7 @@ import type {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { CallHold } from "./call-hold.js";
 import type { Cancellation } from "./cancellation.js";
+import { GaggleError } from "../shared/errors.js";
 
 export type ChildKind = "stdio" | "http" | "sse" | "virtual";
 
@@ -113,6 +114,18 @@ export interface CallContext {
   resume?: { inputResponses?: unknown; requestState?: string };
   /** Set by the router on a tools/call: the queue the call came through, for errors that say what it held. */
   queue?: QueueDepth;
+  /**
+   * Set when gaggle itself ends with the call (a one-shot `gaggle call`): work meant to go on in the
+   * background after the answer (a process, a gosling) would be killed at once, so it is refused.
+   */
+  endsWithCall?: boolean;
+}
+
+/** The refusal of background work in a call gaggle ends with (CallContext.endsWithCall). */
+export function backgroundRefusal(what: string): GaggleError {
+  return new GaggleError("INVALID_ARGS", `${what} would be killed as soon as this command exits: gaggle call ends when the call does`, {
+    hint: "run it through a running gaggle (the MCP server your client starts, or gaggle --http), or run the work in your shell directly",
+  });
 }
 
 export interface QueueDepth {

@@ -50,7 +50,7 @@ export async function runOneShot(command: OneShotCommand, operands: string[], co
   let failed = false;
   try {
     for (const [tool, args] of toMetaCall(command, operands, gaggle.router.names())) {
-      const result = await handlers.call(tool, args, {});
+      const result = await handlers.call(tool, args, { endsWithCall: true });
       failed ||= result.isError === true;
       process.stdout.write(render(result));
     }

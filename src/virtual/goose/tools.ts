@@ -1,7 +1,7 @@
 // Owns the goose child's tools: their input schemas, and the text each one answers with.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { LOCAL_PRINCIPAL } from "../../children/child.js";
+import { backgroundRefusal, LOCAL_PRINCIPAL } from "../../children/child.js";
 import { defineTool, type VirtualTool } from "../virtual-child.js";
 import { excerpt, formatDuration, plural } from "./format.js";
 import type { GooseChild } from "./goose-child.js";
@@ -40,6 +40,7 @@ export function gooseTools(goose: GooseChild): VirtualTool[] {
           .optional(),
       }),
       run: async (args, ctx) => {
+        if (ctx.endsWithCall) throw backgroundRefusal("a gosling (it runs in the background)");
         const { gosling } = goose.launchGosling(args.prompt, args.options ?? [], ctx);
         return text(
           [

@@ -1,6 +1,6 @@
 // gg_process_run, gg_process_status and gg_process_kill: their definitions and what each answers.
 import { z } from "zod";
-import { LOCAL_PRINCIPAL, type CallContext } from "../../children/child.js";
+import { backgroundRefusal, LOCAL_PRINCIPAL, type CallContext } from "../../children/child.js";
 import { jsonResult } from "../../shared/tool-results.js";
 import { defineTool, type VirtualTool } from "../virtual-child.js";
 import type { ProcessTable } from "./process-table.js";
@@ -37,6 +37,7 @@ export function processTools(table: ProcessTable, defaultTimeoutMs: number): Vir
       }),
       annotations: { destructiveHint: true, openWorldHint: true },
       run: async ({ command, cwd, timeout_ms }, ctx) => {
+        if (ctx.endsWithCall) throw backgroundRefusal("a background process");
         const started = await table.run({ command, cwd, timeoutMs: timeout_ms }, callerOf(ctx));
         return jsonResult({
           pid: started.pid,
