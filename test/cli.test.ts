@@ -168,14 +168,25 @@ describe("one-shot commands against the echo fixture", () => {
     });
   });
 
-  it("status shows one child, or every child", async () => {
-    const one = await gaggle(["status", "echo", "--config", echoConfig]);
-    expect(one.code).toBe(0);
-    expect(JSON.parse(one.stdout)).toMatchObject({ server_id: "echo", status: "not_started", transport: "stdio", pid: null });
-    const all = await gaggle(["status", "--config", echoConfig]);
-    expect(all.code).toBe(0);
+  it("status prints a table of the children, or one JSON document with --json, and names CLI commands", async () => {
+    const table = await gaggle(["status", "--config", echoConfig]);
+    expect(table.code).toBe(0);
+    const lines = table.stdout.split("\n");
+    expect(lines[0]).toMatch(/^NAME +TRANSPORT +STATE +TOOLS$/);
     // The configured children first, then the built-in virtual ones.
-    expect(all.stdout.match(/"server_id": "(\w+)"/g)?.slice(0, 2)).toEqual(['"server_id": "echo"', '"server_id": "spare"']);
+    expect(lines[1]).toMatch(/^echo +stdio +not started +(\?|10)$/);
+    expect(lines[2]).toMatch(/^spare +stdio +not started +(\?|10)$/);
+    expect(table.stdout).toContain("gaggle doctor starts them");
+    expect(table.stdout).not.toMatch(/execute_child_tool|get_child_status|list_registered_children/);
+
+    const one = await gaggle(["status", "echo", "--json", "--config", echoConfig]);
+    expect(one.code).toBe(0);
+    expect(JSON.parse(one.stdout)).toEqual({
+      children: [expect.objectContaining({ server_id: "echo", status: "not_started", transport: "stdio", pid: null })],
+    });
+    const wrong = await gaggle(["status", "ecko", "--config", echoConfig]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('no child server named "ecko"; did you mean "echo"? (gaggle list shows them)');
   });
 });
 

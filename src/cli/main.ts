@@ -19,7 +19,7 @@ Usage:
   gaggle list [--config PATH]               list the child servers
   gaggle schema SERVER [TOOL]               show a child's tools, resources and prompts
   gaggle call SERVER TOOL [JSON_ARGS]       call a tool on a child
-  gaggle status [SERVER]                    show a child's (or every child's) status
+  gaggle status [SERVER] [--json]           a table of the children: transport, state, tools known; starts none
   gaggle doctor [SERVER...] [--json]        start the children and say, for each, that it works or why not
   gaggle auth login SERVER                  sign in to a remote child that requires OAuth (prints the URL to open)
   gaggle auth status                        show each remote child's sign-in and its expiry
@@ -28,15 +28,16 @@ Usage:
 Options:
   -c, --config PATH     config file (default: ./children_config.toml, ./children_config.json,
                         then $XDG_CONFIG_HOME/gaggle/children_config.toml and .json)
-      --http ADDR       serve Streamable HTTP instead of stdio; a non-loopback HOST needs gateway.auth_token
-                        or GAGGLE_AUTH_TOKEN
+      --http ADDR       serve Streamable HTTP instead of stdio; a non-loopback HOST needs gateway.auth_token,
+                        gateway.auth_tokens or GAGGLE_AUTH_TOKEN
+      --json            with doctor or status: one JSON document instead of a table
   -l, --log-level LVL   fatal | error | warn | info | debug | trace | silent (logs go to stderr)
   -v, --version         print the version
   -h, --help            print this help
 `;
 
 type LogLevel = (typeof LOG_LEVELS)[number];
-const ONE_SHOT = new Set<string>(["list", "schema", "call", "status"]);
+const ONE_SHOT = new Set<string>(["list", "schema", "call"]);
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -54,7 +55,7 @@ async function main(argv: string[]): Promise<number> {
   if (values.help) return print(HELP);
   if (values.version) return print(`${GAGGLE_VERSION}\n`);
   const [command, ...operands] = positionals;
-  if (command !== undefined && !["validate", "auth", "doctor"].includes(command) && !ONE_SHOT.has(command)) {
+  if (command !== undefined && !["validate", "auth", "doctor", "status"].includes(command) && !ONE_SHOT.has(command)) {
     throw new UsageError(`unknown command "${command}"; see gaggle --help`);
   }
   const level = values["log-level"];
@@ -66,7 +67,7 @@ async function main(argv: string[]): Promise<number> {
   if (values.http !== undefined && !address) {
     throw new UsageError(`--http takes PORT, HOST:PORT or [IPV6]:PORT; got "${values.http}"`);
   }
-  if (values.json && command !== "doctor") throw new UsageError(`--json goes with gaggle doctor`);
+  if (values.json && command !== "doctor" && command !== "status") throw new UsageError(`--json goes with gaggle doctor or gaggle status`);
   if (address && command !== undefined) throw new UsageError(`--http serves MCP; it does not go with "${command}"`);
 
   const path = findConfigPath({ explicit: values.config, cwd: process.cwd(), env: process.env });
@@ -80,6 +81,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === "validate") return validateCommand(path, config);
   if (command === "auth") return (await import("./auth.js")).runAuth(operands, config);
   if (command === "doctor") return (await import("./doctor.js")).runDoctor(operands, config, values.json === true);
+  if (command === "status") return (await import("./status.js")).runStatus(operands, config, values.json === true);
   if (command !== undefined) return runOneShot(command as OneShotCommand, operands, config);
   await (address ? serveHttpUntilStopped(config, address) : serveStdio(config));
   return -1;

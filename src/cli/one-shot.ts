@@ -1,4 +1,4 @@
-// `gaggle list | schema | call | status`: one request through the same router and meta-tools, printed for a shell.
+// `gaggle list | schema | call`: one request through the same router and meta-tools, printed for a shell.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { GaggleConfig } from "../config/index.js";
 import { isObject } from "../shared/json.js";
@@ -6,12 +6,12 @@ import { MetaHandlers } from "../gateway/meta-handlers.js";
 import { createGaggleWithListener } from "../transport/members-listener.js";
 import type { MetaToolName } from "../gateway/meta-tools.js";
 
-export type OneShotCommand = "list" | "schema" | "call" | "status";
+export type OneShotCommand = "list" | "schema" | "call";
 
 export class UsageError extends Error {}
 
 /** Maps the command line to a meta-tool call. */
-function toMetaCall(command: OneShotCommand, operands: string[], names: string[]): Array<[MetaToolName, Record<string, unknown>]> {
+function toMetaCall(command: OneShotCommand, operands: string[]): Array<[MetaToolName, Record<string, unknown>]> {
   const [server, tool, json] = operands;
   switch (command) {
     case "list":
@@ -22,8 +22,6 @@ function toMetaCall(command: OneShotCommand, operands: string[], names: string[]
     case "call":
       if (!server || !tool) throw new UsageError("usage: gaggle call SERVER TOOL [JSON_ARGS]");
       return [["execute_child_tool", { server_id: server, tool_name: tool, arguments: parseJsonArgs(json) }]];
-    case "status":
-      return (server ? [server] : names).map((name) => ["get_child_status", { server_id: name }]);
   }
 }
 
@@ -49,7 +47,7 @@ export async function runOneShot(command: OneShotCommand, operands: string[], co
   const handlers = new MetaHandlers(gaggle.router);
   let failed = false;
   try {
-    for (const [tool, args] of toMetaCall(command, operands, gaggle.router.names())) {
+    for (const [tool, args] of toMetaCall(command, operands)) {
       const result = await handlers.call(tool, args, { endsWithCall: true });
       failed ||= result.isError === true;
       process.stdout.write(render(result));
