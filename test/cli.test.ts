@@ -139,6 +139,12 @@ describe("one-shot commands against the echo fixture", () => {
     expect(isAlive(Number(pid.stdout.trim()))).toBe(false);
   });
 
+  it("call prints a result once: the text, not the text and then the same structure again", async () => {
+    const out = await gaggle(["call", "echo", "add", '{"a": 1, "b": 2}', "--config", echoConfig]);
+    expect(out.code).toBe(0);
+    expect(JSON.parse(out.stdout)).toEqual({ sum: 3 });
+  });
+
   it("call prints a result that has no content array, as some children write it", async () => {
     const rawConfig = writeConfig(fixtureChild("raw", "raw-server.mjs"));
     expect(await gaggle(["call", "raw", "no_content", "--config", rawConfig])).toMatchObject({

@@ -59,11 +59,17 @@ export async function runOneShot(command: OneShotCommand, operands: string[], co
   return failed ? 1 : 0;
 }
 
-/** Text blocks print as they are (JSON text pretty-printed); other blocks print as JSON. */
+/**
+ * Text blocks print as they are (JSON text pretty-printed); other blocks print as JSON. structuredContent is
+ * printed only when no text block carries the result: a tool that returns it also sends it as text.
+ */
 function render(result: CallToolResult): string {
   // Results arrive as the child wrote them; some children leave out `content`.
-  const parts = (result.content ?? []).map((block) => (block.type === "text" ? prettyIfJson(block.text) : JSON.stringify(block)));
-  if (result.structuredContent) parts.push(JSON.stringify({ structuredContent: result.structuredContent }, null, 2));
+  const blocks = result.content ?? [];
+  const parts = blocks.map((block) => (block.type === "text" ? prettyIfJson(block.text) : JSON.stringify(block)));
+  if (result.structuredContent && !blocks.some((block) => block.type === "text")) {
+    parts.push(JSON.stringify({ structuredContent: result.structuredContent }, null, 2));
+  }
   return parts.join("\n") + "\n";
 }
 

@@ -109,6 +109,18 @@ describe("server-filesystem", () => {
     );
   });
 
+  it("cut with head, leaves out the whole structure beside the cut text, saying so", async () => {
+    const whole = await call("fs", "directory_tree", { path: dir });
+    expect(whole.structuredContent).toBeDefined();
+    const cut = await call("fs", "directory_tree", { path: dir }, { head: 2 });
+    expect(cut.structuredContent).toBeUndefined();
+    expect(textOf(cut)).toMatch(/^(.*\n){2}\[\.\.\. \d+ lines omitted \(of \d+\) \.\.\.\]$/);
+    expect(cut.content.at(-1)).toEqual({
+      type: "text",
+      text: "[structuredContent left out: the result was cut with head/tail; call again without them for all of it]",
+    });
+  });
+
   it("lists a directory", async () => {
     const result = await call("fs", "list_directory", { path: dir });
     expect(result.isError).toBeFalsy();

@@ -23,19 +23,25 @@ describe("cutText", () => {
 });
 
 describe("cutTextLines", () => {
-  it("cuts text blocks only and keeps everything else of the result", () => {
-    const result = {
-      content: [
-        { type: "text" as const, text: ten },
-        { type: "image" as const, data: "AAAA", mimeType: "image/png" },
-      ],
-      structuredContent: { n: 10 },
-      isError: false,
-    };
+  const note = "[structuredContent left out: the result was cut with head/tail; call again without them for all of it]";
+  const result = {
+    content: [
+      { type: "text" as const, text: ten },
+      { type: "image" as const, data: "AAAA", mimeType: "image/png" },
+    ],
+    structuredContent: { n: 10 },
+    isError: false,
+  };
+
+  it("cuts text blocks, keeps other blocks, and leaves out the whole structure beside a cut, saying so in one line", () => {
     expect(cutTextLines(result, { head: 1 })).toEqual({
-      ...result,
-      content: [{ type: "text", text: "l1\n[... 9 lines omitted (of 10) ...]" }, result.content[1]],
+      isError: false,
+      content: [{ type: "text", text: "l1\n[... 9 lines omitted (of 10) ...]" }, result.content[1], { type: "text", text: note }],
     });
     expect(cutTextLines(result, {})).toBe(result);
+  });
+
+  it("keeps the structure when nothing was cut", () => {
+    expect(cutTextLines(result, { head: 20 })).toEqual(result);
   });
 });
