@@ -46,7 +46,8 @@ export function closed<S extends z.core.$ZodLooseShape>(shape: S, hints: Record<
       if (!isObject(value)) return;
       for (const key of Object.keys(value)) {
         if (known.includes(key)) continue;
-        const message = hints[key] !== undefined ? `unknown key; ${hints[key]}` : unknownKeyMessage(key, known);
+        // Own hints only: every object has a "constructor".
+        const message = Object.hasOwn(hints, key) ? `unknown key; ${hints[key]}` : unknownKeyMessage(key, known);
         ctx.addIssue({ code: "custom", path: [key], message, input: value[key], continue: true });
       }
     },

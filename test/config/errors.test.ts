@@ -194,6 +194,24 @@ tools = { alow = ["*"] }
     expect(problems(`[virtual.swarm]\n`)).toEqual(['virtual.swarm: unknown key; expected one of "process", "goose", "team"']);
   });
 
+  it("never takes a suggestion from what every object has", () => {
+    expect(problems(`constructor = 1\n[virtual]\ntoString = 2\n[mcp_servers.echo]\ncommand = "n"\nconstructor = 3\n`)).toEqual([
+      expect.stringMatching(/^mcp_servers\.echo\.constructor: unknown key; expected one of "command", "args", /),
+      'virtual.toString: unknown key; expected one of "process", "goose", "team"',
+      'constructor: unknown key; expected one of "mcp_servers", "mcpServers", "gateway", "virtual"',
+    ]);
+  });
+
+  it("refuses a key named __proto__ wherever it is, instead of dropping it", () => {
+    const refused = '"__proto__" cannot be a name or key here (JavaScript objects reserve it); rename it';
+    expect(child(`command = "n"\nenv = { __proto__ = "x" }\n__proto__ = { command = "m" }`)).toEqual([
+      `mcp_servers.echo.env.__proto__: ${refused}`,
+      `mcp_servers.echo.__proto__: ${refused}`,
+    ]);
+    const json = `{"gateway": {"__proto__": {}}, "mcpServers": {"echo": {"command": "n", "headers": {"__proto__": "x"}}}}`;
+    expect(problems(json, join(tmp.dir, "c.json"))).toEqual([`gateway.__proto__: ${refused}`, `mcpServers.echo.headers.__proto__: ${refused}`]);
+  });
+
   it("still checks the rest of an entry that has an unknown key", () => {
     expect(child(`comand = "node"`)).toEqual([
       'mcp_servers.echo.comand: unknown key; did you mean "command"?',
