@@ -13,6 +13,7 @@ import type {
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { CallHold } from "./call-hold.js";
+import type { CallTurn } from "./call-turn.js";
 import type { Cancellation } from "./cancellation.js";
 
 export type ChildKind = "stdio" | "http" | "sse" | "virtual";
@@ -97,6 +98,8 @@ export interface CallContext {
   resume?: { inputResponses?: unknown; requestState?: string };
   /** Set by the router on a tools/call: the queue the call came through, for errors that say what it held. */
   queue?: QueueDepth;
+  /** Set by the router on a tools/call to a child with a timeout: the time it has, counted from when it arrived. */
+  turn?: CallTurn;
 }
 
 export interface QueueDepth {
