@@ -28,17 +28,19 @@ export function callFailure(error: unknown, ctx: FailureContext): GaggleError {
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
     const depth = ctx.queue ? ` (queue has ${ctx.queue.running} running, ${ctx.queue.waiting} waiting)` : "";
     const queue = `the child was sent notifications/cancelled${depth}`;
-    // The limit that ran out travels in the error's data, as the forwarding lane and the SDK both set it.
-    const limits = (error.data ?? {}) as { timeout?: number; maxTotalTimeout?: number };
+    // The limit that ran out travels in the error's data, as the forwarding lane and the SDK both set it; the
+    // lane adds how long a call that waited its turn queued and ran.
+    const limits = (error.data ?? {}) as { timeout?: number; maxTotalTimeout?: number; queued?: number; ran?: number };
+    const spent = limits.queued === undefined ? "" : ` (queued ${limits.queued}ms, ran ${limits.ran}ms)`;
     if (limits.maxTotalTimeout !== undefined) {
       return new GaggleError(
         "TIMEOUT",
-        `${ctx.what} on ${ctx.child} was still reporting progress after max_timeout_ms (${limits.maxTotalTimeout}ms); ${queue}`,
+        `${ctx.what} on ${ctx.child} was still reporting progress after max_timeout_ms (${limits.maxTotalTimeout}ms)${spent}; ${queue}`,
         { hint: `raise max_timeout_ms for ${ctx.child} in the config if the tool needs longer`, cause: error },
       );
     }
     const after = limits.timeout === undefined ? "" : ` after ${limits.timeout}ms`;
-    return new GaggleError("TIMEOUT", `${ctx.what} on ${ctx.child} timed out${after}; ${queue}`, {
+    return new GaggleError("TIMEOUT", `${ctx.what} on ${ctx.child} timed out${after}${spent}; ${queue}`, {
       hint: `raise timeout_ms for ${ctx.child} in the config if the tool needs longer`,
       cause: error,
     });
@@ -62,6 +64,16 @@ export function callFailure(error: unknown, ctx: FailureContext): GaggleError {
     });
   }
   return new GaggleError("SESSION_ERROR", `${ctx.what} on ${ctx.child} failed: ${errorMessage(error)}`, { cause: error });
+}
+
+/** A tools/call whose time ran out while it waited for its turn (see CallTurn): it never reached the child. */
+export function turnTimeout(child: string, tool: string, timeoutMs: number, queuedMs: number, queue: QueueDepth): GaggleError {
+  return new GaggleError(
+    "TIMEOUT",
+    `tool "${tool}" on ${child} timed out after ${timeoutMs}ms (queued ${queuedMs}ms, ran 0ms) waiting for its turn; it never reached ` +
+      `the child (queue has ${queue.running} running, ${queue.waiting} waiting)`,
+    { hint: `raise timeout_ms or concurrency for ${child} in the config, or make fewer calls to it at once` },
+  );
 }
 
 /** A start that failed, with what to check: the command for a process, the url for a remote server. */

@@ -32,9 +32,14 @@ export class CallQueue {
     return this.waitingCalls.size;
   }
 
+  /** A call run now starts at once: a slot is free and nobody waits. */
+  get hasRoom(): boolean {
+    return this.waitingCalls.size === 0 && this.running < this.concurrency;
+  }
+
   /** Runs `call` when a slot is free. A call cancelled while it waits leaves the line and rejects with the reason. */
   run<T>(call: () => Promise<T>, cancel?: Cancellation): Promise<T> {
-    if (this.waitingCalls.size === 0 && this.running < this.concurrency) return this.runNow(call);
+    if (this.hasRoom) return this.runNow(call);
     this.fitWaitingCalls();
     return this.waitingCalls.add(call, cancel ? { signal: cancel.signal } : {});
   }

@@ -13,6 +13,7 @@ import type {
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { CallHold } from "./call-hold.js";
+import type { CallTurn } from "./call-turn.js";
 import type { Cancellation } from "./cancellation.js";
 import { GaggleError } from "../shared/errors.js";
 
@@ -114,6 +115,8 @@ export interface CallContext {
   resume?: { inputResponses?: unknown; requestState?: string };
   /** Set by the router on a tools/call: the queue the call came through, for errors that say what it held. */
   queue?: QueueDepth;
+  /** Set by the router on a tools/call to a child with a timeout: the time it has, counted from when it arrived. */
+  turn?: CallTurn;
   /**
    * Set when gaggle itself ends with the call (a one-shot `gaggle call`): work meant to go on in the
    * background after the answer (a process, a gosling) would be killed at once, so it is refused.

@@ -17,6 +17,8 @@ export interface ForwardLimits {
 export interface ForwardHooks {
   cancel?: Cancellation | undefined;
   onprogress?: ((progress: Progress) => void) | undefined;
+  /** Set for a call that waited its turn first (see CallTurn): the time it waited is gone from its limits. */
+  turn?: { readonly queuedMs: number | undefined } | undefined;
 }
 
 /** What a request in flight needs of the transport that forwarded it. */
@@ -31,6 +33,8 @@ class ForwardedRequest {
   /** When the request times out unless progress comes first (on performance.now()'s clock, which never jumps). */
   deadline: number;
   private readonly sentAt = performance.now();
+  /** How long the call waited for its turn before it was sent: its limits count from when it arrived. */
+  private readonly queuedMs: number;
   private stopListening: (() => void) | undefined;
 
   constructor(
@@ -41,7 +45,8 @@ class ForwardedRequest {
     private readonly resolve: (result: Record<string, unknown>) => void,
     private readonly reject: (error: Error) => void,
   ) {
-    this.deadline = this.sentAt + limits.timeoutMs;
+    this.queuedMs = hooks.turn?.queuedMs ?? 0;
+    this.deadline = this.sentAt + limits.timeoutMs - this.queuedMs;
     if (hooks.cancel) this.stopListening = hooks.cancel.onAbort((reason) => this.fail(cancelledError(reason), String(reason)));
   }
 
@@ -60,10 +65,10 @@ class ForwardedRequest {
   /** Progress restarts the timeout, unless the request has run for max_timeout_ms already. */
   progress(progress: Progress): void {
     const now = performance.now();
-    const elapsed = now - this.sentAt;
+    const elapsed = now - this.sentAt + this.queuedMs;
     const { timeoutMs, maxTotalTimeoutMs } = this.limits;
     if (elapsed >= maxTotalTimeoutMs) {
-      const data = { maxTotalTimeout: maxTotalTimeoutMs, totalElapsed: Math.round(elapsed) };
+      const data = { maxTotalTimeout: maxTotalTimeoutMs, totalElapsed: Math.round(elapsed), ...this.spent(now) };
       return this.fail(new McpError(ErrorCode.RequestTimeout, "Maximum total timeout exceeded", data), "Maximum total timeout exceeded");
     }
     // Only ever later: the transport's timer, due at or before the old deadline, finds the new one when it fires.
@@ -72,7 +77,13 @@ class ForwardedRequest {
   }
 
   timeOut(): void {
-    this.fail(new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: this.limits.timeoutMs }), "Request timed out");
+    const data = { timeout: this.limits.timeoutMs, ...this.spent(performance.now()) };
+    this.fail(new McpError(ErrorCode.RequestTimeout, "Request timed out", data), "Request timed out");
+  }
+
+  /** For a call that waited its turn: how long it waited, and how long it has run at the child. */
+  private spent(now: number): { queued: number; ran: number } | undefined {
+    return this.hooks.turn ? { queued: Math.round(this.queuedMs), ran: Math.round(now - this.sentAt) } : undefined;
   }
 
   private settle(): void {

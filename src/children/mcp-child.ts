@@ -8,6 +8,7 @@ import { logger, type Logger } from "../shared/log.js";
 import { backoffMs } from "./backoff.js";
 import { backoffRefusal, callFailure, startFailure } from "./call-failure.js";
 import { holding } from "./call-hold.js";
+import { inLine } from "./call-turn.js";
 import type { CallContext, Child, ChildSchema, ChildStatus } from "./child.js";
 import {
   abandonStart,
@@ -139,11 +140,13 @@ export class McpChild implements Child {
     this.idle.begin();
     const caller = ctx.caller?.sessionId ?? "local"; // calls without a client session (one-shot commands) are one client
     try {
+      // Waiting at the gate is waiting for a turn, as in the router's queue: it uses up the call's time.
+      const wait = () => inLine(ctx.turn, ctx.cancel, (cancel) => this.gate.enter(caller, cancel));
       if (ctx.holds) {
-        const enter = async () => this.gate.tryEnter(caller) ?? (await this.gate.enter(caller, ctx.cancel));
+        const enter = async () => this.gate.tryEnter(caller) ?? (await wait());
         return await holding(enter, ctx.holds, () => this.callAtChild(name, args, ctx));
       }
-      const leave = this.gate.tryEnter(caller) ?? (await this.gate.enter(caller, ctx.cancel));
+      const leave = this.gate.tryEnter(caller) ?? (await wait());
       try {
         return await this.callAtChild(name, args, ctx);
       } finally {
@@ -156,6 +159,7 @@ export class McpChild implements Child {
 
   /** The call itself, once the session gate let it through. */
   private async callAtChild(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
+    ctx.turn?.began();
     this.callers.begin(ctx.caller);
     try {
       const params = { name, arguments: args, ...(ctx.meta && { _meta: ctx.meta }) };

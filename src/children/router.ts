@@ -4,14 +4,21 @@ import { nearest } from "../shared/suggest.js";
 import { GaggleError } from "../shared/errors.js";
 import { logger } from "../shared/log.js";
 import { checkArguments } from "./arg-validator.js";
+import { turnTimeout } from "./call-failure.js";
 import { holding } from "./call-hold.js";
 import { CallQueue } from "./call-queue.js";
+import { CallTurn, inLine } from "./call-turn.js";
 import type { CallContext, Child, ChildStatus, QueueDepth, UrlOpener } from "./child.js";
 
 /** A child as the router takes it: how many of its calls may run at once (the rest wait their turn). */
 export interface RoutedChild {
   child: Child;
   concurrency: number;
+  /**
+   * How long a tools/call has, counted from when it arrives here: waiting its turn uses it up too. None for a
+   * child whose tools keep their own limits (the built-in ones).
+   */
+  timeoutMs?: number;
   /** For a child that may need a person to sign in: signs in through a client that can open URLs. */
   signIn?: SignInThrough;
 }
@@ -31,14 +38,15 @@ interface Slot {
   queue: CallQueue;
   served: number;
   signIn: SignInThrough | undefined;
+  timeoutMs: number | undefined;
 }
 
 export class Router {
   private readonly slots = new Map<string, Slot>();
 
   constructor(children: Iterable<RoutedChild>) {
-    for (const { child, concurrency, signIn } of children) {
-      this.slots.set(child.name, { child, queue: new CallQueue(concurrency), served: 0, signIn });
+    for (const { child, concurrency, signIn, timeoutMs } of children) {
+      this.slots.set(child.name, { child, queue: new CallQueue(concurrency), served: 0, signIn, timeoutMs });
     }
   }
 
@@ -75,8 +83,8 @@ export class Router {
 
   /**
    * Arguments that do not fit the tool's input schema never reach the child, and a call reaches it only when
-   * its queue has a slot free. That the arguments are an object (or absent) is checked where they are read:
-   * the tools/call lane, or the meta-tool's own schema.
+   * its queue has a slot free: one whose time runs out first leaves the queue with TIMEOUT. That the arguments
+   * are an object (or absent) is checked where they are read: the tools/call lane, or the meta-tool's own schema.
    */
   callTool(serverId: string, toolName: string, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
     const once = () => this.callToolOnce(serverId, toolName, args, ctx);
@@ -107,12 +115,23 @@ export class Router {
       return Promise.reject(error);
     }
     ctx.queue = queue;
+    const { timeoutMs } = slot;
+    const turn =
+      timeoutMs === undefined ? undefined : new CallTurn(timeoutMs, (queuedMs) => turnTimeout(child.name, tool.name, timeoutMs, queuedMs, queue));
+    if (turn) ctx.turn = turn;
     const call = () => {
+      turn?.checkTimeLeft();
       slot.served++;
       return child.callTool(tool.name, given, ctx);
     };
-    if (ctx.holds) return holding(() => queue.admit(ctx.cancel), ctx.holds, call);
-    return queue.run(call, ctx.cancel);
+    if (ctx.holds) return holding(() => inLine(turn, ctx.cancel, (cancel) => queue.admit(cancel)), ctx.holds, call);
+    // Most calls find room: they start at once, without a timer for a wait they do not have.
+    if (!turn || queue.hasRoom) return queue.run(call, ctx.cancel);
+    const wait = turn.waiting(ctx.cancel);
+    return queue.run(() => {
+      wait.admitted();
+      return call();
+    }, wait.cancel);
   }
 
   /** Starts these children and fetches their tools, in the background; a failure is recorded in its status, not thrown. */

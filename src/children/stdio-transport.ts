@@ -1,6 +1,6 @@
 // MCP Transport over a child process that leads its own process group, so shutdown reaches its descendants.
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { once } from "node:events";
 import { GroupProcess, type ProcessExit } from "./group-process.js";
 import { encodeMessage, messageLines } from "../shared/json-rpc-codec.js";
@@ -30,12 +30,17 @@ export class ProcessGroupTransport implements Transport {
 
   private process: GroupProcess | undefined;
   private closed = false;
+  /** Resolves once the close has been told (onclose called). */
+  private readonly told: Promise<void>;
+  private tell!: () => void;
   private readonly lines = messageLines(
     (message) => this.onmessage?.(message),
     (error, line) => this.options.onStdoutGarbage(line, error),
   );
 
-  constructor(private readonly options: StdioProcessOptions) {}
+  constructor(private readonly options: StdioProcessOptions) {
+    this.told = new Promise((resolve) => (this.tell = resolve));
+  }
 
   get pid(): number | undefined {
     return this.process?.pid;
@@ -60,7 +65,8 @@ export class ProcessGroupTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.process?.stdin;
-    if (!stdin || this.closed || !stdin.writable) return Promise.reject(new Error("the child process is not running"));
+    if (!stdin) return Promise.reject(new Error("the child process was not started"));
+    if (this.closed || !stdin.writable) return this.failOnClose();
     try {
       if (stdin.write(encodeMessage(message))) return Promise.resolve();
     } catch (error) {
@@ -82,6 +88,18 @@ export class ProcessGroupTransport implements Transport {
     if (this.closed) return;
     this.closed = true;
     this.onclose?.();
+    this.tell();
+  }
+
+  /**
+   * A message for a process that is gone or going: Node closes its stdin when it sees the exit, and the close
+   * is told only once the process's last output has been read. The message fails with the connection's close,
+   * once that is told, as every request in flight does: a call sent in that moment is told the same as they are
+   * (SERVER_FAILED, how the child ended, its last stderr lines).
+   */
+  private async failOnClose(): Promise<never> {
+    await this.told;
+    throw new McpError(ErrorCode.ConnectionClosed, "Connection closed");
   }
 }
 

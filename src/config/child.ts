@@ -5,7 +5,8 @@ import { describeValue } from "./errors.js";
 import type { ChildConfig, OAuthConfig, TransportKind } from "./schema.js";
 import { isObject } from "../shared/json.js";
 import { configCommand, configPath, type PathOptions } from "./paths.js";
-import { closed, expected, oneOf } from "./zod-kit.js";
+import { MAX_TIMER_MS } from "../shared/timer-delay.js";
+import { closed, durationMs, expected, oneOf } from "./zod-kit.js";
 
 export const CHILD_DEFAULTS = {
   timeoutMs: 60_000,
@@ -29,7 +30,7 @@ const TRANSPORT_NAMES = {
 const text = (what = "a string") => z.string(expected(what));
 const stringList = () => z.array(text(), expected("an array of strings"));
 const stringMap = () => z.record(z.string(), text(), expected("a table of strings"));
-const positiveInt = () => z.int(expected("a positive integer")).positive();
+const positiveMs = () => durationMs("a positive integer", { min: 1 });
 const flag = () => z.boolean(expected("true or false"));
 const transportName = () =>
   z.enum(
@@ -55,12 +56,12 @@ export const childShape = {
   enabled: flag().optional(),
   disabled: flag().optional(),
   startup: oneOf(["lazy", "eager"]).optional(),
-  timeout_ms: positiveInt().optional(),
-  max_timeout_ms: positiveInt().optional(),
-  startup_timeout_ms: positiveInt().optional(),
+  timeout_ms: positiveMs().optional(),
+  max_timeout_ms: positiveMs().optional(),
+  startup_timeout_ms: positiveMs().optional(),
   protocol: oneOf(["auto", "2025-11-25", "2026-07-28"]).optional(),
   concurrency: z.int(expected("an integer >= 1")).min(1).optional(),
-  idle_timeout_ms: z.int(expected("an integer >= 0 (0 = never)")).min(0).optional(),
+  idle_timeout_ms: durationMs("an integer >= 0 (0 = never)", { min: 0, zeroIsNone: true }).optional(),
   description: text().optional(),
   expose: oneOf(["meta", "tools", "both"]).optional(),
   prefix: z
@@ -191,7 +192,8 @@ export function normalizeChild(raw: RawChild, opts: PathOptions): Omit<ChildConf
     enabled: raw.enabled ?? (raw.disabled === undefined ? true : !raw.disabled),
     startup: raw.startup ?? "lazy",
     timeoutMs,
-    maxTimeoutMs: raw.max_timeout_ms ?? CHILD_DEFAULTS.maxTimeoutFactor * timeoutMs,
+    // Within a timer's range like every duration given, so that none needs checking where it is used.
+    maxTimeoutMs: raw.max_timeout_ms ?? Math.min(CHILD_DEFAULTS.maxTimeoutFactor * timeoutMs, MAX_TIMER_MS),
     startupTimeoutMs: raw.startup_timeout_ms ?? CHILD_DEFAULTS.startupTimeoutMs,
     // The legacy SSE transport is a 2025-era transport: there is nothing to ask.
     protocol: raw.protocol ?? (transportOf(raw) === "sse" ? "2025-11-25" : "auto"),

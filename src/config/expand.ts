@@ -25,11 +25,8 @@ export function expandEnv(doc: unknown, env: NodeJS.ProcessEnv): Expanded {
       return value;
     }
     if (Array.isArray(value)) return value.map((item, i) => walk(item, [...path, i]));
-    if (isPlainObject(value)) {
-      const out: Record<string, unknown> = {};
-      for (const [key, item] of Object.entries(value)) out[key] = walk(item, [...path, key]);
-      return out;
-    }
+    // Made with fromEntries: assigning each key would take a "__proto__" key for the prototype.
+    if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, walk(item, [...path, key])]));
     return value;
   };
   return { value: walk(doc, []), issues };

@@ -8,7 +8,7 @@ export type ConfigFormat = "toml" | "json";
 export interface ParsedDocument {
   format: ConfigFormat;
   doc: unknown;
-  /** Problems that do not stop parsing (JSON duplicate keys); reported together with validation issues. */
+  /** Problems that do not stop parsing (JSON duplicate keys, reserved keys); reported together with validation issues. */
   issues: ConfigIssue[];
 }
 
@@ -31,7 +31,8 @@ export function parseDocument(text: string, file: string): ParsedDocument {
   };
   if (format === "toml") {
     try {
-      return { format, doc: parseToml(body), issues: [] };
+      const doc = parseToml(body);
+      return { format, doc, issues: reservedKeys(doc) };
     } catch (err) {
       if (!(err instanceof TomlError)) throw err;
       const first = err.message.split("\n")[0] ?? err.message;
@@ -54,7 +55,22 @@ export function parseDocument(text: string, file: string): ParsedDocument {
       message: `duplicate key at ${here.line}:${here.col} (first at ${first.line}:${first.col}); JSON would keep only the last one`,
     };
   });
-  return { format, doc, issues };
+  return { format, doc, issues: [...issues, ...reservedKeys(doc)] };
+}
+
+/**
+ * Every `__proto__` key in the document. Both parsers keep it as a key, but no plain object downstream can
+ * hold it as one (zod drops it, an assignment sets the prototype instead), so it would vanish without a word:
+ * a server of that name would not be there. Refused instead, wherever it is.
+ */
+function reservedKeys(value: unknown, path: PropertyKey[] = []): ConfigIssue[] {
+  if (Array.isArray(value)) return value.flatMap((item, index) => reservedKeys(item, [...path, index]));
+  if (typeof value !== "object" || value === null) return [];
+  return Object.entries(value).flatMap(([key, item]) => {
+    const here = [...path, key];
+    const issue = { path: formatPath(here), message: '"__proto__" cannot be a name or key here (JavaScript objects reserve it); rename it' };
+    return [...(key === "__proto__" ? [issue] : []), ...reservedKeys(item, here)];
+  });
 }
 
 function stripBom(text: string): string {

@@ -4,7 +4,7 @@ import { type RawChild, checkChild, childShape, normalizeChild } from "./child.j
 import { configPath, type PathOptions } from "./paths.js";
 import { VIRTUAL_DEFAULTS, virtualSettingsSchema, withAbsolutePaths, type VirtualSettings } from "./virtual/index.js";
 import { isObject } from "../shared/json.js";
-import { closed, expected, oneOf, onlySoftIssues } from "./zod-kit.js";
+import { closed, durationMs, expected, oneOf, onlySoftIssues } from "./zod-kit.js";
 
 export const TRANSPORT_KINDS = ["stdio", "http", "sse"] as const;
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -155,7 +155,7 @@ export function serverNameProblem(name: string): string | undefined {
 const gatewaySchema = closed({
   log_level: oneOf(LOG_LEVELS).optional(),
   expose: oneOf(EXPOSE_MODES).optional(),
-  shutdown_grace_ms: z.int(expected("an integer >= 0")).min(0).optional(),
+  shutdown_grace_ms: durationMs("an integer >= 0", { min: 0 }).optional(),
   auth_token: z.string(expected("a string")).min(1).optional(),
   auth_tokens: z
     .record(
@@ -167,8 +167,8 @@ const gatewaySchema = closed({
   allowed_hosts: z.array(z.string(expected("a string")), expected("an array of strings")).optional(),
   allowed_origins: z.array(z.string(expected("a string")), expected("an array of strings")).optional(),
   max_body_bytes: z.int(expected("a positive integer")).positive().optional(),
-  session_idle_timeout_ms: z.int(expected("a positive integer")).positive().optional(),
-  list_wait_ms: z.int(expected("an integer >= 0")).min(0).max(600_000).optional(),
+  session_idle_timeout_ms: durationMs("a positive integer", { min: 1 }).optional(),
+  list_wait_ms: durationMs("an integer >= 0", { min: 0, max: 600_000 }).optional(),
   state_dir: z.string(expected("a directory path")).min(1).optional(),
 })
   .superRefine((raw, ctx) => {

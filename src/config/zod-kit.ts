@@ -3,6 +3,7 @@ import { z } from "zod";
 import { isObject } from "../shared/json.js";
 import { describeValue } from "./errors.js";
 import { nearest } from "../shared/suggest.js";
+import { MAX_TIMER_MS } from "../shared/timer-delay.js";
 
 /** Schema params whose every issue (type or check) reads `expected <what>, got <type> <json>`. */
 export function expected(what: string): { error: (issue: z.core.$ZodRawIssue) => string } {
@@ -11,6 +12,21 @@ export function expected(what: string): { error: (issue: z.core.$ZodRawIssue) =>
 
 export function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
   return z.enum(values, expected(`one of ${values.map((v) => JSON.stringify(v)).join(", ")}`));
+}
+
+/**
+ * A duration in milliseconds: an integer from `min` to `max` (by default the longest wait setTimeout takes,
+ * since a longer one fires at once: a timeout past it would fail every call, a start timeout past it every
+ * start). `what` words the other problems; `zeroIsNone` (0 = no limit) adds what to write instead of a longer one.
+ */
+export function durationMs(what: string, options: { min: 0 | 1; max?: number; zeroIsNone?: boolean }) {
+  const { min, max = MAX_TIMER_MS, zeroIsNone = false } = options;
+  const bound = max === MAX_TIMER_MS ? `${max} (about 24.8 days)` : String(max);
+  const fix = zeroIsNone ? "; use 0 for no limit" : "";
+  return z
+    .int(expected(what))
+    .min(min)
+    .max(max, { error: (issue) => `expected at most ${bound}, got ${describeValue(issue.input)}${fix}` });
 }
 
 /** Check option: run only when every issue so far is continuable (unknown keys), i.e. all values are well typed. */
@@ -30,7 +46,8 @@ export function closed<S extends z.core.$ZodLooseShape>(shape: S, hints: Record<
       if (!isObject(value)) return;
       for (const key of Object.keys(value)) {
         if (known.includes(key)) continue;
-        const message = hints[key] !== undefined ? `unknown key; ${hints[key]}` : unknownKeyMessage(key, known);
+        // Own hints only: every object has a "constructor".
+        const message = Object.hasOwn(hints, key) ? `unknown key; ${hints[key]}` : unknownKeyMessage(key, known);
         ctx.addIssue({ code: "custom", path: [key], message, input: value[key], continue: true });
       }
     },

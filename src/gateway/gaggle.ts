@@ -55,6 +55,7 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
     ...enabled.map((child) => ({
       child: new McpChild(child, childOptions),
       concurrency: child.concurrency,
+      timeoutMs: child.timeoutMs,
       ...(child.transport !== "stdio" && {
         // Sign-in (the SDK's OAuth client) is loaded when it is first asked for.
         signIn: async (urls: UrlOpener, signal?: AbortSignal) =>

@@ -102,20 +102,24 @@ export class ProxyCatalog {
 
   /**
    * The child that owns a resource URI: one that lists it, else one whose template matches it. Running
-   * children are asked first, so routing a URI does not start every child.
+   * children are asked first, so routing a URI does not start every child. A URI nobody lists or templates
+   * (one that does not exist, or a link a tool returned) goes to the child whose resources it is most like:
+   * that child answers for it, a refusal included, as it would to a client of its own.
    */
   async resourceOwner(uri: string): Promise<Child | undefined> {
     const children = this.router.all();
     const running = new Set(children.filter((child) => child.status().state === "running"));
     const rest = children.filter((child) => !running.has(child));
+    const asked: Owned<ChildSchema>[] = [];
     for (const group of [[...running], rest]) {
       const schemas = await this.gather(group, (child) => child.schema());
       const listed = schemas.find(({ item }) => item.resources.some((resource) => resource.uri === uri));
       if (listed) return listed.child;
       const templated = schemas.find(({ item }) => item.resourceTemplates.some((template) => compiled(template).match(uri) !== null));
       if (templated) return templated.child;
+      asked.push(...schemas);
     }
-    return undefined;
+    return likeliestOwner(uri, asked);
   }
 
   /** The child that owns a resource template, by its exact uriTemplate (completion references name it so). */
@@ -219,6 +223,33 @@ function unique<T>(lists: Owned<T[]>[], key: (item: T) => string): Owned<T>[] {
     for (const item of items) if (!seen.has(key(item))) seen.set(key(item), { child, item });
   }
   return [...seen.values()];
+}
+
+/**
+ * The child with the resource URI or template (up to its first expression) sharing the longest start with `uri`,
+ * at least its whole scheme; the first of equals. Undefined when no child has a resource of that scheme.
+ */
+function likeliestOwner(uri: string, schemas: Owned<ChildSchema>[]): Child | undefined {
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:/.exec(uri)?.[0].length;
+  if (scheme === undefined) return undefined;
+  let best: { child: Child; shared: number } | undefined;
+  for (const { child, item } of schemas) {
+    const starts = [
+      ...item.resources.map((resource) => resource.uri),
+      ...item.resourceTemplates.map((template) => template.uriTemplate.split("{")[0]!),
+    ];
+    for (const start of starts) {
+      const shared = sharedStart(uri, start);
+      if (shared >= scheme && shared > (best?.shared ?? 0)) best = { child, shared };
+    }
+  }
+  return best?.child;
+}
+
+function sharedStart(a: string, b: string): number {
+  let at = 0;
+  while (at < a.length && at < b.length && a[at] === b[at]) at++;
+  return at;
 }
 
 /** A template compiled once: the schema cache hands out the same template objects until the list changes. */

@@ -99,6 +99,21 @@ describe("ForwardingTransport timeouts", () => {
     expect(cancelledIds()).toEqual([token]);
   });
 
+  it("gives a request that waited its turn only the rest of its time, and says how long it queued and ran", async () => {
+    const { transport, cancelledIds } = await linked();
+    const ended: string[] = [];
+    const limits = { timeoutMs: 300, maxTotalTimeoutMs: 10_000 };
+    const request = track(transport.forward("tools/call", { name: "a" }, limits, { turn: { queuedMs: 200 } }), ended, "request");
+    await vi.advanceTimersByTimeAsync(99);
+    expect(ended).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(ended).toEqual(["request"]);
+    const error = (await request) as McpError;
+    expect(error.code).toBe(ErrorCode.RequestTimeout);
+    expect(error.data).toEqual({ timeout: 300, queued: 200, ran: 100 });
+    expect(cancelledIds()).toEqual(["gaggle-1"]);
+  });
+
   it("fails the requests in flight at once when the child's connection closes", async () => {
     const { transport } = await linked();
     const limits = { timeoutMs: 200, maxTotalTimeoutMs: 10_000 };

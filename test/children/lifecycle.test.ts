@@ -31,6 +31,8 @@ const config = [
   fixtureChild("broken", "exit-at-start.mjs"),
   fixtureChild("garbage", "garbage-stdout.mjs"),
   fixtureChild("timeouts", "echo.mjs", "timeout_ms = 1000\nmax_timeout_ms = 1500\nconcurrency = 4"),
+  fixtureChild("stuck", "slow.mjs", "timeout_ms = 2000"),
+  fixtureChild("held", "echo.mjs", "timeout_ms = 1000"),
   fixtureChild("serial", "slow.mjs"),
   fixtureChild("parallel", "slow.mjs", "concurrency = 3"),
   fixtureChild("queued", "slow.mjs"),
@@ -178,6 +180,47 @@ describe("timeouts", () => {
       (value) => value.stderr.includes("cancelled progress"),
     );
     expect(s.stderr).toContain("cancelled progress");
+  });
+});
+
+describe("timeouts, counted from when a call arrives", () => {
+  it("fails every call to a stuck tool by about its timeout, however many wait their turn, saying how long each queued and ran", async () => {
+    const sent = performance.now();
+    const calls = Array.from({ length: 5 }, () =>
+      call("stuck", "sleep", { ms: 60_000 }).then((result) => ({ body: failureOf(result), after: performance.now() - sent })),
+    );
+    const ended = await Promise.all(calls);
+    // One timeout after another would end them at 2, 4, 6, 8 and 10 s.
+    expect(Math.max(...ended.map(({ after }) => after))).toBeLessThan(2 * 2000);
+    for (const { body } of ended) {
+      expect(body.code).toBe("TIMEOUT");
+      expect(body.error).toMatch(/^tool "sleep" on stuck timed out after 2000ms \(queued \d+ms, ran \d+ms\)/);
+    }
+  });
+
+  it("fails a call still waiting when its time runs out, without its ever reaching the child, and lets the call ahead finish", async () => {
+    // Progress keeps the call ahead going past timeout_ms (up to max_timeout_ms), holding the one slot.
+    const progress: number[] = [];
+    const ahead = gaggle.client.callTool(
+      { name: "execute_child_tool", arguments: { server_id: "held", tool_name: "progress", arguments: { steps: 6, delay_ms: 400 } } },
+      undefined,
+      { onprogress: (p) => progress.push(p.progress) },
+    );
+    await until(
+      () => status("held"),
+      (s) => s.stderr.includes("call progress"),
+    );
+    const waiting = await Promise.all([1, 2, 3].map((n) => call("held", "echo", { text: `n${n}` }).then(failureOf)));
+    for (const body of waiting) {
+      expect(body.code).toBe("TIMEOUT");
+      expect(body.error).toMatch(
+        /^tool "echo" on held timed out after 1000ms \(queued \d+ms, ran 0ms\) waiting for its turn; it never reached the child/,
+      );
+    }
+    expect(textOf((await ahead) as never)).toBe("done 6");
+    const s = await status("held");
+    expect(s.stderr.filter((line) => line.startsWith("call "))).toEqual(["call progress"]);
+    expect(s.calls_served).toBe(1);
   });
 });
 

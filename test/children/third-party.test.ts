@@ -80,6 +80,18 @@ describe("server-everything", () => {
     expect(viaGaggle).toEqual(viaSdk);
   });
 
+  it("answers a read of a resource it does not have itself, and its JSON-RPC error passes through as it came", async () => {
+    const uri = "demo://resource/static/document/no-such-document.md";
+    const refusal = (read: Promise<unknown>) =>
+      read.then(
+        () => expect.unreachable("the read succeeded"),
+        (error: { code: number; message: string; data?: unknown }) => ({ code: error.code, message: error.message, data: error.data }),
+      );
+    const viaSdk = await refusal(direct.readResource({ uri }));
+    expect(viaSdk.code).toBe(-32602);
+    expect(await refusal(gaggle.client.readResource({ uri }))).toEqual(viaSdk);
+  });
+
   it("refuses arguments that break the tool's schema with INVALID_ARGS", async () => {
     const missing = failureOf(await call("everything", "echo", {}));
     expect(missing.code).toBe("INVALID_ARGS");

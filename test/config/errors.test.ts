@@ -117,6 +117,51 @@ tools = { allow = "echo*", deny = [true] }`),
   });
 });
 
+describe("durations", () => {
+  const big = 2 ** 31; // one past the longest wait setTimeout takes: it would fire at once
+  const tooLong = `expected at most 2147483647 (about 24.8 days), got number ${big}`;
+
+  it("are bounded by what a timer can wait, in every section, each saying the bound and what to write", () => {
+    expect(
+      problems(`[gateway]
+shutdown_grace_ms = ${big}
+session_idle_timeout_ms = ${big}
+list_wait_ms = 600001
+[mcp_servers.echo]
+command = "n"
+timeout_ms = ${big}
+max_timeout_ms = ${big}
+startup_timeout_ms = ${big}
+idle_timeout_ms = ${big}
+[virtual.process]
+default_timeout_ms = ${big}
+kill_grace_ms = ${big}
+`),
+    ).toEqual([
+      `mcp_servers.echo.timeout_ms: ${tooLong}`,
+      `mcp_servers.echo.max_timeout_ms: ${tooLong}`,
+      `mcp_servers.echo.startup_timeout_ms: ${tooLong}`,
+      `mcp_servers.echo.idle_timeout_ms: ${tooLong}; use 0 for no limit`,
+      `gateway.shutdown_grace_ms: ${tooLong}`,
+      `gateway.session_idle_timeout_ms: ${tooLong}`,
+      "gateway.list_wait_ms: expected at most 600000, got number 600001",
+      `virtual.process.default_timeout_ms: ${tooLong}; use 0 for no limit`,
+      `virtual.process.kill_grace_ms: ${tooLong}`,
+    ]);
+  });
+
+  it("take the longest wait a timer can, and a derived max_timeout_ms stays within it too", () => {
+    const most = 2 ** 31 - 1;
+    const config = validateConfigText(
+      `[gateway]\nshutdown_grace_ms = ${most}\nsession_idle_timeout_ms = ${most}\n[mcp_servers.echo]\ncommand = "n"\ntimeout_ms = ${most}\nstartup_timeout_ms = ${most}\nidle_timeout_ms = ${most}\n`,
+      tomlFile,
+      {},
+    );
+    expect(config.gateway).toMatchObject({ shutdownGraceMs: most, sessionIdleTimeoutMs: most });
+    expect(config.children[0]).toMatchObject({ timeoutMs: most, maxTimeoutMs: most, startupTimeoutMs: most, idleTimeoutMs: most });
+  });
+});
+
 describe("unknown keys", () => {
   it("suggests the nearest known key everywhere", () => {
     expect(
@@ -147,6 +192,24 @@ tools = { alow = ["*"] }
 
   it("lists the known keys when nothing is close", () => {
     expect(problems(`[virtual.swarm]\n`)).toEqual(['virtual.swarm: unknown key; expected one of "process", "goose", "team"']);
+  });
+
+  it("never takes a suggestion from what every object has", () => {
+    expect(problems(`constructor = 1\n[virtual]\ntoString = 2\n[mcp_servers.echo]\ncommand = "n"\nconstructor = 3\n`)).toEqual([
+      expect.stringMatching(/^mcp_servers\.echo\.constructor: unknown key; expected one of "command", "args", /),
+      'virtual.toString: unknown key; expected one of "process", "goose", "team"',
+      'constructor: unknown key; expected one of "mcp_servers", "mcpServers", "gateway", "virtual"',
+    ]);
+  });
+
+  it("refuses a key named __proto__ wherever it is, instead of dropping it", () => {
+    const refused = '"__proto__" cannot be a name or key here (JavaScript objects reserve it); rename it';
+    expect(child(`command = "n"\nenv = { __proto__ = "x" }\n__proto__ = { command = "m" }`)).toEqual([
+      `mcp_servers.echo.env.__proto__: ${refused}`,
+      `mcp_servers.echo.__proto__: ${refused}`,
+    ]);
+    const json = `{"gateway": {"__proto__": {}}, "mcpServers": {"echo": {"command": "n", "headers": {"__proto__": "x"}}}}`;
+    expect(problems(json, join(tmp.dir, "c.json"))).toEqual([`gateway.__proto__: ${refused}`, `mcpServers.echo.headers.__proto__: ${refused}`]);
   });
 
   it("still checks the rest of an entry that has an unknown key", () => {

@@ -115,6 +115,20 @@ url = "http://h/"
     ]);
   });
 
+  it("named like what every object has are names like any other, in TOML and JSON", () => {
+    const names = ["constructor", "toString", "hasOwnProperty", "valueOf"];
+    const toml = names.map((name) => `[mcp_servers.${name}]\ncommand = "n"\n`).join("");
+    const json = JSON.stringify({ mcpServers: Object.fromEntries(names.map((name) => [name, { command: "n" }])) });
+    expect(validateConfigText(toml, join(tmp.dir, "c.toml"), {}).children.map((c) => c.name)).toEqual(names);
+    expect(validateConfigText(json, join(tmp.dir, "c.json"), {}).children.map((c) => c.name)).toEqual(names);
+  });
+
+  it("__proto__ is refused, in TOML and JSON, instead of the server being dropped", () => {
+    const refused = 'mcp_servers.__proto__: "__proto__" cannot be a name or key here (JavaScript objects reserve it); rename it';
+    expect(problems(`[mcp_servers.__proto__]\ncommand = "n"\n`)).toEqual([refused]);
+    expect(problems(`{"mcp_servers": {"__proto__": {"command": "n"}}}`, "c.json")).toEqual([refused]);
+  });
+
   it("in a table: a name key is unknown", () => {
     expect(child(`name = "echo"\ncommand = "n"`)).toEqual([
       "mcp_servers.echo.name: unknown key; a server's name is its key in the servers table, so remove it",

@@ -129,9 +129,9 @@ describe("requests reach the children as in a session", () => {
     );
   });
 
-  it("an unknown resource is -32602 carrying the URI (this era forbids -32002)", async () => {
-    const missing = await modernCall(gaggle.port, { method: "resources/read", params: { uri: "fixture://nothing-here" } });
-    expect(missing.message).toMatchObject({ error: { code: -32602, data: { uri: "fixture://nothing-here" } } });
+  it("a resource like no child's is -32602 carrying the URI (this era forbids -32002)", async () => {
+    const missing = await modernCall(gaggle.port, { method: "resources/read", params: { uri: "nobody://nothing-here" } });
+    expect(missing.message).toMatchObject({ error: { code: -32602, data: { uri: "nobody://nothing-here" } } });
   });
 
   it("progress comes on the request's own SSE stream before the result, under the client's token", async () => {

@@ -69,9 +69,10 @@ export function parseRunOptions(tokens: readonly string[]): RunOption[] {
     const eq = token.startsWith("--") ? token.indexOf("=") : -1;
     const flag = eq === -1 ? token : token.slice(0, eq);
     const inline = eq === -1 ? undefined : token.slice(eq + 1);
-    const reserved = RESERVED[flag];
+    // Own keys only: a name every object has ("constructor") is no flag.
+    const reserved = Object.hasOwn(RESERVED, flag) ? RESERVED[flag] : undefined;
     if (reserved !== undefined) throw refusal(`option "${flag}" is not allowed: ${reserved}`);
-    const spec = ALLOWED[flag];
+    const spec = Object.hasOwn(ALLOWED, flag) ? ALLOWED[flag] : undefined;
     if (!spec) {
       const what = flag.startsWith("-")
         ? `option "${flag}" is not allowed`

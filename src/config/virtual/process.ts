@@ -1,7 +1,6 @@
 // `[virtual.process]`: the settings of the built-in process manager, validated with the rest of the config.
 import { z } from "zod";
-import { closed, expected } from "../zod-kit.js";
-import { MAX_TIMER_MS } from "../../shared/timer-delay.js";
+import { closed, durationMs, expected } from "../zod-kit.js";
 
 export const PROCESS_DEFAULTS = {
   maxConcurrent: 32,
@@ -19,13 +18,9 @@ export const processSettingsSchema = closed({
   /** Output kept per process (both streams together); later bytes are dropped. */
   max_output_bytes: z.int(expected("a positive integer")).positive().optional(),
   /** Used when gg_process_run gives no timeout_ms; 0 = none. */
-  default_timeout_ms: z
-    .int(expected(`an integer from 0 to ${MAX_TIMER_MS} (0: no timeout)`))
-    .min(0)
-    .max(MAX_TIMER_MS)
-    .optional(),
+  default_timeout_ms: durationMs("an integer >= 0 (0 = no timeout)", { min: 0, zeroIsNone: true }).optional(),
   /** After SIGTERM, how long a process group gets before SIGKILL; defaults to gateway.shutdown_grace_ms. */
-  kill_grace_ms: z.int(expected("an integer >= 0")).min(0).optional(),
+  kill_grace_ms: durationMs("an integer >= 0", { min: 0 }).optional(),
   /** Where output logs go; defaults to <state dir>/process. Relative to the config file's folder. */
   log_dir: z.string(expected("a directory path")).min(1).optional(),
   /** Finished processes remembered (with their logs); older ones are forgotten and their logs deleted. */

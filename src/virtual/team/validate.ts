@@ -93,7 +93,8 @@ export function worktreeName(raw: string | undefined): string | undefined {
 
 export function resolvePreset(name: string | undefined, presets: Record<string, ModelPreset>): ModelPreset | undefined {
   if (name === undefined) return undefined;
-  const preset = presets[name];
+  // Own keys only: a name every object has ("constructor") is no preset.
+  const preset = Object.hasOwn(presets, name) ? presets[name] : undefined;
   if (preset) return preset;
   const names = Object.keys(presets);
   throw invalid(

@@ -31,6 +31,9 @@ describe("options", () => {
     expect(() => parseRunOptions(["--debug=yes"])).toThrow(/"--debug" takes no value/);
     expect(() => parseRunOptions(["--max-turns", "0"])).toThrow(/positive integer, got "0"/);
     expect(() => parseRunOptions(["--model", "--debug"])).toThrow(/"--model" needs a value \(MODEL\)/);
+    // Names every object has are not flags either.
+    expect(() => parseRunOptions(["constructor"])).toThrow(/^unexpected value "constructor": options are flags/);
+    expect(() => parseRunOptions(["--toString"])).toThrow(/^option "--toString" is not allowed\. Allowed options:/);
   });
 
   it("lets a gosling's flags replace configured ones, except flags that may repeat", () => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { checkImages } from "../../../src/virtual/team/images.js";
 import { messageTurn } from "../../../src/virtual/team/prompts.js";
 import type { MessageRecord, TeamRecord } from "../../../src/virtual/team/records.js";
-import { parseManage, worktreeName } from "../../../src/virtual/team/validate.js";
+import { parseManage, resolvePreset, worktreeName } from "../../../src/virtual/team/validate.js";
 import { fixture } from "../../helpers/paths.js";
 import { PNG } from "./helpers.js";
 
@@ -38,6 +38,16 @@ describe("argument rules", () => {
   it("worktree names: lower-cased, then [a-z0-9][a-z0-9-_]*", () => {
     expect(["API_v2", "fix-Login", "9lives"].map(worktreeName)).toEqual(["api_v2", "fix-login", "9lives"]);
     for (const bad of ["-x", "a.b", "a b", "é"]) expect(() => worktreeName(bad)).toThrow(/is not valid/);
+  });
+});
+
+describe("model presets", () => {
+  it("are found only among those configured, never among what every object has", () => {
+    const fast = { provider: "openai", model: "gpt-4o-mini" };
+    expect(resolvePreset("fast", { fast })).toEqual(fast);
+    for (const name of ["constructor", "toString"]) {
+      expect(() => resolvePreset(name, { fast })).toThrow(`Unknown model_preset "${name}". Available presets: fast`);
+    }
   });
 });
 

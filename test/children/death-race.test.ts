@@ -1,0 +1,38 @@
+// A call sent in the very turn its child's exit is seen: it fails as the calls in flight at the child do.
+import type * as ChildProcesses from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { GaggleError } from "../../src/shared/errors.js";
+import { textOf } from "../helpers/gaggle.js";
+import { callOf, closeMadeChildren, mcpChildOf, refusal } from "../helpers/mcp-child.js";
+
+// Every process the child layer spawns, as it is: the test needs the child's own ChildProcess to hear its exit first-hand.
+const spawned = vi.hoisted(() => [] as ChildProcess[]);
+vi.mock("node:child_process", async (importOriginal) => {
+  const actual = await importOriginal<typeof ChildProcesses>();
+  const spawn = (...args: Parameters<typeof actual.spawn>): ChildProcess => {
+    const process = actual.spawn(...args);
+    spawned.push(process);
+    return process;
+  };
+  return { ...actual, spawn };
+});
+
+afterEach(closeMadeChildren);
+
+describe("a call sent as its child dies", () => {
+  it("fails with SERVER_FAILED saying how the child ended, as the call in flight does, not with a session error", async () => {
+    const { child } = mcpChildOf("crash.mjs");
+    expect(textOf(await callOf(child, "ok"))).toBe("ok");
+    const leader = spawned.find((process) => process.pid === child.status().pid)!;
+    // Node has closed the child's stdin when it tells of the exit; gaggle has not yet read the child's last output.
+    let sentAtExit: Promise<GaggleError> | undefined;
+    leader.once("exit", () => (sentAtExit = refusal(callOf(child, "ok"))));
+    const inFlight = await refusal(callOf(child, "crash", { after_ms: 0 }));
+    // The call in flight fails only once the exit has been seen.
+    const atExit = await sentAtExit!;
+    expect(inFlight).toMatchObject({ code: "SERVER_FAILED", message: expect.stringContaining('subject exited (code 3) while serving tool "crash"') });
+    expect(atExit).toMatchObject({ code: "SERVER_FAILED", message: expect.stringContaining('subject exited (code 3) while serving tool "ok"') });
+    expect(atExit.message).toContain("crash fixture: about to die");
+  });
+});
