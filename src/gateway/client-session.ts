@@ -17,11 +17,11 @@ import { WireError } from "../shared/errors.js";
 const SEVERITY: LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 
 /** The capability a client must have declared before a child's request of this method may reach it. */
-const NEEDED: Record<string, keyof ClientCapabilities> = {
-  "sampling/createMessage": "sampling",
-  "elicitation/create": "elicitation",
-  "roots/list": "roots",
-};
+const NEEDED = new Map<string, keyof ClientCapabilities>([
+  ["sampling/createMessage", "sampling"],
+  ["elicitation/create", "elicitation"],
+  ["roots/list", "roots"],
+]);
 
 /**
  * What a call's handler uses of its request: cancellation, and messages sent as related to the call. The
@@ -98,7 +98,7 @@ class CallerOfCall implements Caller {
   }
 
   async forward(request: { method: string; params?: Record<string, unknown> | undefined }, signal: AbortSignal): Promise<Record<string, unknown>> {
-    const capability = NEEDED[request.method];
+    const capability = NEEDED.get(request.method);
     if (capability && !this.session.server.getClientCapabilities()?.[capability]) {
       throw new WireError(
         ErrorCode.MethodNotFound,
