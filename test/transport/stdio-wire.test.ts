@@ -129,6 +129,36 @@ describe("gaggle's stdio end", () => {
     expect(badArgs).toMatchObject({ id: 5, error: { code: -32602, message: "tools/call params.arguments must be an object; found [1]" } });
   });
 
+  it("answers params of the wrong type with -32602 naming the param and what it must be", async () => {
+    const request = (id: number, method: string, params: unknown) => `${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`;
+    const lines = [
+      request(10, "initialize", { protocolVersion: 5, capabilities: {}, clientInfo: { name: "raw", version: "0" } }),
+      request(11, "prompts/get", { name: 5 }),
+      request(12, "completion/complete", { ref: 5, argument: { name: "a", value: "b" } }),
+      request(13, "logging/setLevel", { level: "loud" }),
+      request(14, "completion/complete", { ref: { type: "ref/prompt" }, argument: { name: "a" } }),
+    ];
+    const answers = await exchange(lines.join(""), lines.length);
+    expect(answers).toEqual([
+      { jsonrpc: "2.0", id: 10, error: { code: -32602, message: "params.protocolVersion must be a string; found 5" } },
+      { jsonrpc: "2.0", id: 11, error: { code: -32602, message: "params.name must be a string; found 5" } },
+      { jsonrpc: "2.0", id: 12, error: { code: -32602, message: "params.ref must be an object; found 5" } },
+      {
+        jsonrpc: "2.0",
+        id: 13,
+        error: {
+          code: -32602,
+          message: 'params.level must be one of "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"; found "loud"',
+        },
+      },
+      {
+        jsonrpc: "2.0",
+        id: 14,
+        error: { code: -32602, message: "params.ref.name must be a string; found nothing. params.argument.value must be a string; found nothing" },
+      },
+    ]);
+  });
+
   it("sends nothing for a call the client cancelled", async () => {
     const execute = (id: string, tool: string, args: Record<string, unknown>) =>
       JSON.stringify({
