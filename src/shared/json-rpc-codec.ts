@@ -1,4 +1,4 @@
-// JSON-RPC 2.0 messages as the lines of a stdio stream: one parse and a structural check per message.
+// JSON-RPC 2.0 messages as the lines of a stdio stream and as HTTP bodies: one parse and a structural check per message.
 import { RELATED_TASK_META_KEY, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { LineSplitter } from "./line-splitter.js";
 import { describeJson, isObject } from "./json.js";
@@ -39,12 +39,7 @@ export class MessageDecodeError extends Error {
  * inside `params`, `result` and `error` are kept as they came, so nothing the sender wrote is lost on the way.
  */
 export function decodeMessage(line: string): JSONRPCMessage {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch (error) {
-    throw new MessageDecodeError(PARSE_ERROR, `not JSON: ${(error as Error).message}`);
-  }
+  const value = parseJson(line);
   if (!isObject(value)) {
     const what = Array.isArray(value) ? "an array (JSON-RPC batches are not part of MCP)" : `a JSON ${value === null ? "null" : typeof value}`;
     throw new MessageDecodeError(INVALID_REQUEST, `expected a JSON-RPC message object, found ${what}`);
@@ -54,9 +49,7 @@ export function decodeMessage(line: string): JSONRPCMessage {
   const invalid = (problem: string) =>
     new MessageDecodeError(INVALID_REQUEST, problem, "method" in message ? idTextOf(message.id, line) : undefined, !isResponse);
   // First, before anything walks the message (describeJson does).
-  if (nestsDeeperThan(line, MAX_NESTING)) {
-    throw invalid(`nested more than ${MAX_NESTING} deep: gaggle reads arrays and objects up to ${MAX_NESTING} levels`);
-  }
+  if (nestsDeeperThan(line, MAX_NESTING)) throw invalid(TOO_DEEP);
   if (message.jsonrpc !== "2.0") throw invalid(`"jsonrpc" must be "2.0", found ${describeJson(message.jsonrpc)}`);
   if ("id" in message && !isRequestId(message.id) && !(message.id === null && "error" in message)) throw invalid(idProblem(message.id, line));
   if ("method" in message) {
@@ -87,6 +80,28 @@ export function decodeMessage(line: string): JSONRPCMessage {
   return value as JSONRPCMessage;
 }
 
+/**
+ * A Streamable HTTP POST body: one message, or a batch of them (the SDK's transport still takes batches, from clients
+ * of 2025-03-26), each checked as a line of its own would be.
+ */
+export function decodeBody(text: string): JSONRPCMessage | JSONRPCMessage[] {
+  if (!/^\s*\[/.test(text)) return decodeMessage(text);
+  const batch = parseJson(text) as unknown[];
+  if (nestsDeeperThan(text, MAX_NESTING)) throw new MessageDecodeError(INVALID_REQUEST, TOO_DEEP);
+  if (batch.length === 0) throw new MessageDecodeError(INVALID_REQUEST, "an empty batch: a batch holds one message or more");
+  // Not too deep, so JSON.stringify has the stack it needs.
+  return batch.map((message) => decodeMessage(JSON.stringify(message)));
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new MessageDecodeError(PARSE_ERROR, `not JSON: ${(error as Error).message}`);
+  }
+}
+
+const TOO_DEEP = `nested more than ${MAX_NESTING} deep: gaggle reads arrays and objects up to ${MAX_NESTING} levels`;
 const REQUEST_MEMBERS = new Set(["jsonrpc", "id", "method", "params"]);
 const RESPONSE_MEMBERS = new Set(["jsonrpc", "id", "result", "error"]);
 

@@ -1,4 +1,4 @@
-// Reads a request body as JSON, refusing one larger than the configured limit before it is all in memory.
+// Reads a request body, refusing one larger than the configured limit before it is all in memory.
 import type { IncomingMessage } from "node:http";
 
 export class BodyError extends Error {
@@ -11,10 +11,10 @@ export class BodyError extends Error {
 }
 
 /**
- * Past the limit the rest of the body is read and dropped rather than the socket destroyed, so that the
- * 413 answer still reaches the client; the server closes the connection once it is sent.
+ * The body's text. Past the limit the rest of the body is read and dropped rather than the socket destroyed, so
+ * that the 413 answer still reaches the client; the server closes the connection once it is sent.
  */
-export function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+export function readBody(req: IncomingMessage, limit: number): Promise<string> {
   const declared = Number(req.headers["content-length"]);
   if (declared > limit) {
     req.resume();
@@ -30,13 +30,7 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<unkno
       req.resume();
       reject(new BodyError(413, `request body is over the limit of ${limit} bytes (gateway.max_body_bytes)`));
     };
-    const onEnd = () => {
-      try {
-        resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")));
-      } catch (error) {
-        reject(new BodyError(400, `request body is not valid JSON: ${(error as Error).message}`));
-      }
-    };
+    const onEnd = () => resolve(Buffer.concat(chunks).toString("utf8"));
     req.on("data", onData).on("end", onEnd).on("error", reject);
   });
 }

@@ -12,7 +12,8 @@ import { GatewayRequests } from "../gateway/requests.js";
 import { createGatewayServer } from "../gateway/server.js";
 import { lazyLogger } from "../shared/log.js";
 import { isObject } from "../shared/json.js";
-import { BodyError, readJsonBody } from "./http-body.js";
+import { decodeBody, decodeErrorLine, MessageDecodeError } from "../shared/json-rpc-codec.js";
+import { BodyError, readBody } from "./http-body.js";
 import { isModernRequest, serveModernRequest } from "./modern-http.js";
 import { bracketed, HttpGuard, isLoopback, isWildcard, startupProblem } from "./http-guard.js";
 
@@ -71,7 +72,7 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
     if (path !== "/mcp" && !identity) return send(res, 404, jsonRpcError(`no such endpoint ${path}; MCP is served at /mcp`));
     if (options.membersOnly && !identity) return send(res, 404, jsonRpcError("this listener serves gaggle's own agents only"));
 
-    const body = req.method === "POST" ? await readJsonBody(req, settings.maxBodyBytes) : undefined;
+    const body = req.method === "POST" ? decodeBody(await readBody(req, settings.maxBodyBytes)) : undefined;
     if (isModernRequest(req, body)) return serveModernRequest(modern, req, res, body, identity);
     const id = req.headers["mcp-session-id"];
     const existing = typeof id === "string" ? sessions.get(id) : undefined;
@@ -117,6 +118,10 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
 
   const http: HttpServer = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
+      // A body that is not JSON-RPC: -32700 or -32600 with what was wrong, as on stdio.
+      if (error instanceof MessageDecodeError && !res.headersSent) {
+        return void res.writeHead(400, { "content-type": "application/json" }).end(decodeErrorLine(error));
+      }
       const status = error instanceof BodyError ? error.status : 500;
       if (status === 500) log.error({ err: error }, "request failed");
       if (res.headersSent) return void res.end();

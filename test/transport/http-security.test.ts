@@ -184,10 +184,32 @@ describe("request bodies and sessions", () => {
     expect((await postMcp(open.port, INITIALIZE)).status).toBe(200);
   });
 
-  it("refuses a body that is not JSON with 400", async () => {
+  it("refuses a body that is not JSON with 400 and -32700 (Parse error)", async () => {
     const response = await postMcp(open.port, '{"jsonrpc": "2.0", "id": 1, "method": ');
     expect(response.status).toBe(400);
-    expect(errorMessage(response)).toContain("not valid JSON");
+    expect(JSON.parse(response.body)).toMatchObject({ id: null, error: { code: -32700 } });
+    expect(errorMessage(response)).toContain("not JSON");
+  });
+
+  it("refuses JSON that is not a JSON-RPC message with 400 and -32600 (Invalid Request), saying why, in a session or not", async () => {
+    const session = (await postMcp(open.port, INITIALIZE)).headers["mcp-session-id"] as string;
+    const cases: Array<[string, unknown, string]> = [
+      ['{"foo":1}', null, '"jsonrpc" must be "2.0", found nothing'],
+      ["5", null, "expected a JSON-RPC message object, found a JSON number"],
+      [
+        '{"jsonrpc":"2.0","id":7,"method":"ping","extra":1}',
+        7,
+        'unexpected member "extra": a request or notification has only "jsonrpc", "id", "method" and "params"',
+      ],
+      ['[{"jsonrpc":"2.0","id":"b","method":7}]', "b", '"method" must be a string, found 7'],
+    ];
+    for (const headers of [{}, { "mcp-session-id": session }] as Array<Record<string, string>>) {
+      for (const [body, id, message] of cases) {
+        const response = await postMcp(open.port, body, headers);
+        expect(response.status, body).toBe(400);
+        expect(JSON.parse(response.body), body).toEqual({ jsonrpc: "2.0", id, error: { code: -32600, message } });
+      }
+    }
   });
 
   it("refuses a request other than initialize without a session with 400", async () => {

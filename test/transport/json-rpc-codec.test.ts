@@ -1,7 +1,15 @@
-// The line codec both stdio ends use: what it takes as it came, and what it refuses, with which code and why.
+// The codec both stdio ends and the HTTP server use: what it takes as it came, and what it refuses, with which code and why.
 import { describe, expect, it } from "vitest";
 import { isJSONRPCErrorResponse, isJSONRPCNotification, isJSONRPCRequest, isJSONRPCResultResponse } from "@modelcontextprotocol/sdk/types.js";
-import { decodeErrorLine, decodeMessage, INVALID_REQUEST, MAX_NESTING, MessageDecodeError, PARSE_ERROR } from "../../src/shared/json-rpc-codec.js";
+import {
+  decodeBody,
+  decodeErrorLine,
+  decodeMessage,
+  INVALID_REQUEST,
+  MAX_NESTING,
+  MessageDecodeError,
+  PARSE_ERROR,
+} from "../../src/shared/json-rpc-codec.js";
 
 function refusal(line: string): MessageDecodeError {
   try {
@@ -102,6 +110,29 @@ describe("decodeErrorLine", () => {
     const params = JSON.stringify({ id: 2, s: '\\","id":3' });
     const nested = `{"jsonrpc":"2.0","id":1,"method":"x","params":${params},"id":90071992547409931,"z":"}"}`;
     expect(refusal(nested).idText).toBe("90071992547409931");
+  });
+});
+
+describe("decodeBody", () => {
+  it("takes one message or a batch, each checked as a line of its own, and refuses an empty or too deep batch", () => {
+    const ping = { jsonrpc: "2.0", id: 1, method: "ping" };
+    expect(decodeBody(JSON.stringify(ping))).toEqual(ping);
+    expect(decodeBody(` [${JSON.stringify(ping)}]`)).toEqual([ping]);
+    const bodyRefusal = (text: string) => {
+      try {
+        decodeBody(text);
+      } catch (error) {
+        if (error instanceof MessageDecodeError) return { code: error.code, message: error.message, idText: error.idText };
+      }
+      throw new Error(`decodeBody took ${text}`);
+    };
+    expect(bodyRefusal('[{"jsonrpc":"2.0","id":2,"method":"ping","x":1}]')).toMatchObject({ code: INVALID_REQUEST, idText: "2" });
+    expect(bodyRefusal("[")).toMatchObject({ code: PARSE_ERROR });
+    expect(bodyRefusal("[]")).toEqual({ code: INVALID_REQUEST, message: "an empty batch: a batch holds one message or more", idText: undefined });
+    expect(bodyRefusal(`[${"[".repeat(100_000)}${"]".repeat(100_000)}]`)).toMatchObject({
+      code: INVALID_REQUEST,
+      message: expect.stringMatching(/^nested more than/),
+    });
   });
 });
 
