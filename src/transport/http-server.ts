@@ -13,7 +13,7 @@ import { createGatewayServer } from "../gateway/server.js";
 import { lazyLogger } from "../shared/log.js";
 import { isObject } from "../shared/json.js";
 import { decodeBody, decodeErrorLine, MessageDecodeError } from "../shared/json-rpc-codec.js";
-import { BodyError, readBody } from "./http-body.js";
+import { BodyError, closeAfterAnswer, readBody } from "./http-body.js";
 import { isModernRequest, serveModernRequest } from "./modern-http.js";
 import { bracketed, HttpGuard, isLoopback, isWildcard, startupProblem } from "./http-guard.js";
 
@@ -125,11 +125,8 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
       const status = error instanceof BodyError ? error.status : 500;
       if (status === 500) log.error({ err: error }, "request failed");
       if (res.headersSent) return void res.end();
-      if (status === 413) {
-        // The rest of the body is not wanted: close the connection once the answer is out.
-        res.setHeader("connection", "close");
-        res.once("finish", () => req.socket.destroy());
-      }
+      // The rest of the body is not wanted: the connection closes once the answer is out.
+      if (status === 413) res.once("finish", () => closeAfterAnswer(req));
       send(res, status, jsonRpcError((error as Error).message));
     });
   });

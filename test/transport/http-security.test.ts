@@ -1,10 +1,11 @@
 import { spawn } from "node:child_process";
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { textOf, writeConfig } from "../helpers/gaggle.js";
 import { startHttpGaggle, type HttpGaggle } from "../helpers/gaggle-http.js";
 import { CLI, fixtureChild } from "../helpers/paths.js";
-import { connectClient, errorMessage, INITIALIZE, postMcp, rawRequest, TOOLS_LIST } from "../helpers/raw-http.js";
+import { connectClient, errorMessage, INITIALIZE, MCP_POST_HEADERS, postMcp, rawRequest, TOOLS_LIST } from "../helpers/raw-http.js";
 
 // Only ever loopback: a gaggle bound to 0.0.0.0 is still only spoken to at 127.0.0.1.
 const CONFIG_TOKEN = "cfg-token-7Qx2mV9pLk";
@@ -178,6 +179,51 @@ describe("request bodies and sessions", () => {
       chunks,
     });
     expect(response.status).toBe(413);
+  });
+
+  // Node's fetch sends the whole body before it reads the answer: a connection closed with body still unread
+  // resets, and the reset takes the 413 with it.
+  it("answers 413 to Node's fetch sending 5 MB, declared or chunked, every time", async () => {
+    const body = padded(5 * 1024 * 1024);
+    const chunked = () =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          const bytes = new TextEncoder().encode(body);
+          for (let at = 0; at < bytes.length; at += 64 * 1024) controller.enqueue(bytes.subarray(at, at + 64 * 1024));
+          controller.close();
+        },
+      });
+    for (let attempt = 0; attempt < 8; attempt++) {
+      for (const [how, sent] of [
+        ["declared", body],
+        ["chunked", chunked()],
+      ] as const) {
+        const response = await fetch(`http://127.0.0.1:${open.port}/mcp`, {
+          method: "POST",
+          headers: MCP_POST_HEADERS,
+          body: sent,
+          duplex: "half",
+        } as RequestInit);
+        expect(response.status, `${how}, attempt ${attempt}`).toBe(413);
+        expect(((await response.json()) as { error: { message: string } }).error.message).toContain("gateway.max_body_bytes");
+      }
+    }
+  });
+
+  it("still closes the connection of a refused body whose client goes on sending", async () => {
+    // Half-open: the client's end stays open after gaggle's closes, as one that only writes would.
+    const socket = connect({ port: open.port, host: "127.0.0.1", allowHalfOpen: true });
+    socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${open.port}\r\nContent-Type: application/json\r\nContent-Length: 1000000000000\r\n\r\n`);
+    const sending = setInterval(() => socket.write("x".repeat(1024)), 50);
+    let answer = "";
+    socket.setEncoding("utf8").on("data", (chunk: string) => (answer += chunk));
+    socket.on("error", () => {});
+    const started = Date.now();
+    // Cut, the client's next write fails (EPIPE): "close" is what tells that the connection is gone.
+    await new Promise((resolve) => socket.once("close", resolve));
+    clearInterval(sending);
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it("accepts a body under max_body_bytes", async () => {
