@@ -10,6 +10,7 @@ import { memberSecretOf } from "../gateway/members.js";
 import { ModernServer } from "../gateway/modern/modern-server.js";
 import { GatewayRequests } from "../gateway/requests.js";
 import { createGatewayServer } from "../gateway/server.js";
+import { StartupError } from "../shared/errors.js";
 import { lazyLogger } from "../shared/log.js";
 import { isObject } from "../shared/json.js";
 import { decodeBody, decodeErrorLine, MessageDecodeError } from "../shared/json-rpc-codec.js";
@@ -55,7 +56,7 @@ const log = lazyLogger({ subsystem: "http" });
 export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Promise<HttpGateway> {
   const settings = gaggle.config.gateway;
   const problem = startupProblem(options);
-  if (problem) throw new Error(problem);
+  if (problem) throw new StartupError(problem);
   const sessions = new Map<string, HttpSession>();
   const modern = new ModernServer(gaggle, new GatewayRequests(gaggle));
   let guard: HttpGuard | undefined;
@@ -132,7 +133,7 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
   });
 
   await new Promise<void>((resolve, reject) => {
-    http.once("error", reject);
+    http.once("error", (error) => reject(listenFailure(error, options)));
     http.listen(options.port, options.host, () => resolve());
   });
   const port = (http.address() as AddressInfo).port;
@@ -165,6 +166,24 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+/** Why the listener could not be opened, and what to do about it; an error that is no user's fault is kept as it is. */
+function listenFailure(error: NodeJS.ErrnoException, options: HttpListenOptions): Error {
+  const where = `cannot serve HTTP on ${bracketed(options.host)}:${options.port}`;
+  switch (error.code) {
+    case "EADDRINUSE":
+      return new StartupError(`${where}: the port is in use; stop what listens there, or give --http another port (0 picks a free one)`);
+    case "EACCES":
+      return new StartupError(`${where}: permission denied (ports below 1024 need privileges); give --http a port of 1024 or above`);
+    case "EADDRNOTAVAIL":
+      return new StartupError(`${where}: ${options.host} is not an address of this machine; give --http one of its addresses, or 127.0.0.1`);
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return new StartupError(`${where}: the host name ${options.host} does not resolve; give --http an address of this machine, or 127.0.0.1`);
+    default:
+      return error;
+  }
 }
 
 function jsonRpcError(message: string, id: unknown = null) {

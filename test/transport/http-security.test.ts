@@ -1,10 +1,10 @@
 import { spawn } from "node:child_process";
-import { connect } from "node:net";
+import { connect, createServer, type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { textOf, writeConfig } from "../helpers/gaggle.js";
 import { startHttpGaggle, type HttpGaggle } from "../helpers/gaggle-http.js";
-import { CLI, fixtureChild } from "../helpers/paths.js";
+import { CLI, fixtureChild, NO_BUILT_INS } from "../helpers/paths.js";
 import { connectClient, errorMessage, INITIALIZE, MCP_POST_HEADERS, postMcp, rawRequest, TOOLS_LIST } from "../helpers/raw-http.js";
 
 // Only ever loopback: a gaggle bound to 0.0.0.0 is still only spoken to at 127.0.0.1.
@@ -70,12 +70,31 @@ describe("listening", () => {
   });
 
   it("refuses to bind a non-loopback address without a token, naming both places to set one", async () => {
-    const { code, stderr } = await runToExit(echo, ["--http", "0.0.0.0:0"]);
+    // No built-in children: their info lines would come before the refusal.
+    const { code, stderr } = await runToExit(`${NO_BUILT_INS}\n${echo}`, ["--http", "0.0.0.0:0"]);
     expect(code).toBe(1);
     expect(stderr).toContain("refusing to serve HTTP on 0.0.0.0 without a bearer token");
     expect(stderr).toContain("gateway.auth_token");
     expect(stderr).toContain("GAGGLE_AUTH_TOKEN");
     expect(stderr).not.toContain("serving MCP at");
+    expect(stderr).toBe(
+      "gaggle: refusing to serve HTTP on 0.0.0.0 without a bearer token: set gateway.auth_token in the config or GAGGLE_AUTH_TOKEN in the environment, or bind to 127.0.0.1\n",
+    );
+  });
+
+  it("refuses a port already in use in one line saying what to do, with no stack trace, and exits 1", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const { code, stderr } = await runToExit(`${NO_BUILT_INS}\n${echo}`, ["--http", String(port)]);
+      expect(code).toBe(1);
+      expect(stderr).toBe(
+        `gaggle: cannot serve HTTP on 127.0.0.1:${port}: the port is in use; stop what listens there, or give --http another port (0 picks a free one)\n`,
+      );
+    } finally {
+      taken.close();
+    }
   });
 
   it("binds a non-loopback address when a token is set", () => {
