@@ -3,6 +3,7 @@
 // stdio neither loads nor holds it.
 import { parseArgs } from "node:util";
 import { ConfigError, LOG_LEVELS, findConfigPath, loadConfig, type GaggleConfig } from "../config/index.js";
+import { StartupError } from "../shared/errors.js";
 import { setLogLevel } from "../shared/log.js";
 import { configProblems } from "../gateway/gaggle.js";
 import { GAGGLE_VERSION } from "../shared/version.js";
@@ -125,7 +126,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (error: unknown) => {
-    if (error instanceof ConfigError || error instanceof UsageError) {
+    if (error instanceof ConfigError || error instanceof UsageError || error instanceof StartupError) {
       process.stderr.write(`gaggle: ${error.message}\n`);
     } else if (isParseArgsError(error)) {
       process.stderr.write(`gaggle: ${error.message}; see gaggle --help\n`);

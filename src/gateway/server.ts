@@ -1,5 +1,5 @@
 // The MCP server one client talks to: a session of its own, backed by the children every client shares.
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { RootsListChangedNotificationSchema, SetLevelRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
@@ -7,6 +7,7 @@ import { LOCAL_PRINCIPAL, type ClientPrincipal } from "../children/child.js";
 import type { Gaggle } from "./gaggle.js";
 import { GAGGLE_NAME, GAGGLE_VERSION } from "../shared/version.js";
 import { CAPABILITIES, INSTRUCTIONS } from "./capabilities.js";
+import { CheckedServer } from "./checked-server.js";
 import { ClientSession } from "./client-session.js";
 import { GatewayRequests } from "./requests.js";
 import { registerPromptHandlers } from "./prompt-handlers.js";
@@ -33,7 +34,7 @@ export interface GatewayServer {
 
 /** One client session; it joins the hub at once and leaves it when its connection closes. */
 export function createGatewayServer(gaggle: Gaggle, sessionId: string, who: ClientPrincipal = { principal: LOCAL_PRINCIPAL }): GatewayServer {
-  const server = new Server(
+  const server = new CheckedServer(
     { name: GAGGLE_NAME, version: GAGGLE_VERSION },
     { capabilities: CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator: SCHEMA_VALIDATOR },
   );

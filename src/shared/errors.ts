@@ -39,6 +39,15 @@ export class UnreadableMessageError extends Error {
   override readonly name = "UnreadableMessageError";
 }
 
+/**
+ * gaggle cannot serve as it was asked to (an address it may not or cannot listen on): the person who started it
+ * is told in one line what was wrong and what to do, and gaggle exits 1. The fault is in the request, not in
+ * gaggle, so no stack trace.
+ */
+export class StartupError extends Error {
+  override readonly name = "StartupError";
+}
+
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

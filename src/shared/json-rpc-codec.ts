@@ -1,21 +1,29 @@
-// JSON-RPC 2.0 messages as the lines of a stdio stream: one parse and a structural check per message.
-import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
+// JSON-RPC 2.0 messages as the lines of a stdio stream and as HTTP bodies: one parse and a structural check per message.
+import { RELATED_TASK_META_KEY, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { LineSplitter } from "./line-splitter.js";
 import { describeJson, isObject } from "./json.js";
+import { nestsDeeperThan, topLevelNumberText } from "./json-text.js";
 
 /** JSON-RPC's own codes for a message that cannot be read. */
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
 
 /**
- * Why a line is not a JSON-RPC message. `id` is set when the line was a request whose id could still be read;
- * `answerable` is false for a broken response, which JSON-RPC never answers.
+ * The deepest a message may nest arrays and objects. Deeper, it is refused before anything walks it: JSON.stringify
+ * and other recursive code would run out of stack. Real MCP messages nest far less (tool schemas a few dozen levels).
+ */
+export const MAX_NESTING = 512;
+
+/**
+ * Why a line is not a JSON-RPC message. `idText` is the request's id as it was written (JSON text), when the line
+ * was a request whose id could still be read; `answerable` is false for a broken response, which JSON-RPC never
+ * answers.
  */
 export class MessageDecodeError extends Error {
   constructor(
     readonly code: typeof PARSE_ERROR | typeof INVALID_REQUEST,
     message: string,
-    readonly id?: RequestId,
+    readonly idText?: string,
     readonly answerable = true,
   ) {
     super(message);
@@ -24,39 +32,45 @@ export class MessageDecodeError extends Error {
 }
 
 /**
- * Parses one line into a JSON-RPC message and checks the shape that routing relies on: a request or
- * notification has a string `method`, object `params` if any, and a string or integer `id` if any; a response
- * has an `id` and exactly one of an object `result` or an `error` with an integer `code` and a string
- * `message`. Fields beyond those are kept as they came, so nothing the sender wrote is lost on the way.
+ * Parses one line into a JSON-RPC message and checks it as the SDK's Protocol will, so that nothing it would drop
+ * unanswered gets past: a request or notification has only `jsonrpc`, `method` (a string), `params` (an object, its
+ * `_meta` an object if any) and `id` (a string or an integer JSON's numbers hold exactly) if any; a response has an
+ * `id` and exactly one of an object `result` or an `error` with an integer `code` and a string `message`. Fields
+ * inside `params`, `result` and `error` are kept as they came, so nothing the sender wrote is lost on the way.
  */
 export function decodeMessage(line: string): JSONRPCMessage {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch (error) {
-    throw new MessageDecodeError(PARSE_ERROR, `not JSON: ${(error as Error).message}`);
-  }
+  const value = parseJson(line);
   if (!isObject(value)) {
     const what = Array.isArray(value) ? "an array (JSON-RPC batches are not part of MCP)" : `a JSON ${value === null ? "null" : typeof value}`;
     throw new MessageDecodeError(INVALID_REQUEST, `expected a JSON-RPC message object, found ${what}`);
   }
   const message = value;
-  const id = isRequestId(message.id) ? message.id : undefined;
   const isResponse = !("method" in message) && ("result" in message || "error" in message);
-  const invalid = (problem: string) => new MessageDecodeError(INVALID_REQUEST, problem, "method" in message ? id : undefined, !isResponse);
+  const invalid = (problem: string) =>
+    new MessageDecodeError(INVALID_REQUEST, problem, "method" in message ? idTextOf(message.id, line) : undefined, !isResponse);
+  // First, before anything walks the message (describeJson does).
+  if (nestsDeeperThan(line, MAX_NESTING)) throw invalid(TOO_DEEP);
   if (message.jsonrpc !== "2.0") throw invalid(`"jsonrpc" must be "2.0", found ${describeJson(message.jsonrpc)}`);
-  if ("id" in message && id === undefined && !(message.id === null && "error" in message)) {
-    throw invalid(`"id" must be a string or an integer, found ${describeJson(message.id)}`);
-  }
+  if ("id" in message && !isRequestId(message.id) && !(message.id === null && "error" in message)) throw invalid(idProblem(message.id, line));
   if ("method" in message) {
+    const extra = Object.keys(message).find((key) => !REQUEST_MEMBERS.has(key));
+    if (extra !== undefined) {
+      throw invalid(`unexpected member ${JSON.stringify(extra)}: a request or notification has only "jsonrpc", "id", "method" and "params"`);
+    }
     if (typeof message.method !== "string") throw invalid(`"method" must be a string, found ${describeJson(message.method)}`);
     if ("params" in message && !isObject(message.params)) throw invalid(`"params" must be an object, found ${describeJson(message.params)}`);
+    const meta = "params" in message ? metaProblem("params", message.params as Record<string, unknown>) : undefined;
+    if (meta) throw invalid(meta);
     return value as JSONRPCMessage;
   }
   if (!("id" in message)) throw invalid(`a message needs a "method" (request or notification) or an "id" (response)`);
   if ("result" in message === "error" in message) throw invalid(`a response needs exactly one of "result" and "error"`);
+  const extra = Object.keys(message).find((key) => !RESPONSE_MEMBERS.has(key));
+  if (extra !== undefined) throw invalid(`unexpected member ${JSON.stringify(extra)}: a response has only "jsonrpc", "id" and "result" or "error"`);
   if ("result" in message) {
     if (!isObject(message.result)) throw invalid(`"result" must be an object, found ${describeJson(message.result)}`);
+    const meta = metaProblem("result", message.result);
+    if (meta) throw invalid(meta);
     return value as JSONRPCMessage;
   }
   const error = message.error;
@@ -64,6 +78,65 @@ export function decodeMessage(line: string): JSONRPCMessage {
     throw invalid(`"error" must be an object with an integer "code" and a string "message", found ${describeJson(error)}`);
   }
   return value as JSONRPCMessage;
+}
+
+/**
+ * A Streamable HTTP POST body: one message, or a batch of them (the SDK's transport still takes batches, from clients
+ * of 2025-03-26), each checked as a line of its own would be.
+ */
+export function decodeBody(text: string): JSONRPCMessage | JSONRPCMessage[] {
+  if (!/^\s*\[/.test(text)) return decodeMessage(text);
+  const batch = parseJson(text) as unknown[];
+  if (nestsDeeperThan(text, MAX_NESTING)) throw new MessageDecodeError(INVALID_REQUEST, TOO_DEEP);
+  if (batch.length === 0) throw new MessageDecodeError(INVALID_REQUEST, "an empty batch: a batch holds one message or more");
+  // Not too deep, so JSON.stringify has the stack it needs.
+  return batch.map((message) => decodeMessage(JSON.stringify(message)));
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new MessageDecodeError(PARSE_ERROR, `not JSON: ${(error as Error).message}`);
+  }
+}
+
+const TOO_DEEP = `nested more than ${MAX_NESTING} deep: gaggle reads arrays and objects up to ${MAX_NESTING} levels`;
+const REQUEST_MEMBERS = new Set(["jsonrpc", "id", "method", "params"]);
+const RESPONSE_MEMBERS = new Set(["jsonrpc", "id", "result", "error"]);
+
+/** What is wrong with `_meta` in params or a result, as the SDK reads it: an object, its progress token an id. */
+function metaProblem(where: "params" | "result", fields: Record<string, unknown>): string | undefined {
+  if (!("_meta" in fields)) return undefined;
+  const meta = fields._meta;
+  if (!isObject(meta)) return `"${where}._meta" must be an object, found ${describeJson(meta)}`;
+  if ("progressToken" in meta && !isRequestId(meta.progressToken)) {
+    return `"${where}._meta.progressToken" must be a string or an integer, found ${describeJson(meta.progressToken)}`;
+  }
+  const task = meta[RELATED_TASK_META_KEY];
+  if (task !== undefined && !(isObject(task) && typeof task.taskId === "string")) {
+    return `"${where}._meta[${JSON.stringify(RELATED_TASK_META_KEY)}]" must be an object with a string "taskId", found ${describeJson(task)}`;
+  }
+  return undefined;
+}
+
+/** An id the SDK takes: a string, or an integer a JSON number holds exactly (JSON.parse rounds one beyond 2^53). */
+function isRequestId(value: unknown): value is RequestId {
+  return typeof value === "string" || Number.isSafeInteger(value);
+}
+
+/** Why `id` is no id the SDK takes; a number is named as it was written, not as JSON.parse rounded it. */
+function idProblem(id: unknown, line: string): string {
+  const found = typeof id === "number" ? (topLevelNumberText(line, "id") ?? String(id)) : describeJson(id);
+  if (Number.isInteger(id)) return `"id" ${found} is an integer beyond 2^53, which JSON-RPC peers do not all read exactly; send it as a string`;
+  return `"id" must be a string or an integer, found ${found}`;
+}
+
+/** A request's id as its answer must carry it: a number as it was written, a string; undefined for anything else. */
+function idTextOf(id: unknown, line: string): string | undefined {
+  if (typeof id === "string") return JSON.stringify(id);
+  if (typeof id === "number") return topLevelNumberText(line, "id") ?? String(id);
+  return undefined;
 }
 
 /** The longest message read from a stdio peer; a longer line is cut, reported as unreadable and skipped. */
@@ -102,11 +175,10 @@ export function encodeMessage(message: JSONRPCMessage): string {
   return JSON.stringify(message) + "\n";
 }
 
-/** The reply a sender gets for a line that could not be taken, so that it is not left waiting. */
-export function decodeErrorReply(error: MessageDecodeError): JSONRPCMessage {
-  return { jsonrpc: "2.0", id: error.id ?? null, error: { code: error.code, message: error.message } } as unknown as JSONRPCMessage;
-}
-
-function isRequestId(value: unknown): value is RequestId {
-  return typeof value === "string" || (typeof value === "number" && Number.isInteger(value));
+/**
+ * The reply line a sender gets for a line that could not be taken, so that it is not left waiting; written as
+ * text, so that its id is the request's own as it was written.
+ */
+export function decodeErrorLine(error: MessageDecodeError): string {
+  return `{"jsonrpc":"2.0","id":${error.idText ?? "null"},"error":${JSON.stringify({ code: error.code, message: error.message })}}\n`;
 }

@@ -10,9 +10,11 @@ import { memberSecretOf } from "../gateway/members.js";
 import { ModernServer } from "../gateway/modern/modern-server.js";
 import { GatewayRequests } from "../gateway/requests.js";
 import { createGatewayServer } from "../gateway/server.js";
+import { StartupError } from "../shared/errors.js";
 import { lazyLogger } from "../shared/log.js";
 import { isObject } from "../shared/json.js";
-import { BodyError, readJsonBody } from "./http-body.js";
+import { decodeBody, decodeErrorLine, MessageDecodeError } from "../shared/json-rpc-codec.js";
+import { BodyError, closeAfterAnswer, readBody } from "./http-body.js";
 import { isModernRequest, serveModernRequest } from "./modern-http.js";
 import { bracketed, HttpGuard, isLoopback, isWildcard, startupProblem } from "./http-guard.js";
 
@@ -56,7 +58,7 @@ const log = lazyLogger({ subsystem: "http" });
 export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Promise<HttpGateway> {
   const settings = gaggle.config.gateway;
   const problem = startupProblem(options);
-  if (problem) throw new Error(problem);
+  if (problem) throw new StartupError(problem);
   const sessions = new Map<string, HttpSession>();
   const modern = new ModernServer(gaggle, new GatewayRequests(gaggle));
   let guard: HttpGuard | undefined;
@@ -73,7 +75,7 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
     if (path !== "/mcp" && !identity) return send(res, 404, jsonRpcError(`no such endpoint ${path}; MCP is served at /mcp`));
     if (options.membersOnly && !identity) return send(res, 404, jsonRpcError("this listener serves gaggle's own agents only"));
 
-    const body = req.method === "POST" ? await readJsonBody(req, settings.maxBodyBytes) : undefined;
+    const body = req.method === "POST" ? decodeBody(await readBody(req, settings.maxBodyBytes)) : undefined;
     const principal = identity ? memberPrincipal(identity) : checked.principal;
     if (isModernRequest(req, body)) return serveModernRequest(modern, req, res, body, { identity, principal });
     const id = req.headers["mcp-session-id"];
@@ -122,20 +124,21 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
 
   const http: HttpServer = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
+      // A body that is not JSON-RPC: -32700 or -32600 with what was wrong, as on stdio.
+      if (error instanceof MessageDecodeError && !res.headersSent) {
+        return void res.writeHead(400, { "content-type": "application/json" }).end(decodeErrorLine(error));
+      }
       const status = error instanceof BodyError ? error.status : 500;
       if (status === 500) log.error({ err: error }, "request failed");
       if (res.headersSent) return void res.end();
-      if (status === 413) {
-        // The rest of the body is not wanted: close the connection once the answer is out.
-        res.setHeader("connection", "close");
-        res.once("finish", () => req.socket.destroy());
-      }
+      // The rest of the body is not wanted: the connection closes once the answer is out.
+      if (status === 413) res.once("finish", () => closeAfterAnswer(req));
       send(res, status, jsonRpcError((error as Error).message));
     });
   });
 
   await new Promise<void>((resolve, reject) => {
-    http.once("error", reject);
+    http.once("error", (error) => reject(listenFailure(error, options)));
     http.listen(options.port, options.host, () => resolve());
   });
   const port = (http.address() as AddressInfo).port;
@@ -168,6 +171,24 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+/** Why the listener could not be opened, and what to do about it; an error that is no user's fault is kept as it is. */
+function listenFailure(error: NodeJS.ErrnoException, options: HttpListenOptions): Error {
+  const where = `cannot serve HTTP on ${bracketed(options.host)}:${options.port}`;
+  switch (error.code) {
+    case "EADDRINUSE":
+      return new StartupError(`${where}: the port is in use; stop what listens there, or give --http another port (0 picks a free one)`);
+    case "EACCES":
+      return new StartupError(`${where}: permission denied (ports below 1024 need privileges); give --http a port of 1024 or above`);
+    case "EADDRNOTAVAIL":
+      return new StartupError(`${where}: ${options.host} is not an address of this machine; give --http one of its addresses, or 127.0.0.1`);
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return new StartupError(`${where}: the host name ${options.host} does not resolve; give --http an address of this machine, or 127.0.0.1`);
+    default:
+      return error;
+  }
 }
 
 function jsonRpcError(message: string, id: unknown = null) {

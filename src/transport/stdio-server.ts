@@ -3,12 +3,12 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Readable, Writable } from "node:stream";
 import { UnreadableMessageError } from "../shared/errors.js";
-import { decodeErrorReply, encodeMessage, messageLines } from "../shared/json-rpc-codec.js";
+import { decodeErrorLine, encodeMessage, messageLines } from "../shared/json-rpc-codec.js";
 
 /**
  * A line that is not a JSON-RPC message is answered with JSON-RPC's parse error (-32700) or invalid request
- * (-32600), carrying the request's id when it could be read, so the client learns what was wrong instead of
- * waiting (a broken response is only reported); the stream goes on with the next line.
+ * (-32600), carrying the request's id as it was written when it could be read, so the client learns what was
+ * wrong instead of waiting (a broken response is only reported); the stream goes on with the next line.
  */
 export class StdioServerTransport implements Transport {
   onclose?: () => void;
@@ -19,7 +19,7 @@ export class StdioServerTransport implements Transport {
     (message) => this.onmessage?.(message),
     (error) => {
       this.onerror?.(new UnreadableMessageError(`unreadable message from the client: ${error.message}`));
-      if (error.answerable) void this.send(decodeErrorReply(error)).catch(() => {});
+      if (error.answerable) void this.write(decodeErrorLine(error));
     },
   );
   private readonly onData = (chunk: string) => this.lines.push(chunk);
@@ -40,7 +40,11 @@ export class StdioServerTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    if (this.stdout.write(encodeMessage(message))) return Promise.resolve();
+    return this.write(encodeMessage(message));
+  }
+
+  private write(line: string): Promise<void> {
+    if (this.stdout.write(line)) return Promise.resolve();
     return new Promise((resolve) => this.stdout.once("drain", resolve));
   }
 

@@ -1,10 +1,11 @@
 import { spawn } from "node:child_process";
+import { connect, createServer, type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { textOf, writeConfig } from "../helpers/gaggle.js";
 import { startHttpGaggle, type HttpGaggle } from "../helpers/gaggle-http.js";
-import { CLI, fixtureChild } from "../helpers/paths.js";
-import { connectClient, errorMessage, INITIALIZE, postMcp, rawRequest, TOOLS_LIST } from "../helpers/raw-http.js";
+import { CLI, fixtureChild, NO_BUILT_INS } from "../helpers/paths.js";
+import { connectClient, errorMessage, INITIALIZE, MCP_POST_HEADERS, postMcp, rawRequest, TOOLS_LIST } from "../helpers/raw-http.js";
 
 // Only ever loopback: a gaggle bound to 0.0.0.0 is still only spoken to at 127.0.0.1.
 const CONFIG_TOKEN = "cfg-token-7Qx2mV9pLk";
@@ -69,12 +70,31 @@ describe("listening", () => {
   });
 
   it("refuses to bind a non-loopback address without a token, naming both places to set one", async () => {
-    const { code, stderr } = await runToExit(echo, ["--http", "0.0.0.0:0"]);
+    // No built-in children: their info lines would come before the refusal.
+    const { code, stderr } = await runToExit(`${NO_BUILT_INS}\n${echo}`, ["--http", "0.0.0.0:0"]);
     expect(code).toBe(1);
     expect(stderr).toContain("refusing to serve HTTP on 0.0.0.0 without a bearer token");
     expect(stderr).toContain("gateway.auth_token");
     expect(stderr).toContain("GAGGLE_AUTH_TOKEN");
     expect(stderr).not.toContain("serving MCP at");
+    expect(stderr).toBe(
+      "gaggle: refusing to serve HTTP on 0.0.0.0 without a bearer token: set gateway.auth_token in the config or GAGGLE_AUTH_TOKEN in the environment, or bind to 127.0.0.1\n",
+    );
+  });
+
+  it("refuses a port already in use in one line saying what to do, with no stack trace, and exits 1", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const { code, stderr } = await runToExit(`${NO_BUILT_INS}\n${echo}`, ["--http", String(port)]);
+      expect(code).toBe(1);
+      expect(stderr).toBe(
+        `gaggle: cannot serve HTTP on 127.0.0.1:${port}: the port is in use; stop what listens there, or give --http another port (0 picks a free one)\n`,
+      );
+    } finally {
+      taken.close();
+    }
   });
 
   it("binds a non-loopback address when a token is set", () => {
@@ -180,14 +200,81 @@ describe("request bodies and sessions", () => {
     expect(response.status).toBe(413);
   });
 
+  // Node's fetch sends the whole body before it reads the answer: a connection closed with body still unread
+  // resets, and the reset takes the 413 with it.
+  it("answers 413 to Node's fetch sending 5 MB, declared or chunked, every time", async () => {
+    const body = padded(5 * 1024 * 1024);
+    const chunked = () =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          const bytes = new TextEncoder().encode(body);
+          for (let at = 0; at < bytes.length; at += 64 * 1024) controller.enqueue(bytes.subarray(at, at + 64 * 1024));
+          controller.close();
+        },
+      });
+    for (let attempt = 0; attempt < 8; attempt++) {
+      for (const [how, sent] of [
+        ["declared", body],
+        ["chunked", chunked()],
+      ] as const) {
+        const response = await fetch(`http://127.0.0.1:${open.port}/mcp`, {
+          method: "POST",
+          headers: MCP_POST_HEADERS,
+          body: sent,
+          duplex: "half",
+        } as RequestInit);
+        expect(response.status, `${how}, attempt ${attempt}`).toBe(413);
+        expect(((await response.json()) as { error: { message: string } }).error.message).toContain("gateway.max_body_bytes");
+      }
+    }
+  });
+
+  it("still closes the connection of a refused body whose client goes on sending", async () => {
+    // Half-open: the client's end stays open after gaggle's closes, as one that only writes would.
+    const socket = connect({ port: open.port, host: "127.0.0.1", allowHalfOpen: true });
+    socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${open.port}\r\nContent-Type: application/json\r\nContent-Length: 1000000000000\r\n\r\n`);
+    const sending = setInterval(() => socket.write("x".repeat(1024)), 50);
+    let answer = "";
+    socket.setEncoding("utf8").on("data", (chunk: string) => (answer += chunk));
+    socket.on("error", () => {});
+    const started = Date.now();
+    // Cut, the client's next write fails (EPIPE): "close" is what tells that the connection is gone.
+    await new Promise((resolve) => socket.once("close", resolve));
+    clearInterval(sending);
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
   it("accepts a body under max_body_bytes", async () => {
     expect((await postMcp(open.port, INITIALIZE)).status).toBe(200);
   });
 
-  it("refuses a body that is not JSON with 400", async () => {
+  it("refuses a body that is not JSON with 400 and -32700 (Parse error)", async () => {
     const response = await postMcp(open.port, '{"jsonrpc": "2.0", "id": 1, "method": ');
     expect(response.status).toBe(400);
-    expect(errorMessage(response)).toContain("not valid JSON");
+    expect(JSON.parse(response.body)).toMatchObject({ id: null, error: { code: -32700 } });
+    expect(errorMessage(response)).toContain("not JSON");
+  });
+
+  it("refuses JSON that is not a JSON-RPC message with 400 and -32600 (Invalid Request), saying why, in a session or not", async () => {
+    const session = (await postMcp(open.port, INITIALIZE)).headers["mcp-session-id"] as string;
+    const cases: Array<[string, unknown, string]> = [
+      ['{"foo":1}', null, '"jsonrpc" must be "2.0", found nothing'],
+      ["5", null, "expected a JSON-RPC message object, found a JSON number"],
+      [
+        '{"jsonrpc":"2.0","id":7,"method":"ping","extra":1}',
+        7,
+        'unexpected member "extra": a request or notification has only "jsonrpc", "id", "method" and "params"',
+      ],
+      ['[{"jsonrpc":"2.0","id":"b","method":7}]', "b", '"method" must be a string, found 7'],
+    ];
+    for (const headers of [{}, { "mcp-session-id": session }] as Array<Record<string, string>>) {
+      for (const [body, id, message] of cases) {
+        const response = await postMcp(open.port, body, headers);
+        expect(response.status, body).toBe(400);
+        expect(JSON.parse(response.body), body).toEqual({ jsonrpc: "2.0", id, error: { code: -32600, message } });
+      }
+    }
   });
 
   it("refuses a request other than initialize without a session with 400", async () => {

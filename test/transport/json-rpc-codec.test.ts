@@ -1,6 +1,15 @@
-// The line codec both stdio ends use: what it takes as it came, and what it refuses, with which code and why.
+// The codec both stdio ends and the HTTP server use: what it takes as it came, and what it refuses, with which code and why.
 import { describe, expect, it } from "vitest";
-import { decodeErrorReply, decodeMessage, INVALID_REQUEST, MessageDecodeError, PARSE_ERROR } from "../../src/shared/json-rpc-codec.js";
+import { isJSONRPCErrorResponse, isJSONRPCNotification, isJSONRPCRequest, isJSONRPCResultResponse } from "@modelcontextprotocol/sdk/types.js";
+import {
+  decodeBody,
+  decodeErrorLine,
+  decodeMessage,
+  INVALID_REQUEST,
+  MAX_NESTING,
+  MessageDecodeError,
+  PARSE_ERROR,
+} from "../../src/shared/json-rpc-codec.js";
 
 function refusal(line: string): MessageDecodeError {
   try {
@@ -29,24 +38,47 @@ describe("decodeMessage", () => {
     const error = refusal("{broken");
     expect(error.code).toBe(PARSE_ERROR);
     expect(error.message).toMatch(/^not JSON: /);
-    expect(decodeErrorReply(error)).toEqual({ jsonrpc: "2.0", id: null, error: { code: PARSE_ERROR, message: error.message } });
+    expect(JSON.parse(decodeErrorLine(error))).toEqual({ jsonrpc: "2.0", id: null, error: { code: PARSE_ERROR, message: error.message } });
   });
 
   it("names what is wrong with a message that is JSON but not JSON-RPC", () => {
-    const cases: Array<[string, string, string | number | undefined]> = [
+    const cases: Array<[string, string, string | undefined]> = [
       ["[1,2]", "expected a JSON-RPC message object, found an array (JSON-RPC batches are not part of MCP)", undefined],
       ['"text"', "expected a JSON-RPC message object, found a JSON string", undefined],
-      ['{"id":1,"method":"ping"}', '"jsonrpc" must be "2.0", found nothing', 1],
-      ['{"jsonrpc":"2.0","id":1.5,"method":"ping"}', '"id" must be a string or an integer, found 1.5', undefined],
-      ['{"jsonrpc":"2.0","id":4,"method":7}', '"method" must be a string, found 7', 4],
-      ['{"jsonrpc":"2.0","id":"q","method":"tools/call","params":[1]}', '"params" must be an object, found [1]', "q"],
+      ['{"id":1,"method":"ping"}', '"jsonrpc" must be "2.0", found nothing', "1"],
+      ['{"jsonrpc":"2.0","id":1.50,"method":"ping"}', '"id" must be a string or an integer, found 1.50', "1.50"],
+      ['{"jsonrpc":"2.0","id":1e400,"method":"ping"}', '"id" must be a string or an integer, found 1e400', "1e400"],
+      ['{"jsonrpc":"2.0","id":[1],"method":"ping"}', '"id" must be a string or an integer, found [1]', undefined],
+      ['{"jsonrpc":"2.0","id":4,"method":7}', '"method" must be a string, found 7', "4"],
+      ['{"jsonrpc":"2.0","id":"q","method":"tools/call","params":[1]}', '"params" must be an object, found [1]', '"q"'],
       ['{"jsonrpc":"2.0"}', 'a message needs a "method" (request or notification) or an "id" (response)', undefined],
+      [
+        '{"jsonrpc":"2.0","id":1,"method":"ping","extra":1}',
+        'unexpected member "extra": a request or notification has only "jsonrpc", "id", "method" and "params"',
+        "1",
+      ],
+      ['{"jsonrpc":"2.0","method":"notifications/x","params":{"_meta":[]}}', '"params._meta" must be an object, found []', undefined],
+      [
+        '{"jsonrpc":"2.0","id":"p","method":"ping","params":{"_meta":{"progressToken":null}}}',
+        '"params._meta.progressToken" must be a string or an integer, found null',
+        '"p"',
+      ],
+      [
+        '{"jsonrpc":"2.0","id":"t","method":"ping","params":{"_meta":{"io.modelcontextprotocol/related-task":{}}}}',
+        '"params._meta["io.modelcontextprotocol/related-task"]" must be an object with a string "taskId", found {}',
+        '"t"',
+      ],
+      [
+        '{"jsonrpc":"2.0", "id" : 9007199254740993 ,"method":"ping"}',
+        '"id" 9007199254740993 is an integer beyond 2^53, which JSON-RPC peers do not all read exactly; send it as a string',
+        "9007199254740993",
+      ],
     ];
-    for (const [line, problem, id] of cases) {
+    for (const [line, problem, idText] of cases) {
       const error = refusal(line);
       expect(error.code).toBe(INVALID_REQUEST);
       expect(error.message).toBe(problem);
-      expect(error.id).toBe(id);
+      expect(error.idText).toBe(idText);
       expect(error.answerable).toBe(true);
     }
   });
@@ -55,6 +87,8 @@ describe("decodeMessage", () => {
     const cases: Array<[string, string]> = [
       ['{"jsonrpc":"2.0","id":1,"result":"text"}', '"result" must be an object, found "text"'],
       ['{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}', 'a response needs exactly one of "result" and "error"'],
+      ['{"jsonrpc":"2.0","id":1,"result":{},"extra":1}', 'unexpected member "extra": a response has only "jsonrpc", "id" and "result" or "error"'],
+      ['{"jsonrpc":"2.0","id":1,"result":{"_meta":"m"}}', '"result._meta" must be an object, found "m"'],
       [
         '{"jsonrpc":"2.0","id":1,"error":{"code":"x","message":"m"}}',
         '"error" must be an object with an integer "code" and a string "message", found {"code":"x","message":"m"}',
@@ -64,6 +98,87 @@ describe("decodeMessage", () => {
       const error = refusal(line);
       expect(error.message).toBe(problem);
       expect(error.answerable).toBe(false);
+    }
+  });
+});
+
+describe("decodeErrorLine", () => {
+  it("writes the id as the request wrote it, however JSON.parse would read it", () => {
+    const line = '{"jsonrpc":"2.0","method":"x","params":{"id":1},"id" :\t-12345678901234567890e3 }';
+    expect(decodeErrorLine(refusal(line))).toMatch(/^\{"jsonrpc":"2.0","id":-12345678901234567890e3,"error":\{"code":-32600,"message":"/);
+    // The last "id" at the top is the one JSON.parse keeps; one inside a string or a nested object is no member.
+    const params = JSON.stringify({ id: 2, s: '\\","id":3' });
+    const nested = `{"jsonrpc":"2.0","id":1,"method":"x","params":${params},"id":90071992547409931,"z":"}"}`;
+    expect(refusal(nested).idText).toBe("90071992547409931");
+  });
+});
+
+describe("decodeBody", () => {
+  it("takes one message or a batch, each checked as a line of its own, and refuses an empty or too deep batch", () => {
+    const ping = { jsonrpc: "2.0", id: 1, method: "ping" };
+    expect(decodeBody(JSON.stringify(ping))).toEqual(ping);
+    expect(decodeBody(` [${JSON.stringify(ping)}]`)).toEqual([ping]);
+    const bodyRefusal = (text: string) => {
+      try {
+        decodeBody(text);
+      } catch (error) {
+        if (error instanceof MessageDecodeError) return { code: error.code, message: error.message, idText: error.idText };
+      }
+      throw new Error(`decodeBody took ${text}`);
+    };
+    expect(bodyRefusal('[{"jsonrpc":"2.0","id":2,"method":"ping","x":1}]')).toMatchObject({ code: INVALID_REQUEST, idText: "2" });
+    expect(bodyRefusal("[")).toMatchObject({ code: PARSE_ERROR });
+    expect(bodyRefusal("[]")).toEqual({ code: INVALID_REQUEST, message: "an empty batch: a batch holds one message or more", idText: undefined });
+    expect(bodyRefusal(`[${"[".repeat(100_000)}${"]".repeat(100_000)}]`)).toMatchObject({
+      code: INVALID_REQUEST,
+      message: expect.stringMatching(/^nested more than/),
+    });
+  });
+});
+
+describe("nesting", () => {
+  const nested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
+
+  it(`takes a message nested ${MAX_NESTING} deep, and refuses one deeper under its id, without walking it`, () => {
+    const line = (depth: number) => `{"jsonrpc":"2.0","id":"d","method":"tools/call","params":{"a":${nested(depth - 2)}}}`;
+    expect(decodeMessage(line(MAX_NESTING))).toMatchObject({ id: "d" });
+    const error = refusal(line(MAX_NESTING + 1));
+    expect(error.message).toBe(`nested more than ${MAX_NESTING} deep: gaggle reads arrays and objects up to ${MAX_NESTING} levels`);
+    expect(error.idText).toBe('"d"');
+    // Brackets in strings are text, not nesting.
+    expect(decodeMessage(`{"jsonrpc":"2.0","id":1,"method":"x","params":{"s":"${"[{".repeat(MAX_NESTING)}\\\\"}}`)).toMatchObject({ id: 1 });
+    expect(refusal(`{"jsonrpc":"2.0","id":${nested(100_000)},"method":"ping"}`).idText).toBeUndefined();
+  });
+});
+
+describe("fidelity to the SDK's Protocol", () => {
+  // A message decodeMessage takes but the Protocol's own checks refuse would be dropped there, unanswered.
+  const sdkTakes = (value: unknown) =>
+    isJSONRPCRequest(value) || isJSONRPCNotification(value) || isJSONRPCResultResponse(value) || isJSONRPCErrorResponse(value);
+
+  it("takes only what the SDK takes, among lines JSON-RPC's own shape allows", () => {
+    const lines = [
+      '{"jsonrpc":"2.0","id":1,"method":"ping","extra":1}',
+      '{"jsonrpc":"2.0","method":"notifications/x","extra":1}',
+      '{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}',
+      '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":5}}',
+      '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"progressToken":1.5}}}',
+      '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"progressToken":9007199254740993}}}',
+      '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":1}}}}',
+      '{"jsonrpc":"2.0","id":1,"result":{"_meta":[]}}',
+      '{"jsonrpc":"2.0","id":1,"result":{},"extra":1}',
+      '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"progressToken":"p","other":[1]},"x":{"y":[]}}}',
+      '{"jsonrpc":"2.0","id":"a","result":{"_meta":{"k":1},"content":[]}}',
+      '{"jsonrpc":"2.0","id":2,"error":{"code":1,"message":"m","data":{}}}',
+    ];
+    for (const line of lines) {
+      let taken = true;
+      try {
+        decodeMessage(line);
+      } catch {
+        taken = false;
+      }
+      expect(taken, line).toBe(sdkTakes(JSON.parse(line)));
     }
   });
 });

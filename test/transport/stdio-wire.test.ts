@@ -8,15 +8,21 @@ import { waitGone } from "../helpers/processes.js";
 
 let gaggle: ChildProcessWithoutNullStreams;
 let stderr = "";
-const replies: Array<Record<string, unknown>> = [];
+/** gaggle's stdout lines as written: JSON.parse would round an id beyond 2^53. */
+const replies: string[] = [];
 let waiters: Array<() => void> = [];
 
-/** Sends raw text on gaggle's stdin and waits until `count` more lines came back on its stdout. */
-async function exchange(text: string, count = 1): Promise<Array<Record<string, unknown>>> {
+/** Sends raw text on gaggle's stdin and waits until `count` more lines came back on its stdout, as written. */
+async function exchangeLines(text: string, count = 1): Promise<string[]> {
   const from = replies.length;
   gaggle.stdin.write(text);
   while (replies.length < from + count) await new Promise<void>((resolve) => waiters.push(resolve));
   return replies.slice(from, from + count);
+}
+
+/** Sends raw text on gaggle's stdin and waits until `count` more lines came back on its stdout, parsed. */
+async function exchange(text: string, count = 1): Promise<Array<Record<string, unknown>>> {
+  return (await exchangeLines(text, count)).map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 beforeAll(async () => {
@@ -27,7 +33,7 @@ beforeAll(async () => {
   gaggle.stdout.setEncoding("utf8").on("data", (chunk: string) => {
     const lines = (partial + chunk).split("\n");
     partial = lines.pop()!;
-    for (const line of lines) replies.push(JSON.parse(line) as Record<string, unknown>);
+    replies.push(...lines);
     const ready = waiters;
     waiters = [];
     for (const wake of ready) wake();
@@ -63,6 +69,53 @@ describe("gaggle's stdio end", () => {
     expect(stderr).toContain("unreadable message from the client");
   });
 
+  it("answers a request with a member JSON-RPC does not define with -32600 naming it", async () => {
+    const [reply] = await exchange(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", extra: 1 })}\n`);
+    expect(reply).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      error: { code: -32600, message: 'unexpected member "extra": a request or notification has only "jsonrpc", "id", "method" and "params"' },
+    });
+  });
+
+  it("answers a request whose _meta the SDK could not read with -32600", async () => {
+    const [reply] = await exchange(`${JSON.stringify({ jsonrpc: "2.0", id: "token", method: "ping", params: { _meta: { progressToken: 1.5 } } })}\n`);
+    expect(reply).toEqual({
+      jsonrpc: "2.0",
+      id: "token",
+      error: { code: -32600, message: '"params._meta.progressToken" must be a string or an integer, found 1.5' },
+    });
+  });
+
+  it("echoes an integer id beyond 2^53 exactly as it was written, refusing it with -32600", async () => {
+    const [reply] = await exchangeLines('{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}\n');
+    expect(reply).toContain('"id":9007199254740993,');
+    expect(reply).toContain('"code":-32600');
+    expect(reply).toContain("send it as a string");
+  });
+
+  it("answers 100k-deep ids, methods and params with -32600, and lives on to serve the next request", async () => {
+    const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
+    const lines = [
+      `{"jsonrpc":"2.0","id":"deep-params","method":"ping","params":{"a":${deep}}}`,
+      `{"jsonrpc":"2.0","id":"deep-method","method":${deep}}`,
+      `{"jsonrpc":"2.0","id":"deep-token","method":"tools/list","params":{"_meta":{"progressToken":${deep}}}}`,
+      `{"jsonrpc":${deep},"id":"deep-version","method":"ping"}`,
+      `{"jsonrpc":"2.0","id":${deep},"method":"ping"}`,
+      JSON.stringify({ jsonrpc: "2.0", id: "after", method: "ping" }),
+    ];
+    const answers = await exchange(lines.map((line) => `${line}\n`).join(""), lines.length);
+    expect(answers.map((answer) => [answer.id, (answer.error as { code?: number } | undefined)?.code])).toEqual([
+      ["deep-params", -32600],
+      ["deep-method", -32600],
+      ["deep-token", -32600],
+      ["deep-version", -32600],
+      [null, -32600],
+      ["after", undefined],
+    ]);
+    expect((answers[0]!.error as { message: string }).message).toBe("nested more than 512 deep: gaggle reads arrays and objects up to 512 levels");
+  });
+
   it("answers a tools/call without a tool name with -32602 before anything runs", async () => {
     const [reply] = await exchange(`${JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { arguments: {} } })}\n`);
     expect(reply).toEqual({
@@ -74,6 +127,36 @@ describe("gaggle's stdio end", () => {
       `${JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "execute_child_tool", arguments: [1] } })}\n`,
     );
     expect(badArgs).toMatchObject({ id: 5, error: { code: -32602, message: "tools/call params.arguments must be an object; found [1]" } });
+  });
+
+  it("answers params of the wrong type with -32602 naming the param and what it must be", async () => {
+    const request = (id: number, method: string, params: unknown) => `${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`;
+    const lines = [
+      request(10, "initialize", { protocolVersion: 5, capabilities: {}, clientInfo: { name: "raw", version: "0" } }),
+      request(11, "prompts/get", { name: 5 }),
+      request(12, "completion/complete", { ref: 5, argument: { name: "a", value: "b" } }),
+      request(13, "logging/setLevel", { level: "loud" }),
+      request(14, "completion/complete", { ref: { type: "ref/prompt" }, argument: { name: "a" } }),
+    ];
+    const answers = await exchange(lines.join(""), lines.length);
+    expect(answers).toEqual([
+      { jsonrpc: "2.0", id: 10, error: { code: -32602, message: "params.protocolVersion must be a string; found 5" } },
+      { jsonrpc: "2.0", id: 11, error: { code: -32602, message: "params.name must be a string; found 5" } },
+      { jsonrpc: "2.0", id: 12, error: { code: -32602, message: "params.ref must be an object; found 5" } },
+      {
+        jsonrpc: "2.0",
+        id: 13,
+        error: {
+          code: -32602,
+          message: 'params.level must be one of "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"; found "loud"',
+        },
+      },
+      {
+        jsonrpc: "2.0",
+        id: 14,
+        error: { code: -32602, message: "params.ref.name must be a string; found nothing. params.argument.value must be a string; found nothing" },
+      },
+    ]);
   });
 
   it("sends nothing for a call the client cancelled", async () => {
