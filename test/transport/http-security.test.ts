@@ -78,7 +78,7 @@ describe("listening", () => {
     expect(stderr).toContain("GAGGLE_AUTH_TOKEN");
     expect(stderr).not.toContain("serving MCP at");
     expect(stderr).toBe(
-      "gaggle: refusing to serve HTTP on 0.0.0.0 without a bearer token: set gateway.auth_token in the config or GAGGLE_AUTH_TOKEN in the environment, or bind to 127.0.0.1\n",
+      "gaggle: refusing to serve HTTP on 0.0.0.0 without a bearer token: set gateway.auth_token (or gateway.auth_tokens) in the config or GAGGLE_AUTH_TOKEN in the environment, or bind to 127.0.0.1\n",
     );
   });
 
