@@ -11,7 +11,11 @@ import { WireError } from "../shared/errors.js";
 import { isObject } from "../shared/json.js";
 
 /** Requests whose target the Mcp-Name header repeats. */
-const NAMED: Record<string, "name" | "uri"> = { "tools/call": "name", "prompts/get": "name", "resources/read": "uri" };
+const NAMED = new Map<string, "name" | "uri">([
+  ["tools/call", "name"],
+  ["prompts/get", "name"],
+  ["resources/read", "uri"],
+]);
 
 /**
  * Whether a POST without a session is a modern request: its body claims a 2026-07-28 version in _meta, or its
@@ -74,7 +78,7 @@ function checkHeaders(req: IncomingMessage, request: JSONRPCRequest): void {
         : `Mcp-Method header ${JSON.stringify(method)} does not match the body's method ${JSON.stringify(request.method)}`,
     );
   }
-  const field = NAMED[request.method];
+  const field = NAMED.get(request.method);
   if (field) {
     const name = header(req, "mcp-name");
     const value = isObject(request.params) ? request.params[field] : undefined;
