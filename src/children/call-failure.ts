@@ -1,7 +1,9 @@
 // The GaggleErrors a real child fails with: what the SDK threw during a request, a failed start, a back-off refusal; each says what to do.
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { GaggleError, errorMessage } from "../shared/errors.js";
+import type { ChildConfig } from "../config/index.js";
 import type { QueueDepth } from "./child.js";
+import { slowStartAdvice, START_TIMEOUT_MARK } from "./slow-start.js";
 
 export interface FailureContext {
   child: string;
@@ -77,14 +79,17 @@ export function turnTimeout(child: string, tool: string, timeoutMs: number, queu
 }
 
 /** A start that failed, with what to check: the command for a process, the url for a remote server. */
-export function startFailure(child: string, transport: string, reason: string, stderrTail: string[], cause: unknown): GaggleError {
+/** `timeoutMs`: what the start was given (startup_timeout_ms, or more for a first start; see slow-start.ts). */
+export function startFailure(config: ChildConfig, timeoutMs: number, reason: string, stderrTail: string[], cause: unknown): GaggleError {
+  const child = config.name;
   // Nothing is wrong with the config: a person has to sign in, or the account signed in is refused; the error says so.
   if (cause instanceof GaggleError && (cause.code === "AUTH_REQUIRED" || cause.code === "PERMISSION_DENIED")) return cause;
   // A failure that already knows what to check (a sign-in's server not answering) says so.
   const known = cause instanceof GaggleError && cause.code === "SERVER_FAILED" ? cause.hint : undefined;
   const hint =
     known ??
-    (transport === "stdio"
+    (reason.includes(START_TIMEOUT_MARK) ? `${slowStartAdvice(config, timeoutMs).join("; ")}; get_child_status shows its stderr` : undefined) ??
+    (config.transport === "stdio"
       ? `check the command, args and env of ${child} in the config; get_child_status shows its stderr`
       : `check the url and headers of ${child} in the config, and that the server is up`);
   return new GaggleError("SERVER_FAILED", `${child} ${reason}${stderrSuffix(stderrTail)}`, { hint, cause });

@@ -52,6 +52,11 @@ export class CatalogShelf {
     return this.stored().lists;
   }
 
+  /** True once any list of this definition was recorded: it has started before. */
+  get everListed(): boolean {
+    return Object.keys(this.read()).length > 0;
+  }
+
   /** True once the child was found to take nothing before initialize (see CatalogEntry.initializeFirst). */
   get initializeFirst(): boolean {
     return this.stored().initializeFirst === true;

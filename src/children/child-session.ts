@@ -13,6 +13,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ChildConfig } from "../config/index.js";
+import { startTimeoutReason } from "./slow-start.js";
 import { errorChain, errorMessage, WireError } from "../shared/errors.js";
 import type { Logger } from "../shared/log.js";
 import { META, MODERN_VERSION } from "../shared/modern-protocol.js";
@@ -235,7 +236,7 @@ export function startFailureReason(error: unknown, session: Session | undefined,
   // A spawn failure's message already says what its cause does; a remote one's cause is where the reason is.
   const message = session?.process ? errorMessage(error) : errorChain(error);
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-    return `did not answer initialize within ${startupTimeoutMs}ms (startup_timeout_ms)`;
+    return startTimeoutReason(startupTimeoutMs);
   }
   // The child's own refusal (an unsupported version, say) says more than the exit that followed it.
   if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) return `refused to start the session: ${message}`;

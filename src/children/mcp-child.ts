@@ -301,9 +301,9 @@ export class McpChild implements Child {
     let session: Session | undefined;
     try {
       const remote = this.config.transport === "stdio" ? undefined : await loadRemoteKit();
-      session = await connectSession(() => this.newSession(remote), this.catalog, this.config.startupTimeoutMs, this.log);
+      session = await connectSession(() => this.newSession(remote), this.catalog, this.startupTimeoutMs, this.log);
       const level = this.switchboard.logLevel;
-      await restoreSessionState(session, level, this.subscriptions, this.log, this.config.startupTimeoutMs);
+      await restoreSessionState(session, level, this.subscriptions, this.log, this.startupTimeoutMs);
       // A child that died while its state was restored has nothing to serve with.
       if (session.endedBecause !== undefined) throw new Error(session.endedBecause);
       const startedAt = new Date(this.clock.now());
@@ -337,12 +337,17 @@ export class McpChild implements Child {
     }));
   }
 
+  /** A child that never started yet (nothing catalogued) may be fetching what it runs: see ChildConfig.firstStartupTimeoutMs. */
+  private get startupTimeoutMs(): number {
+    return this.catalog.everListed ? this.config.startupTimeoutMs : this.config.firstStartupTimeoutMs;
+  }
+
   /** `session` is undefined when none could even be made. */
   private startFailed(error: unknown, session: Session | undefined, failedStarts: number): GaggleError {
-    this.lastError = `failed to start: ${startFailureReason(error, session, this.config.startupTimeoutMs)}`;
+    this.lastError = `failed to start: ${startFailureReason(error, session, this.startupTimeoutMs)}`;
     this.machine.move({ state: "failed", failedStarts, retryAt: this.clock.now() + backoffMs(failedStarts) });
     this.log.warn({ reason: this.lastError, failedStarts }, "start failed");
-    this.lastFailure = startFailure(this.name, this.config.transport, this.lastError, this.stderr.tail(), error);
+    this.lastFailure = startFailure(this.config, this.startupTimeoutMs, this.lastError, this.stderr.tail(), error);
     this.signIn.started(this.lastFailure.code === "AUTH_REQUIRED");
     return this.lastFailure;
   }

@@ -3,6 +3,7 @@
 // past its time limit) rather than the error's own wording.
 import type { ChildStatus } from "../children/child.js";
 import { STDOUT_GARBAGE_MARK } from "../children/child-session.js";
+import { slowStartAdvice, START_TIMEOUT_MARK } from "../children/slow-start.js";
 import { errorChain, GaggleError } from "../shared/errors.js";
 import type { ChildConfig } from "../config/index.js";
 
@@ -11,24 +12,15 @@ export interface Diagnosis {
   advice: string[];
 }
 
-/** Commands that fetch what they run the first time (and may build it): a first start can take minutes. */
-const FETCHING_RUNNERS = new Set(["npx", "pnpx", "bunx", "uvx", "pipx"]);
-
 export function diagnose(config: ChildConfig, error: unknown, status: ChildStatus): Diagnosis {
   const reason = plainReason(config.name, error instanceof GaggleError ? error.message : errorChain(error));
   const key = `mcp_servers.${config.name}`;
   if (error instanceof GaggleError && error.code === "AUTH_REQUIRED") {
     return { reason, advice: [`run: gaggle auth login ${config.name}`] };
   }
-  if (reason.includes("did not answer initialize within")) {
-    const runner = config.command?.split("/").pop() ?? "";
-    const advice = [`it was still starting when startup_timeout_ms (${config.startupTimeoutMs} ms) ran out: raise ${key}.startup_timeout_ms`];
-    if (FETCHING_RUNNERS.has(runner)) {
-      advice.push(
-        `a first \`${runner}\` run downloads the package and may compile it: run \`${[config.command, ...config.args].join(" ")}\` once by hand, then try again`,
-      );
-    }
-    return { reason, advice: [...advice, ...stderrAdvice(status)] };
+  if (reason.includes(START_TIMEOUT_MARK)) {
+    const timeoutMs = Number(new RegExp(`${START_TIMEOUT_MARK} (\\d+)ms`).exec(reason)?.[1] ?? config.startupTimeoutMs);
+    return { reason, advice: [...slowStartAdvice(config, timeoutMs), ...stderrAdvice(status)] };
   }
   if (config.transport !== "stdio") return { reason, advice: networkAdvice(config, reason) };
   return { reason, advice: [`check ${key}.command, args and env`, ...stderrAdvice(status)] };

@@ -13,9 +13,18 @@ export const CHILD_DEFAULTS = {
   /** max_timeout_ms defaults to this many times timeout_ms. */
   maxTimeoutFactor: 10,
   startupTimeoutMs: 30_000,
+  /** A first `npx -y` start downloads the package and may compile it: minutes, not seconds. */
+  firstFetchStartupTimeoutMs: 180_000,
   concurrency: 1,
   idleTimeoutMs: 0,
 } as const;
+
+/** Commands that fetch what they run the first time (and may build it): a first start can take minutes. */
+const FETCHING_RUNNERS = new Set(["npx", "pnpx", "bunx", "uvx", "pipx"]);
+
+export function fetchesOnFirstRun(command: string): boolean {
+  return FETCHING_RUNNERS.has(command.split("/").pop() ?? "");
+}
 
 /** Every spelling accepted for `type` / `transport`, and what it means. */
 const TRANSPORT_NAMES = {
@@ -195,6 +204,9 @@ export function normalizeChild(raw: RawChild, opts: PathOptions): Omit<ChildConf
     // Within a timer's range like every duration given, so that none needs checking where it is used.
     maxTimeoutMs: raw.max_timeout_ms ?? Math.min(CHILD_DEFAULTS.maxTimeoutFactor * timeoutMs, MAX_TIMER_MS),
     startupTimeoutMs: raw.startup_timeout_ms ?? CHILD_DEFAULTS.startupTimeoutMs,
+    firstStartupTimeoutMs:
+      raw.startup_timeout_ms ??
+      (raw.command !== undefined && fetchesOnFirstRun(raw.command) ? CHILD_DEFAULTS.firstFetchStartupTimeoutMs : CHILD_DEFAULTS.startupTimeoutMs),
     // The legacy SSE transport is a 2025-era transport: there is nothing to ask.
     protocol: raw.protocol ?? (transportOf(raw) === "sse" ? "2025-11-25" : "auto"),
     concurrency: raw.concurrency ?? CHILD_DEFAULTS.concurrency,

@@ -3,6 +3,7 @@ export { ConfigError, describeValue } from "./errors.js";
 export { expandEnv, expandString } from "./expand.js";
 export { findConfigPath, loadConfig, validateConfigText } from "./load.js";
 export { stateDir } from "./state-dir.js";
+export { fetchesOnFirstRun } from "./child.js";
 export {
   type ChildConfig,
   type GaggleConfig,

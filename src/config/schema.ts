@@ -43,6 +43,11 @@ export interface ChildConfig {
   timeoutMs: number;
   maxTimeoutMs: number;
   startupTimeoutMs: number;
+  /**
+   * What the first start gets, before any start succeeded: longer for a command that fetches what it runs the
+   * first time (npx and the like, see fetchesOnFirstRun) when startup_timeout_ms is not set; else startupTimeoutMs.
+   */
+  firstStartupTimeoutMs: number;
   protocol: ProtocolChoice;
   concurrency: number;
   /** 0 = never stop an idle child. */

@@ -98,6 +98,11 @@ describe("starting", () => {
     const body = failureOf(await call("slow_start", "echo", { text: "x" }));
     expect(body.code).toBe("SERVER_FAILED");
     expect(body.error).toContain("did not answer initialize within 500ms (startup_timeout_ms)");
+    // Still starting, and saying so on stderr: the advice is about time, not about the command.
+    expect(body.error).toContain("slow fixture: waiting 5000 ms before serving");
+    expect(body.hint).toBe(
+      "it was still starting when startup_timeout_ms (500 ms) ran out: raise mcp_servers.slow_start.startup_timeout_ms; get_child_status shows its stderr",
+    );
     expect((await status("slow_start")).status).toBe("failed");
   });
 });

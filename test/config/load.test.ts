@@ -24,6 +24,8 @@ function stdioChild(name: string, command: string, extra: Partial<ChildConfig> =
     timeoutMs: 60_000,
     maxTimeoutMs: 600_000,
     startupTimeoutMs: 30_000,
+    // Longer for a first `npx` start, unless startup_timeout_ms is set.
+    firstStartupTimeoutMs: extra.startupTimeoutMs ?? (command === "npx" ? 180_000 : 30_000),
     protocol: "auto",
     concurrency: 1,
     idleTimeoutMs: 0,
@@ -151,6 +153,23 @@ describe("loadConfig: JSON", () => {
   it("accepts the TOML name mcp_servers too", () => {
     const path = tmp.write("snake.json", `{"mcp_servers": {"echo": {"command": "node"}}}`);
     expect(loadConfig(path, {}).children).toEqual([stdioChild("echo", "node")]);
+  });
+});
+
+describe("the first start's time limit", () => {
+  const first = (text: string) => validateConfigText(text, join(tmp.dir, "c.toml"), {}).children[0]!;
+
+  it("is longer for a command that fetches what it runs, unless startup_timeout_ms is set", () => {
+    expect(first(`[mcp_servers.fs]\ncommand = "npx"\nargs = ["-y", "x"]\n`)).toMatchObject({
+      startupTimeoutMs: 30_000,
+      firstStartupTimeoutMs: 180_000,
+    });
+    expect(first(`[mcp_servers.fs]\ncommand = "/usr/bin/uvx"\n`)).toMatchObject({ firstStartupTimeoutMs: 180_000 });
+    expect(first(`[mcp_servers.fs]\ncommand = "npx"\nstartup_timeout_ms = 5000\n`)).toMatchObject({
+      startupTimeoutMs: 5000,
+      firstStartupTimeoutMs: 5000,
+    });
+    expect(first(`[mcp_servers.fs]\ncommand = "node"\n`)).toMatchObject({ firstStartupTimeoutMs: 30_000 });
   });
 });
 
