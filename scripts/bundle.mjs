@@ -17,9 +17,18 @@ await build({
   // version.ts finds gaggle's package.json from its own URL.
   define: { "import.meta.url": "gaggleModuleUrl" },
   // The shell grammar is WebAssembly its packages load from their own folders: loaded from node_modules when used.
-  external: ["web-tree-sitter", "tree-sitter-bash"],
+  // DuckDB is a native engine, an optional dependency loaded only by the duckdb child.
+  external: ["web-tree-sitter", "tree-sitter-bash", "@duckdb/node-api"],
   banner: { js: 'var gaggleModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
 });
+
+// The program runs as a vm.Script (V8's code cache), where import() has no loader: what it loads at run time
+// (the externals) it requires. An import() left in the bundle would fail only when reached, so the build fails now.
+const stray = [...readFileSync("dist/gaggle.cjs", "utf8").matchAll(/\bimport\("([^"]+)"\)/g)].map((match) => match[1]);
+// pkce-challenge reaches for node:crypto only where globalThis.crypto is missing, as it is on no Node gaggle runs on.
+const unreachable = new Set(["node:crypto"]);
+const reached = stray.filter((specifier) => !unreachable.has(specifier));
+if (reached.length > 0) throw new Error(`dist/gaggle.cjs imports ${reached.join(", ")} with import(): require them instead`);
 
 const hash = createHash("sha256").update(readFileSync("dist/gaggle.cjs")).digest("hex").slice(0, 16);
 await build({

@@ -36,6 +36,19 @@ describe("the code cache", () => {
     expect(statSync(file).mtimeMs).toBe(written);
   });
 
+  it("runs, from the cache, what is loaded only when used (DuckDB, a native module)", async () => {
+    const { home, run } = cacheRun({});
+    const config = join(home, "children_config.toml");
+    writeFileSync(config, "[virtual.duckdb]\nenabled = true\n[virtual.goose]\nenabled = false\n[virtual.team]\nenabled = false\n");
+    const query = ["call", "duckdb", "duckdb", '{"query": "select 42 as n"}', "--config", config];
+    for (const attempt of ["compiled", "from the cache"]) {
+      const out = await run(query);
+      expect({ attempt, code: out.code, stderr: out.stderr }).toEqual({ attempt, code: 0, stderr: "" });
+      expect(JSON.parse(out.stdout)).toMatchObject({ rows: [{ n: 42 }] });
+    }
+    onlyFile(join(home, "state", "gaggle", "code-cache"));
+  });
+
   it("that is damaged costs nothing but the compile: gaggle runs, and the cache is written anew", async () => {
     const { home, run } = cacheRun({});
     await run(["--version"]);

@@ -35,7 +35,6 @@ export function runWithCodeCache(bundle: string, hash: string, env: NodeJS.Proce
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${readFileSync(bundle, "utf8")}\n})`, {
     filename: bundle,
     cachedData,
-    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   if (file) keepCompiled(script, file, cachedData && !script.cachedDataRejected ? cachedData.length : 0);
   const module = { exports: {} };

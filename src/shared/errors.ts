@@ -14,6 +14,8 @@ export const ERROR_CODES = [
   "PERMISSION_DENIED",
   "LIMIT_REACHED",
   "NOT_FOUND",
+  // What a built-in tool ran failed on its own terms (an SQL error), the tool itself working.
+  "EXECUTION_ERROR",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -1,6 +1,6 @@
 // What gaggle asks of a path before it uses one; each answer is false (or the path as given) when it cannot be read.
-import { accessSync, constants, realpathSync, statSync } from "node:fs";
-import { delimiter, isAbsolute, join, resolve } from "node:path";
+import { accessSync, constants, lstatSync, realpathSync, statSync } from "node:fs";
+import { basename, delimiter, dirname, isAbsolute, join, resolve, sep } from "node:path";
 
 export function isFile(path: string): boolean {
   try {
@@ -54,4 +54,25 @@ export function findExecutable(command: string, cwd: string, pathVariable: strin
     if (isExecutableFile(path)) return { found: path };
   }
   return { missing: command, searched };
+}
+
+/** True when `dir` is `prefix` or inside it, by whole path components ("/a/b" is not under "/a/bc"). */
+export function isUnder(dir: string, prefix: string): boolean {
+  if (dir === prefix) return true;
+  const withSep = prefix.endsWith(sep) ? prefix : prefix + sep;
+  return dir.startsWith(withSep);
+}
+
+/** Where writing to `path` really writes: undefined for a symlink whose target does not exist yet (it could be anywhere). */
+export function whereWritten(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    try {
+      if (lstatSync(path).isSymbolicLink()) return undefined;
+    } catch {
+      // Not there at all: the file a redirection creates, in its folder.
+    }
+    return join(canonical(dirname(path)), basename(path));
+  }
 }

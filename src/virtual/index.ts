@@ -3,6 +3,7 @@ import type { Child } from "../children/child.js";
 import type { Switchboard } from "../children/switchboard.js";
 import type { GaggleConfig } from "../config/index.js";
 import type { MemberUrls } from "./context.js";
+import { createDuckDbChild } from "./duckdb/index.js";
 import { createGooseChild } from "./goose/index.js";
 import { createProcessChild, processSettingsProblems } from "./process/index.js";
 import { stateDir } from "../config/index.js";
@@ -16,7 +17,7 @@ export function createVirtualChildren(config: GaggleConfig, switchboard: Switchb
   const process = createProcessChild(context);
   const goose = createGooseChild(context);
   const team = createTeamChild(context, goose);
-  return [process, goose, team].filter((child) => child !== undefined);
+  return [process, goose, team, createDuckDbChild(context)].filter((child) => child !== undefined);
 }
 
 /**

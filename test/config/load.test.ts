@@ -98,6 +98,7 @@ expose = true
         ...VIRTUAL_DEFAULTS,
         process: { ...VIRTUAL_DEFAULTS.process, expose: true },
         goose: { ...VIRTUAL_DEFAULTS.goose, cwd: tmp.dir },
+        duckdb: { ...VIRTUAL_DEFAULTS.duckdb, roots: [tmp.dir] },
       },
     });
   });
@@ -183,7 +184,11 @@ describe("empty and guessed files", () => {
       const config = loadConfig(tmp.write(name, text), {});
       expect(config.children).toEqual([]);
       expect(config.gateway).toEqual(GATEWAY_DEFAULTS);
-      expect(config.virtual).toEqual({ ...VIRTUAL_DEFAULTS, goose: { ...VIRTUAL_DEFAULTS.goose, cwd: tmp.dir } });
+      expect(config.virtual).toEqual({
+        ...VIRTUAL_DEFAULTS,
+        goose: { ...VIRTUAL_DEFAULTS.goose, cwd: tmp.dir },
+        duckdb: { ...VIRTUAL_DEFAULTS.duckdb, roots: [tmp.dir] },
+      });
     }
   });
 

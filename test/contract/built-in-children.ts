@@ -18,6 +18,7 @@ const NO_MEMBER_LISTENER: MemberUrls = { urlFor: async () => ({ url: "http://127
 
 const ONLY = {
   process: "[virtual.goose]\nenabled = false\n\n[virtual.team]\nenabled = false\n",
+  duckdb: "[virtual.process]\nenabled = false\n\n[virtual.goose]\nenabled = false\n\n[virtual.team]\nenabled = false\n",
   goose: "[virtual.process]\nenabled = false\n\n[virtual.team]\nenabled = false\n",
   team: "[virtual.process]\nenabled = false\n",
 };
@@ -153,5 +154,31 @@ export async function teamSubject(switchboard: Switchboard): Promise<Subject> {
     dispose: async () => {
       await Promise.allSettled(others.map((other) => other.close()));
     },
+  };
+}
+
+/** A query that keeps DuckDB busy a second or so on this machine, a different one each time. */
+let heavyQueries = 0;
+const heavy = (rows: number) => `select count(*) + ${++heavyQueries} as n from range(${rows}) t1, range(4) t2 where t1.range % 7 = t2.range`;
+
+export async function duckdbSubject(switchboard: Switchboard): Promise<Subject> {
+  const dir = mkdtempSync(join(tmpdir(), "gaggle-contract-duckdb-"));
+  const text = `[virtual.duckdb]\nenabled = true\nroots = [${JSON.stringify(dir)}]\ntimeout_ms = 600000\n\n${ONLY.duckdb}`;
+  const { child } = builtIns(text, switchboard, "duckdb");
+  // A query is the only work a duckdb child holds; closing it must interrupt one that runs.
+  const running = new Set<Promise<unknown>>();
+  return {
+    child,
+    good: { tool: "duckdb", args: { query: "select 'contract' as word" }, answers: /"word":"contract"/ },
+    bad: { tool: "duckdb", args: { query: 42 } },
+    slow: async () => ({ tool: "duckdb", args: { query: heavy(30_000_000) } }),
+    occupy: async () => {
+      const query = child.callTool("duckdb", { query: heavy(100_000_000_000) }, {}).catch(() => undefined);
+      running.add(query);
+      // Closing ends it whether it is running or still queued.
+      void query.then(() => running.delete(query));
+    },
+    leftovers: async () => [...running].map(() => "a query still running"),
+    dispose: async () => {},
   };
 }

@@ -1,7 +1,6 @@
 // The process policy and its one question: may this command run in this directory? Refusals name the segment and the rule.
-import { lstatSync, realpathSync } from "node:fs";
-import { basename, dirname, join, resolve, sep } from "node:path";
-import { canonical } from "../../shared/fs-checks.js";
+import { resolve } from "node:path";
+import { isUnder, whereWritten } from "../../shared/fs-checks.js";
 import { GaggleError } from "../../shared/errors.js";
 import { readCommandLine, type FileRedirect } from "../shell/command-grammar.js";
 
@@ -61,24 +60,11 @@ export async function checkPolicy(policy: Policy, command: string, cwd: string):
 
 /** The file, resolved against `cwd` with its symlinks followed, is /dev/null or under one of `dirs`. */
 function redirectAllowed(redirect: FileRedirect, cwd: string, dirs: string[]): boolean {
-  const path = realTarget(resolve(cwd, redirect.path));
+  const path = whereWritten(resolve(cwd, redirect.path));
   if (path === undefined) return false;
   return path === "/dev/null" || dirs.some((dir) => isUnder(path, dir));
 }
 
-/** Where writing to `path` really writes: undefined for a symlink whose target does not exist yet (it could be anywhere). */
-function realTarget(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    try {
-      if (lstatSync(path).isSymbolicLink()) return undefined;
-    } catch {
-      // Not there at all: the file a redirection creates, in its folder.
-    }
-    return join(canonical(dirname(path)), basename(path));
-  }
-}
 
 const compiled = new Map<string, RegExp>();
 
@@ -101,12 +87,6 @@ export function matches(pattern: string, segment: string): boolean {
   return regex.test(segment);
 }
 
-/** True when `dir` is `prefix` or inside it, by whole path components ("/a/b" is not under "/a/bc"). */
-export function isUnder(dir: string, prefix: string): boolean {
-  if (dir === prefix) return true;
-  const withSep = prefix.endsWith(sep) ? prefix : prefix + sep;
-  return dir.startsWith(withSep);
-}
 
 function shorten(command: string): string {
   return JSON.stringify(command.length <= 120 ? command : `${command.slice(0, 117)}...`);

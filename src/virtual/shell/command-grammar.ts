@@ -1,6 +1,7 @@
 // What a shell command line runs, read with bash's grammar (tree-sitter-bash): the simple commands it is made of
 // and the files its redirections open, or the construct that makes that impossible to know before it runs.
 import { createRequire } from "node:module";
+import type * as TreeSitter from "web-tree-sitter";
 import type { Node, Parser } from "web-tree-sitter";
 
 export interface SimpleCommand {
@@ -44,10 +45,11 @@ let loading: Promise<Parser> | undefined;
 /** Loaded on first use: the grammar is WebAssembly, and most configurations never check a command. */
 function bashParser(): Promise<Parser> {
   return (loading ??= (async () => {
-    const { Parser, Language } = await import("web-tree-sitter");
+    // Required, not imported: the bundle runs from V8's code cache, where import() has no loader (see bundle.mjs).
+    const load = createRequire(import.meta.url);
+    const { Parser, Language } = load("web-tree-sitter") as typeof TreeSitter;
     await Parser.init();
-    const require = createRequire(import.meta.url);
-    const bash = await Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
+    const bash = await Language.load(load.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
     return new Parser().setLanguage(bash);
   })());
 }

@@ -1,0 +1,113 @@
+// The built-in `duckdb` child: SQL over files on embedded DuckDB (the `duckdb` tool of gomcptest's duckdbserver,
+// with a `database` to open). Queries reach only the files under its roots; it only reads unless read_write.
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { resolve } from "node:path";
+import { z } from "zod";
+import type { Child } from "../../children/child.js";
+import type { ChildEvents } from "../../children/switchboard.js";
+import type { DuckDbSettings } from "../../config/virtual/duckdb.js";
+import { GaggleError, errorMessage } from "../../shared/errors.js";
+import { canonical, isUnder, whereWritten } from "../../shared/fs-checks.js";
+import { jsonResult } from "../../shared/tool-results.js";
+import type { VirtualContext } from "../context.js";
+import { defineTool, VirtualChild, type VirtualTool } from "../virtual-child.js";
+import { answerOf } from "./answer.js";
+import { Database, type DuckDb } from "./database.js";
+
+const NAME = "duckdb";
+const MEMORY = ":memory:";
+
+class DuckDbChild extends VirtualChild {
+  protected readonly virtualTools: VirtualTool[];
+  /** One per database file (and one in memory), opened on first use and kept until the child is closed. */
+  private readonly databases = new Map<string, Promise<Database>>();
+  private readonly roots: string[];
+
+  constructor(
+    private readonly settings: DuckDbSettings & { roots: string[] },
+    events: ChildEvents,
+  ) {
+    super(NAME, "SQL over CSV, Parquet and JSON files, and DuckDB databases, on embedded DuckDB", events);
+    this.roots = settings.roots.map((root) => canonical(root));
+    this.virtualTools = [
+      defineTool({
+        name: "duckdb",
+        title: "Query files with SQL (DuckDB)",
+        description:
+          "Runs SQL on DuckDB, which reads files in place: SELECT * FROM '/abs/path/data.csv' (also Parquet, JSON, " +
+          "globs like '/abs/path/logs/*.csv', and joins across them). Name files by absolute paths under the allowed " +
+          "roots. Answers with the columns and their types and the rows as JSON, capped in rows and size with a note " +
+          `when cut. Allowed roots: ${this.roots.join(", ")}.` +
+          (settings.readWrite ? "" : " Read-only: only statements that read run."),
+        input: z.strictObject({
+          query: z.string().min(1).describe("DuckDB SQL; several statements may be given, the answer is the last one's."),
+          database: z
+            .string()
+            .min(1)
+            .describe("A DuckDB database file under the roots to open (relative to the first root); an in-memory database when not given.")
+            .optional(),
+        }),
+        annotations: { readOnlyHint: !settings.readWrite, openWorldHint: false },
+        run: async ({ query, database }, ctx) => {
+          const db = await this.open(database);
+          const result = await db.run(query, { rows: settings.maxRows, timeoutMs: settings.timeoutMs, signal: ctx.cancel?.signal });
+          return jsonResult(answerOf(result, settings));
+        },
+      }),
+    ];
+  }
+
+  protected async stopAll(): Promise<void> {
+    const open = [...this.databases.values()];
+    this.databases.clear();
+    await Promise.all(open.map(async (opening) => (await opening.catch(() => undefined))?.close()));
+  }
+
+  private open(database: string | undefined): Promise<Database> {
+    const path = database === undefined ? MEMORY : this.databasePath(database);
+    let opening = this.databases.get(path);
+    if (!opening) {
+      opening = loadDuckDb().then((duckdb) => Database.open(duckdb, path, this.roots, this.settings.readWrite));
+      this.databases.set(path, opening);
+      opening.catch(() => this.databases.delete(path));
+    }
+    return opening;
+  }
+
+  /** The database file, under the roots, symlinks followed; one that does not exist is created only by a child that writes. */
+  private databasePath(database: string): string {
+    const path = whereWritten(resolve(this.roots[0]!, database));
+    if (path === undefined || !this.roots.some((root) => isUnder(path, root))) {
+      throw new GaggleError("PERMISSION_DENIED", `database "${database}" is outside the roots (${this.roots.join(", ")})`, {
+        hint: "give a database file under [virtual.duckdb] roots, or add its folder to roots",
+      });
+    }
+    if (!this.settings.readWrite && !existsSync(path)) {
+      throw new GaggleError("NOT_FOUND", `database file ${path} does not exist, and a read-only duckdb child creates none`, {
+        hint: "give an existing database file, or set [virtual.duckdb] read_write = true to create it",
+      });
+    }
+    return path;
+  }
+}
+
+/**
+ * Loaded on first query: an optional dependency with a native engine, which most configurations never load.
+ * Required, not imported: the bundle runs from V8's code cache, where import() has no loader (see bundle.mjs).
+ */
+async function loadDuckDb(): Promise<DuckDb> {
+  try {
+    return createRequire(import.meta.url)("@duckdb/node-api") as DuckDb;
+  } catch (error) {
+    throw new GaggleError("SERVER_FAILED", `the duckdb child cannot load DuckDB (@duckdb/node-api): ${errorMessage(error)}`, {
+      hint: "install it beside gaggle (npm install @duckdb/node-api); it is an optional dependency, skipped where no build exists for this platform",
+    });
+  }
+}
+
+export function createDuckDbChild(context: VirtualContext): Child | undefined {
+  const settings = context.config.virtual.duckdb;
+  if (!settings.enabled) return undefined;
+  return new DuckDbChild({ ...settings, roots: settings.roots ?? [resolve(context.config.path, "..")] }, context.switchboard);
+}

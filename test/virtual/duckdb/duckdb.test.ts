@@ -1,0 +1,156 @@
+// The built-in duckdb child through a real gaggle: SQL over files under its roots on embedded DuckDB, read-only
+// unless read_write, every answer capped, a query past its time interrupted.
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { failureOf, startGaggle, textOf, type RunningGaggle } from "../../helpers/gaggle.js";
+
+const ONLY_DUCKDB = "[virtual.process]\nenabled = false\n[virtual.goose]\nenabled = false\n[virtual.team]\nenabled = false\n";
+
+function workspace() {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "gaggle-duckdb-")));
+  mkdirSync(join(dir, "data"));
+  writeFileSync(join(dir, "data", "sales.csv"), "region,amount\nnorth,10\nsouth,20\nnorth,5\n");
+  writeFileSync(join(dir, "data", "more.csv"), "region,amount\neast,7\n");
+  return dir;
+}
+
+async function duckdbGaggle(dir: string, settings = "") {
+  const gaggle = await startGaggle(`${ONLY_DUCKDB}\n[virtual.duckdb]\nenabled = true\nroots = [${JSON.stringify(dir)}]\n${settings}`);
+  const sql = (query: string, database?: string) =>
+    gaggle.meta("execute_child_tool", { server_id: "duckdb", tool_name: "duckdb", arguments: { query, ...(database && { database }) } });
+  const rows = async (query: string, database?: string) => JSON.parse(textOf(await sql(query, database))) as Answer;
+  return { gaggle, sql, rows };
+}
+
+interface Answer {
+  columns: Array<{ name: string; type: string }>;
+  rows: Array<Record<string, unknown>>;
+  row_count: number;
+  truncated?: boolean;
+  note?: string;
+}
+
+describe("the duckdb child, read-only", () => {
+  let dir: string;
+  let db: Awaited<ReturnType<typeof duckdbGaggle>>;
+  let gaggle: RunningGaggle;
+  beforeAll(async () => {
+    dir = workspace();
+    db = await duckdbGaggle(dir, "max_rows = 3\nmax_bytes = 1024\ntimeout_ms = 500\n");
+    gaggle = db.gaggle;
+  });
+  afterAll(() => gaggle.close());
+
+  it("answers with the columns and their types, and the rows as JSON", async () => {
+    expect(await db.rows("select 42 as n, 'x' as s, [1, 2] as l, 12345678901234567890::hugeint as h")).toEqual({
+      columns: [
+        { name: "n", type: "INTEGER" },
+        { name: "s", type: "VARCHAR" },
+        { name: "l", type: "INTEGER[]" },
+        { name: "h", type: "HUGEINT" },
+      ],
+      rows: [{ n: 42, s: "x", l: [1, 2], h: "12345678901234567890" }],
+      row_count: 1,
+    });
+  });
+
+  it("reads files under its roots in place, globs and aggregates included", async () => {
+    const answer = await db.rows(`select region, sum(amount) as total from '${dir}/data/*.csv' group by region order by region`);
+    expect(answer.rows).toEqual([
+      { region: "east", total: "7" },
+      { region: "north", total: "15" },
+      { region: "south", total: "20" },
+    ]);
+  });
+
+  it("reaches no file outside its roots, and its confinement cannot be lifted", async () => {
+    expect(failureOf(await db.sql("select * from read_csv('/etc/passwd')"))).toMatchObject({
+      code: "PERMISSION_DENIED",
+      error: expect.stringContaining('Cannot access file "/etc/passwd"'),
+      hint: "queries reach only files under [virtual.duckdb] roots",
+    });
+    expect(failureOf(await db.sql("set enable_external_access = true"))).toMatchObject({ code: "PERMISSION_DENIED" });
+    expect(failureOf(await db.sql(`select * from read_csv('${dir}/../../../../../etc/passwd')`))).toMatchObject({ code: "PERMISSION_DENIED" });
+  });
+
+  it("runs only statements that read: no CREATE, no COPY ... TO, no ATTACH", async () => {
+    for (const [query, type] of [
+      ["create table t (a int)", "CREATE"],
+      [`copy (select 1) to '${dir}/out.csv'`, "COPY"],
+      [`select 1; copy (select 2) to '${dir}/two.csv'`, "COPY"],
+      [`attach '${dir}/other.duckdb'`, "ATTACH"],
+    ] as const) {
+      const refused = failureOf(await db.sql(query));
+      expect(refused.code).toBe("PERMISSION_DENIED");
+      expect(refused.error).toMatch(
+        new RegExp(`is ${type}; a read-only duckdb child runs only statements that read \\(SELECT, EXPLAIN, PRAGMA, CALL\\)$`),
+      );
+      expect(refused.hint).toContain("read_write = true");
+    }
+  });
+
+  it("cuts an answer at max_rows and at max_bytes, saying so", async () => {
+    const many = await db.rows("select * from range(10)");
+    expect(many.rows).toHaveLength(3);
+    expect(many).toMatchObject({ truncated: true, note: expect.stringContaining("only the first 3 rows are shown ([virtual.duckdb] max_rows)") });
+    const wide = await db.rows("select repeat('x', 600) as text from range(3)");
+    expect(wide.rows).toHaveLength(1);
+    expect(wide.note).toContain("rows past 1024 characters ([virtual.duckdb] max_bytes) were left out after 1");
+  });
+
+  it("interrupts a query past timeout_ms, and the next query runs", async () => {
+    expect(failureOf(await db.sql("select count(*) from range(100000000000000)"))).toMatchObject({
+      code: "TIMEOUT",
+      error: "the query was interrupted after 500 ms ([virtual.duckdb] timeout_ms)",
+    });
+    expect((await db.rows("select 1 as one")).rows).toEqual([{ one: 1 }]);
+  });
+
+  it("says what is wrong with bad SQL, and refuses bad arguments before they reach DuckDB", async () => {
+    expect(failureOf(await db.sql("selec 1"))).toMatchObject({
+      code: "EXECUTION_ERROR",
+      error: expect.stringContaining('syntax error at or near "selec"'),
+    });
+    const bad = failureOf(await gaggle.meta("execute_child_tool", { server_id: "duckdb", tool_name: "duckdb", arguments: { query: 5 } }));
+    expect(bad.code).toBe("INVALID_ARGS");
+  });
+
+  it("opens a database file under its roots read-only, and none outside them or that does not exist", async () => {
+    expect(failureOf(await db.sql("select 1", "/tmp/elsewhere.duckdb"))).toMatchObject({
+      code: "PERMISSION_DENIED",
+      error: `database "/tmp/elsewhere.duckdb" is outside the roots (${dir})`,
+    });
+    expect(failureOf(await db.sql("select 1", "missing.duckdb"))).toMatchObject({
+      code: "NOT_FOUND",
+      error: `database file ${join(dir, "missing.duckdb")} does not exist, and a read-only duckdb child creates none`,
+    });
+  });
+});
+
+describe("the duckdb child with read_write", () => {
+  it("creates a database file, keeps what it wrote between calls and sessions, and answers queries at once", async () => {
+    const dir = workspace();
+    const writer = await duckdbGaggle(dir, "read_write = true\n");
+    try {
+      await writer.rows(`create table visits as select * from '${dir}/data/sales.csv'`, "shop.duckdb");
+      await writer.rows("insert into visits values ('west', 1)", "shop.duckdb");
+      const [a, b] = await Promise.all([
+        writer.rows("select count(*) as n from visits", "shop.duckdb"),
+        writer.rows("select max(amount) as top from visits", "shop.duckdb"),
+      ]);
+      expect([a.rows, b.rows]).toEqual([[{ n: "4" }], [{ top: "20" }]]);
+    } finally {
+      await writer.gaggle.close();
+    }
+    // A read-only child opens what the other wrote, and reads it.
+    const reader = await duckdbGaggle(dir);
+    try {
+      expect((await reader.rows("select region from visits order by amount limit 1", "shop.duckdb")).rows).toEqual([{ region: "west" }]);
+      expect(failureOf(await reader.sql("delete from visits", "shop.duckdb")).code).toBe("PERMISSION_DENIED");
+    } finally {
+      await reader.gaggle.close();
+    }
+  });
+});
