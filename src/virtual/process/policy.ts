@@ -65,7 +65,6 @@ function redirectAllowed(redirect: FileRedirect, cwd: string, dirs: string[]): b
   return path === "/dev/null" || dirs.some((dir) => isUnder(path, dir));
 }
 
-
 const compiled = new Map<string, RegExp>();
 
 /**
@@ -86,7 +85,6 @@ export function matches(pattern: string, segment: string): boolean {
   }
   return regex.test(segment);
 }
-
 
 function shorten(command: string): string {
   return JSON.stringify(command.length <= 120 ? command : `${command.slice(0, 117)}...`);
