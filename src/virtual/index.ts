@@ -5,6 +5,7 @@ import type { GaggleConfig } from "../config/index.js";
 import type { MemberUrls } from "./context.js";
 import { createDuckDbChild } from "./duckdb/index.js";
 import { createGooseChild } from "./goose/index.js";
+import { createImagenChild } from "./imagen/index.js";
 import { createProcessChild, processSettingsProblems } from "./process/index.js";
 import { stateDir } from "../config/index.js";
 import { createTeamChild } from "./team/index.js";
@@ -17,7 +18,7 @@ export function createVirtualChildren(config: GaggleConfig, switchboard: Switchb
   const process = createProcessChild(context);
   const goose = createGooseChild(context);
   const team = createTeamChild(context, goose);
-  return [process, goose, team, createDuckDbChild(context)].filter((child) => child !== undefined);
+  return [process, goose, team, createDuckDbChild(context), createImagenChild(context)].filter((child) => child !== undefined);
 }
 
 /**

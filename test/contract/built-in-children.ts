@@ -1,5 +1,7 @@
 // Subjects of the contract suite that are gaggle's built-in children: process, goose and team (on the fake goose).
 import { mkdtempSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Child } from "../../src/children/child.js";
@@ -19,6 +21,7 @@ const NO_MEMBER_LISTENER: MemberUrls = { urlFor: async () => ({ url: "http://127
 const ONLY = {
   process: "[virtual.goose]\nenabled = false\n\n[virtual.team]\nenabled = false\n",
   duckdb: "[virtual.process]\nenabled = false\n\n[virtual.goose]\nenabled = false\n\n[virtual.team]\nenabled = false\n",
+  imagen: "[virtual.process]\nenabled = false\n\n[virtual.goose]\nenabled = false\n\n[virtual.team]\nenabled = false\n",
   goose: "[virtual.process]\nenabled = false\n\n[virtual.team]\nenabled = false\n",
   team: "[virtual.process]\nenabled = false\n",
 };
@@ -180,5 +183,58 @@ export async function duckdbSubject(switchboard: Switchboard): Promise<Subject> 
     },
     leftovers: async () => [...running].map(() => "a query still running"),
     dispose: async () => {},
+  };
+}
+
+/** A Gemini API stand-in: every prompt gets one 1x1 PNG, "[slow MS]" after MS ms, "[hang]" never. */
+async function fakeImagenApi(): Promise<{ base: string; open: () => number; close: () => Promise<void> }> {
+  const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+  let open = 0;
+  const server = createHttpServer((req, res) => {
+    let body = "";
+    open++;
+    res.once("close", () => open--);
+    req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+    req.on("end", () => {
+      const prompt = (JSON.parse(body) as { instances: Array<{ prompt: string }> }).instances[0]!.prompt;
+      if (prompt.includes("[hang]")) return;
+      const answer = () =>
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ predictions: [{ bytesBase64Encoded: png, mimeType: "image/png" }] }));
+      const slow = /\[slow (\d+)\]/.exec(prompt);
+      if (slow) setTimeout(answer, Number(slow[1]));
+      else answer();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1beta`,
+    open: () => open,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+export async function imagenSubject(switchboard: Switchboard): Promise<Subject> {
+  const dir = mkdtempSync(join(tmpdir(), "gaggle-contract-imagen-"));
+  const api = await fakeImagenApi();
+  const text = `[virtual.imagen]\nenabled = true\napi_key = "contract-key"\napi_base = "${api.base}"\noutput_dir = ${JSON.stringify(dir)}\n\n${ONLY.imagen}`;
+  const { child } = builtIns(text, switchboard, "imagen");
+  let slowCalls = 0;
+  return {
+    child,
+    good: { tool: "imagen_generate_fast", args: { prompt: "a contract" }, answers: /"model":"imagen-4.0-fast-generate-001"/ },
+    bad: { tool: "imagen_generate_fast", args: { prompt: "a contract", number_of_images: 12 } },
+    slow: async () => ({ tool: "imagen_generate_fast", args: { prompt: `[slow 800] picture ${++slowCalls}` } }),
+    // A request the API never answers is what a closed imagen child must end.
+    occupy: async () => {
+      void child.callTool("imagen_generate_fast", { prompt: "[hang]" }, {}).catch(() => undefined);
+      await until(api.open, (count) => count > 0);
+    },
+    leftovers: async () => Array.from({ length: api.open() }, () => "a request open at the API"),
+    dispose: () => api.close(),
   };
 }

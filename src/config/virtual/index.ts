@@ -3,16 +3,18 @@ import { configCommand, configPath, type PathOptions } from "../paths.js";
 import { closed } from "../zod-kit.js";
 import { duckdbSettingsSchema, type DuckDbSettings } from "./duckdb.js";
 import { gooseSettingsSchema, type GooseSettings } from "./goose.js";
+import { imagenSettingsSchema, type ImagenSettings } from "./imagen.js";
 import { processSettingsSchema, type ProcessSettings } from "./process.js";
 import { teamSettingsSchema, type TeamSettings } from "./team.js";
 
-export type { DuckDbSettings, GooseSettings, ProcessSettings, TeamSettings };
+export type { DuckDbSettings, GooseSettings, ImagenSettings, ProcessSettings, TeamSettings };
 
 export interface VirtualSettings {
   process: ProcessSettings;
   goose: GooseSettings;
   team: TeamSettings;
   duckdb: DuckDbSettings;
+  imagen: ImagenSettings;
 }
 
 export const virtualSettingsSchema = closed({
@@ -20,11 +22,13 @@ export const virtualSettingsSchema = closed({
   goose: gooseSettingsSchema.optional(),
   team: teamSettingsSchema.optional(),
   duckdb: duckdbSettingsSchema.optional(),
+  imagen: imagenSettingsSchema.optional(),
 }).transform((raw): VirtualSettings => ({
   process: raw.process ?? processSettingsSchema.parse({}),
   goose: raw.goose ?? gooseSettingsSchema.parse({}),
   team: raw.team ?? teamSettingsSchema.parse({}),
   duckdb: raw.duckdb ?? duckdbSettingsSchema.parse({}),
+  imagen: raw.imagen ?? imagenSettingsSchema.parse({}),
 }));
 
 export const VIRTUAL_DEFAULTS: VirtualSettings = virtualSettingsSchema.parse({});
@@ -35,11 +39,16 @@ export const VIRTUAL_DEFAULTS: VirtualSettings = virtualSettingsSchema.parse({})
  * which reports a bad one as a policy that denies everything.
  */
 export function withAbsolutePaths(settings: VirtualSettings, file: PathOptions): VirtualSettings {
-  const { process, goose, team, duckdb } = settings;
+  const { process, goose, team, duckdb, imagen } = settings;
   return {
     process: { ...process, ...(process.logDir !== undefined && { logDir: configPath(process.logDir, file) }) },
     goose: { ...goose, command: configCommand(goose.command, file), cwd: configPath(goose.cwd ?? ".", file) },
     team: { ...team, ...(team.worktreesDir !== undefined && { worktreesDir: configPath(team.worktreesDir, file) }) },
     duckdb: { ...duckdb, roots: (duckdb.roots ?? ["."]).map((root) => configPath(root, file)) },
+    imagen: {
+      ...imagen,
+      ...(imagen.outputDir !== undefined && { outputDir: configPath(imagen.outputDir, file) }),
+      ...(imagen.credentialsFile !== undefined && { credentialsFile: configPath(imagen.credentialsFile, file) }),
+    },
   };
 }

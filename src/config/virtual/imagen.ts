@@ -1,0 +1,44 @@
+// `[virtual.imagen]`: the settings of the built-in image generator on Google's Imagen API, validated with the rest
+// of the config. Credentials may come from here or from the environment (read when a tool is called).
+import { z } from "zod";
+import { closed, durationMs, expected } from "../zod-kit.js";
+
+export const IMAGEN_DEFAULTS = {
+  region: "us-central1",
+  timeoutMs: 120_000,
+} as const;
+
+const text = (what: string) => z.string(expected(what)).min(1, `expected ${what}, not an empty string`);
+
+export const imagenSettingsSchema = closed({
+  /** Off unless asked for: every call is billed to the account whose credential it uses. */
+  enabled: z.boolean(expected("true or false")).optional(),
+  expose: z.boolean(expected("true or false")).optional(),
+  /** A Gemini API key (usually "${GEMINI_API_KEY}"): the Gemini API is used. */
+  api_key: text("an API key").optional(),
+  /** A Google Cloud project: Vertex AI is used, with credentials_file or access_token (or the environment's). */
+  project: text("a project id").optional(),
+  region: text("a region, e.g. us-central1").optional(),
+  /** A service account key or an application-default credentials file (gcloud auth application-default login). */
+  credentials_file: text("a file path").optional(),
+  /** An OAuth access token for Vertex AI (usually "${VAR}"), in place of a credentials file. */
+  access_token: text("an access token").optional(),
+  /** Where images are saved; <state dir>/imagen when not given. Relative to the config file's folder. */
+  output_dir: text("a directory path").optional(),
+  /** The API's base URL, for a proxy (the Gemini API's or Vertex AI's, as the credential chooses). */
+  api_base: z.url(expected("a URL")).optional(),
+  timeout_ms: durationMs("a positive integer", { min: 1 }).optional(),
+}).transform((raw) => ({
+  enabled: raw.enabled ?? false,
+  expose: raw.expose ?? false,
+  apiKey: raw.api_key,
+  project: raw.project,
+  region: raw.region,
+  credentialsFile: raw.credentials_file,
+  accessToken: raw.access_token,
+  outputDir: raw.output_dir,
+  apiBase: raw.api_base,
+  timeoutMs: raw.timeout_ms ?? IMAGEN_DEFAULTS.timeoutMs,
+}));
+
+export type ImagenSettings = z.output<typeof imagenSettingsSchema>;
