@@ -141,6 +141,13 @@ describe("process child over stdio", () => {
     expect(badCwd).toMatchObject({ code: "INVALID_ARGS", error: expect.stringContaining("/no/such/dir") });
   });
 
+  it("lists process://list and process://{pid}/log in resources/list and resources/templates/list, in meta mode too", async () => {
+    const { resources } = await gaggle.client.listResources();
+    expect(resources.map((resource) => resource.uri)).toEqual(["mcp://server_summary", "mcp://children_servers", "process://list"]);
+    const { resourceTemplates } = await gaggle.client.listResourceTemplates();
+    expect(resourceTemplates.map((template) => template.uriTemplate)).toEqual(["process://{pid}/log"]);
+  });
+
   it("serves process://list and process://{pid}/log", async () => {
     const done = await ended(gaggle.client, (await run(gaggle.client, "printf 'a\\nb\\n'")).pid);
     const list = await readJsonResource<{ processes: { pid: number; owned: boolean }[] }>(gaggle.client, "process://list");
