@@ -1,6 +1,7 @@
 // What a shell command line runs, read with bash's grammar (tree-sitter-bash): the simple commands it is made of
 // and the files its redirections open, or the construct that makes that impossible to know before it runs.
 import { createRequire } from "node:module";
+import type * as TreeSitter from "web-tree-sitter";
 import type { Node, Parser } from "web-tree-sitter";
 
 export interface SimpleCommand {
@@ -41,12 +42,17 @@ export async function readCommandLine(source: string): Promise<CommandLine> {
 
 let loading: Promise<Parser> | undefined;
 
-/** Loaded on first use: the grammar is WebAssembly, and most configurations never check a command. */
+/**
+ * Loaded on first use: the grammar is WebAssembly, and most configurations never check a command. Required (its
+ * CommonJS build), never import()ed: the built gaggle runs as a script from V8's code cache (src/cli/code-cache.ts),
+ * and a script that Node 20 hands back from that cache has lost its import() callback, so import() throws
+ * "A dynamic import callback was not specified".
+ */
 function bashParser(): Promise<Parser> {
   return (loading ??= (async () => {
-    const { Parser, Language } = await import("web-tree-sitter");
-    await Parser.init();
     const require = createRequire(import.meta.url);
+    const { Parser, Language } = require("web-tree-sitter") as typeof TreeSitter;
+    await Parser.init();
     const bash = await Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
     return new Parser().setLanguage(bash);
   })());
