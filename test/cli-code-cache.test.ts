@@ -4,14 +4,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
+import { startGaggle, textOf } from "./helpers/gaggle.js";
 
 const CACHE_FILE = /^[0-9a-f]{16}-node[\d.]+-[a-z0-9]+-[a-z0-9]+\.bin$/;
 
 function cacheRun(env: Record<string, string>) {
   const home = mkdtempSync(join(tmpdir(), "gaggle-code-cache-"));
   const { GAGGLE_CODE_CACHE: _unset, ...inherited } = process.env;
-  const run = (args: string[]) => runCli(args, { env: { ...inherited, HOME: home, XDG_STATE_HOME: join(home, "state"), ...env } });
-  return { home, run };
+  const runEnv = { ...inherited, HOME: home, XDG_STATE_HOME: join(home, "state"), ...env } as Record<string, string>;
+  const run = (args: string[]) => runCli(args, { env: runEnv });
+  return { home, run, env: runEnv };
 }
 
 function onlyFile(dir: string): string {
@@ -71,5 +73,22 @@ describe("the code cache", () => {
     const off = cacheRun({ GAGGLE_CODE_CACHE: "off" });
     expect((await off.run(["--version"])).code).toBe(0);
     expect(existsSync(join(off.home, "state", "gaggle", "code-cache"))).toBe(false);
+  });
+
+  it("leaves a start from it able to read command lines with the shell grammar (a process policy)", async () => {
+    const { home, run, env } = cacheRun({});
+    expect((await run(["--version"])).code).toBe(0);
+    onlyFile(join(home, "state", "gaggle", "code-cache"));
+    const gaggle = await startGaggle(`[virtual.process.policy]\nallow = ["echo *"]\n`, { env });
+    try {
+      const call = (command: string) =>
+        gaggle.meta("execute_child_tool", { server_id: "process", tool_name: "gg_process_run", arguments: { command } });
+      const ran = await call("echo hi");
+      expect(ran.isError, textOf(ran)).toBeFalsy();
+      const refused = await call("echo hi > /tmp/gaggle-code-cache-escape");
+      expect(JSON.parse(textOf(refused))).toMatchObject({ code: "PERMISSION_DENIED" });
+    } finally {
+      await gaggle.close();
+    }
   });
 });

@@ -46,6 +46,9 @@ describe("flags", () => {
     const command = await gaggle(["frobnicate", "--config", echoConfig]);
     expect(command.code).toBe(2);
     expect(command.stderr).toContain('unknown command "frobnicate"; see gaggle --help');
+    const typo = await gaggle(["lst", "--config", echoConfig]);
+    expect(typo).toMatchObject({ code: 2, stderr: 'gaggle: unknown command "lst"; did you mean "gaggle list"? see gaggle --help\n' });
+    expect((await gaggle(["valdate"])).stderr).toContain('did you mean "gaggle validate"?');
     const level = await gaggle(["list", "--log-level", "loud", "--config", echoConfig]);
     expect(level.code).toBe(2);
     expect(level.stderr).toContain('--log-level must be one of fatal, error, warn, info, debug, trace, silent; got "loud"');

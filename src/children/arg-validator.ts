@@ -41,14 +41,45 @@ export function checkArguments(tool: Tool, args: unknown): string | undefined {
     validators.set(tool, validate);
   }
   if (!validate || validate(args)) return undefined;
-  return (validate.errors ?? []).map(describe).join("; ");
+  return (validate.errors ?? []).map((error) => describe(error, args)).join("; ");
 }
 
-function describe(error: ErrorObject): string {
+function describe(error: ErrorObject, args: unknown): string {
   const where = error.instancePath === "" ? "arguments" : `arguments${error.instancePath.replace(/\//g, ".")}`;
   const params = error.params as Record<string, unknown>;
+  if (error.keyword === "type") {
+    const types = Array.isArray(params.type) ? params.type.map(String) : [String(params.type)];
+    return `${where}: must be ${types.join(" or ")}, got ${received(valueAt(args, error.instancePath))}`;
+  }
   if (error.keyword === "additionalProperties") return `${where}: unexpected property "${String(params.additionalProperty)}"`;
   if (error.keyword === "required") return `${where}: missing required property "${String(params.missingProperty)}"`;
   if (error.keyword === "enum") return `${where}: ${error.message} (${JSON.stringify(params.allowedValues)})`;
   return `${where}: ${error.message ?? error.keyword}`;
+}
+
+/** The value a JSON pointer (an error's instancePath) names in `root`. */
+function valueAt(root: unknown, pointer: string): unknown {
+  let value = root;
+  for (const token of pointer.split("/").slice(1)) {
+    if (typeof value !== "object" || value === null) return undefined;
+    const key = token.replace(/~1/g, "/").replace(/~0/g, "~");
+    value = Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
+  }
+  return value;
+}
+
+/** Longer strings are cut: an error names what came, it does not repeat it. */
+const MAX_SHOWN_CHARS = 40;
+
+/** What a value is, in JSON's words: `number 5`, `string "5"`, `null`, `an array`, `an object`. */
+function received(value: unknown): string {
+  if (value === null) return "null";
+  if (value === undefined) return "nothing";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object";
+  if (typeof value === "string") {
+    const shown = JSON.stringify(value);
+    return `string ${shown.length <= MAX_SHOWN_CHARS ? shown : `${shown.slice(0, MAX_SHOWN_CHARS - 4)}..."`}`;
+  }
+  return `${typeof value} ${String(value)}`;
 }

@@ -7,8 +7,6 @@ import { errorChain, isRequestRefusal, type GaggleError } from "../shared/errors
 import { logger, type Logger } from "../shared/log.js";
 import { backoffMs } from "./backoff.js";
 import { backoffRefusal, callFailure, startFailure } from "./call-failure.js";
-import { holding } from "./call-hold.js";
-import { inLine } from "./call-turn.js";
 import type { CallContext, Child, ChildSchema, ChildStatus } from "./child.js";
 import {
   abandonStart,
@@ -138,20 +136,8 @@ export class McpChild implements Child {
   /** One tools/call, once the router's queue has let it through. */
   async callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
     this.idle.begin();
-    const caller = ctx.caller?.sessionId ?? "local"; // calls without a client session (one-shot commands) are one client
     try {
-      // Waiting at the gate is waiting for a turn, as in the router's queue: it uses up the call's time.
-      const wait = () => inLine(ctx.turn, ctx.cancel, (cancel) => this.gate.enter(caller, cancel));
-      if (ctx.holds) {
-        const enter = async () => this.gate.tryEnter(caller) ?? (await wait());
-        return await holding(enter, ctx.holds, () => this.callAtChild(name, args, ctx));
-      }
-      const leave = this.gate.tryEnter(caller) ?? (await wait());
-      try {
-        return await this.callAtChild(name, args, ctx);
-      } finally {
-        leave();
-      }
+      return await this.gate.through(ctx, () => this.callAtChild(name, args, ctx));
     } finally {
       this.idle.end();
     }

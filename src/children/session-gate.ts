@@ -5,7 +5,10 @@
 // that client's, so routing them is exact. Waiting calls are admitted in order, so a busy client
 // cannot starve another.
 
+import { holding } from "./call-hold.js";
+import { inLine } from "./call-turn.js";
 import { cancelledError, type Cancellation } from "./cancellation.js";
+import type { CallContext } from "./child.js";
 
 interface Waiter {
   session: string;
@@ -13,6 +16,23 @@ interface Waiter {
 }
 
 export class SessionGate {
+  /**
+   * Runs `call` once its client may be at the child. Waiting here is waiting for a turn, as in the router's
+   * queue: it uses up the call's time. A call that may pause for its client gives its place back meanwhile.
+   * Calls without a client session (one-shot commands) are one client.
+   */
+  async through<T>(ctx: CallContext, call: () => Promise<T>): Promise<T> {
+    const caller = ctx.caller?.sessionId ?? "local";
+    const wait = () => inLine(ctx.turn, ctx.cancel, (cancel) => this.enter(caller, cancel));
+    if (ctx.holds) return holding(async () => this.tryEnter(caller) ?? (await wait()), ctx.holds, call);
+    const leave = this.tryEnter(caller) ?? (await wait());
+    try {
+      return await call();
+    } finally {
+      leave();
+    }
+  }
+
   private owner: string | undefined;
   private inside = 0;
   private readonly waiting: Waiter[] = [];

@@ -6,6 +6,7 @@ import { ConfigError, LOG_LEVELS, findConfigPath, loadConfig, type GaggleConfig 
 import { StartupError } from "../shared/errors.js";
 import { setLogLevel } from "../shared/log.js";
 import { configProblems } from "../gateway/gaggle.js";
+import { nearest } from "../shared/suggest.js";
 import { GAGGLE_VERSION } from "../shared/version.js";
 import { runOneShot, UsageError, type OneShotCommand } from "./one-shot.js";
 import { parseListenAddress, serveHttpUntilStopped, serveStdio } from "./serve.js";
@@ -38,7 +39,7 @@ Options:
 `;
 
 type LogLevel = (typeof LOG_LEVELS)[number];
-const ONE_SHOT = new Set<string>(["list", "schema", "call"]);
+const COMMANDS = ["validate", "list", "schema", "call", "status", "doctor", "auth"];
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -56,8 +57,9 @@ async function main(argv: string[]): Promise<number> {
   if (values.help) return print(HELP);
   if (values.version) return print(`${GAGGLE_VERSION}\n`);
   const [command, ...operands] = positionals;
-  if (command !== undefined && !["validate", "auth", "doctor", "status"].includes(command) && !ONE_SHOT.has(command)) {
-    throw new UsageError(`unknown command "${command}"; see gaggle --help`);
+  if (command !== undefined && !COMMANDS.includes(command)) {
+    const guess = nearest(command, COMMANDS);
+    throw new UsageError(`unknown command "${command}"; ${guess ? `did you mean "gaggle ${guess}"? ` : ""}see gaggle --help`);
   }
   const level = values["log-level"];
   if (level !== undefined && !LOG_LEVELS.includes(level as LogLevel)) {

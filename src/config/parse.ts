@@ -44,7 +44,13 @@ export function parseDocument(text: string, file: string): ParsedDocument {
     doc = JSON.parse(body);
   } catch (err) {
     if (!(err instanceof SyntaxError)) throw err;
-    const { line, col } = jsonErrorLocation(err.message, body);
+    const at = jsonErrorOffset(err.message, body);
+    const comma = trailingComma(body, at);
+    if (comma !== undefined) {
+      const { line, col } = lineCol(body, comma);
+      throw syntaxError(line, col, `trailing comma? JSON allows no comma before "${body[at]}"`, err);
+    }
+    const { line, col } = lineCol(body, at);
     throw syntaxError(line, col, cleanJsonMessage(err.message), err);
   }
   const issues = scanJson(body).duplicates.map(({ path, at, firstAt }): ConfigIssue => {
@@ -78,11 +84,19 @@ function stripBom(text: string): string {
 }
 
 /** V8 names the spot as `(line X column Y)` (Node 22+) or `at position N`; some messages name neither. */
-function jsonErrorLocation(message: string, text: string): { line: number; col: number } {
+function jsonErrorOffset(message: string, text: string): number {
   const lc = /\(line (\d+) column (\d+)\)/.exec(message);
-  if (lc) return { line: Number(lc[1]), col: Number(lc[2]) };
+  if (lc) return offsetOf(text, Number(lc[1]), Number(lc[2]));
   const pos = /at position (\d+)/.exec(message);
-  return lineCol(text, pos ? Number(pos[1]) : (scanJson(text).errorAt ?? text.length));
+  return pos ? Number(pos[1]) : (scanJson(text).errorAt ?? text.length);
+}
+
+/** The offset of the comma a `}` or `]` at `at` follows, whitespace between: the commonest JSON mistake, which V8 words otherwise. */
+function trailingComma(text: string, at: number): number | undefined {
+  if (text[at] !== "}" && text[at] !== "]") return undefined;
+  let before = at - 1;
+  while (before >= 0 && /\s/.test(text[before]!)) before--;
+  return text[before] === "," ? before : undefined;
 }
 
 function cleanJsonMessage(message: string): string {
@@ -90,6 +104,12 @@ function cleanJsonMessage(message: string): string {
     .replace(/^(Unexpected token .+?), (?:\.\.\.)?".*" is not valid JSON$/s, "$1")
     .replace(/ (?:in JSON )?at position \d+/, "")
     .replace(/ \(line \d+ column \d+\)/, "");
+}
+
+function offsetOf(text: string, line: number, col: number): number {
+  let offset = 0;
+  for (let at = 1; at < line; at++) offset = text.indexOf("\n", offset) + 1;
+  return offset + col - 1;
 }
 
 export function lineCol(text: string, offset: number): { line: number; col: number } {

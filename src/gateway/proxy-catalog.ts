@@ -64,6 +64,15 @@ export class ProxyCatalog {
     return mode !== "meta" && mode !== "search";
   }
 
+  /**
+   * Whether a child's list of `kind` is part of what clients list. A built-in child's resources are gaggle's
+   * own (process://list, goslings://list, team inboxes): listed in every mode, whatever its `expose`, since
+   * listing them starts nothing; its tools and prompts, like a configured child's, only when it is exposed.
+   */
+  lists(childName: string, kind: "tools" | "resources" | "prompts"): boolean {
+    return this.exposes(childName) || (kind === "resources" && this.exposureOf(childName).builtIn === true);
+  }
+
   invalidate(kind: "tools" | "resources" | "prompts"): void {
     if (kind === "tools") this.toolIndex = undefined;
     if (kind === "prompts") this.promptIndex = undefined;
@@ -85,10 +94,10 @@ export class ProxyCatalog {
     return (await this.prompts_()).get(name);
   }
 
-  /** Resources of exposed children, URIs unchanged; the first child to list a URI owns it. */
+  /** Resources of exposed children and of built-in ones, URIs unchanged; the first child to list a URI owns it. */
   async resources(): Promise<Resource[]> {
     const lists = await this.gather(
-      this.exposedChildren(),
+      this.childrenListingResources(),
       this.listed("resources", async (child) => (await child.schema()).resources),
     );
     return unique(lists, (resource) => resource.uri).map(({ item }) => item);
@@ -96,7 +105,7 @@ export class ProxyCatalog {
 
   async resourceTemplates(): Promise<ResourceTemplate[]> {
     const read = this.listed("resourceTemplates", async (child) => (await child.schema()).resourceTemplates);
-    const lists = await this.gather(this.exposedChildren(), read);
+    const lists = await this.gather(this.childrenListingResources(), read);
     return unique(lists, (template) => template.uriTemplate).map(({ item }) => item);
   }
 
@@ -190,6 +199,10 @@ export class ProxyCatalog {
 
   private exposedChildren(): Child[] {
     return this.router.all().filter((child) => this.exposes(child.name));
+  }
+
+  private childrenListingResources(): Child[] {
+    return this.router.all().filter((child) => this.lists(child.name, "resources"));
   }
 
   private modeOf(childName: string): Mode {

@@ -101,7 +101,7 @@ export class SessionHub implements ChildEvents {
 
   listChanged(child: string, kind: "tools" | "resources" | "prompts"): void {
     this.catalog.invalidate(kind);
-    if (!this.catalog.exposes(child)) return;
+    if (!this.catalog.lists(child, kind)) return;
     for (const session of this.sessions.values()) {
       if (!session.initialized) continue;
       const server = session.server;

@@ -3,6 +3,8 @@ import type { RoutedStatus } from "../children/router.js";
 
 /** Lines of stderr shown in a status answer; the ring buffer keeps more. */
 export const STATUS_STDERR_LINES = 20;
+/** ...and characters: one chatty child's debug lines must not flood the context of the model reading a status. */
+export const STATUS_STDERR_CHARS = 2000;
 
 export function statusView(status: RoutedStatus) {
   return {
@@ -14,13 +16,37 @@ export function statusView(status: RoutedStatus) {
     pid: status.pid,
     restarts: status.restarts,
     error: status.lastError,
-    stderr: status.stderrTail.slice(-STATUS_STDERR_LINES),
+    stderr: stderrView(status.stderrTail),
     calls_served: status.callsServed,
     queue_depth: status.queue.running + status.queue.waiting,
     queue: status.queue,
     tool_count: status.toolCount,
     protocol: status.protocol,
   };
+}
+
+/**
+ * The newest lines of a child's stderr, at most STATUS_STDERR_LINES of them and STATUS_STDERR_CHARS characters
+ * together, each line whole, but for a newest line longer than the bound by itself, which keeps its start. When
+ * anything is left out, a first line says how many earlier lines and characters.
+ */
+export function stderrView(lines: string[]): string[] {
+  const shown: string[] = [];
+  let room = STATUS_STDERR_CHARS;
+  for (let at = lines.length - 1; at >= 0 && shown.length < STATUS_STDERR_LINES; at--) {
+    const line = lines[at]!;
+    if (line.length <= room) {
+      shown.unshift(line);
+      room -= line.length;
+    } else {
+      if (shown.length === 0) shown.unshift(`${line.slice(0, room)} [... ${line.length - room} more characters]`);
+      break;
+    }
+  }
+  const left = lines.slice(0, lines.length - shown.length);
+  if (left.length === 0) return shown;
+  const chars = left.reduce((sum, line) => sum + line.length, 0);
+  return [`[... ${left.length} earlier ${left.length === 1 ? "line" : "lines"} (${chars} characters) not shown ...]`, ...shown];
 }
 
 export function formatUptime(ms: number): string {

@@ -18,8 +18,8 @@ describe("checkArguments", () => {
   it("checks every tool whose schema carries the same $id, not only the first compiled", () => {
     const first = identified();
     const second = identified();
-    expect(checkArguments(first, { n: "one" })).toBe("arguments.n: must be integer");
-    expect(checkArguments(second, { n: "one" })).toBe("arguments.n: must be integer");
+    expect(checkArguments(first, { n: "one" })).toBe('arguments.n: must be integer, got string "one"');
+    expect(checkArguments(second, { n: "one" })).toBe('arguments.n: must be integer, got string "one"');
     expect(checkArguments(second, {})).toBe('arguments: missing required property "n"');
     expect(checkArguments(second, { n: 1 })).toBeUndefined();
   });
@@ -34,7 +34,31 @@ describe("checkArguments", () => {
         properties: { n: { $ref: "https://fixtures.gaggle.test/self#/$defs/count" } },
       },
     };
-    expect(checkArguments(selfReferring, { n: "x" })).toBe("arguments.n: must be integer");
+    expect(checkArguments(selfReferring, { n: "x" })).toBe('arguments.n: must be integer, got string "x"');
     expect(checkArguments(selfReferring, { n: 2 })).toBeUndefined();
+  });
+
+  it("says what type came when a value is of the wrong type", () => {
+    const typed: Tool = {
+      name: "typed",
+      inputSchema: {
+        type: "object",
+        properties: {
+          s: { type: "string" },
+          n: { type: "number" },
+          o: { type: "object", properties: { "a/b": { type: ["string", "null"] } } },
+          i: { type: "integer" },
+        },
+      },
+    };
+    expect(checkArguments(typed, { s: 5 })).toBe("arguments.s: must be string, got number 5");
+    expect(checkArguments(typed, { n: "5" })).toBe('arguments.n: must be number, got string "5"');
+    expect(checkArguments(typed, { o: [1] })).toBe("arguments.o: must be object, got an array");
+    expect(checkArguments(typed, { o: { "a/b": true } })).toBe("arguments.o.a~1b: must be string or null, got boolean true");
+    expect(checkArguments(typed, { i: 1.5 })).toBe("arguments.i: must be integer, got number 1.5");
+    expect(checkArguments(typed, { s: null })).toBe("arguments.s: must be string, got null");
+    expect(checkArguments(typed, { s: { x: 1 } })).toBe("arguments.s: must be string, got an object");
+    expect(checkArguments(typed, { n: "x".repeat(100) })).toBe(`arguments.n: must be number, got string "${"x".repeat(35)}..."`);
+    expect(checkArguments(typed, "text")).toBe('arguments: must be object, got string "text"');
   });
 });

@@ -190,6 +190,14 @@ tools = { alow = ["*"] }
     ]);
   });
 
+  it("suggests the key a word begins or ends, when no key is a typo away", () => {
+    expect(child(`command = "n"\ntimeout = 5000\nenv_vars = { A = "1" }`)).toEqual([
+      'mcp_servers.echo.timeout: unknown key; did you mean "timeout_ms"?',
+      'mcp_servers.echo.env_vars: unknown key; did you mean "env"?',
+    ]);
+    expect(problems(`[gateway]\nstate = "here"\n`)).toEqual(['gateway.state: unknown key; did you mean "state_dir"?']);
+  });
+
   it("lists the known keys when nothing is close", () => {
     expect(problems(`[virtual.swarm]\n`)).toEqual(['virtual.swarm: unknown key; expected one of "process", "goose", "team", "duckdb", "imagen"']);
   });

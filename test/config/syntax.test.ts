@@ -29,9 +29,21 @@ describe("TOML syntax errors", () => {
 
 describe("JSON syntax errors", () => {
   it("take line and column from the position V8 reports", () => {
-    const text = `{\n  "mcpServers": {\n    "echo": { "command": "node", }\n  }\n}\n`;
+    const text = `{\n  "mcpServers": {\n    "echo": { "command" "node" }\n  }\n}\n`;
     const { path, message } = syntaxMessage("children_config.json", text);
-    expect(message).toBe(`${path}:3:34: JSON syntax error: Expected double-quoted property name`);
+    expect(message).toBe(`${path}:3:25: JSON syntax error: Expected ':' after property name`);
+  });
+
+  it("ask about a trailing comma, and point at it", () => {
+    const inObject = `{\n  "mcpServers": {\n    "echo": { "command": "node", }\n  }\n}\n`;
+    const object = syntaxMessage("children_config.json", inObject);
+    expect(object.message).toBe(`${object.path}:3:32: JSON syntax error: trailing comma? JSON allows no comma before "}"`);
+    const onItsLine = `{\n  "mcpServers": {\n    "echo": { "command": "node" },\n  }\n}\n`;
+    const line = syntaxMessage("line.json", onItsLine);
+    expect(line.message).toBe(`${line.path}:3:34: JSON syntax error: trailing comma? JSON allows no comma before "}"`);
+    const inArray = `{"mcpServers": {"echo": {"command": "node", "args": ["a",\n]}}}`;
+    const array = syntaxMessage("array.json", inArray);
+    expect(array.message).toBe(`${array.path}:1:57: JSON syntax error: trailing comma? JSON allows no comma before "]"`);
   });
 
   it("find the spot themselves when V8 does not say, and drop V8's snippet", () => {

@@ -45,7 +45,10 @@ describe("arguments are checked against every child's schema", () => {
   it("refuses bad arguments at two children whose tool schemas carry the same $id, before either child sees them", async () => {
     for (const server of ["raw", "raw_twin"]) {
       const bad = failureOf(await gaggle.meta("execute_child_tool", { server_id: server, tool_name: "identified", arguments: { n: "one" } }));
-      expect(bad).toMatchObject({ code: "INVALID_ARGS", error: `invalid arguments for ${server}.identified: arguments.n: must be integer` });
+      expect(bad).toMatchObject({
+        code: "INVALID_ARGS",
+        error: `invalid arguments for ${server}.identified: arguments.n: must be integer, got string "one"`,
+      });
       const status = await gaggle.metaJson<{ stderr: string[] }>("get_child_status", { server_id: server });
       expect(status.stderr).not.toContain("call identified");
       expect(textOf(await gaggle.meta("execute_child_tool", { server_id: server, tool_name: "identified", arguments: { n: 7 } }))).toBe("n = 7");

@@ -83,7 +83,7 @@ describe("execute_child_tool", () => {
     const before = await gaggle.metaJson<{ stderr: string[] }>("get_child_status", { server_id: "echo" });
     const body = failureOf(await gaggle.meta("execute_child_tool", { server_id: "echo", tool_name: "add", arguments: { a: "two", c: 1 } }));
     expect(body.code).toBe("INVALID_ARGS");
-    expect(body.error).toContain("arguments.a: must be number");
+    expect(body.error).toContain('arguments.a: must be number, got string "two"');
     expect(body.error).toContain('missing required property "b"');
     expect(body.hint).toContain('get_schema("echo", "add")');
     const after = await gaggle.metaJson<{ stderr: string[] }>("get_child_status", { server_id: "echo" });
@@ -117,7 +117,9 @@ describe("execute_child_tool", () => {
     expect(body.error).toBe('invalid arguments for execute_child_tool: arguments: unexpected property "extra"; arguments.head: must be >= 0');
     expect(body.hint).toBe("see the input schema of execute_child_tool in tools/list");
     const missing = failureOf(await gaggle.meta("get_child_status", { server_id: 7 }));
-    expect(missing.error).toBe("invalid arguments for get_child_status: arguments.server_id: must be string");
+    expect(missing.error).toBe("invalid arguments for get_child_status: arguments.server_id: must be string, got number 7");
+    const numbered = failureOf(await gaggle.meta("execute_child_tool", { server_id: 5, tool_name: "echo" }));
+    expect(numbered.error).toBe("invalid arguments for execute_child_tool: arguments.server_id: must be string, got number 5");
     const empty = failureOf(await gaggle.meta("get_schema", { server_id: "" }));
     expect(empty.error).toBe("invalid arguments for get_schema: arguments.server_id: must NOT have fewer than 1 characters");
   });

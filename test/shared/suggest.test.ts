@@ -39,6 +39,19 @@ describe("nearest", () => {
     expect(nearest("Echo", ["echo", "ECHO"])).toBe("echo");
   });
 
+  it("takes a candidate the word begins or ends at a word boundary when none is a typo away", () => {
+    expect(nearest("timeout", keys)).toBe("timeout_ms");
+    expect(nearest("max_timeout", keys)).toBe("max_timeout_ms");
+    expect(nearest("env_vars", keys)).toBe("env");
+    expect(nearest("server_url", keys)).toBe("url");
+    expect(nearest("timeout", ["maxTimeout"])).toBe("maxTimeout");
+    expect(nearest("issue", ["list_issues", "get_issue"])).toBe("get_issue");
+    // Not at a boundary, too short, or the nearer in length first.
+    expect(nearest("time", ["timeout_ms"])).toBeUndefined();
+    expect(nearest("ms_x", ["timeout_ms"])).toBeUndefined();
+    expect(nearest("auth", ["auth_tokens", "auth_token"])).toBe("auth_token");
+  });
+
   it("prefers the nearer candidate, then the earlier one", () => {
     expect(nearest("github2", ["gitlab", "github"])).toBe("github");
     expect(nearest("cat", ["bat", "hat"])).toBe("bat");

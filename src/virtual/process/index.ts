@@ -1,5 +1,5 @@
 // The built-in `process` child: background commands (gg_process_*) that never block the conversation.
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
 import type { CallContext, Child } from "../../children/child.js";
 import type { ChildEvents } from "../../children/switchboard.js";
@@ -22,9 +22,10 @@ class ProcessChild extends VirtualChild {
     private readonly table: ProcessTable,
     events: ChildEvents,
     defaultTimeoutMs: number,
+    baseDir: string,
   ) {
     super(NAME, "Background commands that never block the conversation: gg_process_run, gg_process_status, gg_process_kill", events);
-    this.virtualTools = processTools(table, defaultTimeoutMs);
+    this.virtualTools = processTools(table, defaultTimeoutMs, baseDir);
   }
 
   protected override listResources(): Resource[] {
@@ -59,10 +60,12 @@ export function createProcessChild(context: VirtualContext): Child | undefined {
   const log = logger({ child: NAME });
   const policy = loadPolicy(settings, config.path);
   announcePolicy(policy, log);
+  const baseDir = dirname(config.path);
   const table = new ProcessTable({
     childName: NAME,
     events: switchboard,
     policy,
+    baseDir,
     logDir: settings.logDir ?? join(stateDir, "process"),
     maxConcurrent: settings.maxConcurrent,
     maxOutputBytes: settings.maxOutputBytes,
@@ -71,7 +74,7 @@ export function createProcessChild(context: VirtualContext): Child | undefined {
     keepFinished: settings.keepFinished,
     log,
   });
-  return new ProcessChild(table, switchboard, settings.defaultTimeoutMs);
+  return new ProcessChild(table, switchboard, settings.defaultTimeoutMs, baseDir);
 }
 
 /** A broken policy is said at start-up, not only when the first command is refused. */

@@ -15,6 +15,8 @@ export interface TableOptions {
   childName: string;
   events: ChildEvents;
   policy: Policy;
+  /** Absolute: where a command runs when it names no cwd, and what a relative cwd starts from (the config file's folder). */
+  baseDir: string;
   logDir: string;
   maxConcurrent: number;
   maxOutputBytes: number;
@@ -43,7 +45,7 @@ export class ProcessTable {
 
   /** `by`: the principal that will own the process, and the session told when it ends. */
   async run(request: RunRequest, by: { principal: string; session: string }): Promise<ManagedProcess> {
-    const cwd = resolveCwd(request.cwd);
+    const cwd = resolveCwd(this.options.baseDir, request.cwd);
     await checkPolicy(this.options.policy, request.command, cwd);
     const running = this.running().length + this.starting;
     if (running >= this.options.maxConcurrent) {
@@ -178,12 +180,15 @@ export class ProcessTable {
   }
 }
 
-/** Absolute, existing and a directory, symlinks resolved; relative paths are taken from gaggle's working directory. */
-function resolveCwd(cwd: string | undefined): string {
-  const path = resolve(process.cwd(), cwd ?? ".");
+/**
+ * Absolute, existing and a directory, symlinks resolved; relative paths start from `baseDir`, as a configured
+ * child's cwd starts from the config file's folder (never from the folder gaggle happened to be started in).
+ */
+function resolveCwd(baseDir: string, cwd: string | undefined): string {
+  const path = resolve(baseDir, cwd ?? ".");
   if (!isDirectory(path)) {
     throw new GaggleError("INVALID_ARGS", `cwd "${path}" is not an existing directory`, {
-      hint: `pass an existing directory (relative paths start from ${process.cwd()})`,
+      hint: `pass an existing directory (relative paths start from ${baseDir}, the config file's folder)`,
     });
   }
   return canonical(path);

@@ -16,7 +16,8 @@ const PID = z.int().min(1).describe("A pid gg_process_run returned.");
 const MAX_VIEW_LINES = 10_000;
 const viewLines = (description: string) => z.int().min(0).max(MAX_VIEW_LINES).describe(description).optional();
 
-export function processTools(table: ProcessTable, defaultTimeoutMs: number): VirtualTool[] {
+/** `baseDir`: the config file's folder, where commands run unless they name a cwd. */
+export function processTools(table: ProcessTable, defaultTimeoutMs: number, baseDir: string): VirtualTool[] {
   return [
     defineTool({
       name: "gg_process_run",
@@ -27,7 +28,11 @@ export function processTools(table: ProcessTable, defaultTimeoutMs: number): Vir
         "ends. Use gg_process_status to read its output, gg_process_kill to stop it.",
       input: z.strictObject({
         command: z.string().min(1).describe('A /bin/sh command line, e.g. "npm test 2>&1".'),
-        cwd: z.string().min(1).describe("Working directory; relative paths start from gaggle's own. Defaults to gaggle's.").optional(),
+        cwd: z
+          .string()
+          .min(1)
+          .describe(`Working directory; relative paths start from ${baseDir} (the folder of gaggle's config file). Defaults to it.`)
+          .optional(),
         timeout_ms: z
           .int()
           .min(0)

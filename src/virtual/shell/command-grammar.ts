@@ -42,7 +42,12 @@ export async function readCommandLine(source: string): Promise<CommandLine> {
 
 let loading: Promise<Parser> | undefined;
 
-/** Loaded on first use: the grammar is WebAssembly, and most configurations never check a command. */
+/**
+ * Loaded on first use: the grammar is WebAssembly, and most configurations never check a command. Required (its
+ * CommonJS build), never import()ed: the built gaggle runs as a script from V8's code cache (src/cli/code-cache.ts),
+ * and a script that Node 20 hands back from that cache has lost its import() callback, so import() throws
+ * "A dynamic import callback was not specified".
+ */
 function bashParser(): Promise<Parser> {
   return (loading ??= (async () => {
     // Required, not imported: the bundle runs from V8's code cache, where import() has no loader (see bundle.mjs).

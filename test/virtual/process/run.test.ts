@@ -1,5 +1,6 @@
 // The process child through a real gaggle over stdio: running commands, reading their output, timeouts, registration.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   LoggingMessageNotificationSchema,
@@ -117,11 +118,34 @@ describe("process child over stdio", () => {
     expect((await processFailure(gaggle.client, "gg_process_run", { command: "true", timeout_ms: -1 })).code).toBe("INVALID_ARGS");
   });
 
+  it("runs a command in the config file's folder unless it names a cwd, and reads a relative cwd from there", async () => {
+    const { config_path } = await readJsonResource<{ config_path: string }>(gaggle.client, "mcp://server_summary");
+    const configDir = realpathSync(dirname(config_path));
+    expect(configDir).not.toBe(realpathSync(process.cwd())); // gaggle itself was started in the repository
+    mkdirSync(join(configDir, "sub"), { recursive: true });
+    const plain = await run(gaggle.client, "pwd");
+    expect(plain.cwd).toBe(configDir);
+    expect((await ended(gaggle.client, plain.pid)).output).toBe(configDir);
+    const relative = await run(gaggle.client, "pwd", { cwd: "sub" });
+    expect(relative.cwd).toBe(join(configDir, "sub"));
+    expect((await ended(gaggle.client, relative.pid)).output).toBe(join(configDir, "sub"));
+    const missing = await processFailure(gaggle.client, "gg_process_run", { command: "true", cwd: "nope" });
+    expect(missing).toMatchObject({ code: "INVALID_ARGS", error: expect.stringContaining(join(configDir, "nope")) });
+    expect(missing.hint).toContain(`relative paths start from ${configDir}, the config file's folder`);
+  });
+
   it("says what to do next when a pid or a cwd is wrong", async () => {
     const missing = await processFailure(gaggle.client, "gg_process_status", { pid: 999_999_999 });
     expect(missing).toMatchObject({ code: "NOT_FOUND", hint: expect.stringContaining("gg_process_status") });
     const badCwd = await processFailure(gaggle.client, "gg_process_run", { command: "true", cwd: "/no/such/dir" });
     expect(badCwd).toMatchObject({ code: "INVALID_ARGS", error: expect.stringContaining("/no/such/dir") });
+  });
+
+  it("lists process://list and process://{pid}/log in resources/list and resources/templates/list, in meta mode too", async () => {
+    const { resources } = await gaggle.client.listResources();
+    expect(resources.map((resource) => resource.uri)).toEqual(["mcp://server_summary", "mcp://children_servers", "process://list"]);
+    const { resourceTemplates } = await gaggle.client.listResourceTemplates();
+    expect(resourceTemplates.map((template) => template.uriTemplate)).toEqual(["process://{pid}/log"]);
   });
 
   it("serves process://list and process://{pid}/log", async () => {
