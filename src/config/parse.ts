@@ -2,6 +2,7 @@
 import { extname } from "node:path";
 import { TomlError, parse as parseToml } from "smol-toml";
 import { ConfigError, type ConfigIssue, formatPath } from "./errors.js";
+import { nestsDeeperThan } from "../shared/json-text.js";
 
 export type ConfigFormat = "toml" | "json";
 
@@ -21,6 +22,9 @@ export function formatOf(file: string, text: string): { format: ConfigFormat; gu
 }
 
 /** Parses `text` read from `file` (absolute); throws ConfigError (code "syntax") naming line and column. */
+/** Deeper than any setting of gaggle's nests (a child's env or a policy is three or four levels down). */
+const MAX_DEPTH = 64;
+
 export function parseDocument(text: string, file: string): ParsedDocument {
   const { format, guessed } = formatOf(file, text);
   const body = stripBom(text);
@@ -38,6 +42,14 @@ export function parseDocument(text: string, file: string): ParsedDocument {
       const first = err.message.split("\n")[0] ?? err.message;
       throw syntaxError(err.line, err.column, first.replace(/^Invalid TOML document: /, ""), err);
     }
+  }
+  // The checks below walk the document level by level: a depth no config has is refused before they start.
+  if (nestsDeeperThan(body, MAX_DEPTH)) {
+    throw new ConfigError(
+      file,
+      [{ path: "1:1", message: `JSON nested more than ${MAX_DEPTH} levels deep; no gaggle setting nests that far` }],
+      "syntax",
+    );
   }
   let doc: unknown;
   try {
