@@ -67,12 +67,15 @@ export class ProcessGroupTransport implements Transport {
     const stdin = this.process?.stdin;
     if (!stdin) return Promise.reject(new Error("the child process was not started"));
     if (this.closed || !stdin.writable) return this.failOnClose();
+    // A pipe the child closed by dying (EPIPE) is its exit, told as an exit is once it is seen.
+    const failed = (error: unknown): Promise<void> =>
+      isPipeGone(error) ? this.failOnClose() : Promise.reject(error instanceof Error ? error : new Error(String(error)));
     try {
       if (stdin.write(encodeMessage(message))) return Promise.resolve();
     } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      return failed(error);
     }
-    return once(stdin, "drain").then(() => {});
+    return once(stdin, "drain").then(() => {}, failed);
   }
 
   /**
@@ -108,4 +111,10 @@ function spawnError(command: string, cwd: string, error: unknown): Error {
   const advice =
     code === "ENOENT" ? `; check "command", "cwd" (${cwd}), or that it is on PATH` : code === "EACCES" ? "; make it executable (chmod +x)" : "";
   return new Error(`"${command}" ${spawnProblem(error)}${advice}`, { cause: error });
+}
+
+/** A write that failed because the reading end is gone: the child died, or its stdin was closed under the write. */
+function isPipeGone(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === "EPIPE" || code === "ERR_STREAM_DESTROYED" || code === "ERR_STREAM_WRITE_AFTER_END";
 }

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { GaggleError } from "../../src/shared/errors.js";
 import { textOf } from "../helpers/gaggle.js";
 import { callOf, closeMadeChildren, mcpChildOf, refusal } from "../helpers/mcp-child.js";
+import { until } from "../helpers/poll.js";
 
 // Every process the child layer spawns, as it is: the test needs the child's own ChildProcess to hear its exit first-hand.
 const spawned = vi.hoisted(() => [] as ChildProcess[]);
@@ -34,5 +35,20 @@ describe("a call sent as its child dies", () => {
     expect(inFlight).toMatchObject({ code: "SERVER_FAILED", message: expect.stringContaining('subject exited (code 3) while serving tool "crash"') });
     expect(atExit).toMatchObject({ code: "SERVER_FAILED", message: expect.stringContaining('subject exited (code 3) while serving tool "ok"') });
     expect(atExit.message).toContain("crash fixture: about to die");
+  });
+
+  it("fails a call whose write finds the pipe gone (EPIPE) as the child's exit, once the exit is seen", async () => {
+    const { child } = mcpChildOf("crash.mjs");
+    expect(textOf(await callOf(child, "deaf", { after_ms: 400 }))).toBe("deaf");
+    await until(
+      () => child.status().stderrTail.join("\n"),
+      (tail) => tail.includes("no longer reading"),
+    );
+    // Past the pipe's buffer, so the write waits to drain and is told EPIPE instead.
+    const refused = await refusal(callOf(child, "echo_size", { text: "x".repeat(1_000_000) }));
+    expect(refused).toMatchObject({
+      code: "SERVER_FAILED",
+      message: expect.stringContaining('subject exited (code 4) while serving tool "echo_size"'),
+    });
   });
 });
