@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { isInitializeRequest, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, isInitializeRequest, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { memberPrincipal, type MemberIdentity } from "../children/child.js";
 import type { Gaggle } from "../gateway/gaggle.js";
 import { memberSecretOf } from "../gateway/members.js";
@@ -40,6 +40,8 @@ interface HttpSession {
   secret: string | undefined;
   /** Who opened it (the name of the token sent): only they may use it, read its stream or end it. */
   principal: string;
+  /** The ids of its requests still being answered (as JSON text): an answer is routed by id, so each must be unique. */
+  answering: Set<string>;
 }
 
 export interface HttpGateway {
@@ -85,6 +87,16 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
     if (existing && existing.secret !== secret) return send(res, 404, jsonRpcError("session not found on this path"));
     if (existing && existing.principal !== principal) return send(res, 404, jsonRpcError("session not found for this token"));
     if (existing) {
+      // JSON-RPC ids are unique among a client's requests in flight: a second with the same id would take the
+      // first one's answer, and leave the first response open for ever.
+      const ids = requestIdsOf(body).map((requestId) => JSON.stringify(requestId));
+      const taken = ids.find((key) => existing.answering.has(key));
+      if (taken !== undefined) {
+        const message = `id ${taken} is already in use by a request of this session still being answered; give each request its own id`;
+        return send(res, 400, { jsonrpc: "2.0", error: { code: ErrorCode.InvalidRequest, message }, id: JSON.parse(taken) as unknown });
+      }
+      for (const key of ids) existing.answering.add(key);
+      res.once("close", () => ids.forEach((key) => existing.answering.delete(key)));
       existing.lastSeen = Date.now();
       const counted = req.method !== "GET";
       if (counted) existing.open++;
@@ -111,7 +123,7 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
     const sessionId = randomUUID();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => sessionId });
     const { connect } = createGatewayServer(gaggle, sessionId, { identity, principal });
-    sessions.set(sessionId, { transport, lastSeen: Date.now(), open: 0, secret, principal });
+    sessions.set(sessionId, { transport, lastSeen: Date.now(), open: 0, secret, principal, answering: new Set() });
     // Set before connect: the SDK keeps this handler and calls it first when the session closes.
     transport.onclose = () => {
       sessions.delete(sessionId);
@@ -193,6 +205,14 @@ function listenFailure(error: NodeJS.ErrnoException, options: HttpListenOptions)
 
 function jsonRpcError(message: string, id: unknown = null) {
   return { jsonrpc: "2.0", error: { code: -32000, message }, id };
+}
+
+/** The ids of the requests in a body (one message or a batch); notifications and answers have none that count. */
+function requestIdsOf(body: unknown): Array<string | number> {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.flatMap((message) =>
+    isObject(message) && typeof message.method === "string" && (typeof message.id === "string" || typeof message.id === "number") ? [message.id] : [],
+  );
 }
 
 /** The id of a request the answer is for, when the body is one; an error must carry it. */

@@ -126,6 +126,39 @@ describe("sessions", () => {
     expect(count(after, "notification notifications/cancelled")).toBeGreaterThan(count(before, "notification notifications/cancelled"));
   });
 
+  it("refuses a request whose id is in use by one still being answered, and answers both the first and later ones", async () => {
+    const client = await idle.connect({ name: "reuser" });
+    const headers = { "mcp-session-id": sessionIdOf(client), "mcp-protocol-version": "2025-11-25" };
+    const call = (id: number, ms: number) =>
+      postMcp(
+        idle.port,
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: { name: "execute_child_tool", arguments: { server_id: "proto", tool_name: "slow_cancel", arguments: { ms } } },
+        }),
+        headers,
+      );
+    const first = call(7, 800);
+    // The first is at the child once the proto child has a call running.
+    await until(
+      async () => {
+        const status = await client.callTool({ name: "get_child_status", arguments: { server_id: "proto" } });
+        return (JSON.parse(textOf(status as CallToolResult)) as { queue: { running: number } }).queue.running;
+      },
+      (running) => running === 1,
+    );
+    const reused = await postMcp(idle.port, JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping" }), headers);
+    expect(reused.status).toBe(400);
+    expect(JSON.parse(reused.body)).toMatchObject({ id: 7, error: { code: -32600, message: expect.stringContaining("id 7 is already in use") } });
+    const answered = await first;
+    expect(answered.status).toBe(200);
+    expect(answered.body).toContain("waited 800");
+    // Once answered, the id is free again.
+    expect((await postMcp(idle.port, JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping" }), headers)).status).toBe(200);
+  });
+
   it("does not close a session whose call is still running as idle", async () => {
     const client = await idle.connect({ name: "patient" });
     const ms = IDLE_MS * 2;
