@@ -4,6 +4,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { RootsListChangedNotificationSchema, SetLevelRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { LOCAL_PRINCIPAL, type ClientPrincipal } from "../children/child.js";
+import { NoiseLog } from "../children/noise-log.js";
 import type { Gaggle } from "./gaggle.js";
 import { GAGGLE_NAME, GAGGLE_VERSION } from "../shared/version.js";
 import { CAPABILITIES, INSTRUCTIONS } from "./capabilities.js";
@@ -56,11 +57,16 @@ export function createGatewayServer(gaggle: Gaggle, sessionId: string, who: Clie
   });
 
   // A message the client sent that could not be taken, or a reply that could not be sent: kept on stderr.
+  // The fault is in what the client sent, not in gaggle: a reason per kind, at a bounded rate, never a stack.
+  const noise = new NoiseLog(log.child({ session: sessionId }), "protocol errors from the client");
   server.onerror = (error) =>
     error instanceof UnreadableMessageError
       ? log.warn({ session: sessionId, reason: error.message }, "unreadable message from the client, answered with an error")
-      : log.warn({ session: sessionId, err: error }, "client connection error");
+      : noise.note(error);
   gaggle.hub.add(session);
-  server.onclose = () => void gaggle.hub.remove(session);
+  server.onclose = () => {
+    noise.summarise();
+    void gaggle.hub.remove(session);
+  };
   return { server, connect: (transport) => connectWithToolCallLane(server, transport, callTool) };
 }

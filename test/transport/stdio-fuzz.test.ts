@@ -18,7 +18,8 @@ describe("fuzzed JSON-RPC on stdin", () => {
     const config = writeConfig(`[gateway]\nlog_level = "warn"\nshutdown_grace_ms = 500\n${NO_BUILT_INS}\n${child}`);
     const [name, value] = mark.split("=") as [string, string];
     const gaggle = spawn(process.execPath, [CLI, "--config", config], { stdio: "pipe", env: { ...process.env, [name]: value } });
-    gaggle.stderr.resume();
+    let logged = "";
+    gaggle.stderr.setEncoding("utf8").on("data", (chunk: string) => (logged += chunk));
     const replies: unknown[] = [];
     const notJson: string[] = [];
     let partial = "";
@@ -57,6 +58,8 @@ describe("fuzzed JSON-RPC on stdin", () => {
       result: { content: [{ type: "text", text: "still here" }] },
     });
     expect(notJson).toEqual([]);
+    // What a client gets wrong is logged as a reason, never with a stack: the fault is not gaggle's.
+    expect(logged).not.toContain('"stack"');
     expect(gaggle.exitCode).toBeNull();
 
     const exited = new Promise((resolve) => gaggle.once("exit", (code) => resolve(code)));
