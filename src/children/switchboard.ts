@@ -31,6 +31,8 @@ export class Switchboard implements ChildEvents {
   private readonly levelFollowers: Array<{ child: string; apply: (level: LoggingLevel) => Promise<void> }> = [];
   private readonly goneFollowers: Array<(sessionId: string) => void> = [];
   private readonly rootsFollowers: Array<() => void> = [];
+  /** Clients not reading what they were sent: an answer or request for each waits past its bound. */
+  private readonly backlogged = new Set<string>();
   private level: LoggingLevel | undefined;
 
   // ---- the clients' side
@@ -50,7 +52,17 @@ export class Switchboard implements ChildEvents {
 
   /** A client session went away: nothing a child does from now on may be routed to it. */
   callerGone(sessionId: string): void {
+    this.clientBacklog(sessionId, false);
     for (const follower of this.goneFollowers) follower(sessionId);
+  }
+
+  /**
+   * A client is not reading: an answer or a request for it had to wait past gateway.max_client_queue_bytes;
+   * `false` once it has read the queue back under that.
+   */
+  clientBacklog(sessionId: string, backlogged: boolean): void {
+    if (backlogged) this.backlogged.add(sessionId);
+    else this.backlogged.delete(sessionId);
   }
 
   /** A client's roots changed. */

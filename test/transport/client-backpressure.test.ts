@@ -1,0 +1,83 @@
+// A client that stops reading costs gaggle a bounded queue: logs and progress past it are dropped and counted.
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { fixtureChild, NO_BUILT_INS } from "../helpers/paths.js";
+import { RawStdioGaggle, watchResident } from "../helpers/raw-stdio.js";
+
+/** The issue's case: 200,000 log messages of 1 KB each, while the client reads nothing. */
+const FLOOD = 200_000;
+/** gaggle's resident memory must stay under this while its client does not read (the issue saw 1.7 GB). */
+const RESIDENT_BOUND_KIB = 250 * 1024;
+
+const DROPPED = /^gaggle dropped (\d+) log\/progress notifications while this client was not reading$/;
+
+let gaggle: RawStdioGaggle | undefined;
+
+afterEach(async () => {
+  await gaggle?.close();
+  gaggle = undefined;
+});
+
+/** A config with the log-flood fixture as child `flood`, which marks in the returned file how far it got. */
+function floodConfig(): { config: string; mark: string } {
+  const mark = join(mkdtempSync(join(tmpdir(), "gaggle-flood-")), "mark");
+  const child = fixtureChild("flood", "log-flood.mjs", `env = { FLOOD_MARK = ${JSON.stringify(mark)} }`);
+  return { config: `${NO_BUILT_INS}\n${child}`, mark };
+}
+
+/** What the warnings say was dropped, in all. */
+function droppedIn(warnings: Array<Record<string, unknown>>): number {
+  let dropped = 0;
+  for (const warning of warnings) {
+    const params = warning.params as { level: string; data: string };
+    expect(params.level).toBe("warning");
+    dropped += Number(DROPPED.exec(params.data)?.[1]);
+  }
+  return dropped;
+}
+
+function loggerOf(message: Record<string, unknown>): string | undefined {
+  return (message.params as { logger?: string } | undefined)?.logger;
+}
+
+function marks(mark: string): string[] {
+  return existsSync(mark) ? readFileSync(mark, "utf8").split("\n").filter(Boolean) : [];
+}
+
+function callFlood(tool: string, id: string, args: Record<string, unknown>): Record<string, unknown> {
+  return { id, method: "tools/call", params: { name: "execute_child_tool", arguments: { server_id: "flood", tool_name: tool, arguments: args } } };
+}
+
+describe("a stdio client that stops reading", () => {
+  it("costs gaggle a bounded queue: log messages past it are dropped, counted in one warning, and the call is answered", async () => {
+    const { config, mark } = floodConfig();
+    gaggle = new RawStdioGaggle(config);
+    await gaggle.initialize();
+    gaggle.stopReading();
+    const resident = watchResident(gaggle.pid);
+    gaggle.send(callFlood("flood", "flood", { count: FLOOD, bytes: 1024 }));
+    // The child writes its answer after every log message has been read from it.
+    await expect.poll(() => marks(mark), { timeout: 150_000, interval: 100 }).toContain("flood answered");
+    // A few more samples, while gaggle handles the last of what it read.
+    await delay(500);
+    const peakKib = resident.stop();
+    expect(peakKib).toBeLessThan(RESIDENT_BOUND_KIB);
+
+    gaggle.resumeReading();
+    const answer = await gaggle.answerTo("flood");
+    expect(answer).toMatchObject({ result: { content: [{ type: "text", text: `flooded ${FLOOD}` }] } });
+    const notes = gaggle.messages.filter((message) => message.method === "notifications/message");
+    const logs = notes.filter((note) => loggerOf(note) === "flood/flood");
+    const warnings = notes.filter((note) => loggerOf(note) === "gaggle");
+    expect(warnings.length).toBeGreaterThan(0);
+    const dropped = droppedIn(warnings);
+    // Every message is either delivered or counted, and the count comes before the answer.
+    expect(logs.length + dropped).toBe(FLOOD);
+    expect(dropped).toBeGreaterThan(0);
+    expect(gaggle.messages.indexOf(warnings.at(-1)!)).toBeLessThan(gaggle.messages.indexOf(answer));
+    expect(gaggle.stderr).not.toContain("MaxListenersExceededWarning");
+  }, 240_000);
+});
