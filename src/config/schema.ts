@@ -107,7 +107,7 @@ export interface GatewayConfig {
   maxBodyBytes: number;
   /**
    * What gaggle keeps queued for one client that is not reading, in bytes: past it, log and progress
-   * notifications are dropped (and counted to the client).
+   * notifications are dropped (and counted to the client), and the children serving it are not read.
    */
   maxClientQueueBytes: number;
   /** An HTTP session unused this long is closed and releases what it held. */

@@ -94,7 +94,7 @@ export class SessionHub implements ChildEvents {
     await this.applyLogLevel();
   }
 
-  /** Whether a client is not reading what it was sent (see ClientOutbox). */
+  /** Whether a client is not reading what it was sent (see ClientOutbox): the children serving it hold their output meanwhile. */
   clientBacklog(sessionId: string, backlogged: boolean): void {
     this.switchboard.clientBacklog(sessionId, backlogged);
   }

@@ -100,7 +100,7 @@ class Lane {
  * `maxBytes` unread, log and progress notifications are dropped, counted per stream, and the count is told to
  * the client in one warning in their place: before the next message that stream carries, or once it has
  * drained. Answers and requests are never dropped: queued past the bound, they make the client backlogged
- * (`onBacklog`).
+ * (`onBacklog`), and the children serving it stop being read until it reads.
  *
  * It listens for 'drain' once per stream, never once per write.
  */

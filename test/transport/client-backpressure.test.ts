@@ -1,11 +1,11 @@
-// A client that stops reading costs gaggle a bounded queue: logs and progress past it are dropped and counted.
+// A client that stops reading costs gaggle a bounded queue: logs and progress dropped and counted, then the child left unread.
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { fixtureChild, NO_BUILT_INS } from "../helpers/paths.js";
-import { RawStdioGaggle, watchResident } from "../helpers/raw-stdio.js";
+import { RawStdioGaggle, residentKib, watchResident } from "../helpers/raw-stdio.js";
 
 /** The issue's case: 200,000 log messages of 1 KB each, while the client reads nothing. */
 const FLOOD = 200_000;
@@ -78,6 +78,31 @@ describe("a stdio client that stops reading", () => {
     expect(logs.length + dropped).toBe(FLOOD);
     expect(dropped).toBeGreaterThan(0);
     expect(gaggle.messages.indexOf(warnings.at(-1)!)).toBeLessThan(gaggle.messages.indexOf(answer));
+    expect(gaggle.stderr).not.toContain("MaxListenersExceededWarning");
+  }, 240_000);
+
+  it("leaves a child's output unread while its answers wait for the client, and reads it again once the client does", async () => {
+    const calls = 30;
+    const bytes = 4 * 1024 * 1024;
+    const { config, mark } = floodConfig();
+    gaggle = new RawStdioGaggle(config);
+    await gaggle.initialize();
+    const before = residentKib(gaggle.pid);
+    gaggle.stopReading();
+    const resident = watchResident(gaggle.pid);
+    for (let i = 0; i < calls; i++) gaggle.send(callFlood("big", `big-${i}`, { bytes }));
+    // The first answers fill the client's queue, the next waits past it; the one after that is left in the child.
+    await expect.poll(() => gaggle!.stderr, { timeout: 60_000 }).toContain("the child's output waits unread");
+    expect(marks(mark).filter((line) => line === "big answered").length).toBeLessThan(calls);
+    const peakKib = resident.stop();
+    expect(peakKib - before).toBeLessThan(100 * 1024);
+
+    gaggle.resumeReading();
+    for (let i = 0; i < calls; i++) {
+      const answer = (await gaggle.answerTo(`big-${i}`)) as { result: { content: Array<{ text: string }> } };
+      expect(answer.result.content[0]!.text).toHaveLength(bytes);
+    }
+    expect(gaggle.stderr).toContain("reading the child's output again");
     expect(gaggle.stderr).not.toContain("MaxListenersExceededWarning");
   }, 240_000);
 });
