@@ -1,14 +1,19 @@
 // A client that stops reading costs gaggle a bounded queue: logs and progress dropped and counted, then the child left unread.
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { request, type IncomingMessage } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
+import { startHttpGaggle } from "../helpers/gaggle-http.js";
 import { fixtureChild, NO_BUILT_INS } from "../helpers/paths.js";
+import { INITIALIZE, MCP_POST_HEADERS, postMcp } from "../helpers/raw-http.js";
 import { RawStdioGaggle, residentKib, watchResident } from "../helpers/raw-stdio.js";
 
 /** The issue's case: 200,000 log messages of 1 KB each, while the client reads nothing. */
 const FLOOD = 200_000;
+/** Over HTTP half of that is enough: without a bound, the SDK's stream queue held all of it, well past the bound below. */
+const HTTP_FLOOD = 100_000;
 /** gaggle's resident memory must stay under this while its client does not read (the issue saw 1.7 GB). */
 const RESIDENT_BOUND_KIB = 250 * 1024;
 
@@ -106,3 +111,59 @@ describe("a stdio client that stops reading", () => {
     expect(gaggle.stderr).not.toContain("MaxListenersExceededWarning");
   }, 240_000);
 });
+
+describe("an HTTP client that stops reading a call's stream", () => {
+  it("costs gaggle a bounded queue: log messages past it are dropped, counted on that stream, and the call is answered", async () => {
+    const { config, mark } = floodConfig();
+    const http = await startHttpGaggle(config);
+    try {
+      const init = await postMcp(http.port, INITIALIZE);
+      const session = init.headers["mcp-session-id"] as string;
+      await postMcp(http.port, JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }), { "mcp-session-id": session });
+      const resident = watchResident(http.pid);
+      const call = { jsonrpc: "2.0", ...callFlood("flood", "flood", { count: HTTP_FLOOD, bytes: 1024 }) };
+      const stream = await postUnread(http.port, JSON.stringify(call), session);
+      await expect.poll(() => marks(mark), { timeout: 150_000, interval: 100 }).toContain("flood answered");
+      await delay(500);
+      const peakKib = resident.stop();
+      expect(peakKib).toBeLessThan(RESIDENT_BOUND_KIB);
+
+      const events = await readEvents(stream);
+      const answer = events.find((event) => event.id === "flood");
+      expect(answer).toMatchObject({ result: { content: [{ type: "text", text: `flooded ${HTTP_FLOOD}` }] } });
+      const logs = events.filter((event) => loggerOf(event) === "flood/flood");
+      const warnings = events.filter((event) => loggerOf(event) === "gaggle");
+      const dropped = droppedIn(warnings);
+      expect(dropped).toBeGreaterThan(0);
+      expect(logs.length + dropped).toBe(HTTP_FLOOD);
+      expect(events.indexOf(warnings.at(-1)!)).toBeLessThan(events.indexOf(answer!));
+      expect(http.stderr()).not.toContain("MaxListenersExceededWarning");
+    } finally {
+      await http.stop();
+    }
+  }, 240_000);
+});
+
+/** POSTs `body` to the session and resolves with its response stream, which nothing reads until readEvents. */
+function postUnread(port: number, body: string, session: string): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const headers = { ...MCP_POST_HEADERS, "mcp-session-id": session };
+    const req = request({ host: "127.0.0.1", port, method: "POST", path: "/mcp", headers, agent: false }, (res) => {
+      res.pause();
+      resolve(res);
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** Reads an SSE response to its end; the JSON-RPC messages of its events. */
+async function readEvents(res: IncomingMessage): Promise<Array<Record<string, unknown>>> {
+  let text = "";
+  res.setEncoding("utf8");
+  for await (const chunk of res) text += chunk as string;
+  return text
+    .split("\n")
+    .filter((line) => line.startsWith("data: "))
+    .map((line) => JSON.parse(line.slice("data: ".length)) as Record<string, unknown>);
+}
