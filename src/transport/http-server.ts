@@ -78,7 +78,7 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
 
     const body = req.method === "POST" ? await readJsonBody(req, settings.maxBodyBytes) : undefined;
     const principal = identity ? memberPrincipal(identity) : checked.principal;
-    if (isModernRequest(req, body)) return serveModernRequest(modern, req, res, body, { identity, principal });
+    if (isModernRequest(req, body)) return serveModernRequest(modern, req, res, body, { identity, principal }, settings.maxClientQueueBytes);
     const id = req.headers["mcp-session-id"];
     const existing = typeof id === "string" ? sessions.get(id) : undefined;
     // A session is used through the path it was opened on, with the token it was opened with: a session id alone

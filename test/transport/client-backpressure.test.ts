@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { startHttpGaggle } from "../helpers/gaggle-http.js";
+import { envelope, modernRequest } from "../helpers/modern-http.js";
 import { fixtureChild, NO_BUILT_INS } from "../helpers/paths.js";
 import { INITIALIZE, MCP_POST_HEADERS, postMcp } from "../helpers/raw-http.js";
 import { RawStdioGaggle, residentKib, watchResident } from "../helpers/raw-stdio.js";
@@ -138,6 +139,35 @@ describe("an HTTP client that stops reading a call's stream", () => {
       expect(logs.length + dropped).toBe(HTTP_FLOOD);
       expect(events.indexOf(warnings.at(-1)!)).toBeLessThan(events.indexOf(answer!));
       expect(http.stderr()).not.toContain("MaxListenersExceededWarning");
+    } finally {
+      await http.stop();
+    }
+  }, 240_000);
+});
+
+describe("a 2026-07-28 HTTP client that stops reading its request's stream", () => {
+  it("costs gaggle a bounded queue: log messages past it are dropped and counted before the answer", async () => {
+    const { config, mark } = floodConfig();
+    const http = await startHttpGaggle(config);
+    try {
+      const resident = watchResident(http.pid);
+      const { params } = callFlood("flood", "flood", { count: HTTP_FLOOD, bytes: 1024 }) as { params: Record<string, unknown> };
+      const meta = envelope({ "io.modelcontextprotocol/logLevel": "info" });
+      const response = await modernRequest(http.port, { id: "flood", method: "tools/call", params: { ...params, _meta: meta } });
+      response.message.pause();
+      await expect.poll(() => marks(mark), { timeout: 150_000, interval: 100 }).toContain("flood answered");
+      await delay(500);
+      const peakKib = resident.stop();
+      expect(peakKib).toBeLessThan(RESIDENT_BOUND_KIB);
+
+      response.message.resume();
+      const frames = await response.all();
+      const answer = frames.at(-1)!;
+      expect(answer).toMatchObject({ id: "flood", result: { content: [{ type: "text", text: `flooded ${HTTP_FLOOD}` }] } });
+      const logs = frames.filter((frame) => loggerOf(frame) === "flood/flood");
+      const dropped = droppedIn(frames.filter((frame) => loggerOf(frame) === "gaggle"));
+      expect(dropped).toBeGreaterThan(0);
+      expect(logs.length + dropped).toBe(HTTP_FLOOD);
     } finally {
       await http.stop();
     }
