@@ -80,6 +80,8 @@ export interface SessionWiring {
   catalog: CatalogShelf;
   /** What a remote child's session needs (see loadRemoteKit); undefined for a stdio child. */
   remote: RemoteKit | undefined;
+  /** True while a client the child serves is not reading what gaggle sends it: a stdio child's output is not read meanwhile. */
+  outputHeld(): boolean;
 }
 
 /** What gaggle declares to every child: it forwards each of these to the client whose call the child is serving. */
@@ -248,7 +250,7 @@ export function startFailureReason(error: unknown, session: Session | undefined,
 
 /** `remote` is there for a remote child. */
 function createTransport(
-  { config, shutdownGraceMs, stderr, log }: SessionWiring,
+  { config, shutdownGraceMs, stderr, log, outputHeld }: SessionWiring,
   remote: { kit: RemoteKit; signIn: ChildOAuthProvider } | undefined,
   toolFor: (name: string) => Tool | undefined,
 ): Transport {
@@ -270,6 +272,11 @@ function createTransport(
       stderr.push(`${STDOUT_GARBAGE_MARK} that is not JSON-RPC (${reason}): ${line.slice(0, 200)}\n`);
       log.warn({ line: line.slice(0, 200), reason }, "child wrote a line to stdout that is not JSON-RPC; ignored");
     },
+    outputHeld,
+    onOutputHold: (held) =>
+      held
+        ? log.info("a client this child serves is not reading what it was sent; the child's output waits unread until it does")
+        : log.info("the client reads again; reading the child's output again"),
   });
 }
 

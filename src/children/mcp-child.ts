@@ -91,6 +91,7 @@ export class McpChild implements Child {
     this.switchboard.onLogLevel(config.name, (level) => this.applyLogLevel(level));
     this.switchboard.onCallerGone((sessionId) => this.callers.forget(sessionId));
     this.switchboard.onRootsChanged(() => void this.machine.running?.client.sendRootsListChanged().catch(() => {}));
+    this.switchboard.onClientDrained(() => this.readAgain());
   }
 
   status(): ChildStatus {
@@ -152,6 +153,7 @@ export class McpChild implements Child {
       return (await this.forward("tools/call", params, ctx, `tool "${name}"`)) as CallToolResult;
     } finally {
       this.callers.end(ctx.caller);
+      this.readAgain();
     }
   }
 
@@ -199,8 +201,23 @@ export class McpChild implements Child {
       return await this.forward(method, params, ctx, what);
     } finally {
       this.callers.end(ctx.caller);
+      this.readAgain();
       this.idle.end();
     }
+  }
+
+  /**
+   * A running session's output is held while a call in flight is from a client that is not reading what it
+   * was sent (what the child writes would only queue up for it). A session being started is always read, so
+   * that no start waits on a client.
+   */
+  private outputHeld(): boolean {
+    return this.machine.phase.state === "running" && this.switchboard.servesBacklogged(this.callers);
+  }
+
+  /** Asked when a client read again or a call ended: the newest session's output is read again if nothing holds it. */
+  private readAgain(): void {
+    this.newest?.process?.readAgain();
   }
 
   /**
@@ -320,6 +337,7 @@ export class McpChild implements Child {
       onStreamBroken: (broken) => this.checkConnection(broken),
       catalog: this.catalog,
       remote,
+      outputHeld: () => this.outputHeld(),
     }));
   }
 

@@ -18,6 +18,13 @@ export interface StdioProcessOptions {
   onStderr(chunk: string): void;
   /** A stdout line that is not a JSON-RPC message: reported, then skipped. */
   onStdoutGarbage(line: string, error: unknown): void;
+  /**
+   * Asked after each chunk of stdout is read: while true, no more is read (the child blocks on a full pipe)
+   * until `readAgain` finds it false.
+   */
+  outputHeld(): boolean;
+  /** The child's output began (true) or ended (false) being held. */
+  onOutputHold(held: boolean): void;
 }
 
 /** How long a child gets to exit by itself once its stdin is closed, before its group is signalled. */
@@ -33,6 +40,7 @@ export class ProcessGroupTransport implements Transport {
   /** Resolves once the close has been told (onclose called). */
   private readonly told: Promise<void>;
   private tell!: () => void;
+  private held = false;
   private readonly lines = messageLines(
     (message) => this.onmessage?.(message),
     (error, line) => this.options.onStdoutGarbage(line, error),
@@ -58,9 +66,24 @@ export class ProcessGroupTransport implements Transport {
       throw spawnError(command, cwd, error);
     }
     this.process.stderr.setEncoding("utf8").on("data", (chunk: string) => this.options.onStderr(chunk));
-    this.process.stdout.setEncoding("utf8").on("data", (chunk: string) => this.lines.push(chunk));
+    const stdout = this.process.stdout.setEncoding("utf8");
+    stdout.on("data", (chunk: string) => {
+      this.lines.push(chunk);
+      if (this.held || !this.options.outputHeld()) return;
+      this.held = true;
+      stdout.pause();
+      this.options.onOutputHold(true);
+    });
     // Calls in flight fail as soon as the child's last output is read, not once its leftovers are stopped.
     void this.process.exited.then(() => this.finish());
+  }
+
+  /** Reads the child's output again, unless what held it still holds; called whenever that may have changed. */
+  readAgain(): void {
+    if (!this.held || this.options.outputHeld()) return;
+    this.held = false;
+    this.process?.stdout.resume();
+    this.options.onOutputHold(false);
   }
 
   send(message: JSONRPCMessage): Promise<void> {

@@ -1,6 +1,7 @@
 // Where the children and the clients' side meet: children report through it, and follow what clients change.
 import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
 import type { Caller, LogMessage } from "./child.js";
+import type { CallerTracker } from "./upstream.js";
 
 /** What a child reports that is not the answer to a call; the gateway fans it out to its clients. */
 export interface ChildEvents {
@@ -31,6 +32,9 @@ export class Switchboard implements ChildEvents {
   private readonly levelFollowers: Array<{ child: string; apply: (level: LoggingLevel) => Promise<void> }> = [];
   private readonly goneFollowers: Array<(sessionId: string) => void> = [];
   private readonly rootsFollowers: Array<() => void> = [];
+  private readonly drainFollowers: Array<() => void> = [];
+  /** Clients not reading what they were sent: an answer or request for each waits past its bound. */
+  private readonly backlogged = new Set<string>();
   private level: LoggingLevel | undefined;
 
   // ---- the clients' side
@@ -50,7 +54,17 @@ export class Switchboard implements ChildEvents {
 
   /** A client session went away: nothing a child does from now on may be routed to it. */
   callerGone(sessionId: string): void {
+    this.clientBacklog(sessionId, false);
     for (const follower of this.goneFollowers) follower(sessionId);
+  }
+
+  /**
+   * A client is not reading: an answer or a request for it had to wait past gateway.max_client_queue_bytes;
+   * `false` once it has read the queue back under that. Children serving it stop reading their output meanwhile.
+   */
+  clientBacklog(sessionId: string, backlogged: boolean): void {
+    if (backlogged) this.backlogged.add(sessionId);
+    else if (this.backlogged.delete(sessionId)) for (const follower of this.drainFollowers) follower();
   }
 
   /** A client's roots changed. */
@@ -75,6 +89,16 @@ export class Switchboard implements ChildEvents {
 
   onRootsChanged(follower: () => void): void {
     this.rootsFollowers.push(follower);
+  }
+
+  /** Whether a call in flight in `callers` is from a client that is not reading (see clientBacklog). */
+  servesBacklogged(callers: CallerTracker): boolean {
+    return this.backlogged.size > 0 && callers.serves((sessionId) => this.backlogged.has(sessionId));
+  }
+
+  /** Called each time a client that was not reading has read enough. */
+  onClientDrained(follower: () => void): void {
+    this.drainFollowers.push(follower);
   }
 
   listChanged(child: string, kind: "tools" | "resources" | "prompts"): void {

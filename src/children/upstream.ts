@@ -36,6 +36,12 @@ export class CallerTracker {
     return [...bySession.values()];
   }
 
+  /** Whether a call in flight is from a client whose session `test` picks. */
+  serves(test: (sessionId: string) => boolean): boolean {
+    for (const caller of this.inFlight.keys()) if (test(caller.sessionId)) return true;
+    return false;
+  }
+
   /**
    * Where a child's request goes: the oldest call in flight whose client can be asked now, else the oldest call
    * in flight, else the last client that used the child, else nowhere. A paused call's child is waiting for the

@@ -5,6 +5,7 @@ import { createGaggle, type Gaggle } from "../gateway/gaggle.js";
 import { ModernServer } from "../gateway/modern/modern-server.js";
 import { GatewayRequests } from "../gateway/requests.js";
 import { createGatewayServer } from "../gateway/server.js";
+import { ClientOutbox } from "../transport/client-outbox.js";
 import { EraSplitTransport } from "../transport/era-split.js";
 import { lazyLogger } from "../shared/log.js";
 import type { HttpGateway } from "../transport/http-server.js";
@@ -21,7 +22,8 @@ const log = lazyLogger({ subsystem: "serve" });
 
 export async function serveStdio(config: GaggleConfig): Promise<void> {
   const { gaggle, members } = createGaggleWithListener(config);
-  const { server, connect } = createGatewayServer(gaggle, "stdio");
+  const session = "stdio";
+  const { server, connect } = createGatewayServer(gaggle, session);
   const modern = new ModernServer(gaggle, new GatewayRequests(gaggle));
   const stop = stopOnce(
     gaggle,
@@ -33,7 +35,16 @@ export async function serveStdio(config: GaggleConfig): Promise<void> {
   );
   process.stdin.on("end", () => void stop("stdin closed"));
   process.stdin.on("error", () => void stop("stdin error"));
-  await connect(new EraSplitTransport(new StdioServerTransport(), modern));
+  const outbox = new ClientOutbox(
+    new StdioServerTransport(),
+    {
+      maxBytes: config.gateway.maxClientQueueBytes,
+      session,
+      onBacklog: (backlogged) => gaggle.hub.clientBacklog(session, backlogged),
+    },
+    process.stdout,
+  );
+  await connect(new EraSplitTransport(outbox, modern));
   log.info({ config: config.path, children: gaggle.router.names() }, "gaggle serving MCP on stdio");
   if (process.stdin.isTTY) process.stderr.write(forAPerson(config.path));
   gaggle.startEager();

@@ -110,6 +110,11 @@ export interface GatewayConfig {
   allowedOrigins: string[];
   /** Largest HTTP request body accepted, in bytes. */
   maxBodyBytes: number;
+  /**
+   * What gaggle keeps queued for one client that is not reading, in bytes: past it, log and progress
+   * notifications are dropped (and counted to the client), and the children serving it are not read.
+   */
+  maxClientQueueBytes: number;
   /** An HTTP session unused this long is closed and releases what it held. */
   sessionIdleTimeoutMs: number;
   /**
@@ -139,6 +144,7 @@ export const GATEWAY_DEFAULTS: GatewayConfig = {
   allowedHosts: [],
   allowedOrigins: [],
   maxBodyBytes: 4 * 1024 * 1024,
+  maxClientQueueBytes: 4 * 1024 * 1024,
   sessionIdleTimeoutMs: 30 * 60_000,
   // Well under the 5 s some clients give a first tools/list.
   listWaitMs: 2000,
@@ -172,6 +178,7 @@ const gatewaySchema = closed({
   allowed_hosts: z.array(z.string(expected("a string")), expected("an array of strings")).optional(),
   allowed_origins: z.array(z.string(expected("a string")), expected("an array of strings")).optional(),
   max_body_bytes: z.int(expected("a positive integer")).positive().optional(),
+  max_client_queue_bytes: z.int(expected("a positive integer")).positive().optional(),
   session_idle_timeout_ms: durationMs("a positive integer", { min: 1 }).optional(),
   list_wait_ms: durationMs("an integer >= 0", { min: 0, max: 600_000 }).optional(),
   state_dir: z.string(expected("a directory path")).min(1).optional(),
@@ -201,6 +208,7 @@ const gatewaySchema = closed({
     allowedHosts: raw.allowed_hosts ?? GATEWAY_DEFAULTS.allowedHosts,
     allowedOrigins: raw.allowed_origins ?? GATEWAY_DEFAULTS.allowedOrigins,
     maxBodyBytes: raw.max_body_bytes ?? GATEWAY_DEFAULTS.maxBodyBytes,
+    maxClientQueueBytes: raw.max_client_queue_bytes ?? GATEWAY_DEFAULTS.maxClientQueueBytes,
     sessionIdleTimeoutMs: raw.session_idle_timeout_ms ?? GATEWAY_DEFAULTS.sessionIdleTimeoutMs,
     listWaitMs: raw.list_wait_ms ?? GATEWAY_DEFAULTS.listWaitMs,
     ...(raw.state_dir !== undefined && { stateDir: raw.state_dir }),

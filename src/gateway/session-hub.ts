@@ -94,6 +94,11 @@ export class SessionHub implements ChildEvents {
     await this.applyLogLevel();
   }
 
+  /** Whether a client is not reading what it was sent (see ClientOutbox): the children serving it hold their output meanwhile. */
+  clientBacklog(sessionId: string, backlogged: boolean): void {
+    this.switchboard.clientBacklog(sessionId, backlogged);
+  }
+
   /** A client's roots changed: the children are told, and ask again if they care. */
   rootsChanged(): void {
     this.switchboard.rootsChanged();

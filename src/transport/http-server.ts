@@ -15,6 +15,7 @@ import { lazyLogger } from "../shared/log.js";
 import { isObject } from "../shared/json.js";
 import { decodeBody, decodeErrorLine, MessageDecodeError } from "../shared/json-rpc-codec.js";
 import { BodyError, closeAfterAnswer, readBody } from "./http-body.js";
+import { ClientOutbox } from "./client-outbox.js";
 import { isModernRequest, serveModernRequest } from "./modern-http.js";
 import { bracketed, HttpGuard, isLoopback, isWildcard, startupProblem } from "./http-guard.js";
 
@@ -29,6 +30,8 @@ export interface HttpListenOptions {
 
 interface HttpSession {
   transport: StreamableHTTPServerTransport;
+  /** What the session's streams have not delivered yet, bounded; the gateway server sends through it. */
+  outbox: ClientOutbox;
   /** When its last request or stream ended (or began, while none has ended yet). */
   lastSeen: number;
   /**
@@ -79,7 +82,7 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
 
     const body = req.method === "POST" ? decodeBody(await readBody(req, settings.maxBodyBytes)) : undefined;
     const principal = identity ? memberPrincipal(identity) : checked.principal;
-    if (isModernRequest(req, body)) return serveModernRequest(modern, req, res, body, { identity, principal });
+    if (isModernRequest(req, body)) return serveModernRequest(modern, req, res, body, { identity, principal }, settings.maxClientQueueBytes);
     const id = req.headers["mcp-session-id"];
     const existing = typeof id === "string" ? sessions.get(id) : undefined;
     // A session is used through the path it was opened on, with the token it was opened with: a session id alone
@@ -104,6 +107,7 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
         if (counted) existing.open--;
         existing.lastSeen = Date.now();
       });
+      existing.outbox.carry(res, streamKeysOf(req, body));
       await existing.transport.handleRequest(req, res, body);
       // A cancelled request is never answered, as the spec asks; its response stream is closed instead of being
       // left open until the client gives up on it.
@@ -123,13 +127,18 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
     const sessionId = randomUUID();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => sessionId });
     const { connect } = createGatewayServer(gaggle, sessionId, { identity, principal });
-    sessions.set(sessionId, { transport, lastSeen: Date.now(), open: 0, secret, principal, answering: new Set() });
+    const outbox = new ClientOutbox(transport, {
+      maxBytes: settings.maxClientQueueBytes,
+      session: sessionId,
+      onBacklog: (backlogged) => gaggle.hub.clientBacklog(sessionId, backlogged),
+    });
+    sessions.set(sessionId, { transport, outbox, lastSeen: Date.now(), open: 0, secret, principal, answering: new Set() });
     // Set before connect: the SDK keeps this handler and calls it first when the session closes.
-    transport.onclose = () => {
+    outbox.onclose = () => {
       sessions.delete(sessionId);
       log.info({ session: sessionId }, "client session closed");
     };
-    void connect(transport);
+    void connect(outbox);
     log.info({ session: sessionId, principal }, "client session opened");
     return transport;
   };
@@ -223,6 +232,19 @@ function requestIdOf(body: unknown): string | number | null {
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+}
+
+/**
+ * The streams a request opens, named as ClientOutbox names them: a GET opens the session's own (for messages
+ * related to no request), a POST one for the requests it carries (their ids).
+ */
+function streamKeysOf(req: IncomingMessage, body: unknown): Array<RequestId | undefined> {
+  if (req.method === "GET") return [undefined];
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  return messages.flatMap((message) => {
+    const id = isObject(message) && typeof message.method === "string" ? message.id : undefined;
+    return typeof id === "string" || typeof id === "number" ? [id] : [];
+  });
 }
 
 /** The id a notifications/cancelled names, when `body` is one. */

@@ -8,6 +8,7 @@ import type { ModernExchange } from "../gateway/modern/exchange.js";
 import { admit, errorResponse, type ModernServer } from "../gateway/modern/modern-server.js";
 import { LEGACY_VERSIONS, META, MODERN_ERRORS, claimsModernEra } from "../shared/modern-protocol.js";
 import { WireError } from "../shared/errors.js";
+import { dropNotice, isDroppable } from "./client-outbox.js";
 import { isObject } from "../shared/json.js";
 
 /** Requests whose target the Mcp-Name header repeats. */
@@ -33,6 +34,8 @@ export async function serveModernRequest(
   res: ServerResponse,
   body: unknown,
   who: ClientPrincipal,
+  /** gateway.max_client_queue_bytes: what the response may hold unread before notifications are dropped. */
+  maxQueueBytes: number,
 ): Promise<void> {
   if (!isObject(body) || body.jsonrpc !== "2.0" || typeof body.method !== "string") {
     return sendJson(res, 400, {
@@ -52,7 +55,7 @@ export async function serveModernRequest(
     const refusal = errorResponse(request, error);
     return sendJson(res, statusOf(refusal, 400), refusal);
   }
-  const response = new ResponseStream(res, acceptsEventStream(req));
+  const response = new ResponseStream(res, acceptsEventStream(req), maxQueueBytes);
   const cancel = new Cancellation();
   res.once("close", () => {
     if (!res.writableFinished) cancel.abort(new Error("the client closed the response stream"));
@@ -128,13 +131,17 @@ function statusOf(message: JSONRPCMessage, refused = 200): number {
 /**
  * A plain JSON answer, unless a notification must go before it: then the answer becomes an SSE stream, which
  * the final response ends. A client that accepts no event stream gets the answer without the notifications.
+ * While the client leaves `maxBytes` unread, log and progress notifications are dropped, and one warning with
+ * their count goes before the next message.
  */
 class ResponseStream {
   private streaming = false;
+  private dropped = 0;
 
   constructor(
     private readonly res: ServerResponse,
     private readonly eventStream: boolean,
+    private readonly maxBytes: number,
   ) {}
 
   open(): void {
@@ -146,13 +153,23 @@ class ResponseStream {
 
   notify(notification: JSONRPCNotification): void {
     this.open();
-    if (this.streaming && !this.res.writableEnded) this.res.write(event(notification));
+    if (!this.streaming || this.res.writableEnded) return;
+    if (this.res.writableLength >= this.maxBytes && isDroppable(notification)) return void this.dropped++;
+    this.res.write(this.droppedNotice() + event(notification));
   }
 
   finish(message: JSONRPCMessage): void {
     if (this.res.writableEnded) return;
-    if (this.streaming) this.res.end(event(message));
+    if (this.streaming) this.res.end(this.droppedNotice() + event(message));
     else sendJson(this.res, statusOf(message), message);
+  }
+
+  /** The event that tells of the notifications dropped since the last one, if any. */
+  private droppedNotice(): string {
+    if (this.dropped === 0) return "";
+    const notice = event(dropNotice(this.dropped));
+    this.dropped = 0;
+    return notice;
   }
 }
 

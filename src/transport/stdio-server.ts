@@ -39,13 +39,17 @@ export class StdioServerTransport implements Transport {
     this.stdin.on("error", this.onError);
   }
 
+  /**
+   * Resolves once the line is handed to stdout, without waiting for a drain: a listener per write would pile
+   * up for a client that is not reading. What stdout still buffers is bounded by the ClientOutbox over this.
+   */
   send(message: JSONRPCMessage): Promise<void> {
     return this.write(encodeMessage(message));
   }
 
   private write(line: string): Promise<void> {
-    if (this.stdout.write(line)) return Promise.resolve();
-    return new Promise((resolve) => this.stdout.once("drain", resolve));
+    this.stdout.write(line);
+    return Promise.resolve();
   }
 
   async close(): Promise<void> {

@@ -37,19 +37,26 @@ describe("exposure settings", () => {
 
 describe("HTTP serving settings", () => {
   it("has safe defaults", () => {
-    expect(load("").gateway).toMatchObject({ allowedHosts: [], allowedOrigins: [], maxBodyBytes: 4194304, sessionIdleTimeoutMs: 1800000 });
+    expect(load("").gateway).toMatchObject({
+      allowedHosts: [],
+      allowedOrigins: [],
+      maxBodyBytes: 4194304,
+      maxClientQueueBytes: 4194304,
+      sessionIdleTimeoutMs: 1800000,
+    });
     expect(load("").gateway.authToken).toBeUndefined();
   });
 
   it("reads the token, allowlists and limits", () => {
     const gateway = load(
-      `[gateway]\nauth_token = "t0k"\nallowed_hosts = ["gaggle.local:8080"]\nallowed_origins = ["https://app.example"]\nmax_body_bytes = 1024\nsession_idle_timeout_ms = 5000\n`,
+      `[gateway]\nauth_token = "t0k"\nallowed_hosts = ["gaggle.local:8080"]\nallowed_origins = ["https://app.example"]\nmax_body_bytes = 1024\nmax_client_queue_bytes = 65536\nsession_idle_timeout_ms = 5000\n`,
     ).gateway;
     expect(gateway).toMatchObject({
       authToken: "t0k",
       allowedHosts: ["gaggle.local:8080"],
       allowedOrigins: ["https://app.example"],
       maxBodyBytes: 1024,
+      maxClientQueueBytes: 65536,
       sessionIdleTimeoutMs: 5000,
     });
   });
@@ -69,5 +76,8 @@ describe("HTTP serving settings", () => {
 
   it("rejects a limit that is not a positive integer", () => {
     expect(problems(`[gateway]\nmax_body_bytes = 0\n`)).toEqual(["gateway.max_body_bytes: expected a positive integer, got number 0"]);
+    expect(problems(`[gateway]\nmax_client_queue_bytes = 1.5\n`)).toEqual([
+      "gateway.max_client_queue_bytes: expected a positive integer, got number 1.5",
+    ]);
   });
 });
