@@ -41,6 +41,8 @@ export class ProcessGroupTransport implements Transport {
   private readonly told: Promise<void>;
   private tell!: () => void;
   private held = false;
+  /** Settles when stdin has drained (or failed): the one wait of every write that found its buffer full. */
+  private drained: Promise<void> | undefined;
   private readonly lines = messageLines(
     (message) => this.onmessage?.(message),
     (error, line) => this.options.onStdoutGarbage(line, error),
@@ -98,7 +100,11 @@ export class ProcessGroupTransport implements Transport {
     } catch (error) {
       return failed(error);
     }
-    return once(stdin, "drain").then(() => {}, failed);
+    // Every write waiting on the same drain shares one listener: a child that stops reading gets no pile of them.
+    this.drained ??= once(stdin, "drain")
+      .then(() => {})
+      .finally(() => (this.drained = undefined));
+    return this.drained.catch(failed);
   }
 
   /**

@@ -1,4 +1,4 @@
-// A call sent in the very turn its child's exit is seen: it fails as the calls in flight at the child do.
+// Writing to a stdio child's stdin as it dies, stops reading, or closes it: every call ends as the calls in flight do, and no listener piles up.
 import type * as ChildProcesses from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -50,5 +50,24 @@ describe("a call sent as its child dies", () => {
       code: "SERVER_FAILED",
       message: expect.stringContaining('subject exited (code 4) while serving tool "echo_size"'),
     });
+  });
+
+  it("waits on one drain for every write a child that stops reading leaves buffered, and answers them all", async () => {
+    const { child } = mcpChildOf("crash.mjs", "concurrency = 24");
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on("warning", onWarning);
+    try {
+      expect(textOf(await callOf(child, "stall", { ms: 500 }))).toBe("stalled");
+      await until(
+        () => child.status().stderrTail.join("\n"),
+        (tail) => tail.includes("crash fixture: stalled"),
+      );
+      const sizes = await Promise.all(Array.from({ length: 24 }, () => callOf(child, "echo_size", { text: "y".repeat(200_000) })));
+      expect(sizes.map(textOf)).toEqual(Array.from({ length: 24 }, () => "200000"));
+      expect(warnings).not.toContain("MaxListenersExceededWarning");
+    } finally {
+      process.off("warning", onWarning);
+    }
   });
 });
