@@ -35,8 +35,24 @@ interface ConfigMutantsModule {
   deepProbes(): Array<{ format: "toml" | "json"; text: string; ops: string[] }>;
 }
 
+interface Vocabulary {
+  words: string[];
+  redirections: string[];
+  operators: string[];
+}
+
+interface BashOracleModule {
+  VOCABULARY: { test: Vocabulary; wider: Vocabulary };
+  corpusLine(random: Random, vocabulary: Vocabulary): string;
+  bashOracle(): {
+    misses(command: string, line: { commands: Array<{ name: string | undefined }>; redirects: Array<{ path: string }> }): string[];
+    remove(): void;
+  };
+}
+
 const load = async <T>(file: string): Promise<T> => (await import(pathToFileURL(`${ROOT}chaos/lib/${file}`).href)) as T;
 
 export const { seeded } = await load<RandomModule>("random.mjs");
 export const fuzz = await load<FuzzModule>("json-rpc-fuzz.mjs");
 export const configMutants = await load<ConfigMutantsModule>("config-mutants.mjs");
+export const bashOracle = await load<BashOracleModule>("bash-oracle.mjs");
