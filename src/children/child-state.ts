@@ -1,5 +1,6 @@
 // The states a real child's session goes through, the only transitions between them, and the lock that orders starts and stops.
-import type { ChildState } from "./child.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ChildKind, ChildState, ChildStatus } from "./child.js";
 import type { Session } from "./child-session.js";
 
 /**
@@ -65,4 +66,26 @@ export class OperationLock {
     this.last = result.catch(() => {});
     return result;
   }
+}
+
+/** What a child in `phase` says of itself; what the machine does not hold, the child gives in `parts`. */
+export function statusIn(
+  phase: Phase,
+  kind: ChildKind,
+  parts: { visibleTools(tools: Tool[]): number; restarts: number; lastError: string | null; authFailed: boolean; stderrTail: string[] },
+): ChildStatus {
+  const live = phase.state === "running" || phase.state === "stopping" ? phase : undefined;
+  const tools = live?.session.cache.cachedTools;
+  return {
+    toolCount: tools ? parts.visibleTools(tools) : null,
+    state: phase.state,
+    kind,
+    pid: live?.session.process?.pid ?? null,
+    startedAt: live?.startedAt ?? null,
+    restarts: parts.restarts,
+    lastError: parts.lastError,
+    needsAuth: phase.state === "failed" && parts.authFailed,
+    stderrTail: parts.stderrTail,
+    protocol: live?.session.era.version ?? null,
+  };
 }

@@ -19,7 +19,7 @@ import {
   startFailureReason,
   type Session,
 } from "./child-session.js";
-import { ChildStateMachine, OperationLock } from "./child-state.js";
+import { ChildStateMachine, OperationLock, statusIn } from "./child-state.js";
 import { exchangeInEra } from "./era-exchange.js";
 import type { ForwardLimits } from "./forwarding-transport.js";
 import { CatalogShelf } from "./catalog.js";
@@ -95,20 +95,13 @@ export class McpChild implements Child {
   }
 
   status(): ChildStatus {
-    const phase = this.machine.phase;
-    const live = phase.state === "running" || phase.state === "stopping" ? phase : undefined;
-    return {
-      toolCount: live?.session.cache.cachedTools ? this.exposed.of(live.session.cache.cachedTools).tools.length : null,
-      state: phase.state,
-      kind: this.config.transport,
-      pid: live?.session.process?.pid ?? null,
-      startedAt: live?.startedAt ?? null,
+    return statusIn(this.machine.phase, this.config.transport, {
+      visibleTools: (tools) => this.exposed.of(tools).tools.length,
       restarts: Math.max(0, this.starts - 1),
       lastError: this.lastError ?? null,
-      needsAuth: phase.state === "failed" && this.lastFailure?.code === "AUTH_REQUIRED",
+      authFailed: this.lastFailure?.code === "AUTH_REQUIRED",
       stderrTail: this.stderr.tail(),
-      protocol: live?.session.era.version ?? null,
-    };
+    });
   }
 
   async tools(): Promise<Tool[]> {
