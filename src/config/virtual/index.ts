@@ -5,14 +5,16 @@ import { duckdbSettingsSchema, type DuckDbSettings } from "./duckdb.js";
 import { gooseSettingsSchema, type GooseSettings } from "./goose.js";
 import { processSettingsSchema, type ProcessSettings } from "./process.js";
 import { teamSettingsSchema, type TeamSettings } from "./team.js";
+import { workspaceSettingsSchema, type WorkspaceSettings } from "./workspace.js";
 
-export type { DuckDbSettings, GooseSettings, ProcessSettings, TeamSettings };
+export type { DuckDbSettings, GooseSettings, ProcessSettings, TeamSettings, WorkspaceSettings };
 
 export interface VirtualSettings {
   process: ProcessSettings;
   goose: GooseSettings;
   team: TeamSettings;
   duckdb: DuckDbSettings;
+  workspace: WorkspaceSettings;
 }
 
 export const virtualSettingsSchema = closed({
@@ -20,26 +22,29 @@ export const virtualSettingsSchema = closed({
   goose: gooseSettingsSchema.optional(),
   team: teamSettingsSchema.optional(),
   duckdb: duckdbSettingsSchema.optional(),
+  workspace: workspaceSettingsSchema.optional(),
 }).transform((raw): VirtualSettings => ({
   process: raw.process ?? processSettingsSchema.parse({}),
   goose: raw.goose ?? gooseSettingsSchema.parse({}),
   team: raw.team ?? teamSettingsSchema.parse({}),
   duckdb: raw.duckdb ?? duckdbSettingsSchema.parse({}),
+  workspace: raw.workspace ?? workspaceSettingsSchema.parse({}),
 }));
 
 export const VIRTUAL_DEFAULTS: VirtualSettings = virtualSettingsSchema.parse({});
 
 /**
  * The settings with every path in them absolute, read as paths are read everywhere in the config file.
- * goose's `cwd` and duckdb's `roots` default to the config file's folder. A `policy_file` is read by the process child itself,
+ * goose's `cwd` and the `roots` of duckdb and workspace default to the config file's folder. A `policy_file` is read by the process child itself,
  * which reports a bad one as a policy that denies everything.
  */
 export function withAbsolutePaths(settings: VirtualSettings, file: PathOptions): VirtualSettings {
-  const { process, goose, team, duckdb } = settings;
+  const { process, goose, team, duckdb, workspace } = settings;
   return {
     process: { ...process, ...(process.logDir !== undefined && { logDir: configPath(process.logDir, file) }) },
     goose: { ...goose, command: configCommand(goose.command, file), cwd: configPath(goose.cwd ?? ".", file) },
     team: { ...team, ...(team.worktreesDir !== undefined && { worktreesDir: configPath(team.worktreesDir, file) }) },
     duckdb: { ...duckdb, roots: (duckdb.roots ?? ["."]).map((root) => configPath(root, file)) },
+    workspace: { ...workspace, roots: (workspace.roots ?? ["."]).map((root) => configPath(root, file)) },
   };
 }
