@@ -10,10 +10,12 @@ import type { Policy } from "../process/policy.js";
 import { loadPolicy } from "../process/policy-load.js";
 import { VirtualChild, type VirtualTool } from "../virtual-child.js";
 import { bashTool } from "./bash-tool.js";
+import { editTool, replaceTool } from "./edit-tools.js";
 import { lsTool } from "./ls-tool.js";
 import type { Place, Workspace, WorkspaceConfig } from "./place.js";
 import { sessionKey, WorkspaceRoots } from "./roots.js";
 import { Shell } from "./shell.js";
+import { viewTool } from "./view-tool.js";
 
 const NAME = "workspace";
 const TABLE = "virtual.workspace";
@@ -32,7 +34,7 @@ class WorkspaceChild extends VirtualChild implements Workspace {
   ) {
     super(NAME, "A persistent shell and file tools (Bash, Edit, Replace, View, LS, GlobTool, GrepTool) confined to the workspace's roots", events);
     this.roots = new WorkspaceRoots(settings.roots);
-    this.virtualTools = [bashTool(this, this, policy), lsTool(this)];
+    this.virtualTools = [bashTool(this, this, policy), editTool(this), replaceTool(this), viewTool(this), lsTool(this)];
   }
 
   async place(ctx: CallContext): Promise<Place> {

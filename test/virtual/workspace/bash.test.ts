@@ -198,7 +198,7 @@ describe("a session's shell", () => {
   for (const how of ["its stdin closes", "it gets SIGKILL"] as const) {
     it(`leaves nothing running when gaggle ends (${how})`, async () => {
       const root = scratch();
-      stdio = await workspaceGaggle(root, "", marked());
+      stdio = await workspaceGaggle(root, "", { env: marked() });
       const pids = await leaveRunning(toolsOf(stdio.client), root);
       if (how === "it gets SIGKILL") process.kill(stdio.pid, "SIGKILL");
       else await stdio.close();

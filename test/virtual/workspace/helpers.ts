@@ -51,7 +51,11 @@ export function toolsOf(client: Client): Tools {
   };
 }
 
-export async function workspaceGaggle(root: string, settings = "", env?: Record<string, string>): Promise<RunningGaggle & Tools> {
-  const gaggle = await startGaggle(workspaceConfig(root, settings), env ? { env } : {});
+export async function workspaceGaggle(
+  root: string,
+  settings = "",
+  options: { env?: Record<string, string>; client?: Client } = {},
+): Promise<RunningGaggle & Tools> {
+  const gaggle = await startGaggle(workspaceConfig(root, settings), options);
   return { ...gaggle, ...toolsOf(gaggle.client) };
 }
