@@ -36,6 +36,8 @@ export const workspaceSettingsSchema = closed({
   max_image_bytes: z.int(expected("a positive integer")).positive().optional(),
   /** Files GlobTool and LS list, and lines GrepTool shows, at most; a note says when more were left out. */
   max_results: z.int(expected("an integer >= 1")).min(1).optional(),
+  /** true: GrepTool searches with ripgrep (`rg`) when it is on PATH; false: always with its own JavaScript search. */
+  ripgrep: z.boolean(expected("true or false")).optional(),
   /** After SIGTERM, how long a command's process group (or a session's shell) gets before SIGKILL; defaults to gateway.shutdown_grace_ms. */
   kill_grace_ms: durationMs("an integer >= 0", { min: 0 }).optional(),
   /**
@@ -63,6 +65,7 @@ export const workspaceSettingsSchema = closed({
     maxEditBytes: raw.max_edit_bytes ?? WORKSPACE_DEFAULTS.maxEditBytes,
     maxImageBytes: raw.max_image_bytes ?? WORKSPACE_DEFAULTS.maxImageBytes,
     maxResults: raw.max_results ?? WORKSPACE_DEFAULTS.maxResults,
+    ripgrep: raw.ripgrep ?? true,
     killGraceMs: raw.kill_grace_ms,
     policy: raw.policy,
     policyFile: raw.policy_file,

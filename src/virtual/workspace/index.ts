@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import type { CallContext, Child } from "../../children/child.js";
 import type { ChildEvents } from "../../children/switchboard.js";
 import type { GaggleConfig } from "../../config/index.js";
+import { findExecutable } from "../../shared/fs-checks.js";
 import { logger } from "../../shared/log.js";
 import type { VirtualContext } from "../context.js";
 import type { Policy } from "../process/policy.js";
@@ -11,6 +12,8 @@ import { loadPolicy } from "../process/policy-load.js";
 import { VirtualChild, type VirtualTool } from "../virtual-child.js";
 import { bashTool } from "./bash-tool.js";
 import { editTool, replaceTool } from "./edit-tools.js";
+import { globTool } from "./glob-tool.js";
+import { grepTool } from "./grep-tool.js";
 import { lsTool } from "./ls-tool.js";
 import type { Place, Workspace, WorkspaceConfig } from "./place.js";
 import { sessionKey, WorkspaceRoots } from "./roots.js";
@@ -30,11 +33,20 @@ class WorkspaceChild extends VirtualChild implements Workspace {
     readonly settings: WorkspaceConfig,
     private readonly graceMs: number,
     policy: Policy,
+    rg: string | undefined,
     events: ChildEvents,
   ) {
     super(NAME, "A persistent shell and file tools (Bash, Edit, Replace, View, LS, GlobTool, GrepTool) confined to the workspace's roots", events);
     this.roots = new WorkspaceRoots(settings.roots);
-    this.virtualTools = [bashTool(this, this, policy), editTool(this), replaceTool(this), viewTool(this), lsTool(this)];
+    this.virtualTools = [
+      bashTool(this, this, policy),
+      editTool(this),
+      replaceTool(this),
+      viewTool(this),
+      lsTool(this),
+      globTool(this),
+      grepTool(this, rg),
+    ];
   }
 
   async place(ctx: CallContext): Promise<Place> {
@@ -91,7 +103,9 @@ export function createWorkspaceChild(context: VirtualContext): Child | undefined
     logger({ child: NAME }).error({ source: policy.source }, `workspace policy is invalid, so every Bash command will be refused: ${policy.reason}`);
   }
   const roots = settings.roots ?? [resolve(config.path, "..")];
-  const child = new WorkspaceChild({ ...settings, roots }, settings.killGraceMs ?? config.gateway.shutdownGraceMs, policy, switchboard);
+  const found = settings.ripgrep ? findExecutable("rg", roots[0]!, process.env.PATH) : undefined;
+  const rg = found && "found" in found ? found.found : undefined;
+  const child = new WorkspaceChild({ ...settings, roots }, settings.killGraceMs ?? config.gateway.shutdownGraceMs, policy, rg, switchboard);
   switchboard.onCallerGone((sessionId) => child.sessionGone(sessionId));
   switchboard.onRootsChanged(() => child.rootsChanged());
   return child;
