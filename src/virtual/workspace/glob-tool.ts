@@ -3,7 +3,6 @@ import { stat } from "node:fs/promises";
 import { statSync } from "node:fs";
 import { z } from "zod";
 import { GaggleError } from "../../shared/errors.js";
-import { isUnder } from "../../shared/fs-checks.js";
 import { defineTool, type VirtualTool } from "../virtual-child.js";
 import { fsFailure } from "./fs-errors.js";
 import { globRegExp } from "./glob.js";
@@ -34,7 +33,6 @@ export function globTool(workspace: Workspace): VirtualTool {
       const excluded = exclude === undefined ? undefined : globRegExp(exclude.replace(/^\.\//, ""));
       const found: Array<{ path: string; relative: string }> = [];
       await walkFiles(dir, {
-        top: topOf(place, dir),
         signal: ctx.cancel?.signal,
         onFile: (file, relative) => {
           if (matcher.test(relative) && !excluded?.test(relative)) found.push({ path: file, relative });
@@ -70,11 +68,6 @@ export function searchFolder(place: Place, path: string | undefined): string {
     throw fsFailure(error, dir);
   }
   return dir;
-}
-
-/** The configured root a search folder lies under, whose .gitignore files down to it apply. */
-export function topOf(place: Place, dir: string): string {
-  return place.roots.configured.find((root) => isUnder(dir, root)) ?? dir;
 }
 
 function size(bytes: number): string {

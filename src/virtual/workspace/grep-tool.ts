@@ -8,7 +8,7 @@ import { GaggleError, errorMessage } from "../../shared/errors.js";
 import { defineTool, type VirtualTool } from "../virtual-child.js";
 import { SNIFF_BYTES } from "./file-kind.js";
 import { globRegExp } from "./glob.js";
-import { searchFolder, topOf } from "./glob-tool.js";
+import { searchFolder } from "./glob-tool.js";
 import type { Workspace } from "./place.js";
 import { walkFiles } from "./walk.js";
 
@@ -32,7 +32,6 @@ export interface Search {
   /** A glob of names (or, with a `/`, of paths from the search folder) to search. */
   include: string | undefined;
   dir: string;
-  top: string;
   /** Matches beyond this are not collected: the search stops and says more were found. */
   max: number;
   signal: AbortSignal | undefined;
@@ -64,7 +63,7 @@ export function grepTool(workspace: Workspace, rg: string | undefined): VirtualT
     run: async ({ pattern, path, include, ignore_case = false }, ctx) => {
       const place = await workspace.place(ctx);
       const dir = searchFolder(place, path);
-      const search: Search = { pattern, ignoreCase: ignore_case, include, dir, top: topOf(place, dir), max: maxResults, signal: ctx.cancel?.signal };
+      const search: Search = { pattern, ignoreCase: ignore_case, include, dir, max: maxResults, signal: ctx.cancel?.signal };
       const found = rg ? await withRipgrep(rg, search) : await withJavaScript(search);
       if (found.matches.length === 0) return text(`No lines under ${dir} match ${pattern}`);
       const lines = await newestFirst(dir, found.matches);
@@ -158,7 +157,6 @@ export async function withJavaScript(search: Search): Promise<Found> {
   const byPath = search.include?.includes("/") ?? false;
   const files: Array<{ path: string; relative: string }> = [];
   await walkFiles(search.dir, {
-    top: search.top,
     signal: search.signal,
     onFile: (path, relative) => {
       if (!include || include.test(byPath ? relative : relative.slice(relative.lastIndexOf("/") + 1))) files.push({ path, relative });
@@ -198,14 +196,29 @@ async function searchFile(path: string, regex: RegExp): Promise<Array<{ line: nu
     return [];
   }
   if (data.subarray(0, SNIFF_BYTES).includes(0)) return [];
+  const whole = data.toString("utf8");
+  // A line that matches is part of the whole text, where `^` and `$` match at line ends (the m flag): most files are
+  // passed over with one test.
+  if (!multiline(regex).test(whole)) return [];
   const found: Array<{ line: number; text: string }> = [];
-  const lines = data.toString("utf8").split("\n");
+  const lines = whole.split("\n");
   if (lines.at(-1) === "") lines.pop();
   lines.forEach((line, i) => {
     const text = line.endsWith("\r") ? line.slice(0, -1) : line;
     if (regex.test(text)) found.push({ line: i + 1, text });
   });
   return found;
+}
+
+const multilines = new WeakMap<RegExp, RegExp>();
+
+function multiline(regex: RegExp): RegExp {
+  let wide = multilines.get(regex);
+  if (!wide) {
+    wide = new RegExp(regex.source, `${regex.flags}m`);
+    multilines.set(regex, wide);
+  }
+  return wide;
 }
 
 function text(value: string) {

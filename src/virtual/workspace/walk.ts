@@ -1,17 +1,14 @@
 // The files under a folder as GlobTool and GrepTool see them, as ripgrep does by default: hidden entries and what
-// .gitignore files leave out are skipped, symlinks are not followed.
+// .gitignore files (the folder's own, its subfolders' and its parents') leave out are skipped, symlinks are not followed.
 import { readdir } from "node:fs/promises";
 import type { Dirent } from "node:fs";
 import { dirname, join } from "node:path";
-import { isUnder } from "../../shared/fs-checks.js";
 import { isIgnored, readIgnoreFile, type IgnoreFile } from "./gitignore.js";
 
 /** Folders read at once. */
 const PARALLEL_READS = 16;
 
 export interface WalkOptions {
-  /** The root the search lies under: .gitignore files from it down to the search folder apply too. */
-  top: string;
   /** Each file, with its path relative to the search folder (`/`-separated); return false to stop the walk. */
   onFile(path: string, relative: string): boolean | void;
   signal?: AbortSignal | undefined;
@@ -19,7 +16,7 @@ export interface WalkOptions {
 
 /** Calls `onFile` for every file under `dir` that is not hidden or ignored. */
 export async function walkFiles(dir: string, options: WalkOptions): Promise<void> {
-  const inherited = ancestorsOf(dir, options.top).flatMap((folder) => readIgnoreFile(folder) ?? []);
+  const inherited = ancestorsOf(dir).flatMap((folder) => readIgnoreFile(folder) ?? []);
   const pending: Array<{ dir: string; relative: string; ignores: IgnoreFile[] }> = [{ dir, relative: "", ignores: inherited }];
   let stopped = false;
   const worker = async (): Promise<void> => {
@@ -58,13 +55,11 @@ function readIgnoreFileIfListed(dir: string, entries: Dirent[]): IgnoreFile | un
   return entries.some((entry) => entry.name === ".gitignore") ? readIgnoreFile(dir) : undefined;
 }
 
-/** The folders from `top` down to `dir`'s parent, when `dir` is under `top`. */
-function ancestorsOf(dir: string, top: string): string[] {
-  if (dir === top || !isUnder(dir, top)) return [];
+/** The folders from the file system's root down to `dir`'s parent: their .gitignore files apply, as ripgrep reads them. */
+function ancestorsOf(dir: string): string[] {
   const folders: string[] = [];
-  for (let at = dirname(dir); isUnder(at, top); at = dirname(at)) {
+  for (let at = dirname(dir); ; at = dirname(at)) {
     folders.unshift(at);
-    if (at === top) break;
+    if (dirname(at) === at) return folders;
   }
-  return folders;
 }

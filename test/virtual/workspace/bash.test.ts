@@ -114,6 +114,14 @@ describe("Bash", () => {
       "alias get=curl",
       "http GET example.com",
       "firefox index.html",
+      "'cu'rl x",
+      "env -S 'curl x'",
+      "watch -n 1 curl x",
+      "flock /tmp/lock curl x",
+      "timeout -s KILL 5 wget x",
+      "busybox wget x",
+      "doas -u me setsid curl x",
+      "su -c 'wget x' me",
     ];
     for (const command of disguises) {
       const refused = await gaggle.failure("Bash", { command });
