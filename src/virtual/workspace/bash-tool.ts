@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { CallContext } from "../../children/child.js";
 import { cancelledError } from "../../children/cancellation.js";
 import { GaggleError } from "../../shared/errors.js";
+import { canonical } from "../../shared/fs-checks.js";
 import { checkPolicy, type Policy } from "../process/policy.js";
 import { defineTool, type VirtualTool } from "../virtual-child.js";
 import { BANNED_COMMANDS, refuseBanned } from "./banned.js";
@@ -40,7 +41,8 @@ export function bashTool(workspace: Workspace, shells: Shells, policy: Policy): 
     annotations: { destructiveHint: true, openWorldHint: true },
     run: async ({ command, timeout }, ctx) => {
       await refuseBanned(command);
-      await checkPolicy(policy, command, (await workspace.place(ctx)).cwd);
+      // The policy's folders are canonical; the shell's working directory is as `cd` left it, symlinks and all.
+      await checkPolicy(policy, command, canonical((await workspace.place(ctx)).cwd));
       const shell = await shells.shellFor(ctx);
       const limit = timeout ?? timeoutMs;
       const run = await shell.run(command, { timeoutMs: limit, maxChars: maxOutputChars, cancel: ctx.cancel });
