@@ -10,7 +10,7 @@ export const TRANSPORT_KINDS = ["stdio", "http", "sse"] as const;
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export const EXPOSE_MODES = ["meta", "tools", "both", "search"] as const;
 /** Names of the built-in virtual children; no configured server may use them. */
-export const VIRTUAL_CHILD_NAMES = ["process", "goose", "team", "duckdb", "imagen"] as const;
+export const VIRTUAL_CHILD_NAMES = ["process", "goose", "team", "duckdb", "imagen", "workspace"] as const;
 /** Server names become part of namespaced tool names, so they stay plain. */
 export const SERVER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 /** The names of gateway.auth_tokens: the principal each token stands for. */

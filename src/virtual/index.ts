@@ -9,6 +9,7 @@ import { createImagenChild } from "./imagen/index.js";
 import { createProcessChild, processSettingsProblems } from "./process/index.js";
 import { stateDir } from "../config/index.js";
 import { createTeamChild } from "./team/index.js";
+import { createWorkspaceChild, workspaceSettingsProblems } from "./workspace/index.js";
 
 export type { MemberUrl, MemberUrls } from "./context.js";
 
@@ -18,7 +19,9 @@ export function createVirtualChildren(config: GaggleConfig, switchboard: Switchb
   const process = createProcessChild(context);
   const goose = createGooseChild(context);
   const team = createTeamChild(context, goose);
-  return [process, goose, team, createDuckDbChild(context), createImagenChild(context)].filter((child) => child !== undefined);
+  return [process, goose, team, createDuckDbChild(context), createImagenChild(context), createWorkspaceChild(context)].filter(
+    (child) => child !== undefined,
+  );
 }
 
 /**
@@ -26,5 +29,5 @@ export function createVirtualChildren(config: GaggleConfig, switchboard: Switchb
  * problem names its source. At serve time such a child still starts, refusing what it cannot do safely.
  */
 export function virtualSettingsProblems(config: GaggleConfig): string[] {
-  return processSettingsProblems(config);
+  return [...processSettingsProblems(config), ...workspaceSettingsProblems(config)];
 }

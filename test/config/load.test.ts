@@ -99,6 +99,7 @@ expose = true
         process: { ...VIRTUAL_DEFAULTS.process, expose: true },
         goose: { ...VIRTUAL_DEFAULTS.goose, cwd: tmp.dir },
         duckdb: { ...VIRTUAL_DEFAULTS.duckdb, roots: [tmp.dir] },
+        workspace: { ...VIRTUAL_DEFAULTS.workspace, roots: [tmp.dir] },
       },
     });
   });
@@ -188,6 +189,7 @@ describe("empty and guessed files", () => {
         ...VIRTUAL_DEFAULTS,
         goose: { ...VIRTUAL_DEFAULTS.goose, cwd: tmp.dir },
         duckdb: { ...VIRTUAL_DEFAULTS.duckdb, roots: [tmp.dir] },
+        workspace: { ...VIRTUAL_DEFAULTS.workspace, roots: [tmp.dir] },
       });
     }
   });

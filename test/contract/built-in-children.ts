@@ -1,5 +1,6 @@
-// Subjects of the contract suite that are gaggle's built-in children: process, goose and team (on the fake goose).
-import { mkdtempSync } from "node:fs";
+// Subjects of the contract suite that are gaggle's built-in children: process, goose and team (on the fake goose),
+// duckdb, imagen (on a local stand-in for its API) and workspace.
+import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -9,7 +10,7 @@ import type { Switchboard } from "../../src/children/switchboard.js";
 import { createVirtualChildren, type MemberUrls } from "../../src/virtual/index.js";
 import { fixture } from "../helpers/paths.js";
 import { until } from "../helpers/poll.js";
-import { groupMembers } from "../helpers/processes.js";
+import { groupMembers, isAlive } from "../helpers/processes.js";
 import { gooseConfig, readRuns, savedUserTurns } from "../virtual/goose/helpers.js";
 import { loadConfig } from "../helpers/config.js";
 import { textOf } from "../helpers/gaggle.js";
@@ -24,6 +25,7 @@ const ONLY = {
   imagen: "[virtual.process]\nenabled = false\n\n[virtual.goose]\nenabled = false\n\n[virtual.team]\nenabled = false\n",
   goose: "[virtual.process]\nenabled = false\n\n[virtual.team]\nenabled = false\n",
   team: "[virtual.process]\nenabled = false\n",
+  workspace: "[virtual.process]\nenabled = false\n\n[virtual.goose]\nenabled = false\n\n[virtual.team]\nenabled = false\n",
 };
 
 /** The built-in children the config enables, on this switchboard; `name` is the one under test. */
@@ -236,5 +238,53 @@ export async function imagenSubject(switchboard: Switchboard): Promise<Subject> 
     },
     leftovers: async () => Array.from({ length: api.open() }, () => "a request open at the API"),
     dispose: () => api.close(),
+  };
+}
+
+export async function workspaceSubject(switchboard: Switchboard): Promise<Subject> {
+  const dir = mkdtempSync(join(tmpdir(), "gaggle-contract-workspace-"));
+  const text = `[gateway]\nshutdown_grace_ms = 300\n\n[virtual.workspace]\nenabled = true\nroots = [${JSON.stringify(dir)}]\n\n${ONLY.workspace}`;
+  const { child } = builtIns(text, switchboard, "workspace");
+  const started: number[] = [];
+  let slowCalls = 0;
+  /** The pid of the job a slow call runs in, once it has written it. */
+  const jobPid = (file: string) => {
+    try {
+      return Number(readFileSync(file, "utf8")) || undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    child,
+    good: { tool: "Bash", args: { command: "echo contract" }, answers: /^contract\n\[exit status 0\]$/ },
+    bad: { tool: "Bash", args: { command: 42 } },
+    // Calls without a caller share one shell, which runs one command at a time: a slow call holds it.
+    slow: async () => {
+      const file = join(dir, `slow-${++slowCalls}`);
+      return {
+        tool: "Bash",
+        args: { command: `echo $BASHPID > ${file}; sleep 1` },
+        working: async () => {
+          await until(
+            () => jobPid(file),
+            (found) => found !== undefined,
+          );
+        },
+      };
+    },
+    stopsCancelled: async () => {
+      const pids = [...Array(slowCalls).keys()].flatMap((i) => jobPid(join(dir, `slow-${i + 1}`)) ?? []);
+      await until(
+        () => pids.filter(isAlive),
+        (alive) => alive.length === 0,
+      );
+    },
+    occupy: async () => {
+      const answer = textOf(await child.callTool("Bash", { command: "echo $$; sleep 300 > /dev/null 2>&1 & echo $!" }, {}));
+      started.push(...answer.split("\n").slice(0, 2).map(Number));
+    },
+    leftovers: async () => started.filter(isAlive).map((pid) => `pid ${pid}`),
+    dispose: async () => {},
   };
 }

@@ -26,7 +26,11 @@ export interface RunningGaggle {
   close(): Promise<void>;
 }
 
-export async function startGaggle(configText: string, options: { env?: Record<string, string>; args?: string[] } = {}): Promise<RunningGaggle> {
+/** `client`: a client made by the test (with capabilities and handlers of its own), connected here. */
+export async function startGaggle(
+  configText: string,
+  options: { env?: Record<string, string>; args?: string[]; client?: Client } = {},
+): Promise<RunningGaggle> {
   const configPath = writeConfig(configText);
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -36,7 +40,7 @@ export async function startGaggle(configText: string, options: { env?: Record<st
   });
   let stderr = "";
   transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const client = new Client({ name: "gaggle-test", version: "0.0.0" }, { capabilities: {} });
+  const client = options.client ?? new Client({ name: "gaggle-test", version: "0.0.0" }, { capabilities: {} });
   await client.connect(transport);
   const pid = transport.pid!;
   const meta = async (name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult;

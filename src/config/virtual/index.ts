@@ -6,8 +6,9 @@ import { gooseSettingsSchema, type GooseSettings } from "./goose.js";
 import { imagenSettingsSchema, type ImagenSettings } from "./imagen.js";
 import { processSettingsSchema, type ProcessSettings } from "./process.js";
 import { teamSettingsSchema, type TeamSettings } from "./team.js";
+import { workspaceSettingsSchema, type WorkspaceSettings } from "./workspace.js";
 
-export type { DuckDbSettings, GooseSettings, ImagenSettings, ProcessSettings, TeamSettings };
+export type { DuckDbSettings, GooseSettings, ImagenSettings, ProcessSettings, TeamSettings, WorkspaceSettings };
 
 export interface VirtualSettings {
   process: ProcessSettings;
@@ -15,6 +16,7 @@ export interface VirtualSettings {
   team: TeamSettings;
   duckdb: DuckDbSettings;
   imagen: ImagenSettings;
+  workspace: WorkspaceSettings;
 }
 
 export const virtualSettingsSchema = closed({
@@ -23,23 +25,25 @@ export const virtualSettingsSchema = closed({
   team: teamSettingsSchema.optional(),
   duckdb: duckdbSettingsSchema.optional(),
   imagen: imagenSettingsSchema.optional(),
+  workspace: workspaceSettingsSchema.optional(),
 }).transform((raw): VirtualSettings => ({
   process: raw.process ?? processSettingsSchema.parse({}),
   goose: raw.goose ?? gooseSettingsSchema.parse({}),
   team: raw.team ?? teamSettingsSchema.parse({}),
   duckdb: raw.duckdb ?? duckdbSettingsSchema.parse({}),
   imagen: raw.imagen ?? imagenSettingsSchema.parse({}),
+  workspace: raw.workspace ?? workspaceSettingsSchema.parse({}),
 }));
 
 export const VIRTUAL_DEFAULTS: VirtualSettings = virtualSettingsSchema.parse({});
 
 /**
  * The settings with every path in them absolute, read as paths are read everywhere in the config file.
- * goose's `cwd` and duckdb's `roots` default to the config file's folder. A `policy_file` is read by the process child itself,
+ * goose's `cwd` and the `roots` of duckdb and workspace default to the config file's folder. A `policy_file` is read by the process child itself,
  * which reports a bad one as a policy that denies everything.
  */
 export function withAbsolutePaths(settings: VirtualSettings, file: PathOptions): VirtualSettings {
-  const { process, goose, team, duckdb, imagen } = settings;
+  const { process, goose, team, duckdb, imagen, workspace } = settings;
   return {
     process: { ...process, ...(process.logDir !== undefined && { logDir: configPath(process.logDir, file) }) },
     goose: { ...goose, command: configCommand(goose.command, file), cwd: configPath(goose.cwd ?? ".", file) },
@@ -50,5 +54,6 @@ export function withAbsolutePaths(settings: VirtualSettings, file: PathOptions):
       ...(imagen.outputDir !== undefined && { outputDir: configPath(imagen.outputDir, file) }),
       ...(imagen.credentialsFile !== undefined && { credentialsFile: configPath(imagen.credentialsFile, file) }),
     },
+    workspace: { ...workspace, roots: (workspace.roots ?? ["."]).map((root) => configPath(root, file)) },
   };
 }

@@ -1,4 +1,4 @@
-// Turns `[virtual.process] policy` / `policy_file` into a Policy; anything wrong becomes a broken policy, never a thrown error.
+// Turns `[virtual.process] policy` / `policy_file` (or another built-in child's) into a Policy; anything wrong becomes a broken policy, never a thrown error.
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, resolve } from "node:path";
@@ -11,8 +11,6 @@ import { expandHome } from "../../config/paths.js";
 import { closed, expected } from "../../config/zod-kit.js";
 import type { Policy } from "./policy.js";
 import type { ProcessSettings } from "../../config/virtual/process.js";
-
-const INLINE = "[virtual.process.policy]";
 
 /** "*" or patterns; a message of its own, since a missing allow must say what to write. */
 const allowSchema = z.unknown().transform((value, ctx): "*" | string[] => {
@@ -37,20 +35,24 @@ function directories() {
     .optional();
 }
 
-/** `configPath` is the config file's absolute path: relative paths are taken from its folder. */
-export function loadPolicy(settings: Pick<ProcessSettings, "policy" | "policyFile">, configPath: string): Policy {
+/**
+ * `configPath` is the config file's absolute path: relative paths are taken from its folder. `table` is the
+ * settings' table, which refusals name ("virtual.process", "virtual.workspace").
+ */
+export function loadPolicy(settings: Pick<ProcessSettings, "policy" | "policyFile">, configPath: string, table = "virtual.process"): Policy {
   const { policy, policyFile } = settings;
+  const inline = `[${table}.policy]`;
   if (policy !== undefined && policyFile !== undefined) {
-    return broken(INLINE, "both policy and policy_file are set; keep one");
+    return broken(inline, "both policy and policy_file are set; keep one");
   }
-  if (policyFile !== undefined) return fromFile(policyFile, dirname(configPath));
-  if (policy !== undefined) return validate(policy, INLINE, "virtual.process.policy", dirname(configPath));
+  if (policyFile !== undefined) return fromFile(policyFile, dirname(configPath), table);
+  if (policy !== undefined) return validate(policy, inline, `${table}.policy`, dirname(configPath));
   return { kind: "open" };
 }
 
-function fromFile(value: unknown, base: string): Policy {
+function fromFile(value: unknown, base: string, table: string): Policy {
   if (typeof value !== "string" || value === "") {
-    return broken("[virtual.process] policy_file", `policy_file must be a file path, got ${JSON.stringify(value)}`);
+    return broken(`[${table}] policy_file`, `policy_file must be a file path, got ${JSON.stringify(value)}`);
   }
   const file = resolve(base, expandHome(value, homedir()));
   const source = `the policy file ${file}`;

@@ -1,4 +1,4 @@
-// The process policy and its one question: may this command run in this directory? Refusals name the segment and the rule.
+// The command policy (of the process and workspace children) and its one question: may this command run in this directory? Refusals name the segment and the rule.
 import { resolve } from "node:path";
 import { isUnder, whereWritten } from "../../shared/fs-checks.js";
 import { GaggleError } from "../../shared/errors.js";
@@ -22,7 +22,7 @@ export type Policy =
 export async function checkPolicy(policy: Policy, command: string, cwd: string): Promise<void> {
   if (policy.kind === "open") return;
   if (policy.kind === "broken") {
-    throw new GaggleError("PERMISSION_DENIED", `the process policy is invalid, so every command is refused: ${policy.reason}`, {
+    throw new GaggleError("PERMISSION_DENIED", `the command policy is invalid, so every command is refused: ${policy.reason}`, {
       hint: `fix ${policy.source} and restart gaggle`,
     });
   }

@@ -260,3 +260,45 @@ function firstError(root: Node): string {
   }
   return "a syntax error";
 }
+
+/** A word of a command: as written, and as the shell passes it on when nothing in it is expanded at run time. */
+export interface Word {
+  text: string;
+  /** Quotes and escapes removed; undefined for a word with an expansion, a glob or a leading `~`. */
+  value: string | undefined;
+}
+
+/**
+ * Every simple command anywhere in `source`, each as its words (its name first; assignments before it and
+ * redirections left out): also those inside command and process substitutions, subshells, groups, function
+ * bodies, loops, conditions and the words of declarations. A part the grammar could not read is skipped, and
+ * the commands around it are still listed. Unlike readCommandLine, nothing here is refused: the caller decides.
+ */
+export async function everyCommand(source: string): Promise<{ commands: Word[][] } | { unverifiable: string }> {
+  if (source.length > MAX_COMMAND_CHARS) return { unverifiable: `a command line over ${MAX_COMMAND_CHARS} characters` };
+  const parser = await bashParser();
+  const tree = parser.parse(source);
+  if (!tree) return { unverifiable: "a command line the shell grammar could not read" };
+  try {
+    const commands: Word[][] = [];
+    const stack: Node[] = [tree.rootNode];
+    for (let node = stack.pop(); node; node = stack.pop()) {
+      const children = node.namedChildren.filter((child): child is Node => child !== null);
+      if (node.type === "command") {
+        const name = node.childForFieldName("name");
+        // Nodes are compared by id: each lookup gives a new object for the same node.
+        const words = children.filter((child) => child.id === name?.id || (child.startIndex > (name?.startIndex ?? -1) && isWord(child)));
+        if (name) commands.push(words.map((word) => ({ text: word.text, value: literal(word) })));
+      }
+      // In source order, so that the commands come out in the order they are written.
+      stack.push(...children.reverse());
+    }
+    return { commands };
+  } finally {
+    tree.delete();
+  }
+}
+
+function isWord(node: Node): boolean {
+  return DATA.has(node.type) && node.type !== "variable_assignment" && node.type !== "variable_assignments" && node.type !== "comment";
+}

@@ -1,7 +1,7 @@
 // Reading a command line with bash's grammar: what it runs and which files it opens, checked against what bash
 // itself runs for a generated corpus of lines, escapes and redirections included (the oracle chaos/ uses, bounded).
 import { describe, expect, it } from "vitest";
-import { readCommandLine, type CommandLine } from "../../../src/virtual/shell/command-grammar.js";
+import { everyCommand, readCommandLine, type CommandLine } from "../../../src/virtual/shell/command-grammar.js";
 import { bashOracle, seeded } from "../../helpers/chaos.js";
 
 const texts = (line: CommandLine) => ("unverifiable" in line ? line : line.commands.map((command) => command.text));
@@ -95,5 +95,20 @@ describe("a generated corpus, checked against bash", () => {
     }
     // Most lines are read, so the check above is not vacuous.
     expect(verifiable).toBeGreaterThan(CASES / 2);
+  });
+
+  it("lists every command anywhere with everyCommand: in substitutions, subshells, functions and loops, names as bash reads them", async () => {
+    const read = await everyCommand('f() { a 1; }; x=$(b "2 3"); (c) | d `e` <(g) && for i in 1; do h; done; export Y=$(i); $J k');
+    expect("commands" in read && read.commands.map((words) => words.map((word) => word.value ?? `<${word.text}>`))).toEqual([
+      ["a", "1"],
+      ["b", "2 3"],
+      ["c"],
+      ["d"],
+      ["e"],
+      ["g"],
+      ["h"],
+      ["i"],
+      ["<$J>", "k"],
+    ]);
   });
 });

@@ -1,0 +1,181 @@
+// Edit (one exact, unique replacement, or a new file) and Replace (a whole file), each answering with what changed.
+import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { z } from "zod";
+import { GaggleError } from "../../shared/errors.js";
+import { defineTool, type VirtualTool } from "../virtual-child.js";
+import { kindOf } from "./file-kind.js";
+import { fsFailure } from "./fs-errors.js";
+import { numberedRange } from "./numbered.js";
+import type { Workspace } from "./place.js";
+
+/** Lines of context shown around an edit. */
+const CONTEXT = 3;
+/** An edit's answer shows at most this many lines of the new text. */
+const MAX_SHOWN = 60;
+
+export function editTool(workspace: Workspace): VirtualTool {
+  const { maxEditBytes } = workspace.settings;
+  return defineTool({
+    name: "Edit",
+    title: "Replace one exact piece of a file",
+    description:
+      "Replaces old_string with new_string in a file. old_string must match the file exactly (whitespace and indentation " +
+      "included) and exactly once: when it matches several times, the error lists the line of each match; add surrounding " +
+      "lines until it is unique. An empty old_string creates a new file holding new_string (refused if the file exists). " +
+      `Binary files and files over ${maxEditBytes} bytes are refused. Answers with the changed lines and their numbers. ` +
+      "Use Replace to rewrite a whole file.",
+    input: z.strictObject({
+      file_path: z.string().min(1).describe("The file to edit: absolute, or relative to the shell's working directory"),
+      old_string: z.string().describe("The text to replace, exactly as in the file; empty to create a new file"),
+      new_string: z.string().describe("The text to put in its place"),
+    }),
+    annotations: { destructiveHint: true, openWorldHint: false },
+    run: async ({ file_path, old_string, new_string }, ctx) => {
+      const path = (await workspace.place(ctx)).confine(file_path);
+      if (old_string === "") {
+        if (exists(path)) {
+          throw new GaggleError("INVALID_ARGS", `${path} already exists, and an empty old_string only creates a new file`, {
+            hint: "give the text to replace as old_string, or rewrite the whole file with Replace",
+          });
+        }
+        write(path, new_string, maxEditBytes);
+        return text(`Created ${path} (${lineCount(new_string)} lines)`);
+      }
+      const before = readText(path, maxEditBytes);
+      const at = occurrences(before, old_string);
+      if (at.length === 0) {
+        throw new GaggleError("INVALID_ARGS", `old_string was not found in ${path}`, {
+          hint: "View the file and copy the text exactly, whitespace and indentation included",
+        });
+      }
+      if (at.length > 1) {
+        const lines = linesOf(before, at);
+        throw new GaggleError("INVALID_ARGS", `old_string occurs ${at.length} times in ${path}, starting at lines ${lines.join(", ")}`, {
+          hint: "add surrounding lines to old_string until it matches only the place to change",
+        });
+      }
+      const index = at[0]!;
+      const after = before.slice(0, index) + new_string + before.slice(index + old_string.length);
+      write(path, after, maxEditBytes);
+      return text(editAnswer(path, after, lineAt(before, index), old_string, new_string));
+    },
+  });
+}
+
+export function replaceTool(workspace: Workspace): VirtualTool {
+  const { maxEditBytes } = workspace.settings;
+  return defineTool({
+    name: "Replace",
+    title: "Write a whole file",
+    description:
+      "Writes content to a file, replacing what it held, or creating it (and its missing folders) under the allowed roots. " +
+      "Use Edit to change part of a file.",
+    input: z.strictObject({
+      file_path: z.string().min(1).describe("The file to write: absolute, or relative to the shell's working directory"),
+      content: z.string().describe("The file's whole new content"),
+    }),
+    annotations: { destructiveHint: true, openWorldHint: false },
+    run: async ({ file_path, content }, ctx) => {
+      const path = (await workspace.place(ctx)).confine(file_path);
+      const existed = exists(path);
+      const was = existed ? lineCount(readText(path, Infinity, false)) : 0;
+      write(path, content, maxEditBytes);
+      const lines = lineCount(content);
+      return text(existed ? `Replaced ${path}: ${lines} lines (it had ${was})` : `Created ${path} (${lines} lines)`);
+    },
+  });
+}
+
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A file's text; refused when it is a folder, binary, or (when `limit` is finite) larger than `limit` bytes. */
+function readText(path: string, limit: number, refuseBinary = true): string {
+  let data: Buffer;
+  try {
+    const stat = statSync(path);
+    if (stat.isDirectory()) throw new GaggleError("INVALID_ARGS", `${path} is a folder, not a file`, { hint: "list it with LS" });
+    if (stat.size > limit) {
+      throw new GaggleError("LIMIT_REACHED", `${path} has ${stat.size} bytes, over ${limit} ([virtual.workspace] max_edit_bytes)`, {
+        hint: "edit it with Bash (sed, a script), or raise max_edit_bytes",
+      });
+    }
+    data = readFileSync(path);
+  } catch (error) {
+    throw fsFailure(error, path);
+  }
+  const kind = kindOf(data);
+  if (refuseBinary && kind.kind !== "text") {
+    const type = kind.kind === "image" ? kind.mimeType : kind.type;
+    throw new GaggleError("INVALID_ARGS", `${path} is a binary file (${type}), which Edit does not change`, { hint: "change it with Bash" });
+  }
+  return data.toString("utf8");
+}
+
+function write(path: string, content: string, limit: number): void {
+  const bytes = Buffer.byteLength(content);
+  if (bytes > limit) {
+    throw new GaggleError("LIMIT_REACHED", `the new content of ${path} has ${bytes} bytes, over ${limit} ([virtual.workspace] max_edit_bytes)`, {
+      hint: "write it in parts, or with Bash",
+    });
+  }
+  try {
+    if (existsSync(path) && statSync(path).isDirectory()) throw new GaggleError("INVALID_ARGS", `${path} is a folder, not a file`);
+    mkdirSync(dirname(path), { recursive: true });
+    // In place, not renamed over: the file keeps its mode, owner and hard links.
+    writeFileSync(path, content);
+  } catch (error) {
+    throw fsFailure(error, path);
+  }
+}
+
+/** Where `needle` starts in `haystack`, each match after the end of the one before (as strings.Count counts). */
+function occurrences(haystack: string, needle: string): number[] {
+  const found: number[] = [];
+  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) found.push(at);
+  return found;
+}
+
+/** The 1-based line of each index (ascending). */
+function linesOf(text: string, indexes: number[]): number[] {
+  let line = 1;
+  let next = text.indexOf("\n");
+  return indexes.map((index) => {
+    while (next !== -1 && next < index) {
+      line++;
+      next = text.indexOf("\n", next + 1);
+    }
+    return line;
+  });
+}
+
+function lineAt(text: string, index: number): number {
+  return linesOf(text, [index])[0]!;
+}
+
+function lineCount(text: string): number {
+  if (text === "") return 0;
+  return text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+}
+
+function editAnswer(path: string, after: string, start: number, oldString: string, newString: string): string {
+  const oldLines = oldString.split("\n").length;
+  const newLines = newString.split("\n").length;
+  const lines = after.split("\n");
+  const end = start + newLines - 1;
+  const shownEnd = Math.min(end + CONTEXT, start - CONTEXT + MAX_SHOWN - 1);
+  const range = (from: number, to: number) => (from === to ? `line ${from}` : `lines ${from}-${to}`);
+  const cut = shownEnd < end + CONTEXT ? `\n[the rest of the new text, to line ${end}, is not shown]` : "";
+  return `Edited ${path}: ${range(start, start + oldLines - 1)} became ${range(start, end)}.\n${numberedRange(lines, start - CONTEXT, shownEnd)}${cut}`;
+}
+
+function text(value: string) {
+  return { content: [{ type: "text" as const, text: value }] };
+}

@@ -1,0 +1,98 @@
+// GlobTool: the files under a folder whose paths match a glob, newest first, with size, modification time and permissions.
+import { stat } from "node:fs/promises";
+import { statSync } from "node:fs";
+import { z } from "zod";
+import { GaggleError } from "../../shared/errors.js";
+import { defineTool, type VirtualTool } from "../virtual-child.js";
+import { fsFailure } from "./fs-errors.js";
+import { globRegExp } from "./glob.js";
+import type { Place, Workspace } from "./place.js";
+import { walkFiles } from "./walk.js";
+
+export function globTool(workspace: Workspace): VirtualTool {
+  const { maxResults } = workspace.settings;
+  return defineTool({
+    name: "GlobTool",
+    title: "Find files by name",
+    description:
+      'Finds files whose paths (relative to the search folder) match a glob: "**/*.ts" in every folder, "src/**/*.{ts,tsx}", ' +
+      '"*.md" in the folder itself. Hidden files and what .gitignore files leave out are skipped. Answers newest first, each ' +
+      `with its size, modification time and permissions; at most ${maxResults} files, with a note when more matched.`,
+    input: z.strictObject({
+      pattern: z.string().min(1).describe("The glob to match paths against, relative to the search folder"),
+      path: z.string().min(1).describe("The folder to search (default: the shell's working directory)").optional(),
+      exclude: z.string().min(1).describe('A glob of paths to leave out (e.g. "**/*.test.ts")').optional(),
+      limit: z.int().min(1).describe(`Files to list at most (default and at most ${maxResults})`).optional(),
+      absolute: z.boolean().describe("List absolute paths instead of paths relative to the search folder (default false)").optional(),
+    }),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    run: async ({ pattern, path, exclude, limit, absolute = false }, ctx) => {
+      const place = await workspace.place(ctx);
+      const dir = searchFolder(place, path);
+      const matcher = globRegExp(pattern.replace(/^\.\//, ""));
+      const excluded = exclude === undefined ? undefined : globRegExp(exclude.replace(/^\.\//, ""));
+      const found: Array<{ path: string; relative: string }> = [];
+      await walkFiles(dir, {
+        signal: ctx.cancel?.signal,
+        onFile: (file, relative) => {
+          if (matcher.test(relative) && !excluded?.test(relative)) found.push({ path: file, relative });
+        },
+      });
+      const files = await Promise.all(
+        found.map(async (file) => {
+          const info = await stat(file.path).catch(() => undefined);
+          return { ...file, info };
+        }),
+      );
+      const listed = files
+        .filter((file) => file.info !== undefined)
+        .sort((a, b) => b.info!.mtimeMs - a.info!.mtimeMs || (a.relative < b.relative ? -1 : 1));
+      if (listed.length === 0) return text(`No files under ${dir} match ${pattern}`);
+      const cap = Math.min(limit ?? maxResults, maxResults);
+      const shown = listed.slice(0, cap).map(({ path: full, relative, info }) => {
+        return `${absolute ? full : relative} (${size(info!.size)}, modified ${when(info!.mtime)}, ${permissions(info!.mode)})`;
+      });
+      const more = listed.length - shown.length;
+      const note = more > 0 ? `\n[${more} more files matched; narrow the pattern or path, or raise limit (at most ${maxResults})]` : "";
+      return text(`${listed.length} files under ${dir} match ${pattern}, newest first:\n${shown.join("\n")}${note}`);
+    },
+  });
+}
+
+/** The folder a search starts from: `path` under the roots, else the shell's working directory. */
+export function searchFolder(place: Place, path: string | undefined): string {
+  const dir = place.confine(path ?? ".");
+  try {
+    if (!statSync(dir).isDirectory()) throw new GaggleError("INVALID_ARGS", `${dir} is a file, not a folder to search`);
+  } catch (error) {
+    throw fsFailure(error, dir);
+  }
+  return dir;
+}
+
+function size(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ["KB", "MB", "GB", "TB"];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
+
+function when(date: Date): string {
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+}
+
+/** As ls -l writes them: -rwxr-xr-x. */
+function permissions(mode: number): string {
+  const bits = "rwxrwxrwx";
+  return "-" + [...bits].map((char, i) => (mode & (1 << (8 - i)) ? char : "-")).join("");
+}
+
+function text(value: string) {
+  return { content: [{ type: "text" as const, text: value }] };
+}

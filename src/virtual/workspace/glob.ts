@@ -1,0 +1,71 @@
+// Glob patterns as GlobTool, GrepTool's include, LS's ignore and .gitignore files write them, compiled to regular expressions.
+
+const cache = new Map<string, RegExp>();
+
+/**
+ * `pattern` against a whole `/`-separated path: `*` and `?` stay within one component, `**` spans any number of
+ * them (`**\/x` also matches `x`), `[abc]`, `[!abc]` and `{a,b}` (nested too) as in a shell, `\` escapes.
+ */
+export function globRegExp(pattern: string): RegExp {
+  let regex = cache.get(pattern);
+  if (!regex) {
+    regex = new RegExp(`^${translate(pattern)}$`, "s");
+    if (cache.size > 1000) cache.clear();
+    cache.set(pattern, regex);
+  }
+  return regex;
+}
+
+export function globMatches(pattern: string, path: string): boolean {
+  return globRegExp(pattern).test(path);
+}
+
+/** True when the pattern holds a wildcard: one without is a plain path. */
+export function isGlob(pattern: string): boolean {
+  return /[*?[{]/.test(pattern);
+}
+
+function translate(pattern: string): string {
+  let out = "";
+  let depth = 0;
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i]!;
+    if (char === "\\" && i + 1 < pattern.length) {
+      out += escape(pattern[++i]!);
+    } else if (char === "*") {
+      if (pattern[i + 1] === "*") {
+        const atStart = i === 0 || pattern[i - 1] === "/";
+        i++;
+        if (atStart && pattern[i + 1] === "/") {
+          out += "(?:[^/]*(?:/[^/]*)*/)?";
+          i++;
+        } else out += ".*";
+      } else out += "[^/]*";
+    } else if (char === "?") {
+      out += "[^/]";
+    } else if (char === "[") {
+      const end = pattern.indexOf("]", i + 2);
+      if (end === -1) out += "\\[";
+      else {
+        let body = pattern.slice(i + 1, end);
+        const negated = body.startsWith("!") || body.startsWith("^");
+        if (negated) body = body.slice(1);
+        out += `[${negated ? "^/" : ""}${body.replace(/\\/g, "\\\\").replace(/]/g, "\\]")}]`;
+        i = end;
+      }
+    } else if (char === "{") {
+      depth++;
+      out += "(?:";
+    } else if (char === "}" && depth > 0) {
+      depth--;
+      out += ")";
+    } else if (char === "," && depth > 0) {
+      out += "|";
+    } else out += escape(char);
+  }
+  return out + ")".repeat(depth);
+}
+
+function escape(char: string): string {
+  return /[.*+?^${}()|[\]\\/]/.test(char) ? `\\${char}` : char;
+}

@@ -1,0 +1,112 @@
+// The built-in `workspace` child: gomcptest's Bash, Edit, Replace, View, LS, GlobTool and GrepTool, each client
+// session with a persistent shell of its own, every path confined to the roots.
+import { resolve } from "node:path";
+import type { CallContext, Child } from "../../children/child.js";
+import type { ChildEvents } from "../../children/switchboard.js";
+import type { GaggleConfig } from "../../config/index.js";
+import { findExecutable } from "../../shared/fs-checks.js";
+import { logger } from "../../shared/log.js";
+import type { VirtualContext } from "../context.js";
+import type { Policy } from "../process/policy.js";
+import { loadPolicy } from "../process/policy-load.js";
+import { VirtualChild, type VirtualTool } from "../virtual-child.js";
+import { bashTool } from "./bash-tool.js";
+import { editTool, replaceTool } from "./edit-tools.js";
+import { globTool } from "./glob-tool.js";
+import { grepTool } from "./grep-tool.js";
+import { lsTool } from "./ls-tool.js";
+import type { Place, Workspace, WorkspaceConfig } from "./place.js";
+import { sessionKey, WorkspaceRoots } from "./roots.js";
+import { Shell } from "./shell.js";
+import { viewTool } from "./view-tool.js";
+
+const NAME = "workspace";
+const TABLE = "virtual.workspace";
+
+class WorkspaceChild extends VirtualChild implements Workspace {
+  protected readonly virtualTools: VirtualTool[];
+  private readonly roots: WorkspaceRoots;
+  /** One shell per client session (see sessionKey), started on its first Bash call. */
+  private readonly shells = new Map<string, Promise<Shell>>();
+
+  constructor(
+    readonly settings: WorkspaceConfig,
+    private readonly graceMs: number,
+    policy: Policy,
+    rg: string | undefined,
+    events: ChildEvents,
+  ) {
+    super(NAME, "A persistent shell and file tools (Bash, Edit, Replace, View, LS, GlobTool, GrepTool) confined to the workspace's roots", events);
+    this.roots = new WorkspaceRoots(settings.roots);
+    this.virtualTools = [
+      bashTool(this, this, policy),
+      editTool(this),
+      replaceTool(this),
+      viewTool(this),
+      lsTool(this),
+      globTool(this),
+      grepTool(this, rg),
+    ];
+  }
+
+  async place(ctx: CallContext): Promise<Place> {
+    const roots = await this.roots.forCall(ctx);
+    const shell = await this.shells.get(sessionKey(ctx.caller))?.catch(() => undefined);
+    const cwd = shell?.alive ? shell.cwd : this.roots.home(roots);
+    return { roots, cwd, confine: (path) => this.roots.confine(path, cwd, roots) };
+  }
+
+  async shellFor(ctx: CallContext): Promise<Shell> {
+    const key = sessionKey(ctx.caller);
+    const known = await this.shells.get(key)?.catch(() => undefined);
+    if (known?.alive) return known;
+    const starting = this.roots.forCall(ctx).then((roots) => Shell.start({ cwd: this.roots.home(roots), graceMs: this.graceMs }));
+    this.shells.set(key, starting);
+    starting.catch(() => this.shells.delete(key));
+    return starting;
+  }
+
+  /** A client session went away: its shell ends, with everything its commands left running. */
+  sessionGone(sessionId: string): void {
+    this.roots.forget(sessionId);
+    const shell = this.shells.get(sessionId);
+    if (!shell) return;
+    this.shells.delete(sessionId);
+    void shell.then((started) => started.stop()).catch(() => {});
+  }
+
+  rootsChanged(): void {
+    this.roots.forgetClients();
+  }
+
+  /** close_child_session("workspace") and shutdown: every shell ends, with everything its commands left running. */
+  protected async stopAll(): Promise<void> {
+    const shells = [...this.shells.values()];
+    this.shells.clear();
+    await Promise.all(shells.map(async (starting) => (await starting.catch(() => undefined))?.stop()));
+  }
+}
+
+/** What `gaggle validate` reports of the workspace's settings: a policy that would refuse every command. */
+export function workspaceSettingsProblems(config: GaggleConfig): string[] {
+  if (!config.virtual.workspace.enabled) return [];
+  const policy = loadPolicy(config.virtual.workspace, config.path, TABLE);
+  return policy.kind === "broken" ? [`${policy.source}: the workspace policy is invalid, so every command would be refused: ${policy.reason}`] : [];
+}
+
+export function createWorkspaceChild(context: VirtualContext): Child | undefined {
+  const { config, switchboard } = context;
+  const settings = config.virtual.workspace;
+  if (!settings.enabled) return undefined;
+  const policy = loadPolicy(settings, config.path, TABLE);
+  if (policy.kind === "broken") {
+    logger({ child: NAME }).error({ source: policy.source }, `workspace policy is invalid, so every Bash command will be refused: ${policy.reason}`);
+  }
+  const roots = settings.roots ?? [resolve(config.path, "..")];
+  const found = settings.ripgrep ? findExecutable("rg", roots[0]!, process.env.PATH) : undefined;
+  const rg = found && "found" in found ? found.found : undefined;
+  const child = new WorkspaceChild({ ...settings, roots }, settings.killGraceMs ?? config.gateway.shutdownGraceMs, policy, rg, switchboard);
+  switchboard.onCallerGone((sessionId) => child.sessionGone(sessionId));
+  switchboard.onRootsChanged(() => child.rootsChanged());
+  return child;
+}

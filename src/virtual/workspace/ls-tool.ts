@@ -1,0 +1,70 @@
+// LS: the entries of one folder under the roots, folders first, with `ignore` globs left out.
+import { readdirSync, readlinkSync, statSync, type Dirent } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { GaggleError } from "../../shared/errors.js";
+import { defineTool, type VirtualTool } from "../virtual-child.js";
+import { globMatches } from "./glob.js";
+import { fsFailure } from "./fs-errors.js";
+import type { Workspace } from "./place.js";
+
+export function lsTool(workspace: Workspace): VirtualTool {
+  const { maxResults } = workspace.settings;
+  return defineTool({
+    name: "LS",
+    title: "List a folder",
+    description:
+      "Lists the files and folders in a folder (folders first, marked with a trailing /; symlinks with their target). " +
+      "The path may be absolute or relative to the shell's working directory, and must lie under the allowed roots. " +
+      "Prefer GlobTool and GrepTool when you know what you are looking for.",
+    input: z.strictObject({
+      path: z.string().min(1).describe("The folder to list: absolute, or relative to the shell's working directory"),
+      ignore: z.array(z.string()).describe('Glob patterns of names to leave out (e.g. ["*.log", "node_modules"])').optional(),
+      ignore_pattern: z.string().describe("One glob pattern of names to leave out (gomcptest's parameter; `ignore` takes several)").optional(),
+    }),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    run: async ({ path, ignore = [], ignore_pattern }, ctx) => {
+      const place = await workspace.place(ctx);
+      const dir = place.confine(path);
+      const patterns = [...ignore, ...(ignore_pattern ? [ignore_pattern] : [])];
+      let entries: Dirent[];
+      try {
+        if (!statSync(dir).isDirectory()) throw new GaggleError("INVALID_ARGS", `${dir} is a file, not a folder`, { hint: "read it with View" });
+        entries = readdirSync(dir, { withFileTypes: true });
+      } catch (error) {
+        throw fsFailure(error, dir);
+      }
+      const shown = entries
+        .filter((entry) => !patterns.some((pattern) => globMatches(pattern, entry.name)))
+        .map((entry) => ({ entry, folder: isFolder(dir, entry) }))
+        .sort((a, b) => Number(b.folder) - Number(a.folder) || (a.entry.name < b.entry.name ? -1 : 1));
+      const lines = shown.slice(0, maxResults).map(({ entry, folder }) => `  - ${describe(dir, entry, folder)}`);
+      const left = shown.length - lines.length;
+      const notes = [
+        ...(shown.length === 0 ? [entries.length === 0 ? "  (empty)" : `  (all ${entries.length} entries ignored)`] : []),
+        ...(left > 0 ? [`[${left} more entries not shown ([virtual.workspace] max_results = ${maxResults}); list a subfolder or ignore some]`] : []),
+      ];
+      return { content: [{ type: "text", text: [`- ${dir}/`, ...lines, ...notes].join("\n") }] };
+    },
+  });
+}
+
+function isFolder(dir: string, entry: Dirent): boolean {
+  if (entry.isDirectory()) return true;
+  if (!entry.isSymbolicLink()) return false;
+  try {
+    return statSync(join(dir, entry.name)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function describe(dir: string, entry: Dirent, folder: boolean): string {
+  const name = folder ? `${entry.name}/` : entry.name;
+  if (!entry.isSymbolicLink()) return name;
+  try {
+    return `${name} -> ${readlinkSync(join(dir, entry.name))}`;
+  } catch {
+    return name;
+  }
+}

@@ -1,0 +1,213 @@
+// One client session's persistent bash: it leads its own process group (tracked like every child process), runs
+// one command at a time as a job of its own group, and keeps what each command changed.
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { StringDecoder } from "node:string_decoder";
+import { cancelledError, type Cancellation } from "../../children/cancellation.js";
+import { childEnv } from "../../children/child-env.js";
+import { GroupProcess } from "../../children/group-process.js";
+import { terminateTree } from "../../children/process-group.js";
+import { GaggleError, errorMessage } from "../../shared/errors.js";
+import { runLine, shellSetup } from "./shell-script.js";
+
+export interface ShellOptions {
+  cwd: string;
+  /** After SIGTERM, how long a command's group (or the shell's) gets before SIGKILL. */
+  graceMs: number;
+}
+
+export interface CommandRun {
+  /** stdout and stderr in the order written, up to the cap. */
+  output: string;
+  /** Characters past the cap, counted and dropped. */
+  dropped: number;
+  /** The job's exit status (128 + N for a signal); undefined when it was stopped before it ended. */
+  status: number | undefined;
+  /** Set when the command was killed: past its time, or cancelled. */
+  stopped?: "timeout" | "cancelled";
+}
+
+/** A shell that went quiet this long after its command was killed is taken for broken, and ended. */
+const AFTER_KILL_MS = 5000;
+
+/** The bytes of output kept to recognise a marker split across reads. */
+const NONCE_CHARS = 32;
+
+interface Running {
+  nonce: string;
+  maxChars: number;
+  head: string;
+  dropped: number;
+  /** Output not yet passed on: it may be the start of the end marker. */
+  pending: string;
+  jobPid: number | undefined;
+  started: Array<(pid: number) => void>;
+  done: (end: { status: number; cwd: string } | Error) => void;
+}
+
+export class Shell {
+  /** Where the shell is, as of the last command's end. */
+  cwd: string;
+  private readonly decoder = new StringDecoder("utf8");
+  private running: Running | undefined;
+  private turn: Promise<unknown> = Promise.resolve();
+  private ended: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  private controlLine = "";
+
+  private constructor(
+    private readonly process: GroupProcess,
+    private readonly dir: string,
+    private readonly options: ShellOptions,
+  ) {
+    this.cwd = options.cwd;
+    process.stdout.on("data", (chunk: Buffer) => this.onOutput(this.decoder.write(chunk)));
+    process.stderr.on("data", (chunk: Buffer) => this.onControl(chunk.toString("utf8")));
+    void process.exited.then((exit) => {
+      this.ended = exit;
+      this.running?.done(
+        new GaggleError("EXECUTION_ERROR", `the shell ended (${describeExit(exit)}) while the command ran; the next command starts a new shell`),
+      );
+      rmSync(this.dir, { recursive: true, force: true });
+    });
+  }
+
+  static async start(options: ShellOptions): Promise<Shell> {
+    const dir = mkdtempSync(join(tmpdir(), "gaggle-shell-"));
+    let process: GroupProcess;
+    try {
+      process = await GroupProcess.start({
+        command: "bash",
+        args: ["--noprofile", "--norc"],
+        cwd: options.cwd,
+        env: childEnv({ PAGER: "cat", GIT_PAGER: "cat", GIT_TERMINAL_PROMPT: "0" }, true),
+        stdin: "pipe",
+        graceMs: options.graceMs,
+      });
+    } catch (error) {
+      rmSync(dir, { recursive: true, force: true });
+      throw new GaggleError("SERVER_FAILED", `the workspace child could not start bash: ${errorMessage(error)}`, {
+        hint: "install bash, or put it on the PATH gaggle runs with",
+        cause: error,
+      });
+    }
+    process.stdin!.write(shellSetup(dir));
+    return new Shell(process, dir, options);
+  }
+
+  get pid(): number {
+    return this.process.pid;
+  }
+
+  /** False once bash has exited: a new shell is needed. */
+  get alive(): boolean {
+    return this.ended === undefined;
+  }
+
+  /** Runs `command` after the commands before it; past `timeoutMs`, or when cancelled, the command's group is killed. */
+  run(command: string, limits: { timeoutMs: number; maxChars: number; cancel?: Cancellation | undefined }): Promise<CommandRun> {
+    const run = this.turn.then(() => this.runNow(command, limits));
+    this.turn = run.catch(() => {});
+    return run;
+  }
+
+  /** Ends the shell and everything its commands started. */
+  async stop(): Promise<void> {
+    await this.process.stop();
+  }
+
+  private async runNow(command: string, limits: { timeoutMs: number; maxChars: number; cancel?: Cancellation | undefined }): Promise<CommandRun> {
+    if (!this.alive) throw new GaggleError("EXECUTION_ERROR", "the shell has ended; the next command starts a new shell");
+    if (limits.cancel?.aborted) throw cancelledError(limits.cancel.reason);
+    const nonce = randomBytes(NONCE_CHARS / 2).toString("hex");
+    const token = randomBytes(16).toString("hex");
+    writeFileSync(join(this.dir, "command"), command);
+    const ended = new Promise<{ status: number; cwd: string } | Error>((resolve) => {
+      this.running = { nonce, maxChars: limits.maxChars, head: "", dropped: 0, pending: "", jobPid: undefined, started: [], done: resolve };
+    });
+    const running = this.running!;
+    let stopped: CommandRun["stopped"];
+    const stop = (why: "timeout" | "cancelled") => {
+      if (stopped) return;
+      stopped = why;
+      void this.killJob(running, token);
+    };
+    const timer = setTimeout(() => stop("timeout"), limits.timeoutMs);
+    const unlisten = limits.cancel?.onAbort(() => stop("cancelled"));
+    try {
+      this.process.stdin!.write(runLine(nonce, token));
+      const end = await ended;
+      if (end instanceof Error && !stopped) throw end;
+      if (!(end instanceof Error)) this.cwd = end.cwd;
+      const status = end instanceof Error ? undefined : end.status;
+      return { output: running.head, dropped: running.dropped, status, ...(stopped && { stopped }) };
+    } finally {
+      clearTimeout(timer);
+      unlisten?.();
+      this.running = undefined;
+    }
+  }
+
+  /** Kills the job's group and whatever carries its token; a shell that does not come back after it is ended. */
+  private async killJob(running: Running, token: string): Promise<void> {
+    const quiet = setTimeout(() => {
+      if (this.running === running) void this.stop();
+    }, this.options.graceMs + AFTER_KILL_MS);
+    quiet.unref();
+    const pid = running.jobPid ?? (await new Promise<number>((resolve) => running.started.push(resolve)));
+    await terminateTree({ pgid: pid, token }, this.options.graceMs);
+  }
+
+  private onOutput(text: string): void {
+    const running = this.running;
+    // What arrives between commands (a background job's late output) belongs to no command.
+    if (!running) return;
+    const buffer = running.pending + text;
+    const at = buffer.indexOf(running.nonce);
+    if (at === -1) {
+      const keep = Math.max(0, buffer.length - (NONCE_CHARS - 1));
+      this.pass(running, buffer.slice(0, keep));
+      running.pending = buffer.slice(keep);
+      return;
+    }
+    const end = buffer.indexOf("\0", at);
+    if (end === -1) {
+      this.pass(running, buffer.slice(0, at));
+      running.pending = buffer.slice(at);
+      return;
+    }
+    this.pass(running, buffer.slice(0, at));
+    running.pending = "";
+    const marker = buffer.slice(at + running.nonce.length + 1, end);
+    const space = marker.indexOf(" ");
+    running.done({ status: Number(marker.slice(0, space)), cwd: marker.slice(space + 1) });
+  }
+
+  private pass(running: Running, text: string): void {
+    const room = running.maxChars - running.head.length;
+    if (text.length <= room) running.head += text;
+    else {
+      running.head += text.slice(0, Math.max(0, room));
+      running.dropped += text.length - Math.max(0, room);
+    }
+  }
+
+  /** The shell's stderr carries only its own lines: each job's pid as it starts, and bash's job notices. */
+  private onControl(text: string): void {
+    const lines = (this.controlLine + text).split("\n");
+    this.controlLine = lines.pop() ?? "";
+    const running = this.running;
+    if (!running) return;
+    for (const line of lines) {
+      const match = /^([0-9a-f]+) started (\d+)$/.exec(line);
+      if (match?.[1] !== running.nonce) continue;
+      running.jobPid = Number(match[2]);
+      for (const resolve of running.started.splice(0)) resolve(running.jobPid);
+    }
+  }
+}
+
+function describeExit(exit: { code: number | null; signal: NodeJS.Signals | null }): string {
+  return exit.signal ? `killed by ${exit.signal}` : `exit status ${exit.code}`;
+}

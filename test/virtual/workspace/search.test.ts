@@ -1,0 +1,117 @@
+// GlobTool and GrepTool through a real gaggle: .gitignore files honoured (outside git too), hidden and binary files
+// skipped, newest first, capped with a note; GrepTool alike with ripgrep and with its JavaScript search.
+import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findExecutable } from "../../../src/shared/fs-checks.js";
+import type { RunningGaggle } from "../../helpers/gaggle.js";
+import { scratch, workspaceGaggle, type Tools } from "./helpers.js";
+
+const RG = findExecutable("rg", "/", process.env.PATH);
+
+/** A tree with ignored, re-included, hidden and binary files; `age` seconds before now for each file. */
+function tree(): string {
+  const root = scratch();
+  const files: Array<[string, string | Buffer, number]> = [
+    [".gitignore", "build/\n*.log\n!keep.log\n# a comment\n", 100],
+    ["src/a.ts", "const needle = 1;\nother\n", 50],
+    ["src/b.ts", "// needle here\nneedle again\n", 10],
+    ["src/deep/c.ts", "NEEDLE in capitals\n", 30],
+    ["src/deep/c.test.ts", "a needle test\n", 40],
+    ["build/out.ts", "needle built\n", 5],
+    ["x.log", "needle logged\n", 5],
+    ["keep.log", "needle kept\n", 20],
+    [".hidden/h.ts", "needle hidden\n", 5],
+    ["bin.dat", Buffer.from("\0\0needle in binary\n"), 5],
+    ["sub/.gitignore", "local.ts\n", 100],
+    ["sub/local.ts", "needle local\n", 5],
+    ["sub/kept.ts", "needle sub\n", 60],
+  ];
+  const now = Date.now() / 1000;
+  for (const [name, content, age] of files) {
+    const path = join(root, name);
+    mkdirSync(join(path, ".."), { recursive: true });
+    writeFileSync(path, content);
+    utimesSync(path, now - age, now - age);
+  }
+  return root;
+}
+
+describe("GlobTool", () => {
+  let root: string;
+  let gaggle: RunningGaggle & Tools;
+  beforeAll(async () => {
+    root = tree();
+    gaggle = await workspaceGaggle(root, "max_results = 4\n");
+  });
+  afterAll(() => gaggle.close());
+
+  const paths = (text: string) =>
+    text
+      .split("\n")
+      .slice(1)
+      .filter((line) => !line.startsWith("["))
+      .map((line) => line.replace(/ \(.*\)$/, ""));
+
+  it("lists matching files newest first, with size, modification time and permissions, honouring .gitignore", async () => {
+    const text = await gaggle.text("GlobTool", { pattern: "**/*.ts", limit: 3 });
+    expect(text.split("\n")[0]).toBe(`5 files under ${root} match **/*.ts, newest first:`);
+    expect(paths(text)).toEqual(["src/b.ts", "src/deep/c.ts", "src/deep/c.test.ts"]);
+    expect(text.split("\n")[1]).toMatch(/^src\/b\.ts \(28 B, modified \d{4}-\d\d-\d\d \d\d:\d\d:\d\d, -rw-r--r--\)$/);
+    expect(text).toContain("[2 more files matched; narrow the pattern or path, or raise limit (at most 4)]");
+  });
+
+  it("takes exclude, a path, a pattern of the folder itself, and absolute paths", async () => {
+    expect(paths(await gaggle.text("GlobTool", { pattern: "**/*.ts", exclude: "**/*.test.ts", path: "src" }))).toEqual(["b.ts", "deep/c.ts", "a.ts"]);
+    expect(paths(await gaggle.text("GlobTool", { pattern: "*.log" }))).toEqual(["keep.log"]);
+    expect(paths(await gaggle.text("GlobTool", { pattern: "src/*.{ts,js}", absolute: true }))).toEqual([
+      join(root, "src/b.ts"),
+      join(root, "src/a.ts"),
+    ]);
+    expect(await gaggle.text("GlobTool", { pattern: "**/*.py" })).toBe(`No files under ${root} match **/*.py`);
+  });
+});
+
+for (const engine of ["ripgrep", "JavaScript"] as const) {
+  describe.skipIf(engine === "ripgrep" && !("found" in RG))(`GrepTool with ${engine}`, () => {
+    let root: string;
+    let gaggle: RunningGaggle & Tools;
+    beforeAll(async () => {
+      root = tree();
+      gaggle = await workspaceGaggle(root, `max_results = 6\nripgrep = ${engine === "ripgrep"}\n`);
+    });
+    afterAll(() => gaggle.close());
+
+    it("answers file:line:text, newest files first, skipping ignored, hidden and binary files", async () => {
+      expect(await gaggle.text("GrepTool", { pattern: "needle" })).toBe(
+        [
+          `6 matching lines in 5 files under ${root}:`,
+          "src/b.ts:1:// needle here",
+          "src/b.ts:2:needle again",
+          "keep.log:1:needle kept",
+          "src/deep/c.test.ts:1:a needle test",
+          "src/a.ts:1:const needle = 1;",
+          "sub/kept.ts:1:needle sub",
+        ].join("\n"),
+      );
+    });
+
+    it("stops at max_results lines, saying more matched", async () => {
+      const lines = (await gaggle.text("GrepTool", { pattern: "e" })).split("\n");
+      expect(lines[0]).toMatch(/^6\+ matching lines in \d files under /);
+      expect(lines.slice(1, -1)).toHaveLength(6);
+      expect(lines.at(-1)).toBe("[more lines matched past the first 6 ([virtual.workspace] max_results); narrow the pattern, path or include]");
+    });
+
+    it("takes include, a path and ignore_case; says when nothing matches, and refuses a pattern that is no regex", async () => {
+      expect(await gaggle.text("GrepTool", { pattern: "needle", path: "sub", include: "*.ts" })).toBe(
+        `1 matching lines in 1 files under ${root}/sub:\nkept.ts:1:needle sub`,
+      );
+      expect(await gaggle.text("GrepTool", { pattern: "needle\\s+in", ignore_case: true, include: "*.{ts,js}" })).toBe(
+        `1 matching lines in 1 files under ${root}:\nsrc/deep/c.ts:1:NEEDLE in capitals`,
+      );
+      expect(await gaggle.text("GrepTool", { pattern: "haystack" })).toBe(`No lines under ${root} match haystack`);
+      expect((await gaggle.failure("GrepTool", { pattern: "(unclosed" })).code).toBe("INVALID_ARGS");
+    });
+  });
+}
