@@ -43,14 +43,6 @@ export function parseDocument(text: string, file: string): ParsedDocument {
       throw syntaxError(err.line, err.column, first.replace(/^Invalid TOML document: /, ""), err);
     }
   }
-  // The checks below walk the document level by level: a depth no config has is refused before they start.
-  if (nestsDeeperThan(body, MAX_DEPTH)) {
-    throw new ConfigError(
-      file,
-      [{ path: "1:1", message: `JSON nested more than ${MAX_DEPTH} levels deep; no gaggle setting nests that far` }],
-      "syntax",
-    );
-  }
   let doc: unknown;
   try {
     doc = JSON.parse(body);
@@ -64,6 +56,14 @@ export function parseDocument(text: string, file: string): ParsedDocument {
     }
     const { line, col } = lineCol(body, at);
     throw syntaxError(line, col, cleanJsonMessage(err.message), err);
+  }
+  // The checks below walk the document level by level: a depth no config has is refused before they start.
+  if (nestsDeeperThan(body, MAX_DEPTH)) {
+    throw new ConfigError(
+      file,
+      [{ path: "1:1", message: `JSON nested more than ${MAX_DEPTH} levels deep; no gaggle setting nests that far` }],
+      "syntax",
+    );
   }
   const issues = scanJson(body).duplicates.map(({ path, at, firstAt }): ConfigIssue => {
     const here = lineCol(body, at);

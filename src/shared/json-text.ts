@@ -63,6 +63,8 @@ function stringEnd(text: string, start: number): number {
   let end = start;
   for (;;) {
     end = text.indexOf('"', end + 1);
+    // Not valid JSON after all: an unterminated string runs to the end.
+    if (end === -1) return text.length;
     let backslashes = 0;
     while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++;
     if (backslashes % 2 === 0) return end;

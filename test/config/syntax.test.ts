@@ -52,6 +52,12 @@ describe("JSON syntax errors", () => {
     expect(message).toBe(`${path}:3:30: JSON syntax error: Unexpected token ' '`);
   });
 
+  it("are told, not looped on, when a stray quote leaves a string open to the end", () => {
+    const description = "a server described at length ".repeat(10);
+    const { message } = syntaxMessage("stray.json", `"{\n  "mcpServers": { "a": { "command": "x", "description": "${description}" } }\n}\n`);
+    expect(message).toContain("JSON syntax error");
+  });
+
   it("point past the last character on a truncated file", () => {
     const { path, message } = syntaxMessage("cut.json", `{\n  "mcpServers": {\n`);
     expect(message).toMatch(new RegExp(`^${escape(path)}:3:1: JSON syntax error: `));
