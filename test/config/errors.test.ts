@@ -199,7 +199,9 @@ tools = { alow = ["*"] }
   });
 
   it("lists the known keys when nothing is close", () => {
-    expect(problems(`[virtual.swarm]\n`)).toEqual(['virtual.swarm: unknown key; expected one of "process", "goose", "team", "duckdb", "imagen", "workspace"']);
+    expect(problems(`[virtual.swarm]\n`)).toEqual([
+      'virtual.swarm: unknown key; expected one of "process", "goose", "team", "duckdb", "imagen", "workspace"',
+    ]);
   });
 
   it("never takes a suggestion from what every object has", () => {
