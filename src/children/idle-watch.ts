@@ -46,6 +46,16 @@ export class IdleWatch {
     this.arm();
   }
 
+  /** Runs `work` as use of the child: the idle timeout counts from its end. */
+  async during<T>(work: () => Promise<T>): Promise<T> {
+    this.begin();
+    try {
+      return await work();
+    } finally {
+      this.end();
+    }
+  }
+
   private arm(): void {
     if (this.idleMs <= 0 || this.cancelTimer || this.inFlight > 0) return;
     this.cancelTimer = this.clock.after(this.lastUsed + this.idleMs - this.clock.now(), () => {

@@ -66,7 +66,6 @@ export class McpChild implements Child {
   private lastFailure: GaggleError | undefined;
   /** Every request at the child, tool calls or others, is use; the idle timeout counts from the last. */
   private readonly idle: IdleWatch;
-  /** The per-request limits every forwarded request of this child has. */
   private readonly limits: ForwardLimits;
   private readonly exposed: VisibleTools;
   private readonly signIn: SignInWatch;
@@ -91,7 +90,7 @@ export class McpChild implements Child {
     this.switchboard.onLogLevel(config.name, (level) => this.applyLogLevel(level));
     this.switchboard.onCallerGone((sessionId) => this.callers.forget(sessionId));
     this.switchboard.onRootsChanged(() => void this.machine.running?.client.sendRootsListChanged().catch(() => {}));
-    this.switchboard.onClientDrained(() => this.readAgain());
+    this.switchboard.onClientDrained(() => this.newest?.process?.readAgain());
   }
 
   status(): ChildStatus {
@@ -128,26 +127,14 @@ export class McpChild implements Child {
   }
 
   /** One tools/call, once the router's queue has let it through. */
-  async callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
-    this.idle.begin();
-    try {
-      return await this.gate.through(ctx, () => this.callAtChild(name, args, ctx));
-    } finally {
-      this.idle.end();
-    }
-  }
-
-  /** The call itself, once the session gate let it through. */
-  private async callAtChild(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
-    ctx.turn?.began();
-    this.callers.begin(ctx.caller);
-    try {
-      const params = { name, arguments: args, ...(ctx.meta && { _meta: ctx.meta }) };
-      return (await this.forward("tools/call", params, ctx, `tool "${name}"`)) as CallToolResult;
-    } finally {
-      this.callers.end(ctx.caller);
-      this.readAgain();
-    }
+  callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
+    const params = { name, arguments: args, ...(ctx.meta && { _meta: ctx.meta }) };
+    return this.idle.during(() =>
+      this.gate.through(ctx, () => {
+        ctx.turn?.began();
+        return this.forwardFor(ctx, "tools/call", params, `tool "${name}"`) as Promise<CallToolResult>;
+      }),
+    );
   }
 
   async readResource(uri: string, ctx: CallContext): Promise<ReadResourceResult> {
@@ -181,36 +168,34 @@ export class McpChild implements Child {
   /** Applied now if the child is running and logs; every later session gets the switchboard's level when it starts. */
   private async applyLogLevel(level: LoggingLevel): Promise<void> {
     const session = this.machine.running;
-    if (session?.client.getServerCapabilities()?.logging) {
-      await this.request(session, "logging/setLevel", () => session.client.setLoggingLevel(level));
-    }
+    if (!session?.client.getServerCapabilities()?.logging) return;
+    await this.request(session, "logging/setLevel", () => session.client.setLoggingLevel(level));
   }
 
   /** Requests other than tools/call skip the queue: they read, and must not wait behind long tool calls. */
-  private async passThrough(method: string, params: Record<string, unknown>, ctx: CallContext, what: string): Promise<Record<string, unknown>> {
-    this.idle.begin();
+  private passThrough(method: string, params: Record<string, unknown>, ctx: CallContext, what: string): Promise<Record<string, unknown>> {
+    return this.idle.during(() => this.forwardFor(ctx, method, params, what));
+  }
+
+  /** A client's request at the child: meanwhile the child's own requests may go to its caller. */
+  private async forwardFor(ctx: CallContext, method: string, params: Record<string, unknown>, what: string): Promise<Record<string, unknown>> {
     this.callers.begin(ctx.caller);
     try {
       return await this.forward(method, params, ctx, what);
     } finally {
       this.callers.end(ctx.caller);
-      this.readAgain();
-      this.idle.end();
+      // Its client may have been what held the output (see outputHeld).
+      this.newest?.process?.readAgain();
     }
   }
 
   /**
    * A running session's output is held while a call in flight is from a client that is not reading what it
-   * was sent (what the child writes would only queue up for it). A session being started is always read, so
-   * that no start waits on a client.
+   * was sent (what the child writes would only queue up for it); it is read again when a client drains or a call
+   * ends. A session being started is always read, so that no start waits on a client.
    */
   private outputHeld(): boolean {
     return this.machine.phase.state === "running" && this.switchboard.servesBacklogged(this.callers);
-  }
-
-  /** Asked when a client read again or a call ended: the newest session's output is read again if nothing holds it. */
-  private readAgain(): void {
-    this.newest?.process?.readAgain();
   }
 
   /**
@@ -233,14 +218,11 @@ export class McpChild implements Child {
   }
 
   /** Runs a request of gaggle's own on the session, started if needed, as use of the child. */
-  private async withSession<T>(what: string, run: (session: Session) => Promise<T>): Promise<T> {
-    this.idle.begin();
-    try {
+  private withSession<T>(what: string, run: (session: Session) => Promise<T>): Promise<T> {
+    return this.idle.during(async () => {
       const session = this.machine.running ?? (await this.ensureSession());
-      return await this.request(session, what, () => run(session));
-    } finally {
-      this.idle.end();
-    }
+      return this.request(session, what, () => run(session));
+    });
   }
 
   /** Ends the session and frees its process; an explicit close also forgets past failed starts, so the next call starts at once. */
