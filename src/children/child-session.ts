@@ -30,6 +30,7 @@ import { CHANGED_WITH } from "./child.js";
 import { SchemaCache } from "./schema-cache.js";
 import type { StderrRing } from "./stderr-ring.js";
 import { NoiseLog } from "./noise-log.js";
+import { OutputHold } from "./output-hold.js";
 import { ProcessGroupTransport, type ProcessExit } from "./stdio-transport.js";
 import { AnyResultSchema, type CallerTracker } from "./upstream.js";
 
@@ -42,6 +43,8 @@ export interface Session {
   era: EraTransport;
   /** The process behind a stdio child; undefined for remote children. */
   process: ProcessGroupTransport | undefined;
+  /** Holds what the child sends while a client it serves is not reading; told to read again when that may have changed. */
+  hold: OutputHold;
   cache: SchemaCache;
   /** Set when gaggle ends the session on purpose; a call that fails after that failed because of it. */
   closing: boolean;
@@ -80,7 +83,7 @@ export interface SessionWiring {
   catalog: CatalogShelf;
   /** What a remote child's session needs (see loadRemoteKit); undefined for a stdio child. */
   remote: RemoteKit | undefined;
-  /** True while a client the child serves is not reading what gaggle sends it: a stdio child's output is not read meanwhile. */
+  /** True while a client the child serves is not reading what gaggle sends it: the child's output is not read meanwhile. */
   outputHeld(): boolean;
 }
 
@@ -105,9 +108,16 @@ export const STDOUT_GARBAGE_MARK = "[gaggle] ignored a stdout line";
 /** Builds a session, wired but not yet connected: handlers must be in place before the first message arrives. */
 export function createSession(wiring: SessionWiring): Session {
   const { config, events, callers, log, remote } = wiring;
+  const hold = new OutputHold({
+    held: wiring.outputHeld,
+    onHold: (held) =>
+      held
+        ? log.info("a client this child serves is not reading what it was sent; the child's output waits unread until it does")
+        : log.info("the client reads again; reading the child's output again"),
+  });
   // A remote child's sign-in serves its session's transport and its listen streams alike.
   const signIn = remote && new remote.ChildOAuthProvider(config.name, config.oauth, new TokenStore(wiring.stateDir, config.name, config.url!));
-  const raw = createTransport(wiring, remote && signIn && { kit: remote, signIn }, (name) =>
+  const raw = createTransport(wiring, hold, remote && signIn && { kit: remote, signIn }, (name) =>
     session.cache.cachedTools?.find((tool) => tool.name === name),
   );
   const httpSignIn = config.transport === "http" && signIn;
@@ -126,6 +136,7 @@ export function createSession(wiring: SessionWiring): Session {
     transport,
     era,
     process: raw instanceof ProcessGroupTransport ? raw : undefined,
+    hold,
     closing: false,
     endedBecause: undefined,
     catalogued: wiring.catalog.read().tools !== undefined,
@@ -154,6 +165,7 @@ export function createSession(wiring: SessionWiring): Session {
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, (note) => events.resourceUpdated(config.name, note.params.uri));
   const noise = new NoiseLog(log, "protocol errors from the child");
   client.onclose = () => {
+    hold.end();
     noise.summarise();
     const exit = session.process?.exitInfo;
     session.endedBecause ??= exit ? describeExit(exit) : "closed its connection";
@@ -250,12 +262,13 @@ export function startFailureReason(error: unknown, session: Session | undefined,
 
 /** `remote` is there for a remote child. */
 function createTransport(
-  { config, shutdownGraceMs, stderr, log, outputHeld }: SessionWiring,
+  { config, shutdownGraceMs, stderr, log }: SessionWiring,
+  hold: OutputHold,
   remote: { kit: RemoteKit; signIn: ChildOAuthProvider } | undefined,
   toolFor: (name: string) => Tool | undefined,
 ): Transport {
   if (remote) {
-    const options = { headers: config.headers, toolFor, authProvider: remote.signIn };
+    const options = { headers: config.headers, toolFor, authProvider: remote.signIn, hold };
     return remote.kit.remoteTransport(config.transport as "http" | "sse", config.url!, options);
   }
   return new ProcessGroupTransport({
@@ -272,11 +285,7 @@ function createTransport(
       stderr.push(`${STDOUT_GARBAGE_MARK} that is not JSON-RPC (${reason}): ${line.slice(0, 200)}\n`);
       log.warn({ line: line.slice(0, 200), reason }, "child wrote a line to stdout that is not JSON-RPC; ignored");
     },
-    outputHeld,
-    onOutputHold: (held) =>
-      held
-        ? log.info("a client this child serves is not reading what it was sent; the child's output waits unread until it does")
-        : log.info("the client reads again; reading the child's output again"),
+    hold,
   });
 }
 

@@ -90,7 +90,7 @@ export class McpChild implements Child {
     this.switchboard.onLogLevel(config.name, (level) => this.applyLogLevel(level));
     this.switchboard.onCallerGone((sessionId) => this.callers.forget(sessionId));
     this.switchboard.onRootsChanged(() => void this.machine.running?.client.sendRootsListChanged().catch(() => {}));
-    this.switchboard.onClientDrained(() => this.newest?.process?.readAgain());
+    this.switchboard.onClientDrained(() => this.newest?.hold.readAgain());
   }
 
   status(): ChildStatus {
@@ -185,7 +185,7 @@ export class McpChild implements Child {
     } finally {
       this.callers.end(ctx.caller);
       // Its client may have been what held the output (see outputHeld).
-      this.newest?.process?.readAgain();
+      this.newest?.hold.readAgain();
     }
   }
 

@@ -6,6 +6,7 @@ import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/s
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { fetchFailure } from "../shared/errors.js";
 import { modernFetch } from "./modern-fetch.js";
+import { heldFetch, type OutputHold } from "./output-hold.js";
 import { reaching } from "./oauth/reaching.js";
 
 export interface RemoteOptions {
@@ -15,6 +16,8 @@ export interface RemoteOptions {
   toolFor: (name: string) => Tool | undefined;
   /** Signs in when the child answers 401 (the MCP authorization spec); its tokens then go on every request. */
   authProvider: RefusalAwareProvider;
+  /** Holds the child's answers and streams unread while a client it serves is not reading. */
+  hold: OutputHold;
 }
 
 /** A provider that is told what the child's own 401 and 403 answers said (the SDK reads them only in part). */
@@ -53,12 +56,14 @@ function signedInFetch(inner: Fetch, endpoint: URL, provider: RefusalAwareProvid
   };
 }
 
-export function remoteTransport(kind: "http" | "sse", url: string, { headers, toolFor, authProvider }: RemoteOptions): Transport {
+export function remoteTransport(kind: "http" | "sse", url: string, { headers, toolFor, authProvider, hold }: RemoteOptions): Transport {
   const endpoint = new URL(url);
   const requestInit = { headers };
+  const inner = kind === "http" ? modernFetch(toolFor) : fetch;
+  const fetchFn = heldFetch(signedInFetch(inner, endpoint, authProvider), endpoint.origin, hold);
   return kind === "http"
-    ? new StreamableHTTPClientTransport(endpoint, { requestInit, authProvider, fetch: signedInFetch(modernFetch(toolFor), endpoint, authProvider) })
-    : new SSEClientTransport(endpoint, { requestInit, authProvider, fetch: signedInFetch(fetch, endpoint, authProvider) });
+    ? new StreamableHTTPClientTransport(endpoint, { requestInit, authProvider, fetch: fetchFn })
+    : new SSEClientTransport(endpoint, { requestInit, authProvider, fetch: fetchFn });
 }
 
 /**

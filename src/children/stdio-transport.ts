@@ -4,6 +4,7 @@ import { ErrorCode, McpError, type JSONRPCMessage } from "@modelcontextprotocol/
 import { once } from "node:events";
 import { GroupProcess, type ProcessExit } from "./group-process.js";
 import { encodeMessage, messageLines } from "../shared/json-rpc-codec.js";
+import type { OutputHold } from "./output-hold.js";
 import { spawnProblem } from "./spawn-problem.js";
 
 export type { ProcessExit };
@@ -18,13 +19,8 @@ export interface StdioProcessOptions {
   onStderr(chunk: string): void;
   /** A stdout line that is not a JSON-RPC message: reported, then skipped. */
   onStdoutGarbage(line: string, error: unknown): void;
-  /**
-   * Asked after each chunk of stdout is read: while true, no more is read (the child blocks on a full pipe)
-   * until `readAgain` finds it false.
-   */
-  outputHeld(): boolean;
-  /** The child's output began (true) or ended (false) being held. */
-  onOutputHold(held: boolean): void;
+  /** Asked after each chunk of stdout is read: while it holds, no more is read (the child blocks on a full pipe). */
+  hold: OutputHold;
 }
 
 /** How long a child gets to exit by itself once its stdin is closed, before its group is signalled. */
@@ -40,7 +36,8 @@ export class ProcessGroupTransport implements Transport {
   /** Resolves once the close has been told (onclose called). */
   private readonly told: Promise<void>;
   private tell!: () => void;
-  private held = false;
+  /** stdout is paused until the hold lets it be read again. */
+  private paused = false;
   /** Settles when stdin has drained (or failed): the one wait of every write that found its buffer full. */
   private drained: Promise<void> | undefined;
   private readonly lines = messageLines(
@@ -71,21 +68,18 @@ export class ProcessGroupTransport implements Transport {
     const stdout = this.process.stdout.setEncoding("utf8");
     stdout.on("data", (chunk: string) => {
       this.lines.push(chunk);
-      if (this.held || !this.options.outputHeld()) return;
-      this.held = true;
+      if (this.paused) return;
+      const readable = this.options.hold.whenReadable();
+      if (!readable) return;
+      this.paused = true;
       stdout.pause();
-      this.options.onOutputHold(true);
+      void readable.then(() => {
+        this.paused = false;
+        stdout.resume();
+      });
     });
     // Calls in flight fail as soon as the child's last output is read, not once its leftovers are stopped.
     void this.process.exited.then(() => this.finish());
-  }
-
-  /** Reads the child's output again, unless what held it still holds; called whenever that may have changed. */
-  readAgain(): void {
-    if (!this.held || this.options.outputHeld()) return;
-    this.held = false;
-    this.process?.stdout.resume();
-    this.options.onOutputHold(false);
   }
 
   send(message: JSONRPCMessage): Promise<void> {

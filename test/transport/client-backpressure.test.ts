@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { startHttpGaggle } from "../helpers/gaggle-http.js";
+import { startHttpFixture } from "../helpers/http-fixture.js";
 import { envelope, modernRequest } from "../helpers/modern-http.js";
 import { fixtureChild, NO_BUILT_INS } from "../helpers/paths.js";
 import { INITIALIZE, MCP_POST_HEADERS, postMcp } from "../helpers/raw-http.js";
@@ -110,6 +111,53 @@ describe("a stdio client that stops reading", () => {
     }
     expect(gaggle.stderr).toContain("reading the child's output again");
     expect(gaggle.stderr).not.toContain("MaxListenersExceededWarning");
+  }, 240_000);
+});
+
+describe.each([
+  { type: "http", path: "/mcp" },
+  { type: "sse", path: "/sse" },
+])("a stdio client that stops reading, with a remote child ($type)", ({ type, path }) => {
+  it("leaves the child's answers unread in the network while they wait for the client, and reads them again once it does", async () => {
+    const calls = 30;
+    // Each answer: one text of 4,000 lines of 1,000 characters (about 4 MB).
+    const lines = { count: 4000, prefix: "x".repeat(994) };
+    const expected = Array.from({ length: lines.count }, (_, i) => `${lines.prefix} ${i + 1}`).join("\n");
+    const remote = await startHttpFixture();
+    try {
+      const child = `[mcp_servers.remote]\ntype = "${type}"\nurl = ${JSON.stringify(`${remote.origin}${path}`)}\n`;
+      gaggle = new RawStdioGaggle(`${NO_BUILT_INS}\n${child}`);
+      await gaggle.initialize();
+      const before = residentKib(gaggle.pid);
+      gaggle.stopReading();
+      const resident = watchResident(gaggle.pid);
+      const call = (id: string) => ({
+        id,
+        method: "tools/call",
+        params: { name: "execute_child_tool", arguments: { server_id: "remote", tool_name: "lines", arguments: lines } },
+      });
+      for (let i = 0; i < calls; i++) gaggle.send(call(`lines-${i}`));
+      await expect.poll(() => gaggle!.stderr, { timeout: 60_000 }).toContain("the child's output waits unread");
+      // A call is sent once the one before it was answered (concurrency 1): the held answer stops the rest.
+      const served = () =>
+        remote
+          .stderr()
+          .split("\n")
+          .filter((line) => line.includes("call lines")).length;
+      expect(served()).toBeLessThan(calls);
+      const peakKib = resident.stop();
+      expect(peakKib - before).toBeLessThan(100 * 1024);
+
+      gaggle.resumeReading();
+      for (let i = 0; i < calls; i++) {
+        const answer = (await gaggle.answerTo(`lines-${i}`)) as { result: { content: Array<{ text: string }> } };
+        expect(answer.result.content[0]!.text).toHaveLength(expected.length);
+      }
+      expect(served()).toBe(calls);
+      expect(gaggle.stderr).toContain("reading the child's output again");
+    } finally {
+      await remote.stop();
+    }
   }, 240_000);
 });
 
