@@ -153,7 +153,7 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
       if (status === 500) log.error({ err: error }, "request failed");
       if (res.headersSent) return void res.end();
       // The rest of the body is not wanted: the connection closes once the answer is out.
-      if (status === 413) res.once("finish", () => closeAfterAnswer(req));
+      if (status === 413) closeAfterAnswer(res);
       send(res, status, jsonRpcError((error as Error).message));
     });
   });
