@@ -2,6 +2,7 @@
 import { Ajv, type ValidateFunction, type ErrorObject } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { errorMessage } from "../shared/errors.js";
 import { logger } from "../shared/log.js";
 
 // The child is the authority on its own schema: unknown keywords and formats are tolerated rather than refused.
@@ -25,7 +26,10 @@ function compile(tool: Tool): ValidateFunction | null {
   try {
     return ajv.compile(schema);
   } catch (error) {
-    logger({ subsystem: "validate" }).warn({ tool: tool.name, err: error }, "input schema does not compile; arguments pass unchecked");
+    logger({ subsystem: "validate" }).warn(
+      { tool: tool.name, reason: errorMessage(error) },
+      "input schema does not compile; arguments pass unchecked",
+    );
     return null;
   } finally {
     // The validator lives on in `validators` as long as its tool; Ajv's own cache would keep every schema forever.

@@ -325,8 +325,8 @@ export class McpChild implements Child {
   private startFailed(error: unknown, session: Session | undefined, failedStarts: number): GaggleError {
     this.lastError = `failed to start: ${startFailureReason(error, session, this.startupTimeoutMs)}`;
     this.machine.move({ state: "failed", failedStarts, retryAt: this.clock.now() + backoffMs(failedStarts) });
-    this.log.warn({ reason: this.lastError, failedStarts }, "start failed");
     this.lastFailure = startFailure(this.config, this.startupTimeoutMs, this.lastError, this.stderr.tail(), error);
+    this.log.warn({ reason: this.lastError, hint: this.lastFailure.hint, failedStarts }, "start failed");
     this.signIn.started(this.lastFailure.code === "AUTH_REQUIRED");
     return this.lastFailure;
   }

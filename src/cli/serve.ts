@@ -8,6 +8,7 @@ import { createGatewayServer } from "../gateway/server.js";
 import { ClientOutbox } from "../transport/client-outbox.js";
 import { EraSplitTransport } from "../transport/era-split.js";
 import { lazyLogger } from "../shared/log.js";
+import { withStack } from "../shared/log-errors.js";
 import type { HttpGateway } from "../transport/http-server.js";
 import { createGaggleWithListener } from "../transport/members-listener.js";
 import { StdioServerTransport } from "../transport/stdio-server.js";
@@ -89,7 +90,7 @@ function stopOnce(
   };
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void stop(signal));
   process.on("uncaughtException", (error) => {
-    log.fatal({ err: error }, "uncaught exception");
+    log.fatal({ err: withStack(error) }, "uncaught exception");
     void stop("uncaught exception", 1);
   });
   return stop;

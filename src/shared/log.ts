@@ -1,5 +1,6 @@
 // The process-wide pino logger: JSON lines on fd 2 only (stdout carries the protocol), secrets redacted.
 import { pino, type Logger, type LevelWithSilent } from "pino";
+import { errSerializer } from "./log-errors.js";
 
 /** Values under these keys never reach the log, at whatever depth pino's redaction reaches. */
 const REDACTED_PATHS = [
@@ -40,6 +41,7 @@ function createLogger(level: LevelWithSilent): Logger {
       level,
       base: { pid: process.pid },
       redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
+      serializers: { err: errSerializer(level === "debug" || level === "trace") },
     },
     pino.destination({ fd: 2, sync: true }),
   );

@@ -1,5 +1,5 @@
 // Reads a request body, refusing one larger than the configured limit before it is all in memory.
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 
 export class BodyError extends Error {
   constructor(
@@ -40,16 +40,24 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
 const LINGER_MS = 5_000;
 
 /**
- * Closes the connection of a request whose body was refused, after its answer, without a reset: the write side is
- * ended and what the client still sends is read and dropped until it closes its end, or LINGER_MS pass. A socket
- * closed with body unread resets, and the reset can discard the answer before the client reads it: Node's fetch
- * sends the whole body before it reads the answer, and got ECONNRESET instead of the 413. (RFC 9112 9.6 asks
- * for this staged close.) The answer carries no `Connection: close`: with it, Node destroys the socket as soon as
- * the answer is written, the reset this avoids.
+ * Makes the answer to a refused body the connection's last (`Connection: close`, as RFC 9112 9.6 asks of a server
+ * that will close), and the close after it a staged one: once the answer is out the write side is ended, and what
+ * the client still sends is read and dropped until it closes its end, or LINGER_MS pass. Call it before the answer
+ * is written.
+ *
+ * Node's http server closes a connection whose answer is its last (the answer says `Connection: close`, or the
+ * request did) with socket.destroySoon(): end, then destroy as soon as the write side is done. A socket closed with
+ * body unread resets, and the reset takes the answer with it: a client that sends the whole body before it reads
+ * (Node's fetch, node:http with agent: false, curl with `Connection: close`) got EPIPE or ECONNRESET instead of the
+ * 413. So on this socket destroySoon lingers instead, as nginx's lingering_close does.
  */
-export function closeAfterAnswer(req: IncomingMessage): void {
-  const socket = req.socket;
-  const cut = setTimeout(() => socket.destroy(), LINGER_MS).unref();
-  socket.once("close", () => clearTimeout(cut));
-  socket.end();
+export function closeAfterAnswer(res: ServerResponse): void {
+  const socket = res.socket;
+  if (!socket) return;
+  res.setHeader("connection", "close");
+  socket.destroySoon = () => {
+    const cut = setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    socket.once("close", () => clearTimeout(cut));
+    socket.end();
+  };
 }

@@ -12,6 +12,7 @@ import { GatewayRequests } from "../gateway/requests.js";
 import { createGatewayServer } from "../gateway/server.js";
 import { StartupError } from "../shared/errors.js";
 import { lazyLogger } from "../shared/log.js";
+import { withStack } from "../shared/log-errors.js";
 import { isObject } from "../shared/json.js";
 import { decodeBody, decodeErrorLine, MessageDecodeError } from "../shared/json-rpc-codec.js";
 import { BodyError, closeAfterAnswer, readBody } from "./http-body.js";
@@ -150,10 +151,10 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
         return void res.writeHead(400, { "content-type": "application/json" }).end(decodeErrorLine(error));
       }
       const status = error instanceof BodyError ? error.status : 500;
-      if (status === 500) log.error({ err: error }, "request failed");
+      if (status === 500) log.error({ err: withStack(error) }, "request failed");
       if (res.headersSent) return void res.end();
       // The rest of the body is not wanted: the connection closes once the answer is out.
-      if (status === 413) res.once("finish", () => closeAfterAnswer(req));
+      if (status === 413) closeAfterAnswer(res);
       send(res, status, jsonRpcError((error as Error).message));
     });
   });
