@@ -138,7 +138,12 @@ export class Router {
   warmUp(names: Iterable<string>): void {
     for (const name of names) {
       const child = this.get(name);
-      child.tools().catch((error: unknown) => logger({ child: name }).warn({ err: error }, "eager start failed"));
+      child.tools().catch((error: unknown) => {
+        // A start that failed was logged by the child itself, with its reason and hint; only a list that failed is news.
+        const log = logger({ child: name });
+        if (child.status().state === "failed") log.debug({ err: error }, "eager start failed");
+        else log.warn({ err: error }, "eager start failed");
+      });
     }
   }
 

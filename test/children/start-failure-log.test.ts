@@ -35,7 +35,7 @@ describe("warnings about a child that fails to start", () => {
     );
     try {
       // In proxy mode the list starts every child (and gaggle already tried them at start-up): each failure is
-      // logged where it happens, and again as the child left out of the list.
+      // logged once where it happens, and again as the child left out of the list.
       await gaggle.client.listTools();
       const warningsOf = (text: string, child: string) =>
         text
@@ -53,6 +53,11 @@ describe("warnings about a child that fails to start", () => {
         const started = warningsOf(stderr, child).find((line) => line.msg === "start failed");
         expect(started?.reason, child).toMatch(/^failed to start: /);
         expect(started?.hint, child).toContain(child);
+        // Said once: the start at start-up does not repeat what the child logged.
+        expect(
+          warningsOf(stderr, child).filter((line) => line.msg === "eager start failed"),
+          child,
+        ).toEqual([]);
         for (const line of warningsOf(stderr, child).filter((warning) => warning.err)) {
           expect(line.err!.message, child).toContain(child);
           expect(line.err!.hint, child).toEqual(expect.any(String));
