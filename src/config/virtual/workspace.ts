@@ -36,6 +36,11 @@ export const workspaceSettingsSchema = closed({
   max_image_bytes: z.int(expected("a positive integer")).positive().optional(),
   /** Files GlobTool and LS list, and lines GrepTool shows, at most; a note says when more were left out. */
   max_results: z.int(expected("an integer >= 1")).min(1).optional(),
+  /**
+   * true: Edit and Replace copy a file's old content to FILE.bak before they change it. Off by default: git is the
+   * usual undo, and stray .bak files show in `git status` and in searches.
+   */
+  backups: z.boolean(expected("true or false")).optional(),
   /** true: GrepTool searches with ripgrep (`rg`) when it is on PATH; false: always with its own JavaScript search. */
   ripgrep: z.boolean(expected("true or false")).optional(),
   /** After SIGTERM, how long a command's process group (or a session's shell) gets before SIGKILL; defaults to gateway.shutdown_grace_ms. */
@@ -65,6 +70,7 @@ export const workspaceSettingsSchema = closed({
     maxEditBytes: raw.max_edit_bytes ?? WORKSPACE_DEFAULTS.maxEditBytes,
     maxImageBytes: raw.max_image_bytes ?? WORKSPACE_DEFAULTS.maxImageBytes,
     maxResults: raw.max_results ?? WORKSPACE_DEFAULTS.maxResults,
+    backups: raw.backups ?? false,
     ripgrep: raw.ripgrep ?? true,
     killGraceMs: raw.kill_grace_ms,
     policy: raw.policy,

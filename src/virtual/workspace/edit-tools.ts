@@ -1,9 +1,11 @@
-// Edit (one exact, unique replacement, or a new file) and Replace (a whole file), each answering with what changed.
+// Edit (one exact, unique replacement, or a new file) and Replace (a whole file), each answering with what changed;
+// with [virtual.workspace] backups, the old content kept in FILE.bak.
 import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { z } from "zod";
 import { GaggleError } from "../../shared/errors.js";
 import { defineTool, type VirtualTool } from "../virtual-child.js";
+import { backUp } from "./backup.js";
 import { kindOf } from "./file-kind.js";
 import { fsFailure } from "./fs-errors.js";
 import { numberedRange } from "./numbered.js";
@@ -14,8 +16,11 @@ const CONTEXT = 3;
 /** An edit's answer shows at most this many lines of the new text. */
 const MAX_SHOWN = 60;
 
+/** What the descriptions say of backups, when they are on. */
+const BACKUP_NOTE = " The file's old content is first copied to FILE.bak beside it (replacing an older one).";
+
 export function editTool(workspace: Workspace): VirtualTool {
-  const { maxEditBytes } = workspace.settings;
+  const { maxEditBytes, backups } = workspace.settings;
   return defineTool({
     name: "Edit",
     title: "Replace one exact piece of a file",
@@ -24,7 +29,8 @@ export function editTool(workspace: Workspace): VirtualTool {
       "included) and exactly once: when it matches several times, the error lists the line of each match; add surrounding " +
       "lines until it is unique. An empty old_string creates a new file holding new_string (refused if the file exists). " +
       `Binary files and files over ${maxEditBytes} bytes are refused. Answers with the changed lines and their numbers. ` +
-      "Use Replace to rewrite a whole file.",
+      "Use Replace to rewrite a whole file." +
+      (backups ? BACKUP_NOTE : ""),
     input: z.strictObject({
       file_path: z.string().min(1).describe("The file to edit: absolute, or relative to the shell's working directory"),
       old_string: z.string().describe("The text to replace, exactly as in the file; empty to create a new file"),
@@ -57,20 +63,21 @@ export function editTool(workspace: Workspace): VirtualTool {
       }
       const index = at[0]!;
       const after = before.slice(0, index) + new_string + before.slice(index + old_string.length);
-      write(path, after, maxEditBytes);
-      return text(editAnswer(path, after, lineAt(before, index), old_string, new_string));
+      const backup = write(path, after, maxEditBytes, backups);
+      return text(editAnswer(path, after, lineAt(before, index), old_string, new_string) + backup);
     },
   });
 }
 
 export function replaceTool(workspace: Workspace): VirtualTool {
-  const { maxEditBytes } = workspace.settings;
+  const { maxEditBytes, backups } = workspace.settings;
   return defineTool({
     name: "Replace",
     title: "Write a whole file",
     description:
       "Writes content to a file, replacing what it held, or creating it (and its missing folders) under the allowed roots. " +
-      "Use Edit to change part of a file.",
+      "Use Edit to change part of a file." +
+      (backups ? BACKUP_NOTE : ""),
     input: z.strictObject({
       file_path: z.string().min(1).describe("The file to write: absolute, or relative to the shell's working directory"),
       content: z.string().describe("The file's whole new content"),
@@ -80,9 +87,9 @@ export function replaceTool(workspace: Workspace): VirtualTool {
       const path = (await workspace.place(ctx)).confine(file_path);
       const existed = exists(path);
       const was = existed ? lineCount(readText(path, Infinity, false)) : 0;
-      write(path, content, maxEditBytes);
+      const backup = write(path, content, maxEditBytes, backups && existed);
       const lines = lineCount(content);
-      return text(existed ? `Replaced ${path}: ${lines} lines (it had ${was})` : `Created ${path} (${lines} lines)`);
+      return text(existed ? `Replaced ${path}: ${lines} lines (it had ${was})${backup}` : `Created ${path} (${lines} lines)`);
     },
   });
 }
@@ -119,21 +126,25 @@ function readText(path: string, limit: number, refuseBinary = true): string {
   return data.toString("utf8");
 }
 
-function write(path: string, content: string, limit: number): void {
+/** Writes `content` to `path`; with `backup`, after copying the file there to FILE.bak. Answers "" or a line on the backup. */
+function write(path: string, content: string, limit: number, backup = false): string {
   const bytes = Buffer.byteLength(content);
   if (bytes > limit) {
     throw new GaggleError("LIMIT_REACHED", `the new content of ${path} has ${bytes} bytes, over ${limit} ([virtual.workspace] max_edit_bytes)`, {
       hint: "write it in parts, or with Bash",
     });
   }
+  let note = "";
   try {
     if (existsSync(path) && statSync(path).isDirectory()) throw new GaggleError("INVALID_ARGS", `${path} is a folder, not a file`);
+    if (backup) note = `\n${backUp(path)}`;
     mkdirSync(dirname(path), { recursive: true });
     // In place, not renamed over: the file keeps its mode, owner and hard links.
     writeFileSync(path, content);
   } catch (error) {
     throw fsFailure(error, path);
   }
+  return note;
 }
 
 /** Where `needle` starts in `haystack`, each match after the end of the one before (as strings.Count counts). */

@@ -4,6 +4,7 @@ import { statSync } from "node:fs";
 import { z } from "zod";
 import { GaggleError } from "../../shared/errors.js";
 import { defineTool, type VirtualTool } from "../virtual-child.js";
+import { humanSize, permissions } from "./file-facts.js";
 import { fsFailure } from "./fs-errors.js";
 import { globRegExp } from "./glob.js";
 import type { Place, Workspace } from "./place.js";
@@ -50,7 +51,7 @@ export function globTool(workspace: Workspace): VirtualTool {
       if (listed.length === 0) return text(`No files under ${dir} match ${pattern}`);
       const cap = Math.min(limit ?? maxResults, maxResults);
       const shown = listed.slice(0, cap).map(({ path: full, relative, info }) => {
-        return `${absolute ? full : relative} (${size(info!.size)}, modified ${when(info!.mtime)}, ${permissions(info!.mode)})`;
+        return `${absolute ? full : relative} (${humanSize(info!.size)}, modified ${when(info!.mtime)}, ${permissions(info!.mode)})`;
       });
       const more = listed.length - shown.length;
       const note = more > 0 ? `\n[${more} more files matched; narrow the pattern or path, or raise limit (at most ${maxResults})]` : "";
@@ -70,27 +71,9 @@ export function searchFolder(place: Place, path: string | undefined): string {
   return dir;
 }
 
-function size(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ["KB", "MB", "GB", "TB"];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(1)} ${units[unit]}`;
-}
-
 function when(date: Date): string {
   const pad = (n: number) => String(n).padStart(2, "0");
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
-}
-
-/** As ls -l writes them: -rwxr-xr-x. */
-function permissions(mode: number): string {
-  const bits = "rwxrwxrwx";
-  return "-" + [...bits].map((char, i) => (mode & (1 << (8 - i)) ? char : "-")).join("");
 }
 
 function text(value: string) {

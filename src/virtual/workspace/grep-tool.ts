@@ -1,7 +1,11 @@
-// GrepTool: the lines matching a regular expression in the files under a folder, with ripgrep when it is on PATH
-// and a JavaScript search otherwise; binary, hidden and ignored files skipped, the answer capped with a note.
+// GrepTool: the lines matching a regular expression in the files under a folder (with lines of context on request),
+// with ripgrep when it is on PATH and a JavaScript search otherwise; binary, hidden and ignored files skipped, the
+// answer capped with a note.
 import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { open, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { z } from "zod";
 import { GaggleError, errorMessage } from "../../shared/errors.js";
@@ -10,7 +14,7 @@ import { SNIFF_BYTES } from "./file-kind.js";
 import { globRegExp } from "./glob.js";
 import { searchFolder } from "./glob-tool.js";
 import type { Workspace } from "./place.js";
-import { walkFiles } from "./walk.js";
+import { VCS_FOLDERS, walkFiles } from "./walk.js";
 
 /** Longer lines are cut in the answer. */
 const MAX_LINE_CHARS = 500;
@@ -18,12 +22,16 @@ const MAX_LINE_CHARS = 500;
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
 /** Files searched at once by the JavaScript search. */
 const PARALLEL_FILES = 16;
+/** The most lines of context a call may ask for on each side of a match. */
+const MAX_CONTEXT = 20;
 
 export interface Match {
   /** Relative to the search folder. */
   file: string;
   line: number;
   text: string;
+  /** A line shown around a match (context), not itself matching. */
+  context?: boolean;
 }
 
 export interface Search {
@@ -32,12 +40,17 @@ export interface Search {
   /** A glob of names (or, with a `/`, of paths from the search folder) to search. */
   include: string | undefined;
   dir: string;
-  /** Matches beyond this are not collected: the search stops and says more were found. */
+  /** Matching lines beyond this are not collected: the search stops and says more were found. Context lines do not count. */
   max: number;
+  /** Lines of context before and after each match. */
+  context: number;
+  /** Also search inside version-control folders (.git, .svn, .hg). */
+  vcs: boolean;
   signal: AbortSignal | undefined;
 }
 
 export interface Found {
+  /** Matching lines and their context lines, each file's in order. */
   matches: Match[];
   more: boolean;
 }
@@ -51,62 +64,105 @@ export function grepTool(workspace: Workspace, rg: string | undefined): VirtualT
     description:
       'Searches the files under a folder for lines matching a regular expression ("log.*Error", "function\\\\s+\\\\w+"). ' +
       'include keeps only files whose names match a glob ("*.js", "*.{ts,tsx}"). Hidden files, binary files and what ' +
-      `.gitignore files leave out are skipped. Answers file:line:text, files newest first; at most ${maxResults} lines, ` +
-      "with a note when more matched.",
+      `.gitignore files leave out are skipped (no_ignore_vcs: true searches .git, .svn and .hg folders too). Answers ` +
+      "file:line:text, files newest first; context adds lines before and after each match as grep -C does (file-line-text, " +
+      `-- between groups that do not touch). At most ${maxResults} matching lines (context lines not counted), with a note ` +
+      "when more matched.",
     input: z.strictObject({
       pattern: z.string().min(1).describe("The regular expression to search for"),
       path: z.string().min(1).describe("The folder to search (default: the shell's working directory)").optional(),
       include: z.string().min(1).describe('A glob of file names to search (e.g. "*.js", "*.{ts,tsx}")').optional(),
       ignore_case: z.boolean().describe("Match letters in either case (default false)").optional(),
+      context: z.int().min(0).max(MAX_CONTEXT).describe(`Lines to show before and after each match, 0 to ${MAX_CONTEXT} (default 0)`).optional(),
+      no_ignore_vcs: z
+        .boolean()
+        .describe("Also search inside version-control folders (.git, .svn, .hg), skipped otherwise (default false)")
+        .optional(),
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
-    run: async ({ pattern, path, include, ignore_case = false }, ctx) => {
+    run: async ({ pattern, path, include, ignore_case = false, context = 0, no_ignore_vcs = false }, ctx) => {
       const place = await workspace.place(ctx);
       const dir = searchFolder(place, path);
-      const search: Search = { pattern, ignoreCase: ignore_case, include, dir, max: maxResults, signal: ctx.cancel?.signal };
+      const search: Search = {
+        pattern,
+        ignoreCase: ignore_case,
+        include,
+        dir,
+        max: maxResults,
+        context,
+        vcs: no_ignore_vcs,
+        signal: ctx.cancel?.signal,
+      };
       const found = rg ? await withRipgrep(rg, search) : await withJavaScript(search);
-      if (found.matches.length === 0) return text(`No lines under ${dir} match ${pattern}`);
-      const lines = await newestFirst(dir, found.matches);
-      const files = new Set(found.matches.map((match) => match.file)).size;
+      const matching = found.matches.filter((match) => !match.context);
+      if (matching.length === 0) return text(`No lines under ${dir} match ${pattern}`);
+      const lines = await newestFirst(dir, found.matches, context);
+      const files = new Set(matching.map((match) => match.file)).size;
       const note = found.more
         ? `\n[more lines matched past the first ${maxResults} ([virtual.workspace] max_results); narrow the pattern, path or include]`
         : "";
-      return text(`${found.matches.length}${found.more ? "+" : ""} matching lines in ${files} files under ${dir}:\n${lines.join("\n")}${note}`);
+      return text(`${matching.length}${found.more ? "+" : ""} matching lines in ${files} files under ${dir}:\n${lines.join("\n")}${note}`);
     },
   });
 }
 
-/** file:line:text, the files most recently changed first, each file's lines in order. */
-async function newestFirst(dir: string, matches: Match[]): Promise<string[]> {
+/**
+ * file:line:text, the files most recently changed first, each file's lines in order; with context, grep -C's form:
+ * context lines file-line-text, and `--` between groups of lines that do not touch (a new file starts a group). A
+ * context line is kept only near a matching line that is shown: the search stops at max, maybe past a match's context.
+ */
+async function newestFirst(dir: string, lines: Match[], context: number): Promise<string[]> {
   const byFile = new Map<string, Match[]>();
-  for (const match of matches) byFile.set(match.file, [...(byFile.get(match.file) ?? []), match]);
+  for (const line of lines) {
+    const own = byFile.get(line.file);
+    if (own) own.push(line);
+    else byFile.set(line.file, [line]);
+  }
   const times = new Map(
     await Promise.all([...byFile.keys()].map(async (file) => [file, (await stat(`${dir}/${file}`).catch(() => undefined))?.mtimeMs ?? 0] as const)),
   );
   const files = [...byFile.keys()].sort((a, b) => times.get(b)! - times.get(a)! || (a < b ? -1 : 1));
-  return files.flatMap((file) =>
-    byFile
-      .get(file)!
-      .sort((a, b) => a.line - b.line)
-      .map((match) => `${file}:${match.line}:${cut(match.text)}`),
-  );
+  const out: string[] = [];
+  for (const file of files) {
+    const own = byFile.get(file)!.sort((a, b) => a.line - b.line);
+    const near = new Set<number>();
+    for (const hit of own) if (!hit.context) for (let n = hit.line - context; n <= hit.line + context; n++) near.add(n);
+    let previous: number | undefined;
+    for (const { line, text, context: around } of own) {
+      if (around && !near.has(line)) continue;
+      if (context > 0 && out.length > 0 && (previous === undefined || line > previous + 1)) out.push("--");
+      const mark = around ? "-" : ":";
+      out.push(`${file}${mark}${line}${mark}${cut(text)}`);
+      previous = line;
+    }
+  }
+  return out;
 }
 
 function cut(line: string): string {
   return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}... [line cut]` : line;
 }
 
+/** What follows the NUL after the path in rg's lines: the line number, then `:` (a match) or `-` (context). */
+const LINE_NUMBER = /(\d+)([:-])/y;
+
 /** ripgrep, told to read .gitignore files outside git repositories too, and nothing but them and its own ignore files. */
 export async function withRipgrep(rg: string, search: Search): Promise<Found> {
   const args = ["--no-config", "--no-heading", "--with-filename", "--line-number", "--null", "--color", "never", "--no-require-git"];
   args.push("--no-ignore-global", "--no-ignore-exclude", "--max-columns", String(MAX_LINE_CHARS * 2), "--max-columns-preview");
   if (search.ignoreCase) args.push("--ignore-case");
+  if (search.context > 0) args.push("--context", String(search.context));
+  // rg enters a hidden folder that an ignore file whitelists. Not /dev/stdin: Node's stdin pipes are sockets, which
+  // it cannot open. As --ignore-file rules, .gitignore files still overrule them, as they do the JavaScript walk's.
+  const vcs = search.vcs ? vcsIgnoreFile() : undefined;
+  if (vcs) args.push("--ignore-file", vcs.path);
   // A file type, not --glob: rg lets a --glob override .gitignore, a type leaves it in force. A type matches names only.
   if (search.include?.includes("/")) args.push("--glob", search.include);
   else if (search.include) args.push("--type-add", `gaggleinclude:${search.include}`, "--type", "gaggleinclude");
   args.push("--regexp", search.pattern, "--", ".");
   const child = spawn(rg, args, { cwd: search.dir, stdio: ["ignore", "pipe", "pipe"] });
   const matches: Match[] = [];
+  let matching = 0;
   let more = false;
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString("utf8")).slice(-4000)));
@@ -117,16 +173,21 @@ export async function withRipgrep(rg: string, search: Search): Promise<Found> {
     child.once("close", resolve);
   });
   try {
+    // path NUL number, then `:` and a matching line or `-` and a context line; `--` lines between groups have no NUL.
     for await (const line of createInterface({ input: child.stdout, crlfDelay: Infinity })) {
       const nul = line.indexOf("\0");
-      const colon = line.indexOf(":", nul + 1);
-      if (nul === -1 || colon === -1) continue;
-      if (matches.length === search.max) {
+      LINE_NUMBER.lastIndex = nul + 1;
+      const number = nul === -1 ? null : LINE_NUMBER.exec(line);
+      if (!number) continue;
+      const context = number[2] === "-";
+      if (!context && matching === search.max) {
         more = true;
         stop();
         break;
       }
-      matches.push({ file: line.slice(0, nul).replace(/^\.\//, ""), line: Number(line.slice(nul + 1, colon)), text: line.slice(colon + 1) });
+      if (!context) matching++;
+      const file = line.slice(0, nul).replace(/^\.\//, "");
+      matches.push({ file, line: Number(number[1]), text: line.slice(LINE_NUMBER.lastIndex), ...(context && { context }) });
     }
     const code = await exited;
     if (code === 2 && matches.length === 0 && /regex|parse error/i.test(stderr)) {
@@ -139,8 +200,17 @@ export async function withRipgrep(rg: string, search: Search): Promise<Found> {
     throw new GaggleError("EXECUTION_ERROR", `ripgrep (${rg}) failed: ${errorMessage(error)}`, { cause: error });
   } finally {
     search.signal?.removeEventListener("abort", stop);
+    vcs?.remove();
   }
   return { matches, more };
+}
+
+/** An ignore file of one call's own that whitelists the version-control folders, removed after the call. */
+function vcsIgnoreFile(): { path: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), "gaggle-rg-"));
+  const path = join(dir, "vcs.ignore");
+  writeFileSync(path, VCS_FOLDERS.map((folder) => `!${folder}/\n`).join(""));
+  return { path, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** The same search in JavaScript's regular expressions, for where ripgrep is not installed. */
@@ -158,23 +228,26 @@ export async function withJavaScript(search: Search): Promise<Found> {
   const files: Array<{ path: string; relative: string }> = [];
   await walkFiles(search.dir, {
     signal: search.signal,
+    vcs: search.vcs,
     onFile: (path, relative) => {
       if (!include || include.test(byPath ? relative : relative.slice(relative.lastIndexOf("/") + 1))) files.push({ path, relative });
     },
   });
   const matches: Match[] = [];
+  let matching = 0;
   let more = false;
   let next = 0;
   const worker = async () => {
     while (next < files.length && !more && !search.signal?.aborted) {
       const file = files[next++]!;
-      const found = await searchFile(file.path, regex);
-      for (const { line, text } of found) {
-        if (matches.length === search.max) {
+      const found = await searchFile(file.path, regex, search.context);
+      for (const { line, text, context } of found) {
+        if (!context && matching === search.max) {
           more = true;
           return;
         }
-        matches.push({ file: file.relative, line, text });
+        if (!context) matching++;
+        matches.push({ file: file.relative, line, text, ...(context && { context }) });
       }
     }
   };
@@ -182,7 +255,8 @@ export async function withJavaScript(search: Search): Promise<Found> {
   return { matches, more };
 }
 
-async function searchFile(path: string, regex: RegExp): Promise<Array<{ line: number; text: string }>> {
+/** The file's matching lines, and `context` lines around each, in order. */
+async function searchFile(path: string, regex: RegExp, context: number): Promise<Array<Omit<Match, "file">>> {
   let data: Buffer;
   try {
     const handle = await open(path, "r");
@@ -200,13 +274,19 @@ async function searchFile(path: string, regex: RegExp): Promise<Array<{ line: nu
   // A line that matches is part of the whole text, where `^` and `$` match at line ends (the m flag): most files are
   // passed over with one test.
   if (!multiline(regex).test(whole)) return [];
-  const found: Array<{ line: number; text: string }> = [];
-  const lines = whole.split("\n");
+  const lines = whole.split("\n").map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
   if (lines.at(-1) === "") lines.pop();
-  lines.forEach((line, i) => {
-    const text = line.endsWith("\r") ? line.slice(0, -1) : line;
-    if (regex.test(text)) found.push({ line: i + 1, text });
-  });
+  const hits = lines.flatMap((text, i) => (regex.test(text) ? [i] : []));
+  if (context === 0) return hits.map((i) => ({ line: i + 1, text: lines[i]! }));
+  const isHit = new Set(hits);
+  const found: Array<Omit<Match, "file">> = [];
+  let next = 0; // the first line not yet in `found`: groups that overlap or touch are merged
+  for (const hit of hits) {
+    for (let i = Math.max(next, hit - context); i <= Math.min(lines.length - 1, hit + context); i++) {
+      found.push({ line: i + 1, text: lines[i]!, ...(!isHit.has(i) && { context: true }) });
+    }
+    next = Math.max(next, hit + context + 1);
+  }
   return found;
 }
 

@@ -1,11 +1,22 @@
-// Lines as `cat -n` prints them (the number right-aligned in six columns, a tab, the line), each cut at a length.
+// Lines as `cat -n` prints them (the number right-aligned in six columns, a tab, the line), or plain, each cut at a length.
 
 /** Longer lines are cut, with a note of what was left out. */
 export const MAX_LINE_CHARS = 2000;
 
+/** How View writes one line: numbered, or plain. */
+export type LineStyle = (number: number, line: string) => string;
+
+/** The line cut at MAX_LINE_CHARS, saying how much was left out. */
+export function cutLine(line: string): string {
+  return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}... [line cut: ${line.length - MAX_LINE_CHARS} more characters]` : line;
+}
+
 export function numbered(number: number, line: string): string {
-  const cut = line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}... [line cut: ${line.length - MAX_LINE_CHARS} more characters]` : line;
-  return `${String(number).padStart(6)}\t${cut}`;
+  return `${String(number).padStart(6)}\t${cutLine(line)}`;
+}
+
+export function plain(_number: number, line: string): string {
+  return cutLine(line);
 }
 
 /** The lines `from`..`to` (1-based, inclusive) of `text`, numbered. */

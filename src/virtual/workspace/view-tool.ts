@@ -1,16 +1,22 @@
-// View: a text file in `cat -n` form from an offset, an image as MCP image content, a binary file refused with its type.
-import { createReadStream, readFileSync, statSync } from "node:fs";
+// View: a text file in `cat -n` form (or plain) from an offset or around a piece of text, an image as MCP image
+// content, a binary file refused with its type or shown as a hex dump; a metadata header on request.
+import { createReadStream, readFileSync, statSync, type Stats } from "node:fs";
 import { createInterface } from "node:readline";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { GaggleError } from "../../shared/errors.js";
 import { defineTool, type VirtualTool } from "../virtual-child.js";
+import { metadataHeader } from "./file-facts.js";
 import { headOf, kindOf } from "./file-kind.js";
 import { fsFailure } from "./fs-errors.js";
-import { MAX_LINE_CHARS, numbered } from "./numbered.js";
+import { hexDump } from "./hex-dump.js";
+import { MAX_LINE_CHARS, numbered, plain, type LineStyle } from "./numbered.js";
 import type { Workspace } from "./place.js";
+import { viewSection } from "./section.js";
 
 const DEFAULT_LINES = 2000;
+/** include_hex_dump shows this many bytes from the start of a binary file. */
+const HEX_DUMP_BYTES = 1024;
 
 export function viewTool(workspace: Workspace): VirtualTool {
   const { maxImageBytes } = workspace.settings;
@@ -18,32 +24,67 @@ export function viewTool(workspace: Workspace): VirtualTool {
     name: "View",
     title: "Read a file",
     description:
-      `Reads a file under the allowed roots. Text comes back as \`cat -n\` prints it (line numbers from 1), ${DEFAULT_LINES} lines ` +
-      `from the start unless offset and limit say otherwise, lines longer than ${MAX_LINE_CHARS} characters cut. Images ` +
-      "(PNG, JPEG, GIF, WebP) come back as images you can see. Other binary files are refused, saying what they are. " +
-      "The path may be absolute or relative to the shell's working directory.",
+      `Reads a file under the allowed roots. Text comes back as \`cat -n\` prints it (line numbers from 1; show_line_numbers: ` +
+      `false for the plain lines), ${DEFAULT_LINES} lines from the start unless offset and limit say otherwise, lines longer ` +
+      `than ${MAX_LINE_CHARS} characters cut. find_section shows only the part around a piece of text: in Markdown the ` +
+      "section whose heading holds it, elsewhere the first line holding it with the block it opens. Images (PNG, JPEG, GIF, " +
+      "WebP) come back as images you can see. Other binary files are refused, saying what they are, unless include_hex_dump " +
+      "asks for a hex dump of their first bytes. include_metadata adds the size, permissions, modification time and kind " +
+      "before the content. The path may be absolute or relative to the shell's working directory.",
     input: z.strictObject({
       file_path: z.string().min(1).describe("The file to read: absolute, or relative to the shell's working directory"),
-      offset: z.int().min(0).describe("Lines to skip: 0 starts at line 1, 100 at line 101 (default 0)").optional(),
-      limit: z.int().min(1).describe(`Lines to read (default ${DEFAULT_LINES})`).optional(),
+      offset: z
+        .int()
+        .min(0)
+        .describe("Lines to skip: 0 starts at line 1, 100 at line 101 (default 0); with find_section, where the search starts")
+        .optional(),
+      limit: z.int().min(1).describe(`Lines to read (default ${DEFAULT_LINES}); with find_section, the most of the section shown`).optional(),
+      show_line_numbers: z.boolean().describe("Number the lines as cat -n does (default true); false gives the plain lines").optional(),
+      include_metadata: z
+        .boolean()
+        .describe("Start with the file's path, size, permissions, modification time (ISO 8601) and kind (default false)")
+        .optional(),
+      include_hex_dump: z
+        .boolean()
+        .describe(
+          `For a binary file: answer with a hex dump (as hexdump -C) of its first ${HEX_DUMP_BYTES} bytes instead of refusing it (default false)`,
+        )
+        .optional(),
+      find_section: z
+        .string()
+        .min(1)
+        .describe(
+          "Show only the part around this text (either case): in Markdown the section whose heading holds it, up to the next " +
+            "heading of its level or higher; elsewhere the first line holding it, a few lines before, and the block it opens",
+        )
+        .optional(),
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
-    run: async ({ file_path, offset = 0, limit = DEFAULT_LINES }, ctx) => {
+    run: async (args, ctx) => {
+      const { file_path, offset = 0, limit = DEFAULT_LINES, show_line_numbers = true, include_metadata = false } = args;
       const path = (await workspace.place(ctx)).confine(file_path);
-      let size: number;
+      let stat: Stats;
       let head: Buffer;
       try {
-        const stat = statSync(path);
+        stat = statSync(path);
         if (stat.isDirectory()) throw new GaggleError("INVALID_ARGS", `${path} is a folder, not a file`, { hint: "list it with LS" });
-        size = stat.size;
         head = headOf(path);
       } catch (error) {
         throw fsFailure(error, path);
       }
+      const { size } = stat;
       const kind = kindOf(head);
+      const header = include_metadata ? `${metadataHeader(path, stat, kind)}\n\n` : "";
       if (kind.kind === "binary") {
+        if (args.include_hex_dump) {
+          const shown = head.subarray(0, HEX_DUMP_BYTES);
+          const which = shown.length < size ? `its first ${shown.length} bytes` : `all ${size} bytes`;
+          return text(`${header}${path} is a binary file (${kind.type}, ${size} bytes); ${which}, as hexdump -C shows them:\n${hexDump(shown)}`);
+        }
+        // Asked for its metadata, a binary file gets that answer; asked for its content, it is refused.
+        if (include_metadata) return text(`${header}[a binary file: pass include_hex_dump: true to see its first ${HEX_DUMP_BYTES} bytes in hex]`);
         throw new GaggleError("INVALID_ARGS", `${path} is a binary file (${kind.type}, ${size} bytes): View shows text and images`, {
-          hint: "look inside it with Bash (file, xxd, unzip -l, ...)",
+          hint: `pass include_hex_dump: true for a hex dump of its first ${HEX_DUMP_BYTES} bytes, or look inside it with Bash (file, unzip -l, ...)`,
         });
       }
       if (kind.kind === "image") {
@@ -58,17 +99,22 @@ export function viewTool(workspace: Workspace): VirtualTool {
         }
         return {
           content: [
-            { type: "text", text: `${path} (${kind.mimeType}, ${size} bytes)` },
+            { type: "text", text: include_metadata ? header.trimEnd() : `${path} (${kind.mimeType}, ${size} bytes)` },
             { type: "image", data: readFileSync(path).toString("base64"), mimeType: kind.mimeType },
           ],
         };
       }
-      return readLines(path, offset, limit);
+      const style = show_line_numbers ? numbered : plain;
+      const body =
+        args.find_section === undefined
+          ? await readLines(path, offset, limit, style)
+          : viewSection(path, size, args.find_section, offset, limit, style);
+      return text(header + body);
     },
   });
 }
 
-async function readLines(path: string, offset: number, limit: number): Promise<CallToolResult> {
+async function readLines(path: string, offset: number, limit: number, style: LineStyle): Promise<string> {
   const lines: string[] = [];
   let seen = 0;
   let more = false;
@@ -82,7 +128,7 @@ async function readLines(path: string, offset: number, limit: number): Promise<C
         more = true;
         break;
       }
-      lines.push(numbered(seen, line));
+      lines.push(style(seen, line));
     }
   } catch (error) {
     throw fsFailure(error, path);
@@ -90,7 +136,7 @@ async function readLines(path: string, offset: number, limit: number): Promise<C
     reader.close();
     stream.destroy();
   }
-  if (seen === 0) return text("(empty file)");
+  if (seen === 0) return "(empty file)";
   if (lines.length === 0) {
     throw new GaggleError("INVALID_ARGS", `offset ${offset} is past the end of ${path}, which has ${seen} lines`, {
       hint: `give an offset below ${seen}`,
@@ -98,7 +144,7 @@ async function readLines(path: string, offset: number, limit: number): Promise<C
   }
   const last = offset + lines.length;
   const note = more ? `\n[lines ${offset + 1}-${last} shown; more follow: pass offset ${last} to read on]` : "";
-  return text(lines.join("\n") + note);
+  return lines.join("\n") + note;
 }
 
 function text(value: string): CallToolResult {

@@ -12,9 +12,14 @@ export interface WalkOptions {
   /** Each file, with its path relative to the search folder (`/`-separated); return false to stop the walk. */
   onFile(path: string, relative: string): boolean | void;
   signal?: AbortSignal | undefined;
+  /** Also enter version-control folders (.git, .svn, .hg), hidden otherwise: GrepTool's no_ignore_vcs. */
+  vcs?: boolean | undefined;
 }
 
-/** Calls `onFile` for every file under `dir` that is not hidden or ignored. */
+/** The folders `vcs` lets the walk into. */
+export const VCS_FOLDERS = [".git", ".svn", ".hg"];
+
+/** Calls `onFile` for every file under `dir` that is not hidden (version-control folders aside, with `vcs`) or ignored. */
 export async function walkFiles(dir: string, options: WalkOptions): Promise<void> {
   const inherited = ancestorsOf(dir).flatMap((folder) => readIgnoreFile(folder) ?? []);
   const pending: Array<{ dir: string; relative: string; ignores: IgnoreFile[] }> = [{ dir, relative: "", ignores: inherited }];
@@ -31,8 +36,8 @@ export async function walkFiles(dir: string, options: WalkOptions): Promise<void
       const own = readIgnoreFileIfListed(next.dir, entries);
       const ignores = own ? [...next.ignores, own] : next.ignores;
       for (const entry of entries) {
-        if (entry.name.startsWith(".")) continue;
         const folder = entry.isDirectory();
+        if (entry.name.startsWith(".") && !(options.vcs && folder && VCS_FOLDERS.includes(entry.name))) continue;
         if (!folder && !entry.isFile()) continue;
         const path = join(next.dir, entry.name);
         if (ignores.length > 0 && isIgnored(ignores, path, entry.name, folder)) continue;

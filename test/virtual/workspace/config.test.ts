@@ -20,7 +20,10 @@ describe("[virtual.workspace]", () => {
       maxTimeoutMs: 600_000,
       maxOutputChars: 30_000,
       maxEditBytes: 10 * 1024 * 1024,
+      backups: false,
     });
+    expect(settings("backups = true").backups).toBe(true);
+    expect(problems('backups = "yes"')).toEqual(['virtual.workspace.backups: expected true or false, got string "yes"']);
     expect(settings('enabled = true\nroots = ["a", "/abs"]').roots).toEqual([join(tmp.dir, "a"), "/abs"]);
   });
 

@@ -1,6 +1,6 @@
 // The file tools through a real gaggle: Edit's one exact match, Replace, View in cat -n form with images as
-// images, LS; binary files refused with their type.
-import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync, chmodSync } from "node:fs";
+// images, LS; binary files refused with their type; FILE.bak backups with [virtual.workspace] backups.
+import { existsSync, linkSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync, chmodSync } from "node:fs";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -44,6 +44,7 @@ describe("Edit", () => {
     );
     expect(readFileSync(path, "utf8")).toBe("one\ntwo\nthree\nFOUR\n4.5\nFIVE\nsix\nseven\neight\n");
     expect(statSync(path).mode & 0o777).toBe(0o640);
+    expect(existsSync(`${path}.bak`)).toBe(false); // backups are off unless configured
   });
 
   it("refuses an old_string that matches several times, listing the line of every match, and one that matches none", async () => {
@@ -94,6 +95,53 @@ describe("Replace", () => {
     expect(await gaggle.text("Replace", { file_path: "replace/out.txt", content: "a\nb\n" })).toBe(`Created ${root}/replace/out.txt (2 lines)`);
     expect(await gaggle.text("Replace", { file_path: "replace/out.txt", content: "c" })).toBe(`Replaced ${root}/replace/out.txt: 1 lines (it had 2)`);
     expect(readFileSync(join(root, "replace/out.txt"), "utf8")).toBe("c");
+  });
+});
+
+describe("backups", () => {
+  let home: string;
+  let backing: RunningGaggle & Tools;
+  beforeAll(async () => {
+    home = scratch();
+    backing = await workspaceGaggle(home, "backups = true\n");
+  });
+  afterAll(() => backing.close());
+
+  it("copies a file Edit or Replace changes to FILE.bak first, with its mode, replacing an older .bak (not writing into its hard links)", async () => {
+    const path = join(home, "a.txt");
+    writeFileSync(path, "one\ntwo");
+    chmodSync(path, 0o640);
+    const other = join(home, "other.txt");
+    writeFileSync(other, "another file\n");
+    linkSync(other, `${path}.bak`);
+    expect(await backing.text("Edit", { file_path: path, old_string: "two", new_string: "2" })).toBe(
+      `Edited ${path}: line 2 became line 2.\n     1\tone\n     2\t2\n[backup: ${path}.bak]`,
+    );
+    expect(readFileSync(`${path}.bak`, "utf8")).toBe("one\ntwo");
+    expect(statSync(`${path}.bak`).mode & 0o777).toBe(0o640);
+    expect(readFileSync(other, "utf8")).toBe("another file\n");
+    expect(await backing.text("Replace", { file_path: "a.txt", content: "three\n" })).toBe(
+      `Replaced ${path}: 1 lines (it had 2)\n[backup: ${path}.bak]`,
+    );
+    expect(readFileSync(`${path}.bak`, "utf8")).toBe("one\n2");
+  });
+
+  it("writes none for a new file, and leaves a FILE.bak that is a symlink or a folder alone, saying so", async () => {
+    expect(await backing.text("Replace", { file_path: "new.txt", content: "x" })).toBe(`Created ${home}/new.txt (1 lines)`);
+    expect(await backing.text("Edit", { file_path: "new2.txt", old_string: "", new_string: "y" })).toBe(`Created ${home}/new2.txt (1 lines)`);
+    expect(existsSync(join(home, "new.txt.bak")) || existsSync(join(home, "new2.txt.bak"))).toBe(false);
+    const outside = join(scratch(), "target.txt");
+    writeFileSync(outside, "outside\n");
+    symlinkSync(outside, join(home, "new.txt.bak"));
+    expect(await backing.text("Replace", { file_path: "new.txt", content: "z" })).toBe(
+      `Replaced ${home}/new.txt: 1 lines (it had 1)\n[no backup: ${home}/new.txt.bak is a symlink, which is left alone]`,
+    );
+    expect(readFileSync(outside, "utf8")).toBe("outside\n");
+    expect(readFileSync(join(home, "new.txt"), "utf8")).toBe("z");
+    mkdirSync(join(home, "new2.txt.bak"));
+    expect(await backing.text("Replace", { file_path: "new2.txt", content: "w" })).toContain(
+      `\n[no backup: ${home}/new2.txt.bak is not a regular file, which is left alone]`,
+    );
   });
 });
 

@@ -26,6 +26,12 @@ function tree(): string {
     ["sub/.gitignore", "local.ts\n", 100],
     ["sub/local.ts", "needle local\n", 5],
     ["sub/kept.ts", "needle sub\n", 60],
+    [".git/config", "[core]\n\tvcsword = true\n", 5],
+    ["sub/.svn/entries", "vcsword\n", 6],
+    [".hidden/vcs.txt", "vcsword hidden\n", 5],
+    ["ctx/ctx.txt", "alpha\nctxword one\nbeta\ngamma\ndelta\nepsilon\nctxword two\nctxword three\nzeta\n", 1],
+    ["ctx/other.txt", "x\nctxword four\n", 2],
+    ["ctx/many.txt", Array.from({ length: 8 }, (_, i) => `hit ${i + 1}\ngap`).join("\n"), 3],
   ];
   const now = Date.now() / 1000;
   for (const [name, content, age] of files) {
@@ -112,6 +118,51 @@ for (const engine of ["ripgrep", "JavaScript"] as const) {
       );
       expect(await gaggle.text("GrepTool", { pattern: "haystack" })).toBe(`No lines under ${root} match haystack`);
       expect((await gaggle.failure("GrepTool", { pattern: "(unclosed" })).code).toBe("INVALID_ARGS");
+    });
+
+    it("shows context lines around matches as grep -C does: file-line-text, -- between groups that do not touch", async () => {
+      expect(await gaggle.text("GrepTool", { pattern: "ctxword", path: "ctx", context: 1 })).toBe(
+        [
+          `4 matching lines in 2 files under ${root}/ctx:`,
+          "ctx.txt-1-alpha",
+          "ctx.txt:2:ctxword one",
+          "ctx.txt-3-beta",
+          "--",
+          "ctx.txt-6-epsilon",
+          "ctx.txt:7:ctxword two",
+          "ctx.txt:8:ctxword three",
+          "ctx.txt-9-zeta",
+          "--",
+          "other.txt-1-x",
+          "other.txt:2:ctxword four",
+        ].join("\n"),
+      );
+      const touching = await gaggle.text("GrepTool", { pattern: "ctxword", path: "ctx", include: "ctx.txt", context: 2 });
+      expect(touching.split("\n").slice(1)).toEqual([
+        "ctx.txt-1-alpha",
+        "ctx.txt:2:ctxword one",
+        "ctx.txt-3-beta",
+        "ctx.txt-4-gamma",
+        "ctx.txt-5-delta",
+        "ctx.txt-6-epsilon",
+        "ctx.txt:7:ctxword two",
+        "ctx.txt:8:ctxword three",
+        "ctx.txt-9-zeta",
+      ]);
+    });
+
+    it("counts only matching lines against max_results when it shows context", async () => {
+      const lines = (await gaggle.text("GrepTool", { pattern: "^hit", path: "ctx", context: 1 })).split("\n");
+      expect(lines[0]).toBe(`6+ matching lines in 1 files under ${root}/ctx:`);
+      expect(lines.slice(1, -1)).toEqual([1, 2, 3, 4, 5, 6].flatMap((n) => [`many.txt:${2 * n - 1}:hit ${n}`, `many.txt-${2 * n}-gap`]));
+      expect(lines.at(-1)).toMatch(/^\[more lines matched past the first 6 /);
+    });
+
+    it("searches version-control folders (.git, .svn, .hg) only with no_ignore_vcs, other hidden folders never", async () => {
+      expect(await gaggle.text("GrepTool", { pattern: "vcsword" })).toBe(`No lines under ${root} match vcsword`);
+      expect(await gaggle.text("GrepTool", { pattern: "vcsword", no_ignore_vcs: true })).toBe(
+        `2 matching lines in 2 files under ${root}:\n.git/config:2:\tvcsword = true\nsub/.svn/entries:1:vcsword`,
+      );
     });
   });
 }
