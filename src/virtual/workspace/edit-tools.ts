@@ -180,6 +180,8 @@ function editAnswer(path: string, after: string, start: number, oldString: strin
   const oldLines = oldString.split("\n").length;
   const newLines = newString.split("\n").length;
   const lines = after.split("\n");
+  // A final newline ends the last line; it does not begin another.
+  if (after.endsWith("\n")) lines.pop();
   const end = start + newLines - 1;
   const shownEnd = Math.min(end + CONTEXT, start - CONTEXT + MAX_SHOWN - 1);
   const range = (from: number, to: number) => (from === to ? `line ${from}` : `lines ${from}-${to}`);

@@ -53,6 +53,8 @@ export interface Found {
   /** Matching lines and their context lines, each file's in order. */
   matches: Match[];
   more: boolean;
+  /** What the search could not read (ripgrep's complaints: a folder it may not open, a file gone meanwhile). */
+  problems?: string;
 }
 
 /** `rg`: the path of ripgrep to search with, or undefined for the JavaScript search. */
@@ -95,13 +97,15 @@ export function grepTool(workspace: Workspace, rg: string | undefined): VirtualT
       };
       const found = rg ? await withRipgrep(rg, search) : await withJavaScript(search);
       const matching = found.matches.filter((match) => !match.context);
-      if (matching.length === 0) return text(`No lines under ${dir} match ${pattern}`);
+      const problems = found.problems ? `\n[not everything could be searched; ripgrep said: ${found.problems}]` : "";
+      if (matching.length === 0) return text(`No lines under ${dir} match ${pattern}${problems}`);
       const lines = await newestFirst(dir, found.matches, context);
       const files = new Set(matching.map((match) => match.file)).size;
       const note = found.more
         ? `\n[more lines matched past the first ${maxResults} ([virtual.workspace] max_results); narrow the pattern, path or include]`
         : "";
-      return text(`${matching.length}${found.more ? "+" : ""} matching lines in ${files} files under ${dir}:\n${lines.join("\n")}${note}`);
+      const head = `${matching.length}${found.more ? "+" : ""} matching lines in ${files} files under ${dir}`;
+      return text(`${head}:\n${lines.join("\n")}${note}${problems}`);
     },
   });
 }
@@ -195,6 +199,8 @@ export async function withRipgrep(rg: string, search: Search): Promise<Found> {
         hint: "ripgrep's syntax is Rust's regex: no lookaround or backreferences",
       });
     }
+    // Exit status 2 is an error beside whatever was found: said with the answer, never taken for "no match".
+    if (code === 2 && stderr.trim() !== "") return { matches, more, problems: stderr.trim().split("\n").slice(0, 5).join("; ") };
   } catch (error) {
     if (error instanceof GaggleError) throw error;
     throw new GaggleError("EXECUTION_ERROR", `ripgrep (${rg}) failed: ${errorMessage(error)}`, { cause: error });

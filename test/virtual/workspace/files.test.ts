@@ -25,6 +25,13 @@ const file = (name: string, content: string | Buffer) => {
 };
 
 describe("Edit", () => {
+  it("shows no line past a final newline", async () => {
+    const path = file("edit/end.txt", "a\nb\n");
+    expect(await gaggle.text("Edit", { file_path: path, old_string: "b", new_string: "B" })).toBe(
+      `Edited ${path}: line 2 became line 2.\n     1\ta\n     2\tB`,
+    );
+  });
+
   it("replaces old_string when it matches exactly once, and answers with the changed lines and their numbers", async () => {
     const path = file("edit/a.ts", "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\n");
     chmodSync(path, 0o640);

@@ -4,6 +4,7 @@ import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findExecutable } from "../../../src/shared/fs-checks.js";
+import { withRipgrep } from "../../../src/virtual/workspace/grep-tool.js";
 import type { RunningGaggle } from "../../helpers/gaggle.js";
 import { scratch, workspaceGaggle, type Tools } from "./helpers.js";
 
@@ -166,3 +167,20 @@ for (const engine of ["ripgrep", "JavaScript"] as const) {
     });
   });
 }
+
+describe("GrepTool's ripgrep failing beside what it found", () => {
+  it("says what ripgrep reported (exit status 2) with the answer, instead of taking it for no match", async () => {
+    const dir = scratch();
+    const rg = join(dir, "rg");
+    // A ripgrep that finds one line and cannot read a folder, as the real one does with a folder it may not open.
+    writeFileSync(rg, "#!/bin/sh\nprintf './a.txt\\0001:needle\\n'\necho 'rg: ./locked: Permission denied (os error 13)' >&2\nexit 2\n", {
+      mode: 0o755,
+    });
+    const search = { pattern: "needle", ignoreCase: false, include: undefined, dir, max: 10, context: 0, vcs: false, signal: undefined };
+    await expect(withRipgrep(rg, search)).resolves.toEqual({
+      matches: [{ file: "a.txt", line: 1, text: "needle" }],
+      more: false,
+      problems: "rg: ./locked: Permission denied (os error 13)",
+    });
+  });
+});
