@@ -4,6 +4,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { META } from "../shared/modern-protocol.js";
 import { headerParamsOf, headerValue, paramHeaders } from "./param-headers.js";
+import { throughBody } from "./response-body.js";
 
 const NAMED_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
 
@@ -62,46 +63,13 @@ export function modernFetch(toolFor: (name: string) => Tool | undefined = () => 
     inFlight.set(message.id, cancel);
     const signal = init.signal ? AbortSignal.any([init.signal, cancel.signal]) : cancel.signal;
     try {
-      return untilRead(await errorsAsAnswers(await fetch(url, { ...init, headers, signal })), () => inFlight.delete(message.id));
+      const response = await errorsAsAnswers(await fetch(url, { ...init, headers, signal }));
+      return throughBody(response, { done: () => inFlight.delete(message.id) });
     } catch (error) {
       inFlight.delete(message.id);
       throw error;
     }
   };
-}
-
-/** `response` with `done` called once its body is read to the end, fails, or is dropped. */
-function untilRead(response: Response, done: () => void): Response {
-  if (!response.body) {
-    done();
-    return response;
-  }
-  const reader = response.body.getReader();
-  let finished = false;
-  const finish = () => {
-    if (finished) return;
-    finished = true;
-    done();
-  };
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const next = await reader.read();
-        if (next.done) {
-          finish();
-          controller.close();
-        } else controller.enqueue(next.value);
-      } catch (error) {
-        finish();
-        controller.error(error);
-      }
-    },
-    cancel(reason) {
-      finish();
-      return reader.cancel(reason);
-    },
-  });
-  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 /**

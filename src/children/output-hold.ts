@@ -1,5 +1,6 @@
 // Whether what a child sends may be read now: held while a client it serves is not reading what gaggle sends it,
 // so that the child's output waits in the child (a full pipe, a full TCP window) instead of in gaggle's memory.
+import { requestSignal, throughBody } from "./response-body.js";
 
 export interface OutputHoldOptions {
   /** Asked before each read: true holds the output until `readAgain` finds it false. */
@@ -45,33 +46,22 @@ export class OutputHold {
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
 /**
- * `inner`, with the body of every response from `origin` read only while `hold` lets it: each chunk is pulled
- * from the network when the reader asks for it and the output is not held, so a held stream leaves what the
- * child sends in the socket, and TCP stops the child. Responses from elsewhere (an authorization server) are
- * left alone.
+ * `inner`, for one child's transport. The body of every answer from `origin` is read only while `hold` lets it:
+ * each chunk is pulled from the network when the reader asks for it and the output is not held, so a held stream
+ * leaves what the child sends in the socket, and TCP stops the child. Responses from elsewhere (an authorization
+ * server), and refusals, are read as they come. Each request gets a signal of its own (see requestSignal).
  */
 export function heldFetch(inner: Fetch, origin: string, hold: OutputHold): Fetch {
   return async (url, init) => {
-    const response = await inner(url, init);
-    // Only answers are held: a redirect or a refusal is small, and read by the transport as it comes.
-    if (!response.ok || !response.body || new URL(url).origin !== origin) return response;
-    const reader = response.body.getReader();
-    const body = new ReadableStream<Uint8Array>(
-      {
-        async pull(controller) {
-          await hold.whenReadable();
-          const { done, value } = await reader.read();
-          if (done) controller.close();
-          else controller.enqueue(value);
-        },
-        cancel: (reason) => reader.cancel(reason),
-      },
-      // Nothing is read ahead of the reader: a held stream holds at the socket.
-      { highWaterMark: 0 },
-    );
-    const held = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-    // The URL a fetch reached is read by the transports (the SSE transport resolves its endpoint against it).
-    Object.defineProperty(held, "url", { value: response.url });
-    return held;
+    const { signal, release } = requestSignal(init?.signal);
+    let response: Response;
+    try {
+      response = await inner(url, signal === init?.signal ? init : { ...init, signal });
+    } catch (error) {
+      release();
+      throw error;
+    }
+    const held = response.ok && new URL(url).origin === origin;
+    return throughBody(response, { ...(held && { before: () => hold.whenReadable() }), done: release });
   };
 }

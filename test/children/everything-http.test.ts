@@ -115,3 +115,23 @@ describe.each(["stdio", "http"] as const)("gaggle serving %s", (transport) => {
     });
   });
 });
+
+describe("a Streamable HTTP child under many calls", () => {
+  it("leaves no listener behind per request: 2,000 calls, 16 in flight, and no MaxListenersExceededWarning", async () => {
+    const busy = `[mcp_servers.everything_http]\ntype = "http"\nurl = ${JSON.stringify(everything.url)}\nconcurrency = 16\n`;
+    const gateway = await openGateway("stdio", busy);
+    try {
+      const client = await gateway.connect();
+      let next = 0;
+      const worker = async () => {
+        for (let i = next++; i < 2000; i = next++) {
+          expect(textOf(await execute(client, "everything_http", "echo", { message: `m${i}` }))).toBe(`Echo: m${i}`);
+        }
+      };
+      await Promise.all(Array.from({ length: 16 }, worker));
+      expect(gateway.stderr()).not.toContain("MaxListenersExceededWarning");
+    } finally {
+      await gateway.close();
+    }
+  }, 120_000);
+});
