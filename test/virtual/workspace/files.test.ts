@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningGaggle } from "../../helpers/gaggle.js";
-import { scratch, workspaceGaggle, type Tools } from "./helpers.js";
+import { fileUnder, scratch, workspaceGaggle, type Tools } from "./helpers.js";
 
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", "base64");
 
@@ -17,12 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => gaggle.close());
 
-const file = (name: string, content: string | Buffer) => {
-  const path = join(root, name);
-  mkdirSync(join(path, ".."), { recursive: true });
-  writeFileSync(path, content);
-  return path;
-};
+const file = (name: string, content: string | Buffer) => fileUnder(root, name, content);
 
 describe("Edit", () => {
   it("shows no line past a final newline", async () => {

@@ -1,5 +1,5 @@
 // Shared by the workspace child's tests: a fresh folder as its root, and calls to its tools through a real gaggle.
-import { mkdtempSync, realpathSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -58,4 +58,12 @@ export async function workspaceGaggle(
 ): Promise<RunningGaggle & Tools> {
   const gaggle = await startGaggle(workspaceConfig(root, settings), options);
   return { ...gaggle, ...toolsOf(gaggle.client) };
+}
+
+/** Writes `content` to `name` under `root`, its folders made; its path. */
+export function fileUnder(root: string, name: string, content: string | Buffer): string {
+  const path = join(root, name);
+  mkdirSync(join(path, ".."), { recursive: true });
+  writeFileSync(path, content);
+  return path;
 }

@@ -1,15 +1,14 @@
 // View's further options: plain lines, the metadata header, hex dumps of binary files (checked against hexdump -C
 // itself where it is installed) and find_section's rule, first on its own, then through a real gaggle.
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, utimesSync } from "node:fs";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findExecutable } from "../../../src/shared/fs-checks.js";
 import { hexDump } from "../../../src/virtual/workspace/hex-dump.js";
 import { blockEnd, findSection } from "../../../src/virtual/workspace/section.js";
 import type { RunningGaggle } from "../../helpers/gaggle.js";
-import { scratch, workspaceGaggle, type Tools } from "./helpers.js";
+import { fileUnder, scratch, workspaceGaggle, type Tools } from "./helpers.js";
 
 const HEXDUMP = findExecutable("hexdump", "/", process.env.PATH);
 
@@ -152,12 +151,7 @@ describe("View's options", () => {
   });
   afterAll(() => gaggle.close());
 
-  const file = (name: string, content: string | Buffer) => {
-    const path = join(root, name);
-    mkdirSync(join(path, ".."), { recursive: true });
-    writeFileSync(path, content);
-    return path;
-  };
+  const file = (name: string, content: string | Buffer) => fileUnder(root, name, content);
 
   it("gives the plain lines with show_line_numbers false, still cut and still saying where to read on", async () => {
     file("plain.txt", `${"w".repeat(2003)}\nsecond\nthird\n`);
