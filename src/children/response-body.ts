@@ -9,23 +9,36 @@ export interface BodyHooks {
   done?: () => void;
 }
 
-export function throughBody(response: Response, { before, done }: BodyHooks): Response {
-  if (!response.body) {
-    done?.();
+/** The hooks of each body this module made: a layer that wraps a response already made here adds to them. */
+const hooksOf = new WeakMap<Response, BodyHooks[]>();
+
+/**
+ * `response`, its body read through `hooks`. Several layers of fetch may each hook the same response: one
+ * stream carries them all, so a body is never copied through more than one stream of gaggle's.
+ */
+export function throughBody(response: Response, hooks: BodyHooks): Response {
+  const known = hooksOf.get(response);
+  if (known) {
+    known.push(hooks);
     return response;
   }
+  if (!response.body) {
+    hooks.done?.();
+    return response;
+  }
+  const all = [hooks];
   const reader = response.body.getReader();
   let finished = false;
   const finish = () => {
     if (finished) return;
     finished = true;
-    done?.();
+    for (const { done } of all) done?.();
   };
   const body = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         try {
-          await before?.();
+          for (const { before } of all) await before?.();
           const next = await reader.read();
           if (next.done) {
             finish();
@@ -47,6 +60,7 @@ export function throughBody(response: Response, { before, done }: BodyHooks): Re
   const through = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   // The URL a fetch reached is read by the transports (the SSE transport resolves its endpoint against it).
   Object.defineProperty(through, "url", { value: response.url });
+  hooksOf.set(through, all);
   return through;
 }
 
@@ -56,8 +70,8 @@ const followers = new WeakMap<AbortSignal, Set<AbortController>>();
 /**
  * A signal for one request that follows `outer` (the transport's signal, shared by all its requests), and
  * `release`, which lets it go. fetch hooks a listener onto the signal it is given and unhooks it only when the
- * request is garbage-collected: on a shared signal thousands pile up under load, and past 1,500 each new one
- * prints a MaxListenersExceededWarning. Here the shared signal carries one listener, and a request's own signal
+ * request is garbage-collected: on a shared signal they pile up under load, past Node's limit each new one
+ * printing a MaxListenersExceededWarning. Here the shared signal carries one listener, and a request's own signal
  * is forgotten once its response has been read.
  */
 export function requestSignal(outer: AbortSignal | null | undefined): { signal: AbortSignal | undefined; release: () => void } {
