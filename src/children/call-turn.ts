@@ -51,10 +51,16 @@ export class CallTurn {
   waiting(cancel: Cancellation | undefined): Waiting {
     if (this.queuedMs !== undefined) return unbounded(cancel);
     const wait = new Cancellation();
-    cancel?.onAbort((reason) => wait.abort(reason));
+    const unfollow = cancel?.onAbort((reason) => wait.abort(reason));
     const left = this.arrivedAt + this.timeoutMs - performance.now();
     const timer = setTimeout(() => wait.abort(this.expired(Math.round(performance.now() - this.arrivedAt))), timerDelay(left));
-    return { cancel: wait, admitted: () => clearTimeout(timer) };
+    const over = () => {
+      clearTimeout(timer);
+      unfollow?.();
+    };
+    // A wait that ends without its turn (the caller cancelled it) needs its timer no more than one let through.
+    wait.onAbort(over);
+    return { cancel: wait, admitted: over };
   }
 }
 
