@@ -117,7 +117,8 @@ export function createSession(wiring: SessionWiring): Session {
   });
   // A remote child's sign-in serves its session's transport and its listen streams alike.
   const signIn = remote && new remote.ChildOAuthProvider(config.name, config.oauth, new TokenStore(wiring.stateDir, config.name, config.url!));
-  const raw = createTransport(wiring, hold, remote && signIn && { kit: remote, signIn }, (name) =>
+  const noise = new NoiseLog(log, "protocol errors from the child");
+  const raw = createTransport(wiring, { hold, noise }, remote && signIn && { kit: remote, signIn }, (name) =>
     session.cache.cachedTools?.find((tool) => tool.name === name),
   );
   const httpSignIn = config.transport === "http" && signIn;
@@ -163,7 +164,6 @@ export function createSession(wiring: SessionWiring): Session {
   }
   client.setNotificationHandler(LoggingMessageNotificationSchema, (note) => events.log(config.name, note.params, callers.active()));
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, (note) => events.resourceUpdated(config.name, note.params.uri));
-  const noise = new NoiseLog(log, "protocol errors from the child");
   client.onclose = () => {
     hold.end();
     noise.summarise();
@@ -263,7 +263,7 @@ export function startFailureReason(error: unknown, session: Session | undefined,
 /** `remote` is there for a remote child. */
 function createTransport(
   { config, shutdownGraceMs, stderr, log }: SessionWiring,
-  hold: OutputHold,
+  { hold, noise }: { hold: OutputHold; noise: NoiseLog },
   remote: { kit: RemoteKit; signIn: ChildOAuthProvider } | undefined,
   toolFor: (name: string) => Tool | undefined,
 ): Transport {
@@ -283,7 +283,7 @@ function createTransport(
     onStdoutGarbage: (line, error) => {
       const reason = error instanceof Error ? error.message : String(error);
       stderr.push(`${STDOUT_GARBAGE_MARK} that is not JSON-RPC (${reason}): ${line.slice(0, 200)}\n`);
-      log.warn({ line: line.slice(0, 200), reason }, "child wrote a line to stdout that is not JSON-RPC; ignored");
+      noise.note(new Error(reason), "child wrote a line to stdout that is not JSON-RPC; ignored", { line: line.slice(0, 200) });
     },
     hold,
   });

@@ -18,11 +18,14 @@ export class NoiseLog {
     private readonly windowMs = 10_000,
   ) {}
 
-  note(error: Error): void {
+  /** `said` is the log message for the first of a kind (by default, what this log is of), `fields` go with it. */
+  note(error: Error, said?: string, fields: Record<string, unknown> = {}): void {
     const kind = kindOf(error.message);
     if (!this.told.has(kind) && this.told.size < MAX_KINDS) {
       this.told.add(kind);
-      this.log.warn({ reason: error.message }, `${this.what} (more like it are counted, and summarised every ${this.windowMs / 1000} s)`);
+      const more = `more like it are counted, and summarised every ${this.windowMs / 1000} s`;
+      if (said === undefined) this.log.warn({ reason: error.message, ...fields }, `${this.what} (${more})`);
+      else this.log.warn({ reason: error.message, ...fields, more }, said);
       return;
     }
     this.quiet.set(kind, (this.quiet.get(kind) ?? 0) + 1);

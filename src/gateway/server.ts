@@ -60,9 +60,7 @@ export function createGatewayServer(gaggle: Gaggle, sessionId: string, who: Clie
   // The fault is in what the client sent, not in gaggle: a reason per kind, at a bounded rate, never a stack.
   const noise = new NoiseLog(log.child({ session: sessionId }), "protocol errors from the client");
   server.onerror = (error) =>
-    error instanceof UnreadableMessageError
-      ? log.warn({ session: sessionId, reason: error.message }, "unreadable message from the client, answered with an error")
-      : noise.note(error);
+    error instanceof UnreadableMessageError ? noise.note(error, "unreadable message from the client, answered with an error") : noise.note(error);
   gaggle.hub.add(session);
   server.onclose = () => {
     noise.summarise();
