@@ -24,13 +24,14 @@ await build({
 
 // The program runs as a vm.Script (V8's code cache), where import() has no loader: what it loads at run time
 // (the externals) it requires. An import() left in the bundle would fail only when reached, so the build fails now.
-const stray = [...readFileSync("dist/gaggle.cjs", "utf8").matchAll(/\bimport\("([^"]+)"\)/g)].map((match) => match[1]);
+const bundle = readFileSync("dist/gaggle.cjs");
+const stray = [...bundle.toString("utf8").matchAll(/\bimport\("([^"]+)"\)/g)].map((match) => match[1]);
 // pkce-challenge reaches for node:crypto only where globalThis.crypto is missing, as it is on no Node gaggle runs on.
 const unreachable = new Set(["node:crypto"]);
 const reached = stray.filter((specifier) => !unreachable.has(specifier));
 if (reached.length > 0) throw new Error(`dist/gaggle.cjs imports ${reached.join(", ")} with import(): require them instead`);
 
-const hash = createHash("sha256").update(readFileSync("dist/gaggle.cjs")).digest("hex").slice(0, 16);
+const hash = createHash("sha256").update(bundle).digest("hex").slice(0, 16);
 await build({
   ...common,
   entryPoints: ["dist/cli.js"],

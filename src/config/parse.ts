@@ -21,10 +21,10 @@ export function formatOf(file: string, text: string): { format: ConfigFormat; gu
   return { format: stripBom(text).trimStart().startsWith("{") ? "json" : "toml", guessed: true };
 }
 
-/** Parses `text` read from `file` (absolute); throws ConfigError (code "syntax") naming line and column. */
-/** Deeper than any setting of gaggle's nests (a child's env or a policy is three or four levels down). */
+/** Deeper than any setting of gaggle's nests, shallow enough that no reader of the document runs out of stack. */
 const MAX_DEPTH = 64;
 
+/** Parses `text` read from `file` (absolute); throws ConfigError (code "syntax") naming line and column. */
 export function parseDocument(text: string, file: string): ParsedDocument {
   const { format, guessed } = formatOf(file, text);
   const body = stripBom(text);
