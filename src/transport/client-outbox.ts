@@ -175,8 +175,11 @@ export class ClientOutbox implements Transport {
       }
       this.setBacklog(true);
     }
-    if (lane.dropped > 0) this.put(lane, this.dropNotice(lane)).catch((error: unknown) => this.unsent(error));
-    return this.put(lane, { message, options, bytes: 0 });
+    if (lane.dropped > 0) {
+      const notice = this.dropNotice(lane);
+      this.put(lane, notice.message, notice.options).catch((error: unknown) => this.unsent(error));
+    }
+    return this.put(lane, message, options);
   }
 
   /** Everything the client has not read yet, over all its streams. */
@@ -187,11 +190,10 @@ export class ClientOutbox implements Transport {
     return total;
   }
 
-  /** Writes `held` now if the stream takes it and nothing waits before it; otherwise it waits its turn. */
-  private put(lane: Lane, held: Held): Promise<void> {
-    if (!lane.holding && !lane.out.writableNeedDrain) return this.inner.send(held.message, held.options);
-    held.bytes = JSON.stringify(held.message).length;
-    lane.push(held);
+  /** Writes `message` now if the stream takes it and nothing waits before it; otherwise it waits its turn. */
+  private put(lane: Lane, message: JSONRPCMessage, options: TransportSendOptions | undefined): Promise<void> {
+    if (!lane.holding && !lane.out.writableNeedDrain) return this.inner.send(message, options);
+    lane.push({ message, options, bytes: JSON.stringify(message).length });
     return Promise.resolve();
   }
 
@@ -216,7 +218,7 @@ export class ClientOutbox implements Transport {
       lane.flushDue = true;
       setImmediate(() => this.flush(lane));
     }
-    if (this.backlogged && this.queuedBytes() < this.options.maxBytes) this.setBacklog(false);
+    this.releaseBacklogIfDrained();
   }
 
   /** The warning that takes the place of what was dropped for `lane`; its count starts again. */
@@ -236,12 +238,17 @@ export class ClientOutbox implements Transport {
       lane.out.off("close", gone);
       this.lanes.delete(lane);
       closed(lane);
-      if (this.backlogged && this.queuedBytes() < this.options.maxBytes) this.setBacklog(false);
+      this.releaseBacklogIfDrained();
     };
     lane.out.on("drain", drained);
     lane.out.on("close", gone);
     this.lanes.add(lane);
     return lane;
+  }
+
+  /** The client is no longer backlogged once what waits for it is back under the bound. */
+  private releaseBacklogIfDrained(): void {
+    if (this.backlogged && this.queuedBytes() < this.options.maxBytes) this.setBacklog(false);
   }
 
   private setBacklog(backlogged: boolean): void {
