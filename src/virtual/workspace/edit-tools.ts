@@ -4,6 +4,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync
 import { dirname } from "node:path";
 import { z } from "zod";
 import { GaggleError } from "../../shared/errors.js";
+import { textResult } from "../../shared/tool-results.js";
 import { defineTool, type VirtualTool } from "../virtual-child.js";
 import { backUp } from "./backup.js";
 import { kindOf } from "./file-kind.js";
@@ -46,7 +47,7 @@ export function editTool(workspace: Workspace): VirtualTool {
           });
         }
         write(path, new_string, maxEditBytes);
-        return text(`Created ${path} (${lineCount(new_string)} lines)`);
+        return textResult(`Created ${path} (${lineCount(new_string)} lines)`);
       }
       const before = readText(path, maxEditBytes);
       const at = occurrences(before, old_string);
@@ -64,7 +65,7 @@ export function editTool(workspace: Workspace): VirtualTool {
       const index = at[0]!;
       const after = before.slice(0, index) + new_string + before.slice(index + old_string.length);
       const backup = write(path, after, maxEditBytes, backups);
-      return text(editAnswer(path, after, lineAt(before, index), old_string, new_string) + backup);
+      return textResult(editAnswer(path, after, lineAt(before, index), old_string, new_string) + backup);
     },
   });
 }
@@ -89,7 +90,7 @@ export function replaceTool(workspace: Workspace): VirtualTool {
       const was = existed ? lineCount(readText(path, Infinity, false)) : 0;
       const backup = write(path, content, maxEditBytes, backups && existed);
       const lines = lineCount(content);
-      return text(existed ? `Replaced ${path}: ${lines} lines (it had ${was})${backup}` : `Created ${path} (${lines} lines)`);
+      return textResult(existed ? `Replaced ${path}: ${lines} lines (it had ${was})${backup}` : `Created ${path} (${lines} lines)`);
     },
   });
 }
@@ -187,8 +188,4 @@ function editAnswer(path: string, after: string, start: number, oldString: strin
   const range = (from: number, to: number) => (from === to ? `line ${from}` : `lines ${from}-${to}`);
   const cut = shownEnd < end + CONTEXT ? `\n[the rest of the new text, to line ${end}, is not shown]` : "";
   return `Edited ${path}: ${range(start, start + oldLines - 1)} became ${range(start, end)}.\n${numberedRange(lines, start - CONTEXT, shownEnd)}${cut}`;
-}
-
-function text(value: string) {
-  return { content: [{ type: "text" as const, text: value }] };
 }
