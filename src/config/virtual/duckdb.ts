@@ -35,4 +35,7 @@ export const duckdbSettingsSchema = closed({
   timeoutMs: raw.timeout_ms ?? DUCKDB_DEFAULTS.timeoutMs,
 }));
 
-export type DuckDbSettings = z.output<typeof duckdbSettingsSchema>;
+/** `[virtual.duckdb]` as the schema reads it: `roots` as written, or undefined. */
+export type DuckDbTable = z.output<typeof duckdbSettingsSchema>;
+/** The settings the child is given: `roots` absolute, the config file's folder when none were written (see withAbsolutePaths). */
+export type DuckDbSettings = Omit<DuckDbTable, "roots"> & { roots: string[] };

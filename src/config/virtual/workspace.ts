@@ -78,4 +78,7 @@ export const workspaceSettingsSchema = closed({
   };
 });
 
-export type WorkspaceSettings = z.output<typeof workspaceSettingsSchema>;
+/** `[virtual.workspace]` as the schema reads it: `roots` as written, or undefined. */
+export type WorkspaceTable = z.output<typeof workspaceSettingsSchema>;
+/** The settings the child is given: `roots` absolute, the config file's folder when none were written (see withAbsolutePaths). */
+export type WorkspaceSettings = Omit<WorkspaceTable, "roots"> & { roots: string[] };

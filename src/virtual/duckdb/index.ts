@@ -25,7 +25,7 @@ class DuckDbChild extends VirtualChild {
   private readonly roots: string[];
 
   constructor(
-    private readonly settings: DuckDbSettings & { roots: string[] },
+    private readonly settings: DuckDbSettings,
     events: ChildEvents,
   ) {
     super(NAME, "SQL over CSV, Parquet and JSON files, and DuckDB databases, on embedded DuckDB", events);
@@ -109,5 +109,5 @@ async function loadDuckDb(): Promise<DuckDb> {
 export function createDuckDbChild(context: VirtualContext): Child | undefined {
   const settings = context.config.virtual.duckdb;
   if (!settings.enabled) return undefined;
-  return new DuckDbChild({ ...settings, roots: settings.roots ?? [resolve(context.config.path, "..")] }, context.switchboard);
+  return new DuckDbChild(settings, context.switchboard);
 }

@@ -3,9 +3,6 @@ import type { CallContext } from "../../children/child.js";
 import type { WorkspaceSettings } from "../../config/virtual/workspace.js";
 import type { CallRoots } from "./roots.js";
 
-/** The child's settings, roots made absolute. */
-export type WorkspaceConfig = WorkspaceSettings & { roots: string[] };
-
 /** Where one call stands. */
 export interface Place {
   roots: CallRoots;
@@ -16,6 +13,6 @@ export interface Place {
 }
 
 export interface Workspace {
-  readonly settings: WorkspaceConfig;
+  readonly settings: WorkspaceSettings;
   place(ctx: CallContext): Promise<Place>;
 }
