@@ -53,7 +53,7 @@ class WorkspaceChild extends VirtualChild implements Workspace {
     const roots = await this.roots.forCall(ctx);
     const shell = await this.shells.get(sessionKey(ctx.caller))?.catch(() => undefined);
     const cwd = shell?.alive ? shell.cwd : this.roots.home(roots);
-    return { roots, cwd, confine: (path) => this.roots.confine(path, cwd, roots) };
+    return { cwd, confine: (path) => this.roots.confine(path, cwd, roots) };
   }
 
   async shellFor(ctx: CallContext): Promise<Shell> {

@@ -96,10 +96,6 @@ export class Shell {
     return new Shell(process, dir, options);
   }
 
-  get pid(): number {
-    return this.process.pid;
-  }
-
   /** False once bash has exited: a new shell is needed. */
   get alive(): boolean {
     return this.ended === undefined;
