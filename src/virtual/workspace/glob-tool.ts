@@ -2,10 +2,11 @@
 import { stat } from "node:fs/promises";
 import { statSync } from "node:fs";
 import { z } from "zod";
+import { formatBytes } from "../../shared/byte-size.js";
 import { GaggleError } from "../../shared/errors.js";
 import { textResult } from "../../shared/tool-results.js";
 import { defineTool, type VirtualTool } from "../virtual-child.js";
-import { humanSize, permissions } from "./file-facts.js";
+import { permissions } from "./file-facts.js";
 import { fsFailure } from "./fs-errors.js";
 import { globRegExp } from "./glob.js";
 import type { Place, Workspace } from "./place.js";
@@ -52,7 +53,7 @@ export function globTool(workspace: Workspace): VirtualTool {
       if (listed.length === 0) return textResult(`No files under ${dir} match ${pattern}`);
       const cap = Math.min(limit ?? maxResults, maxResults);
       const shown = listed.slice(0, cap).map(({ path: full, relative, info }) => {
-        return `${absolute ? full : relative} (${humanSize(info!.size)}, modified ${when(info!.mtime)}, ${permissions(info!.mode)})`;
+        return `${absolute ? full : relative} (${formatBytes(info!.size)}, modified ${when(info!.mtime)}, ${permissions(info!.mode)})`;
       });
       const more = listed.length - shown.length;
       const note = more > 0 ? `\n[${more} more files matched; narrow the pattern or path, or raise limit (at most ${maxResults})]` : "";
