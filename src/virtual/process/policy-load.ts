@@ -8,7 +8,7 @@ import { errorMessage } from "../../shared/errors.js";
 import { canonical } from "../../shared/fs-checks.js";
 import { parseDocument } from "../../config/parse.js";
 import { expandHome } from "../../config/paths.js";
-import { closed, expected } from "../../config/zod-kit.js";
+import { closed, directoryPaths } from "../../config/zod-kit.js";
 import type { Policy } from "./policy.js";
 import type { ProcessSettings } from "../../config/virtual/process.js";
 
@@ -25,15 +25,9 @@ const allowSchema = z.unknown().transform((value, ctx): "*" | string[] => {
 
 const policySchema = closed({
   allow: allowSchema,
-  cwd_allow: directories(),
-  redirect_allow: directories(),
+  cwd_allow: directoryPaths().optional(),
+  redirect_allow: directoryPaths().optional(),
 });
-
-function directories() {
-  return z
-    .array(z.string(expected("a directory path")).min(1, "expected a non-empty directory path"), expected("an array of directory paths"))
-    .optional();
-}
 
 /**
  * `configPath` is the config file's absolute path: relative paths are taken from its folder. `table` is the
