@@ -8,7 +8,7 @@ import { findExecutable } from "../../shared/fs-checks.js";
 import { logger } from "../../shared/log.js";
 import type { VirtualContext } from "../context.js";
 import type { Policy } from "../process/policy.js";
-import { loadPolicy } from "../process/policy-load.js";
+import { loadPolicy, logBrokenPolicy, policyProblems } from "../process/policy-load.js";
 import { VirtualChild, type VirtualTool } from "../virtual-child.js";
 import { bashTool } from "./bash-tool.js";
 import { editTool, replaceTool } from "./edit-tools.js";
@@ -90,8 +90,7 @@ class WorkspaceChild extends VirtualChild implements Workspace {
 /** What `gaggle validate` reports of the workspace's settings: a policy that would refuse every command. */
 export function workspaceSettingsProblems(config: GaggleConfig): string[] {
   if (!config.virtual.workspace.enabled) return [];
-  const policy = loadPolicy(config.virtual.workspace, config.path, TABLE);
-  return policy.kind === "broken" ? [`${policy.source}: the workspace policy is invalid, so every command would be refused: ${policy.reason}`] : [];
+  return policyProblems(loadPolicy(config.virtual.workspace, config.path, TABLE), NAME);
 }
 
 export function createWorkspaceChild(context: VirtualContext): Child | undefined {
@@ -99,9 +98,7 @@ export function createWorkspaceChild(context: VirtualContext): Child | undefined
   const settings = config.virtual.workspace;
   if (!settings.enabled) return undefined;
   const policy = loadPolicy(settings, config.path, TABLE);
-  if (policy.kind === "broken") {
-    logger({ child: NAME }).error({ source: policy.source }, `workspace policy is invalid, so every Bash command will be refused: ${policy.reason}`);
-  }
+  logBrokenPolicy(policy, NAME, logger({ child: NAME }), "Bash command");
   const found = settings.ripgrep ? findExecutable("rg", settings.roots[0]!, process.env.PATH) : undefined;
   const rg = found && "found" in found ? found.found : undefined;
   const child = new WorkspaceChild(settings, settings.killGraceMs ?? config.gateway.shutdownGraceMs, policy, rg, switchboard);
