@@ -19,7 +19,10 @@ export const workspaceSettingsSchema = closed({
   enabled: z.boolean(expected("true or false")).optional(),
   /** true: its tools also appear under their own names, whatever gateway.expose says. */
   expose: z.boolean(expected("true or false")).optional(),
-  /** The folders its file tools may reach; the config file's folder when not given. The first is where shells start. */
+  /**
+   * The folders its file tools may reach; the config file's folder when not given. Shells start in the first client
+   * root that lies under one of them, else in the first of them.
+   */
   roots: directoryPaths().min(1, "expected at least one directory").optional(),
   /** A Bash call that gives no timeout gets this long. */
   timeout_ms: durationMs("an integer from 1 to 600000", { min: 1, max: BASH_TIMEOUT_CEILING_MS }).optional(),
