@@ -29,6 +29,11 @@ export function durationMs(what: string, options: { min: 0 | 1; max?: number; ze
     .max(max, { error: (issue) => `expected at most ${bound}, got ${describeValue(issue.input)}${fix}` });
 }
 
+/** An array of non-empty directory paths: the roots of duckdb and workspace, a policy's cwd_allow and redirect_allow. */
+export function directoryPaths() {
+  return z.array(z.string(expected("a directory path")).min(1, "expected a non-empty directory path"), expected("an array of directory paths"));
+}
+
 /** Check option: run only when every issue so far is continuable (unknown keys), i.e. all values are well typed. */
 export const onlySoftIssues = {
   when: (payload: z.core.ParsePayload): boolean => payload.issues.every((issue) => issue.continue === true),

@@ -63,16 +63,27 @@ export function isUnder(dir: string, prefix: string): boolean {
   return dir.startsWith(withSep);
 }
 
-/** Where writing to `path` really writes: undefined for a symlink whose target does not exist yet (it could be anywhere). */
-export function whereWritten(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
+/**
+ * Where `path` really is, so a write to it lands there: its deepest existing ancestor with symlinks resolved, and
+ * the rest as written. Undefined for a symlink whose target does not exist, which a write would create wherever it
+ * points.
+ */
+export function realTarget(path: string): string | undefined {
+  const rest: string[] = [];
+  let at = path;
+  for (;;) {
     try {
-      if (lstatSync(path).isSymbolicLink()) return undefined;
+      return join(realpathSync(at), ...rest.reverse());
     } catch {
-      // Not there at all: the file a redirection creates, in its folder.
+      try {
+        if (lstatSync(at).isSymbolicLink()) return undefined;
+      } catch {
+        // Not there: its folder decides.
+      }
+      const parent = dirname(at);
+      if (parent === at) return path;
+      rest.push(basename(at));
+      at = parent;
     }
-    return join(canonical(dirname(path)), basename(path));
   }
 }

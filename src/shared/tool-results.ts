@@ -1,4 +1,4 @@
-// The tool results gaggle answers with itself: JSON text, and a failure as an isError result carrying a stable code.
+// The tool results gaggle answers with itself: plain text, JSON text, and a failure as an isError result carrying a stable code.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { GaggleError, errorMessage, isRequestRefusal } from "./errors.js";
 
@@ -21,4 +21,8 @@ export function refusedOrFailed(error: unknown): CallToolResult {
 
 export function jsonResult(value: unknown): CallToolResult {
   return { content: [{ type: "text", text: JSON.stringify(value) }] };
+}
+
+export function textResult(text: string): CallToolResult {
+  return { content: [{ type: "text", text }] };
 }

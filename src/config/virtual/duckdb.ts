@@ -1,6 +1,6 @@
 // `[virtual.duckdb]`: the settings of the built-in SQL child on embedded DuckDB, validated with the rest of the config.
 import { z } from "zod";
-import { closed, durationMs, expected } from "../zod-kit.js";
+import { closed, directoryPaths, durationMs, expected } from "../zod-kit.js";
 
 export const DUCKDB_DEFAULTS = {
   maxRows: 1000,
@@ -14,9 +14,7 @@ export const duckdbSettingsSchema = closed({
   /** true: its tool also appears under its own name, whatever gateway.expose says. */
   expose: z.boolean(expected("true or false")).optional(),
   /** The folders queries and database files may reach; the config file's folder when not given. */
-  roots: z
-    .array(z.string(expected("a directory path")).min(1, "expected a non-empty directory path"), expected("an array of directory paths"))
-    .optional(),
+  roots: directoryPaths().optional(),
   /** true: statements that write (CREATE, INSERT, COPY ... TO) are allowed, and database files open for writing. */
   read_write: z.boolean(expected("true or false")).optional(),
   /** Rows an answer holds at most; more are counted and left out. */
@@ -35,4 +33,7 @@ export const duckdbSettingsSchema = closed({
   timeoutMs: raw.timeout_ms ?? DUCKDB_DEFAULTS.timeoutMs,
 }));
 
-export type DuckDbSettings = z.output<typeof duckdbSettingsSchema>;
+/** `[virtual.duckdb]` as the schema reads it: `roots` as written, or undefined. */
+export type DuckDbTable = z.output<typeof duckdbSettingsSchema>;
+/** The settings the child is given: `roots` absolute, the config file's folder when none were written (see withAbsolutePaths). */
+export type DuckDbSettings = Omit<DuckDbTable, "roots"> & { roots: string[] };

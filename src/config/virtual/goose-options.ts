@@ -10,43 +10,46 @@ interface FlagSpec {
   placeholder: string;
 }
 
-const ALLOWED: Record<string, FlagSpec> = {
-  "--provider": { takes: "value", repeatable: false, placeholder: "PROVIDER" },
-  "--model": { takes: "value", repeatable: false, placeholder: "MODEL" },
-  "--with-builtin": { takes: "value", repeatable: true, placeholder: "NAME[,NAME]" },
-  "--with-extension": { takes: "value", repeatable: true, placeholder: "COMMAND" },
-  "--with-streamable-http-extension": { takes: "value", repeatable: true, placeholder: "URL" },
-  "--max-turns": { takes: "count", repeatable: false, placeholder: "N" },
-  "--max-tool-repetitions": { takes: "count", repeatable: false, placeholder: "N" },
-  "--system": { takes: "value", repeatable: false, placeholder: "TEXT" },
-  "--no-profile": { takes: "none", repeatable: false, placeholder: "" },
-  "--debug": { takes: "none", repeatable: false, placeholder: "" },
-};
+/** Maps, not objects: a name every object has ("constructor") is no flag. */
+const ALLOWED = new Map<string, FlagSpec>(
+  Object.entries({
+    "--provider": { takes: "value", repeatable: false, placeholder: "PROVIDER" },
+    "--model": { takes: "value", repeatable: false, placeholder: "MODEL" },
+    "--with-builtin": { takes: "value", repeatable: true, placeholder: "NAME[,NAME]" },
+    "--with-extension": { takes: "value", repeatable: true, placeholder: "COMMAND" },
+    "--with-streamable-http-extension": { takes: "value", repeatable: true, placeholder: "URL" },
+    "--max-turns": { takes: "count", repeatable: false, placeholder: "N" },
+    "--max-tool-repetitions": { takes: "count", repeatable: false, placeholder: "N" },
+    "--system": { takes: "value", repeatable: false, placeholder: "TEXT" },
+    "--no-profile": { takes: "none", repeatable: false, placeholder: "" },
+    "--debug": { takes: "none", repeatable: false, placeholder: "" },
+  }),
+);
 
 /** Flags gaggle sets, or that would break the one-turn-per-process protocol, each with the reason. */
-const RESERVED: Record<string, string> = {
-  "--text": "gaggle passes the prompt itself with --text",
-  "-t": "gaggle passes the prompt itself with --text",
-  "--instructions": "it conflicts with --text, which gaggle sets",
-  "-i": "it conflicts with --text, which gaggle sets",
-  "--recipe": "it conflicts with --text, which gaggle sets",
-  "--name": "gaggle names the Goose session itself (gosling-<id>)",
-  "-n": "gaggle names the Goose session itself (gosling-<id>)",
-  "--resume": "gaggle adds --resume to every turn after the first",
-  "-r": "gaggle adds --resume to every turn after the first",
-  "--no-session": "a gosling lives in its named session; --no-session conflicts with --name and --resume",
-  "--session-id": "gaggle identifies the session by its name",
-  "--path": "gaggle identifies the session by its name",
-  "--interactive": "a gosling's turn must end so the next prompt can run",
-  "-s": "a gosling's turn must end so the next prompt can run",
-  "--output-format": "set by [virtual.goose] output_format",
-  "--quiet": "it changes the output gaggle reads",
-  "-q": "it changes the output gaggle reads",
-};
+const RESERVED = new Map<string, string>(
+  Object.entries({
+    "--text": "gaggle passes the prompt itself with --text",
+    "-t": "gaggle passes the prompt itself with --text",
+    "--instructions": "it conflicts with --text, which gaggle sets",
+    "-i": "it conflicts with --text, which gaggle sets",
+    "--recipe": "it conflicts with --text, which gaggle sets",
+    "--name": "gaggle names the Goose session itself (gosling-<id>)",
+    "-n": "gaggle names the Goose session itself (gosling-<id>)",
+    "--resume": "gaggle adds --resume to every turn after the first",
+    "-r": "gaggle adds --resume to every turn after the first",
+    "--no-session": "a gosling lives in its named session; --no-session conflicts with --name and --resume",
+    "--session-id": "gaggle identifies the session by its name",
+    "--path": "gaggle identifies the session by its name",
+    "--interactive": "a gosling's turn must end so the next prompt can run",
+    "-s": "a gosling's turn must end so the next prompt can run",
+    "--output-format": "set by [virtual.goose] output_format",
+    "--quiet": "it changes the output gaggle reads",
+    "-q": "it changes the output gaggle reads",
+  }),
+);
 
-export const ALLOWED_FLAGS_TEXT = Object.entries(ALLOWED)
-  .map(([flag, spec]) => (spec.placeholder ? `${flag} ${spec.placeholder}` : flag))
-  .join(", ");
+export const ALLOWED_FLAGS_TEXT = [...ALLOWED].map(([flag, spec]) => (spec.placeholder ? `${flag} ${spec.placeholder}` : flag)).join(", ");
 
 /** A problem with one option, in words a caller can act on. */
 export class OptionError extends Error {
@@ -69,10 +72,9 @@ export function parseRunOptions(tokens: readonly string[]): RunOption[] {
     const eq = token.startsWith("--") ? token.indexOf("=") : -1;
     const flag = eq === -1 ? token : token.slice(0, eq);
     const inline = eq === -1 ? undefined : token.slice(eq + 1);
-    // Own keys only: a name every object has ("constructor") is no flag.
-    const reserved = Object.hasOwn(RESERVED, flag) ? RESERVED[flag] : undefined;
+    const reserved = RESERVED.get(flag);
     if (reserved !== undefined) throw refusal(`option "${flag}" is not allowed: ${reserved}`);
-    const spec = Object.hasOwn(ALLOWED, flag) ? ALLOWED[flag] : undefined;
+    const spec = ALLOWED.get(flag);
     if (!spec) {
       const what = flag.startsWith("-")
         ? `option "${flag}" is not allowed`
@@ -107,7 +109,7 @@ function refusal(what: string): OptionError {
 
 /** Options given for one gosling replace the configured ones they overlap, except flags that may repeat. */
 export function mergeOptions(configured: readonly RunOption[], given: readonly RunOption[]): RunOption[] {
-  const overridden = new Set(given.filter((option) => !ALLOWED[option.flag]?.repeatable).map((option) => option.flag));
+  const overridden = new Set(given.filter((option) => !ALLOWED.get(option.flag)?.repeatable).map((option) => option.flag));
   return [...configured.filter((option) => !overridden.has(option.flag)), ...given];
 }
 

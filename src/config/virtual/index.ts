@@ -1,12 +1,12 @@
 // The settings of every built-in virtual child, for the config schema: `[virtual.NAME]` tables.
 import { configCommand, configPath, type PathOptions } from "../paths.js";
 import { closed } from "../zod-kit.js";
-import { duckdbSettingsSchema, type DuckDbSettings } from "./duckdb.js";
+import { duckdbSettingsSchema, type DuckDbSettings, type DuckDbTable } from "./duckdb.js";
 import { gooseSettingsSchema, type GooseSettings } from "./goose.js";
 import { imagenSettingsSchema, type ImagenSettings } from "./imagen.js";
 import { processSettingsSchema, type ProcessSettings } from "./process.js";
 import { teamSettingsSchema, type TeamSettings } from "./team.js";
-import { workspaceSettingsSchema, type WorkspaceSettings } from "./workspace.js";
+import { workspaceSettingsSchema, type WorkspaceSettings, type WorkspaceTable } from "./workspace.js";
 
 export type { DuckDbSettings, GooseSettings, ImagenSettings, ProcessSettings, TeamSettings, WorkspaceSettings };
 
@@ -19,6 +19,9 @@ export interface VirtualSettings {
   workspace: WorkspaceSettings;
 }
 
+/** The tables as the schema reads them, before withAbsolutePaths: the roots of duckdb and workspace as written. */
+export type VirtualTables = Omit<VirtualSettings, "duckdb" | "workspace"> & { duckdb: DuckDbTable; workspace: WorkspaceTable };
+
 export const virtualSettingsSchema = closed({
   process: processSettingsSchema.optional(),
   goose: gooseSettingsSchema.optional(),
@@ -26,7 +29,7 @@ export const virtualSettingsSchema = closed({
   duckdb: duckdbSettingsSchema.optional(),
   imagen: imagenSettingsSchema.optional(),
   workspace: workspaceSettingsSchema.optional(),
-}).transform((raw): VirtualSettings => ({
+}).transform((raw): VirtualTables => ({
   process: raw.process ?? processSettingsSchema.parse({}),
   goose: raw.goose ?? gooseSettingsSchema.parse({}),
   team: raw.team ?? teamSettingsSchema.parse({}),
@@ -35,14 +38,14 @@ export const virtualSettingsSchema = closed({
   workspace: raw.workspace ?? workspaceSettingsSchema.parse({}),
 }));
 
-export const VIRTUAL_DEFAULTS: VirtualSettings = virtualSettingsSchema.parse({});
+export const VIRTUAL_DEFAULTS: VirtualTables = virtualSettingsSchema.parse({});
 
 /**
  * The settings with every path in them absolute, read as paths are read everywhere in the config file.
  * goose's `cwd` and the `roots` of duckdb and workspace default to the config file's folder. A `policy_file` is read by the process child itself,
  * which reports a bad one as a policy that denies everything.
  */
-export function withAbsolutePaths(settings: VirtualSettings, file: PathOptions): VirtualSettings {
+export function withAbsolutePaths(settings: VirtualTables, file: PathOptions): VirtualSettings {
   const { process, goose, team, duckdb, imagen, workspace } = settings;
   return {
     process: { ...process, ...(process.logDir !== undefined && { logDir: configPath(process.logDir, file) }) },

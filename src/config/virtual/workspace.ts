@@ -1,6 +1,6 @@
 // `[virtual.workspace]`: the settings of the built-in shell and file tools (gomcptest's Bash, Edit, View, ...), validated with the rest of the config.
 import { z } from "zod";
-import { closed, durationMs, expected } from "../zod-kit.js";
+import { closed, directoryPaths, durationMs, expected } from "../zod-kit.js";
 
 /** A Bash call may ask for at most this long (gomcptest's own bound): past it a command belongs in the process child. */
 export const BASH_TIMEOUT_CEILING_MS = 600_000;
@@ -19,11 +19,11 @@ export const workspaceSettingsSchema = closed({
   enabled: z.boolean(expected("true or false")).optional(),
   /** true: its tools also appear under their own names, whatever gateway.expose says. */
   expose: z.boolean(expected("true or false")).optional(),
-  /** The folders its file tools may reach; the config file's folder when not given. The first is where shells start. */
-  roots: z
-    .array(z.string(expected("a directory path")).min(1, "expected a non-empty directory path"), expected("an array of directory paths"))
-    .min(1, "expected at least one directory")
-    .optional(),
+  /**
+   * The folders its file tools may reach; the config file's folder when not given. Shells start in the first client
+   * root that lies under one of them, else in the first of them.
+   */
+  roots: directoryPaths().min(1, "expected at least one directory").optional(),
   /** A Bash call that gives no timeout gets this long. */
   timeout_ms: durationMs("an integer from 1 to 600000", { min: 1, max: BASH_TIMEOUT_CEILING_MS }).optional(),
   /** The longest timeout a Bash call may ask for. */
@@ -78,4 +78,7 @@ export const workspaceSettingsSchema = closed({
   };
 });
 
-export type WorkspaceSettings = z.output<typeof workspaceSettingsSchema>;
+/** `[virtual.workspace]` as the schema reads it: `roots` as written, or undefined. */
+export type WorkspaceTable = z.output<typeof workspaceSettingsSchema>;
+/** The settings the child is given: `roots` absolute, the config file's folder when none were written (see withAbsolutePaths). */
+export type WorkspaceSettings = Omit<WorkspaceTable, "roots"> & { roots: string[] };

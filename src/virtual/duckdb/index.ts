@@ -8,7 +8,7 @@ import type { Child } from "../../children/child.js";
 import type { ChildEvents } from "../../children/switchboard.js";
 import type { DuckDbSettings } from "../../config/virtual/duckdb.js";
 import { GaggleError, errorMessage } from "../../shared/errors.js";
-import { canonical, isUnder, whereWritten } from "../../shared/fs-checks.js";
+import { canonical, isUnder, realTarget } from "../../shared/fs-checks.js";
 import { jsonResult } from "../../shared/tool-results.js";
 import type { VirtualContext } from "../context.js";
 import { defineTool, VirtualChild, type VirtualTool } from "../virtual-child.js";
@@ -25,7 +25,7 @@ class DuckDbChild extends VirtualChild {
   private readonly roots: string[];
 
   constructor(
-    private readonly settings: DuckDbSettings & { roots: string[] },
+    private readonly settings: DuckDbSettings,
     events: ChildEvents,
   ) {
     super(NAME, "SQL over CSV, Parquet and JSON files, and DuckDB databases, on embedded DuckDB", events);
@@ -77,7 +77,7 @@ class DuckDbChild extends VirtualChild {
 
   /** The database file, under the roots, symlinks followed; one that does not exist is created only by a child that writes. */
   private databasePath(database: string): string {
-    const path = whereWritten(resolve(this.roots[0]!, database));
+    const path = realTarget(resolve(this.roots[0]!, database));
     if (path === undefined || !this.roots.some((root) => isUnder(path, root))) {
       throw new GaggleError("PERMISSION_DENIED", `database "${database}" is outside the roots (${this.roots.join(", ")})`, {
         hint: "give a database file under [virtual.duckdb] roots, or add its folder to roots",
@@ -109,5 +109,5 @@ async function loadDuckDb(): Promise<DuckDb> {
 export function createDuckDbChild(context: VirtualContext): Child | undefined {
   const settings = context.config.virtual.duckdb;
   if (!settings.enabled) return undefined;
-  return new DuckDbChild({ ...settings, roots: settings.roots ?? [resolve(context.config.path, "..")] }, context.switchboard);
+  return new DuckDbChild(settings, context.switchboard);
 }

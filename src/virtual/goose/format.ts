@@ -1,4 +1,4 @@
-// Owns the small text formats the goose and team views share: durations, sizes, times, one-line excerpts.
+// Owns the small text formats the goose and team views share: durations, times, one-line excerpts (sizes: shared/byte-size.ts).
 
 export function formatDuration(ms: number): string {
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
@@ -6,12 +6,6 @@ export function formatDuration(ms: number): string {
   const seconds = Math.floor((ms % 60_000) / 1000);
   if (minutes < 60) return `${minutes}m ${String(seconds).padStart(2, "0")}s`;
   return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, "0")}m`;
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
 export function formatTime(date: Date): string {

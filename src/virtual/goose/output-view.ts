@@ -1,5 +1,6 @@
 // Owns get_gosling_output's text: a header (status, times, every prompt), a page of the transcript, pagination.
-import { excerpt, formatBytes, formatDuration, formatTime, plural } from "./format.js";
+import { formatBytes } from "../../shared/byte-size.js";
+import { excerpt, formatDuration, formatTime, plural } from "./format.js";
 import type { Gosling, PromptEntry } from "./gosling.js";
 
 export const DEFAULT_LIMIT = 100;

@@ -1,5 +1,6 @@
 // Owns the views of many goslings: list_goslings, get_gosling_status, and the JSON of the goslings:// resources.
-import { excerpt, formatBytes, formatDuration, formatTime, plural } from "./format.js";
+import { formatBytes } from "../../shared/byte-size.js";
+import { excerpt, formatDuration, formatTime, plural } from "./format.js";
 import type { Gosling, GoslingStatus } from "./gosling.js";
 import { activity, promptState } from "./output-view.js";
 

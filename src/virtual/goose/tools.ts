@@ -1,7 +1,7 @@
 // Owns the goose child's tools: their input schemas, and the text each one answers with.
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { backgroundRefusal, LOCAL_PRINCIPAL } from "../../children/child.js";
+import { textResult } from "../../shared/tool-results.js";
 import { defineTool, type VirtualTool } from "../virtual-child.js";
 import { excerpt, formatDuration, plural } from "./format.js";
 import type { GooseChild } from "./goose-child.js";
@@ -13,10 +13,6 @@ const processId = z.string().describe("The gosling's id (from run_goose or list_
 const prompt = (what: string) => z.string().min(1).describe(what);
 
 const READ_ONLY = { readOnlyHint: true, openWorldHint: false };
-
-function text(value: string): CallToolResult {
-  return { content: [{ type: "text", text: value }] };
-}
 
 function follow(id: string): string {
   return [
@@ -42,7 +38,7 @@ export function gooseTools(goose: GooseChild): VirtualTool[] {
       run: async (args, ctx) => {
         if (ctx.endsWithCall) throw backgroundRefusal("a gosling (it runs in the background)");
         const { gosling } = goose.launchGosling(args.prompt, args.options ?? [], ctx);
-        return text(
+        return textResult(
           [
             `Started gosling ${gosling.id} (Goose session ${gosling.session}).`,
             "",
@@ -60,7 +56,7 @@ export function gooseTools(goose: GooseChild): VirtualTool[] {
         status: z.enum(["all", "running", "completed", "error", "released"]).describe("Only goslings with this status (default all)").optional(),
       }),
       annotations: READ_ONLY,
-      run: async (args) => text(listView(goose.all(), args.status ?? "all")),
+      run: async (args) => textResult(listView(goose.all(), args.status ?? "all")),
     }),
     defineTool({
       name: "get_gosling_output",
@@ -75,7 +71,7 @@ export function gooseTools(goose: GooseChild): VirtualTool[] {
       annotations: READ_ONLY,
       run: async (args) => {
         const request = { offset: args.offset ?? 0, limit: args.limit ?? DEFAULT_LIMIT, full: args.full_output === true };
-        return text(outputView(goose.find(args.process_id), request, goose.settings));
+        return textResult(outputView(goose.find(args.process_id), request, goose.settings));
       },
     }),
     defineTool({
@@ -84,8 +80,8 @@ export function gooseTools(goose: GooseChild): VirtualTool[] {
       input: z.strictObject({ process_id: processId.optional() }),
       annotations: READ_ONLY,
       run: async (args) => {
-        if (args.process_id === undefined) return text(statusReport(goose.all()));
-        return text(statusView(goose.find(args.process_id), goose.settings.maxPrompts, goose.settings.maxRuntimeMinutes));
+        if (args.process_id === undefined) return textResult(statusReport(goose.all()));
+        return textResult(statusView(goose.find(args.process_id), goose.settings.maxPrompts, goose.settings.maxRuntimeMinutes));
       },
     }),
     defineTool({
@@ -99,7 +95,7 @@ export function gooseTools(goose: GooseChild): VirtualTool[] {
           ahead === 0
             ? "It is running now."
             : `It is queued behind ${plural(ahead, "turn")} and runs when ${ahead === 1 ? "that one ends" : "they end"}.`;
-        return text(
+        return textResult(
           [`Sent prompt #${entry.number} to gosling ${gosling.id}. ${when}`, "", `Prompt: ${excerpt(entry.text, 200)}`, "", follow(gosling.id)].join(
             "\n",
           ),
@@ -115,7 +111,7 @@ export function gooseTools(goose: GooseChild): VirtualTool[] {
         const gosling = goose.find(args.process_id);
         goose.checkOwner(gosling, ctx);
         if (gosling.status === "released")
-          return text(
+          return textResult(
             `Gosling ${gosling.id} was already released (${gosling.releaseNote ?? "released"}). get_gosling_output still shows its transcript.`,
           );
         const { wasWorking, dropped } = await goose.release(gosling, "released with release_gosling");
@@ -123,7 +119,7 @@ export function gooseTools(goose: GooseChild): VirtualTool[] {
           ? `It was working; its turn was stopped after ${formatDuration(gosling.runtimeMs())} of work in all`
           : "It was idle";
         const drop = dropped > 0 ? `, and ${plural(dropped, "queued prompt")} ${dropped === 1 ? "was" : "were"} dropped` : "";
-        return text(
+        return textResult(
           `Released gosling ${gosling.id}. ${before}${drop}.\n\nIts transcript stays readable: get_gosling_output with process_id="${gosling.id}", or goslings://${gosling.id}/output.`,
         );
       },
@@ -136,10 +132,10 @@ export function gooseTools(goose: GooseChild): VirtualTool[] {
       run: async (_args, ctx) => {
         const principal = ctx.caller?.principal ?? LOCAL_PRINCIPAL;
         const live = goose.all().filter((gosling) => gosling.status !== "released" && goose.ownerOf(gosling) === principal);
-        if (live.length === 0) return text("No goslings to terminate.");
+        if (live.length === 0) return textResult("No goslings to terminate.");
         const working = live.filter((gosling) => gosling.working).length;
         await Promise.all(live.map((gosling) => goose.release(gosling, "released with terminate_all_goslings")));
-        return text(
+        return textResult(
           `Terminated ${plural(live.length, "gosling")} (${working} working, ${live.length - working} idle). Their transcripts stay readable with get_gosling_output.`,
         );
       },

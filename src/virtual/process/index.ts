@@ -8,7 +8,7 @@ import { logger } from "../../shared/log.js";
 import type { VirtualContext } from "../context.js";
 import { VirtualChild, type VirtualTool } from "../virtual-child.js";
 import type { Policy } from "./policy.js";
-import { loadPolicy } from "./policy-load.js";
+import { loadPolicy, logBrokenPolicy, policyProblems } from "./policy-load.js";
 import { ProcessTable } from "./process-table.js";
 import { PROCESS_RESOURCES, PROCESS_RESOURCE_TEMPLATES, readProcessResource } from "./resources.js";
 import { callerOf, processTools } from "./tools.js";
@@ -49,8 +49,7 @@ class ProcessChild extends VirtualChild {
 /** What `gaggle validate` reports of the process child's settings: a policy that would refuse every command. */
 export function processSettingsProblems(config: GaggleConfig): string[] {
   if (!config.virtual.process.enabled) return [];
-  const policy = loadPolicy(config.virtual.process, config.path);
-  return policy.kind === "broken" ? [`${policy.source}: the process policy is invalid, so every command would be refused: ${policy.reason}`] : [];
+  return policyProblems(loadPolicy(config.virtual.process, config.path), NAME);
 }
 
 export function createProcessChild(context: VirtualContext): Child | undefined {
@@ -77,11 +76,10 @@ export function createProcessChild(context: VirtualContext): Child | undefined {
   return new ProcessChild(table, switchboard, settings.defaultTimeoutMs, baseDir);
 }
 
-/** A broken policy is said at start-up, not only when the first command is refused. */
+/** The policy said at start-up: a broken one, not only when the first command is refused. */
 function announcePolicy(policy: Policy, log: ReturnType<typeof logger>): void {
-  if (policy.kind === "broken") {
-    log.error({ source: policy.source }, `process policy is invalid, so every command will be refused: ${policy.reason}`);
-  } else if (policy.kind === "rules") {
+  logBrokenPolicy(policy, NAME, log);
+  if (policy.kind === "rules") {
     const allow = policy.allow === "*" ? "every command" : `${policy.allow.length} command patterns`;
     const cwd = policy.cwdAllow ? `under ${policy.cwdAllow.join(", ")}` : "in any directory";
     log.info({ source: policy.source }, `process policy: ${allow}, ${cwd}`);

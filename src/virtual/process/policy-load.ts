@@ -5,10 +5,11 @@ import { dirname, resolve } from "node:path";
 import { z } from "zod";
 import { ConfigError, describeValue, fallbackErrorMap, formatIssues, issuesFromZod } from "../../config/errors.js";
 import { errorMessage } from "../../shared/errors.js";
+import type { Logger } from "../../shared/log.js";
 import { canonical } from "../../shared/fs-checks.js";
 import { parseDocument } from "../../config/parse.js";
 import { expandHome } from "../../config/paths.js";
-import { closed, expected } from "../../config/zod-kit.js";
+import { closed, directoryPaths } from "../../config/zod-kit.js";
 import type { Policy } from "./policy.js";
 import type { ProcessSettings } from "../../config/virtual/process.js";
 
@@ -25,15 +26,9 @@ const allowSchema = z.unknown().transform((value, ctx): "*" | string[] => {
 
 const policySchema = closed({
   allow: allowSchema,
-  cwd_allow: directories(),
-  redirect_allow: directories(),
+  cwd_allow: directoryPaths().optional(),
+  redirect_allow: directoryPaths().optional(),
 });
-
-function directories() {
-  return z
-    .array(z.string(expected("a directory path")).min(1, "expected a non-empty directory path"), expected("an array of directory paths"))
-    .optional();
-}
 
 /**
  * `configPath` is the config file's absolute path: relative paths are taken from its folder. `table` is the
@@ -85,6 +80,17 @@ function validate(doc: unknown, source: string, keyPath: string, base: string, f
     cwdAllow: absolute(cwd_allow),
     redirectAllow: absolute(redirect_allow),
   };
+}
+
+/** What `gaggle validate` reports of the `child`'s policy: one so broken that every command would be refused. */
+export function policyProblems(policy: Policy, child: string): string[] {
+  return policy.kind === "broken" ? [`${policy.source}: the ${child} policy is invalid, so every command would be refused: ${policy.reason}`] : [];
+}
+
+/** A broken policy is said at start-up, not only when the first command is refused; `commands` names what it refuses. */
+export function logBrokenPolicy(policy: Policy, child: string, log: Logger, commands = "command"): void {
+  if (policy.kind === "broken")
+    log.error({ source: policy.source }, `${child} policy is invalid, so every ${commands} will be refused: ${policy.reason}`);
 }
 
 function broken(source: string, reason: string): Policy {

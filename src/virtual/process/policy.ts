@@ -1,6 +1,6 @@
 // The command policy (of the process and workspace children) and its one question: may this command run in this directory? Refusals name the segment and the rule.
 import { resolve } from "node:path";
-import { isUnder, whereWritten } from "../../shared/fs-checks.js";
+import { isUnder, realTarget } from "../../shared/fs-checks.js";
 import { GaggleError } from "../../shared/errors.js";
 import { readCommandLine, type FileRedirect } from "../shell/command-grammar.js";
 
@@ -60,7 +60,7 @@ export async function checkPolicy(policy: Policy, command: string, cwd: string):
 
 /** The file, resolved against `cwd` with its symlinks followed, is /dev/null or under one of `dirs`. */
 function redirectAllowed(redirect: FileRedirect, cwd: string, dirs: string[]): boolean {
-  const path = whereWritten(resolve(cwd, redirect.path));
+  const path = realTarget(resolve(cwd, redirect.path));
   if (path === undefined) return false;
   return path === "/dev/null" || dirs.some((dir) => isUnder(path, dir));
 }

@@ -95,72 +95,74 @@ async function inCommand(words: Word[], depth: number): Promise<Finding | undefi
   return undefined;
 }
 
-/** Options that take a value as the next word, per wrapper. */
-const VALUE_OPTIONS: Record<string, string[]> = {
-  env: ["-u", "--unset", "-C", "--chdir"],
-  sudo: [
-    "-u",
-    "--user",
-    "-g",
-    "--group",
-    "-C",
-    "--close-from",
-    "-D",
-    "--chdir",
-    "-h",
-    "--host",
-    "-p",
-    "--prompt",
-    "-r",
-    "--role",
-    "-t",
-    "--type",
-    "-U",
-    "--other-user",
-    "-T",
-    "--command-timeout",
-  ],
-  doas: ["-u", "-C"],
-  exec: ["-a"],
-  nice: ["-n", "--adjustment"],
-  ionice: ["-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid"],
-  timeout: ["-s", "--signal", "-k", "--kill-after"],
-  stdbuf: ["-i", "--input", "-o", "--output", "-e", "--error"],
-  xargs: [
-    "-a",
-    "--arg-file",
-    "-d",
-    "--delimiter",
-    "-E",
-    "-e",
-    "--eof",
-    "-I",
-    "--replace",
-    "-L",
-    "--max-lines",
-    "-n",
-    "--max-args",
-    "-P",
-    "--max-procs",
-    "-s",
-    "--max-chars",
-    "--process-slot-var",
-  ],
-  flock: ["-w", "--timeout", "-E", "--conflict-exit-code"],
-  chroot: ["--userspec", "--groups"],
-  watch: ["-n", "--interval", "-d", "--differences", "-q", "--equexit"],
-  taskset: [],
-  setsid: [],
-  nohup: [],
-  time: [],
-  command: [],
-  builtin: [],
-  unbuffer: [],
-  busybox: [],
-};
+/** Options that take a value as the next word, per wrapper; a Map, so a command named `constructor` is no wrapper. */
+const VALUE_OPTIONS = new Map<string, string[]>(
+  Object.entries({
+    env: ["-u", "--unset", "-C", "--chdir"],
+    sudo: [
+      "-u",
+      "--user",
+      "-g",
+      "--group",
+      "-C",
+      "--close-from",
+      "-D",
+      "--chdir",
+      "-h",
+      "--host",
+      "-p",
+      "--prompt",
+      "-r",
+      "--role",
+      "-t",
+      "--type",
+      "-U",
+      "--other-user",
+      "-T",
+      "--command-timeout",
+    ],
+    doas: ["-u", "-C"],
+    exec: ["-a"],
+    nice: ["-n", "--adjustment"],
+    ionice: ["-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid"],
+    timeout: ["-s", "--signal", "-k", "--kill-after"],
+    stdbuf: ["-i", "--input", "-o", "--output", "-e", "--error"],
+    xargs: [
+      "-a",
+      "--arg-file",
+      "-d",
+      "--delimiter",
+      "-E",
+      "-e",
+      "--eof",
+      "-I",
+      "--replace",
+      "-L",
+      "--max-lines",
+      "-n",
+      "--max-args",
+      "-P",
+      "--max-procs",
+      "-s",
+      "--max-chars",
+      "--process-slot-var",
+    ],
+    flock: ["-w", "--timeout", "-E", "--conflict-exit-code"],
+    chroot: ["--userspec", "--groups"],
+    watch: ["-n", "--interval", "-d", "--differences", "-q", "--equexit"],
+    taskset: [],
+    setsid: [],
+    nohup: [],
+    time: [],
+    command: [],
+    builtin: [],
+    unbuffer: [],
+    busybox: [],
+  }),
+);
 
 /** Words each wrapper takes before its command, beside its options: `timeout 5 cmd`, `chroot /new cmd`, `flock FILE cmd`. */
-const LEADING_OPERANDS: Record<string, number> = { timeout: 1, chroot: 1, flock: 1, taskset: 1 };
+const LEADING_OPERANDS = new Map(Object.entries({ timeout: 1, chroot: 1, flock: 1, taskset: 1 }));
 
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"]);
 
@@ -177,10 +179,11 @@ async function wrapped(name: string, rest: Word[], depth: number): Promise<{ ski
     );
   if (SHELLS.has(name) || name === "su") return shellString(name, rest, depth);
   if (name === "find") return findExec(rest, depth);
-  const takesValue = VALUE_OPTIONS[name];
+  const takesValue = VALUE_OPTIONS.get(name);
   if (takesValue === undefined) return undefined;
   let at = 0;
-  let operands = LEADING_OPERANDS[name] ?? 0;
+  const leading = LEADING_OPERANDS.get(name) ?? 0;
+  let operands = leading;
   while (at < rest.length) {
     const word = rest[at]!;
     const value = word.value;
@@ -198,7 +201,7 @@ async function wrapped(name: string, rest: Word[], depth: number): Promise<{ ski
       return evalString([string], depth, "env -S's string");
     }
     if (name === "flock" && (value === "-c" || value === "--command")) return evalString([rest[at + 1]?.value], depth, "flock -c's string");
-    if (value !== undefined && value.startsWith("-") && value.length > 1 && operands === (LEADING_OPERANDS[name] ?? 0)) {
+    if (value !== undefined && value.startsWith("-") && value.length > 1 && operands === leading) {
       at += takesValue.includes(value) ? 2 : 1;
       continue;
     }

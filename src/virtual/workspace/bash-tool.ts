@@ -5,6 +5,7 @@ import type { CallContext } from "../../children/child.js";
 import { cancelledError } from "../../children/cancellation.js";
 import { GaggleError } from "../../shared/errors.js";
 import { canonical } from "../../shared/fs-checks.js";
+import { textResult } from "../../shared/tool-results.js";
 import { checkPolicy, type Policy } from "../process/policy.js";
 import { defineTool, type VirtualTool } from "../virtual-child.js";
 import { BANNED_COMMANDS, refuseBanned } from "./banned.js";
@@ -63,7 +64,7 @@ export function bashTool(workspace: Workspace, shells: Shells, policy: Policy): 
 function answer(run: CommandRun, maxChars: number): CallToolResult {
   const output = run.output === "" && run.dropped === 0 ? "(no output)" : withCut(run, maxChars);
   const end = output.endsWith("\n") ? "" : "\n";
-  return { content: [{ type: "text", text: `${output}${end}[exit status ${run.status ?? "unknown"}]` }] };
+  return textResult(`${output}${end}[exit status ${run.status ?? "unknown"}]`);
 }
 
 function withCut(run: CommandRun, maxChars: number): string {

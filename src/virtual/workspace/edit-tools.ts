@@ -1,9 +1,10 @@
 // Edit (one exact, unique replacement, or a new file) and Replace (a whole file), each answering with what changed;
 // with [virtual.workspace] backups, the old content kept in FILE.bak.
-import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { z } from "zod";
 import { GaggleError } from "../../shared/errors.js";
+import { textResult } from "../../shared/tool-results.js";
 import { defineTool, type VirtualTool } from "../virtual-child.js";
 import { backUp } from "./backup.js";
 import { kindOf } from "./file-kind.js";
@@ -40,13 +41,13 @@ export function editTool(workspace: Workspace): VirtualTool {
     run: async ({ file_path, old_string, new_string }, ctx) => {
       const path = (await workspace.place(ctx)).confine(file_path);
       if (old_string === "") {
-        if (exists(path)) {
+        if (existsSync(path)) {
           throw new GaggleError("INVALID_ARGS", `${path} already exists, and an empty old_string only creates a new file`, {
             hint: "give the text to replace as old_string, or rewrite the whole file with Replace",
           });
         }
-        write(path, new_string, maxEditBytes);
-        return text(`Created ${path} (${lineCount(new_string)} lines)`);
+        write(path, new_string, maxEditBytes, { create: true });
+        return textResult(`Created ${path} (${lineCount(new_string)} lines)`);
       }
       const before = readText(path, maxEditBytes);
       const at = occurrences(before, old_string);
@@ -63,8 +64,8 @@ export function editTool(workspace: Workspace): VirtualTool {
       }
       const index = at[0]!;
       const after = before.slice(0, index) + new_string + before.slice(index + old_string.length);
-      const backup = write(path, after, maxEditBytes, backups);
-      return text(editAnswer(path, after, lineAt(before, index), old_string, new_string) + backup);
+      const backup = write(path, after, maxEditBytes, { backup: backups });
+      return textResult(editAnswer(path, after, lineAt(before, index), old_string, new_string) + backup);
     },
   });
 }
@@ -85,49 +86,67 @@ export function replaceTool(workspace: Workspace): VirtualTool {
     annotations: { destructiveHint: true, openWorldHint: false },
     run: async ({ file_path, content }, ctx) => {
       const path = (await workspace.place(ctx)).confine(file_path);
-      const existed = exists(path);
-      const was = existed ? lineCount(readText(path, Infinity, false)) : 0;
-      const backup = write(path, content, maxEditBytes, backups && existed);
+      const existed = existsSync(path);
+      const was = existed ? oldLength(path, maxEditBytes) : "";
+      const backup = write(path, content, maxEditBytes, existed ? { backup: backups } : { create: true });
       const lines = lineCount(content);
-      return text(existed ? `Replaced ${path}: ${lines} lines (it had ${was})${backup}` : `Created ${path} (${lines} lines)`);
+      return textResult(existed ? `Replaced ${path}: ${lines} lines (it had ${was})${backup}` : `Created ${path} (${lines} lines)`);
     },
   });
 }
 
-function exists(path: string): boolean {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** A file's text; refused when it is a folder, binary, or (when `limit` is finite) larger than `limit` bytes. */
-function readText(path: string, limit: number, refuseBinary = true): string {
-  let data: Buffer;
+/** The size of the file at `path`; refused when it is a folder. */
+function fileSize(path: string): number {
   try {
     const stat = statSync(path);
     if (stat.isDirectory()) throw new GaggleError("INVALID_ARGS", `${path} is a folder, not a file`, { hint: "list it with LS" });
-    if (stat.size > limit) {
-      throw new GaggleError("LIMIT_REACHED", `${path} has ${stat.size} bytes, over ${limit} ([virtual.workspace] max_edit_bytes)`, {
-        hint: "edit it with Bash (sed, a script), or raise max_edit_bytes",
-      });
-    }
+    return stat.size;
+  } catch (error) {
+    throw fsFailure(error, path);
+  }
+}
+
+/**
+ * How long the file Replace overwrites was: its lines when it is at most `limit` bytes (the most Edit reads), else
+ * its bytes, so a huge file is not read only to be counted.
+ */
+function oldLength(path: string, limit: number): string {
+  const size = fileSize(path);
+  if (size > limit) return `${size} bytes`;
+  try {
+    return String(lineCount(readFileSync(path, "utf8")));
+  } catch (error) {
+    throw fsFailure(error, path);
+  }
+}
+
+/** A file's text; refused when it is a folder, binary, or larger than `limit` bytes. */
+function readText(path: string, limit: number): string {
+  const size = fileSize(path);
+  if (size > limit) {
+    throw new GaggleError("LIMIT_REACHED", `${path} has ${size} bytes, over ${limit} ([virtual.workspace] max_edit_bytes)`, {
+      hint: "edit it with Bash (sed, a script), or raise max_edit_bytes",
+    });
+  }
+  let data: Buffer;
+  try {
     data = readFileSync(path);
   } catch (error) {
     throw fsFailure(error, path);
   }
   const kind = kindOf(data);
-  if (refuseBinary && kind.kind !== "text") {
+  if (kind.kind !== "text") {
     const type = kind.kind === "image" ? kind.mimeType : kind.type;
     throw new GaggleError("INVALID_ARGS", `${path} is a binary file (${type}), which Edit does not change`, { hint: "change it with Bash" });
   }
   return data.toString("utf8");
 }
 
-/** Writes `content` to `path`; with `backup`, after copying the file there to FILE.bak. Answers "" or a line on the backup. */
-function write(path: string, content: string, limit: number, backup = false): string {
+/**
+ * Writes `content` to `path`: with `backup`, after copying the file there to FILE.bak; with `create`, a new file,
+ * its missing folders made first. Answers "" or a line on the backup.
+ */
+function write(path: string, content: string, limit: number, how: { backup?: boolean; create?: boolean }): string {
   const bytes = Buffer.byteLength(content);
   if (bytes > limit) {
     throw new GaggleError("LIMIT_REACHED", `the new content of ${path} has ${bytes} bytes, over ${limit} ([virtual.workspace] max_edit_bytes)`, {
@@ -136,9 +155,8 @@ function write(path: string, content: string, limit: number, backup = false): st
   }
   let note = "";
   try {
-    if (existsSync(path) && statSync(path).isDirectory()) throw new GaggleError("INVALID_ARGS", `${path} is a folder, not a file`);
-    if (backup) note = `\n${backUp(path)}`;
-    mkdirSync(dirname(path), { recursive: true });
+    if (how.backup) note = `\n${backUp(path)}`;
+    if (how.create) mkdirSync(dirname(path), { recursive: true });
     // In place, not renamed over: the file keeps its mode, owner and hard links.
     writeFileSync(path, content);
   } catch (error) {
@@ -187,8 +205,4 @@ function editAnswer(path: string, after: string, start: number, oldString: strin
   const range = (from: number, to: number) => (from === to ? `line ${from}` : `lines ${from}-${to}`);
   const cut = shownEnd < end + CONTEXT ? `\n[the rest of the new text, to line ${end}, is not shown]` : "";
   return `Edited ${path}: ${range(start, start + oldLines - 1)} became ${range(start, end)}.\n${numberedRange(lines, start - CONTEXT, shownEnd)}${cut}`;
-}
-
-function text(value: string) {
-  return { content: [{ type: "text" as const, text: value }] };
 }

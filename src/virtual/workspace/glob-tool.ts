@@ -2,9 +2,11 @@
 import { stat } from "node:fs/promises";
 import { statSync } from "node:fs";
 import { z } from "zod";
+import { formatBytes } from "../../shared/byte-size.js";
 import { GaggleError } from "../../shared/errors.js";
+import { textResult } from "../../shared/tool-results.js";
 import { defineTool, type VirtualTool } from "../virtual-child.js";
-import { humanSize, permissions } from "./file-facts.js";
+import { permissions } from "./file-facts.js";
 import { fsFailure } from "./fs-errors.js";
 import { globRegExp } from "./glob.js";
 import type { Place, Workspace } from "./place.js";
@@ -48,14 +50,14 @@ export function globTool(workspace: Workspace): VirtualTool {
       const listed = files
         .filter((file) => file.info !== undefined)
         .sort((a, b) => b.info!.mtimeMs - a.info!.mtimeMs || (a.relative < b.relative ? -1 : 1));
-      if (listed.length === 0) return text(`No files under ${dir} match ${pattern}`);
+      if (listed.length === 0) return textResult(`No files under ${dir} match ${pattern}`);
       const cap = Math.min(limit ?? maxResults, maxResults);
       const shown = listed.slice(0, cap).map(({ path: full, relative, info }) => {
-        return `${absolute ? full : relative} (${humanSize(info!.size)}, modified ${when(info!.mtime)}, ${permissions(info!.mode)})`;
+        return `${absolute ? full : relative} (${formatBytes(info!.size)}, modified ${when(info!.mtime)}, ${permissions(info!.mode)})`;
       });
       const more = listed.length - shown.length;
       const note = more > 0 ? `\n[${more} more files matched; narrow the pattern or path, or raise limit (at most ${maxResults})]` : "";
-      return text(`${listed.length} files under ${dir} match ${pattern}, newest first:\n${shown.join("\n")}${note}`);
+      return textResult(`${listed.length} files under ${dir} match ${pattern}, newest first:\n${shown.join("\n")}${note}`);
     },
   });
 }
@@ -74,8 +76,4 @@ export function searchFolder(place: Place, path: string | undefined): string {
 function when(date: Date): string {
   const pad = (n: number) => String(n).padStart(2, "0");
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
-}
-
-function text(value: string) {
-  return { content: [{ type: "text" as const, text: value }] };
 }

@@ -20,11 +20,6 @@ export function globMatches(pattern: string, path: string): boolean {
   return globRegExp(pattern).test(path);
 }
 
-/** True when the pattern holds a wildcard: one without is a plain path. */
-export function isGlob(pattern: string): boolean {
-  return /[*?[{]/.test(pattern);
-}
-
 function translate(pattern: string): string {
   let out = "";
   let depth = 0;

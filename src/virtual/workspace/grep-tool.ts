@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { z } from "zod";
 import { GaggleError, errorMessage } from "../../shared/errors.js";
+import { textResult } from "../../shared/tool-results.js";
 import { defineTool, type VirtualTool } from "../virtual-child.js";
 import { SNIFF_BYTES } from "./file-kind.js";
 import { globRegExp } from "./glob.js";
@@ -98,14 +99,14 @@ export function grepTool(workspace: Workspace, rg: string | undefined): VirtualT
       const found = rg ? await withRipgrep(rg, search) : await withJavaScript(search);
       const matching = found.matches.filter((match) => !match.context);
       const problems = found.problems ? `\n[not everything could be searched; ripgrep said: ${found.problems}]` : "";
-      if (matching.length === 0) return text(`No lines under ${dir} match ${pattern}${problems}`);
+      if (matching.length === 0) return textResult(`No lines under ${dir} match ${pattern}${problems}`);
       const lines = await newestFirst(dir, found.matches, context);
       const files = new Set(matching.map((match) => match.file)).size;
       const note = found.more
         ? `\n[more lines matched past the first ${maxResults} ([virtual.workspace] max_results); narrow the pattern, path or include]`
         : "";
       const head = `${matching.length}${found.more ? "+" : ""} matching lines in ${files} files under ${dir}`;
-      return text(`${head}:\n${lines.join("\n")}${note}${problems}`);
+      return textResult(`${head}:\n${lines.join("\n")}${note}${problems}`);
     },
   });
 }
@@ -305,8 +306,4 @@ function multiline(regex: RegExp): RegExp {
     multilines.set(regex, wide);
   }
   return wide;
-}
-
-function text(value: string) {
-  return { content: [{ type: "text" as const, text: value }] };
 }

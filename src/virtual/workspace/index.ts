@@ -1,21 +1,21 @@
 // The built-in `workspace` child: gomcptest's Bash, Edit, Replace, View, LS, GlobTool and GrepTool, each client
 // session with a persistent shell of its own, every path confined to the roots.
-import { resolve } from "node:path";
 import type { CallContext, Child } from "../../children/child.js";
 import type { ChildEvents } from "../../children/switchboard.js";
 import type { GaggleConfig } from "../../config/index.js";
+import type { WorkspaceSettings } from "../../config/virtual/workspace.js";
 import { findExecutable } from "../../shared/fs-checks.js";
 import { logger } from "../../shared/log.js";
 import type { VirtualContext } from "../context.js";
 import type { Policy } from "../process/policy.js";
-import { loadPolicy } from "../process/policy-load.js";
+import { loadPolicy, logBrokenPolicy, policyProblems } from "../process/policy-load.js";
 import { VirtualChild, type VirtualTool } from "../virtual-child.js";
 import { bashTool } from "./bash-tool.js";
 import { editTool, replaceTool } from "./edit-tools.js";
 import { globTool } from "./glob-tool.js";
 import { grepTool } from "./grep-tool.js";
 import { lsTool } from "./ls-tool.js";
-import type { Place, Workspace, WorkspaceConfig } from "./place.js";
+import type { Place, Workspace } from "./place.js";
 import { sessionKey, WorkspaceRoots } from "./roots.js";
 import { Shell } from "./shell.js";
 import { viewTool } from "./view-tool.js";
@@ -30,7 +30,7 @@ class WorkspaceChild extends VirtualChild implements Workspace {
   private readonly shells = new Map<string, Promise<Shell>>();
 
   constructor(
-    readonly settings: WorkspaceConfig,
+    readonly settings: WorkspaceSettings,
     private readonly graceMs: number,
     policy: Policy,
     rg: string | undefined,
@@ -53,7 +53,7 @@ class WorkspaceChild extends VirtualChild implements Workspace {
     const roots = await this.roots.forCall(ctx);
     const shell = await this.shells.get(sessionKey(ctx.caller))?.catch(() => undefined);
     const cwd = shell?.alive ? shell.cwd : this.roots.home(roots);
-    return { roots, cwd, confine: (path) => this.roots.confine(path, cwd, roots) };
+    return { cwd, confine: (path) => this.roots.confine(path, cwd, roots) };
   }
 
   async shellFor(ctx: CallContext): Promise<Shell> {
@@ -90,8 +90,7 @@ class WorkspaceChild extends VirtualChild implements Workspace {
 /** What `gaggle validate` reports of the workspace's settings: a policy that would refuse every command. */
 export function workspaceSettingsProblems(config: GaggleConfig): string[] {
   if (!config.virtual.workspace.enabled) return [];
-  const policy = loadPolicy(config.virtual.workspace, config.path, TABLE);
-  return policy.kind === "broken" ? [`${policy.source}: the workspace policy is invalid, so every command would be refused: ${policy.reason}`] : [];
+  return policyProblems(loadPolicy(config.virtual.workspace, config.path, TABLE), NAME);
 }
 
 export function createWorkspaceChild(context: VirtualContext): Child | undefined {
@@ -99,13 +98,10 @@ export function createWorkspaceChild(context: VirtualContext): Child | undefined
   const settings = config.virtual.workspace;
   if (!settings.enabled) return undefined;
   const policy = loadPolicy(settings, config.path, TABLE);
-  if (policy.kind === "broken") {
-    logger({ child: NAME }).error({ source: policy.source }, `workspace policy is invalid, so every Bash command will be refused: ${policy.reason}`);
-  }
-  const roots = settings.roots ?? [resolve(config.path, "..")];
-  const found = settings.ripgrep ? findExecutable("rg", roots[0]!, process.env.PATH) : undefined;
+  logBrokenPolicy(policy, NAME, logger({ child: NAME }), "Bash command");
+  const found = settings.ripgrep ? findExecutable("rg", settings.roots[0]!, process.env.PATH) : undefined;
   const rg = found && "found" in found ? found.found : undefined;
-  const child = new WorkspaceChild({ ...settings, roots }, settings.killGraceMs ?? config.gateway.shutdownGraceMs, policy, rg, switchboard);
+  const child = new WorkspaceChild(settings, settings.killGraceMs ?? config.gateway.shutdownGraceMs, policy, rg, switchboard);
   switchboard.onCallerGone((sessionId) => child.sessionGone(sessionId));
   switchboard.onRootsChanged(() => child.rootsChanged());
   return child;

@@ -3,6 +3,7 @@ import { readdirSync, readlinkSync, statSync, type Dirent } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { GaggleError } from "../../shared/errors.js";
+import { textResult } from "../../shared/tool-results.js";
 import { defineTool, type VirtualTool } from "../virtual-child.js";
 import { globMatches } from "./glob.js";
 import { fsFailure } from "./fs-errors.js";
@@ -44,7 +45,7 @@ export function lsTool(workspace: Workspace): VirtualTool {
         ...(shown.length === 0 ? [entries.length === 0 ? "  (empty)" : `  (all ${entries.length} entries ignored)`] : []),
         ...(left > 0 ? [`[${left} more entries not shown ([virtual.workspace] max_results = ${maxResults}); list a subfolder or ignore some]`] : []),
       ];
-      return { content: [{ type: "text", text: [`- ${dir}/`, ...lines, ...notes].join("\n") }] };
+      return textResult([`- ${dir}/`, ...lines, ...notes].join("\n"));
     },
   });
 }

@@ -19,7 +19,7 @@ export function plain(_number: number, line: string): string {
   return cutLine(line);
 }
 
-/** The lines `from`..`to` (1-based, inclusive) of `text`, numbered. */
+/** The entries `from`..`to` of `lines` (1-based, inclusive, clipped to those there are), numbered. */
 export function numberedRange(lines: string[], from: number, to: number): string {
   const out: string[] = [];
   for (let n = Math.max(1, from); n <= Math.min(to, lines.length); n++) out.push(numbered(n, lines[n - 1]!));

@@ -1,14 +1,9 @@
-// What a workspace tool is given: its settings, and for each call where it stands (the roots it may reach, the folder its relative paths start from).
+// What a workspace tool is given: its settings, and for each call where it stands (the folder its relative paths start from, and how a path is confined to the roots it may reach).
 import type { CallContext } from "../../children/child.js";
 import type { WorkspaceSettings } from "../../config/virtual/workspace.js";
-import type { CallRoots } from "./roots.js";
-
-/** The child's settings, roots made absolute. */
-export type WorkspaceConfig = WorkspaceSettings & { roots: string[] };
 
 /** Where one call stands. */
 export interface Place {
-  roots: CallRoots;
   /** The session's shell's working directory, or where its shell would start. */
   cwd: string;
   /** The real path of `path` (relative to `cwd`), or PERMISSION_DENIED naming the roots. */
@@ -16,6 +11,6 @@ export interface Place {
 }
 
 export interface Workspace {
-  readonly settings: WorkspaceConfig;
+  readonly settings: WorkspaceSettings;
   place(ctx: CallContext): Promise<Place>;
 }

@@ -1,11 +1,10 @@
 // Where the workspace's tools may reach: the configured roots, narrowed by the client's own MCP roots where it
 // offers them; every path is resolved with its symlinks followed before it is checked.
-import { lstatSync, realpathSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { CallContext, Caller } from "../../children/child.js";
 import { GaggleError, WireError, errorMessage } from "../../shared/errors.js";
-import { canonical, isUnder } from "../../shared/fs-checks.js";
+import { canonical, isUnder, realTarget } from "../../shared/fs-checks.js";
 import { isObject } from "../../shared/json.js";
 
 /** How long a client gets to answer roots/list before the call fails. */
@@ -113,28 +112,4 @@ async function askRoots(caller: Caller, ctx: CallContext): Promise<string[] | un
   });
   // A client that lists no folder of this machine narrows nothing: it has none to offer.
   return files.length > 0 ? files : undefined;
-}
-
-/**
- * Where `path` really is: its deepest existing ancestor with symlinks resolved, and the rest as written. Undefined
- * for a symlink whose target does not exist, which a write would create wherever it points.
- */
-export function realTarget(path: string): string | undefined {
-  const rest: string[] = [];
-  let at = path;
-  for (;;) {
-    try {
-      return join(realpathSync(at), ...rest.reverse());
-    } catch {
-      try {
-        if (lstatSync(at).isSymbolicLink()) return undefined;
-      } catch {
-        // Not there: its folder decides.
-      }
-      const parent = dirname(at);
-      if (parent === at) return path;
-      rest.push(basename(at));
-      at = parent;
-    }
-  }
 }

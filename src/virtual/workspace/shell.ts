@@ -32,7 +32,10 @@ export interface CommandRun {
 /** A shell that went quiet this long after its command was killed is taken for broken, and ended. */
 const AFTER_KILL_MS = 5000;
 
-/** The bytes of output kept to recognise a marker split across reads. */
+/**
+ * The length of a command's end-marker nonce, in hex characters; each read holds back one fewer characters than
+ * this, so a nonce split across reads is still recognised.
+ */
 const NONCE_CHARS = 32;
 
 interface Running {
@@ -94,10 +97,6 @@ export class Shell {
     }
     process.stdin!.write(shellSetup(dir));
     return new Shell(process, dir, options);
-  }
-
-  get pid(): number {
-    return this.process.pid;
   }
 
   /** False once bash has exited: a new shell is needed. */

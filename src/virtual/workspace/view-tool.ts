@@ -2,9 +2,9 @@
 // content, a binary file refused with its type or shown as a hex dump; a metadata header on request.
 import { createReadStream, readFileSync, statSync, type Stats } from "node:fs";
 import { createInterface } from "node:readline";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { GaggleError } from "../../shared/errors.js";
+import { textResult } from "../../shared/tool-results.js";
 import { defineTool, type VirtualTool } from "../virtual-child.js";
 import { metadataHeader } from "./file-facts.js";
 import { headOf, kindOf } from "./file-kind.js";
@@ -79,10 +79,13 @@ export function viewTool(workspace: Workspace): VirtualTool {
         if (args.include_hex_dump) {
           const shown = head.subarray(0, HEX_DUMP_BYTES);
           const which = shown.length < size ? `its first ${shown.length} bytes` : `all ${size} bytes`;
-          return text(`${header}${path} is a binary file (${kind.type}, ${size} bytes); ${which}, as hexdump -C shows them:\n${hexDump(shown)}`);
+          return textResult(
+            `${header}${path} is a binary file (${kind.type}, ${size} bytes); ${which}, as hexdump -C shows them:\n${hexDump(shown)}`,
+          );
         }
         // Asked for its metadata, a binary file gets that answer; asked for its content, it is refused.
-        if (include_metadata) return text(`${header}[a binary file: pass include_hex_dump: true to see its first ${HEX_DUMP_BYTES} bytes in hex]`);
+        if (include_metadata)
+          return textResult(`${header}[a binary file: pass include_hex_dump: true to see its first ${HEX_DUMP_BYTES} bytes in hex]`);
         throw new GaggleError("INVALID_ARGS", `${path} is a binary file (${kind.type}, ${size} bytes): View shows text and images`, {
           hint: `pass include_hex_dump: true for a hex dump of its first ${HEX_DUMP_BYTES} bytes, or look inside it with Bash (file, unzip -l, ...)`,
         });
@@ -109,7 +112,7 @@ export function viewTool(workspace: Workspace): VirtualTool {
         args.find_section === undefined
           ? await readLines(path, offset, limit, style)
           : viewSection(path, size, args.find_section, offset, limit, style);
-      return text(header + body);
+      return textResult(header + body);
     },
   });
 }
@@ -145,8 +148,4 @@ async function readLines(path: string, offset: number, limit: number, style: Lin
   const last = offset + lines.length;
   const note = more ? `\n[lines ${offset + 1}-${last} shown; more follow: pass offset ${last} to read on]` : "";
   return lines.join("\n") + note;
-}
-
-function text(value: string): CallToolResult {
-  return { content: [{ type: "text", text: value }] };
 }

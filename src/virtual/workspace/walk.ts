@@ -9,8 +9,8 @@ import { isIgnored, readIgnoreFile, type IgnoreFile } from "./gitignore.js";
 const PARALLEL_READS = 16;
 
 export interface WalkOptions {
-  /** Each file, with its path relative to the search folder (`/`-separated); return false to stop the walk. */
-  onFile(path: string, relative: string): boolean | void;
+  /** Each file, with its path relative to the search folder (`/`-separated). */
+  onFile(path: string, relative: string): void;
   signal?: AbortSignal | undefined;
   /** Also enter version-control folders (.git, .svn, .hg), hidden otherwise: GrepTool's no_ignore_vcs. */
   vcs?: boolean | undefined;
@@ -23,9 +23,8 @@ export const VCS_FOLDERS = [".git", ".svn", ".hg"];
 export async function walkFiles(dir: string, options: WalkOptions): Promise<void> {
   const inherited = ancestorsOf(dir).flatMap((folder) => readIgnoreFile(folder) ?? []);
   const pending: Array<{ dir: string; relative: string; ignores: IgnoreFile[] }> = [{ dir, relative: "", ignores: inherited }];
-  let stopped = false;
   const worker = async (): Promise<void> => {
-    for (let next = pending.pop(); next && !stopped; next = pending.pop()) {
+    for (let next = pending.pop(); next; next = pending.pop()) {
       if (options.signal?.aborted) return;
       let entries: Dirent[];
       try {
@@ -43,15 +42,12 @@ export async function walkFiles(dir: string, options: WalkOptions): Promise<void
         if (ignores.length > 0 && isIgnored(ignores, path, entry.name, folder)) continue;
         const relative = next.relative === "" ? entry.name : `${next.relative}/${entry.name}`;
         if (folder) pending.push({ dir: path, relative, ignores });
-        else if (options.onFile(path, relative) === false) {
-          stopped = true;
-          return;
-        }
+        else options.onFile(path, relative);
       }
     }
   };
   // Workers that find nothing to do end, and others may add folders later: keep going until none is left.
-  while (pending.length > 0 && !stopped && !options.signal?.aborted) {
+  while (pending.length > 0 && !options.signal?.aborted) {
     await Promise.all(Array.from({ length: Math.min(PARALLEL_READS, pending.length) }, worker));
   }
 }
