@@ -10,7 +10,8 @@ export const INVALID_REQUEST = -32600;
 
 /**
  * The deepest a message may nest arrays and objects. Deeper, it is refused before anything walks it: JSON.stringify
- * and other recursive code would run out of stack. Real MCP messages nest far less (tool schemas a few dozen levels).
+ * and other recursive code would run out of stack. Real MCP messages, deep tool schemas included, stay well within it:
+ * only a message built to nest is refused.
  */
 export const MAX_NESTING = 512;
 
