@@ -3,6 +3,7 @@ import { Ajv, type ValidateFunction, type ErrorObject } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../shared/errors.js";
+import { valueAt } from "../shared/json.js";
 import { logger } from "../shared/log.js";
 
 // The child is the authority on its own schema: unknown keywords and formats are tolerated rather than refused.
@@ -53,7 +54,7 @@ function describe(error: ErrorObject, args: unknown): string {
   const params = error.params as Record<string, unknown>;
   if (error.keyword === "type") {
     const types = Array.isArray(params.type) ? params.type.map(String) : [String(params.type)];
-    return `${where}: must be ${types.join(" or ")}, got ${received(valueAt(args, error.instancePath))}`;
+    return `${where}: must be ${types.join(" or ")}, got ${received(valueAt(args, pointerTokens(error.instancePath)))}`;
   }
   if (error.keyword === "additionalProperties") return `${where}: unexpected property "${String(params.additionalProperty)}"`;
   if (error.keyword === "required") return `${where}: missing required property "${String(params.missingProperty)}"`;
@@ -61,15 +62,12 @@ function describe(error: ErrorObject, args: unknown): string {
   return `${where}: ${error.message ?? error.keyword}`;
 }
 
-/** The value a JSON pointer (an error's instancePath) names in `root`. */
-function valueAt(root: unknown, pointer: string): unknown {
-  let value = root;
-  for (const token of pointer.split("/").slice(1)) {
-    if (typeof value !== "object" || value === null) return undefined;
-    const key = token.replace(/~1/g, "/").replace(/~0/g, "~");
-    value = Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
-  }
-  return value;
+/** The tokens of a JSON pointer (an error's instancePath), unescaped. */
+function pointerTokens(pointer: string): string[] {
+  return pointer
+    .split("/")
+    .slice(1)
+    .map((token) => token.replace(/~1/g, "/").replace(/~0/g, "~"));
 }
 
 /** Longer strings are cut: an error names what came, it does not repeat it. */

@@ -3,7 +3,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { GaggleError, errorMessage } from "../shared/errors.js";
 import type { ChildConfig } from "../config/index.js";
 import type { QueueDepth } from "./child.js";
-import { slowStartAdvice, START_TIMEOUT_MARK } from "./slow-start.js";
+import { isStartTimeout, slowStartAdvice } from "./slow-start.js";
 
 export interface FailureContext {
   child: string;
@@ -78,21 +78,36 @@ export function turnTimeout(child: string, tool: string, timeoutMs: number, queu
   );
 }
 
-/** A start that failed, with what to check: the command for a process, the url for a remote server. */
-/** `timeoutMs`: what the start was given (startup_timeout_ms, or more for a first start; see slow-start.ts). */
+/** A failed start (SERVER_FAILED), and whether it failed by running out of time. */
+export class StartFailure extends GaggleError {
+  /** The time limit a start that was still starting when it ran out had been given; undefined when it failed otherwise. */
+  readonly timedOutAfterMs: number | undefined;
+
+  constructor(message: string, options: { hint: string; cause: unknown }, timedOutAfterMs: number | undefined) {
+    super("SERVER_FAILED", message, options);
+    this.timedOutAfterMs = timedOutAfterMs;
+  }
+}
+
+/**
+ * A start that failed, with what to check: the command for a process, the url for a remote server, the time
+ * limit for a start that ran out of time. `timeoutMs`: what the start was given (startup_timeout_ms, or more
+ * for a first start; see slow-start.ts).
+ */
 export function startFailure(config: ChildConfig, timeoutMs: number, reason: string, stderrTail: string[], cause: unknown): GaggleError {
   const child = config.name;
   // Nothing is wrong with the config: a person has to sign in, or the account signed in is refused; the error says so.
   if (cause instanceof GaggleError && (cause.code === "AUTH_REQUIRED" || cause.code === "PERMISSION_DENIED")) return cause;
+  const timedOutAfterMs = isStartTimeout(cause) ? timeoutMs : undefined;
   // A failure that already knows what to check (a sign-in's server not answering) says so.
   const known = cause instanceof GaggleError && cause.code === "SERVER_FAILED" ? cause.hint : undefined;
   const hint =
     known ??
-    (reason.includes(START_TIMEOUT_MARK) ? `${slowStartAdvice(config, timeoutMs).join("; ")}; get_child_status shows its stderr` : undefined) ??
+    (timedOutAfterMs !== undefined ? `${slowStartAdvice(config, timedOutAfterMs).join("; ")}; get_child_status shows its stderr` : undefined) ??
     (config.transport === "stdio"
       ? `check the command, args and env of ${child} in the config; get_child_status shows its stderr`
       : `check the url and headers of ${child} in the config, and that the server is up`);
-  return new GaggleError("SERVER_FAILED", `${child} ${reason}${stderrSuffix(stderrTail)}`, { hint, cause });
+  return new StartFailure(`${child} ${reason}${stderrSuffix(stderrTail)}`, { hint, cause }, timedOutAfterMs);
 }
 
 /** A call refused while the back-off after `failedStarts` failed starts in a row lasts `waitMs` more. */

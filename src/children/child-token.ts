@@ -1,6 +1,6 @@
 // The token that marks everything a child started: set in its environment, inherited by every descendant.
 import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 
 /**
  * A process inherits its parent's environment, so the token follows every descendant of a child into any group
@@ -19,22 +19,11 @@ export function childToken(inherited = process.env[TOKEN_VAR]): { token: string;
   return { token, value: inherited ? `${inherited},${token}` : token };
 }
 
-/** The live processes whose environment carries `token`; none where there is no /proc. Zombies have no environment left. */
-export function tokenHolders(token: string): number[] {
-  let entries: string[];
+/** Whether process `pid` (a /proc entry) carries `token`; false for a zombie, which has no environment left, and for another user's process. */
+export function holdsToken(pid: string, token: string): boolean {
   try {
-    entries = readdirSync("/proc");
+    return readFileSync(`/proc/${pid}/environ`).includes(token);
   } catch {
-    return [];
+    return false; // it ended while we looked, or it is another user's and not ours to read
   }
-  const holders: number[] = [];
-  for (const entry of entries) {
-    if (entry.charCodeAt(0) > 57) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/environ`).includes(token)) holders.push(Number(entry));
-    } catch {
-      // It ended while we looked, or it is another user's and not ours to read.
-    }
-  }
-  return holders;
 }

@@ -4,7 +4,7 @@ import { once } from "node:events";
 import type { Readable, Writable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
 import { childToken, TOKEN_VAR } from "./child-token.js";
-import { terminateTree, treeAlive, waitTreeGone, type ProcessTree } from "./process-group.js";
+import { terminateTree, waitTreeGone, type ProcessTree } from "./process-group.js";
 import { unwatchTree, watchTree } from "./reaper.js";
 
 export interface GroupProcessOptions {
@@ -60,7 +60,8 @@ export class GroupProcess {
     const streams = [this.stdout, this.stderr];
     this.exited = exit.then(async (exit) => {
       this.exit = exit;
-      if (treeAlive(this.tree)) this.stopping ??= terminateTree(this.tree, this.graceMs);
+      // What the leader left behind goes with it (terminateTree returns at once when nothing is left).
+      this.stopping ??= terminateTree(this.tree, this.graceMs);
       const open = streams.filter((stream) => !stream.readableEnded);
       await Promise.race([Promise.all(open.map((stream) => once(stream, "end").catch(() => {}))), delay(DRAIN_MS)]);
       return exit;

@@ -2,7 +2,7 @@
 // escalates over both, so that what left the group (setsid, a double fork) goes too.
 import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
-import { tokenHolders } from "./child-token.js";
+import { holdsToken } from "./child-token.js";
 
 /** What a child started: the group it leads (the group id is its pid) and whatever carries its token. */
 export interface ProcessTree {
@@ -10,31 +10,23 @@ export interface ProcessTree {
   token: string;
 }
 
-/**
- * True while any live process of the group exists. Zombies do not count: they are dead, only not yet
- * reaped, and an init that reaps orphans slowly (as in many containers) would otherwise stretch every
- * shutdown wait to its limit.
- */
-export function groupAlive(pgid: number): boolean {
+/** The entries of /proc that are processes; undefined where there is no /proc to read. */
+function procPids(): string[] | undefined {
+  try {
+    return readdirSync("/proc").filter((entry) => entry.charCodeAt(0) <= 57);
+  } catch {
+    return undefined;
+  }
+}
+
+/** True while the kernel still knows the group: it may hold only zombies. */
+function groupSignalable(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);
+    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
-  return process.platform !== "linux" || liveMembers(pgid);
-}
-
-/** A member of the group that is not a zombie: the leader, read first, or any other process in /proc. */
-function liveMembers(pgid: number): boolean {
-  // The leader is usually the member still running, and one read settles it; only without it is /proc scanned.
-  if (liveMemberOf(String(pgid), pgid)) return true;
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return true;
-  }
-  return entries.some((entry) => entry.charCodeAt(0) <= 57 && liveMemberOf(entry, pgid));
 }
 
 function liveMemberOf(pid: string, pgid: number): boolean {
@@ -48,6 +40,40 @@ function liveMemberOf(pid: string, pgid: number): boolean {
   }
 }
 
+/** What one look at a tree found: a live member of its group is left, and the live processes carrying its token. */
+interface TreeScan {
+  group: boolean;
+  holders: number[];
+}
+
+function scanAlive(scan: TreeScan): boolean {
+  return scan.group || scan.holders.length > 0;
+}
+
+/**
+ * One look at the tree, one pass over /proc at most. Zombies do not count: they are dead, only not yet reaped,
+ * and an init that reaps orphans slowly (as in many containers) would otherwise stretch every shutdown wait to
+ * its limit. The group's leader is usually the member still running, and one read settles it; the pass reads
+ * every process's environment for the token, and its stat for the group only while no live member is found.
+ * With `all` false the look ends at the first live process: what it found tells alive from gone, no more.
+ */
+function scanTree(tree: ProcessTree, all: boolean): TreeScan {
+  const signalable = groupSignalable(tree.pgid);
+  // Off Linux there is no stat to tell a zombie by: a group that takes a signal is alive.
+  let group = signalable && (process.platform !== "linux" || liveMemberOf(String(tree.pgid), tree.pgid));
+  const holders: number[] = [];
+  if (group && !all) return { group, holders };
+  const pids = procPids();
+  if (pids === undefined) return { group: signalable, holders };
+  for (const pid of pids) {
+    if (holdsToken(pid, tree.token)) holders.push(Number(pid));
+    else if (signalable && !group && liveMemberOf(pid, tree.pgid)) group = true;
+    else continue;
+    if (!all) break;
+  }
+  return { group, holders };
+}
+
 export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pgid, signal);
@@ -56,20 +82,21 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   }
 }
 
-/** A live member of the group, or a live process anywhere that carries the token. */
-export function treeAlive(tree: ProcessTree): boolean {
-  return groupAlive(tree.pgid) || tokenHolders(tree.token).length > 0;
-}
-
-export function signalTree(tree: ProcessTree, signal: NodeJS.Signals): void {
+/** Signals the group, and every process the scan found carrying the token. */
+function signalScanned(tree: ProcessTree, scan: TreeScan, signal: NodeJS.Signals): void {
   signalGroup(tree.pgid, signal);
-  for (const pid of tokenHolders(tree.token)) {
+  for (const pid of scan.holders) {
     try {
       process.kill(pid, signal);
     } catch {
       // It ended since the scan.
     }
   }
+}
+
+/** A live member of the group, or a live process anywhere that carries the token. */
+export function treeAlive(tree: ProcessTree): boolean {
+  return scanAlive(scanTree(tree, false));
 }
 
 const POLL_MS = 25;
@@ -96,13 +123,16 @@ const KILL_WAIT_MS = 1000;
  * outlive their leader keep the group id, and descendants that left the group keep the token: both are reached.
  */
 export async function terminateTree(tree: ProcessTree, graceMs: number): Promise<void> {
-  if (!treeAlive(tree)) return;
-  signalTree(tree, "SIGTERM");
+  const scan = scanTree(tree, true);
+  if (!scanAlive(scan)) return;
+  signalScanned(tree, scan, "SIGTERM");
   if (await waitTreeGone(tree, graceMs)) return;
   // SIGKILL again on every poll: a process forked between a scan and its kill escapes one round, not the next.
   const deadline = Date.now() + KILL_WAIT_MS;
-  while (treeAlive(tree) && Date.now() < deadline) {
-    signalTree(tree, "SIGKILL");
+  while (Date.now() < deadline) {
+    const scan = scanTree(tree, true);
+    if (!scanAlive(scan)) return;
+    signalScanned(tree, scan, "SIGKILL");
     await delay(POLL_MS);
   }
 }

@@ -1,8 +1,14 @@
 // A start that ran past its time limit: the child was still starting, so the advice is about time, not about
 // the command. A first `npx -y` start is the usual case: it downloads the package, and may compile it.
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { fetchesOnFirstRun, type ChildConfig } from "../config/index.js";
 
 export const START_TIMEOUT_MARK = "did not answer initialize within";
+
+/** A start that failed this way ran past its time limit: initialize timed out, the child still starting. */
+export function isStartTimeout(error: unknown): boolean {
+  return error instanceof McpError && error.code === ErrorCode.RequestTimeout;
+}
 
 /** The reason a start past `timeoutMs` is given. */
 export function startTimeoutReason(timeoutMs: number): string {

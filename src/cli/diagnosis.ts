@@ -3,6 +3,7 @@
 // past its time limit) rather than the error's own wording.
 import type { ChildStatus } from "../children/child.js";
 import { STDOUT_GARBAGE_MARK } from "../children/child-session.js";
+import { StartFailure } from "../children/call-failure.js";
 import { slowStartAdvice, START_TIMEOUT_MARK } from "../children/slow-start.js";
 import { errorChain, GaggleError } from "../shared/errors.js";
 import type { ChildConfig } from "../config/index.js";
@@ -18,12 +19,17 @@ export function diagnose(config: ChildConfig, error: unknown, status: ChildStatu
   if (error instanceof GaggleError && error.code === "AUTH_REQUIRED") {
     return { reason, advice: [`run: gaggle auth login ${config.name}`] };
   }
-  if (reason.includes(START_TIMEOUT_MARK)) {
-    const timeoutMs = Number(new RegExp(`${START_TIMEOUT_MARK} (\\d+)ms`).exec(reason)?.[1] ?? config.startupTimeoutMs);
-    return { reason, advice: [...slowStartAdvice(config, timeoutMs), ...stderrAdvice(status)] };
+  const timedOutAfterMs = error instanceof StartFailure ? error.timedOutAfterMs : startTimeoutInText(config, reason);
+  if (timedOutAfterMs !== undefined) {
+    return { reason, advice: [...slowStartAdvice(config, timedOutAfterMs), ...stderrAdvice(status)] };
   }
   if (config.transport !== "stdio") return { reason, advice: networkAdvice(config, reason) };
   return { reason, advice: [`check ${key}.command, args and env`, ...stderrAdvice(status)] };
+}
+
+/** An error that did not come from a start gaggle made (a message passed on as text) says it ran out of time only in words. */
+function startTimeoutInText(config: ChildConfig, reason: string): number | undefined {
+  return reason.includes(START_TIMEOUT_MARK) ? config.startupTimeoutMs : undefined;
 }
 
 function networkAdvice(config: ChildConfig, reason: string): string[] {

@@ -1,45 +1,41 @@
 // `gaggle status [NAME] [--json]`: what a shell can know of the children without starting them: each one's
 // transport, state and what the catalog of earlier runs knows of its tools. A table for a person, one JSON
 // document with --json. It starts nothing; `gaggle doctor` is the command that does.
+import type { Router } from "../children/router.js";
 import type { GaggleConfig } from "../config/index.js";
-import { MetaHandlers } from "../gateway/meta-handlers.js";
-import { createGaggleWithListener } from "../transport/members-listener.js";
+import { statusView } from "../gateway/status-view.js";
+import { GaggleError } from "../shared/errors.js";
 import { nearest } from "../shared/suggest.js";
+import { createGaggleWithListener } from "../transport/members-listener.js";
 import { UsageError } from "./one-shot.js";
 
-interface Row {
-  server_id: string;
-  status: string;
-  transport: string;
-  tool_count: number | null;
-  error: string | null;
-  [key: string]: unknown;
-}
+type Row = ReturnType<typeof statusView>;
 
 export async function runStatus(names: string[], config: GaggleConfig, json: boolean): Promise<number> {
   const { gaggle, members } = createGaggleWithListener(config);
   try {
-    const all = gaggle.router.names();
-    for (const name of names) {
-      if (all.includes(name)) continue;
-      const guess = nearest(name, all);
-      throw new UsageError(`no child server named "${name}"${guess ? `; did you mean "${guess}"?` : ""} (gaggle list shows them)`);
-    }
-    const handlers = new MetaHandlers(gaggle.router);
-    const rows: Row[] = [];
-    for (const name of names.length > 0 ? names : all) {
-      const result = await handlers.call("get_child_status", { server_id: name }, {});
-      const row = JSON.parse(result.content?.[0]?.type === "text" ? result.content[0].text : "{}") as Row;
-      // Not running here: the catalog of earlier runs still knows its tools.
-      const known = gaggle.router.get(name).known();
-      rows.push({ ...row, tool_count: row.tool_count ?? known.tools?.length ?? null });
-    }
+    // Every row before any is printed: an unknown name prints nothing but the usage error.
+    const rows = (names.length > 0 ? names : gaggle.router.names()).map((name) => row(gaggle.router, name));
     process.stdout.write(json ? `${JSON.stringify({ children: rows }, null, 2)}\n` : table(rows));
     return 0;
   } finally {
     await gaggle.close();
     await members.close();
   }
+}
+
+/** The status get_child_status gives; a child not running here counts the tools the catalog of earlier runs knows. */
+function row(router: Router, name: string): Row {
+  let view: Row;
+  try {
+    view = statusView(router.status(name));
+  } catch (error) {
+    if (!(error instanceof GaggleError) || error.code !== "SERVER_NOT_FOUND") throw error;
+    // The router's message, with a hint in the words of the command line rather than of its meta-tools.
+    const guess = nearest(name, router.names());
+    throw new UsageError(`${error.message}${guess ? `; did you mean "${guess}"?` : ""} (gaggle list shows them)`);
+  }
+  return { ...view, tool_count: view.tool_count ?? router.get(name).known().tools?.length ?? null };
 }
 
 function table(rows: Row[]): string {

@@ -13,7 +13,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { WireError } from "../shared/errors.js";
-import { describeJson, isObject } from "../shared/json.js";
+import { describeJson, valueAt } from "../shared/json.js";
 
 /** A request handler as Server takes it. */
 type Handler<T extends AnyObjectSchema> = (
@@ -101,14 +101,4 @@ function pathText(path: PropertyKey[]): string {
       return `[${JSON.stringify(name)}]`;
     })
     .join("");
-}
-
-function valueAt(value: unknown, path: PropertyKey[]): unknown {
-  let at = value;
-  for (const key of path) {
-    if (Array.isArray(at) && typeof key === "number") at = at[key];
-    else if (isObject(at)) at = at[String(key)];
-    else return undefined;
-  }
-  return at;
 }

@@ -10,7 +10,8 @@ export const INVALID_REQUEST = -32600;
 
 /**
  * The deepest a message may nest arrays and objects. Deeper, it is refused before anything walks it: JSON.stringify
- * and other recursive code would run out of stack. Real MCP messages nest far less (tool schemas a few dozen levels).
+ * and other recursive code would run out of stack. Real MCP messages, deep tool schemas included, stay well within it:
+ * only a message built to nest is refused.
  */
 export const MAX_NESTING = 512;
 
@@ -39,7 +40,15 @@ export class MessageDecodeError extends Error {
  * inside `params`, `result` and `error` are kept as they came, so nothing the sender wrote is lost on the way.
  */
 export function decodeMessage(line: string): JSONRPCMessage {
-  const value = parseJson(line);
+  return checkMessage(parseJson(line), line);
+}
+
+/**
+ * decodeMessage's check of a parsed value. `text` is the value's own JSON text, for its depth and its numbers as
+ * written; undefined for a message of a batch, whose depth the batch's text bounds and whose id is named as
+ * JSON.parse read it.
+ */
+function checkMessage(value: unknown, text: string | undefined): JSONRPCMessage {
   if (!isObject(value)) {
     const what = Array.isArray(value) ? "an array (JSON-RPC batches are not part of MCP)" : `a JSON ${value === null ? "null" : typeof value}`;
     throw new MessageDecodeError(INVALID_REQUEST, `expected a JSON-RPC message object, found ${what}`);
@@ -47,13 +56,13 @@ export function decodeMessage(line: string): JSONRPCMessage {
   const message = value;
   const isResponse = !("method" in message) && ("result" in message || "error" in message);
   const invalid = (problem: string) =>
-    new MessageDecodeError(INVALID_REQUEST, problem, "method" in message ? idTextOf(message.id, line) : undefined, !isResponse);
+    new MessageDecodeError(INVALID_REQUEST, problem, "method" in message ? idTextOf(message.id, text) : undefined, !isResponse);
   // First, before anything walks the message (describeJson does).
-  if (nestsDeeperThan(line, MAX_NESTING)) throw invalid(TOO_DEEP);
+  if (text !== undefined && nestsDeeperThan(text, MAX_NESTING)) throw invalid(TOO_DEEP);
   if (message.jsonrpc !== "2.0") throw invalid(`"jsonrpc" must be "2.0", found ${describeJson(message.jsonrpc)}`);
-  if ("id" in message && !isRequestId(message.id) && !(message.id === null && "error" in message)) throw invalid(idProblem(message.id, line));
+  if ("id" in message && !isRequestId(message.id) && !(message.id === null && "error" in message)) throw invalid(idProblem(message.id, text));
   if ("method" in message) {
-    const extra = Object.keys(message).find((key) => !REQUEST_MEMBERS.has(key));
+    const extra = memberOutside(message, REQUEST_MEMBERS);
     if (extra !== undefined) {
       throw invalid(`unexpected member ${JSON.stringify(extra)}: a request or notification has only "jsonrpc", "id", "method" and "params"`);
     }
@@ -65,7 +74,7 @@ export function decodeMessage(line: string): JSONRPCMessage {
   }
   if (!("id" in message)) throw invalid(`a message needs a "method" (request or notification) or an "id" (response)`);
   if ("result" in message === "error" in message) throw invalid(`a response needs exactly one of "result" and "error"`);
-  const extra = Object.keys(message).find((key) => !RESPONSE_MEMBERS.has(key));
+  const extra = memberOutside(message, RESPONSE_MEMBERS);
   if (extra !== undefined) throw invalid(`unexpected member ${JSON.stringify(extra)}: a response has only "jsonrpc", "id" and "result" or "error"`);
   if ("result" in message) {
     if (!isObject(message.result)) throw invalid(`"result" must be an object, found ${describeJson(message.result)}`);
@@ -89,8 +98,7 @@ export function decodeBody(text: string): JSONRPCMessage | JSONRPCMessage[] {
   const batch = parseJson(text) as unknown[];
   if (nestsDeeperThan(text, MAX_NESTING)) throw new MessageDecodeError(INVALID_REQUEST, TOO_DEEP);
   if (batch.length === 0) throw new MessageDecodeError(INVALID_REQUEST, "an empty batch: a batch holds one message or more");
-  // Not too deep, so JSON.stringify has the stack it needs.
-  return batch.map((message) => decodeMessage(JSON.stringify(message)));
+  return batch.map((message) => checkMessage(message, undefined));
 }
 
 function parseJson(text: string): unknown {
@@ -104,6 +112,12 @@ function parseJson(text: string): unknown {
 const TOO_DEEP = `nested more than ${MAX_NESTING} deep: gaggle reads arrays and objects up to ${MAX_NESTING} levels`;
 const REQUEST_MEMBERS = new Set(["jsonrpc", "id", "method", "params"]);
 const RESPONSE_MEMBERS = new Set(["jsonrpc", "id", "result", "error"]);
+
+/** The first member of `message` that `members` does not hold; a loop, not a list of keys made for every message. */
+function memberOutside(message: Record<string, unknown>, members: Set<string>): string | undefined {
+  for (const key in message) if (!members.has(key)) return key;
+  return undefined;
+}
 
 /** What is wrong with `_meta` in params or a result, as the SDK reads it: an object, its progress token an id. */
 function metaProblem(where: "params" | "result", fields: Record<string, unknown>): string | undefined {
@@ -125,18 +139,23 @@ function isRequestId(value: unknown): value is RequestId {
   return typeof value === "string" || Number.isSafeInteger(value);
 }
 
-/** Why `id` is no id the SDK takes; a number is named as it was written, not as JSON.parse rounded it. */
-function idProblem(id: unknown, line: string): string {
-  const found = typeof id === "number" ? (topLevelNumberText(line, "id") ?? String(id)) : describeJson(id);
+/** Why `id` is no id the SDK takes; a number is named as `text` wrote it, not as JSON.parse rounded it. */
+function idProblem(id: unknown, text: string | undefined): string {
+  const found = typeof id === "number" ? numberText(id, text) : describeJson(id);
   if (Number.isInteger(id)) return `"id" ${found} is an integer beyond 2^53, which JSON-RPC peers do not all read exactly; send it as a string`;
   return `"id" must be a string or an integer, found ${found}`;
 }
 
-/** A request's id as its answer must carry it: a number as it was written, a string; undefined for anything else. */
-function idTextOf(id: unknown, line: string): string | undefined {
+/** A request's id as its answer must carry it: a number as `text` wrote it, a string; undefined for anything else. */
+function idTextOf(id: unknown, text: string | undefined): string | undefined {
   if (typeof id === "string") return JSON.stringify(id);
-  if (typeof id === "number") return topLevelNumberText(line, "id") ?? String(id);
+  if (typeof id === "number") return numberText(id, text);
   return undefined;
+}
+
+/** The message's numeric id as `text` wrote it, or as JSON writes the number read. */
+function numberText(id: number, text: string | undefined): string {
+  return (text === undefined ? undefined : topLevelNumberText(text, "id")) ?? String(id);
 }
 
 /** The longest message read from a stdio peer; a longer line is cut, reported as unreadable and skipped. */

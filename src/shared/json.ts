@@ -1,4 +1,5 @@
-// What gaggle asks of parsed JSON everywhere: is it an object, and how a found value reads in an error message.
+// What gaggle asks of parsed JSON everywhere: is it an object, what is at a path in it, and how a found value reads in
+// an error message.
 
 /** A JSON object: not null, not an array. */
 export function isObject(value: unknown): value is Record<string, unknown> {
@@ -10,4 +11,17 @@ export function describeJson(value: unknown): string {
   if (value === undefined) return "nothing";
   const text = JSON.stringify(value);
   return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+}
+
+/**
+ * The value at `path` (object keys and array indexes, as strings or numbers) in `root`; undefined where the path
+ * leaves the value. Own members only: a key such as "constructor" finds nothing an object does not hold itself.
+ */
+export function valueAt(root: unknown, path: Iterable<PropertyKey>): unknown {
+  let at = root;
+  for (const key of path) {
+    if (typeof at !== "object" || at === null) return undefined;
+    at = Object.hasOwn(at, key) ? (at as Record<PropertyKey, unknown>)[key] : undefined;
+  }
+  return at;
 }

@@ -44,8 +44,8 @@ interface HttpSession {
   secret: string | undefined;
   /** Who opened it (the name of the token sent): only they may use it, read its stream or end it. */
   principal: string;
-  /** The ids of its requests still being answered (as JSON text): an answer is routed by id, so each must be unique. */
-  answering: Set<string>;
+  /** The ids of its requests still being answered (7 and "7" apart, as in JSON-RPC): an answer is routed by id, so each must be unique. */
+  answering: Set<RequestId>;
 }
 
 export interface HttpGateway {
@@ -93,14 +93,14 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
     if (existing) {
       // JSON-RPC ids are unique among a client's requests in flight: a second with the same id would take the
       // first one's answer, and leave the first response open for ever.
-      const ids = requestIdsOf(body).map((requestId) => JSON.stringify(requestId));
-      const taken = ids.find((key) => existing.answering.has(key));
+      const ids = requestIdsOf(body);
+      const taken = ids.find((requestId) => existing.answering.has(requestId));
       if (taken !== undefined) {
-        const message = `id ${taken} is already in use by a request of this session still being answered; give each request its own id`;
-        return send(res, 400, { jsonrpc: "2.0", error: { code: ErrorCode.InvalidRequest, message }, id: JSON.parse(taken) as unknown });
+        const message = `id ${JSON.stringify(taken)} is already in use by a request of this session still being answered; give each request its own id`;
+        return send(res, 400, { jsonrpc: "2.0", error: { code: ErrorCode.InvalidRequest, message }, id: taken });
       }
-      for (const key of ids) existing.answering.add(key);
-      res.once("close", () => ids.forEach((key) => existing.answering.delete(key)));
+      for (const requestId of ids) existing.answering.add(requestId);
+      res.once("close", () => ids.forEach((requestId) => existing.answering.delete(requestId)));
       existing.lastSeen = Date.now();
       const counted = req.method !== "GET";
       if (counted) existing.open++;
@@ -108,7 +108,9 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
         if (counted) existing.open--;
         existing.lastSeen = Date.now();
       });
-      existing.outbox.carry(res, streamKeysOf(req, body));
+      // The streams the request opens, named as ClientOutbox names them: a GET opens the session's own (for messages
+      // related to no request), a POST one for each request it carries.
+      existing.outbox.carry(res, req.method === "GET" ? [undefined] : ids);
       await existing.transport.handleRequest(req, res, body);
       // A cancelled request is never answered, as the spec asks; its response stream is closed instead of being
       // left open until the client gives up on it.
@@ -218,7 +220,7 @@ function jsonRpcError(message: string, id: unknown = null) {
 }
 
 /** The ids of the requests in a body (one message or a batch); notifications and answers have none that count. */
-function requestIdsOf(body: unknown): Array<string | number> {
+function requestIdsOf(body: unknown): RequestId[] {
   const messages = Array.isArray(body) ? body : [body];
   return messages.flatMap((message) =>
     isObject(message) && typeof message.method === "string" && (typeof message.id === "string" || typeof message.id === "number") ? [message.id] : [],
@@ -233,19 +235,6 @@ function requestIdOf(body: unknown): string | number | null {
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
-}
-
-/**
- * The streams a request opens, named as ClientOutbox names them: a GET opens the session's own (for messages
- * related to no request), a POST one for the requests it carries (their ids).
- */
-function streamKeysOf(req: IncomingMessage, body: unknown): Array<RequestId | undefined> {
-  if (req.method === "GET") return [undefined];
-  const messages: unknown[] = Array.isArray(body) ? body : [body];
-  return messages.flatMap((message) => {
-    const id = isObject(message) && typeof message.method === "string" ? message.id : undefined;
-    return typeof id === "string" || typeof id === "number" ? [id] : [];
-  });
 }
 
 /** The id a notifications/cancelled names, when `body` is one. */
