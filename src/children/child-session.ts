@@ -31,6 +31,7 @@ import { SchemaCache } from "./schema-cache.js";
 import type { StderrRing } from "./stderr-ring.js";
 import { NoiseLog } from "./noise-log.js";
 import { OutputHold } from "./output-hold.js";
+import { isStartTimeout } from "./slow-start.js";
 import { ProcessGroupTransport, type ProcessExit } from "./stdio-transport.js";
 import { AnyResultSchema, type CallerTracker } from "./upstream.js";
 
@@ -249,7 +250,7 @@ function describeExit(exit: ProcessExit): string {
 export function startFailureReason(error: unknown, session: Session | undefined, startupTimeoutMs: number): string {
   // A spawn failure's message already says what its cause does; a remote one's cause is where the reason is.
   const message = session?.process ? errorMessage(error) : errorChain(error);
-  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+  if (isStartTimeout(error)) {
     return startTimeoutReason(startupTimeoutMs);
   }
   // The child's own refusal (an unsupported version, say) says more than the exit that followed it.
