@@ -6,7 +6,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as delay } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const GAGGLE_CLI = join(ROOT, "dist", "cli.js");
@@ -27,8 +27,15 @@ export class Endpoint {
     this.pid = transport.pid;
   }
 
-  static async start(label, command, args) {
-    const transport = new StdioClientTransport({ command, args, cwd: ROOT, stderr: "pipe" });
+  /** `env`: variables added to the SDK's default environment for the process. */
+  static async start(label, command, args, env = undefined) {
+    const transport = new StdioClientTransport({
+      command,
+      args,
+      cwd: ROOT,
+      stderr: "pipe",
+      ...(env && { env: { ...getDefaultEnvironment(), ...env } }),
+    });
     // A piped stderr that nobody reads would fill up and block the process; keep a short tail instead.
     const stderrTail = [];
     transport.stderr?.setEncoding("utf8").on("data", (chunk) => {

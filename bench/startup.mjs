@@ -4,7 +4,9 @@
 //  - the same fifty in meta mode, none started: gaggle's resident memory 2 s after start and once settled (25 s),
 //    beside a bare Node process;
 //  - one child: spawn to answered initialize, and spawn to the first tools/list with a warm catalog, beside the
-//    child spoken to directly.
+//    child spoken to directly;
+//  - exit: from SIGINT, SIGTERM or the end of stdin to gaggle's exit, with server-everything running (a client such
+//    as Claude Code sends SIGTERM 100 ms after SIGINT, and SIGKILL 400 ms after that).
 // Each figure is the median of ROUNDS runs; every client speaks raw JSON-RPC lines, so it adds nothing to time.
 //
 //   node bench/startup.mjs        (npm run bench builds dist/ first)
@@ -24,7 +26,8 @@ const ROUNDS = 5;
 const IDLE_EARLY_MS = 2000;
 const IDLE_SETTLED_MS = 25_000;
 const IDLE_ROUNDS = 3;
-const GOALS = { warmListMs: 300, coldListOverWaitMs: 100, idleRssMiB: 64, initializeMs: 150, oneChildWarmListMs: 200 };
+const GOALS = { warmListMs: 300, coldListOverWaitMs: 100, idleRssMiB: 64, initializeMs: 150, oneChildWarmListMs: 200, exitMs: 300 };
+const EVERYTHING = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 const MANY_TOOLS = join(ROOT, "fixtures", "many-tools.mjs");
 
 const dir = makeTempDir();
@@ -60,6 +63,15 @@ function startLines(command, args, env = {}) {
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");
       await exited;
+    },
+    /** Ends it as a client would (a signal, or closing its stdin); resolves with the ms until it exited. */
+    async end(how) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      const endedAt = performance.now();
+      if (how === "stdin") child.stdin.end();
+      else child.kill(how);
+      await exited;
+      return performance.now() - endedAt;
     },
   };
 }
@@ -184,6 +196,28 @@ async function oneChild() {
   };
 }
 
+/** gaggle with server-everything started (one call made), ended each way ROUNDS times. */
+async function exits() {
+  const config = join(dir, "exit.toml");
+  const lines = ['[gateway]\nlog_level = "warn"\n', "[virtual.goose]\nenabled = false\n", "[virtual.team]\nenabled = false\n"];
+  lines.push(`[mcp_servers.everything]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(EVERYTHING)}, "stdio"]\n`);
+  writeFileSync(config, lines.join("\n"));
+  const stateHome = join(dir, "state-exit");
+  mkdirSync(stateHome);
+  const times = { SIGINT: [], SIGTERM: [], stdin: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const how of Object.keys(times)) {
+      const gaggle = startLines(process.execPath, [GAGGLE_CLI, "--config", config], { XDG_STATE_HOME: stateHome });
+      await gaggle.request("initialize", INITIALIZE);
+      gaggle.notify("notifications/initialized");
+      const call = { name: "execute_child_tool", arguments: { server_id: "everything", tool_name: "echo", arguments: { message: "up" } } };
+      await gaggle.request("tools/call", call);
+      times[how].push(await gaggle.end(how));
+    }
+  }
+  return Object.fromEntries(Object.entries(times).map(([how, values]) => [how, median(values)]));
+}
+
 const verdict = (value, goal) => (value < goal ? `under ${goal}: pass` : `goal under ${goal}: fail`);
 const ms = (value) => `${value.toFixed(0)} ms`;
 
@@ -191,6 +225,7 @@ try {
   const many = await manyChildren();
   const idle = await idleMemory();
   const one = await oneChild();
+  const exit = await exits();
   const cpu = cpus()[0]?.model ?? "unknown CPU";
   const lines = [
     `gaggle start-up (bench/startup.mjs): ${cpu}, ${cpus().length} cores, Node ${process.versions.node}; medians of ${ROUNDS} runs`,
@@ -201,6 +236,10 @@ try {
     `  one child, proxy mode:`,
     `    spawn to answered initialize: gaggle ${ms(one.initializeMs)} (${verdict(one.initializeMs, GOALS.initializeMs)}), the child directly ${ms(one.directInitializeMs)}`,
     `    spawn to first tools/list, warm catalog: gaggle ${ms(one.listMs)} (${verdict(one.listMs, GOALS.oneChildWarmListMs)}), the child directly ${ms(one.directListMs)}: ${(one.listMs / one.directListMs).toFixed(2)}x`,
+    `  exit with server-everything running, to gaggle's exit:`,
+    ...Object.entries(exit).map(
+      ([how, value]) => `    from ${how === "stdin" ? "stdin closed" : how}: ${ms(value)} (${verdict(value, GOALS.exitMs)})`,
+    ),
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
 } finally {

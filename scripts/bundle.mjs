@@ -4,7 +4,28 @@
 // evaluated only when first imported (HTTP serving, remote children, OAuth, doctor).
 import { createHash } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
+import { builtinModules } from "node:module";
 import { build } from "esbuild";
+
+/**
+ * A dependency that loads a Node built-in with import() (the OTLP exporter loads http and https so) gets require()
+ * instead: the program runs where import() has no loader (see below), and a built-in is there to require.
+ */
+const builtIns = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
+const builtInImport = /\bimport\((["'])([^"']+)\1\)/g;
+const requireBuiltIns = {
+  name: "require-built-ins",
+  setup(bundle) {
+    bundle.onLoad({ filter: /[\\/]node_modules[\\/].*\.js$/ }, (args) => {
+      const text = readFileSync(args.path, "utf8");
+      if (!text.includes("import(")) return undefined;
+      const contents = text.replace(builtInImport, (call, _quote, name) =>
+        builtIns.has(name) ? `Promise.resolve().then(() => require("${name}"))` : call,
+      );
+      return contents === text ? undefined : { contents, loader: "js" };
+    });
+  },
+};
 
 const common = { bundle: true, platform: "node", target: "node20", logLevel: "warning", minifyWhitespace: true, minifySyntax: true };
 
@@ -20,6 +41,7 @@ await build({
   // DuckDB is a native engine, an optional dependency loaded only by the duckdb child.
   external: ["web-tree-sitter", "tree-sitter-bash", "@duckdb/node-api"],
   banner: { js: 'var gaggleModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
+  plugins: [requireBuiltIns],
 });
 
 // The program runs as a vm.Script (V8's code cache), where import() has no loader: what it loads at run time

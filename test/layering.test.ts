@@ -1,5 +1,5 @@
-// The folders of src/ are layers, and an import only ever points down (or stays in its layer). README's
-// Development section draws the same picture.
+// The folders of src/ are layers, and an import only ever points down (or stays in its layer).
+// docs/development.md draws the same picture.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import ts from "typescript";

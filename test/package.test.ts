@@ -1,6 +1,6 @@
 // The npm package as a user installs it from a checkout: `npm pack`, then a global install of the tarball.
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -36,17 +36,24 @@ describe("the packed and installed package", () => {
     });
   }, 180_000);
 
-  it("holds the built program, package.json, README and the example configs, and no sources, tests or fixtures", () => {
+  it("holds the built program, package.json, README, the docs it links to and the example configs, and no sources, tests or fixtures", () => {
+    const docs = readdirSync(join(ROOT, "docs"), { recursive: true, encoding: "utf8" })
+      .filter((path) => path.endsWith(".md"))
+      .map((path) => `docs/${path}`);
+    expect(docs).toContain("docs/configuration.md");
     const paths = packed.files.map((file) => file.path).sort();
-    expect(paths).toEqual([
-      "README.md",
-      "children_config.example.json",
-      "children_config.example.toml",
-      "dist/cli.js",
-      "dist/gaggle.cjs",
-      "dist/gaggle.cjs.map",
-      "package.json",
-    ]);
+    expect(paths).toEqual(
+      [
+        "README.md",
+        "children_config.example.json",
+        "children_config.example.toml",
+        "dist/cli.js",
+        "dist/gaggle.cjs",
+        "dist/gaggle.cjs.map",
+        ...docs,
+        "package.json",
+      ].sort(),
+    );
     expect(packed.filename).toBe(`${name}-${version}.tgz`);
   });
 
@@ -54,8 +61,24 @@ describe("the packed and installed package", () => {
     expect((await run(gaggle, ["--version"])).stdout).toBe(`${version}\n`);
     const example = join(installed, "children_config.example.toml");
     const validated = await run(gaggle, ["validate", "--config", example]);
-    expect(validated.stdout).toBe(`${example}: valid; 5 child server(s), 3 enabled\n`);
+    expect(validated.stdout).toBe(`${example}: valid; 4 child server(s), 2 enabled; 1 built-in (process)\n`);
   });
+
+  it("ships an example config whose children work where it is installed", async () => {
+    const example = join(installed, "children_config.example.toml");
+    // npx takes the servers from npm's cache where it can (the checkout's install put them there).
+    const env = { ...process.env, npm_config_prefer_offline: "true" };
+    const doctor = await run(gaggle, ["doctor", "--json", "--config", example], { env, timeout: 170_000 }).catch(
+      (error: { stdout?: string }) => error,
+    );
+    const report = JSON.parse(doctor.stdout ?? "{}") as { ok: boolean; children: Array<{ name: string; ok: boolean; tools?: number }> };
+    expect(report.children.map(({ name, ok }) => ({ name, ok }))).toEqual([
+      { name: "everything", ok: true },
+      { name: "filesystem", ok: true },
+      { name: "process", ok: true },
+    ]);
+    expect(report.ok).toBe(true);
+  }, 180_000);
 
   it("serves MCP and reads command lines with the bash grammar its dependency ships", async () => {
     const config = join(scratch, "children_config.toml");

@@ -1,6 +1,5 @@
 // One session with a real child: its transport, its SDK client, and the wiring of what the child sends back.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
@@ -13,37 +12,39 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ChildConfig } from "../config/index.js";
-import { startTimeoutReason } from "./slow-start.js";
+import { startTimeoutReason } from "./calls/slow-start.js";
 import { errorChain, errorMessage, WireError } from "../shared/errors.js";
 import type { Logger } from "../shared/log.js";
 import { META, MODERN_VERSION } from "../shared/modern-protocol.js";
 import { GAGGLE_NAME, GAGGLE_VERSION } from "../shared/version.js";
 import type { ChildEvents } from "./switchboard.js";
-import { childEnv } from "./child-env.js";
-import { EraTransport } from "./era-transport.js";
-import { ForwardingTransport } from "./forwarding-transport.js";
+import { childEnv } from "./processes/child-env.js";
+import type { ChildEra } from "./wire/child-era.js";
+import { ChildWire } from "./wire/child-wire.js";
 import type { ChildOAuthProvider } from "./oauth/provider.js";
 import { TokenStore } from "./oauth/token-store.js";
-import type * as RemoteKitModule from "./remote-kit.js";
+import type * as RemoteKitModule from "./wire/remote-kit.js";
 import type { CatalogShelf } from "./catalog.js";
 import { CHANGED_WITH } from "./child.js";
 import { SchemaCache } from "./schema-cache.js";
-import type { StderrRing } from "./stderr-ring.js";
-import { NoiseLog } from "./noise-log.js";
-import { OutputHold } from "./output-hold.js";
-import { isStartTimeout } from "./slow-start.js";
-import { ProcessGroupTransport, type ProcessExit } from "./stdio-transport.js";
-import { AnyResultSchema, type CallerTracker } from "./upstream.js";
+import type { StderrRing } from "./processes/stderr-ring.js";
+import type { StdoutNoise } from "./processes/stdout-noise.js";
+import { NoiseLog } from "./wire/noise-log.js";
+import { OutputHold } from "./wire/output-hold.js";
+import { isStartTimeout } from "./calls/slow-start.js";
+import { ProcessLink, type ProcessExit } from "./wire/process-link.js";
+import { TransportLink, type Link } from "../shared/link.js";
+import { AnyResultSchema, type CallerTracker } from "./wire/caller-tracker.js";
 
 /** One live connection to the child; replaced as a whole when the child restarts. */
 export interface Session {
   client: Client;
-  /** Forwarded requests go through `transport.forward`; the session's own requests through `client`. */
-  transport: ForwardingTransport;
-  /** The era the child speaks, and the 2026-07-28 wire when it is that one. */
-  era: EraTransport;
+  /** Forwarded requests go through `wire.forward`; the session's own requests through `client`, whose transport it is. */
+  wire: ChildWire;
+  /** The era the child speaks (the wire's). */
+  era: ChildEra;
   /** The process behind a stdio child; undefined for remote children. */
-  process: ProcessGroupTransport | undefined;
+  process: ProcessLink | undefined;
   /** Holds what the child sends while a client it serves is not reading; told to read again when that may have changed. */
   hold: OutputHold;
   cache: SchemaCache;
@@ -62,7 +63,7 @@ let remoteKit: Promise<RemoteKit> | undefined;
 
 /** Loads what remote children need, once, when the first of them starts a session. */
 export function loadRemoteKit(): Promise<RemoteKit> {
-  return (remoteKit ??= import("./remote-kit.js"));
+  return (remoteKit ??= import("./wire/remote-kit.js"));
 }
 
 /** What a session reports to, and reads from, the child that owns it. */
@@ -71,6 +72,7 @@ export interface SessionWiring {
   shutdownGraceMs: number;
   stateDir: string;
   stderr: StderrRing;
+  stdoutNoise: StdoutNoise;
   log: Logger;
   events: ChildEvents;
   callers: CallerTracker;
@@ -103,9 +105,6 @@ function gaggleEnvelope(): Record<string, unknown> {
   };
 }
 
-/** How the stderr tail marks each line a child wrote to stdout that was not JSON-RPC (and was ignored). */
-export const STDOUT_GARBAGE_MARK = "[gaggle] ignored a stdout line";
-
 /** Builds a session, wired but not yet connected: handlers must be in place before the first message arrives. */
 export function createSession(wiring: SessionWiring): Session {
   const { config, events, callers, log, remote } = wiring;
@@ -119,25 +118,33 @@ export function createSession(wiring: SessionWiring): Session {
   // A remote child's sign-in serves its session's transport and its listen streams alike.
   const signIn = remote && new remote.ChildOAuthProvider(config.name, config.oauth, new TokenStore(wiring.stateDir, config.name, config.url!));
   const noise = new NoiseLog(log, "protocol errors from the child");
-  const raw = createTransport(wiring, { hold, noise }, remote && signIn && { kit: remote, signIn }, (name) =>
+  const link = createLink(wiring, { hold, noise }, remote && signIn && { kit: remote, signIn }, (name) =>
     session.cache.cachedTools?.find((tool) => tool.name === name),
   );
   const httpSignIn = config.transport === "http" && signIn;
-  const era = new EraTransport(raw, {
+  const era = {
     choice: config.protocol,
     // The legacy SSE transport belongs to the 2025 era: it is initialized first.
     discoverFirst: config.transport === "http" || (config.transport === "stdio" && !wiring.catalog.initializeFirst),
     envelope: gaggleEnvelope,
     probeTimeoutMs: PROBE_TIMEOUT_MS,
     ...(remote && httpSignIn && { listenChannel: remote.httpListenChannel(config.url!, config.headers, httpSignIn) }),
+  };
+  const wire = new ChildWire(link, era, {
+    closed: () => {
+      hold.end();
+      noise.summarise();
+      const exit = session.process?.exitInfo;
+      session.endedBecause ??= exit ? describeExit(exit) : "closed its connection";
+      wiring.onClosed(session);
+    },
   });
-  const transport = new ForwardingTransport(era);
   const client = new Client({ name: GAGGLE_NAME, version: GAGGLE_VERSION }, { capabilities: CLIENT_CAPABILITIES });
   const session: Session = {
     client,
-    transport,
-    era,
-    process: raw instanceof ProcessGroupTransport ? raw : undefined,
+    wire,
+    era: wire.era,
+    process: link instanceof ProcessLink ? link : undefined,
     hold,
     closing: false,
     endedBecause: undefined,
@@ -165,13 +172,6 @@ export function createSession(wiring: SessionWiring): Session {
   }
   client.setNotificationHandler(LoggingMessageNotificationSchema, (note) => events.log(config.name, note.params, callers.active()));
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, (note) => events.resourceUpdated(config.name, note.params.uri));
-  client.onclose = () => {
-    hold.end();
-    noise.summarise();
-    const exit = session.process?.exitInfo;
-    session.endedBecause ??= exit ? describeExit(exit) : "closed its connection";
-    wiring.onClosed(session);
-  };
   client.onerror = (error) => {
     // Closing a remote session aborts its stream; that is the close itself, not a fault worth a warning.
     if (session.closing || session.endedBecause !== undefined) return;
@@ -190,14 +190,14 @@ export function createSession(wiring: SessionWiring): Session {
  */
 export async function connectSession(newSession: () => Session, catalog: CatalogShelf, timeoutMs: number, log: Logger): Promise<Session> {
   const session = newSession();
-  const connect = (opened: Session) => opened.client.connect(opened.transport, { timeout: timeoutMs });
+  const connect = (opened: Session) => opened.client.connect(opened.wire, { timeout: timeoutMs });
   const learned = session.process !== undefined && !catalog.initializeFirst;
   try {
     await connect(session);
   } catch (error) {
     if (!learned || session.era.probeFailed !== "closed" || session.closing) throw error;
     catalog.markInitializeFirst();
-    await session.transport.close().catch(() => {});
+    await session.wire.close().catch(() => {});
     log.info("the child ended when asked server/discover before initialize; started again to be initialized first");
     const again = newSession();
     await connect(again);
@@ -210,13 +210,13 @@ export async function connectSession(newSession: () => Session, catalog: Catalog
 /** Ends a session still being started, at once: its start fails now instead of running to its timeout. */
 export function abandonStart(session: Session): void {
   session.closing = true;
-  void session.transport.close().catch(() => {});
+  void session.wire.close().catch(() => {});
 }
 
 /** Ends a session gaggle no longer needs: a remote one is told so first (Streamable HTTP's DELETE), within `graceMs`. */
 export async function closeSession(session: Session, graceMs: number): Promise<void> {
   session.closing = true;
-  await session.remote?.terminateRemoteSession(session.era.inner, graceMs);
+  await session.remote?.terminateRemoteSession(session.wire.link, graceMs);
   await session.client.close();
 }
 
@@ -262,17 +262,17 @@ export function startFailureReason(error: unknown, session: Session | undefined,
 }
 
 /** `remote` is there for a remote child. */
-function createTransport(
-  { config, shutdownGraceMs, stderr, log }: SessionWiring,
+function createLink(
+  { config, shutdownGraceMs, stderr, stdoutNoise, log }: SessionWiring,
   { hold, noise }: { hold: OutputHold; noise: NoiseLog },
   remote: { kit: RemoteKit; signIn: ChildOAuthProvider } | undefined,
   toolFor: (name: string) => Tool | undefined,
-): Transport {
+): Link {
   if (remote) {
     const options = { headers: config.headers, toolFor, authProvider: remote.signIn, hold };
-    return remote.kit.remoteTransport(config.transport as "http" | "sse", config.url!, options);
+    return new TransportLink(remote.kit.remoteTransport(config.transport as "http" | "sse", config.url!, options));
   }
-  return new ProcessGroupTransport({
+  return new ProcessLink({
     command: config.command!,
     args: config.args,
     cwd: config.cwd,
@@ -283,7 +283,7 @@ function createTransport(
     },
     onStdoutGarbage: (line, error) => {
       const reason = error instanceof Error ? error.message : String(error);
-      stderr.push(`${STDOUT_GARBAGE_MARK} that is not JSON-RPC (${reason}): ${line.slice(0, 200)}\n`);
+      stdoutNoise.note(reason, line);
       noise.note(new Error(reason), "child wrote a line to stdout that is not JSON-RPC; ignored", { line: line.slice(0, 200) });
     },
     hold,

@@ -1,6 +1,6 @@
 // The states a real child's session goes through, the only transitions between them, and the lock that orders starts and stops.
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { ChildKind, ChildState, ChildStatus } from "./child.js";
+import type { ChildKind, ChildState, ChildStatus, StdoutNoiseView } from "./child.js";
 import type { Session } from "./child-session.js";
 
 /**
@@ -72,7 +72,14 @@ export class OperationLock {
 export function statusIn(
   phase: Phase,
   kind: ChildKind,
-  parts: { visibleTools(tools: Tool[]): number; restarts: number; lastError: string | null; authFailed: boolean; stderrTail: string[] },
+  parts: {
+    visibleTools(tools: Tool[]): number;
+    restarts: number;
+    lastError: string | null;
+    authFailed: boolean;
+    stderrTail: string[];
+    stdoutNoise: StdoutNoiseView;
+  },
 ): ChildStatus {
   const live = phase.state === "running" || phase.state === "stopping" ? phase : undefined;
   const tools = live?.session.cache.cachedTools;
@@ -86,6 +93,7 @@ export function statusIn(
     lastError: parts.lastError,
     needsAuth: phase.state === "failed" && parts.authFailed,
     stderrTail: parts.stderrTail,
+    stdoutNoise: parts.stdoutNoise,
     protocol: live?.session.era.version ?? null,
   };
 }

@@ -12,10 +12,11 @@ import type {
   ResourceTemplate,
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { CallHold } from "./call-hold.js";
-import type { CallTurn } from "./call-turn.js";
-import type { Cancellation } from "./cancellation.js";
+import type { CallHold } from "./calls/call-hold.js";
+import type { CallTurn } from "./calls/call-turn.js";
+import type { Cancellation } from "./calls/cancellation.js";
 import { GaggleError } from "../shared/errors.js";
+import type { PeerInfo, ServerOperation } from "../shared/observer.js";
 
 export type ChildKind = "stdio" | "http" | "sse" | "virtual";
 
@@ -82,6 +83,9 @@ export interface Caller extends ClientPrincipal {
   log(params: LogMessage): void;
   /** Set when the client can show a person a URL (it declared URL-mode elicitation). */
   readonly urls?: UrlOpener | undefined;
+  /** The client's name and version, and the MCP version it speaks, as far as they are known. */
+  readonly client?: PeerInfo | undefined;
+  readonly protocol?: string | undefined;
 }
 
 /** URL-mode elicitation, as a call uses it to send a person to a page outside the client (a sign-in). */
@@ -113,6 +117,8 @@ export interface CallContext {
    * requestState, passed on to the child with the call.
    */
   resume?: { inputResponses?: unknown; requestState?: string };
+  /** Set when something observes gaggle: the client's request this call serves, timed and traced. */
+  operation?: ServerOperation;
   /** Set by the router on a tools/call: the queue the call came through, for errors that say what it held. */
   queue?: QueueDepth;
   /** Set by the router on a tools/call to a child with a timeout: the time it has, counted from when it arrived. */
@@ -138,6 +144,12 @@ export interface QueueDepth {
   readonly waiting: number;
 }
 
+/** Lines a child wrote to stdout that are not JSON-RPC: how many, and the last few with why each was not. */
+export interface StdoutNoiseView {
+  lines: number;
+  recent: { reason: string; line: string }[];
+}
+
 /** What a child says of itself; the router adds what it counts of the child's calls. */
 export interface ChildStatus {
   state: ChildState;
@@ -149,10 +161,24 @@ export interface ChildStatus {
   /** The last start failed because a person has to sign in (a remote child behind OAuth). */
   needsAuth: boolean;
   stderrTail: string[];
+  /** What a stdio child wrote to stdout that is not JSON-RPC (ignored), over all its sessions. */
+  stdoutNoise: StdoutNoiseView;
   /** Known once the child's tool list has been fetched in this session; null before. */
   toolCount: number | null;
   /** The protocol revision the child speaks, once a session found it ("2026-07-28", "2025-11-25"); null before. */
   protocol: string | null;
+}
+
+/** Work a client started that goes on after its call: a background process, a gosling, an agent, a team. */
+export interface BackgroundWork {
+  kind: "process" | "gosling" | "agent" | "team";
+  id: string;
+  /** The principal that started it: only its own see it on the status page. Null: every operator's (a team). */
+  owner: string | null;
+  state: string;
+  /** What it is: a command, a gosling's name, a team's lead. */
+  title: string;
+  startedAt: Date | null;
 }
 
 /**
@@ -189,6 +215,8 @@ export interface Child {
   /** Updates of a subscribed resource are reported through ChildEvents.resourceUpdated, across restarts of the child. */
   subscribe(uri: string): Promise<void>;
   unsubscribe(uri: string): Promise<void>;
+  /** What its clients started that still runs or was kept after it ended (the status page lists it); never starts the child. */
+  background(): BackgroundWork[];
   /** Ends the session and stops everything the child started; the next use starts it again. Resolves with the uptime it had. */
   close(): Promise<{ uptimeMs: number | null }>;
 }

@@ -6,8 +6,8 @@ import { systemClock, type Clock } from "../shared/clock.js";
 import { errorChain, isRequestRefusal, type GaggleError } from "../shared/errors.js";
 import { logger, type Logger } from "../shared/log.js";
 import { backoffMs } from "./backoff.js";
-import { backoffRefusal, callFailure, startFailure } from "./call-failure.js";
-import type { CallContext, Child, ChildSchema, ChildStatus } from "./child.js";
+import { backoffRefusal, callFailure, startFailure } from "./calls/call-failure.js";
+import type { BackgroundWork, CallContext, Child, ChildSchema, ChildStatus } from "./child.js";
 import {
   abandonStart,
   closeSession,
@@ -20,17 +20,18 @@ import {
   type Session,
 } from "./child-session.js";
 import { ChildStateMachine, OperationLock, statusIn } from "./child-state.js";
-import { exchangeInEra } from "./era-exchange.js";
-import type { ForwardLimits } from "./forwarding-transport.js";
+import { exchangeInEra } from "./wire/era-exchange.js";
+import type { ForwardLimits } from "./wire/forwarded-request.js";
 import { CatalogShelf } from "./catalog.js";
 import { IdleWatch } from "./idle-watch.js";
 import { SignInWatch } from "./oauth/sign-in-watch.js";
 import { TokenStore } from "./oauth/token-store.js";
-import { SessionGate } from "./session-gate.js";
-import { StderrRing } from "./stderr-ring.js";
+import { SessionGate } from "./calls/session-gate.js";
+import { StderrRing } from "./processes/stderr-ring.js";
+import { StdoutNoise } from "./processes/stdout-noise.js";
 import type { Switchboard } from "./switchboard.js";
 import { visibleTools, type VisibleTools } from "./tool-filter.js";
-import { CallerTracker } from "./upstream.js";
+import { CallerTracker } from "./wire/caller-tracker.js";
 
 export interface McpChildOptions {
   /** Time a stdio child gets after SIGTERM before its process group is killed. */
@@ -55,6 +56,7 @@ export class McpChild implements Child {
   private readonly switchboard: Switchboard;
   private readonly sessionOptions: Pick<McpChildOptions, "shutdownGraceMs" | "stateDir">;
   private readonly stderr = new StderrRing();
+  private readonly stdoutNoise = new StdoutNoise();
   private readonly log: Logger;
   private readonly callers = new CallerTracker();
   private readonly gate = new SessionGate();
@@ -100,6 +102,7 @@ export class McpChild implements Child {
       lastError: this.lastError ?? null,
       authFailed: this.lastFailure?.code === "AUTH_REQUIRED",
       stderrTail: this.stderr.tail(),
+      stdoutNoise: this.stdoutNoise.view(),
     });
   }
 
@@ -225,6 +228,11 @@ export class McpChild implements Child {
     });
   }
 
+  /** A server's own background work is its own affair: gaggle sees only its calls. */
+  background(): BackgroundWork[] {
+    return [];
+  }
+
   /** Ends the session and frees its process; an explicit close also forgets past failed starts, so the next call starts at once. */
   close(): Promise<{ uptimeMs: number | null }> {
     this.idle.stopped();
@@ -294,7 +302,7 @@ export class McpChild implements Child {
       return session;
     } catch (error) {
       session ??= this.newest;
-      await session?.transport.close().catch(() => {});
+      await session?.wire.close().catch(() => {});
       throw this.startFailed(error, session, failedStarts + 1);
     }
   }
@@ -304,6 +312,7 @@ export class McpChild implements Child {
       config: this.config,
       ...this.sessionOptions,
       stderr: this.stderr,
+      stdoutNoise: this.stdoutNoise,
       log: this.log,
       events: this.switchboard,
       callers: this.callers,
@@ -370,7 +379,7 @@ export class McpChild implements Child {
     }
   }
 
-  /** What the SDK or the forwarding lane threw, as a GaggleError that says what happened to the child. */
+  /** What the SDK or the child's wire threw, as a GaggleError that says what happened to the child. */
   private failure(error: unknown, session: Session, what: string, ctx?: CallContext): GaggleError {
     if (session.remote?.connectionLost(error)) {
       // A request that could not be sent is the session's end, told as the end of a session is. The SDK's transports

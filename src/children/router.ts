@@ -3,11 +3,11 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { nearest } from "../shared/suggest.js";
 import { GaggleError } from "../shared/errors.js";
 import { logger } from "../shared/log.js";
-import { checkArguments } from "./arg-validator.js";
-import { turnTimeout } from "./call-failure.js";
-import { holding } from "./call-hold.js";
-import { CallQueue } from "./call-queue.js";
-import { CallTurn, inLine } from "./call-turn.js";
+import { checkArguments } from "./calls/arg-validator.js";
+import { turnTimeout } from "./calls/call-failure.js";
+import { holding } from "./calls/call-hold.js";
+import { CallQueue } from "./calls/call-queue.js";
+import { CallTurn, inLine } from "./calls/call-turn.js";
 import type { CallContext, Child, ChildStatus, QueueDepth, UrlOpener } from "./child.js";
 
 /** A child as the router takes it: how many of its calls may run at once (the rest wait their turn). */
@@ -77,7 +77,8 @@ export class Router {
       tools.map((candidate) => candidate.name),
     );
     throw new GaggleError("TOOL_NOT_FOUND", `${serverId} has no tool named "${toolName}"`, {
-      hint: `${guess ? `did you mean "${guess}"? ` : ""}call get_schema("${serverId}") for its tools`,
+      ...(guess && { hint: `did you mean "${guess}"?` }),
+      lookup: { server: serverId },
     });
   }
 
@@ -96,6 +97,7 @@ export class Router {
     try {
       // A tool the child's cached list already holds is called without awaiting anything first.
       const slot = this.slot(serverId);
+      ctx.operation?.routed(serverId, toolName);
       const known = slot.child.knownTool(toolName);
       if (known) return this.checkedCall(slot, known, args, ctx);
       return this.tool(serverId, toolName).then(({ tool }) => this.checkedCall(slot, tool, args, ctx));
@@ -110,7 +112,7 @@ export class Router {
     const problem = checkArguments(tool, given);
     if (problem) {
       const error = new GaggleError("INVALID_ARGS", `invalid arguments for ${child.name}.${tool.name}: ${problem}`, {
-        hint: `call get_schema("${child.name}", "${tool.name}") for its input schema`,
+        lookup: { server: child.name, tool: tool.name },
       });
       return Promise.reject(error);
     }
@@ -156,7 +158,7 @@ export class Router {
     if (slot) return slot;
     const guess = nearest(serverId, this.names());
     throw new GaggleError("SERVER_NOT_FOUND", `no child server named "${serverId}"`, {
-      hint: guess ? `did you mean "${guess}"? list_registered_children lists every name` : `known children: ${this.names().join(", ") || "none"}`,
+      ...(guess ? { hint: `did you mean "${guess}"?`, lookup: {} } : { hint: `known children: ${this.names().join(", ") || "none"}` }),
     });
   }
 }

@@ -1,7 +1,7 @@
 // Where the children and the clients' side meet: children report through it, and follow what clients change.
 import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
 import type { Caller, LogMessage } from "./child.js";
-import type { CallerTracker } from "./upstream.js";
+import type { CallerTracker } from "./wire/caller-tracker.js";
 
 /** What a child reports that is not the answer to a call; the gateway fans it out to its clients. */
 export interface ChildEvents {

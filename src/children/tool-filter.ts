@@ -3,7 +3,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ChildConfig } from "../config/index.js";
 import type { Logger } from "../shared/log.js";
-import { headerParamsOf } from "./param-headers.js";
+import { headerParamsOf } from "./wire/param-headers.js";
 
 /** `*` matches any run of characters, `?` one character; everything else is literal. */
 export function globToRegExp(glob: string): RegExp {

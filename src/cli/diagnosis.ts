@@ -2,10 +2,9 @@
 // not on PATH, a host that does not resolve, a port nobody listens on, a refused certificate, a sign-in, a start
 // past its time limit) rather than the error's own wording.
 import type { ChildStatus } from "../children/child.js";
-import { STDOUT_GARBAGE_MARK } from "../children/child-session.js";
-import { StartFailure } from "../children/call-failure.js";
-import { slowStartAdvice, START_TIMEOUT_MARK } from "../children/slow-start.js";
-import { errorChain, GaggleError } from "../shared/errors.js";
+import { StartFailure } from "../children/calls/call-failure.js";
+import { slowStartAdvice } from "../children/calls/slow-start.js";
+import { errorChain, fetchFailure, GaggleError } from "../shared/errors.js";
 import type { ChildConfig } from "../config/index.js";
 
 export interface Diagnosis {
@@ -19,39 +18,86 @@ export function diagnose(config: ChildConfig, error: unknown, status: ChildStatu
   if (error instanceof GaggleError && error.code === "AUTH_REQUIRED") {
     return { reason, advice: [`run: gaggle auth login ${config.name}`] };
   }
-  const timedOutAfterMs = error instanceof StartFailure ? error.timedOutAfterMs : startTimeoutInText(config, reason);
-  if (timedOutAfterMs !== undefined) {
-    return { reason, advice: [...slowStartAdvice(config, timedOutAfterMs), ...stderrAdvice(status)] };
+  if (error instanceof StartFailure && error.timedOutAfterMs !== undefined) {
+    return { reason, advice: [...slowStartAdvice(config, error.timedOutAfterMs), ...stderrAdvice(status)] };
   }
-  if (config.transport !== "stdio") return { reason, advice: networkAdvice(config, reason) };
+  if (config.transport !== "stdio") return badPort(config, error) ?? { reason, advice: networkAdvice(config, causeCodes(error)) };
   return { reason, advice: [`check ${key}.command, args and env`, ...stderrAdvice(status)] };
 }
 
-/** An error that did not come from a start gaggle made (a message passed on as text) says it ran out of time only in words. */
-function startTimeoutInText(config: ChildConfig, reason: string): number | undefined {
-  return reason.includes(START_TIMEOUT_MARK) ? config.startupTimeoutMs : undefined;
+/** TLS failures by their codes: OpenSSL's certificate checks (CERT_HAS_EXPIRED, DEPTH_ZERO_SELF_SIGNED_CERT, ...) and Node's. */
+function isTlsCode(code: string): boolean {
+  return code.includes("CERT") || code.startsWith("ERR_TLS_") || code.startsWith("ERR_SSL_") || code === "HOSTNAME_MISMATCH" || code === "INVALID_CA";
 }
 
-function networkAdvice(config: ChildConfig, reason: string): string[] {
+/**
+ * fetch refuses, without trying, the ports the Fetch standard lists as bad (those of other protocols: 6000 is X11,
+ * 6667 IRC), and says only "bad port": the port is named, with why and what to do. The refusal has no code: its
+ * cause's whole message is all there is to know it by.
+ */
+function badPort(config: ChildConfig, error: unknown): Diagnosis | undefined {
+  const cause = [...causes(error)].map(fetchFailure).find((failure) => failure !== undefined);
+  if (cause?.message !== "bad port") return undefined;
+  const url = new URL(config.url!);
+  return {
+    reason: `fetch refuses port ${url.port}: the Fetch standard blocks it, as the port of another protocol`,
+    advice: [`serve the child on another port, and change it in mcp_servers.${config.name}.url`],
+  };
+}
+
+const UNREACHABLE = new Set(["ETIMEDOUT", "ECONNRESET", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"]);
+
+/**
+ * What the error and its causes say in fields: the system or TLS error code (fetch hides it under "fetch failed")
+ * and the HTTP status (the SDK's transport errors carry it as a numeric code).
+ */
+function causeCodes(error: unknown): { code: string | undefined; status: number | undefined } {
+  let code: string | undefined;
+  let status: number | undefined;
+  for (const at of causes(error)) {
+    const own = (at as { code?: unknown }).code;
+    // gaggle's own codes (SERVER_FAILED) say what kind of failure it is, not what failed underneath.
+    if (typeof own === "string" && !(at instanceof GaggleError)) code ??= own;
+    if (typeof own === "number" && own >= 400 && own < 600) status ??= own;
+  }
+  return { code, status };
+}
+
+/** The error and its causes, as far down as they go (a few levels at most). */
+function* causes(error: unknown): Generator<Error> {
+  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 8; at = at.cause, depth++) yield at;
+}
+
+function networkAdvice(config: ChildConfig, { code, status }: { code: string | undefined; status: number | undefined }): string[] {
   const url = new URL(config.url!);
   const key = `mcp_servers.${config.name}`;
-  if (/\bENOTFOUND\b|\bEAI_AGAIN\b/.test(reason)) return [`the host ${url.hostname} does not resolve (DNS): check ${key}.url, or the network`];
-  if (/\bECONNREFUSED\b/.test(reason)) return [`nothing listens at ${url.host}: start the server, or check the port in ${key}.url`];
-  if (/\bETIMEDOUT\b|\bECONNRESET\b|\bEHOSTUNREACH\b|\bENETUNREACH\b/.test(reason)) {
-    return [`${url.host} cannot be reached from here: check the network, a proxy or a firewall`];
-  }
-  if (/CERT|certificate|\bTLS\b|\bSSL\b/i.test(reason)) {
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return [`the host ${url.hostname} does not resolve (DNS): check ${key}.url, or the network`];
+  if (code === "ECONNREFUSED") return [`nothing listens at ${url.host}: start the server, or check the port in ${key}.url`];
+  if (code !== undefined && UNREACHABLE.has(code)) return [`${url.host} cannot be reached from here: check the network, a proxy or a firewall`];
+  if (code !== undefined && isTlsCode(code)) {
     return [`the TLS certificate of ${url.host} was refused: check the url's host name, or trust its issuer (NODE_EXTRA_CA_CERTS)`];
   }
-  if (/\b401\b/.test(reason)) return [`the server refused gaggle (401): check ${key}.headers (a token?), or add an [${key}.oauth] table`];
-  if (/\b403\b/.test(reason)) return [`the server refused gaggle (403): the credentials in ${key}.headers are not allowed this`];
-  if (/\b404\b/.test(reason)) return [`no MCP endpoint at ${url.href}: check the path (often /mcp, or /sse for the legacy transport)`];
+  if (status === 401) return [`the server refused gaggle (401): check ${key}.headers (a token?), or add an [${key}.oauth] table`];
+  if (status === 403) return [`the server refused gaggle (403): the credentials in ${key}.headers are not allowed this`];
+  if (status === 404) return [`no MCP endpoint at ${url.href}: check the path (often /mcp, or /sse for the legacy transport)`];
   return [`check ${key}.url and headers, and that the server is up`];
 }
 
-/** The child's last stderr lines, which usually say why a process gave up. */
+/**
+ * A line that names why a process gave up: an error or exception statement (`Error: Cannot find module ...`,
+ * `ModuleNotFoundError: ...`, `panic: ...`), not a frame of its stack.
+ */
+const CAUSE_LINE = /^\s*(?!at\s)(?:[\w.$]*(?:Error|Exception)\b|error\b|fatal\b|panic\b)/i;
+
+/**
+ * What the child's stderr says of why it gave up: the last line naming the cause, which a stack trace after it
+ * would push out of a tail; else its last lines. One line, however many times the child was started and said it.
+ */
 function stderrAdvice(status: ChildStatus): string[] {
-  const tail = status.stderrTail.filter((line) => !line.startsWith(STDOUT_GARBAGE_MARK)).slice(-5);
+  const lines = status.stderrTail.filter((line) => line.trim() !== "");
+  const cause = lines.findLast((line) => CAUSE_LINE.test(line));
+  if (cause) return [`its stderr says: ${cause.trim()}`];
+  const tail = lines.slice(-5);
   return tail.length > 0 ? [`its stderr ended with:\n${tail.map((line) => `      ${line}`).join("\n")}`] : [];
 }
 

@@ -9,8 +9,10 @@ import { configProblems } from "../gateway/gaggle.js";
 import { nearest } from "../shared/suggest.js";
 import { GAGGLE_VERSION } from "../shared/version.js";
 import { runOneShot, UsageError, type OneShotCommand } from "./one-shot.js";
-import { parseListenAddress, serveHttpUntilStopped, serveStdio } from "./serve.js";
-import { findCommand } from "../children/command-path.js";
+import { serveHttpUntilStopped, serveStdio } from "./serve.js";
+import { parseListenAddress } from "../shared/listen-address.js";
+import { findCommand } from "../children/processes/command-path.js";
+import { checkBuiltIns } from "../virtual/index.js";
 
 const HELP = `gaggle ${GAGGLE_VERSION}: one MCP entry for every MCP server you run
 
@@ -110,8 +112,14 @@ function validateCommand(path: string, config: GaggleConfig): number {
       );
     }
   }
+  // A built-in child that lacks what it needs here (an optional module, a command) is worth a word too.
+  const builtIns = checkBuiltIns(config);
+  for (const builtIn of builtIns.filter((report) => !report.ok)) {
+    process.stderr.write(`gaggle: warning: [virtual.${builtIn.name}]: ${builtIn.notes.join("; ")}; gaggle doctor ${builtIn.name} says more\n`);
+  }
   const enabled = config.children.filter((child) => child.enabled).length;
-  return print(`${path}: valid; ${config.children.length} child server(s), ${enabled} enabled\n`);
+  const names = builtIns.map((report) => report.name).join(", ");
+  return print(`${path}: valid; ${config.children.length} child server(s), ${enabled} enabled; ${builtIns.length} built-in (${names || "none"})\n`);
 }
 
 function isParseArgsError(error: unknown): error is Error {

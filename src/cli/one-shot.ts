@@ -4,11 +4,22 @@ import type { GaggleConfig } from "../config/index.js";
 import { isObject } from "../shared/json.js";
 import { MetaHandlers } from "../gateway/meta-handlers.js";
 import { createGaggleWithListener } from "../transport/members-listener.js";
-import type { MetaToolName } from "../gateway/meta-tools.js";
+import type { MetaToolName, Wording } from "../gateway/meta-tools.js";
 
 export type OneShotCommand = "list" | "schema" | "call";
 
 export class UsageError extends Error {}
+
+/** A shell user's words: the commands that show what the meta-tools would. */
+const CLI_WORDING: Wording = {
+  lookup: ({ server, tool }) =>
+    server === undefined
+      ? "`gaggle list` names every child"
+      : tool === undefined
+        ? `\`gaggle schema ${server}\` lists its tools`
+        : `\`gaggle schema ${server} ${tool}\` shows its input schema`,
+  notRun: "`gaggle schema SERVER` starts one and lists its tools",
+};
 
 /** Maps the command line to a meta-tool call. */
 function toMetaCall(command: OneShotCommand, operands: string[]): Array<[MetaToolName, Record<string, unknown>]> {
@@ -44,7 +55,7 @@ function parseJsonArgs(json: string | undefined): unknown {
 /** Prints each result to stdout; resolves with the exit code (1 when any result is an error). */
 export async function runOneShot(command: OneShotCommand, operands: string[], config: GaggleConfig): Promise<number> {
   const { gaggle, members } = createGaggleWithListener(config);
-  const handlers = new MetaHandlers(gaggle.router);
+  const handlers = new MetaHandlers(gaggle.router, { wording: CLI_WORDING });
   let failed = false;
   try {
     for (const [tool, args] of toMetaCall(command, operands)) {

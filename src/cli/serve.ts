@@ -1,51 +1,61 @@
 // Serving: MCP over stdio (until stdin closes) or Streamable HTTP, until a signal; then every child is stopped.
 import { realpathSync } from "node:fs";
+import { setTimeout as delay } from "node:timers/promises";
+import { closeQuickly } from "../children/processes/group-process.js";
 import type { GaggleConfig } from "../config/index.js";
 import { createGaggle, type Gaggle } from "../gateway/gaggle.js";
 import { ModernServer } from "../gateway/modern/modern-server.js";
 import { GatewayRequests } from "../gateway/requests.js";
 import { createGatewayServer } from "../gateway/server.js";
-import { ClientOutbox } from "../transport/client-outbox.js";
-import { EraSplitTransport } from "../transport/era-split.js";
+import { LOCAL_PRINCIPAL } from "../children/child.js";
+import { ClientConnection } from "../transport/client-connection.js";
 import { lazyLogger } from "../shared/log.js";
 import { withStack } from "../shared/log-errors.js";
+import type { ListenAddress } from "../shared/listen-address.js";
+import { tracesWanted } from "../config/observe.js";
+import type { Observatory } from "../gateway/observe/observatory.js";
+import type { StatusExtras } from "../gateway/observe/status-document.js";
+import type { AdminListener } from "../transport/admin/admin-listener.js";
 import type { HttpGateway } from "../transport/http-server.js";
 import { createGaggleWithListener } from "../transport/members-listener.js";
-import { StdioServerTransport } from "../transport/stdio-server.js";
-
-export interface ListenAddress {
-  host: string;
-  port: number;
-}
+import { StdioLink } from "../transport/stdio-link.js";
 
 /** Bound on first use, after the log level is set. */
 const log = lazyLogger({ subsystem: "serve" });
 
 export async function serveStdio(config: GaggleConfig): Promise<void> {
-  const { gaggle, members } = createGaggleWithListener(config);
+  const admin = config.gateway.admin || undefined;
+  // Nothing observing, nothing loaded: a call costs what it costs without any of it.
+  const observatory = admin || watched(config) ? await openObservatory(config, admin !== undefined) : undefined;
+  const { gaggle, members } = createGaggleWithListener(config, observatory);
+  observatory?.attach(gaggle);
+  const listener = admin && observatory ? await startAdmin(gaggle, observatory, admin, statusExtras()) : undefined;
   const session = "stdio";
-  const { server, connect } = createGatewayServer(gaggle, session);
   const modern = new ModernServer(gaggle, new GatewayRequests(gaggle));
+  const link = new StdioLink({
+    maxBytes: config.gateway.maxClientQueueBytes,
+    session,
+    onBacklog: (backlogged) => gaggle.hub.clientBacklog(session, backlogged),
+  });
+  const connection = new ClientConnection(link, {
+    session: createGatewayServer(gaggle, session),
+    modern: { server: modern, who: { principal: LOCAL_PRINCIPAL }, every: false },
+  });
   const stop = stopOnce(
     gaggle,
     async () => {
       modern.endListens();
-      await server.close();
+      await connection.close();
+      await listener?.close();
     },
-    () => members.close(),
+    async () => {
+      await members.close();
+      await observatory?.close();
+    },
   );
   process.stdin.on("end", () => void stop("stdin closed"));
   process.stdin.on("error", () => void stop("stdin error"));
-  const outbox = new ClientOutbox(
-    new StdioServerTransport(),
-    {
-      maxBytes: config.gateway.maxClientQueueBytes,
-      session,
-      onBacklog: (backlogged) => gaggle.hub.clientBacklog(session, backlogged),
-    },
-    process.stdout,
-  );
-  await connect(new EraSplitTransport(outbox, modern));
+  await connection.open();
   log.info({ config: config.path, children: gaggle.router.names() }, "gaggle serving MCP on stdio");
   if (process.stdin.isTTY) process.stderr.write(forAPerson(config.path));
   gaggle.startEager();
@@ -54,13 +64,26 @@ export async function serveStdio(config: GaggleConfig): Promise<void> {
 export async function serveHttpUntilStopped(config: GaggleConfig, address: ListenAddress): Promise<void> {
   // Imported here: serving stdio never loads the HTTP server.
   const { serveHttp } = await import("../transport/http-server.js");
+  // The admin paths are served beside /mcp, so their metrics are always kept.
+  const observatory = await openObservatory(config, true);
   // gaggle's own agents connect to the listener it serves, with their secret in place of the token.
-  const gaggle = createGaggle(config, { memberBase: async () => (await listening).localBase });
-  const token = config.gateway.authToken ?? process.env.GAGGLE_AUTH_TOKEN;
-  const tokens = { ...(token && { auth_token: token }), ...config.gateway.authTokens };
-  const listening: Promise<HttpGateway> = serveHttp(gaggle, { ...address, tokens });
+  const gaggle = createGaggle(config, { memberBase: async () => (await listening).localBase, observer: observatory });
+  observatory.attach(gaggle);
+  const tokens = tokensOf(config);
+  const { AdminRoutes } = await import("../transport/admin/admin-routes.js");
+  const extras = statusExtras();
+  const admin = new AdminRoutes(gaggle, observatory, extras);
+  const listening: Promise<HttpGateway> = serveHttp(gaggle, { ...address, tokens, admin });
   const http = await listening;
-  stopOnce(gaggle, () => http.close());
+  const adminListener = config.gateway.admin ? await startAdmin(gaggle, observatory, config.gateway.admin, extras) : undefined;
+  stopOnce(
+    gaggle,
+    async () => {
+      await http.close();
+      await adminListener?.close();
+    },
+    () => observatory.close(),
+  );
   // stderr, so a script that starts gaggle on port 0 can read where it landed.
   process.stderr.write(`gaggle: serving MCP at ${http.url}\n`);
   log.info(
@@ -70,7 +93,50 @@ export async function serveHttpUntilStopped(config: GaggleConfig, address: Liste
   gaggle.startEager();
 }
 
-/** Installs the signal handlers; the returned function stops clients, then children, then `closeLast`, then exits. */
+/** The bearer tokens of the config and GAGGLE_AUTH_TOKEN, by the principal each names. */
+function tokensOf(config: GaggleConfig): Record<string, string> {
+  const token = config.gateway.authToken ?? process.env.GAGGLE_AUTH_TOKEN;
+  return { ...(token && { auth_token: token }), ...config.gateway.authTokens };
+}
+
+/** An audit log or traces: something observes gaggle even without an admin listener. */
+function watched(config: GaggleConfig): boolean {
+  return config.audit.path !== undefined || tracesWanted(config.telemetry, process.env);
+}
+
+async function openObservatory(config: GaggleConfig, metrics: boolean): Promise<Observatory> {
+  // Imported here: a gaggle nothing observes never loads it.
+  const { openObservatory } = await import("../gateway/observe/observatory.js");
+  return openObservatory(config, { metrics, env: process.env });
+}
+
+/** What the status page shows besides the gateway: when this gaggle started. */
+function statusExtras(): StatusExtras {
+  const startedAt = new Date();
+  return { startedAt, configErrors: () => [] };
+}
+
+async function startAdmin(gaggle: Gaggle, observatory: Observatory, address: ListenAddress, extras: StatusExtras): Promise<AdminListener> {
+  const { serveAdmin } = await import("../transport/admin/admin-listener.js");
+  const { allowedHosts, allowedOrigins } = gaggle.config.gateway;
+  const listener = await serveAdmin(gaggle, observatory, { ...address, tokens: tokensOf(gaggle.config), allowedHosts, allowedOrigins, extras });
+  // stderr, so a script that starts gaggle with an admin port of 0 can read where it landed.
+  process.stderr.write(`gaggle: status page at ${listener.url}\n`);
+  log.info({ url: listener.url }, "admin listener serving the status page, /api/status, /metrics, /healthz and /readyz");
+  return listener;
+}
+
+/**
+ * How long gaggle gives its children to stop once it is told to exit. Claude Code sends SIGTERM 100 ms after
+ * SIGINT and SIGKILL 400 ms after that: gaggle exits first, having signalled every child, and the watchdog stops
+ * any child still running after it (SIGTERM, then SIGKILL after shutdown_grace_ms).
+ */
+const EXIT_WITHIN_MS = 250;
+
+/**
+ * Installs the signal handlers; the returned function stops clients, then children (at most EXIT_WITHIN_MS), then
+ * `closeLast`, which it waits for, then exits.
+ */
 function stopOnce(
   gaggle: Gaggle,
   closeClients: () => Promise<void>,
@@ -80,10 +146,18 @@ function stopOnce(
   const stop = (reason: string, exitCode = 0) => {
     stopping ??= (async () => {
       log.info({ reason }, "shutting down");
-      await closeClients().catch(() => {});
-      await gaggle.close();
+      closeQuickly();
+      const stopped = (async () => {
+        await closeClients().catch(() => {});
+        await gaggle.close();
+        return true;
+      })();
+      // A timer that holds the process: the exit below is the only way out.
+      const inTime = await Promise.race([stopped, delay(EXIT_WITHIN_MS, false)]);
+      if (inTime) log.info("all children stopped");
+      else log.info({ withinMs: EXIT_WITHIN_MS }, "exiting with children still stopping: the watchdog stops them");
+      // What gaggle keeps (the audit log, traces) is written out whole before it exits.
       await closeLast().catch(() => {});
-      log.info("all children stopped");
       process.exit(exitCode);
     })();
     return stopping;
@@ -96,21 +170,14 @@ function stopOnce(
   return stop;
 }
 
-/** `PORT`, `HOST:PORT` or `[V6]:PORT`; the host defaults to loopback. */
-export function parseListenAddress(text: string): ListenAddress | undefined {
-  const match = /^(?:(\[[^\]]+\]|[^:]+):)?(\d{1,5})$/.exec(text);
-  if (!match) return undefined;
-  const port = Number(match[2]);
-  if (port > 65535) return undefined;
-  return { host: (match[1] ?? "127.0.0.1").replace(/^\[(.*)\]$/, "$1"), port };
-}
-
 /** Said once when a person started gaggle at a terminal: stdio is for an MCP client, and how to give it one. */
 function forAPerson(configPath: string): string {
+  // The program as this process runs it: `gaggle` need not be on PATH (a checkout runs dist/cli.js).
+  const self = `node ${realpathSync(process.argv[1] ?? "gaggle")} --config ${configPath}`;
   return (
     `gaggle: serving MCP on stdio with ${configPath}. An MCP client talks to it here (JSON-RPC, one message per ` +
     "line), so there is nothing to type; stop it with Ctrl-C.\n" +
-    `  add it to a client:  claude mcp add gaggle -- node ${realpathSync(process.argv[1] ?? "gaggle")} --config ${configPath}\n` +
-    "  or serve HTTP:       gaggle --http 127.0.0.1:8765 (then point the client at http://127.0.0.1:8765/mcp)\n"
+    `  add it to a client:  claude mcp add gaggle -- ${self}\n` +
+    `  or serve HTTP:       ${self} --http 127.0.0.1:8765 (then point the client at http://127.0.0.1:8765/mcp)\n`
   );
 }

@@ -2,22 +2,19 @@
 import { dirname } from "node:path";
 import { z } from "zod";
 import { describeValue } from "./errors.js";
-import type { ChildConfig, OAuthConfig, TransportKind } from "./schema.js";
+import type { TransportKind } from "./schema.js";
 import { isObject } from "../shared/json.js";
 import { configCommand, configPath, type PathOptions } from "./paths.js";
 import { MAX_TIMER_MS } from "../shared/timer-delay.js";
-import { closed, durationMs, expected, oneOf } from "./zod-kit.js";
+import { camelKeys, closed, durationMs, expected, oneOf } from "./zod-kit.js";
 
-export const CHILD_DEFAULTS = {
-  timeoutMs: 60_000,
-  /** max_timeout_ms defaults to this many times timeout_ms. */
-  maxTimeoutFactor: 10,
-  startupTimeoutMs: 30_000,
-  /** A first `npx -y` start downloads the package and may compile it: minutes, not seconds. */
-  firstFetchStartupTimeoutMs: 180_000,
-  concurrency: 1,
-  idleTimeoutMs: 0,
-} as const;
+/** What timeout_ms is when not given; max_timeout_ms defaults to MAX_TIMEOUT_FACTOR times it. */
+const DEFAULT_TIMEOUT_MS = 60_000;
+const MAX_TIMEOUT_FACTOR = 10;
+/** What startup_timeout_ms is when not given, */
+const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
+/** but for a first `npx -y` start, which downloads the package and may compile it: minutes, not seconds. */
+const FIRST_FETCH_STARTUP_TIMEOUT_MS = 180_000;
 
 /** Commands that fetch what they run the first time (and may build it): a first start can take minutes. */
 const FETCHING_RUNNERS = new Set(["npx", "pnpx", "bunx", "uvx", "pipx"]);
@@ -51,37 +48,52 @@ function isHttpUrl(value: string): boolean {
   return URL.canParse(value) && ["http:", "https:"].includes(new URL(value).protocol);
 }
 
-/** Raw keys of one server entry, snake_case in both formats. */
+/**
+ * The keys of one server entry, snake_case in both formats. A key whose default depends on others (the
+ * transport, the time limits, cwd) or that the rules across keys must see as written has none here: its
+ * default is filled in by normalizeChild.
+ */
 export const childShape = {
   command: text().optional(),
-  args: stringList().optional(),
-  env: stringMap().optional(),
+  args: stringList().default(() => []),
+  env: stringMap().default(() => ({})),
+  /** Absolute once loaded; the config file's folder by default. */
   cwd: text().optional(),
   inherit_env: flag().optional(),
   url: z.string(expected("an http(s) URL")).refine(isHttpUrl).optional(),
-  headers: stringMap().optional(),
+  headers: stringMap().default(() => ({})),
   type: transportName().optional(),
   transport: transportName().optional(),
   enabled: flag().optional(),
   disabled: flag().optional(),
-  startup: oneOf(["lazy", "eager"]).optional(),
+  startup: oneOf(["lazy", "eager"]).default("lazy"),
   timeout_ms: positiveMs().optional(),
   max_timeout_ms: positiveMs().optional(),
   startup_timeout_ms: positiveMs().optional(),
+  /**
+   * The protocol era gaggle speaks to the child: "auto" finds out (over HTTP server/discover first, on stdio
+   * initialize first, then server/discover if the child refuses it), the others insist.
+   */
   protocol: oneOf(["auto", "2025-11-25", "2026-07-28"]).optional(),
-  concurrency: z.int(expected("an integer >= 1")).min(1).optional(),
-  idle_timeout_ms: durationMs("an integer >= 0 (0 = never)", { min: 0, zeroIsNone: true }).optional(),
+  concurrency: z.int(expected("an integer >= 1")).min(1).default(1),
+  /** 0 = never stop an idle child. */
+  idle_timeout_ms: durationMs("an integer >= 0 (0 = never)", { min: 0, zeroIsNone: true }).default(0),
   description: text().optional(),
+  /** Overrides gateway.expose for this child. */
   expose: oneOf(["meta", "tools", "both"]).optional(),
+  /** Prefix of its exposed names (`<prefix>__<tool>`); defaults to the child's name, "" exposes names unchanged. */
   prefix: z
     .string(expected('letters, digits, "_" or "-" (or "" for no prefix)'))
     .regex(/^[A-Za-z0-9_-]*$/)
     .optional(),
-  tools: closed({ allow: stringList().optional(), deny: stringList().optional() }).optional(),
+  /** Glob patterns; `allow` absent = every tool. */
+  tools: closed({ allow: stringList().optional(), deny: stringList().default(() => []) }).prefault({}),
+  /** How gaggle signs in to a remote child, as a client of its authorization server; without it, OAuth is used only when the child asks for it. */
   oauth: closed({
+    /** A pre-registered client; without it, a client metadata document URL, else dynamic registration. */
     client_id: text().optional(),
     client_secret: text().optional(),
-    // A key's text is never repeated in an error.
+    /** Instead of a secret, the client proves itself with a JWT signed by this key (private_key_jwt, RFC 7523). A key's text is never repeated in an error. */
     private_key: z
       .string({ error: "expected a PEM private key (PKCS#8), usually ${VAR}" })
       .refine((value) => value.includes("-----BEGIN PRIVATE KEY-----"), {
@@ -89,20 +101,26 @@ export const childShape = {
       })
       .optional(),
     signing_alg: oneOf(["ES256", "ES384", "ES512", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "EdDSA"]).optional(),
+    /** An https URL where the authorization server can fetch gaggle's client metadata (its client_id). */
     client_metadata_url: z
       .string(expected("an https URL"))
       .refine((value) => URL.canParse(value) && new URL(value).protocol === "https:")
       .optional(),
-    scopes: stringList().optional(),
-    grant: oneOf(["authorization_code", "client_credentials", "enterprise"]).optional(),
+    /** Asked for when the child names none (its WWW-Authenticate, then its scopes_supported, come first). */
+    scopes: stringList().default(() => []),
+    grant: oneOf(["authorization_code", "client_credentials", "enterprise"]).default("authorization_code"),
+    /** For the enterprise grant (SEP-990): the identity provider's token endpoint, where the ID token is exchanged (RFC 8693). */
     idp_token_endpoint: z
       .string(expected("an http(s) URL"))
       .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol))
       .optional(),
+    /** gaggle's client at the identity provider. */
     idp_client_id: text().optional(),
     idp_client_secret: text().optional(),
+    /** The person's ID token from the identity provider (usually `${VAR}`). */
     id_token: text().optional(),
-    redirect_port: z.int(expected("a port from 0 to 65535 (0 = any free port)")).min(0).max(65535).optional(),
+    /** The loopback port sign-in redirects to; 0 = any free port. */
+    redirect_port: z.int(expected("a port from 0 to 65535 (0 = any free port)")).min(0).max(65535).default(0),
   }).optional(),
 };
 
@@ -179,62 +197,68 @@ export function checkChild(raw: RawChild, ctx: z.RefinementCtx): void {
   if (raw.enabled !== undefined && raw.disabled !== undefined) {
     issue(["disabled"], `cannot be combined with "enabled"; keep one of them`, raw.disabled);
   }
-  const timeoutMs = raw.timeout_ms ?? CHILD_DEFAULTS.timeoutMs;
+  const timeoutMs = raw.timeout_ms ?? DEFAULT_TIMEOUT_MS;
   if (raw.max_timeout_ms !== undefined && raw.max_timeout_ms < timeoutMs) {
     const which = raw.timeout_ms === undefined ? `timeout_ms (${timeoutMs}, the default)` : `timeout_ms (${timeoutMs})`;
     issue(["max_timeout_ms"], `expected an integer >= ${which}, got number ${raw.max_timeout_ms}`, raw.max_timeout_ms);
   }
 }
 
-/** The normalized entry (without its name). Assumes checkChild found nothing. */
-export function normalizeChild(raw: RawChild, opts: PathOptions): Omit<ChildConfig, "name"> {
-  const timeoutMs = raw.timeout_ms ?? CHILD_DEFAULTS.timeoutMs;
+/**
+ * The entry as gaggle reads it (without its name): keys in camelCase, every default filled in, paths absolute.
+ * Assumes checkChild found nothing.
+ */
+export function normalizeChild(raw: RawChild, opts: PathOptions) {
+  // Read here: the keys whose defaults depend on others, and those that become other keys.
+  const { type: _type, transport: _transport, enabled, disabled, command, cwd, inherit_env, oauth, tools, ...plain } = raw;
+  const { timeout_ms: _timeout, max_timeout_ms, startup_timeout_ms, protocol, ...rest } = plain;
+  const transport = transportOf(raw) ?? "stdio";
+  const timeoutMs = raw.timeout_ms ?? DEFAULT_TIMEOUT_MS;
   return {
-    transport: transportOf(raw) ?? "stdio",
-    ...(raw.command !== undefined && { command: configCommand(raw.command, opts) }),
-    args: raw.args ?? [],
-    env: raw.env ?? {},
-    cwd: raw.cwd === undefined ? dirname(opts.path) : configPath(raw.cwd, opts),
-    inheritEnv: raw.inherit_env ?? true,
-    ...(raw.url !== undefined && { url: raw.url }),
-    headers: raw.headers ?? {},
-    enabled: raw.enabled ?? (raw.disabled === undefined ? true : !raw.disabled),
-    startup: raw.startup ?? "lazy",
+    ...camelKeys(rest),
+    transport,
+    ...(command !== undefined && { command: configCommand(command, opts) }),
+    cwd: cwd === undefined ? dirname(opts.path) : configPath(cwd, opts),
+    inheritEnv: inherit_env ?? true,
+    enabled: enabled ?? (disabled === undefined ? true : !disabled),
     timeoutMs,
     // Within a timer's range like every duration given, so that none needs checking where it is used.
-    maxTimeoutMs: raw.max_timeout_ms ?? Math.min(CHILD_DEFAULTS.maxTimeoutFactor * timeoutMs, MAX_TIMER_MS),
-    startupTimeoutMs: raw.startup_timeout_ms ?? CHILD_DEFAULTS.startupTimeoutMs,
+    maxTimeoutMs: max_timeout_ms ?? Math.min(MAX_TIMEOUT_FACTOR * timeoutMs, MAX_TIMER_MS),
+    startupTimeoutMs: startup_timeout_ms ?? DEFAULT_STARTUP_TIMEOUT_MS,
+    /**
+     * What the first start gets, before any start succeeded: longer for a command that fetches what it runs the
+     * first time (npx and the like, see fetchesOnFirstRun) when startup_timeout_ms is not set; else startupTimeoutMs.
+     */
     firstStartupTimeoutMs:
-      raw.startup_timeout_ms ??
-      (raw.command !== undefined && fetchesOnFirstRun(raw.command) ? CHILD_DEFAULTS.firstFetchStartupTimeoutMs : CHILD_DEFAULTS.startupTimeoutMs),
+      startup_timeout_ms ?? (command !== undefined && fetchesOnFirstRun(command) ? FIRST_FETCH_STARTUP_TIMEOUT_MS : DEFAULT_STARTUP_TIMEOUT_MS),
     // The legacy SSE transport is a 2025-era transport: there is nothing to ask.
-    protocol: raw.protocol ?? (transportOf(raw) === "sse" ? "2025-11-25" : "auto"),
-    concurrency: raw.concurrency ?? CHILD_DEFAULTS.concurrency,
-    idleTimeoutMs: raw.idle_timeout_ms ?? CHILD_DEFAULTS.idleTimeoutMs,
-    ...(raw.description !== undefined && { description: raw.description }),
-    ...(raw.expose !== undefined && { expose: raw.expose }),
-    ...(raw.prefix !== undefined && { prefix: raw.prefix }),
-    tools: { ...(raw.tools?.allow !== undefined && { allow: raw.tools.allow }), deny: raw.tools?.deny ?? [] },
-    ...(raw.oauth !== undefined && { oauth: normalizeOAuth(raw.oauth) }),
+    protocol: protocol ?? (transport === "sse" ? "2025-11-25" : "auto"),
+    tools: camelKeys(tools),
+    ...(oauth !== undefined && { oauth: normalizeOAuth(oauth) }),
   };
 }
 
-function normalizeOAuth(raw: NonNullable<RawChild["oauth"]>): OAuthConfig {
+/** One server entry as the rest of gaggle reads it. */
+export type ChildConfig = ReturnType<typeof normalizeChild> & { name: string };
+export type ProtocolChoice = ChildConfig["protocol"];
+
+/** `[mcp_servers.NAME.oauth]`: the client gaggle is at the child's authorization server. */
+export type OAuthConfig = ReturnType<typeof normalizeOAuth>;
+/** The organisation's identity provider, for enterprise-managed authorization (SEP-990). */
+export type EnterpriseConfig = NonNullable<OAuthConfig["enterprise"]>;
+
+function normalizeOAuth(raw: NonNullable<RawChild["oauth"]>) {
+  const { private_key, signing_alg, idp_token_endpoint, idp_client_id, idp_client_secret, id_token, ...rest } = raw;
   return {
-    ...(raw.client_id !== undefined && { clientId: raw.client_id }),
-    ...(raw.client_secret !== undefined && { clientSecret: raw.client_secret }),
-    ...(raw.private_key !== undefined && { privateKey: { pem: raw.private_key, alg: raw.signing_alg ?? "ES256" } }),
-    ...(raw.client_metadata_url !== undefined && { clientMetadataUrl: raw.client_metadata_url }),
-    scopes: raw.scopes ?? [],
-    grant: raw.grant ?? "authorization_code",
+    ...camelKeys(rest),
+    ...(private_key !== undefined && { privateKey: { pem: private_key, alg: signing_alg ?? "ES256" } }),
     ...(raw.grant === "enterprise" && {
       enterprise: {
-        idpTokenEndpoint: raw.idp_token_endpoint!,
-        idpClientId: raw.idp_client_id!,
-        ...(raw.idp_client_secret !== undefined && { idpClientSecret: raw.idp_client_secret }),
-        idToken: raw.id_token!,
+        idpTokenEndpoint: idp_token_endpoint!,
+        idpClientId: idp_client_id!,
+        ...(idp_client_secret !== undefined && { idpClientSecret: idp_client_secret }),
+        idToken: id_token!,
       },
     }),
-    redirectPort: raw.redirect_port ?? 0,
   };
 }

@@ -2,10 +2,13 @@
 import { isAbsolute, relative } from "node:path";
 import type { z } from "zod";
 
-/** One problem in a config file. `path` is a dotted key path (`mcp_servers.echo.timeout_ms`) or `line:col`. */
+/** One problem in a config file: at a key path (`mcp_servers.echo.timeout_ms`), or at a place in its text. */
 export interface ConfigIssue {
+  /** The dotted key path; "" for the file as a whole, or for a problem at a place in its text. */
   path: string;
   message: string;
+  /** Where in the text, for a problem with the text itself (a syntax error). */
+  at?: { line: number; col: number };
 }
 
 /** not_found: no file to load; unreadable: fs error; syntax: TOML/JSON did not parse; invalid: content rejected. */
@@ -30,8 +33,8 @@ export class ConfigError extends Error {
 export function formatIssues(file: string, issues: readonly ConfigIssue[]): string {
   const shown = file === "" ? "" : displayPath(file);
   return issues
-    .map(({ path, message }) => {
-      if (/^\d+:\d+$/.test(path)) return `${shown}:${path}: ${message}`;
+    .map(({ path, message, at }) => {
+      if (at) return `${shown}:${at.line}:${at.col}: ${message}`;
       const parts = [shown, path, message].filter((part) => part !== "");
       return parts.join(": ");
     })

@@ -30,7 +30,7 @@ export function parseDocument(text: string, file: string): ParsedDocument {
   const body = stripBom(text);
   const note = guessed ? ` (format guessed from content; name the file .toml or .json)` : "";
   const syntaxError = (line: number, col: number, message: string, cause: unknown): ConfigError => {
-    const issue = { path: `${line}:${col}`, message: `${format.toUpperCase()} syntax error${note}: ${message}` };
+    const issue = { path: "", at: { line, col }, message: `${format.toUpperCase()} syntax error${note}: ${message}` };
     return new ConfigError(file, [issue], "syntax", { cause });
   };
   if (format === "toml") {
@@ -61,7 +61,7 @@ export function parseDocument(text: string, file: string): ParsedDocument {
   if (nestsDeeperThan(body, MAX_DEPTH)) {
     throw new ConfigError(
       file,
-      [{ path: "1:1", message: `JSON nested more than ${MAX_DEPTH} levels deep; no gaggle setting nests that far` }],
+      [{ path: "", at: { line: 1, col: 1 }, message: `JSON nested more than ${MAX_DEPTH} levels deep; no gaggle setting nests that far` }],
       "syntax",
     );
   }

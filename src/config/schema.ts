@@ -1,130 +1,44 @@
 // Owns the config file's shape: zod schemas for the raw TOML/JSON document and its transform into GaggleConfig.
 import { z } from "zod";
-import { type RawChild, checkChild, childShape, normalizeChild } from "./child.js";
+import {
+  type ChildConfig,
+  type EnterpriseConfig,
+  type OAuthConfig,
+  type ProtocolChoice,
+  type RawChild,
+  checkChild,
+  childShape,
+  normalizeChild,
+} from "./child.js";
 import { configPath, type PathOptions } from "./paths.js";
-import { VIRTUAL_DEFAULTS, virtualSettingsSchema, withAbsolutePaths, type VirtualSettings } from "./virtual/index.js";
+import { VIRTUAL_CHILD_NAMES, virtualSettingsSchema, type VirtualSettings } from "./virtual/index.js";
 import { isObject } from "../shared/json.js";
-import { closed, durationMs, expected, oneOf, onlySoftIssues } from "./zod-kit.js";
+import {
+  adminAddressSchema,
+  AUDIT_DEFAULTS,
+  auditSchema,
+  TELEMETRY_DEFAULTS,
+  telemetrySchema,
+  type AuditSettings,
+  type TelemetrySettings,
+} from "./observe.js";
+import { camelKeys, closed, durationMs, expected, oneOf, onlySoftIssues } from "./zod-kit.js";
 
 export const TRANSPORT_KINDS = ["stdio", "http", "sse"] as const;
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export const EXPOSE_MODES = ["meta", "tools", "both", "search"] as const;
-/** Names of the built-in virtual children; no configured server may use them. */
-export const VIRTUAL_CHILD_NAMES = ["process", "goose", "team", "duckdb", "imagen", "workspace"] as const;
 /** Server names become part of namespaced tool names, so they stay plain. */
 export const SERVER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 /** The names of gateway.auth_tokens: the principal each token stands for. */
 const TOKEN_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
-// ---- normalized output: what the rest of gaggle reads ----
+// ---- what the rest of gaggle reads: the schemas' output ----
 
 export type TransportKind = (typeof TRANSPORT_KINDS)[number];
 export type ExposeMode = (typeof EXPOSE_MODES)[number];
-
-/**
- * The protocol era gaggle speaks to a child: "auto" finds out (over HTTP server/discover first, on stdio
- * initialize first, then server/discover if the child refuses it), the others insist.
- */
-export type ProtocolChoice = "auto" | "2025-11-25" | "2026-07-28";
-
-export interface ChildConfig {
-  name: string;
-  transport: TransportKind;
-  command?: string;
-  args: string[];
-  env: Record<string, string>;
-  /** Absolute. */
-  cwd: string;
-  inheritEnv: boolean;
-  url?: string;
-  headers: Record<string, string>;
-  enabled: boolean;
-  startup: "lazy" | "eager";
-  timeoutMs: number;
-  maxTimeoutMs: number;
-  startupTimeoutMs: number;
-  /**
-   * What the first start gets, before any start succeeded: longer for a command that fetches what it runs the
-   * first time (npx and the like, see fetchesOnFirstRun) when startup_timeout_ms is not set; else startupTimeoutMs.
-   */
-  firstStartupTimeoutMs: number;
-  protocol: ProtocolChoice;
-  concurrency: number;
-  /** 0 = never stop an idle child. */
-  idleTimeoutMs: number;
-  description?: string;
-  /** Overrides gateway.expose for this child. */
-  expose?: ExposeMode;
-  /** Prefix of its exposed names (`<prefix>__<tool>`); defaults to the child's name, "" exposes names unchanged. */
-  prefix?: string;
-  /** Glob patterns; `allow` absent = every tool. */
-  tools: { allow?: string[]; deny: string[] };
-  /** How gaggle signs in to a remote child; without it, OAuth is used only when the child asks for it. */
-  oauth?: OAuthConfig;
-}
-
-/** `[mcp_servers.NAME.oauth]`: the client gaggle is at the child's authorization server. */
-export interface OAuthConfig {
-  /** Pre-registered client; without it, a client metadata document URL, else dynamic registration. */
-  clientId?: string;
-  clientSecret?: string;
-  /** Instead of a secret, the client proves itself with a JWT signed by this key (private_key_jwt, RFC 7523). */
-  privateKey?: { pem: string; alg: string };
-  /** An https URL where the authorization server can fetch gaggle's client metadata (its client_id). */
-  clientMetadataUrl?: string;
-  /** Asked for when the child names none (its WWW-Authenticate, then its scopes_supported, come first). */
-  scopes: string[];
-  grant: "authorization_code" | "client_credentials" | "enterprise";
-  /** For `grant = "enterprise"`: the identity provider that turns the person's ID token into a grant (SEP-990). */
-  enterprise?: EnterpriseConfig;
-  /** The loopback port sign-in redirects to; 0 = any free port. */
-  redirectPort: number;
-}
-
-/** The organisation's identity provider, for enterprise-managed authorization (SEP-990). */
-export interface EnterpriseConfig {
-  /** Its token endpoint, where the ID token is exchanged (RFC 8693). */
-  idpTokenEndpoint: string;
-  /** gaggle's client at the identity provider. */
-  idpClientId: string;
-  idpClientSecret?: string;
-  /** The person's ID token from the identity provider (usually `${VAR}`). */
-  idToken: string;
-}
-
-export interface GatewayConfig {
-  logLevel: (typeof LOG_LEVELS)[number];
-  expose: ExposeMode;
-  /** How long a child gets after SIGTERM before SIGKILL. */
-  shutdownGraceMs: number;
-  /** Bearer token HTTP clients must send; required when serving HTTP on a non-loopback address (or authTokens). */
-  authToken?: string;
-  /**
-   * Named bearer tokens, name -> token: each client is the principal its token names, a session is bound to the
-   * token that opened it, and what a client starts belongs to its principal.
-   */
-  authTokens?: Record<string, string>;
-  /** Extra Host header values (host or host:port) accepted over HTTP, besides loopback names. */
-  allowedHosts: string[];
-  /** Extra Origin header values accepted over HTTP, besides loopback origins. */
-  allowedOrigins: string[];
-  /** Largest HTTP request body accepted, in bytes. */
-  maxBodyBytes: number;
-  /**
-   * What gaggle keeps queued for one client that is not reading, in bytes: past it, log and progress
-   * notifications are dropped (and counted to the client), and the children serving it are not read.
-   */
-  maxClientQueueBytes: number;
-  /** An HTTP session unused this long is closed and releases what it held. */
-  sessionIdleTimeoutMs: number;
-  /**
-   * How long a proxy-mode list waits for children the catalog knows nothing of; those not there by then are
-   * left out, and list_changed tells the client once they are.
-   */
-  listWaitMs: number;
-  /** Where virtual children keep logs and state; absolute. Defaults to $XDG_STATE_HOME/gaggle/. */
-  stateDir?: string;
-}
+export type { ChildConfig, EnterpriseConfig, OAuthConfig, ProtocolChoice };
+export { VIRTUAL_CHILD_NAMES };
+export type GatewayConfig = z.output<typeof gatewaySchema>;
 
 /** A loaded config file, as the rest of gaggle reads it: defaults filled in, every path absolute. */
 export interface GaggleConfig {
@@ -133,22 +47,12 @@ export interface GaggleConfig {
   gateway: GatewayConfig;
   /** In file order, disabled children included. */
   children: ChildConfig[];
-  /** Settings of the built-in virtual children, defaults filled in. */
+  /** Settings of the built-in children, defaults filled in. */
   virtual: VirtualSettings;
+  /** OpenTelemetry traces; the audit log's path is absolute. */
+  telemetry: TelemetrySettings;
+  audit: AuditSettings;
 }
-
-export const GATEWAY_DEFAULTS: GatewayConfig = {
-  logLevel: "info",
-  expose: "meta",
-  shutdownGraceMs: 2000,
-  allowedHosts: [],
-  allowedOrigins: [],
-  maxBodyBytes: 4 * 1024 * 1024,
-  maxClientQueueBytes: 4 * 1024 * 1024,
-  sessionIdleTimeoutMs: 30 * 60_000,
-  // Well under the 5 s some clients give a first tools/list.
-  listWaitMs: 2000,
-};
 
 // ---- raw input: the file as written ----
 
@@ -164,10 +68,16 @@ export function serverNameProblem(name: string): string | undefined {
 }
 
 const gatewaySchema = closed({
-  log_level: oneOf(LOG_LEVELS).optional(),
-  expose: oneOf(EXPOSE_MODES).optional(),
-  shutdown_grace_ms: durationMs("an integer >= 0", { min: 0 }).optional(),
+  log_level: oneOf(LOG_LEVELS).default("info"),
+  expose: oneOf(EXPOSE_MODES).default("meta"),
+  /** How long a child gets after SIGTERM before SIGKILL. */
+  shutdown_grace_ms: durationMs("an integer >= 0", { min: 0 }).default(2000),
+  /** Bearer token HTTP clients must send; required when serving HTTP on a non-loopback address (or auth_tokens). */
   auth_token: z.string(expected("a string")).min(1).optional(),
+  /**
+   * Named bearer tokens, name -> token: each client is the principal its token names, a session is bound to the
+   * token that opened it, and what a client starts belongs to its principal.
+   */
   auth_tokens: z
     .record(
       z.string(),
@@ -175,13 +85,34 @@ const gatewaySchema = closed({
       expected("a table of name = token"),
     )
     .optional(),
-  allowed_hosts: z.array(z.string(expected("a string")), expected("an array of strings")).optional(),
-  allowed_origins: z.array(z.string(expected("a string")), expected("an array of strings")).optional(),
-  max_body_bytes: z.int(expected("a positive integer")).positive().optional(),
-  max_client_queue_bytes: z.int(expected("a positive integer")).positive().optional(),
-  session_idle_timeout_ms: durationMs("a positive integer", { min: 1 }).optional(),
-  list_wait_ms: durationMs("an integer >= 0", { min: 0, max: 600_000 }).optional(),
+  /** Extra Host header values (host or host:port) accepted over HTTP, besides loopback names. */
+  allowed_hosts: z.array(z.string(expected("a string")), expected("an array of strings")).default(() => []),
+  /** Extra Origin header values accepted over HTTP, besides loopback origins. */
+  allowed_origins: z.array(z.string(expected("a string")), expected("an array of strings")).default(() => []),
+  /** Largest HTTP request body accepted, in bytes. */
+  max_body_bytes: z
+    .int(expected("a positive integer"))
+    .positive()
+    .default(4 * 1024 * 1024),
+  /**
+   * What gaggle keeps queued for one client that is not reading, in bytes: past it, log and progress
+   * notifications are dropped (and counted to the client), and the children serving it are not read.
+   */
+  max_client_queue_bytes: z
+    .int(expected("a positive integer"))
+    .positive()
+    .default(4 * 1024 * 1024),
+  /** An HTTP session unused this long is closed and releases what it held. */
+  session_idle_timeout_ms: durationMs("a positive integer", { min: 1 }).default(30 * 60_000),
+  /**
+   * How long a proxy-mode list waits for children the catalog knows nothing of; those not there by then are
+   * left out, and list_changed tells the client once they are. Well under the 5 s some clients give a first tools/list.
+   */
+  list_wait_ms: durationMs("an integer >= 0", { min: 0, max: 600_000 }).default(2000),
+  /** Where built-in children keep logs and state, and gaggle its catalog and tokens; absolute once loaded. Defaults to $XDG_STATE_HOME/gaggle/. */
   state_dir: z.string(expected("a directory path")).min(1).optional(),
+  /** Where the admin listener (status page, metrics, health) binds; false: nowhere; absent: the serving mode's default. */
+  admin: adminAddressSchema.optional(),
 })
   .superRefine((raw, ctx) => {
     // One token, one principal: a token given twice would make its holder whichever name came first.
@@ -199,20 +130,10 @@ const gatewaySchema = closed({
       seen.set(token, name);
     }
   })
-  .transform((raw): GatewayConfig => ({
-    logLevel: raw.log_level ?? GATEWAY_DEFAULTS.logLevel,
-    expose: raw.expose ?? GATEWAY_DEFAULTS.expose,
-    shutdownGraceMs: raw.shutdown_grace_ms ?? GATEWAY_DEFAULTS.shutdownGraceMs,
-    ...(raw.auth_token !== undefined && { authToken: raw.auth_token }),
-    ...(raw.auth_tokens !== undefined && { authTokens: raw.auth_tokens }),
-    allowedHosts: raw.allowed_hosts ?? GATEWAY_DEFAULTS.allowedHosts,
-    allowedOrigins: raw.allowed_origins ?? GATEWAY_DEFAULTS.allowedOrigins,
-    maxBodyBytes: raw.max_body_bytes ?? GATEWAY_DEFAULTS.maxBodyBytes,
-    maxClientQueueBytes: raw.max_client_queue_bytes ?? GATEWAY_DEFAULTS.maxClientQueueBytes,
-    sessionIdleTimeoutMs: raw.session_idle_timeout_ms ?? GATEWAY_DEFAULTS.sessionIdleTimeoutMs,
-    listWaitMs: raw.list_wait_ms ?? GATEWAY_DEFAULTS.listWaitMs,
-    ...(raw.state_dir !== undefined && { stateDir: raw.state_dir }),
-  }));
+  .transform(camelKeys);
+
+/** `[gateway]` when the file has none. */
+export const GATEWAY_DEFAULTS: GatewayConfig = gatewaySchema.parse({});
 
 /**
  * The schema of a whole config file. Every path in it comes out absolute, read as config/paths.ts says
@@ -265,7 +186,9 @@ export function configFileSchema(opts: PathOptions) {
     mcp_servers: servers.optional(),
     mcpServers: servers.optional(),
     gateway: gatewaySchema.optional(),
-    virtual: virtualSettingsSchema.optional(),
+    virtual: virtualSettingsSchema(opts).prefault({}),
+    telemetry: telemetrySchema.optional(),
+    audit: auditSchema.optional(),
   })
     .superRefine(
       (doc: unknown, ctx) => {
@@ -282,10 +205,16 @@ export function configFileSchema(opts: PathOptions) {
         path: opts.path,
         gateway: gateway.stateDir === undefined ? gateway : { ...gateway, stateDir: configPath(gateway.stateDir, opts) },
         children: doc.mcp_servers ?? doc.mcpServers ?? [],
-        virtual: withAbsolutePaths(doc.virtual ?? VIRTUAL_DEFAULTS, opts),
+        virtual: doc.virtual,
+        telemetry: doc.telemetry ?? TELEMETRY_DEFAULTS,
+        audit: withAuditPath(doc.audit ?? AUDIT_DEFAULTS, opts),
       };
     })
     .superRefine(checkPrefixes);
+}
+
+function withAuditPath(audit: AuditSettings, opts: PathOptions): AuditSettings {
+  return audit.path === undefined ? audit : { ...audit, path: configPath(audit.path, opts) };
 }
 
 /** Two children exposing tools under one non-empty prefix would collide name for name: a config error naming both. */

@@ -67,3 +67,26 @@ export function unknownKeyMessage(key: string, known: readonly string[]): string
     ? `unknown key; did you mean ${JSON.stringify(hint)}?`
     : `unknown key; expected one of ${known.map((k) => JSON.stringify(k)).join(", ")}`;
 }
+
+/** `snake_case` -> `camelCase`: how a key of the file is named where gaggle reads it. */
+type Camel<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<Camel<Tail>>}` : S;
+
+/** A table's keys in camelCase; index signatures (a closed table's unknown keys, refused already) left out. */
+export type CamelKeys<T> = { [K in keyof T as K extends string ? (string extends K ? never : Camel<K>) : never]: T[K] };
+
+export function camelKey(key: string): string {
+  return key.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+}
+
+/**
+ * The one mapping from a table as written (snake_case, defaults filled in by its schema) to what gaggle reads:
+ * each key renamed, each value as it is. Keys absent from the table stay absent.
+ */
+export function camelKeys<T extends object>(table: T): CamelKeys<T> {
+  return Object.fromEntries(Object.entries(table).map(([key, value]) => [camelKey(key), value])) as CamelKeys<T>;
+}
+
+/** A closed table read as `camelKeys` gives it: the usual shape of a settings table. */
+export function settingsTable<S extends z.core.$ZodLooseShape>(shape: S, hints: Record<string, string> = {}) {
+  return closed(shape, hints).transform(camelKeys);
+}

@@ -1,6 +1,6 @@
 // What a child call carries from the client request that caused it: cancellation, progress, _meta, the caller.
 import type { ProgressNotification } from "@modelcontextprotocol/sdk/types.js";
-import { Cancellation } from "../children/cancellation.js";
+import { Cancellation } from "../children/calls/cancellation.js";
 import type { Caller, CallContext } from "../children/child.js";
 import type { CallExtra, ClientSession } from "./client-session.js";
 

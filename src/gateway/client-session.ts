@@ -9,9 +9,10 @@ import {
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Caller, ClientPrincipal, LogMessage, MemberIdentity, UrlOpener } from "../children/child.js";
-import type { Cancellation } from "../children/cancellation.js";
-import { AnyResultSchema } from "../children/upstream.js";
+import type { Cancellation } from "../children/calls/cancellation.js";
+import { AnyResultSchema } from "../children/wire/caller-tracker.js";
 import { WireError } from "../shared/errors.js";
+import type { PeerInfo } from "../shared/observer.js";
 
 /** RFC 5424 order, as MCP uses it: a client at level L receives L and everything more severe. */
 const SEVERITY: LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
@@ -36,6 +37,8 @@ export class ClientSession {
   /** Set by the client with logging/setLevel; until then every message is delivered. */
   logLevel: LoggingLevel | undefined;
   readonly subscriptions = new Set<string>();
+  /** When the client connected. */
+  readonly since = new Date();
 
   constructor(
     readonly id: string,
@@ -110,6 +113,11 @@ class CallerOfCall implements Caller {
 
   log(params: LogMessage): void {
     if (this.session.allows(params.level)) void this.extra.sendNotification({ method: "notifications/message", params }).catch(() => {});
+  }
+
+  get client(): PeerInfo | undefined {
+    const info = this.session.server.getClientVersion();
+    return info && { name: info.name, version: info.version };
   }
 
   get urls(): UrlOpener | undefined {

@@ -1,7 +1,7 @@
 // Assembles a running gateway core from a loaded config: the children, their router, and the client-facing hub.
 import { McpChild } from "../children/mcp-child.js";
 import type { UrlOpener } from "../children/child.js";
-import { setReaperGrace } from "../children/reaper.js";
+import { setReaperGrace } from "../children/processes/reaper.js";
 import { Router } from "../children/router.js";
 import { Switchboard } from "../children/switchboard.js";
 import { stateDir, VIRTUAL_CHILD_NAMES, type GaggleConfig } from "../config/index.js";
@@ -9,6 +9,7 @@ import { ProxyCatalog, type Exposure } from "./proxy-catalog.js";
 import { MemberRegistry } from "./members.js";
 import { SessionHub } from "./session-hub.js";
 import { createVirtualChildren, virtualSettingsProblems } from "../virtual/index.js";
+import type { Observer } from "../shared/observer.js";
 
 export interface Gaggle {
   readonly config: GaggleConfig;
@@ -19,6 +20,8 @@ export interface Gaggle {
   readonly catalog: ProxyCatalog;
   /** Secrets of the team members gaggle's agents speak as, and the URLs they connect back on. */
   readonly members: MemberRegistry;
+  /** What the call path reports its requests to; none when nothing observes gaggle. */
+  readonly observer: Observer | undefined;
   /** Starts the children configured with `startup = "eager"`, in the background. */
   startEager(): void;
   /** Closes every child session; resolves once every process gaggle started is gone. */
@@ -32,6 +35,8 @@ export interface GaggleOptions {
    * listener gaggle serves, or one opened for them. Asked for each URL issued; nothing before the first.
    */
   memberBase(): Promise<string>;
+  /** Told of every request when something observes gaggle (the admin listener, traces, an audit log). */
+  observer?: Observer | undefined;
 }
 
 /**
@@ -80,6 +85,7 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
     hub,
     catalog,
     members,
+    observer: options.observer,
     startEager: () => router.warmUp(eager),
     close: () => router.closeAll(),
   };
@@ -87,17 +93,18 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
 
 /**
  * How each child is offered in proxy mode. A configured child follows its own `expose` (else the gateway's)
- * under its prefix; a built-in child keeps its tools' own names (gg_process_run, run_goose), offered only
- * when its `expose = true`.
+ * under its prefix; a built-in child keeps its tools' own names (gg_process_run, run_goose), and follows the
+ * gateway's mode unless its `expose` says: true lists them in every mode, false leaves them to the meta-tools.
  */
 function exposures(config: GaggleConfig): Map<string, Exposure> {
   const mode = config.gateway.expose;
   const map = new Map<string, Exposure>(
     config.children.map((child) => [child.name, { mode: child.expose ?? mode, prefix: child.prefix ?? child.name }]),
   );
-  // A built-in child's tools are listed under their own names only when its expose = true; otherwise the
-  // meta-tools reach them, whatever the gateway's mode (most users of proxy mode did not ask for them).
-  for (const name of VIRTUAL_CHILD_NAMES) map.set(name, { mode: config.virtual[name].expose ? "tools" : "meta", prefix: "", builtIn: true });
+  for (const name of VIRTUAL_CHILD_NAMES) {
+    const { expose } = config.virtual[name];
+    map.set(name, { mode: expose === undefined ? mode : expose ? "tools" : "meta", prefix: "", builtIn: true });
+  }
   return map;
 }
 

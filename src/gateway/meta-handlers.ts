@@ -1,18 +1,40 @@
 // What each meta-tool does, on top of the router. Every failure becomes an isError result, never a thrown error.
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { CallContext, Child } from "../children/child.js";
-import { checkArguments } from "../children/arg-validator.js";
+import { checkArguments } from "../children/calls/arg-validator.js";
 import type { Router } from "../children/router.js";
 import { GaggleError } from "../shared/errors.js";
+import { timerDelay } from "../shared/timer-delay.js";
 import { failureResult, jsonResult, refusedOrFailed } from "../shared/tool-results.js";
-import { metaTool, type MetaToolArgs as Args, type MetaToolName } from "./meta-tools.js";
+import { META_WORDING, metaTool, type MetaToolArgs as Args, type MetaToolName, type Wording } from "./meta-tools.js";
 import { cutTextLines } from "./output.js";
 import { formatUptime, statusView } from "./status-view.js";
 import { schemaView, toolView } from "./schema-view.js";
 import { ToolSearch } from "./tool-search.js";
 
+/** The surface the meta-tools answer on. */
+export interface MetaHandlerOptions {
+  /** How hints speak to the caller (the meta-tools' words by default). */
+  wording?: Wording;
+  /** How long search_tools waits for children that are starting and whose tools nobody knows yet (none by default). */
+  waitMs?: number;
+  /** Whether a child is built in: its tools are known without any run, so finding only them is a cold search. */
+  builtIn?: (name: string) => boolean;
+}
+
 export class MetaHandlers {
-  constructor(private readonly router: Router) {}
+  private readonly wording: Wording;
+  private readonly waitMs: number;
+  private readonly builtIn: (name: string) => boolean;
+
+  constructor(
+    private readonly router: Router,
+    options: MetaHandlerOptions = {},
+  ) {
+    this.wording = options.wording ?? META_WORDING;
+    this.waitMs = options.waitMs ?? 0;
+    this.builtIn = options.builtIn ?? (() => false);
+  }
 
   call(name: MetaToolName, rawArgs: unknown, ctx: CallContext): Promise<CallToolResult> {
     try {
@@ -23,9 +45,13 @@ export class MetaHandlers {
           hint: `see the input schema of ${name} in tools/list`,
         });
       }
-      return this.run(name, args, ctx).catch(refusedOrFailed);
+      return this.run(name, args, ctx).catch((error: unknown) => {
+        ctx.operation?.failed(error);
+        return refusedOrFailed(error, this.wording.lookup);
+      });
     } catch (error) {
-      return Promise.resolve(failureResult(error));
+      ctx.operation?.failed(error);
+      return Promise.resolve(failureResult(error, this.wording.lookup));
     }
   }
 
@@ -48,27 +74,28 @@ export class MetaHandlers {
 
   /**
    * Over the tools known without starting anything: running children's, the catalog's from their last run, the
-   * built-in children's. Children whose tools nobody knows yet are named, with how to learn them.
+   * built-in children's; a child being started is waited for, at most `waitMs` for all. Children whose tools are
+   * still unknown are named, with how to learn them. When the only children searched are built in, the search is
+   * cold: it says so, with no hits, rather than ranking the built-in tools as the best match for anything.
    */
   private async search(args: Args<"search_tools">): Promise<CallToolResult> {
     const children = args.server_id === undefined ? this.router.all() : [this.router.get(args.server_id)];
     const unknown: string[] = [];
-    const lists = await Promise.all(children.map((child) => knownTools(child)));
+    const lists = await knownToolsWithin(children, this.waitMs);
     const entries = children.flatMap((child, at) => {
       const tools = lists[at];
       if (!tools) unknown.push(child.name);
       return (tools ?? []).map((tool) => ({ serverId: child.name, tool }));
     });
-    const hits = new ToolSearch(entries).search(args.query, { serverId: args.server_id, limit: args.limit ?? 10 });
+    const cold = unknown.length > 0 && children.every((child) => unknown.includes(child.name) || this.builtIn(child.name));
+    const hits = cold ? [] : new ToolSearch(entries).search(args.query, { serverId: args.server_id, limit: args.limit ?? 10 });
     return jsonResult({
       query: args.query,
+      ...(cold && { cold: `no child whose tools are learned by running it has run yet, so there is nothing to rank: ${this.wording.notRun}` }),
       hits,
       searched: { children: children.length - unknown.length, tools: entries.length },
       ...(unknown.length > 0 && {
-        not_searched: {
-          children: unknown,
-          why: "they have not run yet, so their tools are not known; get_schema(server_id) starts one and lists them",
-        },
+        not_searched: { children: unknown, why: `they have not run yet, so their tools are not known; ${this.wording.notRun}` },
       }),
     });
   }
@@ -100,11 +127,26 @@ export class MetaHandlers {
 }
 
 /**
- * A child's tools as known without starting it. A running child that announced a change has no list in hand
- * until it is asked again, and is asked then, since it runs anyway (server-everything announces one as it starts).
+ * Each child's tools as known without starting it; undefined where unknown. A running child that announced a
+ * change has no list in hand until it is asked again, and is asked then, since it runs anyway (server-everything
+ * announces one as it starts); a child being started is waited for, since its list comes with its start, at most
+ * `waitMs` for all of them.
  */
-async function knownTools(child: Child): Promise<Tool[] | undefined> {
-  const known = child.known().tools;
-  if (known || child.status().state !== "running") return known;
-  return child.tools().catch(() => undefined);
+async function knownToolsWithin(children: Child[], waitMs: number): Promise<Array<Tool[] | undefined>> {
+  let timer: NodeJS.Timeout | undefined;
+  // Unref: a search waiting out its bound must not keep a stopping gaggle alive.
+  const deadline = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, timerDelay(waitMs), undefined).unref()));
+  try {
+    return await Promise.all(
+      children.map((child) => {
+        const known = child.known().tools;
+        const { state } = child.status();
+        if (known || (state !== "running" && state !== "starting")) return known;
+        const asked = child.tools().catch(() => undefined);
+        return state === "running" ? asked : Promise.race([asked, deadline]);
+      }),
+    );
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -1,8 +1,9 @@
-// The six meta-tools: their argument schemas (zod, the one source of truth) and the tool list clients see.
+// The six meta-tools: their argument schemas (zod, the one source of truth) and the tool lists clients see.
 // Calls are checked against the JSON Schema clients see, compiled by ajv like every child tool's: a zod parse
 // on every call cost more than the rest of a meta-tool's own work.
 import { z } from "zod";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { sayWithMetaTools, type SayLookup } from "../shared/errors.js";
 import { toolInputSchema } from "../shared/tool-schema.js";
 
 const serverId = z.string().min(1).describe("Child server name, from list_registered_children");
@@ -66,8 +67,51 @@ export const META_TOOLS: Tool[] = (Object.keys(metaToolArgs) as MetaToolName[]).
 
 const byName = new Map(META_TOOLS.map((tool) => [tool.name, tool]));
 
-/** What `gateway.expose = "search"` lists: progressive discovery, a search and a way to call what it finds. */
-export const SEARCH_TOOLS: Tool[] = META_TOOLS.filter((tool) => tool.name === "search_tools" || tool.name === "execute_child_tool");
+/**
+ * What `gateway.expose = "search"` lists: progressive discovery, a search and a way to call what it finds. Its
+ * words point to search_tools alone, the only way there to learn a child's tools; the arguments are the same.
+ */
+export const SEARCH_TOOLS: Tool[] = [
+  metaTool("search_tools"),
+  {
+    ...metaTool("execute_child_tool"),
+    description: "Call a tool that search_tools found, with arguments that fit the hit's input_schema. Returns the child's result unchanged.",
+    inputSchema: toolInputSchema(
+      metaToolArgs.execute_child_tool.extend({
+        server_id: z.string().min(1).describe("Child server name, from a search_tools hit"),
+        tool_name: z.string().min(1).describe("Tool name, from a search_tools hit"),
+      }),
+    ),
+  },
+];
+
+/** How hints speak to a caller: with the tools (or commands) it has. */
+export interface Wording {
+  /** How to learn the children's names, a child's tools or a tool's input schema. */
+  lookup: SayLookup;
+  /** How to learn the tools of children that have not run. */
+  notRun: string;
+}
+
+export const META_WORDING: Wording = { lookup: sayWithMetaTools, notRun: "get_schema(server_id) starts one and lists them" };
+
+/** Search mode's words: search_tools, the one tool there that shows a child's tools. */
+export const SEARCH_WORDING: Wording = {
+  lookup: ({ server, tool }) =>
+    server === undefined
+      ? "search_tools(query) finds tools across every child"
+      : tool === undefined
+        ? `search_tools(query, server_id: "${server}") finds its tools`
+        : `search_tools(query, server_id: "${server}") finds it with its input_schema`,
+  // Search mode starts the children nobody knows with gaggle (see createGaggle).
+  notRun: "they start with gaggle and are searched once they run, so search again in a moment",
+};
+
+/** Proxy mode's words, where no meta-tool is listed: the tool list itself. */
+export const TOOL_LIST_WORDING: Wording = {
+  lookup: ({ tool }) => (tool === undefined ? "tools/list lists the tools this gateway offers" : "tools/list gives its input schema"),
+  notRun: "tools/list lists them once they run",
+};
 
 export function metaTool(name: MetaToolName): Tool {
   return byName.get(name)!;

@@ -6,7 +6,7 @@ import type { Router } from "../children/router.js";
 import type { GaggleConfig } from "../config/index.js";
 import { logger } from "../shared/log.js";
 import { exposedName } from "./exposed-names.js";
-import { META_TOOLS, SEARCH_TOOLS } from "./meta-tools.js";
+import { META_TOOLS, META_WORDING, SEARCH_TOOLS, SEARCH_WORDING, TOOL_LIST_WORDING, type Wording } from "./meta-tools.js";
 
 export interface Owned<T> {
   child: Child;
@@ -20,7 +20,7 @@ export interface Exposure {
   mode: Mode;
   /** Exposed names are `<prefix>__<name>`; "" keeps the child's own names. */
   prefix: string;
-  /** A built-in child: one not listed does not by itself make the meta-tools listed. */
+  /** A built-in child: its tools are known without a run, and its resources are listed in every mode. */
   builtIn?: boolean;
 }
 
@@ -42,10 +42,15 @@ export class ProxyCatalog {
   private toolIndex: Promise<Map<string, Owned<Tool>>> | undefined;
   private promptIndex: Promise<Map<string, Owned<Prompt>>> | undefined;
   private readonly log = logger({ subsystem: "proxy" });
-  /** The meta-tools are listed unless every child is exposed as tools only; fixed once the children are. */
+  /**
+   * The meta-tools are listed unless every child is exposed as tools only, built-in ones included (so that a
+   * child left out of the list stays reachable); fixed once the children are.
+   */
   readonly listsMetaTools: boolean;
   /** The meta-tools tools/list shows: all of them, none, or in search mode search_tools and execute_child_tool. */
   readonly metaTools: Tool[];
+  /** How hints speak to clients: with the tools they list, and no other. */
+  readonly wording: Wording;
 
   /** `exposures` has an entry for every child of the router; `gatewayMode` is gateway.expose. */
   constructor(
@@ -54,8 +59,9 @@ export class ProxyCatalog {
     gatewayMode: Mode,
     private readonly wait: ListWait = { ms: Infinity, late: () => {} },
   ) {
-    this.listsMetaTools = gatewayMode !== "tools" || router.names().some((name) => this.modeOf(name) !== "tools" && !this.exposureOf(name).builtIn);
+    this.listsMetaTools = gatewayMode !== "tools" || router.names().some((name) => this.modeOf(name) !== "tools");
     this.metaTools = gatewayMode === "search" ? SEARCH_TOOLS : this.listsMetaTools ? META_TOOLS : [];
+    this.wording = gatewayMode === "search" ? SEARCH_WORDING : this.listsMetaTools ? META_WORDING : TOOL_LIST_WORDING;
   }
 
   /** Whether a child's tools and prompts are listed under exposed names (not in meta or search mode). */
@@ -71,6 +77,11 @@ export class ProxyCatalog {
    */
   lists(childName: string, kind: "tools" | "resources" | "prompts"): boolean {
     return this.exposes(childName) || (kind === "resources" && this.exposureOf(childName).builtIn === true);
+  }
+
+  /** A built-in child: its tools are known from the start, without a run to learn them. */
+  isBuiltIn(childName: string): boolean {
+    return this.exposureOf(childName).builtIn === true;
   }
 
   invalidate(kind: "tools" | "resources" | "prompts"): void {

@@ -11,8 +11,9 @@ import {
   type ListToolsResult,
   type ReadResourceResult,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { CallContext, Child } from "../children/child.js";
+import { LOCAL_PRINCIPAL, type CallContext, type Child } from "../children/child.js";
 import { resourceNotFound, WireError } from "../shared/errors.js";
+import { failureOutcome, resultOutcome, type ClientRequest } from "../shared/observer.js";
 import type { Gaggle } from "./gaggle.js";
 import { MetaHandlers } from "./meta-handlers.js";
 import { answeredOrFailed } from "./wire-errors.js";
@@ -27,7 +28,12 @@ export class GatewayRequests {
   private readonly meta: MetaHandlers;
 
   constructor(private readonly gaggle: Gaggle) {
-    this.meta = new MetaHandlers(gaggle.router);
+    const { catalog } = gaggle;
+    this.meta = new MetaHandlers(gaggle.router, {
+      wording: catalog.wording,
+      waitMs: gaggle.config.gateway.listWaitMs,
+      builtIn: (name) => catalog.isBuiltIn(name),
+    });
   }
 
   async listTools(): Promise<ListToolsResult> {
@@ -41,11 +47,19 @@ export class GatewayRequests {
    * result is the child's as written: a gateway passes fields it does not know, and newer block types, on untouched.
    */
   callTool(name: string, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
+    if (this.gaggle.observer) return this.observed({ method: "tools/call", name, arguments: args }, ctx, (seen) => this.callToolAs(name, args, seen));
+    return this.callToolAs(name, args, ctx);
+  }
+
+  private callToolAs(name: string, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
     const { catalog, router } = this.gaggle;
     if (isMetaTool(name) && catalog.listsMetaTools) return this.meta.call(name, args, ctx);
     return catalog.resolveTool(name).then((owned) => {
       if (!owned) throw new WireError(ErrorCode.InvalidParams, `Unknown tool: ${name}; tools/list shows the tools this gateway offers`);
-      return router.callTool(owned.child.name, owned.item.name, args, ctx).catch(answeredOrFailed);
+      return router.callTool(owned.child.name, owned.item.name, args, ctx).catch((error: unknown) => {
+        ctx.operation?.failed(error);
+        return answeredOrFailed(error, catalog.wording.lookup);
+      });
     });
   }
 
@@ -57,8 +71,17 @@ export class GatewayRequests {
     return { resourceTemplates: await this.gaggle.catalog.resourceTemplates() };
   }
 
-  async readResource(uri: string, ctx: CallContext): Promise<ReadResourceResult> {
-    return readGatewayResource(uri, this.gaggle) ?? (await this.resourceOwner(uri)).readResource(uri, ctx);
+  readResource(uri: string, ctx: CallContext): Promise<ReadResourceResult> {
+    if (this.gaggle.observer) return this.observed({ method: "resources/read", uri }, ctx, (seen) => this.readResourceAs(uri, seen));
+    return this.readResourceAs(uri, ctx);
+  }
+
+  private async readResourceAs(uri: string, ctx: CallContext): Promise<ReadResourceResult> {
+    const own = readGatewayResource(uri, this.gaggle);
+    if (own) return own;
+    const child = await this.resourceOwner(uri);
+    ctx.operation?.routed(child.name);
+    return child.readResource(uri, ctx);
   }
 
   /** The child that serves `uri`; a URI nobody offers is the spec's resource-not-found error. */
@@ -72,8 +95,15 @@ export class GatewayRequests {
     return { prompts: await this.gaggle.catalog.prompts() };
   }
 
-  async getPrompt(name: string, args: Record<string, string> | undefined, ctx: CallContext): Promise<GetPromptResult> {
+  getPrompt(name: string, args: Record<string, string> | undefined, ctx: CallContext): Promise<GetPromptResult> {
+    if (this.gaggle.observer)
+      return this.observed({ method: "prompts/get", name, arguments: args }, ctx, (seen) => this.getPromptAs(name, args, seen));
+    return this.getPromptAs(name, args, ctx);
+  }
+
+  private async getPromptAs(name: string, args: Record<string, string> | undefined, ctx: CallContext): Promise<GetPromptResult> {
     const { child, item } = await this.prompt(name);
+    ctx.operation?.routed(child.name, item.name);
     return child.getPrompt(item.name, args, ctx);
   }
 
@@ -87,6 +117,43 @@ export class GatewayRequests {
     const child = await this.gaggle.catalog.templateOwner(ref.uri);
     if (!child) throw new WireError(ErrorCode.InvalidParams, `No child offers the resource template ${ref.uri}`);
     return child.complete(params, ctx);
+  }
+
+  /**
+   * Runs a request as one observed operation, its context carrying it down to the children; what it answers or
+   * throws ends it. Only taken when something observes gaggle: otherwise a request costs nothing more.
+   */
+  private observed<T>(
+    request: Pick<ClientRequest, "method" | "name" | "uri" | "arguments">,
+    ctx: CallContext,
+    run: (ctx: CallContext) => Promise<T>,
+  ): Promise<T> {
+    const { caller } = ctx;
+    const operation = this.gaggle.observer!.clientRequest({
+      ...request,
+      session: caller?.sessionId ?? "local",
+      principal: caller?.principal ?? LOCAL_PRINCIPAL,
+      transport: caller?.sessionId === "stdio" ? "pipe" : "tcp",
+      client: caller?.client,
+      protocol: caller?.protocol,
+      meta: ctx.meta,
+    });
+    let answer: Promise<T>;
+    try {
+      answer = run({ ...ctx, operation });
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    return answer.then(
+      (result) => {
+        operation.end(resultOutcome(result));
+        return result;
+      },
+      (error: unknown) => {
+        operation.end(failureOutcome(error));
+        throw error;
+      },
+    );
   }
 
   private async prompt(name: string) {

@@ -1,10 +1,9 @@
 // The MCP server one client talks to: a session of its own, backed by the children every client shares.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { RootsListChangedNotificationSchema, SetLevelRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { LOCAL_PRINCIPAL, type ClientPrincipal } from "../children/child.js";
-import { NoiseLog } from "../children/noise-log.js";
+import { NoiseLog } from "../children/wire/noise-log.js";
 import type { Gaggle } from "./gaggle.js";
 import { GAGGLE_NAME, GAGGLE_VERSION } from "../shared/version.js";
 import { CAPABILITIES, INSTRUCTIONS } from "./capabilities.js";
@@ -13,8 +12,7 @@ import { ClientSession } from "./client-session.js";
 import { GatewayRequests } from "./requests.js";
 import { registerPromptHandlers } from "./prompt-handlers.js";
 import { registerResourceHandlers } from "./resource-handlers.js";
-import { connectWithToolCallLane } from "./tool-call-lane.js";
-import { registerToolHandlers } from "./tool-handlers.js";
+import { registerToolHandlers, type ToolCallHandler } from "./tool-handlers.js";
 import { onTheWire } from "./wire-errors.js";
 import { UnreadableMessageError } from "../shared/errors.js";
 import { lazyLogger } from "../shared/log.js";
@@ -28,9 +26,12 @@ const log = lazyLogger({ subsystem: "client" });
 const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
 
 export interface GatewayServer {
+  /** Answers every request of the session but tools/call; connected to the client's connection (see ClientConnection). */
   server: Server;
-  /** Connects the server to its client; use this, not server.connect, so tools/call takes its lane. */
-  connect(transport: Transport): Promise<void>;
+  /** tools/call, which the client's connection answers beside the server. */
+  callTool: ToolCallHandler;
+  /** The client's connection closed: the session leaves the hub. */
+  closed(): void;
 }
 
 /** One client session; it joins the hub at once and leaves it when its connection closes. */
@@ -62,9 +63,9 @@ export function createGatewayServer(gaggle: Gaggle, sessionId: string, who: Clie
   server.onerror = (error) =>
     error instanceof UnreadableMessageError ? noise.note(error, "unreadable message from the client, answered with an error") : noise.note(error);
   gaggle.hub.add(session);
-  server.onclose = () => {
+  const closed = () => {
     noise.summarise();
     void gaggle.hub.remove(session);
   };
-  return { server, connect: (transport) => connectWithToolCallLane(server, transport, callTool) };
+  return { server, callTool, closed };
 }

@@ -8,6 +8,15 @@ import type { ProxyCatalog } from "./proxy-catalog.js";
 
 type ResourceOwner = Pick<Child, "subscribe" | "unsubscribe">;
 
+export interface ConnectedClient {
+  id: string;
+  identity: MemberIdentity | undefined;
+  principal: string;
+  /** Its name and version, once it initialized. */
+  client: { name: string; version: string } | undefined;
+  since: Date;
+}
+
 /** Who may hold resource subscriptions: a legacy client's session, or a modern client's listen stream. */
 export interface Subscriber {
   readonly id: string;
@@ -46,9 +55,15 @@ export class SessionHub implements ChildEvents {
     return this.sessions.size;
   }
 
-  /** The connected clients, and the member each speaks as, if any. */
-  clients(): Array<{ id: string; identity: MemberIdentity | undefined }> {
-    return [...this.sessions.values()].map((session) => ({ id: session.id, identity: session.identity }));
+  /** The connected clients: who each is (its principal, the member it speaks as), what it said it is, and since when. */
+  clients(): ConnectedClient[] {
+    return [...this.sessions.values()].map((session) => ({
+      id: session.id,
+      identity: session.identity,
+      principal: session.who.principal,
+      client: session.server.getClientVersion(),
+      since: session.since,
+    }));
   }
 
   add(session: ClientSession): void {

@@ -17,6 +17,7 @@ export function statusView(status: RoutedStatus) {
     restarts: status.restarts,
     error: status.lastError,
     stderr: stderrView(status.stderrTail),
+    stdout_noise: status.stdoutNoise,
     calls_served: status.callsServed,
     queue_depth: status.queue.running + status.queue.waiting,
     queue: status.queue,

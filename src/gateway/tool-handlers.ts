@@ -1,18 +1,43 @@
 // tools/list and tools/call: the meta-tools, and in proxy mode every exposed child tool under its exposed name.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { WireError } from "../shared/errors.js";
+import { describeJson, isObject } from "../shared/json.js";
 import { callContext } from "./call-context.js";
-import type { ClientSession } from "./client-session.js";
+import type { CallExtra, ClientSession } from "./client-session.js";
 import type { GatewayRequests } from "./requests.js";
-import type { ToolCallHandler } from "./tool-call-lane.js";
 import { onTheWire } from "./wire-errors.js";
 
+/** What gaggle reads of a tools/call request; everything else in it is passed along as it came. */
+export interface ToolCallParams {
+  name: string;
+  arguments?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+}
+
+export type ToolCallHandler = (params: ToolCallParams, extra: CallExtra) => Promise<CallToolResult>;
+
 /**
- * Registers tools/list; returns the tools/call handler, which the session's tool-call lane runs. Not a handler
- * of the SDK Server: it would re-parse each result with its strict content schema, which drops fields it does
- * not know and refuses newer block types. A gateway passes the child's result on as written.
+ * Registers tools/list; returns the tools/call handler, which the client's connection runs (see ClientConnection).
+ * Not a handler of the SDK Server: it would re-parse each result with its strict content schema, which drops fields
+ * it does not know and refuses newer block types. A gateway passes the child's result on as written.
  */
 export function registerToolHandlers(server: Server, session: ClientSession, requests: GatewayRequests): ToolCallHandler {
   server.setRequestHandler(ListToolsRequestSchema, () => onTheWire(() => requests.listTools()));
   return (params, extra) => requests.callTool(params.name, params.arguments, callContext(session, params._meta, extra));
+}
+
+/** The fields routing reads, checked; a request without them is answered -32602 before anything runs. */
+export function toolCallParams(params: unknown): ToolCallParams {
+  const fields = isObject(params) ? params : {};
+  if (typeof fields.name !== "string") {
+    throw new WireError(ErrorCode.InvalidParams, `tools/call needs params.name, the tool's name as a string; found ${describeJson(fields.name)}`);
+  }
+  for (const key of ["arguments", "_meta"] as const) {
+    const value = fields[key];
+    if (value !== undefined && !isObject(value)) {
+      throw new WireError(ErrorCode.InvalidParams, `tools/call params.${key} must be an object; found ${describeJson(value)}`);
+    }
+  }
+  return fields as unknown as ToolCallParams;
 }

@@ -1,7 +1,7 @@
 // Failures of requests other than tools/call travel as JSON-RPC errors; this picks the code for each.
 import { ErrorCode, McpError, type CallToolResult, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { childErrorAnswer } from "../children/child-error-answer.js";
-import { GaggleError, WireError, errorMessage } from "../shared/errors.js";
+import { childErrorAnswer } from "../children/wire/child-error-answer.js";
+import { GaggleError, WireError, errorMessage, type SayLookup } from "../shared/errors.js";
 import { refusedOrFailed } from "../shared/tool-results.js";
 
 /** A child's own error, passed on with its code and data; the SDK's "MCP error N:" prefix would come back twice. */
@@ -29,10 +29,10 @@ export function toWireError(error: unknown): WireError {
  * to the client as the JSON-RPC error it is, as do refusals of the request; any other failure (a timeout, a
  * crash, a full queue) is an isError result the model can read.
  */
-export function answeredOrFailed(error: unknown): CallToolResult {
+export function answeredOrFailed(error: unknown, say?: SayLookup): CallToolResult {
   const answer = childErrorAnswer(error);
   if (answer) throw asWritten(answer);
-  return refusedOrFailed(error);
+  return refusedOrFailed(error, say);
 }
 
 /** Runs a handler body, turning whatever it throws into the JSON-RPC error a client should see. */

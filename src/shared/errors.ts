@@ -20,16 +20,49 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/**
+ * What a caller reads next to get a call right: every child's name (neither field), a child's tools (`server`), or
+ * one tool's input schema (`server` and `tool`). Each surface says how in its own words (see SayLookup).
+ */
+export interface Lookup {
+  server?: string;
+  tool?: string;
+}
+
+/** How one surface (the meta-tools, search mode, proxy mode, the command line) tells a caller to make a Lookup. */
+export type SayLookup = (lookup: Lookup) => string;
+
+/** The meta-tools' words: what a hint says wherever get_schema and list_registered_children are listed. */
+export const sayWithMetaTools: SayLookup = ({ server, tool }) =>
+  server === undefined
+    ? "list_registered_children lists every name"
+    : tool === undefined
+      ? `call get_schema("${server}") for its tools`
+      : `call get_schema("${server}", "${tool}") for its input schema`;
+
 export class GaggleError extends Error {
   override readonly name = "GaggleError";
   readonly code: ErrorCode;
-  /** What the caller can do next, when there is something useful to say. */
-  readonly hint: string | undefined;
+  /** What the caller can do next, beyond a lookup, when there is something useful to say. */
+  private readonly advice: string | undefined;
+  /** What the caller should read next; said in the words of the surface that shows the error. */
+  readonly lookup: Lookup | undefined;
 
-  constructor(code: ErrorCode, message: string, options: { hint?: string; cause?: unknown } = {}) {
+  constructor(code: ErrorCode, message: string, options: { hint?: string; lookup?: Lookup; cause?: unknown } = {}) {
     super(message, { cause: options.cause });
     this.code = code;
-    this.hint = options.hint;
+    this.advice = options.hint;
+    this.lookup = options.lookup;
+  }
+
+  /** What the caller can do next, in the meta-tools' words. */
+  get hint(): string | undefined {
+    return this.hintFor(sayWithMetaTools);
+  }
+
+  hintFor(say: SayLookup): string | undefined {
+    const parts = [this.advice, this.lookup && say(this.lookup)].filter((part) => part !== undefined && part !== "");
+    return parts.length > 0 ? parts.join(" ") : undefined;
   }
 }
 

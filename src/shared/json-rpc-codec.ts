@@ -162,11 +162,11 @@ function numberText(id: number, text: string | undefined): string {
 const MAX_MESSAGE_CHARS = 64 * 1024 * 1024;
 
 /**
- * Reads a stdio stream of messages: push it the stream's text. A message goes to `onMessage`, a line that is
- * none to `onUnreadable`; blank lines are skipped.
+ * Reads a stdio stream of messages: push it the stream's text. A message goes to `onMessage` with its line, a
+ * line that is none to `onUnreadable`; blank lines are skipped.
  */
 export function messageLines(
-  onMessage: (message: JSONRPCMessage) => void,
+  onMessage: (message: JSONRPCMessage, line: string) => void,
   onUnreadable: (error: MessageDecodeError, line: string) => void,
 ): LineSplitter {
   return new LineSplitter(MAX_MESSAGE_CHARS, (line) => readMessageLine(line, onMessage, onUnreadable));
@@ -174,7 +174,7 @@ export function messageLines(
 
 function readMessageLine(
   line: string,
-  onMessage: (message: JSONRPCMessage) => void,
+  onMessage: (message: JSONRPCMessage, line: string) => void,
   onUnreadable: (error: MessageDecodeError, line: string) => void,
 ): void {
   // A message starts with "{"; only a line that does not is looked at again for being blank.
@@ -187,12 +187,58 @@ function readMessageLine(
     onUnreadable(error as MessageDecodeError, line);
     return;
   }
-  onMessage(message);
+  onMessage(message, line);
 }
 
+/** The line of a message; a child's answer passed on with nothing but its id changed is its own line (see keepAnswerLine). */
 export function encodeMessage(message: JSONRPCMessage): string {
+  if ("result" in message) {
+    const line = answerLine(message.id, message.result);
+    if (line !== undefined) return line;
+  }
   return JSON.stringify(message) + "\n";
 }
+
+/** Each result a child answered in a line of its own, with that line and the child-side id it carried. */
+const answerLines = new WeakMap<object, { line: string; id: string }>();
+
+/**
+ * Keeps the line a child's answer came in (checked, as every line is) beside its parsed result, so that a result
+ * passed on to a client with nothing changed but its id is written as that line with the client's id spliced in:
+ * no second parse, no serialization. Whatever changes a result (head/tail, an era's fields) makes a new object,
+ * which is serialized as usual; a kept result is never changed in place.
+ */
+export function keepAnswerLine(result: object, line: string, id: string): void {
+  answerLines.set(result, { line, id });
+}
+
+/** How far from the token the envelope's members are looked for. */
+const ENVELOPE_CHARS = 64;
+
+/**
+ * The child's line with `id` in place of the child-side id, when the child-side id's token is found exactly once in
+ * it and where it can only be the top-level "id": the last member (before the top-level close, or before a last
+ * "jsonrpc"), or the first after an opening "jsonrpc" with no "id" after it. Undefined otherwise, and the answer is
+ * serialized: the splice never guesses.
+ */
+function answerLine(id: RequestId, result: object): string | undefined {
+  const kept = answerLines.get(result);
+  if (kept === undefined) return undefined;
+  const { line } = kept;
+  const token = JSON.stringify(kept.id);
+  const at = line.indexOf(token);
+  if (at < 0 || line.indexOf(token, at + token.length) >= 0) return undefined;
+  const end = at + token.length;
+  const before = line.slice(Math.max(0, at - ENVELOPE_CHARS), at);
+  const last = line.length - end <= ENVELOPE_CHARS && LAST_MEMBER.test(line.slice(end)) && ID_KEY_BEFORE.test(before);
+  const first = !last && at <= ENVELOPE_CHARS && FIRST_MEMBER.test(before) && line.indexOf('"id"', end) < 0;
+  if (!last && !first) return undefined;
+  return `${line.slice(0, at)}${JSON.stringify(id)}${line.slice(end)}\n`;
+}
+
+const ID_KEY_BEFORE = /[{,]\s*"id"\s*:\s*$/;
+const LAST_MEMBER = /^\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$/;
+const FIRST_MEMBER = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*$/;
 
 /**
  * The reply line a sender gets for a line that could not be taken, so that it is not left waiting; written as

@@ -1,22 +1,24 @@
 // The tool results gaggle answers with itself: plain text, JSON text, and a failure as an isError result carrying a stable code.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { GaggleError, errorMessage, isRequestRefusal } from "./errors.js";
+import { GaggleError, errorMessage, isRequestRefusal, sayWithMetaTools, type SayLookup } from "./errors.js";
 
-export function failureResult(error: unknown): CallToolResult {
+/** `say` words the hint's lookup for the surface the caller uses (the meta-tools' words unless given). */
+export function failureResult(error: unknown, say: SayLookup = sayWithMetaTools): CallToolResult {
   const failure = error instanceof GaggleError ? error : new GaggleError("SESSION_ERROR", errorMessage(error), { cause: error });
+  const hint = failure.hintFor(say);
   const body = {
     status: "failed",
     code: failure.code,
     error: failure.message,
-    ...(failure.hint && { hint: failure.hint }),
+    ...(hint && { hint }),
   };
   return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }] };
 }
 
 /** A refusal of the request itself (see isRequestRefusal) is thrown on, to be a JSON-RPC error; any other failure is a result. */
-export function refusedOrFailed(error: unknown): CallToolResult {
+export function refusedOrFailed(error: unknown, say: SayLookup = sayWithMetaTools): CallToolResult {
   if (isRequestRefusal(error)) throw error;
-  return failureResult(error);
+  return failureResult(error, say);
 }
 
 export function jsonResult(value: unknown): CallToolResult {

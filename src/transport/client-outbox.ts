@@ -1,6 +1,6 @@
 // What gaggle has sent one client and the client has not read yet, bounded: past the bound, logs and progress are dropped and counted.
-import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage, JSONRPCNotification, MessageExtraInfo, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import type { TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage, JSONRPCNotification, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { Writable } from "node:stream";
 import { lazyLogger } from "../shared/log.js";
 
@@ -17,7 +17,12 @@ export interface OutboxOptions {
    * the bound, and `false` once the client has read the queue back under it (or is gone).
    */
   onBacklog(backlogged: boolean): void;
+  /** A message could not be handed to the client's transport. */
+  onUnsent(error: Error): void;
 }
+
+/** Hands a message to the client's transport: a line on stdout, or the SDK's Streamable HTTP transport. */
+export type ClientWrite = (message: JSONRPCMessage, options?: TransportSendOptions) => Promise<void>;
 
 /** What a client that is not reading loses first: detail, never an answer. */
 const DROPPABLE = new Set(["notifications/message", "notifications/progress"]);
@@ -94,8 +99,8 @@ class Lane {
 }
 
 /**
- * Wraps a client's transport so that what waits for the client stays under `maxBytes`, counting the streams'
- * own buffers. A message goes to its stream at once while the stream takes it; while the stream asks to be
+ * What a client connection sends goes through here, so that what waits for the client stays under `maxBytes`,
+ * counting the streams' own buffers. A message goes to its stream at once while the stream takes it; while the stream asks to be
  * waited for (it needs draining) messages wait here, in order, and go out as it drains. Once the client holds
  * `maxBytes` unread, log and progress notifications are dropped, counted per stream, and the count is told to
  * the client in one warning in their place: before the next message that stream carries, or once it has
@@ -104,11 +109,7 @@ class Lane {
  *
  * It listens for 'drain' once per stream, never once per write.
  */
-export class ClientOutbox implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
-
+export class ClientOutbox {
   /** Over Streamable HTTP: the stream of each request id, and of messages related to none (undefined). */
   private readonly byKey = new Map<RequestId | undefined, Lane>();
   private readonly lanes = new Set<Lane>();
@@ -118,34 +119,17 @@ export class ClientOutbox implements Transport {
 
   /** `only`: the one stream every message travels on (stdio); without it, streams are named with `carry`. */
   constructor(
-    readonly inner: Transport,
+    private readonly write: ClientWrite,
     private readonly options: OutboxOptions,
     only?: OutStream,
   ) {
-    inner.onmessage = (message, extra) => this.onmessage?.(message, extra);
-    inner.onerror = (error) => this.onerror?.(error);
-    inner.onclose = () => {
-      this.setBacklog(false);
-      this.onclose?.();
-    };
     // Once stdout has closed there is no one to write to.
     this.only = only && this.watch(new Lane(only, undefined), (lane) => lane.take());
   }
 
-  get sessionId(): string | undefined {
-    return this.inner.sessionId;
-  }
-
-  setProtocolVersion(version: string): void {
-    this.inner.setProtocolVersion?.(version);
-  }
-
-  start(): Promise<void> {
-    return this.inner.start();
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
+  /** The client's connection closed: nothing it left unread holds the children any more. */
+  closed(): void {
+    this.setBacklog(false);
   }
 
   /**
@@ -158,7 +142,7 @@ export class ClientOutbox implements Transport {
     const lane = this.watch(new Lane(out, free[0]), (closed) => {
       for (const key of free) if (this.byKey.get(key) === closed) this.byKey.delete(key);
       // The SDK forgets the requests whose answers it can no longer deliver only when it is given them.
-      for (const held of closed.take()) this.inner.send(held.message, held.options).catch(() => {});
+      for (const held of closed.take()) this.write(held.message, held.options).catch(() => {});
     });
     for (const key of free) this.byKey.set(key, lane);
   }
@@ -166,8 +150,8 @@ export class ClientOutbox implements Transport {
   /** Resolves once the message is written or queued; one dropped for a client that is not reading resolves too. */
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const lane = this.only ?? this.byKey.get("method" in message ? options?.relatedRequestId : message.id);
-    // A stream gaggle does not know of (an answer to initialize over HTTP) is the inner transport's alone.
-    if (!lane) return this.inner.send(message, options);
+    // A stream gaggle does not know of (an answer to initialize over HTTP) is the transport's alone.
+    if (!lane) return this.write(message, options);
     if (this.queuedBytes() >= this.options.maxBytes) {
       if (isDroppable(message)) {
         lane.dropped++;
@@ -192,7 +176,7 @@ export class ClientOutbox implements Transport {
 
   /** Writes `message` now if the stream takes it and nothing waits before it; otherwise it waits its turn. */
   private put(lane: Lane, message: JSONRPCMessage, options: TransportSendOptions | undefined): Promise<void> {
-    if (!lane.holding && !lane.out.writableNeedDrain) return this.inner.send(message, options);
+    if (!lane.holding && !lane.out.writableNeedDrain) return this.write(message, options);
     lane.push({ message, options, bytes: JSON.stringify(message).length });
     return Promise.resolve();
   }
@@ -208,11 +192,11 @@ export class ClientOutbox implements Transport {
     while (lane.holding && !lane.out.writableNeedDrain && budget > 0) {
       const next = lane.shift();
       budget -= next.bytes;
-      this.inner.send(next.message, next.options).catch((error: unknown) => this.unsent(error));
+      this.write(next.message, next.options).catch((error: unknown) => this.unsent(error));
     }
     if (!lane.holding && lane.dropped > 0 && !lane.out.writableNeedDrain) {
       const notice = this.dropNotice(lane);
-      this.inner.send(notice.message, notice.options).catch((error: unknown) => this.unsent(error));
+      this.write(notice.message, notice.options).catch((error: unknown) => this.unsent(error));
     }
     if (lane.holding && !lane.out.writableNeedDrain && !lane.flushDue) {
       lane.flushDue = true;
@@ -258,6 +242,6 @@ export class ClientOutbox implements Transport {
   }
 
   private unsent(error: unknown): void {
-    this.onerror?.(new Error(`could not send a message to the client: ${String(error)}`));
+    this.options.onUnsent(new Error(`could not send a message to the client: ${String(error)}`));
   }
 }

@@ -3,7 +3,8 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { ErrorCode, isInitializeRequest, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import type { TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, isInitializeRequest, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { memberPrincipal, type MemberIdentity } from "../children/child.js";
 import type { Gaggle } from "../gateway/gaggle.js";
 import { memberSecretOf } from "../gateway/members.js";
@@ -15,10 +16,14 @@ import { lazyLogger } from "../shared/log.js";
 import { withStack } from "../shared/log-errors.js";
 import { isObject } from "../shared/json.js";
 import { decodeBody, decodeErrorLine, MessageDecodeError } from "../shared/json-rpc-codec.js";
+import { TransportLink, type Link, type LinkReceiver } from "../shared/link.js";
 import { BodyError, closeAfterAnswer, readBody } from "./http-body.js";
-import { ClientOutbox } from "./client-outbox.js";
+import { ClientOutbox, type OutboxOptions } from "./client-outbox.js";
+import { ClientConnection } from "./client-connection.js";
 import { isModernRequest, serveModernRequest } from "./modern-http.js";
 import { bracketed, HttpGuard, isLoopback, isWildcard, startupProblem } from "./http-guard.js";
+import type { AdminRoutes } from "./admin/admin-routes.js";
+import { viewerOf } from "./admin/admin-listener.js";
 
 export interface HttpListenOptions {
   host: string;
@@ -27,11 +32,13 @@ export interface HttpListenOptions {
   tokens: Record<string, string>;
   /** Serve only /members/<secret>/mcp: the listener gaggle opens for its agents when it serves stdio. */
   membersOnly?: boolean;
+  /** The admin paths (status page, /api/status, /metrics, /readyz), served beside /mcp. */
+  admin?: AdminRoutes;
 }
 
 interface HttpSession {
   transport: StreamableHTTPServerTransport;
-  /** What the session's streams have not delivered yet, bounded; the gateway server sends through it. */
+  /** What the session's streams have not delivered yet, bounded; the client's connection sends through it. */
   outbox: ClientOutbox;
   /** When its last request or stream ended (or began, while none has ended yet). */
   lastSeen: number;
@@ -46,6 +53,8 @@ interface HttpSession {
   principal: string;
   /** The ids of its requests still being answered (7 and "7" apart, as in JSON-RPC): an answer is routed by id, so each must be unique. */
   answering: Set<RequestId>;
+  /** It made a request after initialize: a session that never does (a health check that did not end it) goes sooner. */
+  used: boolean;
 }
 
 export interface HttpGateway {
@@ -57,6 +66,13 @@ export interface HttpGateway {
   /** Closes every client session and the listener; the children are the caller's to close. */
   close(): Promise<void>;
 }
+
+/**
+ * The longest a session that has made no request since initialize is kept (half of session_idle_timeout_ms, at
+ * most this): clients that only check a server (a health check that initializes and leaves without DELETE) would
+ * otherwise count as connected until the idle timeout.
+ */
+const UNUSED_SESSION_MS = 60_000;
 
 /** Bound on first use, after the log level is set. */
 const log = lazyLogger({ subsystem: "http" });
@@ -72,12 +88,15 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? "/", "http://gaggle").pathname;
     if (path === "/healthz" && req.method === "GET") return send(res, 200, { status: "ok" });
+    const { admin } = options;
+    if (admin?.isOpen(path)) return admin.serve(req, res, path, { principal: "", everything: false });
     // A member's secret in its path is its credential, in place of the bearer token.
     const secret = memberSecretOf(path);
-    const checked = guard!.check(req, secret === undefined);
+    const checked = guard!.check(req, secret === undefined && (!admin?.handles(path) || admin.needsToken(path)));
     if ("status" in checked) return send(res, checked.status, jsonRpcError(checked.message));
     const identity = secret === undefined ? undefined : gaggle.members.resolve(secret);
     if (secret !== undefined && !identity) return send(res, 401, jsonRpcError("unknown or revoked member credential"));
+    if (admin?.handles(path) && !identity) return admin.serve(req, res, path, viewerOf(checked.principal, options.tokens));
     if (path !== "/mcp" && !identity) return send(res, 404, jsonRpcError(`no such endpoint ${path}; MCP is served at /mcp`));
     if (options.membersOnly && !identity) return send(res, 404, jsonRpcError("this listener serves gaggle's own agents only"));
 
@@ -100,6 +119,7 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
         return send(res, 400, { jsonrpc: "2.0", error: { code: ErrorCode.InvalidRequest, message }, id: taken });
       }
       for (const requestId of ids) existing.answering.add(requestId);
+      if (ids.length > 0) existing.used = true;
       res.once("close", () => ids.forEach((requestId) => existing.answering.delete(requestId)));
       existing.lastSeen = Date.now();
       const counted = req.method !== "GET";
@@ -128,20 +148,19 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
 
   const openSession = (secret: string | undefined, identity: MemberIdentity | undefined, principal: string): StreamableHTTPServerTransport => {
     const sessionId = randomUUID();
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => sessionId });
-    const { connect } = createGatewayServer(gaggle, sessionId, { identity, principal });
-    const outbox = new ClientOutbox(transport, {
+    const link = new HttpSessionLink(sessionId, {
       maxBytes: settings.maxClientQueueBytes,
       session: sessionId,
       onBacklog: (backlogged) => gaggle.hub.clientBacklog(sessionId, backlogged),
     });
-    sessions.set(sessionId, { transport, outbox, lastSeen: Date.now(), open: 0, secret, principal, answering: new Set() });
-    // Set before connect: the SDK keeps this handler and calls it first when the session closes.
-    outbox.onclose = () => {
+    const connection = new ClientConnection(link, { session: createGatewayServer(gaggle, sessionId, { identity, principal }) });
+    const { transport, outbox } = link;
+    sessions.set(sessionId, { transport, outbox, lastSeen: Date.now(), open: 0, secret, principal, answering: new Set(), used: false });
+    void connection.ended.then(() => {
       sessions.delete(sessionId);
       log.info({ session: sessionId }, "client session closed");
-    };
-    void connect(outbox);
+    });
+    void connection.open();
     log.info({ session: sessionId, principal }, "client session opened");
     return transport;
   };
@@ -168,18 +187,15 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
   const port = (http.address() as AddressInfo).port;
   guard = new HttpGuard({ ...options, port, allowedHosts: settings.allowedHosts, allowedOrigins: settings.allowedOrigins });
 
-  const sweep = setInterval(
-    () => {
-      const cutoff = Date.now() - settings.sessionIdleTimeoutMs;
-      for (const [id, session] of sessions) {
-        if (session.open === 0 && session.lastSeen < cutoff) {
-          log.info({ session: id }, "client session idle; closing");
-          void session.transport.close();
-        }
-      }
-    },
-    Math.min(settings.sessionIdleTimeoutMs / 2, 60_000),
-  ).unref();
+  const unusedMs = Math.min(settings.sessionIdleTimeoutMs / 2, UNUSED_SESSION_MS);
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [id, session] of sessions) {
+      if (session.open > 0 || session.lastSeen >= now - (session.used ? settings.sessionIdleTimeoutMs : unusedMs)) continue;
+      log.info({ session: id, used: session.used }, session.used ? "client session idle; closing" : "client session made no request; closing");
+      void session.transport.close();
+    }
+  }, unusedMs / 2).unref();
 
   const host = bracketed(options.host);
   const localHost = isLoopback(options.host) || isWildcard(options.host) ? "127.0.0.1" : host;
@@ -195,6 +211,52 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+/**
+ * One client session's link: the SDK's Streamable HTTP transport takes the session's requests and streams, and
+ * what the connection sends waits its turn in the outbox, one lane per stream (see ClientOutbox.carry).
+ */
+class HttpSessionLink implements Link {
+  private readonly link: TransportLink<StreamableHTTPServerTransport>;
+  readonly outbox: ClientOutbox;
+  private receiver: LinkReceiver | undefined;
+
+  constructor(sessionId: string, outbox: Omit<OutboxOptions, "onUnsent">) {
+    this.link = new TransportLink(new StreamableHTTPServerTransport({ sessionIdGenerator: () => sessionId }));
+    this.outbox = new ClientOutbox((message, options) => this.link.send(message, options), {
+      ...outbox,
+      onUnsent: (error) => this.receiver?.error(error),
+    });
+  }
+
+  get transport(): StreamableHTTPServerTransport {
+    return this.link.transport;
+  }
+
+  get sessionId(): string | undefined {
+    return this.link.sessionId;
+  }
+
+  start(receiver: LinkReceiver): Promise<void> {
+    this.receiver = receiver;
+    return this.link.start({
+      receive: (message, extra) => receiver.receive(message, extra),
+      error: (error) => receiver.error(error),
+      closed: () => {
+        this.outbox.closed();
+        receiver.closed();
+      },
+    });
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    return this.outbox.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.link.close();
+  }
 }
 
 /** Why the listener could not be opened, and what to do about it; an error that is no user's fault is kept as it is. */

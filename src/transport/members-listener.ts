@@ -1,6 +1,7 @@
 // A loopback listener for gaggle's own agents alone, for when gaggle serves no HTTP of its own (stdio, one-shot commands).
 import type { GaggleConfig } from "../config/index.js";
 import { createGaggle, type Gaggle } from "../gateway/gaggle.js";
+import type { Observer } from "../shared/observer.js";
 import type { HttpGateway } from "./http-server.js";
 
 /** Opened when the first member needs it; it answers member paths only. Once closed, it stays closed. */
@@ -28,8 +29,8 @@ export class MembersListener {
 }
 
 /** A gaggle whose agents connect back on a members listener of its own; close the listener after gaggle. */
-export function createGaggleWithListener(config: GaggleConfig): { gaggle: Gaggle; members: MembersListener } {
-  const gaggle = createGaggle(config, { memberBase: () => members.base() });
+export function createGaggleWithListener(config: GaggleConfig, observer?: Observer): { gaggle: Gaggle; members: MembersListener } {
+  const gaggle = createGaggle(config, { memberBase: () => members.base(), observer });
   const members = new MembersListener(gaggle);
   return { gaggle, members };
 }

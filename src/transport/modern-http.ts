@@ -1,14 +1,13 @@
 // A 2026-07-28 request over Streamable HTTP: its headers checked against its body, its answer as JSON or an SSE stream.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ErrorCode, type JSONRPCMessage, type JSONRPCNotification, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
-import { Cancellation } from "../children/cancellation.js";
 import type { ClientPrincipal } from "../children/child.js";
-import type { Envelope } from "../gateway/modern/envelope.js";
-import type { ModernExchange } from "../gateway/modern/exchange.js";
 import { admit, errorResponse, type ModernServer } from "../gateway/modern/modern-server.js";
 import { LEGACY_VERSIONS, META, MODERN_ERRORS, claimsModernEra } from "../shared/modern-protocol.js";
 import { WireError } from "../shared/errors.js";
 import { dropNotice, isDroppable } from "./client-outbox.js";
+import { ClientConnection } from "./client-connection.js";
+import type { Link } from "../shared/link.js";
 import { isObject } from "../shared/json.js";
 
 /** Requests whose target the Mcp-Name header repeats. */
@@ -47,23 +46,21 @@ export async function serveModernRequest(
   // A notification: this era defines none from client to server over HTTP (closing a stream cancels).
   if (!("id" in body)) return void res.writeHead(202).end();
   const request = body as unknown as JSONRPCRequest;
-  let envelope: Envelope;
   try {
     checkHeaders(req, request);
-    envelope = admit(request);
+    admit(request);
   } catch (error) {
     const refusal = errorResponse(request, error);
     return sendJson(res, statusOf(refusal, 400), refusal);
   }
   const response = new ResponseStream(res, acceptsEventStream(req), maxQueueBytes);
-  const cancel = new Cancellation();
+  const connection = new ClientConnection(response, { modern: { server, who, every: true } });
   res.once("close", () => {
-    if (!res.writableFinished) cancel.abort(new Error("the client closed the response stream"));
+    if (!res.writableFinished) connection.closed(new Error("the client closed the response stream"));
   });
-  const exchange: ModernExchange = { notify: (notification) => response.notify(notification), cancel, ...who };
   if (request.method === "subscriptions/listen") response.open();
-  const answer = await server.handle(request, exchange, envelope);
-  if (answer) response.finish(answer);
+  await connection.open();
+  connection.receive(request);
 }
 
 /**
@@ -129,12 +126,12 @@ function statusOf(message: JSONRPCMessage, refused = 200): number {
 }
 
 /**
- * A plain JSON answer, unless a notification must go before it: then the answer becomes an SSE stream, which
- * the final response ends. A client that accepts no event stream gets the answer without the notifications.
- * While the client leaves `maxBytes` unread, log and progress notifications are dropped, and one warning with
- * their count goes before the next message.
+ * One 2026-07-28 request's link: a plain JSON answer, unless a notification must go before it: then the answer
+ * becomes an SSE stream, which the final response ends. A client that accepts no event stream gets the answer
+ * without the notifications. While the client leaves `maxBytes` unread, log and progress notifications are
+ * dropped, and one warning with their count goes before the next message.
  */
-class ResponseStream {
+class ResponseStream implements Link {
   private streaming = false;
   private dropped = 0;
 
@@ -143,6 +140,19 @@ class ResponseStream {
     private readonly eventStream: boolean,
     private readonly maxBytes: number,
   ) {}
+
+  /** The request comes with the link: there is nothing more to read. */
+  async start(): Promise<void> {}
+
+  /** The answer ends the response; anything before it is a notification on its stream. */
+  async send(message: JSONRPCMessage): Promise<void> {
+    if ("method" in message) this.notify(message as JSONRPCNotification);
+    else this.finish(message);
+  }
+
+  async close(): Promise<void> {
+    if (!this.res.writableEnded) this.res.end();
+  }
 
   open(): void {
     if (this.streaming || !this.eventStream || this.res.writableEnded) return;

@@ -1,5 +1,5 @@
 // What every built-in child is built from.
-import type { MemberIdentity } from "../children/child.js";
+import type { Child, MemberIdentity } from "../children/child.js";
 import type { Switchboard } from "../children/switchboard.js";
 import type { GaggleConfig } from "../config/index.js";
 
@@ -21,4 +21,34 @@ export interface VirtualContext {
   /** Absolute; created by the child that needs it. */
   stateDir: string;
   members: MemberUrls;
+}
+
+/** What `gaggle validate` and `gaggle doctor` find of an enabled built-in child, without starting it. */
+export interface BuiltInCheck {
+  /** Whether it can work here: false when something it needs is missing (an optional module, a command). */
+  ok: boolean;
+  /** What it found to work with (DuckDB's version, ripgrep's path), or what it lacks and what to do. */
+  notes: string[];
+}
+
+/**
+ * One built-in child, registered in virtual/index.ts under the name of its `[virtual.NAME]` table: made from its
+ * settings when they enable it. Its settings schema is config/virtual/NAME.ts.
+ */
+export interface BuiltIn<Settings> {
+  /**
+   * The child, or undefined when it is left out for a reason it logs (a command not found). `built` holds the
+   * built-in children made before it, by name, for one built on another.
+   */
+  create(settings: Settings, context: VirtualContext, built: ReadonlyMap<string, Child>): Child | undefined;
+  /**
+   * What `gaggle validate` reports of settings that validate as config but would leave the child unable to work;
+   * each problem names its source. At serve time such a child still starts, refusing what it cannot do safely.
+   */
+  problems?(settings: Settings, config: GaggleConfig): string[];
+  /**
+   * What it works with here, checked as create would find it; undefined when create would leave it out. `present`
+   * names the built-in children checked before it that would be there. Without it, an enabled child is ok.
+   */
+  check?(settings: Settings, present: ReadonlySet<string>): BuiltInCheck | undefined;
 }

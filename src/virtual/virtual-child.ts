@@ -9,7 +9,7 @@ import type {
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
-import type { CallContext, Child, ChildSchema, ChildStatus } from "../children/child.js";
+import type { BackgroundWork, CallContext, Child, ChildSchema, ChildStatus } from "../children/child.js";
 import type { ChildEvents } from "../children/switchboard.js";
 import { GaggleError, resourceNotFound } from "../shared/errors.js";
 import { toolInputSchema } from "../shared/tool-schema.js";
@@ -90,6 +90,7 @@ export abstract class VirtualChild implements Child {
       lastError: null,
       needsAuth: false,
       stderrTail: [],
+      stdoutNoise: { lines: 0, recent: [] },
       toolCount: this.virtualTools.length,
       protocol: null,
     };
@@ -120,9 +121,7 @@ export abstract class VirtualChild implements Child {
   callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
     const tool = this.byName().get(name);
     if (!tool)
-      return Promise.reject(
-        new GaggleError("TOOL_NOT_FOUND", `${this.name} has no tool named "${name}"`, { hint: `call get_schema("${this.name}")` }),
-      );
+      return Promise.reject(new GaggleError("TOOL_NOT_FOUND", `${this.name} has no tool named "${name}"`, { lookup: { server: this.name } }));
     return tool.run(args, ctx);
   }
 
@@ -145,6 +144,11 @@ export abstract class VirtualChild implements Child {
   /** A built-in child reports every change of its resources through ChildEvents; the hub sends each to its subscribers. */
   async subscribe(): Promise<void> {}
   async unsubscribe(): Promise<void> {}
+
+  /** Children that start work which outlives a call (processes, goslings, teams) list it. */
+  background(): BackgroundWork[] {
+    return [];
+  }
 
   async close(): Promise<{ uptimeMs: number | null }> {
     await this.stopAll();

@@ -13,6 +13,7 @@ interface Status {
   restarts: number;
   error: string | null;
   stderr: string[];
+  stdout_noise: { lines: number; recent: { reason: string; line: string }[] };
   calls_served: number;
   queue_depth: number;
   startup_time: string | null;
@@ -142,9 +143,13 @@ describe("failures", () => {
     expect(textOf(await call("garbage", "garble"))).toBe("still alive");
     const s = await status("garbage");
     expect(s.status).toBe("running");
-    expect(s.stderr.some((line) => /ignored a stdout line that is not JSON-RPC \(not JSON: .*\): this is not json/.test(line))).toBe(true);
-    const notJsonRpc = `ignored a stdout line that is not JSON-RPC ("jsonrpc" must be "2.0", found nothing): {"log":"JSON, but not JSON-RPC"}`;
-    expect(s.stderr.some((line) => line.includes(notJsonRpc))).toBe(true);
+    // Each line it wrote is counted, and the last few kept with why they were ignored: three at start, one by garble.
+    expect(s.stdout_noise.lines).toBe(4);
+    expect(s.stdout_noise.recent).toContainEqual({ reason: expect.stringMatching(/^not JSON: /), line: "this is not json" });
+    expect(s.stdout_noise.recent).toContainEqual({ reason: '"jsonrpc" must be "2.0", found nothing', line: '{"log":"JSON, but not JSON-RPC"}' });
+    expect(s.stdout_noise.recent).toContainEqual({ reason: expect.stringMatching(/^not JSON: /), line: "garble: this is not json either" });
+    // What the child wrote to stderr stays its own.
+    expect(s.stderr.filter((line) => line.includes("not JSON-RPC"))).toEqual([]);
   });
 });
 

@@ -1,6 +1,6 @@
 // McpChild's timed behaviour on fake time, with real fixture processes: the back-off after failed starts and the idle timeout.
 import { afterEach, describe, expect, it } from "vitest";
-import { Cancellation } from "../../src/children/cancellation.js";
+import { Cancellation } from "../../src/children/calls/cancellation.js";
 import type { Caller } from "../../src/children/child.js";
 import type { McpChild } from "../../src/children/mcp-child.js";
 import { textOf } from "../helpers/gaggle.js";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { backoffMs } from "../../src/children/backoff.js";
-import { childEnv } from "../../src/children/child-env.js";
+import { childEnv } from "../../src/children/processes/child-env.js";
 import { LineSplitter } from "../../src/shared/line-splitter.js";
-import { STDERR_LINE_CHARS, StderrRing } from "../../src/children/stderr-ring.js";
+import { STDERR_LINE_CHARS, StderrRing } from "../../src/children/processes/stderr-ring.js";
 import { toolFilter } from "../../src/children/tool-filter.js";
 
 describe("StderrRing", () => {

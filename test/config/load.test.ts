@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type ChildConfig, GATEWAY_DEFAULTS, loadConfig, validateConfigText } from "../../src/config/index.js";
 import { VIRTUAL_DEFAULTS } from "../../src/config/virtual/index.js";
+import { AUDIT_DEFAULTS, TELEMETRY_DEFAULTS } from "../../src/config/observe.js";
 import { tempDir } from "./files.js";
 
 const tmp = tempDir();
@@ -101,6 +102,8 @@ expose = true
         duckdb: { ...VIRTUAL_DEFAULTS.duckdb, roots: [tmp.dir] },
         workspace: { ...VIRTUAL_DEFAULTS.workspace, roots: [tmp.dir] },
       },
+      telemetry: TELEMETRY_DEFAULTS,
+      audit: AUDIT_DEFAULTS,
     });
   });
 

@@ -1,6 +1,6 @@
 // The Child contract: the same cases, run against every kind of child through the router that serves them all.
 import { afterEach, describe, expect, it } from "vitest";
-import { Cancellation } from "../../src/children/cancellation.js";
+import { Cancellation } from "../../src/children/calls/cancellation.js";
 import type { ChildStatus } from "../../src/children/child.js";
 import { Router } from "../../src/children/router.js";
 import { Switchboard } from "../../src/children/switchboard.js";
@@ -10,7 +10,7 @@ import { ObservedChild, type ContractSubject, type Subject } from "./harness.js"
 
 const STATES: ChildStatus["state"][] = ["not_started", "starting", "running", "stopping", "stopped", "failed"];
 const KINDS: ChildStatus["kind"][] = ["stdio", "http", "sse", "virtual"];
-const STATUS_KEYS = ["kind", "lastError", "needsAuth", "pid", "protocol", "restarts", "startedAt", "state", "stderrTail", "toolCount"];
+const STATUS_KEYS = ["kind", "lastError", "needsAuth", "pid", "protocol", "restarts", "startedAt", "state", "stderrTail", "stdoutNoise", "toolCount"];
 
 interface Setup extends Subject {
   name: string;
@@ -212,6 +212,7 @@ function expectStatusShape(status: ChildStatus): void {
   expect(Number.isInteger(status.restarts) && status.restarts >= 0).toBe(true);
   expect(status.lastError === null || typeof status.lastError === "string").toBe(true);
   expect(status.stderrTail.every((line) => typeof line === "string")).toBe(true);
+  expect(Number.isInteger(status.stdoutNoise.lines) && status.stdoutNoise.lines >= status.stdoutNoise.recent.length).toBe(true);
   expect(status.toolCount === null || Number.isInteger(status.toolCount)).toBe(true);
   expect([null, "2025-11-25", "2026-07-28"]).toContain(status.protocol);
 }

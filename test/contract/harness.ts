@@ -110,6 +110,9 @@ export class ObservedChild implements Child {
   unsubscribe(uri: string): Promise<void> {
     return this.inner.unsubscribe(uri);
   }
+  background() {
+    return this.inner.background();
+  }
   close(): Promise<{ uptimeMs: number | null }> {
     return this.inner.close();
   }

@@ -1,3 +1,4 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { failureOf, startGaggle, textOf, type RunningGaggle } from "../helpers/gaggle.js";
 import { fixtureChild } from "../helpers/paths.js";
@@ -53,5 +54,17 @@ describe("arguments are checked against every child's schema", () => {
       expect(status.stderr).not.toContain("call identified");
       expect(textOf(await gaggle.meta("execute_child_tool", { server_id: server, tool_name: "identified", arguments: { n: 7 } }))).toBe("n = 7");
     }
+  });
+
+  it("refuses every call of a tool whose schema does not compile, naming the schema's error, and the child never sees it", async () => {
+    const refused = failureOf(await gaggle.meta("execute_child_tool", { server_id: "raw", tool_name: "unreadable_schema", arguments: { n: 1 } }));
+    expect(refused.code).toBe("INVALID_ARGS");
+    expect(refused.error).toMatch(
+      /^invalid arguments for raw\.unreadable_schema: the tool's input schema does not compile, so no arguments can be checked against it: schema is invalid: .*properties\/n\/type/,
+    );
+    const proxied = failureOf((await gaggle.client.callTool({ name: "raw__unreadable_schema", arguments: {} })) as CallToolResult);
+    expect(proxied).toMatchObject({ code: "INVALID_ARGS", error: refused.error });
+    const status = await gaggle.metaJson<{ stderr: string[] }>("get_child_status", { server_id: "raw" });
+    expect(status.stderr).not.toContain("call unreadable_schema");
   });
 });

@@ -1,6 +1,6 @@
 // The calls waiting for a modern client's answers: a requestState is unguessable, single-use, expiring, bounded and bound.
 import { describe, expect, it } from "vitest";
-import { Cancellation } from "../../src/children/cancellation.js";
+import { Cancellation } from "../../src/children/calls/cancellation.js";
 import type { ModernExchange } from "../../src/gateway/modern/exchange.js";
 import { ParkedCalls, type CallBinding } from "../../src/gateway/modern/parked-calls.js";
 import { ResumableCall } from "../../src/gateway/modern/resumable-call.js";

@@ -1,7 +1,10 @@
 // Proxy mode: children's tools, prompts and resources offered directly, under exposed names, by gateway.expose and per child.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { McpError, ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { startGaggle, textOf, type RunningGaggle } from "../helpers/gaggle.js";
+import { failureOf, startGaggle, textOf, type RunningGaggle } from "../helpers/gaggle.js";
 import { NO_BUILT_INS, fixtureChild } from "../helpers/paths.js";
 import { until } from "../helpers/poll.js";
 
@@ -44,8 +47,27 @@ describe("tools/list by expose mode", () => {
     const names = await toolNames(proxy);
     expect(names).toEqual(expect.arrayContaining([...ECHO_TOOLS.filter((tool) => tool !== "env").map((tool) => `echo__${tool}`), ...ECHO_TOOLS]));
     for (const meta of META_TOOLS) expect(names).not.toContain(meta);
-    // Built-in children are not listed in proxy mode unless their own expose = true asks for it.
+    // An enabled built-in child is listed too, under its tools' own names: process is on by default.
+    expect(names).toEqual(expect.arrayContaining(["gg_process_run", "gg_process_status", "gg_process_kill"]));
+  });
+
+  it("a config of built-in children only lists their tools in proxy mode, and validate counts them", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "proxy-built-ins-"));
+    const builtIns = await start(
+      ['[gateway]\nexpose = "tools"\n', NO_BUILT_INS, `[virtual.workspace]\nenabled = true\nroots = [${JSON.stringify(dir)}]\n`].join("\n"),
+    );
+    expect(await toolNames(builtIns)).toEqual(["Bash", "Edit", "GlobTool", "GrepTool", "LS", "Replace", "View"]);
+    writeFileSync(join(dir, "note.txt"), "listed\n");
+    expect(textOf(await call(builtIns, "View", { file_path: join(dir, "note.txt"), show_line_numbers: false }))).toContain("listed");
+  });
+
+  it("a built-in child with expose = false stays behind the meta-tools, which are listed for it", async () => {
+    const quiet = await start(['[gateway]\nexpose = "tools"\n', "[virtual.process]\nexpose = false\n", fixtureChild("echo", "echo.mjs")].join("\n"));
+    const names = await toolNames(quiet);
     expect(names.filter((name) => name.startsWith("gg_process_"))).toEqual([]);
+    expect(names).toEqual(expect.arrayContaining(META_TOOLS));
+    const viaMeta = await call(quiet, "execute_child_tool", { server_id: "process", tool_name: "gg_process_status", arguments: {} });
+    expect(viaMeta.isError).toBeFalsy();
   });
 
   it("a built-in child with its own expose = true is listed under its tools' own names", async () => {
@@ -117,6 +139,11 @@ describe("calling proxied tools", () => {
     const unknown = call(proxy, "nobody__nothing");
     await expect(unknown).rejects.toMatchObject({ code: -32602 });
     await expect(unknown).rejects.toThrow(/Unknown tool: nobody__nothing/);
+  });
+
+  it("points a failed call to tools/list, where no meta-tool is listed to name", async () => {
+    const bad = failureOf(await call(proxy, "echo__add", { a: 1 }));
+    expect(bad).toMatchObject({ code: "INVALID_ARGS", hint: "tools/list gives its input schema" });
   });
 });
 

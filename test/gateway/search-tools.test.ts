@@ -23,7 +23,11 @@ describe("search_tools", () => {
       env: { XDG_STATE_HOME: mkdtempSync(join(tmpdir(), "search-state-")) },
     });
     try {
-      expect((await gaggle.client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(["execute_child_tool", "search_tools"]);
+      const { tools } = await gaggle.client.listTools();
+      expect(tools.map((tool) => tool.name).sort()).toEqual(["execute_child_tool", "search_tools"]);
+      // Only what the model can call is named: get_schema and list_registered_children are not listed here.
+      expect(JSON.stringify(tools)).not.toMatch(/get_schema|list_registered_children|get_child_status/);
+      expect(JSON.stringify(tools)).toContain("from a search_tools hit");
       // The child the catalog did not know was started with gaggle, so that it can be searched.
       await expect
         .poll(async () => (await gaggle.metaJson<Found>("search_tools", { query: "add two numbers" })).hits[0]?.tool_name, { timeout: 10_000 })
@@ -40,6 +44,13 @@ describe("search_tools", () => {
       ]);
       const sum = (await gaggle.meta("execute_child_tool", { server_id: "echo", tool_name: "add", arguments: { a: 2, b: 3 } })) as CallToolResult;
       expect(JSON.parse(textOf(sum))).toEqual({ sum: 5 });
+      // A failure's hint names search_tools, the one way here to learn a tool's input schema.
+      const bad = failureOf(
+        (await gaggle.meta("execute_child_tool", { server_id: "echo", tool_name: "add", arguments: { a: 2 } })) as CallToolResult,
+      );
+      expect(bad).toMatchObject({ code: "INVALID_ARGS", hint: 'search_tools(query, server_id: "echo") finds it with its input_schema' });
+      const unknown = failureOf((await gaggle.meta("execute_child_tool", { server_id: "echo", tool_name: "ad" })) as CallToolResult);
+      expect(unknown.hint).toBe('did you mean "add"? search_tools(query, server_id: "echo") finds its tools');
     } finally {
       await gaggle.close();
     }
@@ -71,6 +82,41 @@ describe("search_tools", () => {
       });
     } finally {
       await second.close();
+    }
+  });
+
+  it("in search mode, the first search waits for a child gaggle is starting, and finds its tools", async () => {
+    // The child takes a second to start: the search is made before it runs, and answered once it does.
+    const slow = fixtureChild("slow", "many-tools.mjs", `env = { START_DELAY_MS = "1000" }`);
+    const gaggle = await startGaggle([`[gateway]\nexpose = "search"\nlist_wait_ms = 10000\n`, NO_BUILT_INS, slow].join("\n"), {
+      env: { XDG_STATE_HOME: mkdtempSync(join(tmpdir(), "search-state-")) },
+    });
+    try {
+      const found = await gaggle.metaJson<Found>("search_tools", { query: "echoes the text", limit: 1 });
+      expect(found.hits[0]).toMatchObject({ server_id: "slow", tool_name: expect.stringMatching(/^tool_/) });
+      expect(found.not_searched).toBeUndefined();
+    } finally {
+      await gaggle.close();
+    }
+  });
+
+  it("a cold search, with only built-in children known, says so instead of ranking their tools", async () => {
+    const gaggle = await startGaggle(["[virtual.goose]\nenabled = false\n[virtual.team]\nenabled = false\n", echo].join("\n"), {
+      env: { XDG_STATE_HOME: mkdtempSync(join(tmpdir(), "search-state-")) },
+    });
+    try {
+      const cold = await gaggle.metaJson<Found & { cold?: string }>("search_tools", { query: "run a command in the background" });
+      expect(cold.hits).toEqual([]);
+      expect(cold.cold).toContain("nothing to rank");
+      expect(cold.cold).toContain("get_schema(server_id) starts one");
+      expect(cold.not_searched?.children).toEqual(["echo"]);
+      // Once a configured child has run, the built-in tools are ranked with its own.
+      await gaggle.meta("get_schema", { server_id: "echo" });
+      const warm = await gaggle.metaJson<Found & { cold?: string }>("search_tools", { query: "run a command in the background" });
+      expect(warm.cold).toBeUndefined();
+      expect(warm.hits[0]).toMatchObject({ server_id: "process", tool_name: "gg_process_run" });
+    } finally {
+      await gaggle.close();
     }
   });
 

@@ -56,3 +56,4 @@ export const { seeded } = await load<RandomModule>("random.mjs");
 export const fuzz = await load<FuzzModule>("json-rpc-fuzz.mjs");
 export const configMutants = await load<ConfigMutantsModule>("config-mutants.mjs");
 export const bashOracle = await load<BashOracleModule>("bash-oracle.mjs");
+export const { CURL_SPELLINGS } = await load<{ CURL_SPELLINGS: string[] }>("curl-spellings.mjs");

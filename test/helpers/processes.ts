@@ -91,7 +91,7 @@ export function killCarrying(entry: string): void {
   }
 }
 
-/** The watchdogs (src/children/reaper.ts) among the processes `pid` started. */
+/** The watchdogs (src/children/processes/reaper.ts) among the processes `pid` started. */
 export function watchdogsOf(pid: number): number[] {
   return descendants(pid).filter(isWatchdog);
 }

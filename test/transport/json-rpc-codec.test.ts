@@ -5,7 +5,9 @@ import {
   decodeBody,
   decodeErrorLine,
   decodeMessage,
+  encodeMessage,
   INVALID_REQUEST,
+  keepAnswerLine,
   MAX_NESTING,
   MessageDecodeError,
   PARSE_ERROR,
@@ -180,5 +182,37 @@ describe("fidelity to the SDK's Protocol", () => {
       }
       expect(taken, line).toBe(sdkTakes(JSON.parse(line)));
     }
+  });
+});
+
+describe("a child's answer passed on as it was written", () => {
+  /** The child's line decoded as a child's line is, its result kept with it, and the result answered under `id`. */
+  const passedOn = (line: string, childId: string, id: string | number) => {
+    const answer = decodeMessage(line) as { result: Record<string, unknown> };
+    keepAnswerLine(answer.result, line, childId);
+    return { line: encodeMessage({ jsonrpc: "2.0", id, result: answer.result }), result: answer.result };
+  };
+
+  it("is the child's own line with the client's id spliced in, however the child ordered, spaced and wrote it", () => {
+    const sdk = '{"result":{"content":[{"type":"text","text":"x"}],"n":1.50,"big":12345678901234567890},"jsonrpc":"2.0","id":"gaggle-7"}';
+    expect(passedOn(sdk, "gaggle-7", 3).line).toBe(sdk.replace('"gaggle-7"', "3") + "\n");
+    const spaced = '{"jsonrpc": "2.0", "id": "gaggle-8", "result": {"content": [], "x": "caf\\u00e9"}}';
+    expect(passedOn(spaced, "gaggle-8", "abc").line).toBe(spaced.replace('"gaggle-8"', '"abc"') + "\n");
+    const last = '{"result":{},"id":"gaggle-9","jsonrpc":"2.0"}';
+    expect(passedOn(last, "gaggle-9", 1).line).toBe('{"result":{},"id":1,"jsonrpc":"2.0"}\n');
+    // What a client reads of it is what gaggle read of the child's, but the id.
+    expect(JSON.parse(passedOn(sdk, "gaggle-7", 3).line)).toEqual({ ...JSON.parse(sdk), id: 3 });
+  });
+
+  it("is serialized when the id cannot be told for sure to be the top-level one, or the result was made anew", () => {
+    // Serialized, a 1.0 the child wrote reads 1: which one the client gets tells which way the answer went.
+    const twice = '{"result":{"structuredContent":{"ref":"gaggle-7","n":1.0}},"jsonrpc":"2.0","id":"gaggle-7"}';
+    expect(passedOn(twice, "gaggle-7", 3).line).toBe('{"jsonrpc":"2.0","id":3,"result":{"structuredContent":{"ref":"gaggle-7","n":1}}}\n');
+    // First, but an "id" follows it: it might be a second top-level id, which is the one JSON.parse keeps.
+    const first = '{"jsonrpc":"2.0","id":"gaggle-4","result":{"items":[{"id":1.0}]}}';
+    expect(passedOn(first, "gaggle-4", 3).line).toBe('{"jsonrpc":"2.0","id":3,"result":{"items":[{"id":1}]}}\n');
+    const kept = passedOn('{"result":{"a":1.0},"jsonrpc":"2.0","id":"gaggle-5"}', "gaggle-5", 3).result;
+    expect(encodeMessage({ jsonrpc: "2.0", id: 3, result: { ...kept } })).toBe('{"jsonrpc":"2.0","id":3,"result":{"a":1}}\n');
+    expect(encodeMessage({ jsonrpc: "2.0", id: 3, result: { a: 1 } })).toBe('{"jsonrpc":"2.0","id":3,"result":{"a":1}}\n');
   });
 });

@@ -26,7 +26,7 @@ async function exchange(text: string, count = 1): Promise<Array<Record<string, u
 }
 
 beforeAll(async () => {
-  const config = writeConfig(`${NO_BUILT_INS}\n${fixtureChild("echo", "echo.mjs")}`);
+  const config = writeConfig(`${NO_BUILT_INS}\n${fixtureChild("echo", "echo.mjs")}\n${fixtureChild("written", "as-written.mjs")}`);
   gaggle = spawn(process.execPath, [CLI, "--config", config], { stdio: "pipe" });
   gaggle.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   let partial = "";
@@ -187,10 +187,23 @@ describe("gaggle's stdio end", () => {
     const [reply] = await exchange(`${JSON.stringify(call)}\n`);
     expect(reply).toMatchObject({ id: 3, result: { content: [{ type: "text", text: "still here" }] } });
   });
+
+  it("passes a child's answer on as the child wrote it, with only the id changed", async () => {
+    const call = {
+      jsonrpc: "2.0",
+      id: "as-written",
+      method: "tools/call",
+      params: { name: "execute_child_tool", arguments: { server_id: "written", tool_name: "as_written" } },
+    };
+    const [line] = await exchangeLines(`${JSON.stringify(call)}\n`);
+    // The result as fixtures/as-written.mjs writes it: 1.50, an integer beyond 2^53 and an escape survive.
+    const written = '{"content":[{"type":"text","text":"caf\\u00e9"}],"structuredContent":{"n":1.50,"big":12345678901234567890}}';
+    expect(line).toBe(`{"result":${written},"jsonrpc":"2.0","id":"as-written"}`);
+  });
 });
 
 describe("a person at a terminal", () => {
-  it("is told in plain words what gaggle is doing, how to stop it and how to add it to a client; a client's pipe is not", async () => {
+  it("is told in plain words what gaggle is doing, how to stop it, how to add it to a client and serve HTTP; a client's pipe is not", async () => {
     const config = writeConfig(NO_BUILT_INS);
     // `script` gives gaggle a terminal for stdin, as a person typing `gaggle` would.
     const terminal = spawn("script", ["-qec", `${process.execPath} ${CLI} --config ${config}`, "/dev/null"], { stdio: "pipe" });
@@ -203,6 +216,8 @@ describe("a person at a terminal", () => {
     expect(atTerminal).toContain(`gaggle: serving MCP on stdio with ${config}.`);
     expect(atTerminal).toContain("stop it with Ctrl-C");
     expect(atTerminal).toContain(`claude mcp add gaggle -- node ${CLI} --config ${config}`);
+    // The same program, so the line works where `gaggle` is not on PATH.
+    expect(atTerminal).toContain(`or serve HTTP:       node ${CLI} --config ${config} --http 127.0.0.1:8765`);
     expect(stderr).not.toContain("serving MCP on stdio with");
   });
 });

@@ -1,21 +1,11 @@
 // `[virtual.goose]`: the settings of the built-in Goose launcher, validated with the rest of the config.
 import { z } from "zod";
-import { closed, expected, oneOf } from "../zod-kit.js";
+import { configCommand, configPath } from "../paths.js";
+import { expected, oneOf, settingsTable } from "../zod-kit.js";
+import { builtInSettings } from "./settings.js";
 import { OptionError, parseRunOptions, type RunOption } from "./goose-options.js";
 
 export const OUTPUT_FORMATS = ["stream-json", "text"] as const;
-
-export const GOOSE_DEFAULTS = {
-  command: "goose",
-  outputFormat: "stream-json",
-  maxActive: 5,
-  maxTotal: 20,
-  maxRuntimeMinutes: 30,
-  maxOutputBytes: 1024 * 1024,
-  maxPrompts: 10,
-  idleReleaseMinutes: 10,
-  dispatchTimeoutMinutes: 10,
-} as const;
 
 const count = (what: string) => z.int(expected(what)).min(1, { error: `expected ${what}` });
 const minutes = (what: string) => z.number(expected(what));
@@ -31,47 +21,42 @@ const optionsSchema = z.array(z.string(expected("a string")), expected("an array
   }
 });
 
-export const gooseSettingsSchema = closed({
-  enabled: z.boolean(expected("true or false")).optional(),
-  /** true: its tools also appear under their own names, whatever gateway.expose says. */
-  expose: z.boolean(expected("true or false")).optional(),
-  command: z.string(expected("a command")).min(1, { error: "expected a command" }).optional(),
+const flag = () => z.boolean(expected("true or false"));
+
+/** As written, and what Goose is given when it is not: the table below fills each in. */
+const table = settingsTable({
+  /** Unset: on when Goose is found. true: on, and its missing command reported. */
+  enabled: flag().optional(),
+  expose: flag().optional(),
+  command: z.string(expected("a command")).min(1, { error: "expected a command" }).default("goose"),
   /** Arguments placed before `run` (for a wrapper such as `command = "docker"`). */
-  args: z.array(z.string(expected("a string")), expected("an array of strings")).optional(),
-  env: z.record(z.string(), z.string(expected("a string")), expected("a table of strings")).optional(),
+  args: z.array(z.string(expected("a string")), expected("an array of strings")).default(() => []),
+  env: z.record(z.string(), z.string(expected("a string")), expected("a table of strings")).default(() => ({})),
   /** Relative to the config file's folder; defaults to that folder. */
   cwd: z.string(expected("a directory path")).min(1).optional(),
   provider: z.string(expected("a provider name")).min(1).optional(),
   model: z.string(expected("a model name")).min(1).optional(),
-  options: optionsSchema.optional(),
-  output_format: oneOf(OUTPUT_FORMATS).optional(),
-  max_active: count("an integer >= 1").optional(),
-  max_total: count("an integer >= 1").optional(),
-  max_runtime_minutes: minutes("a number of minutes > 0").positive({ error: "expected a number of minutes > 0" }).optional(),
-  max_output_bytes: count("an integer >= 1").optional(),
-  max_prompts: count("an integer >= 1").optional(),
-  idle_release_minutes: minutes("a number of minutes >= 0 (0 = never)").min(0, { error: "expected a number of minutes >= 0" }).optional(),
-  dispatch_timeout_minutes: minutes("a number of minutes > 0").positive({ error: "expected a number of minutes > 0" }).optional(),
-}).transform((raw) => ({
-  enabled: raw.enabled ?? true,
+  options: optionsSchema.default(() => []),
+  output_format: oneOf(OUTPUT_FORMATS).default("stream-json"),
+  max_active: count("an integer >= 1").default(5),
+  max_total: count("an integer >= 1").default(20),
+  max_runtime_minutes: minutes("a number of minutes > 0").positive({ error: "expected a number of minutes > 0" }).default(30),
+  max_output_bytes: count("an integer >= 1").default(1024 * 1024),
+  max_prompts: count("an integer >= 1").default(10),
+  idle_release_minutes: minutes("a number of minutes >= 0 (0 = never)").min(0, { error: "expected a number of minutes >= 0" }).default(10),
+  dispatch_timeout_minutes: minutes("a number of minutes > 0").positive({ error: "expected a number of minutes > 0" }).default(10),
+}).transform(({ enabled, ...settings }) => ({
+  ...settings,
+  enabled: enabled ?? true,
   /** Set by `enabled = true`: kept (and its missing command reported) even when its command is not found. */
-  required: raw.enabled === true,
-  expose: raw.expose ?? false,
-  command: raw.command ?? GOOSE_DEFAULTS.command,
-  args: raw.args ?? [],
-  env: raw.env ?? {},
-  cwd: raw.cwd,
-  provider: raw.provider,
-  model: raw.model,
-  options: raw.options ?? [],
-  outputFormat: raw.output_format ?? GOOSE_DEFAULTS.outputFormat,
-  maxActive: raw.max_active ?? GOOSE_DEFAULTS.maxActive,
-  maxTotal: raw.max_total ?? GOOSE_DEFAULTS.maxTotal,
-  maxRuntimeMinutes: raw.max_runtime_minutes ?? GOOSE_DEFAULTS.maxRuntimeMinutes,
-  maxOutputBytes: raw.max_output_bytes ?? GOOSE_DEFAULTS.maxOutputBytes,
-  maxPrompts: raw.max_prompts ?? GOOSE_DEFAULTS.maxPrompts,
-  idleReleaseMinutes: raw.idle_release_minutes ?? GOOSE_DEFAULTS.idleReleaseMinutes,
-  dispatchTimeoutMinutes: raw.dispatch_timeout_minutes ?? GOOSE_DEFAULTS.dispatchTimeoutMinutes,
+  required: enabled === true,
 }));
 
-export type GooseSettings = z.output<typeof gooseSettingsSchema>;
+/** `command` made absolute when it is a path, `cwd` the config file's folder when not given. */
+export const gooseSettings = builtInSettings(table, (settings, file) => ({
+  ...settings,
+  command: configCommand(settings.command, file),
+  cwd: configPath(settings.cwd ?? ".", file),
+}));
+
+export type GooseSettings = ReturnType<typeof gooseSettings.absolute>;

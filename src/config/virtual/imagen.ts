@@ -1,19 +1,20 @@
 // `[virtual.imagen]`: the settings of the built-in image generator on Google's Imagen API, validated with the rest
 // of the config. Credentials may come from here or from the environment (read when a tool is called).
 import { z } from "zod";
-import { closed, durationMs, expected } from "../zod-kit.js";
+import { configPath } from "../paths.js";
+import { durationMs, expected, settingsTable } from "../zod-kit.js";
+import { builtInSettings } from "./settings.js";
 
-export const IMAGEN_DEFAULTS = {
-  region: "us-central1",
-  timeoutMs: 120_000,
-} as const;
+/** The Vertex AI region when neither the table nor the environment names one. */
+export const DEFAULT_REGION = "us-central1";
 
 const text = (what: string) => z.string(expected(what)).min(1, `expected ${what}, not an empty string`);
+const flag = () => z.boolean(expected("true or false"));
 
-export const imagenSettingsSchema = closed({
+const table = settingsTable({
   /** Off unless asked for: every call is billed to the account whose credential it uses. */
-  enabled: z.boolean(expected("true or false")).optional(),
-  expose: z.boolean(expected("true or false")).optional(),
+  enabled: flag().default(false),
+  expose: flag().optional(),
   /** A Gemini API key (usually "${GEMINI_API_KEY}"): the Gemini API is used. */
   api_key: text("an API key").optional(),
   /** A Google Cloud project: Vertex AI is used, with credentials_file or access_token (or the environment's). */
@@ -27,18 +28,13 @@ export const imagenSettingsSchema = closed({
   output_dir: text("a directory path").optional(),
   /** The API's base URL, for a proxy (the Gemini API's or Vertex AI's, as the credential chooses). */
   api_base: z.url(expected("a URL")).optional(),
-  timeout_ms: durationMs("a positive integer", { min: 1 }).optional(),
-}).transform((raw) => ({
-  enabled: raw.enabled ?? false,
-  expose: raw.expose ?? false,
-  apiKey: raw.api_key,
-  project: raw.project,
-  region: raw.region,
-  credentialsFile: raw.credentials_file,
-  accessToken: raw.access_token,
-  outputDir: raw.output_dir,
-  apiBase: raw.api_base,
-  timeoutMs: raw.timeout_ms ?? IMAGEN_DEFAULTS.timeoutMs,
+  timeout_ms: durationMs("a positive integer", { min: 1 }).default(120_000),
+});
+
+export const imagenSettings = builtInSettings(table, (settings, file) => ({
+  ...settings,
+  ...(settings.outputDir !== undefined && { outputDir: configPath(settings.outputDir, file) }),
+  ...(settings.credentialsFile !== undefined && { credentialsFile: configPath(settings.credentialsFile, file) }),
 }));
 
-export type ImagenSettings = z.output<typeof imagenSettingsSchema>;
+export type ImagenSettings = ReturnType<typeof imagenSettings.absolute>;

@@ -1,62 +1,49 @@
-// The settings of every built-in virtual child, for the config schema: `[virtual.NAME]` tables.
-import { configCommand, configPath, type PathOptions } from "../paths.js";
+// The settings of every built-in child, for the config schema: `[virtual.NAME]` tables, one entry per child. A
+// built-in child is its settings here and its child in virtual/NAME/, registered in virtual/index.ts (the compiler
+// asks for that entry once this one is there).
+import type { z } from "zod";
+import type { PathOptions } from "../paths.js";
 import { closed } from "../zod-kit.js";
-import { duckdbSettingsSchema, type DuckDbSettings, type DuckDbTable } from "./duckdb.js";
-import { gooseSettingsSchema, type GooseSettings } from "./goose.js";
-import { imagenSettingsSchema, type ImagenSettings } from "./imagen.js";
-import { processSettingsSchema, type ProcessSettings } from "./process.js";
-import { teamSettingsSchema, type TeamSettings } from "./team.js";
-import { workspaceSettingsSchema, type WorkspaceSettings, type WorkspaceTable } from "./workspace.js";
+import { duckdbSettings, type DuckDbSettings } from "./duckdb.js";
+import { gooseSettings, type GooseSettings } from "./goose.js";
+import { imagenSettings, type ImagenSettings } from "./imagen.js";
+import { processSettings, type ProcessSettings } from "./process.js";
+import type { BuiltInSettings } from "./settings.js";
+import { teamSettings, type TeamSettings } from "./team.js";
+import { workspaceSettings, type WorkspaceSettings } from "./workspace.js";
 
 export type { DuckDbSettings, GooseSettings, ImagenSettings, ProcessSettings, TeamSettings, WorkspaceSettings };
 
-export interface VirtualSettings {
-  process: ProcessSettings;
-  goose: GooseSettings;
-  team: TeamSettings;
-  duckdb: DuckDbSettings;
-  imagen: ImagenSettings;
-  workspace: WorkspaceSettings;
+/** In the order the children are built: one built on another (team on goose) comes after it. */
+export const BUILT_IN_SETTINGS = {
+  process: processSettings,
+  goose: gooseSettings,
+  team: teamSettings,
+  duckdb: duckdbSettings,
+  imagen: imagenSettings,
+  workspace: workspaceSettings,
+} as const;
+
+export type BuiltInName = keyof typeof BUILT_IN_SETTINGS;
+/** Each table as written, defaults filled in. */
+export type VirtualTables = { [K in BuiltInName]: z.output<(typeof BUILT_IN_SETTINGS)[K]["table"]> };
+/** Each child's settings, as the child is given them: every path absolute. */
+export type VirtualSettings = { [K in BuiltInName]: ReturnType<(typeof BUILT_IN_SETTINGS)[K]["absolute"]> };
+
+/** Names of the built-in children; no configured server may use them. */
+export const VIRTUAL_CHILD_NAMES = Object.keys(BUILT_IN_SETTINGS) as BuiltInName[];
+
+/** Each entry of BUILT_IN_SETTINGS through `read`, under its name: the one place the names meet their types. */
+function eachBuiltIn<Out extends { [K in BuiltInName]: unknown }>(read: (settings: BuiltInSettings, name: BuiltInName) => unknown): Out {
+  return Object.fromEntries(VIRTUAL_CHILD_NAMES.map((name) => [name, read(BUILT_IN_SETTINGS[name] as BuiltInSettings, name)])) as Out;
 }
 
-/** The tables as the schema reads them, before withAbsolutePaths: the roots of duckdb and workspace as written. */
-export type VirtualTables = Omit<VirtualSettings, "duckdb" | "workspace"> & { duckdb: DuckDbTable; workspace: WorkspaceTable };
+export const VIRTUAL_DEFAULTS: VirtualTables = eachBuiltIn((settings) => settings.table.parse({}));
 
-export const virtualSettingsSchema = closed({
-  process: processSettingsSchema.optional(),
-  goose: gooseSettingsSchema.optional(),
-  team: teamSettingsSchema.optional(),
-  duckdb: duckdbSettingsSchema.optional(),
-  imagen: imagenSettingsSchema.optional(),
-  workspace: workspaceSettingsSchema.optional(),
-}).transform((raw): VirtualTables => ({
-  process: raw.process ?? processSettingsSchema.parse({}),
-  goose: raw.goose ?? gooseSettingsSchema.parse({}),
-  team: raw.team ?? teamSettingsSchema.parse({}),
-  duckdb: raw.duckdb ?? duckdbSettingsSchema.parse({}),
-  imagen: raw.imagen ?? imagenSettingsSchema.parse({}),
-  workspace: raw.workspace ?? workspaceSettingsSchema.parse({}),
-}));
-
-export const VIRTUAL_DEFAULTS: VirtualTables = virtualSettingsSchema.parse({});
-
-/**
- * The settings with every path in them absolute, read as paths are read everywhere in the config file.
- * goose's `cwd` and the `roots` of duckdb and workspace default to the config file's folder. A `policy_file` is read by the process child itself,
- * which reports a bad one as a policy that denies everything.
- */
-export function withAbsolutePaths(settings: VirtualTables, file: PathOptions): VirtualSettings {
-  const { process, goose, team, duckdb, imagen, workspace } = settings;
-  return {
-    process: { ...process, ...(process.logDir !== undefined && { logDir: configPath(process.logDir, file) }) },
-    goose: { ...goose, command: configCommand(goose.command, file), cwd: configPath(goose.cwd ?? ".", file) },
-    team: { ...team, ...(team.worktreesDir !== undefined && { worktreesDir: configPath(team.worktreesDir, file) }) },
-    duckdb: { ...duckdb, roots: (duckdb.roots ?? ["."]).map((root) => configPath(root, file)) },
-    imagen: {
-      ...imagen,
-      ...(imagen.outputDir !== undefined && { outputDir: configPath(imagen.outputDir, file) }),
-      ...(imagen.credentialsFile !== undefined && { credentialsFile: configPath(imagen.credentialsFile, file) }),
-    },
-    workspace: { ...workspace, roots: (workspace.roots ?? ["."]).map((root) => configPath(root, file)) },
-  };
+/** The `[virtual]` table of the file at `file`: every child's table (the defaults for one not written), its paths absolute. */
+export function virtualSettingsSchema(file: PathOptions) {
+  type Tables = { [K in BuiltInName]: z.ZodPrefault<(typeof BUILT_IN_SETTINGS)[K]["table"]> };
+  return closed(eachBuiltIn<Tables>((settings) => settings.table.prefault({}))).transform((written): VirtualSettings =>
+    eachBuiltIn((settings, name) => settings.absolute(written[name], file)),
+  );
 }

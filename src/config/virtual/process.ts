@@ -1,47 +1,41 @@
 // `[virtual.process]`: the settings of the built-in process manager, validated with the rest of the config.
 import { z } from "zod";
-import { closed, durationMs, expected } from "../zod-kit.js";
+import { configPath } from "../paths.js";
+import { durationMs, expected, settingsTable } from "../zod-kit.js";
+import { builtInSettings } from "./settings.js";
 
-export const PROCESS_DEFAULTS = {
-  maxConcurrent: 32,
-  maxOutputBytes: 20 * 1024 * 1024,
-  defaultTimeoutMs: 600_000,
-  keepFinished: 100,
-} as const;
+const flag = () => z.boolean(expected("true or false"));
 
-export const processSettingsSchema = closed({
-  enabled: z.boolean(expected("true or false")).optional(),
-  /** true: its tools also appear under their own names, whatever gateway.expose says. */
-  expose: z.boolean(expected("true or false")).optional(),
+const table = settingsTable({
+  enabled: flag().default(true),
+  expose: flag().optional(),
   /** Processes running at once, over every client session. */
-  max_concurrent: z.int(expected("an integer >= 1")).min(1).optional(),
+  max_concurrent: z.int(expected("an integer >= 1")).min(1).default(32),
   /** Output kept per process (both streams together); later bytes are dropped. */
-  max_output_bytes: z.int(expected("a positive integer")).positive().optional(),
+  max_output_bytes: z
+    .int(expected("a positive integer"))
+    .positive()
+    .default(20 * 1024 * 1024),
   /** Used when gg_process_run gives no timeout_ms; 0 = none. */
-  default_timeout_ms: durationMs("an integer >= 0 (0 = no timeout)", { min: 0, zeroIsNone: true }).optional(),
+  default_timeout_ms: durationMs("an integer >= 0 (0 = no timeout)", { min: 0, zeroIsNone: true }).default(600_000),
   /** After SIGTERM, how long a process group gets before SIGKILL; defaults to gateway.shutdown_grace_ms. */
   kill_grace_ms: durationMs("an integer >= 0", { min: 0 }).optional(),
   /** Where output logs go; defaults to <state dir>/process. Relative to the config file's folder. */
   log_dir: z.string(expected("a directory path")).min(1).optional(),
   /** Finished processes remembered (with their logs); older ones are forgotten and their logs deleted. */
-  keep_finished: z.int(expected("an integer >= 0")).min(0).optional(),
+  keep_finished: z.int(expected("an integer >= 0")).min(0).default(100),
   /**
    * Checked when the child is created, never here: a policy that does not validate must deny every
    * command and say why, not stop gaggle from starting.
    */
   policy: z.unknown().optional(),
   policy_file: z.unknown().optional(),
-}).transform((raw) => ({
-  enabled: raw.enabled ?? true,
-  expose: raw.expose ?? false,
-  maxConcurrent: raw.max_concurrent ?? PROCESS_DEFAULTS.maxConcurrent,
-  maxOutputBytes: raw.max_output_bytes ?? PROCESS_DEFAULTS.maxOutputBytes,
-  defaultTimeoutMs: raw.default_timeout_ms ?? PROCESS_DEFAULTS.defaultTimeoutMs,
-  killGraceMs: raw.kill_grace_ms,
-  logDir: raw.log_dir,
-  keepFinished: raw.keep_finished ?? PROCESS_DEFAULTS.keepFinished,
-  policy: raw.policy,
-  policyFile: raw.policy_file,
+});
+
+/** A `policy_file` is read by the child itself, which reports a bad one as a policy that denies everything. */
+export const processSettings = builtInSettings(table, (settings, file) => ({
+  ...settings,
+  ...(settings.logDir !== undefined && { logDir: configPath(settings.logDir, file) }),
 }));
 
-export type ProcessSettings = z.output<typeof processSettingsSchema>;
+export type ProcessSettings = ReturnType<typeof processSettings.absolute>;

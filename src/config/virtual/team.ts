@@ -1,23 +1,25 @@
 // `[virtual.team]`: the settings of the built-in team child, validated with the rest of the config.
 import { z } from "zod";
-import { closed, expected } from "../zod-kit.js";
+import { configPath } from "../paths.js";
+import { closed, expected, settingsTable } from "../zod-kit.js";
+import { builtInSettings } from "./settings.js";
 
 /** Preset names are what a caller types as `model_preset`: kept plain. */
 export const PRESET_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 const nonEmpty = (what: string) => z.string(expected(what)).min(1, { error: `expected ${what}` });
+const flag = () => z.boolean(expected("true or false"));
 
 const presetSchema = closed({
   provider: nonEmpty("a Goose provider name"),
   model: nonEmpty("a model name"),
 });
 
-export const teamSettingsSchema = closed({
-  enabled: z.boolean(expected("true or false")).optional(),
-  /** true: its tools also appear under their own names, whatever gateway.expose says. */
-  expose: z.boolean(expected("true or false")).optional(),
+const table = settingsTable({
+  enabled: flag().default(true),
+  expose: flag().optional(),
   /** true: any member may add and remove members of its team, not only the lead. */
-  allow_member_manage: z.boolean(expected("true or false")).optional(),
+  allow_member_manage: flag().default(false),
   /** Where `worktree_name` checkouts go (one folder per name); relative to the config file's folder. */
   worktrees_dir: nonEmpty("a directory path").optional(),
   /** `[virtual.team.model_presets.NAME]`: `provider` and `model`, passed to Goose as --provider and --model. */
@@ -29,14 +31,13 @@ export const teamSettingsSchema = closed({
         ctx.addIssue({ code: "custom", path: [name], message: "preset names match [A-Za-z0-9][A-Za-z0-9._-]*", input: name });
       }
     })
-    .optional(),
-}).transform((raw) => ({
-  enabled: raw.enabled ?? true,
-  expose: raw.expose ?? false,
-  allowMemberManage: raw.allow_member_manage ?? false,
-  worktreesDir: raw.worktrees_dir,
-  modelPresets: raw.model_presets ?? {},
+    .default(() => ({})),
+});
+
+export const teamSettings = builtInSettings(table, (settings, file) => ({
+  ...settings,
+  ...(settings.worktreesDir !== undefined && { worktreesDir: configPath(settings.worktreesDir, file) }),
 }));
 
-export type TeamSettings = z.output<typeof teamSettingsSchema>;
+export type TeamSettings = ReturnType<typeof teamSettings.absolute>;
 export type ModelPreset = TeamSettings["modelPresets"][string];

@@ -1,6 +1,6 @@
 // What a transport gives gaggle for one modern request: where its notifications go, and its cancellation.
 import type { JSONRPCNotification } from "@modelcontextprotocol/sdk/types.js";
-import type { Cancellation } from "../../children/cancellation.js";
+import type { Cancellation } from "../../children/calls/cancellation.js";
 import type { ClientPrincipal } from "../../children/child.js";
 
 /** Who sent the request is the principal the transport read from it (its token, or a member's path). */

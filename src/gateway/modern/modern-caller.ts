@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import type { JSONRPCNotification, LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
 import { LOCAL_PRINCIPAL, type Caller, type LogMessage, type MemberIdentity, type UrlOpener } from "../../children/child.js";
 import { WireError } from "../../shared/errors.js";
+import type { PeerInfo } from "../../shared/observer.js";
 import { levelAllows } from "../client-session.js";
 import type { ModernExchange } from "./exchange.js";
 import type { InputRequest } from "./input-capability.js";
@@ -17,6 +18,8 @@ export class ModernCaller implements Caller {
   readonly identity: MemberIdentity | undefined;
   readonly principal: string;
   readonly envelope: Record<string, unknown>;
+  readonly client: PeerInfo | undefined;
+  readonly protocol: string;
   private readonly logLevel: LoggingLevel | undefined;
 
   /**
@@ -31,6 +34,8 @@ export class ModernCaller implements Caller {
     this.identity = exchange?.identity;
     this.principal = exchange?.principal ?? LOCAL_PRINCIPAL;
     this.logLevel = envelope.logLevel;
+    this.client = envelope.clientInfo && { name: envelope.clientInfo.name, version: envelope.clientInfo.version };
+    this.protocol = envelope.protocolVersion;
     this.envelope = {
       [META.protocolVersion]: envelope.protocolVersion,
       [META.clientCapabilities]: envelope.clientCapabilities,

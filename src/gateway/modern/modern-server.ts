@@ -8,7 +8,7 @@ import { CAPABILITIES, INSTRUCTIONS } from "../capabilities.js";
 import type { Gaggle } from "../gaggle.js";
 import type { GatewayRequests } from "../requests.js";
 import { contextOf } from "../call-context.js";
-import { toolCallParams } from "../tool-call-lane.js";
+import { toolCallParams } from "../tool-handlers.js";
 import { errorReply } from "../wire-errors.js";
 import { passedMeta, readEnvelope, type Envelope } from "./envelope.js";
 import type { ModernExchange } from "./exchange.js";
@@ -50,12 +50,11 @@ export class ModernServer {
 
   /**
    * Answers one request; resolves with its response, or with nothing once it was cancelled (nothing may be sent
-   * for a cancelled request). A subscriptions/listen request resolves only when its stream ends. `envelope` is
-   * the request's, when the transport admitted it already; otherwise it is admitted here.
+   * for a cancelled request). A subscriptions/listen request resolves only when its stream ends.
    */
-  async handle(request: JSONRPCRequest, exchange: ModernExchange, envelope?: Envelope): Promise<JSONRPCMessage | undefined> {
+  async handle(request: JSONRPCRequest, exchange: ModernExchange): Promise<JSONRPCMessage | undefined> {
     try {
-      const result = await this.dispatch(request, envelope ?? admit(request), exchange);
+      const result = await this.dispatch(request, admit(request), exchange);
       if (exchange.cancel.aborted) return undefined;
       return { jsonrpc: "2.0", id: request.id, result: this.finish(request.method, result) };
     } catch (error) {

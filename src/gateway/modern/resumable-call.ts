@@ -1,8 +1,8 @@
 // A modern client's call that a 2025-era child pauses to ask for input: the child's requests become an input_required
 // result, and the client's retry answers them while the child's call goes on where it was.
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
-import type { CallHold } from "../../children/call-hold.js";
-import { Cancellation, cancelledError } from "../../children/cancellation.js";
+import type { CallHold } from "../../children/calls/call-hold.js";
+import { Cancellation, cancelledError } from "../../children/calls/cancellation.js";
 import { WireError } from "../../shared/errors.js";
 import { isObject } from "../../shared/json.js";
 import type { ModernExchange } from "./exchange.js";

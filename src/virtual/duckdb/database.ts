@@ -2,6 +2,7 @@
 // connection: a query past its time, or whose call is cancelled, is interrupted.
 import type * as DuckDbModule from "@duckdb/node-api";
 import type { DuckDBConnection, DuckDBInstance, DuckDBResultReader } from "@duckdb/node-api";
+import { join } from "node:path";
 import { GaggleError, errorMessage } from "../../shared/errors.js";
 import { timerDelay } from "../../shared/timer-delay.js";
 
@@ -34,6 +35,7 @@ export class Database {
     private readonly instance: DuckDBInstance,
     private readonly connection: DuckDBConnection,
     private readonly readWrite: boolean,
+    private readonly roots: string[],
   ) {}
 
   /**
@@ -49,7 +51,7 @@ export class Database {
     await connection.run(`SET allowed_directories = [${roots.map(quote).join(", ")}]`);
     await connection.run("SET enable_external_access = false");
     await connection.run("SET lock_configuration = true");
-    return new Database(duckdb, instance, connection, readWrite);
+    return new Database(duckdb, instance, connection, readWrite, roots);
   }
 
   /** Runs `sql` after every query before it; the answer is the last statement's result. */
@@ -112,7 +114,7 @@ export class Database {
       }
       if (stopped === "cancelled") throw new GaggleError("EXECUTION_ERROR", "the query was interrupted: its call was cancelled");
       if (this.closed) throw new GaggleError("EXECUTION_ERROR", "the query was interrupted: the database was closed (close_child_session)");
-      throw duckdbFailure(error);
+      throw duckdbFailure(error, this.roots);
     } finally {
       clearTimeout(timer);
       clearInterval(repeating);
@@ -122,10 +124,14 @@ export class Database {
 }
 
 /** DuckDB's own error, in the shape every failure has; a refused file names the roots in its hint. */
-function duckdbFailure(error: unknown): GaggleError {
+function duckdbFailure(error: unknown, roots: string[]): GaggleError {
   const message = errorMessage(error).trim();
   if (message.startsWith("Permission Error")) {
-    return new GaggleError("PERMISSION_DENIED", message, { hint: "queries reach only files under [virtual.duckdb] roots" });
+    // DuckDB reads a relative path from gaggle's working directory, which need not be under any root.
+    const example = join(roots[0] ?? "/", "FILE.csv");
+    return new GaggleError("PERMISSION_DENIED", message, {
+      hint: `queries reach only files under the roots (${roots.join(", ")}; [virtual.duckdb] roots): name a file by its absolute path, as '${example}'`,
+    });
   }
   return new GaggleError("EXECUTION_ERROR", message, { hint: "fix the SQL; DuckDB's error names the line and what it expected" });
 }

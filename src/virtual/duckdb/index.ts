@@ -4,13 +4,12 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { z } from "zod";
-import type { Child } from "../../children/child.js";
 import type { ChildEvents } from "../../children/switchboard.js";
 import type { DuckDbSettings } from "../../config/virtual/duckdb.js";
 import { GaggleError, errorMessage } from "../../shared/errors.js";
 import { canonical, isUnder, realTarget } from "../../shared/fs-checks.js";
 import { jsonResult } from "../../shared/tool-results.js";
-import type { VirtualContext } from "../context.js";
+import type { BuiltIn } from "../context.js";
 import { defineTool, VirtualChild, type VirtualTool } from "../virtual-child.js";
 import { answerOf } from "./answer.js";
 import { Database, type DuckDb } from "./database.js";
@@ -68,7 +67,9 @@ class DuckDbChild extends VirtualChild {
     const path = database === undefined ? MEMORY : this.databasePath(database);
     let opening = this.databases.get(path);
     if (!opening) {
-      opening = loadDuckDb().then((duckdb) => Database.open(duckdb, path, this.roots, this.settings.readWrite));
+      opening = Promise.resolve()
+        .then(loadDuckDb)
+        .then((duckdb) => Database.open(duckdb, path, this.roots, this.settings.readWrite));
       this.databases.set(path, opening);
       opening.catch(() => this.databases.delete(path));
     }
@@ -96,7 +97,7 @@ class DuckDbChild extends VirtualChild {
  * Loaded on first query: an optional dependency with a native engine, which most configurations never load.
  * Required, not imported: the bundle runs from V8's code cache, where import() has no loader (see bundle.mjs).
  */
-async function loadDuckDb(): Promise<DuckDb> {
+function loadDuckDb(): DuckDb {
   try {
     return createRequire(import.meta.url)("@duckdb/node-api") as DuckDb;
   } catch (error) {
@@ -106,8 +107,14 @@ async function loadDuckDb(): Promise<DuckDb> {
   }
 }
 
-export function createDuckDbChild(context: VirtualContext): Child | undefined {
-  const settings = context.config.virtual.duckdb;
-  if (!settings.enabled) return undefined;
-  return new DuckDbChild(settings, context.switchboard);
-}
+export const duckdbChild: BuiltIn<DuckDbSettings> = {
+  create: (settings, { switchboard }) => new DuckDbChild(settings, switchboard),
+  /** The optional module loaded, as the first query would load it. */
+  check() {
+    try {
+      return { ok: true, notes: [`DuckDB ${loadDuckDb().version()} (@duckdb/node-api)`] };
+    } catch (error) {
+      return { ok: false, notes: [errorMessage(error), (error as GaggleError).hint ?? ""] };
+    }
+  },
+};

@@ -2,13 +2,13 @@
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import type { CallToolResult, ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
-import { LOCAL_PRINCIPAL, type CallContext } from "../../children/child.js";
+import { LOCAL_PRINCIPAL, type BackgroundWork, type CallContext } from "../../children/child.js";
 import type { ChildEvents } from "../../children/switchboard.js";
 import { GaggleError } from "../../shared/errors.js";
 import { isDirectory } from "../../shared/fs-checks.js";
 import { VirtualChild, type VirtualTool } from "../virtual-child.js";
 import { sessionName, turnArgv } from "./argv.js";
-import { spawnProblem } from "../../children/spawn-problem.js";
+import { spawnProblem } from "../../children/processes/spawn-problem.js";
 import { findExecutable } from "../../shared/fs-checks.js";
 import { gooseMissing } from "./command.js";
 import { runDispatch } from "./dispatch.js";
@@ -19,7 +19,7 @@ import { mergeOptions, OptionError, parseRunOptions } from "../../config/virtual
 import { gooseResources, gooseResourceTemplates, readGooseResource } from "./resources.js";
 import type { GooseSettings } from "../../config/virtual/goose.js";
 import { gooseTools } from "./tools.js";
-import { LineProcess } from "../../children/line-process.js";
+import { LineProcess } from "../../children/processes/line-process.js";
 import { GoslingWatchers, type GoslingWatcher } from "./watchers.js";
 
 /** How `goose` is started, resolved from the config once. */
@@ -75,6 +75,17 @@ export class GooseChild extends VirtualChild implements GoslingHost {
 
   all(): Gosling[] {
     return [...this.goslings.values()];
+  }
+
+  override background(): BackgroundWork[] {
+    return this.all().map((gosling) => ({
+      kind: "gosling",
+      id: gosling.id,
+      owner: this.ownerOf(gosling),
+      state: gosling.working ? "working" : gosling.status,
+      title: gosling.session,
+      startedAt: gosling.createdAt,
+    }));
   }
 
   /** By full id, by an unambiguous start of it (8 characters or more), or by its Goose session name. */

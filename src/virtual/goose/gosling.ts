@@ -5,7 +5,7 @@ import { timerDelay } from "../../shared/timer-delay.js";
 import type { RunOption } from "../../config/virtual/goose-options.js";
 import { StreamJsonReader, TextReader, type OutputReader } from "./stream-json.js";
 import { Transcript } from "./transcript.js";
-import type { LineProcess, ProcessExit } from "../../children/line-process.js";
+import type { LineProcess, ProcessExit } from "../../children/processes/line-process.js";
 
 export type GoslingStatus = "running" | "completed" | "error" | "released";
 export type PromptState = "queued" | "running" | "completed" | "error" | "cancelled";

@@ -1,29 +1,34 @@
 // The built-in `goose` child: Goose agents ("goslings"), built from `[virtual.goose]` unless it is disabled, or
 // Goose is not installed and nobody asked for it.
-import { dirname } from "node:path";
-import { childEnv } from "../../children/child-env.js";
+import { childEnv } from "../../children/processes/child-env.js";
 import { findExecutable } from "../../shared/fs-checks.js";
 import { logger } from "../../shared/log.js";
-import type { VirtualContext } from "../context.js";
+import type { GooseSettings } from "../../config/virtual/goose.js";
+import type { BuiltIn } from "../context.js";
 import { GooseChild } from "./goose-child.js";
 
-export function createGooseChild(context: VirtualContext): GooseChild | undefined {
-  const settings = context.config.virtual.goose;
-  if (!settings.enabled) return undefined;
-  // The config layer made cwd absolute (the config file's folder by default), and a command path too.
-  const cwd = settings.cwd ?? dirname(context.config.path);
-  const command = settings.command;
-  // NO_COLOR=1 keeps ANSI codes out of what gaggle parses, whatever the environment says.
-  const env: Record<string, string> = { ...childEnv(settings.env, true), NO_COLOR: "1" };
-  // Without Goose its tools would only fail: they are left out unless asked for with enabled = true.
-  const lookup = findExecutable(command, cwd, env.PATH);
-  if ("missing" in lookup) {
-    const log = logger({ child: "goose" });
-    if (!settings.required) {
-      log.info({ command }, "the goose child is left out: its command is not found; set [virtual.goose] enabled = true to keep it");
-      return undefined;
+export const gooseChild: BuiltIn<GooseSettings> = {
+  create(settings, { switchboard, config }) {
+    // The config layer made cwd absolute (the config file's folder by default), and a command path too.
+    const { command, cwd } = settings;
+    // NO_COLOR=1 keeps ANSI codes out of what gaggle parses, whatever the environment says.
+    const env: Record<string, string> = { ...childEnv(settings.env, true), NO_COLOR: "1" };
+    // Without Goose its tools would only fail: they are left out unless asked for with enabled = true.
+    const lookup = findExecutable(command, cwd, env.PATH);
+    if ("missing" in lookup) {
+      const log = logger({ child: "goose" });
+      if (!settings.required) {
+        log.info({ command }, "the goose child is left out: its command is not found; set [virtual.goose] enabled = true to keep it");
+        return undefined;
+      }
+      log.error({ command }, "[virtual.goose] is enabled, but its command is not found: every run_goose will fail until Goose is installed");
     }
-    log.error({ command }, "[virtual.goose] is enabled, but its command is not found: every run_goose will fail until Goose is installed");
-  }
-  return new GooseChild(context.switchboard, settings, { command, cwd, env, graceMs: context.config.gateway.shutdownGraceMs });
-}
+    return new GooseChild(switchboard, settings, { command, cwd, env, graceMs: config.gateway.shutdownGraceMs });
+  },
+  check(settings) {
+    const lookup = findExecutable(settings.command, settings.cwd, childEnv(settings.env, true).PATH);
+    if ("found" in lookup) return { ok: true, notes: [`Goose: ${lookup.found}`] };
+    if (!settings.required) return undefined;
+    return { ok: false, notes: [`its command ${settings.command} is not found: install Goose, or set [virtual.goose] command`] };
+  },
+};

@@ -63,8 +63,29 @@ export function checkFollowUp(gosling: Gosling, goslings: readonly Gosling[], li
   }
 }
 
-function limitReached(what: string, setting: string, value: number, next: string): GaggleError {
-  return new GaggleError("LIMIT_REACHED", `${what} ([virtual.goose] ${setting} = ${value})`, {
-    hint: `${next}, or raise [virtual.goose] ${setting}`,
-  });
+/** A refusal by one of the limits: `setting` names it, as [virtual.goose] spells it. */
+export class LimitReached extends GaggleError {
+  constructor(
+    message: string,
+    hint: string,
+    readonly setting: keyof typeof SETTINGS,
+  ) {
+    super("LIMIT_REACHED", message, { hint });
+  }
+
+  /** Goslings at work and goslings held are freed by others in time; a gosling's own prompts and runtime are not. */
+  get freesUp(): boolean {
+    return SETTINGS[this.setting].freesUp;
+  }
+}
+
+const SETTINGS = {
+  max_active: { freesUp: true },
+  max_total: { freesUp: true },
+  max_prompts: { freesUp: false },
+  max_runtime_minutes: { freesUp: false },
+} as const;
+
+function limitReached(what: string, setting: keyof typeof SETTINGS, value: number, next: string): LimitReached {
+  return new LimitReached(`${what} ([virtual.goose] ${setting} = ${value})`, `${next}, or raise [virtual.goose] ${setting}`, setting);
 }

@@ -2,7 +2,7 @@
 // project and an OAuth token (given, or got from a credentials file). The settings come first, then the
 // environment the way Google's own tools read it; with neither, the error names every setting that would do.
 import type { ImagenSettings } from "../../config/virtual/imagen.js";
-import { IMAGEN_DEFAULTS } from "../../config/virtual/imagen.js";
+import { DEFAULT_REGION } from "../../config/virtual/imagen.js";
 import { GaggleError } from "../../shared/errors.js";
 import { GoogleCredentials } from "./google-credentials.js";
 
@@ -50,7 +50,7 @@ function vertex(
   credentials: Map<string, GoogleCredentials>,
   projectSetting: string,
 ): ImagenBackend {
-  const region = settings.region ?? env.GOOGLE_CLOUD_LOCATION ?? env.GCP_REGION ?? IMAGEN_DEFAULTS.region;
+  const region = settings.region ?? env.GOOGLE_CLOUD_LOCATION ?? env.GCP_REGION ?? DEFAULT_REGION;
   const root = (settings.apiBase ?? `https://${region}-aiplatform.googleapis.com/v1`).replace(/\/+$/, "");
   const token = settings.accessToken;
   const file = settings.credentialsFile ?? env.GOOGLE_APPLICATION_CREDENTIALS;

@@ -3,10 +3,9 @@
 // content with their paths.
 import { join } from "node:path";
 import { z } from "zod";
-import type { Child } from "../../children/child.js";
 import type { ChildEvents } from "../../children/switchboard.js";
 import type { ImagenSettings } from "../../config/virtual/imagen.js";
-import type { VirtualContext } from "../context.js";
+import type { BuiltIn } from "../context.js";
 import { defineTool, VirtualChild, type VirtualTool } from "../virtual-child.js";
 import { chooseBackend } from "./backend.js";
 import { generateImages, type ImageRequest } from "./generate.js";
@@ -89,8 +88,7 @@ class ImagenChild extends VirtualChild {
   }
 }
 
-export function createImagenChild(context: VirtualContext): Child | undefined {
-  const settings = context.config.virtual.imagen;
-  if (!settings.enabled) return undefined;
-  return new ImagenChild({ ...settings, outputDir: settings.outputDir ?? join(context.stateDir, "imagen") }, context.switchboard);
-}
+export const imagenChild: BuiltIn<ImagenSettings> = {
+  create: (settings, { switchboard, stateDir }) =>
+    new ImagenChild({ ...settings, outputDir: settings.outputDir ?? join(stateDir, "imagen") }, switchboard),
+};

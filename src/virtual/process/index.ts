@@ -1,11 +1,11 @@
 // The built-in `process` child: background commands (gg_process_*) that never block the conversation.
 import { dirname, join } from "node:path";
 import type { ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
-import type { CallContext, Child } from "../../children/child.js";
+import type { BackgroundWork, CallContext } from "../../children/child.js";
 import type { ChildEvents } from "../../children/switchboard.js";
-import type { GaggleConfig } from "../../config/index.js";
+import type { ProcessSettings } from "../../config/virtual/process.js";
 import { logger } from "../../shared/log.js";
-import type { VirtualContext } from "../context.js";
+import type { BuiltIn } from "../context.js";
 import { VirtualChild, type VirtualTool } from "../virtual-child.js";
 import type { Policy } from "./policy.js";
 import { loadPolicy, logBrokenPolicy, policyProblems } from "./policy-load.js";
@@ -40,41 +40,47 @@ class ProcessChild extends VirtualChild {
     return readProcessResource(this.table, uri, callerOf(ctx).principal);
   }
 
+  override background(): BackgroundWork[] {
+    return this.table.list().map((entry) => ({
+      kind: "process",
+      id: String(entry.pid),
+      owner: entry.spec.owner,
+      state: entry.status,
+      title: entry.command,
+      startedAt: entry.startedAt,
+    }));
+  }
+
   /** Called on close_child_session("process") and at shutdown: no process gaggle started survives it. */
   protected async stopAll(): Promise<void> {
     await this.table.stopAll();
   }
 }
 
-/** What `gaggle validate` reports of the process child's settings: a policy that would refuse every command. */
-export function processSettingsProblems(config: GaggleConfig): string[] {
-  if (!config.virtual.process.enabled) return [];
-  return policyProblems(loadPolicy(config.virtual.process, config.path), NAME);
-}
-
-export function createProcessChild(context: VirtualContext): Child | undefined {
-  const { config, switchboard, stateDir } = context;
-  const settings = config.virtual.process;
-  if (!settings.enabled) return undefined;
-  const log = logger({ child: NAME });
-  const policy = loadPolicy(settings, config.path);
-  announcePolicy(policy, log);
-  const baseDir = dirname(config.path);
-  const table = new ProcessTable({
-    childName: NAME,
-    events: switchboard,
-    policy,
-    baseDir,
-    logDir: settings.logDir ?? join(stateDir, "process"),
-    maxConcurrent: settings.maxConcurrent,
-    maxOutputBytes: settings.maxOutputBytes,
-    defaultTimeoutMs: settings.defaultTimeoutMs,
-    killGraceMs: settings.killGraceMs ?? config.gateway.shutdownGraceMs,
-    keepFinished: settings.keepFinished,
-    log,
-  });
-  return new ProcessChild(table, switchboard, settings.defaultTimeoutMs, baseDir);
-}
+export const processChild: BuiltIn<ProcessSettings> = {
+  create(settings, { config, switchboard, stateDir }) {
+    const log = logger({ child: NAME });
+    const policy = loadPolicy(settings, config.path);
+    announcePolicy(policy, log);
+    const baseDir = dirname(config.path);
+    const table = new ProcessTable({
+      childName: NAME,
+      events: switchboard,
+      policy,
+      baseDir,
+      logDir: settings.logDir ?? join(stateDir, "process"),
+      maxConcurrent: settings.maxConcurrent,
+      maxOutputBytes: settings.maxOutputBytes,
+      defaultTimeoutMs: settings.defaultTimeoutMs,
+      killGraceMs: settings.killGraceMs ?? config.gateway.shutdownGraceMs,
+      keepFinished: settings.keepFinished,
+      log,
+    });
+    return new ProcessChild(table, switchboard, settings.defaultTimeoutMs, baseDir);
+  },
+  /** A policy that would refuse every command. */
+  problems: (settings, config) => policyProblems(loadPolicy(settings, config.path), NAME),
+};
 
 /** The policy said at start-up: a broken one, not only when the first command is refused. */
 function announcePolicy(policy: Policy, log: ReturnType<typeof logger>): void {

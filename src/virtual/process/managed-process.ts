@@ -1,7 +1,7 @@
 // One background command: a shell leading its own process group, its output log, its timeout, and how it ends.
 import { join } from "node:path";
-import { childEnv } from "../../children/child-env.js";
-import { GroupProcess, type ProcessExit } from "../../children/group-process.js";
+import { childEnv } from "../../children/processes/child-env.js";
+import { GroupProcess, type ProcessExit } from "../../children/processes/group-process.js";
 import { GaggleError, errorMessage } from "../../shared/errors.js";
 import { OutputLog } from "./output-log.js";
 

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, resolve } from "node:path";
 import { z } from "zod";
-import { ConfigError, describeValue, fallbackErrorMap, formatIssues, issuesFromZod } from "../../config/errors.js";
+import { ConfigError, describeValue, fallbackErrorMap, formatIssues, formatPath, issuesFromZod } from "../../config/errors.js";
 import { errorMessage } from "../../shared/errors.js";
 import type { Logger } from "../../shared/log.js";
 import { canonical } from "../../shared/fs-checks.js";
@@ -32,22 +32,26 @@ const policySchema = closed({
 
 /**
  * `configPath` is the config file's absolute path: relative paths are taken from its folder. `table` is the
- * settings' table, which refusals name ("virtual.process", "virtual.workspace").
+ * settings' table, which refusals name (["virtual", "process"], ["virtual", "workspace"]).
  */
-export function loadPolicy(settings: Pick<ProcessSettings, "policy" | "policyFile">, configPath: string, table = "virtual.process"): Policy {
+export function loadPolicy(
+  settings: Pick<ProcessSettings, "policy" | "policyFile">,
+  configPath: string,
+  table: readonly string[] = ["virtual", "process"],
+): Policy {
   const { policy, policyFile } = settings;
-  const inline = `[${table}.policy]`;
+  const inline = `[${formatPath([...table, "policy"])}]`;
   if (policy !== undefined && policyFile !== undefined) {
     return broken(inline, "both policy and policy_file are set; keep one");
   }
   if (policyFile !== undefined) return fromFile(policyFile, dirname(configPath), table);
-  if (policy !== undefined) return validate(policy, inline, `${table}.policy`, dirname(configPath));
+  if (policy !== undefined) return validate(policy, inline, [...table, "policy"], dirname(configPath));
   return { kind: "open" };
 }
 
-function fromFile(value: unknown, base: string, table: string): Policy {
+function fromFile(value: unknown, base: string, table: readonly string[]): Policy {
   if (typeof value !== "string" || value === "") {
-    return broken(`[${table}] policy_file`, `policy_file must be a file path, got ${JSON.stringify(value)}`);
+    return broken(`[${formatPath(table)}] policy_file`, `policy_file must be a file path, got ${JSON.stringify(value)}`);
   }
   const file = resolve(base, expandHome(value, homedir()));
   const source = `the policy file ${file}`;
@@ -59,16 +63,17 @@ function fromFile(value: unknown, base: string, table: string): Policy {
     return broken(source, code === "ENOENT" ? `policy file ${file} not found` : `cannot read policy file ${file} (${code ?? errorMessage(error)})`);
   }
   try {
-    return validate(parseDocument(text, file).doc, source, "", dirname(file), file);
+    return validate(parseDocument(text, file).doc, source, [], dirname(file), file);
   } catch (error) {
     return broken(source, error instanceof ConfigError ? error.message : errorMessage(error));
   }
 }
 
-function validate(doc: unknown, source: string, keyPath: string, base: string, file = ""): Policy {
+/** `keyPath`: where the policy is in the document its issues are named in. */
+function validate(doc: unknown, source: string, keyPath: readonly string[], base: string, file = ""): Policy {
   const result = policySchema.safeParse(doc, { error: fallbackErrorMap });
   if (!result.success) {
-    const issues = issuesFromZod(result.error.issues, keyPath === "" ? [] : keyPath.split("."));
+    const issues = issuesFromZod(result.error.issues, keyPath);
     return broken(source, formatIssues(file, issues).replace(/\n/g, "; "));
   }
   const { allow, cwd_allow, redirect_allow } = result.data;

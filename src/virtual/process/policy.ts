@@ -1,8 +1,9 @@
 // The command policy (of the process and workspace children) and its one question: may this command run in this directory? Refusals name the segment and the rule.
-import { resolve } from "node:path";
-import { isUnder, realTarget } from "../../shared/fs-checks.js";
+import { isAbsolute } from "node:path";
+import { canonical, isUnder, kernelTarget } from "../../shared/fs-checks.js";
 import { GaggleError } from "../../shared/errors.js";
 import { readCommandLine, type FileRedirect } from "../shell/command-grammar.js";
+import { placesAfter, type ShellPlace } from "./directory-changes.js";
 
 /**
  * `open`: no policy configured, everything runs. `rules`: a policy that validated. `broken`: a policy was
@@ -14,10 +15,12 @@ export type Policy =
   | { kind: "broken"; source: string; reason: string };
 
 /**
- * Throws PERMISSION_DENIED when the policy refuses `command` in `cwd` (absolute, symlinks resolved). The command
- * is read with bash's grammar: every simple command in it must match an allow pattern, and every file a
- * redirection opens must be /dev/null or lie under cwd_allow or redirect_allow. What cannot be known before it
- * runs (command substitution, subshells, an expanded command name or redirection path) is refused.
+ * Throws PERMISSION_DENIED when the policy refuses `command` in `cwd` (absolute; as the shell knows it, symlinks and
+ * all). The command is read with bash's grammar: every simple command in it must match an allow pattern, every
+ * directory it changes to (cd, pushd, popd) must lie under cwd_allow, and every file a redirection opens must be
+ * /dev/null or lie under cwd_allow or redirect_allow, judged from each folder the shell may be in by then. What
+ * cannot be known before it runs (command substitution, subshells, an expanded command name or redirection path) is
+ * refused.
  */
 export async function checkPolicy(policy: Policy, command: string, cwd: string): Promise<void> {
   if (policy.kind === "open") return;
@@ -26,10 +29,15 @@ export async function checkPolicy(policy: Policy, command: string, cwd: string):
       hint: `fix ${policy.source} and restart gaggle`,
     });
   }
-  if (policy.cwdAllow && !policy.cwdAllow.some((prefix) => isUnder(cwd, prefix))) {
-    throw new GaggleError("PERMISSION_DENIED", `cwd "${cwd}" is refused by the policy rule cwd_allow: it is under none of ${list(policy.cwdAllow)}`, {
-      hint: `pass a cwd under one of those directories, or add the directory to cwd_allow in ${policy.source}`,
-    });
+  const real = canonical(cwd);
+  if (policy.cwdAllow && !policy.cwdAllow.some((prefix) => isUnder(real, prefix))) {
+    throw new GaggleError(
+      "PERMISSION_DENIED",
+      `cwd "${real}" is refused by the policy rule cwd_allow: it is under none of ${list(policy.cwdAllow)}`,
+      {
+        hint: `pass a cwd under one of those directories, or add the directory to cwd_allow in ${policy.source}`,
+      },
+    );
   }
   if (policy.allow === "*") return;
   const line = await readCommandLine(command);
@@ -48,19 +56,41 @@ export async function checkPolicy(policy: Policy, command: string, cwd: string):
       hint: `run only commands the allow patterns match, or add a pattern for this one to allow in ${policy.source}`,
     });
   }
-  const dirs = [...(policy.cwdAllow ?? []), ...(policy.redirectAllow ?? [])];
-  const outside = line.redirects.find((redirect) => !redirectAllowed(redirect, cwd, dirs));
-  if (outside !== undefined) {
-    const where = dirs.length === 0 ? "only /dev/null is allowed (no cwd_allow or redirect_allow)" : `it is /dev/null or under none of ${list(dirs)}`;
-    throw new GaggleError("PERMISSION_DENIED", `the redirection ${outside.op} ${JSON.stringify(outside.path)} is refused by the policy: ${where}`, {
-      hint: `redirect into a directory under cwd_allow, or add one to redirect_allow in ${policy.source}`,
+  const start: ShellPlace = { logical: cwd, real };
+  const places = placesAfter(line, start, policy.cwdAllow);
+  if ("refused" in places) {
+    throw new GaggleError("PERMISSION_DENIED", `${places.refused}, which the policy refuses`, {
+      hint: `change only to directories under cwd_allow, written out (cd ./sub, not cd "$DIR"), or run the command with that cwd${policy.cwdAllow ? `; cwd_allow is ${list(policy.cwdAllow)}` : ""}`,
     });
+  }
+  const dirs = [...(policy.cwdAllow ?? []), ...(policy.redirectAllow ?? [])];
+  for (const redirect of line.redirects) {
+    // After a change to a folder known only at run time, a relative path could be anywhere; an absolute one is where it says.
+    const from = places.before(redirect.at) ?? (isAbsolute(redirect.path) ? [start] : undefined);
+    const outside = from?.find((place) => !redirectAllowed(redirect, place, dirs));
+    if (from === undefined || outside !== undefined) {
+      const where =
+        dirs.length === 0 ? "only /dev/null is allowed (no cwd_allow or redirect_allow)" : `it is /dev/null or under none of ${list(dirs)}`;
+      const after =
+        outside === undefined
+          ? " after a directory change to a place known only when it runs"
+          : outside.via
+            ? ` from ${outside.real}, where ${JSON.stringify(outside.via)} may leave the shell,`
+            : "";
+      throw new GaggleError(
+        "PERMISSION_DENIED",
+        `the redirection ${redirect.op} ${JSON.stringify(redirect.path)}${after} is refused by the policy: ${where}`,
+        {
+          hint: `redirect into a directory under cwd_allow, or add one to redirect_allow in ${policy.source}`,
+        },
+      );
+    }
   }
 }
 
-/** The file, resolved against `cwd` with its symlinks followed, is /dev/null or under one of `dirs`. */
-function redirectAllowed(redirect: FileRedirect, cwd: string, dirs: string[]): boolean {
-  const path = realTarget(resolve(cwd, redirect.path));
+/** The file, opened from `place` as the kernel opens it (symlinks followed), is /dev/null or under one of `dirs`. */
+function redirectAllowed(redirect: FileRedirect, place: ShellPlace, dirs: string[]): boolean {
+  const path = kernelTarget(place.real, redirect.path);
   if (path === undefined) return false;
   return path === "/dev/null" || dirs.some((dir) => isUnder(path, dir));
 }

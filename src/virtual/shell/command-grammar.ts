@@ -1,14 +1,27 @@
 // What a shell command line runs, read with bash's grammar (tree-sitter-bash): the simple commands it is made of
 // and the files its redirections open, or the construct that makes that impossible to know before it runs.
-import { createRequire } from "node:module";
-import type * as TreeSitter from "web-tree-sitter";
-import type { Node, Parser } from "web-tree-sitter";
+import type { Node } from "web-tree-sitter";
+import { literal, withTree } from "./bash-parser.js";
+import { codeInBuiltin, codeInExpansion, nameOperands, type Word } from "./hidden-code.js";
+
+export type { Word } from "./hidden-code.js";
 
 export interface SimpleCommand {
   /** Its words as written (quotes kept), one space apart: assignments before it, its name, its arguments. */
   text: string;
   /** The command name with its quotes and escapes removed, as the shell looks it up. */
   name: string | undefined;
+  /** Where it starts in the line. */
+  at: number;
+  /** For cd, pushd and popd: where the shell goes (see DirectoryChange); absent for a command that stays. */
+  chdir?: DirectoryChange;
+}
+
+/** Where `cd DIR`, `pushd DIR` or `popd` leaves the shell: `to` as written, undefined when known only at run time. */
+export interface DirectoryChange {
+  to: string | undefined;
+  /** cd -P: symlinks in `to` are followed as the kernel follows them; otherwise `..` is taken textually first. */
+  physical: boolean;
 }
 
 export interface FileRedirect {
@@ -16,12 +29,13 @@ export interface FileRedirect {
   op: string;
   /** The file, with its quotes and escapes removed; relative to the command's working directory. */
   path: string;
+  /** Where it starts in the line. */
+  at: number;
 }
 
 export type CommandLine = { commands: SimpleCommand[]; redirects: FileRedirect[] } | { unverifiable: string };
 
-/** Longer input is refused rather than read: nobody types a command line this long, and a policy reads all of it. */
-export const MAX_COMMAND_CHARS = 100_000;
+export { MAX_COMMAND_CHARS } from "./bash-parser.js";
 
 /**
  * What bash would run for `source`, every construct accounted for. Anything that runs commands this reading
@@ -29,41 +43,14 @@ export const MAX_COMMAND_CHARS = 100_000;
  * redirection to an expanded path, a syntax error) makes the whole line unverifiable: callers refuse it.
  */
 export async function readCommandLine(source: string): Promise<CommandLine> {
-  if (source.length > MAX_COMMAND_CHARS) return { unverifiable: `a command line over ${MAX_COMMAND_CHARS} characters` };
-  const parser = await bashParser();
-  const tree = parser.parse(source);
-  if (!tree) return { unverifiable: "a command line the shell grammar could not read" };
-  try {
-    return walk(tree.rootNode);
-  } finally {
-    tree.delete();
-  }
-}
-
-let loading: Promise<Parser> | undefined;
-
-/**
- * Loaded on first use: the grammar is WebAssembly, and most configurations never check a command. Required (its
- * CommonJS build), never import()ed: the built gaggle runs as a script from V8's code cache (src/cli/code-cache.ts),
- * and a script that Node 20 hands back from that cache has lost its import() callback, so import() throws
- * "A dynamic import callback was not specified".
- */
-function bashParser(): Promise<Parser> {
-  return (loading ??= (async () => {
-    // Required, not imported: the bundle runs from V8's code cache, where import() has no loader (see bundle.mjs).
-    const load = createRequire(import.meta.url);
-    const { Parser, Language } = load("web-tree-sitter") as typeof TreeSitter;
-    await Parser.init();
-    const bash = await Language.load(load.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
-    return new Parser().setLanguage(bash);
-  })());
+  return withTree(source, walk);
 }
 
 /** Constructs that only group or chain the commands inside them: their commands are read one by one. */
 const CHAINS = new Set(["program", "list", "pipeline", "negated_command", "redirected_statement"]);
 
 /** What may appear inside a command's words and redirections: data, never something that runs. */
-const DATA = new Set([
+export const DATA = new Set([
   "command_name",
   "word",
   "number",
@@ -107,8 +94,8 @@ const CONSTRUCTS: Record<string, string> = {
   ERROR: "a syntax error",
 };
 
-function refusal(node: Node): { unverifiable: string } {
-  return { unverifiable: CONSTRUCTS[node.type] ?? `the shell construct "${node.type}"` };
+function construct(node: Node): string {
+  return CONSTRUCTS[node.type] ?? `the shell construct "${node.type}"`;
 }
 
 /** Iterative, so that a deeply nested line cannot exhaust the stack. */
@@ -148,9 +135,10 @@ function walk(root: Node): CommandLine {
     }
     if (node.type === "variable_assignment" || node.type === "variable_assignments") {
       // `A=1` alone sets a shell variable and runs nothing; it still has to be allowed, as written.
-      const banned = outsideData(node);
-      if (banned) return refusal(banned);
-      commands.push({ text: node.text, name: undefined });
+      const code = codeIn(node);
+      if (code) return { unverifiable: code };
+      if (/^CDPATH(\[|\+?=)/.test(node.text)) return { unverifiable: CDPATH_CHANGE };
+      commands.push({ text: node.text, name: undefined, at: node.startIndex });
       continue;
     }
     if (node.type === "command") {
@@ -160,22 +148,21 @@ function walk(root: Node): CommandLine {
       redirects.push(...read.redirects);
       continue;
     }
-    return refusal(node);
+    return { unverifiable: construct(node) };
   }
-  return { commands, redirects: inSourceOrder(redirects) };
+  // A redirection before a command is read after the command's own: in source order again.
+  return { commands, redirects: redirects.sort((a, b) => a.at - b.at) };
 }
 
-/** Where each redirection was read; a redirection before a command is read after the command's own. */
-const positions = new WeakMap<FileRedirect, number>();
-
-function inSourceOrder(redirects: FileRedirect[]): FileRedirect[] {
-  return redirects.sort((a, b) => (positions.get(a) ?? 0) - (positions.get(b) ?? 0));
-}
+const CDPATH_CHANGE = "a change to CDPATH, which moves where cd goes";
 
 /** A simple command; a redirection written before or among its words (`> out echo hi`) is its own. */
 function readCommand(node: Node): { command: SimpleCommand; redirects: FileRedirect[] } | { unverifiable: string } {
   const words: string[] = [];
   const redirects: FileRedirect[] = [];
+  const nameNode = node.childForFieldName("name");
+  // The name and its arguments as the shell passes them on, for the builtins that take variables' names.
+  const argv: Word[] = [];
   for (const child of node.namedChildren) {
     if (!child || child.type === "comment") continue;
     if (child.type.endsWith("_redirect")) {
@@ -183,25 +170,32 @@ function readCommand(node: Node): { command: SimpleCommand; redirects: FileRedir
       if ("unverifiable" in read) return read;
       if (read.file) redirects.push(read.file);
       words.push(...read.words);
+      argv.push(...read.words.map((text) => ({ text, value: undefined })));
       continue;
     }
-    const banned = DATA.has(child.type) ? outsideData(child) : child;
-    if (banned) return refusal(banned);
+    const code = DATA.has(child.type) ? codeIn(child) : construct(child);
+    if (code) return { unverifiable: code };
     words.push(child.text);
+    if (nameNode && child.startIndex >= nameNode.startIndex) argv.push({ text: child.text, value: literal(child) });
   }
-  const nameNode = node.childForFieldName("name");
   let name: string | undefined;
   if (nameNode) {
     name = literal(nameNode);
     if (name === undefined) return { unverifiable: `a command name that is expanded when it runs (${nameNode.text})` };
+    if (name === "coproc") return { unverifiable: "coproc, whose command bash's grammar here does not read as one" };
+    const code = codeInBuiltin(argv) ?? cdpathChange(argv);
+    if (code) return { unverifiable: code };
   }
-  return { command: { text: words.join(" "), name }, redirects };
+  for (const child of node.namedChildren)
+    if (child?.type === "variable_assignment" && /^CDPATH(\[|\+?=)/.test(child.text)) return { unverifiable: CDPATH_CHANGE };
+  const chdir = directoryChange(argv);
+  return { command: { text: words.join(" "), name, at: node.startIndex, ...(chdir && { chdir }) }, redirects };
 }
 
 /** A redirection's file, if it opens one, and any words written after it. */
 function readRedirect(node: Node): { file: FileRedirect | undefined; words: string[] } | { unverifiable: string } {
-  const banned = outsideData(node);
-  if (banned) return refusal(banned);
+  const code = codeIn(node);
+  if (code) return { unverifiable: code };
   if (node.type !== "file_redirect") return { file: undefined, words: [] }; // a heredoc or here-string: data on stdin
   const op = node.children.find((child) => child !== null && !child.isNamed)?.text ?? "";
   const [target, ...rest] = node.namedChildren.filter((child): child is Node => child !== null && child.type !== "file_descriptor");
@@ -211,45 +205,61 @@ function readRedirect(node: Node): { file: FileRedirect | undefined; words: stri
   if ((op === ">&" || op === "<&") && /^(\d+-?|-)$/.test(target.text)) return { file: undefined, words };
   const path = literal(target);
   if (path === undefined || path === "") return { unverifiable: `a redirection to a path that is expanded when it runs (${target.text})` };
-  const file = { op, path };
-  positions.set(file, node.startIndex);
-  return { file, words };
+  return { file: { op, path, at: node.startIndex }, words };
 }
 
-/** The first node under `node` that is not data: something that would run when the words are expanded. */
-function outsideData(node: Node): Node | undefined {
-  const stack = node.namedChildren.filter((child): child is Node => child !== null);
+/**
+ * What under `node` would run when its words are expanded, named as a person would: the first part that is not
+ * data, or an expansion that turns a variable's value into code (see hidden-code.ts). Undefined when it is all data.
+ */
+function codeIn(node: Node): string | undefined {
+  const stack = [node];
   for (let at = stack.pop(); at; at = stack.pop()) {
     if (at.type === "comment") continue;
-    if (!DATA.has(at.type)) return at;
+    if (at !== node && !DATA.has(at.type)) return construct(at);
+    if (at.type === "expansion") {
+      const code = codeInExpansion(at.text) ?? (/^\$\{CDPATH:?=/.test(at.text) ? CDPATH_CHANGE : undefined);
+      if (code) return code;
+    }
     stack.push(...at.namedChildren.filter((child): child is Node => child !== null));
   }
   return undefined;
 }
 
-/**
- * The word as the shell passes it on, when nothing in it is expanded at run time: quotes and backslashes
- * removed. Undefined for a word with an expansion, a glob, or a leading `~`.
- */
-function literal(node: Node): string | undefined {
-  const parts = node.type === "command_name" || node.type === "concatenation" ? node.namedChildren : [node];
-  let text = "";
-  for (const part of parts) {
-    if (!part) continue;
-    if (part.type === "concatenation" || part.type === "command_name") {
-      const inner = literal(part);
-      if (inner === undefined) return undefined;
-      text += inner;
-    } else if (part.type === "raw_string") text += part.text.slice(1, -1);
-    else if (part.type === "string") {
-      if (part.namedChildren.some((child) => child?.type !== "string_content")) return undefined;
-      text += part.text.slice(1, -1).replace(/\\([$`"\\\n])/g, "$1");
-    } else if (part.type === "word" || part.type === "number") {
-      if (/^~|(?<!\\)[*?[]|(?<!\\)[{$`]/.test(part.text)) return undefined;
-      text += part.text.replace(/\\(.)/gs, "$1");
-    } else return undefined;
+/** A builtin that sets a variable by name (read, mapfile, getopts, ...) setting CDPATH, or one named only when it runs. */
+function cdpathChange(argv: Word[]): string | undefined {
+  const names = nameOperands(argv);
+  if (names === undefined) return undefined;
+  if ("unknown" in names) return `${argv[0]?.text} with ${names.unknown}, which may set CDPATH and move where cd goes`;
+  return names.names.some((name) => name.value === undefined || name.value === "CDPATH") ? CDPATH_CHANGE : undefined;
+}
+
+/** The options cd takes; -P and -L say how it follows symlinks, the last one given winning. */
+const CD_OPTIONS = /^-[LPe@]+$/;
+
+/** Where cd, pushd or popd (`builtin` or `command` before it looked through) leaves the shell; undefined for other commands. */
+function directoryChange(argv: Word[]): DirectoryChange | undefined {
+  const words = argv[0]?.value === "builtin" || argv[0]?.value === "command" ? argv.slice(1) : argv;
+  const [name, ...args] = words;
+  const unknown = { to: undefined, physical: false };
+  if (name?.value === "cd") {
+    let physical = false;
+    let at = 0;
+    for (; at < args.length && args[at]!.value !== undefined && CD_OPTIONS.test(args[at]!.value!); at++) {
+      physical = args[at]!.value!.lastIndexOf("P") > args[at]!.value!.lastIndexOf("L") ? true : args[at]!.value!.includes("L") ? false : physical;
+    }
+    if (args[at]?.value === "--") at++;
+    const to = args[at]?.value;
+    // No operand is $HOME, `-` is $OLDPWD: both known only when it runs.
+    return to === undefined || to === "-" || to === "" ? unknown : { to, physical };
   }
-  return text;
+  if (name?.value === "pushd" || name?.value === "popd") {
+    if (args.some((word) => word.value === "-n")) return undefined; // only the directory stack changes
+    const to = name.value === "pushd" ? args.find((word) => word.value !== "--")?.value : undefined;
+    // popd, pushd alone and pushd +N go where the directory stack says.
+    return to === undefined || /^[+-]\d+$/.test(to) ? unknown : { to, physical: false };
+  }
+  return undefined;
 }
 
 function firstError(root: Node): string {
@@ -259,46 +269,4 @@ function firstError(root: Node): string {
     stack.push(...at.children.filter((child): child is Node => child !== null).reverse());
   }
   return "a syntax error";
-}
-
-/** A word of a command: as written, and as the shell passes it on when nothing in it is expanded at run time. */
-export interface Word {
-  text: string;
-  /** Quotes and escapes removed; undefined for a word with an expansion, a glob or a leading `~`. */
-  value: string | undefined;
-}
-
-/**
- * Every simple command anywhere in `source`, each as its words (its name first; assignments before it and
- * redirections left out): also those inside command and process substitutions, subshells, groups, function
- * bodies, loops, conditions and the words of declarations. A part the grammar could not read is skipped, and
- * the commands around it are still listed. Unlike readCommandLine, nothing here is refused: the caller decides.
- */
-export async function everyCommand(source: string): Promise<{ commands: Word[][] } | { unverifiable: string }> {
-  if (source.length > MAX_COMMAND_CHARS) return { unverifiable: `a command line over ${MAX_COMMAND_CHARS} characters` };
-  const parser = await bashParser();
-  const tree = parser.parse(source);
-  if (!tree) return { unverifiable: "a command line the shell grammar could not read" };
-  try {
-    const commands: Word[][] = [];
-    const stack: Node[] = [tree.rootNode];
-    for (let node = stack.pop(); node; node = stack.pop()) {
-      const children = node.namedChildren.filter((child): child is Node => child !== null);
-      if (node.type === "command") {
-        const name = node.childForFieldName("name");
-        // Nodes are compared by id: each lookup gives a new object for the same node.
-        const words = children.filter((child) => child.id === name?.id || (child.startIndex > (name?.startIndex ?? -1) && isWord(child)));
-        if (name) commands.push(words.map((word) => ({ text: word.text, value: literal(word) })));
-      }
-      // In source order, so that the commands come out in the order they are written.
-      stack.push(...children.reverse());
-    }
-    return { commands };
-  } finally {
-    tree.delete();
-  }
-}
-
-function isWord(node: Node): boolean {
-  return DATA.has(node.type) && node.type !== "variable_assignment" && node.type !== "variable_assignments" && node.type !== "comment";
 }

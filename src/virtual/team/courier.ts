@@ -1,8 +1,9 @@
 // Owns delivering messages: one delivery per recipient, member turns one at a time in order, and their states.
-import { errorMessage, GaggleError } from "../../shared/errors.js";
+import { errorMessage } from "../../shared/errors.js";
 import type { Logger } from "../../shared/log.js";
 import type { GooseChild } from "../goose/goose-child.js";
 import type { Gosling, PromptEntry } from "../goose/gosling.js";
+import { LimitReached } from "../goose/limits.js";
 import type { LeadInbox } from "./inbox.js";
 import { compactionText, messageTurn } from "./prompts.js";
 import { LEAD, now, SYSTEM, type DeliveryRecord, type MessageKind, type MessageRecord, type MessageScope, type TeamRecord } from "./records.js";
@@ -242,5 +243,5 @@ export class Courier {
 
 /** Limits that free up by themselves: the delivery waits instead of failing. */
 function waitable(error: unknown): boolean {
-  return error instanceof GaggleError && error.code === "LIMIT_REACHED" && /max_active|max_total/.test(error.message);
+  return error instanceof LimitReached && error.freesUp;
 }

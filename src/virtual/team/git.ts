@@ -1,6 +1,6 @@
 // Owns running git for the team child: one command, its exit code and output, never a prompt for credentials.
 import { execFile } from "node:child_process";
-import { childEnv } from "../../children/child-env.js";
+import { childEnv } from "../../children/processes/child-env.js";
 
 export const GIT_TIMEOUT_MS = 60_000;
 

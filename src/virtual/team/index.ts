@@ -1,10 +1,10 @@
 // The built-in `team` child: agent teams of goslings, built from `[virtual.team]` on top of the goose child.
 import { join } from "node:path";
-import type { Child } from "../../children/child.js";
-import { childEnv } from "../../children/child-env.js";
+import { childEnv } from "../../children/processes/child-env.js";
 import { logger } from "../../shared/log.js";
-import type { VirtualContext } from "../context.js";
-import type { GooseChild } from "../goose/goose-child.js";
+import type { TeamSettings } from "../../config/virtual/team.js";
+import type { BuiltIn, VirtualContext } from "../context.js";
+import { GooseChild } from "../goose/goose-child.js";
 import { Courier } from "./courier.js";
 import { LeadInbox } from "./inbox.js";
 import { TeamRegistry } from "./registry.js";
@@ -13,15 +13,21 @@ import { TeamStore } from "./store.js";
 import { TeamChild } from "./team-child.js";
 import { Worktrees } from "./worktrees.js";
 
-/** `goose` is the goose child, undefined when it is disabled. */
-export function createTeamChild(context: VirtualContext, goose: GooseChild | undefined): Child | undefined {
-  const settings = context.config.virtual.team;
-  if (!settings.enabled) return undefined;
+/** Built on the goose child, whose goslings its members are: left out without it. */
+export const teamChild: BuiltIn<TeamSettings> = {
+  create(settings, context, built) {
+    const goose = built.get("goose");
+    if (!(goose instanceof GooseChild)) {
+      logger({ child: "team" }).info("the team child is left out: its members are goslings, and there is no goose child");
+      return undefined;
+    }
+    return createTeamChild(settings, context, goose);
+  },
+  check: (_settings, present) => (present.has("goose") ? { ok: true, notes: [] } : undefined),
+};
+
+function createTeamChild(settings: TeamSettings, context: VirtualContext, goose: GooseChild): TeamChild {
   const log = logger({ child: "team" });
-  if (!goose) {
-    log.info("the team child is left out: its members are goslings, and [virtual.goose] is disabled");
-    return undefined;
-  }
   const registry = new TeamRegistry(new TeamStore(join(context.stateDir, "team", "teams"), log));
   const roster = new Roster(goose, context.members);
   const inbox = new LeadInbox("team", context.switchboard, (agentId) => registry.titleOf(agentId));

@@ -1,7 +1,7 @@
 // Owns running a new worktree's ./.agents/gg/worktree-init.sh: in the worktree, in its own process group, timed.
 import { join } from "node:path";
 import { isExecutableFile, isFile } from "../../shared/fs-checks.js";
-import { LineProcess } from "../../children/line-process.js";
+import { LineProcess } from "../../children/processes/line-process.js";
 
 export const INIT_SCRIPT = "./.agents/gg/worktree-init.sh";
 /** A script still running after this long is stopped, and the add fails. */

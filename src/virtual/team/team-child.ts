@@ -1,6 +1,6 @@
 // Owns the built-in `team` child: its tools and resources over the shared team state, and stopping its members.
 import type { ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
-import type { CallContext } from "../../children/child.js";
+import type { BackgroundWork, CallContext } from "../../children/child.js";
 import type { ChildEvents } from "../../children/switchboard.js";
 import { VirtualChild, type VirtualTool } from "../virtual-child.js";
 import { readTeamResource, TEAM_RESOURCE_TEMPLATES, teamResources } from "./resources.js";
@@ -33,6 +33,18 @@ export class TeamChild extends VirtualChild {
 
   protected override async read(uri: string, ctx: CallContext): Promise<ReadResourceResult | undefined> {
     return readTeamResource(uri, ctx, this.deps.registry, this.deps.inbox);
+  }
+
+  /** Teams are every operator's: any session not opened as a member leads them. */
+  override background(): BackgroundWork[] {
+    return this.deps.registry.all().map((team) => ({
+      kind: "team",
+      id: team.team_id,
+      owner: null,
+      state: `${team.members.filter((member) => !member.removed_at).length} members`,
+      title: `led by ${team.lead_agent_id}`,
+      startedAt: new Date(team.created_at),
+    }));
   }
 
   /**

@@ -1,36 +1,56 @@
 // [virtual.workspace] backups: a file's old content copied to FILE.bak beside it before Edit or Replace changes it,
-// never written through a symlink or into another file's hard link.
-import { constants, copyFileSync, lstatSync, unlinkSync, type Stats } from "node:fs";
+// through the folder's descriptor, never written through a symlink or into another file's hard link.
+import { closeSync, constants, fchmodSync, lstatSync, openSync, readSync, unlinkSync, writeSync, type Stats } from "node:fs";
+import { join } from "node:path";
 import { GaggleError } from "../../shared/errors.js";
 import { fsFailure } from "./fs-errors.js";
+import { throughDescriptor, type Writable } from "./opened.js";
+
+const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 
 /**
- * Copies `path` (a file that exists, its real path under the roots) to `path`.bak, with its mode, replacing an older
- * .bak; answers the line the tool's answer ends with. FILE.bak lies beside a confined file, so it is confined too
- * unless it is a symlink: one is left alone, and so is a folder, the answer saying no backup was written. A copy
- * that fails refuses the change, which was asked for with a backup.
+ * Copies the open file (under the roots) to FILE.bak in its folder, with its mode, replacing an older .bak; answers
+ * the line the tool's answer ends with. A FILE.bak that is a symlink or a folder is left alone, the answer saying no
+ * backup was written. A copy that fails refuses the change, which was asked for with a backup.
  */
-export function backUp(path: string): string {
-  const bak = `${path}.bak`;
+export function backUp(file: Writable): string {
+  const bak = `${file.path}.bak`;
+  const name = `${file.path.slice(file.path.lastIndexOf("/") + 1)}.bak`;
+  const at = join(throughDescriptor(file.folder), name);
   let old: Stats | undefined;
   try {
-    old = lstatSync(bak);
+    old = lstatSync(at);
   } catch {
     old = undefined; // none yet (or unreadable: the copy below says why)
   }
   if (old?.isSymbolicLink()) return `[no backup: ${bak} is a symlink, which is left alone]`;
   if (old && !old.isFile()) return `[no backup: ${bak} is not a regular file, which is left alone]`;
+  let fd: number | undefined;
   try {
-    // Removed and made anew, not written into: an old .bak may be a hard link to another file. COPYFILE_EXCL creates
-    // it exclusively, so a symlink put there meanwhile is refused, not followed; the copy takes the file's mode.
-    if (old) unlinkSync(bak);
-    copyFileSync(path, bak, constants.COPYFILE_EXCL);
+    // Removed and made anew, not written into: an old .bak may be a hard link to another file. O_EXCL with
+    // O_NOFOLLOW creates it exclusively, so a symlink put there meanwhile is refused, not followed.
+    if (old) unlinkSync(at);
+    fd = openSync(at, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+    copy(file.fd, fd);
+    fchmodSync(fd, file.stat.mode & 0o7777);
   } catch (error) {
     const failure = fsFailure(error, bak);
-    throw new GaggleError(failure.code, `${path} was left unchanged: its backup could not be written (${failure.message})`, {
+    throw new GaggleError(failure.code, `${file.path} was left unchanged: its backup could not be written (${failure.message})`, {
       hint: "fix the folder's permissions, or turn [virtual.workspace] backups off",
       cause: error,
     });
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
   return `[backup: ${bak}]`;
+}
+
+function copy(from: number, to: number): void {
+  const buffer = Buffer.alloc(64 * 1024);
+  for (let position = 0; ;) {
+    const read = readSync(from, buffer, 0, buffer.length, position);
+    if (read === 0) return;
+    for (let written = 0; written < read;) written += writeSync(to, buffer, written, read - written);
+    position += read;
+  }
 }

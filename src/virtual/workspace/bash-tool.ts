@@ -2,13 +2,12 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { CallContext } from "../../children/child.js";
-import { cancelledError } from "../../children/cancellation.js";
+import { cancelledError } from "../../children/calls/cancellation.js";
 import { GaggleError } from "../../shared/errors.js";
-import { canonical } from "../../shared/fs-checks.js";
 import { textResult } from "../../shared/tool-results.js";
 import { checkPolicy, type Policy } from "../process/policy.js";
 import { defineTool, type VirtualTool } from "../virtual-child.js";
-import { BANNED_COMMANDS, refuseBanned } from "./banned.js";
+import { BANNED_COMMANDS, refuseBanned } from "../shell/banned.js";
 import type { Workspace } from "./place.js";
 import type { CommandRun, Shell } from "./shell.js";
 
@@ -42,8 +41,8 @@ export function bashTool(workspace: Workspace, shells: Shells, policy: Policy): 
     annotations: { destructiveHint: true, openWorldHint: true },
     run: async ({ command, timeout }, ctx) => {
       await refuseBanned(command);
-      // The policy's folders are canonical; the shell's working directory is as `cd` left it, symlinks and all.
-      await checkPolicy(policy, command, canonical((await workspace.place(ctx)).cwd));
+      // The shell's working directory as `cd` left it, symlinks and all: the policy follows its next cd from there.
+      await checkPolicy(policy, command, (await workspace.place(ctx)).cwd);
       const shell = await shells.shellFor(ctx);
       const limit = timeout ?? timeoutMs;
       const run = await shell.run(command, { timeoutMs: limit, maxChars: maxOutputChars, cancel: ctx.cancel });

@@ -1,7 +1,6 @@
 // Edit (one exact, unique replacement, or a new file) and Replace (a whole file), each answering with what changed;
 // with [virtual.workspace] backups, the old content kept in FILE.bak.
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, ftruncateSync, readFileSync, writeSync } from "node:fs";
 import { z } from "zod";
 import { GaggleError } from "../../shared/errors.js";
 import { textResult } from "../../shared/tool-results.js";
@@ -10,6 +9,7 @@ import { backUp } from "./backup.js";
 import { kindOf } from "./file-kind.js";
 import { fsFailure } from "./fs-errors.js";
 import { numberedRange } from "./numbered.js";
+import { closeQuietly, openToWrite, type Writable } from "./opened.js";
 import type { Workspace } from "./place.js";
 
 /** Lines of context shown around an edit. */
@@ -39,33 +39,43 @@ export function editTool(workspace: Workspace): VirtualTool {
     }),
     annotations: { destructiveHint: true, openWorldHint: false },
     run: async ({ file_path, old_string, new_string }, ctx) => {
-      const path = (await workspace.place(ctx)).confine(file_path);
+      const place = await workspace.place(ctx);
+      const path = place.confine(file_path);
       if (old_string === "") {
         if (existsSync(path)) {
           throw new GaggleError("INVALID_ARGS", `${path} already exists, and an empty old_string only creates a new file`, {
             hint: "give the text to replace as old_string, or rewrite the whole file with Replace",
           });
         }
-        write(path, new_string, maxEditBytes, { create: true });
-        return textResult(`Created ${path} (${lineCount(new_string)} lines)`);
-      }
-      const before = readText(path, maxEditBytes);
-      const at = occurrences(before, old_string);
-      if (at.length === 0) {
-        throw new GaggleError("INVALID_ARGS", `old_string was not found in ${path}`, {
-          hint: "View the file and copy the text exactly, whitespace and indentation included",
+        checkSize(path, new_string, maxEditBytes);
+        const created = openToWrite(place, path, { create: "only", parents: true });
+        return withFile(created, () => {
+          write(created, new_string);
+          return textResult(`Created ${path} (${lineCount(new_string)} lines)`);
         });
       }
-      if (at.length > 1) {
-        const lines = linesOf(before, at);
-        throw new GaggleError("INVALID_ARGS", `old_string occurs ${at.length} times in ${path}, starting at lines ${lines.join(", ")}`, {
-          hint: "add surrounding lines to old_string until it matches only the place to change",
-        });
-      }
-      const index = at[0]!;
-      const after = before.slice(0, index) + new_string + before.slice(index + old_string.length);
-      const backup = write(path, after, maxEditBytes, { backup: backups });
-      return textResult(editAnswer(path, after, lineAt(before, index), old_string, new_string) + backup);
+      const file = openToWrite(place, path, { create: "never" });
+      return withFile(file, () => {
+        const before = readText(file, maxEditBytes);
+        const at = occurrences(before, old_string);
+        if (at.length === 0) {
+          throw new GaggleError("INVALID_ARGS", `old_string was not found in ${path}`, {
+            hint: "View the file and copy the text exactly, whitespace and indentation included",
+          });
+        }
+        if (at.length > 1) {
+          const lines = linesOf(before, at);
+          throw new GaggleError("INVALID_ARGS", `old_string occurs ${at.length} times in ${path}, starting at lines ${lines.join(", ")}`, {
+            hint: "add surrounding lines to old_string until it matches only the place to change",
+          });
+        }
+        const index = at[0]!;
+        const after = before.slice(0, index) + new_string + before.slice(index + old_string.length);
+        checkSize(path, after, maxEditBytes);
+        const backup = backups ? `\n${backUp(file)}` : "";
+        write(file, after);
+        return textResult(editAnswer(path, after, lineAt(before, index), old_string, new_string) + backup);
+      });
     },
   });
 }
@@ -85,24 +95,44 @@ export function replaceTool(workspace: Workspace): VirtualTool {
     }),
     annotations: { destructiveHint: true, openWorldHint: false },
     run: async ({ file_path, content }, ctx) => {
-      const path = (await workspace.place(ctx)).confine(file_path);
-      const existed = existsSync(path);
-      const was = existed ? oldLength(path, maxEditBytes) : "";
-      const backup = write(path, content, maxEditBytes, existed ? { backup: backups } : { create: true });
-      const lines = lineCount(content);
-      return textResult(existed ? `Replaced ${path}: ${lines} lines (it had ${was})${backup}` : `Created ${path} (${lines} lines)`);
+      const place = await workspace.place(ctx);
+      const path = place.confine(file_path);
+      checkSize(path, content, maxEditBytes);
+      const file = openToWrite(place, path, { create: "either", parents: true });
+      return withFile(file, () => {
+        const lines = lineCount(content);
+        if (file.created) {
+          write(file, content);
+          return textResult(`Created ${path} (${lines} lines)`);
+        }
+        const was = oldLength(file, maxEditBytes);
+        const backup = backups ? `\n${backUp(file)}` : "";
+        write(file, content);
+        return textResult(`Replaced ${path}: ${lines} lines (it had ${was})${backup}`);
+      });
     },
   });
 }
 
-/** The size of the file at `path`; refused when it is a folder. */
-function fileSize(path: string): number {
+/** Runs `use` with the open file, closing it and its folder after. */
+function withFile<T>(file: Writable, use: () => T): T {
   try {
-    const stat = statSync(path);
-    if (stat.isDirectory()) throw new GaggleError("INVALID_ARGS", `${path} is a folder, not a file`, { hint: "list it with LS" });
-    return stat.size;
+    return use();
   } catch (error) {
-    throw fsFailure(error, path);
+    throw fsFailure(error, file.path);
+  } finally {
+    closeQuietly(file.fd);
+    closeQuietly(file.folder.fd);
+  }
+}
+
+/** Refused before anything is opened or made: content larger than `limit` bytes. */
+function checkSize(path: string, content: string, limit: number): void {
+  const bytes = Buffer.byteLength(content);
+  if (bytes > limit) {
+    throw new GaggleError("LIMIT_REACHED", `the new content of ${path} has ${bytes} bytes, over ${limit} ([virtual.workspace] max_edit_bytes)`, {
+      hint: "write it in parts, or with Bash",
+    });
   }
 }
 
@@ -110,59 +140,33 @@ function fileSize(path: string): number {
  * How long the file Replace overwrites was: its lines when it is at most `limit` bytes (the most Edit reads), else
  * its bytes, so a huge file is not read only to be counted.
  */
-function oldLength(path: string, limit: number): string {
-  const size = fileSize(path);
-  if (size > limit) return `${size} bytes`;
-  try {
-    return String(lineCount(readFileSync(path, "utf8")));
-  } catch (error) {
-    throw fsFailure(error, path);
-  }
+function oldLength(file: Writable, limit: number): string {
+  const { size } = file.stat;
+  return size > limit ? `${size} bytes` : String(lineCount(readFileSync(file.fd, "utf8")));
 }
 
-/** A file's text; refused when it is a folder, binary, or larger than `limit` bytes. */
-function readText(path: string, limit: number): string {
-  const size = fileSize(path);
+/** The open file's text; refused when it is binary or larger than `limit` bytes. */
+function readText(file: Writable, limit: number): string {
+  const { size } = file.stat;
   if (size > limit) {
-    throw new GaggleError("LIMIT_REACHED", `${path} has ${size} bytes, over ${limit} ([virtual.workspace] max_edit_bytes)`, {
+    throw new GaggleError("LIMIT_REACHED", `${file.path} has ${size} bytes, over ${limit} ([virtual.workspace] max_edit_bytes)`, {
       hint: "edit it with Bash (sed, a script), or raise max_edit_bytes",
     });
   }
-  let data: Buffer;
-  try {
-    data = readFileSync(path);
-  } catch (error) {
-    throw fsFailure(error, path);
-  }
+  const data = readFileSync(file.fd);
   const kind = kindOf(data);
   if (kind.kind !== "text") {
     const type = kind.kind === "image" ? kind.mimeType : kind.type;
-    throw new GaggleError("INVALID_ARGS", `${path} is a binary file (${type}), which Edit does not change`, { hint: "change it with Bash" });
+    throw new GaggleError("INVALID_ARGS", `${file.path} is a binary file (${type}), which Edit does not change`, { hint: "change it with Bash" });
   }
   return data.toString("utf8");
 }
 
-/**
- * Writes `content` to `path`: with `backup`, after copying the file there to FILE.bak; with `create`, a new file,
- * its missing folders made first. Answers "" or a line on the backup.
- */
-function write(path: string, content: string, limit: number, how: { backup?: boolean; create?: boolean }): string {
-  const bytes = Buffer.byteLength(content);
-  if (bytes > limit) {
-    throw new GaggleError("LIMIT_REACHED", `the new content of ${path} has ${bytes} bytes, over ${limit} ([virtual.workspace] max_edit_bytes)`, {
-      hint: "write it in parts, or with Bash",
-    });
-  }
-  let note = "";
-  try {
-    if (how.backup) note = `\n${backUp(path)}`;
-    if (how.create) mkdirSync(dirname(path), { recursive: true });
-    // In place, not renamed over: the file keeps its mode, owner and hard links.
-    writeFileSync(path, content);
-  } catch (error) {
-    throw fsFailure(error, path);
-  }
-  return note;
+/** Writes `content` over the open file, in place (not renamed over): it keeps its mode and owner. */
+function write(file: Writable, content: string): void {
+  const data = Buffer.from(content);
+  ftruncateSync(file.fd, 0);
+  for (let written = 0; written < data.length;) written += writeSync(file.fd, data, written, data.length - written, written);
 }
 
 /** Where `needle` starts in `haystack`, each match after the end of the one before (as strings.Count counts). */

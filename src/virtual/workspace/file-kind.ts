@@ -1,5 +1,5 @@
 // What a file holds, told from its first bytes: an image a client can show, another binary type by name, or text.
-import { closeSync, openSync, readSync } from "node:fs";
+import { readSync } from "node:fs";
 
 export type FileKind = { kind: "text" } | { kind: "image"; mimeType: string } | { kind: "binary"; type: string };
 
@@ -45,13 +45,8 @@ export function kindOf(head: Buffer): FileKind {
   return head.subarray(0, SNIFF_BYTES).includes(0) ? { kind: "binary", type: "binary data (it holds NUL bytes)" } : { kind: "text" };
 }
 
-/** The first SNIFF_BYTES of a file. */
-export function headOf(path: string): Buffer {
-  const fd = openSync(path, "r");
-  try {
-    const buffer = Buffer.alloc(SNIFF_BYTES);
-    return buffer.subarray(0, readSync(fd, buffer, 0, SNIFF_BYTES, 0));
-  } finally {
-    closeSync(fd);
-  }
+/** The first SNIFF_BYTES of the file open as `fd`. */
+export function headOf(fd: number): Buffer {
+  const buffer = Buffer.alloc(SNIFF_BYTES);
+  return buffer.subarray(0, readSync(fd, buffer, 0, SNIFF_BYTES, 0));
 }

@@ -1,11 +1,13 @@
 // .gitignore files as git reads them: each rule relative to its file's folder, the last rule that matches decides,
 // `!` re-includes, a trailing `/` matches folders only, a pattern with a `/` is anchored to its folder.
-import { readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { globRegExp } from "./glob.js";
+import { globRegExp, type Glob } from "./glob.js";
 
 interface Rule {
-  regex: RegExp;
+  /** The pattern as written, without its `!`, its leading and its trailing `/`. */
+  pattern: string;
+  regex: Glob;
   negate: boolean;
   folderOnly: boolean;
   /** Matched against the path from the rule's folder; otherwise against the name alone. */
@@ -18,13 +20,26 @@ export interface IgnoreFile {
   rules: Rule[];
 }
 
-/** The rules of `dir/.gitignore`, or undefined when it has none (or none can be read). */
-export function readIgnoreFile(dir: string): IgnoreFile | undefined {
+/** A larger .gitignore is not read: nobody writes one this long, and it is read on the event loop. */
+const MAX_IGNORE_BYTES = 1024 * 1024;
+
+/**
+ * The rules of `dir/.gitignore` (read through `at`, the folder's descriptor path, where the caller has one), or
+ * undefined when it has none or none can be read. Only a regular file is read: a FIFO there would block, and a
+ * symlink is not followed (as git does not follow one).
+ */
+export function readIgnoreFile(dir: string, at = dir): IgnoreFile | undefined {
   let text: string;
+  let fd: number | undefined;
   try {
-    text = readFileSync(join(dir, ".gitignore"), "utf8");
+    fd = openSync(join(at, ".gitignore"), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > MAX_IGNORE_BYTES) return undefined;
+    text = readFileSync(fd, "utf8");
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
   const rules = text.split(/\r?\n/).flatMap((line) => {
     const rule = parseRule(line);
@@ -44,7 +59,7 @@ function parseRule(raw: string): Rule | undefined {
   const anchored = line.includes("/");
   if (line.startsWith("/")) line = line.slice(1);
   if (line === "") return undefined;
-  return { regex: globRegExp(line), negate, folderOnly, anchored };
+  return { pattern: line, regex: globRegExp(line), negate, folderOnly, anchored };
 }
 
 /**
@@ -61,4 +76,35 @@ export function isIgnored(files: readonly IgnoreFile[], path: string, name: stri
     }
   }
   return ignored;
+}
+
+/** A pattern stripped of a folder path can branch at each `**`; past this many branches the rule is kept whole. */
+const MAX_BRANCHES = 32;
+
+/**
+ * The rules of `file` (a parent's .gitignore) rewritten for the paths under `dir` below it, as lines of a .gitignore
+ * whose folder is `dir`: ripgrep takes them as an ignore file (read from the search folder) in place of reading the
+ * parents itself. An unanchored rule applies as it is; an anchored one loses the leading components that name the
+ * way down to `dir`, and is dropped when it can only match outside `dir`.
+ */
+export function rulesFor(file: IgnoreFile, dir: string): string[] {
+  const way = dir
+    .slice(file.dir.length + 1)
+    .split("/")
+    .filter(Boolean);
+  return file.rules.flatMap((rule) => {
+    const bodies = rule.anchored ? stripped(rule.pattern.split("/"), way, 0) : [rule.pattern];
+    const shown = bodies.length > MAX_BRANCHES ? [] : bodies;
+    return shown.map((body) => `${rule.negate ? "!" : ""}${rule.anchored ? "/" : ""}${body}${rule.folderOnly ? "/" : ""}`);
+  });
+}
+
+/** What is left of `pattern` once its leading components have matched `way`; a `**` may match none or several. */
+function stripped(pattern: string[], way: string[], branches: number): string[] {
+  if (branches > MAX_BRANCHES) return [];
+  if (way.length === 0) return pattern.length === 0 ? [] : [pattern.join("/")];
+  const [head, ...rest] = pattern;
+  if (head === undefined) return [];
+  if (head === "**") return [...stripped(rest, way, branches + 1), ...stripped(pattern, way.slice(1), branches + 1)];
+  return globRegExp(head).test(way[0]!) ? stripped(rest, way.slice(1), branches) : [];
 }

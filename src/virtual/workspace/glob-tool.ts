@@ -1,5 +1,5 @@
 // GlobTool: the files under a folder whose paths match a glob, newest first, with size, modification time and permissions.
-import { stat } from "node:fs/promises";
+import { lstat } from "node:fs/promises";
 import { statSync } from "node:fs";
 import { z } from "zod";
 import { formatBytes } from "../../shared/byte-size.js";
@@ -37,14 +37,16 @@ export function globTool(workspace: Workspace): VirtualTool {
       const found: Array<{ path: string; relative: string }> = [];
       await walkFiles(dir, {
         signal: ctx.cancel?.signal,
+        inside: place.inside,
         onFile: (file, relative) => {
           if (matcher.test(relative) && !excluded?.test(relative)) found.push({ path: file, relative });
         },
       });
       const files = await Promise.all(
         found.map(async (file) => {
-          const info = await stat(file.path).catch(() => undefined);
-          return { ...file, info };
+          // lstat: a file swapped for a symlink since the walk is dropped, not described by its target.
+          const info = await lstat(file.path).catch(() => undefined);
+          return { ...file, info: info?.isFile() ? info : undefined };
         }),
       );
       const listed = files

@@ -1,19 +1,27 @@
-// Glob patterns as GlobTool, GrepTool's include, LS's ignore and .gitignore files write them, compiled to regular expressions.
+// Glob patterns as GlobTool, GrepTool's include, LS's ignore and .gitignore files write them, compiled to regular
+// expressions that RE2 runs in linear time: a pattern such as **a**a**a**b never backtracks, whatever the path.
+import { RE2JS } from "re2js";
 
-const cache = new Map<string, RegExp>();
+/** Whether a whole path matches. */
+export interface Glob {
+  test(path: string): boolean;
+}
+
+const cache = new Map<string, Glob>();
 
 /**
  * `pattern` against a whole `/`-separated path: `*` and `?` stay within one component, `**` spans any number of
  * them (`**\/x` also matches `x`), `[abc]`, `[!abc]` and `{a,b}` (nested too) as in a shell, `\` escapes.
  */
-export function globRegExp(pattern: string): RegExp {
-  let regex = cache.get(pattern);
-  if (!regex) {
-    regex = new RegExp(`^${translate(pattern)}$`, "s");
+export function globRegExp(pattern: string): Glob {
+  let glob = cache.get(pattern);
+  if (!glob) {
+    const regex = RE2JS.compile(translate(pattern), RE2JS.DOTALL);
+    glob = { test: (path) => regex.matches(path) };
     if (cache.size > 1000) cache.clear();
-    cache.set(pattern, regex);
+    cache.set(pattern, glob);
   }
-  return regex;
+  return glob;
 }
 
 export function globMatches(pattern: string, path: string): boolean {

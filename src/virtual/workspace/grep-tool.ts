@@ -2,11 +2,12 @@
 // with ripgrep when it is on PATH and a JavaScript search otherwise; binary, hidden and ignored files skipped, the
 // answer capped with a note.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { open, stat } from "node:fs/promises";
+import { constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { lstat, open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { RE2JS } from "re2js";
 import { z } from "zod";
 import { GaggleError, errorMessage } from "../../shared/errors.js";
 import { textResult } from "../../shared/tool-results.js";
@@ -14,8 +15,10 @@ import { defineTool, type VirtualTool } from "../virtual-child.js";
 import { SNIFF_BYTES } from "./file-kind.js";
 import { globRegExp } from "./glob.js";
 import { searchFolder } from "./glob-tool.js";
+import { descriptorPath } from "./opened.js";
 import type { Workspace } from "./place.js";
-import { VCS_FOLDERS, walkFiles } from "./walk.js";
+import { readIgnoreFile, rulesFor } from "./gitignore.js";
+import { ancestorsOf, VCS_FOLDERS, walkFiles } from "./walk.js";
 
 /** Longer lines are cut in the answer. */
 const MAX_LINE_CHARS = 500;
@@ -48,6 +51,8 @@ export interface Search {
   /** Also search inside version-control folders (.git, .svn, .hg). */
   vcs: boolean;
   signal: AbortSignal | undefined;
+  /** A folder (its real path) lies under the roots: only there are parents' .gitignore files read. */
+  inside(real: string): boolean;
 }
 
 export interface Found {
@@ -56,6 +61,8 @@ export interface Found {
   more: boolean;
   /** What the search could not read (ripgrep's complaints: a folder it may not open, a file gone meanwhile). */
   problems?: string;
+  /** Lines the JavaScript search searched only in their first characters, being longer. */
+  cut?: number;
 }
 
 /** `rg`: the path of ripgrep to search with, or undefined for the JavaScript search. */
@@ -95,10 +102,15 @@ export function grepTool(workspace: Workspace, rg: string | undefined): VirtualT
         context,
         vcs: no_ignore_vcs,
         signal: ctx.cancel?.signal,
+        inside: place.inside,
       };
       const found = rg ? await withRipgrep(rg, search) : await withJavaScript(search);
       const matching = found.matches.filter((match) => !match.context);
-      const problems = found.problems ? `\n[not everything could be searched; ripgrep said: ${found.problems}]` : "";
+      const problems =
+        (found.problems ? `\n[not everything could be searched; ripgrep said: ${found.problems}]` : "") +
+        (found.cut
+          ? `\n[${found.cut} lines longer than ${MAX_SEARCHED_LINE_CHARS} characters were searched in their first ${MAX_SEARCHED_LINE_CHARS} only]`
+          : "");
       if (matching.length === 0) return textResult(`No lines under ${dir} match ${pattern}${problems}`);
       const lines = await newestFirst(dir, found.matches, context);
       const files = new Set(matching.map((match) => match.file)).size;
@@ -124,7 +136,7 @@ async function newestFirst(dir: string, lines: Match[], context: number): Promis
     else byFile.set(line.file, [line]);
   }
   const times = new Map(
-    await Promise.all([...byFile.keys()].map(async (file) => [file, (await stat(`${dir}/${file}`).catch(() => undefined))?.mtimeMs ?? 0] as const)),
+    await Promise.all([...byFile.keys()].map(async (file) => [file, (await lstat(`${dir}/${file}`).catch(() => undefined))?.mtimeMs ?? 0] as const)),
   );
   const files = [...byFile.keys()].sort((a, b) => times.get(b)! - times.get(a)! || (a < b ? -1 : 1));
   const out: string[] = [];
@@ -157,10 +169,18 @@ export async function withRipgrep(rg: string, search: Search): Promise<Found> {
   args.push("--no-ignore-global", "--no-ignore-exclude", "--max-columns", String(MAX_LINE_CHARS * 2), "--max-columns-preview");
   if (search.ignoreCase) args.push("--ignore-case");
   if (search.context > 0) args.push("--context", String(search.context));
-  // rg enters a hidden folder that an ignore file whitelists. Not /dev/stdin: Node's stdin pipes are sockets, which
-  // it cannot open. As --ignore-file rules, .gitignore files still overrule them, as they do the JavaScript walk's.
-  const vcs = search.vcs ? vcsIgnoreFile() : undefined;
-  if (vcs) args.push("--ignore-file", vcs.path);
+  // rg reads no parent's ignore files itself (one outside the roots could hide files, and a FIFO there would hang it):
+  // the parents' .gitignore files under the roots are handed over, rewritten for the search folder. rg enters a
+  // hidden folder such a file whitelists. Not /dev/stdin: Node's stdin pipes are sockets, which it cannot open. As
+  // --ignore-file rules, the search folder's own .gitignore files still overrule them, as they do the JavaScript walk's.
+  args.push("--no-ignore-parent");
+  const parents = ancestorsOf(search.dir, search.inside).flatMap((folder) => {
+    const file = readIgnoreFile(folder);
+    return file ? rulesFor(file, search.dir) : [];
+  });
+  const lines = [...parents, ...(search.vcs ? VCS_FOLDERS.map((folder) => `!${folder}/`) : [])];
+  const ignores = lines.length > 0 ? ignoreFile(lines) : undefined;
+  if (ignores) args.push("--ignore-file", ignores.path);
   // A file type, not --glob: rg lets a --glob override .gitignore, a type leaves it in force. A type matches names only.
   if (search.include?.includes("/")) args.push("--glob", search.include);
   else if (search.include) args.push("--type-add", `gaggleinclude:${search.include}`, "--type", "gaggleinclude");
@@ -207,27 +227,30 @@ export async function withRipgrep(rg: string, search: Search): Promise<Found> {
     throw new GaggleError("EXECUTION_ERROR", `ripgrep (${rg}) failed: ${errorMessage(error)}`, { cause: error });
   } finally {
     search.signal?.removeEventListener("abort", stop);
-    vcs?.remove();
+    ignores?.remove();
   }
   return { matches, more };
 }
 
-/** An ignore file of one call's own that whitelists the version-control folders, removed after the call. */
-function vcsIgnoreFile(): { path: string; remove(): void } {
+/** An ignore file of one call's own holding `lines`, removed after the call. */
+function ignoreFile(lines: string[]): { path: string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), "gaggle-rg-"));
-  const path = join(dir, "vcs.ignore");
-  writeFileSync(path, VCS_FOLDERS.map((folder) => `!${folder}/\n`).join(""));
+  const path = join(dir, "rules.ignore");
+  writeFileSync(path, lines.map((line) => `${line}\n`).join(""));
   return { path, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** The same search in JavaScript's regular expressions, for where ripgrep is not installed. */
+/**
+ * The same search in JavaScript, for where ripgrep is not installed: the pattern runs in RE2 (re2js), whose syntax is
+ * ripgrep's own family and whose time is linear in the text, so no pattern can stall the event loop by backtracking.
+ */
 export async function withJavaScript(search: Search): Promise<Found> {
-  let regex: RegExp;
+  let regex: Pattern;
   try {
-    regex = new RegExp(search.pattern, search.ignoreCase ? "i" : "");
+    regex = pattern(search.pattern, search.ignoreCase);
   } catch (error) {
     throw new GaggleError("INVALID_ARGS", `pattern is not a regular expression: ${errorMessage(error)}`, {
-      hint: "JavaScript's regular expression syntax",
+      hint: "RE2's syntax, as ripgrep's (Rust's regex): no lookaround or backreferences",
     });
   }
   const include = search.include === undefined ? undefined : globRegExp(search.include);
@@ -236,6 +259,7 @@ export async function withJavaScript(search: Search): Promise<Found> {
   await walkFiles(search.dir, {
     signal: search.signal,
     vcs: search.vcs,
+    inside: search.inside,
     onFile: (path, relative) => {
       if (!include || include.test(byPath ? relative : relative.slice(relative.lastIndexOf("/") + 1))) files.push({ path, relative });
     },
@@ -244,10 +268,11 @@ export async function withJavaScript(search: Search): Promise<Found> {
   let matching = 0;
   let more = false;
   let next = 0;
+  let cut = 0;
   const worker = async () => {
     while (next < files.length && !more && !search.signal?.aborted) {
       const file = files[next++]!;
-      const found = await searchFile(file.path, regex, search.context);
+      const found = await searchFile(file.path, regex, search.context, (lines) => (cut += lines));
       for (const { line, text, context } of found) {
         if (!context && matching === search.max) {
           more = true;
@@ -259,16 +284,38 @@ export async function withJavaScript(search: Search): Promise<Found> {
     }
   };
   await Promise.all(Array.from({ length: PARALLEL_FILES }, worker));
-  return { matches, more };
+  return cut === 0 ? { matches, more } : { matches, more, cut };
 }
 
+/** A user's pattern compiled twice: for one line, and for many lines at once (`^` and `$` at each line's ends). */
+interface Pattern {
+  line: RE2JS;
+  lines: RE2JS;
+}
+
+function pattern(source: string, ignoreCase: boolean): Pattern {
+  const flags = ignoreCase ? RE2JS.CASE_INSENSITIVE : 0;
+  return { line: RE2JS.compile(source, flags), lines: RE2JS.compile(source, flags | RE2JS.MULTILINE) };
+}
+
+/**
+ * Text tested at once before the event loop gets a turn; a piece that matches is then tested line by line. Linear
+ * time still grows with the text (a pattern like (a+)+$ costs RE2 about 0.2 µs a character), so a turn stays short.
+ */
+const PIECE_CHARS = 64 * 1024;
+/** A longer line is searched in its first PIECE_CHARS characters only, and the answer says how many were cut. */
+const MAX_SEARCHED_LINE_CHARS = PIECE_CHARS;
+
 /** The file's matching lines, and `context` lines around each, in order. */
-async function searchFile(path: string, regex: RegExp, context: number): Promise<Array<Omit<Match, "file">>> {
+async function searchFile(path: string, regex: Pattern, context: number, onCut: (lines: number) => void): Promise<Array<Omit<Match, "file">>> {
   let data: Buffer;
   try {
-    const handle = await open(path, "r");
+    // Not following a symlink swapped in since the walk, not waiting on a FIFO, and only where the walk found it.
+    const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     try {
-      if ((await handle.stat()).size > MAX_FILE_BYTES) return [];
+      const stat = await handle.stat();
+      const real = descriptorPath(handle.fd);
+      if (!stat.isFile() || stat.size > MAX_FILE_BYTES || (real !== undefined && real !== path)) return [];
       data = await handle.readFile();
     } finally {
       await handle.close();
@@ -277,13 +324,13 @@ async function searchFile(path: string, regex: RegExp, context: number): Promise
     return [];
   }
   if (data.subarray(0, SNIFF_BYTES).includes(0)) return [];
-  const whole = data.toString("utf8");
-  // A line that matches is part of the whole text, where `^` and `$` match at line ends (the m flag): most files are
-  // passed over with one test.
-  if (!multiline(regex).test(whole)) return [];
-  const lines = whole.split("\n").map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
+  const lines = data
+    .toString("utf8")
+    .split("\n")
+    .map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
   if (lines.at(-1) === "") lines.pop();
-  const hits = lines.flatMap((text, i) => (regex.test(text) ? [i] : []));
+  const { hits, cut } = await matchingLines(lines, regex);
+  onCut(cut);
   if (context === 0) return hits.map((i) => ({ line: i + 1, text: lines[i]! }));
   const isHit = new Set(hits);
   const found: Array<Omit<Match, "file">> = [];
@@ -297,13 +344,25 @@ async function searchFile(path: string, regex: RegExp, context: number): Promise
   return found;
 }
 
-const multilines = new WeakMap<RegExp, RegExp>();
-
-function multiline(regex: RegExp): RegExp {
-  let wide = multilines.get(regex);
-  if (!wide) {
-    wide = new RegExp(regex.source, `${regex.flags}m`);
-    multilines.set(regex, wide);
+/**
+ * The indexes of the lines that match, found a piece of lines at a time: each piece is tested whole first (most are
+ * passed over with that one test), and the event loop gets a turn between pieces, however large the file.
+ */
+async function matchingLines(lines: string[], regex: Pattern): Promise<{ hits: number[]; cut: number }> {
+  const hits: number[] = [];
+  let cut = 0;
+  const searched = (line: string) => (line.length > MAX_SEARCHED_LINE_CHARS ? line.slice(0, MAX_SEARCHED_LINE_CHARS) : line);
+  for (let first = 0; first < lines.length;) {
+    let last = first;
+    for (let chars = 0; last < lines.length && chars < PIECE_CHARS; last++) {
+      chars += Math.min(lines[last]!.length, MAX_SEARCHED_LINE_CHARS) + 1;
+      if (lines[last]!.length > MAX_SEARCHED_LINE_CHARS) cut++;
+    }
+    if (regex.lines.test(lines.slice(first, last).map(searched).join("\n"))) {
+      for (let i = first; i < last; i++) if (regex.line.test(searched(lines[i]!))) hits.push(i);
+    }
+    first = last;
+    await new Promise((resolve) => setImmediate(resolve));
   }
-  return wide;
+  return { hits, cut };
 }

@@ -1,12 +1,11 @@
 // The built-in `workspace` child: gomcptest's Bash, Edit, Replace, View, LS, GlobTool and GrepTool, each client
 // session with a persistent shell of its own, every path confined to the roots.
-import type { CallContext, Child } from "../../children/child.js";
+import type { CallContext } from "../../children/child.js";
 import type { ChildEvents } from "../../children/switchboard.js";
-import type { GaggleConfig } from "../../config/index.js";
 import type { WorkspaceSettings } from "../../config/virtual/workspace.js";
 import { findExecutable } from "../../shared/fs-checks.js";
 import { logger } from "../../shared/log.js";
-import type { VirtualContext } from "../context.js";
+import type { BuiltIn } from "../context.js";
 import type { Policy } from "../process/policy.js";
 import { loadPolicy, logBrokenPolicy, policyProblems } from "../process/policy-load.js";
 import { VirtualChild, type VirtualTool } from "../virtual-child.js";
@@ -16,12 +15,12 @@ import { globTool } from "./glob-tool.js";
 import { grepTool } from "./grep-tool.js";
 import { lsTool } from "./ls-tool.js";
 import type { Place, Workspace } from "./place.js";
-import { sessionKey, WorkspaceRoots } from "./roots.js";
+import { describeRoots, isInside, sessionKey, WorkspaceRoots } from "./roots.js";
 import { Shell } from "./shell.js";
 import { viewTool } from "./view-tool.js";
 
 const NAME = "workspace";
-const TABLE = "virtual.workspace";
+const TABLE = ["virtual", "workspace"];
 
 class WorkspaceChild extends VirtualChild implements Workspace {
   protected readonly virtualTools: VirtualTool[];
@@ -53,7 +52,12 @@ class WorkspaceChild extends VirtualChild implements Workspace {
     const roots = await this.roots.forCall(ctx);
     const shell = await this.shells.get(sessionKey(ctx.caller))?.catch(() => undefined);
     const cwd = shell?.alive ? shell.cwd : this.roots.home(roots);
-    return { cwd, confine: (path) => this.roots.confine(path, cwd, roots) };
+    return {
+      cwd,
+      confine: (path) => this.roots.confine(path, cwd, roots),
+      inside: (real) => isInside(real, roots),
+      roots: describeRoots(roots),
+    };
   }
 
   async shellFor(ctx: CallContext): Promise<Shell> {
@@ -87,22 +91,29 @@ class WorkspaceChild extends VirtualChild implements Workspace {
   }
 }
 
-/** What `gaggle validate` reports of the workspace's settings: a policy that would refuse every command. */
-export function workspaceSettingsProblems(config: GaggleConfig): string[] {
-  if (!config.virtual.workspace.enabled) return [];
-  return policyProblems(loadPolicy(config.virtual.workspace, config.path, TABLE), NAME);
-}
-
-export function createWorkspaceChild(context: VirtualContext): Child | undefined {
-  const { config, switchboard } = context;
-  const settings = config.virtual.workspace;
-  if (!settings.enabled) return undefined;
-  const policy = loadPolicy(settings, config.path, TABLE);
-  logBrokenPolicy(policy, NAME, logger({ child: NAME }), "Bash command");
-  const found = settings.ripgrep ? findExecutable("rg", settings.roots[0]!, process.env.PATH) : undefined;
-  const rg = found && "found" in found ? found.found : undefined;
-  const child = new WorkspaceChild(settings, settings.killGraceMs ?? config.gateway.shutdownGraceMs, policy, rg, switchboard);
-  switchboard.onCallerGone((sessionId) => child.sessionGone(sessionId));
-  switchboard.onRootsChanged(() => child.rootsChanged());
-  return child;
-}
+export const workspaceChild: BuiltIn<WorkspaceSettings> = {
+  create(settings, { config, switchboard }) {
+    const policy = loadPolicy(settings, config.path, TABLE);
+    logBrokenPolicy(policy, NAME, logger({ child: NAME }), "Bash command");
+    const found = settings.ripgrep ? findExecutable("rg", settings.roots[0]!, process.env.PATH) : undefined;
+    const rg = found && "found" in found ? found.found : undefined;
+    const child = new WorkspaceChild(settings, settings.killGraceMs ?? config.gateway.shutdownGraceMs, policy, rg, switchboard);
+    switchboard.onCallerGone((sessionId) => child.sessionGone(sessionId));
+    switchboard.onRootsChanged(() => child.rootsChanged());
+    return child;
+  },
+  /** A policy that would refuse every command. */
+  problems: (settings, config) => policyProblems(loadPolicy(settings, config.path, TABLE), NAME),
+  check(settings) {
+    if (!settings.ripgrep) return { ok: true, notes: ["GrepTool searches with its own JavaScript search (ripgrep = false)"] };
+    const found = findExecutable("rg", settings.roots[0]!, process.env.PATH);
+    return {
+      ok: true,
+      notes: [
+        "found" in found
+          ? `GrepTool searches with ripgrep (${found.found})`
+          : "GrepTool searches with its own JavaScript search: ripgrep (rg) is not on PATH",
+      ],
+    };
+  },
+};

@@ -2,11 +2,11 @@
 import { readdirSync, readlinkSync, statSync, type Dirent } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { GaggleError } from "../../shared/errors.js";
 import { textResult } from "../../shared/tool-results.js";
 import { defineTool, type VirtualTool } from "../virtual-child.js";
 import { globMatches } from "./glob.js";
 import { fsFailure } from "./fs-errors.js";
+import { closeQuietly, openFolder, throughDescriptor } from "./opened.js";
 import type { Workspace } from "./place.js";
 
 export function lsTool(workspace: Workspace): VirtualTool {
@@ -28,18 +28,26 @@ export function lsTool(workspace: Workspace): VirtualTool {
       const place = await workspace.place(ctx);
       const dir = place.confine(path);
       const patterns = [...ignore, ...(ignore_pattern ? [ignore_pattern] : [])];
+      // Listed through the open folder's descriptor: a folder swapped for a symlink meanwhile is not followed.
+      const folder = openFolder(place, dir);
+      let shown: Array<{ entry: Dirent; folder: boolean; line: string }>;
       let entries: Dirent[];
       try {
-        if (!statSync(dir).isDirectory()) throw new GaggleError("INVALID_ARGS", `${dir} is a file, not a folder`, { hint: "read it with View" });
-        entries = readdirSync(dir, { withFileTypes: true });
+        const through = throughDescriptor(folder);
+        entries = readdirSync(through, { withFileTypes: true });
+        shown = entries
+          .filter((entry) => !patterns.some((pattern) => globMatches(pattern, entry.name)))
+          .map((entry) => {
+            const isDir = isFolder(through, entry);
+            return { entry, folder: isDir, line: describe(through, entry, isDir) };
+          })
+          .sort((a, b) => Number(b.folder) - Number(a.folder) || (a.entry.name < b.entry.name ? -1 : 1));
       } catch (error) {
         throw fsFailure(error, dir);
+      } finally {
+        closeQuietly(folder.fd);
       }
-      const shown = entries
-        .filter((entry) => !patterns.some((pattern) => globMatches(pattern, entry.name)))
-        .map((entry) => ({ entry, folder: isFolder(dir, entry) }))
-        .sort((a, b) => Number(b.folder) - Number(a.folder) || (a.entry.name < b.entry.name ? -1 : 1));
-      const lines = shown.slice(0, maxResults).map(({ entry, folder }) => `  - ${describe(dir, entry, folder)}`);
+      const lines = shown.slice(0, maxResults).map(({ line }) => `  - ${line}`);
       const left = shown.length - lines.length;
       const notes = [
         ...(shown.length === 0 ? [entries.length === 0 ? "  (empty)" : `  (all ${entries.length} entries ignored)`] : []),

@@ -3,20 +3,20 @@
 /** Longer lines are cut, with a note of what was left out. */
 export const MAX_LINE_CHARS = 2000;
 
-/** How View writes one line: numbered, or plain. */
-export type LineStyle = (number: number, line: string) => string;
+/** How View writes one line: numbered, or plain; `length` is the whole line's, when only its start was read. */
+export type LineStyle = (number: number, line: string, length?: number) => string;
 
 /** The line cut at MAX_LINE_CHARS, saying how much was left out. */
-export function cutLine(line: string): string {
-  return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}... [line cut: ${line.length - MAX_LINE_CHARS} more characters]` : line;
+export function cutLine(line: string, length = line.length): string {
+  return length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}... [line cut: ${length - MAX_LINE_CHARS} more characters]` : line;
 }
 
-export function numbered(number: number, line: string): string {
-  return `${String(number).padStart(6)}\t${cutLine(line)}`;
+export function numbered(number: number, line: string, length?: number): string {
+  return `${String(number).padStart(6)}\t${cutLine(line, length)}`;
 }
 
-export function plain(_number: number, line: string): string {
-  return cutLine(line);
+export function plain(_number: number, line: string, length?: number): string {
+  return cutLine(line, length);
 }
 
 /** The entries `from`..`to` of `lines` (1-based, inclusive, clipped to those there are), numbered. */

@@ -8,6 +8,10 @@ export interface Place {
   cwd: string;
   /** The real path of `path` (relative to `cwd`), or PERMISSION_DENIED naming the roots. */
   confine(path: string): string;
+  /** `real` (symlinks resolved: a descriptor's path) lies under the roots this call may reach. */
+  inside(real: string): boolean;
+  /** The roots this call may reach, as a refusal names them. */
+  roots: string;
 }
 
 export interface Workspace {

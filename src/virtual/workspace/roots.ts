@@ -58,8 +58,7 @@ export class WorkspaceRoots {
    */
   confine(path: string, base: string, roots: CallRoots): string {
     const real = realTarget(resolve(base, path));
-    const inside = (list: string[]) => real !== undefined && list.some((root) => isUnder(real, root));
-    if (inside(roots.configured) && (roots.client === undefined || inside(roots.client))) return real!;
+    if (real !== undefined && isInside(real, roots)) return real;
     const where = real === undefined ? ": it is a symlink whose target does not exist" : real === path ? "" : `: it is ${real}`;
     throw new GaggleError("PERMISSION_DENIED", `"${path}" is outside the allowed roots (${describeRoots(roots)})${where}`, {
       hint: "give a path under those roots; [virtual.workspace] roots sets them, and a client's own roots narrow them",
@@ -80,6 +79,12 @@ export class WorkspaceRoots {
     }
     return asking;
   }
+}
+
+/** `real` (a path with its symlinks resolved) lies under a configured root and, where the client gave roots, under one of those. */
+export function isInside(real: string, roots: CallRoots): boolean {
+  const inside = (list: string[]) => list.some((root) => isUnder(real, root));
+  return inside(roots.configured) && (roots.client === undefined || inside(roots.client));
 }
 
 export function describeRoots(roots: CallRoots): string {

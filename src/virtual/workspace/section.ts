@@ -139,7 +139,7 @@ function bracketsOf(line: string): number {
  * View's answer for find_section: the section's lines in `style`, at most `limit`, and a note saying which lines and
  * why. The search starts after `offset` lines (so an offset past one section finds the next).
  */
-export function viewSection(path: string, size: number, needle: string, offset: number, limit: number, style: LineStyle): string {
+export function viewSection(fd: number, path: string, size: number, needle: string, offset: number, limit: number, style: LineStyle): string {
   if (size > MAX_SECTION_BYTES) {
     throw new GaggleError("LIMIT_REACHED", `${path} has ${size} bytes, over the ${MAX_SECTION_BYTES} find_section reads`, {
       hint: "find the line with GrepTool, then View it with offset and limit",
@@ -147,7 +147,7 @@ export function viewSection(path: string, size: number, needle: string, offset: 
   }
   let lines: string[];
   try {
-    lines = readFileSync(path, "utf8").split(/\r?\n/);
+    lines = readFileSync(fd, "utf8").split(/\r?\n/);
   } catch (error) {
     throw fsFailure(error, path);
   }

@@ -5,10 +5,10 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
-import { cancelledError, type Cancellation } from "../../children/cancellation.js";
-import { childEnv } from "../../children/child-env.js";
-import { GroupProcess } from "../../children/group-process.js";
-import { terminateTree } from "../../children/process-group.js";
+import { cancelledError, type Cancellation } from "../../children/calls/cancellation.js";
+import { childEnv } from "../../children/processes/child-env.js";
+import { GroupProcess } from "../../children/processes/group-process.js";
+import { terminateTree } from "../../children/processes/process-tree.js";
 import { GaggleError, errorMessage } from "../../shared/errors.js";
 import { runLine, shellSetup } from "./shell-script.js";
 

@@ -1,7 +1,7 @@
 // View: a text file in `cat -n` form (or plain) from an offset or around a piece of text, an image as MCP image
 // content, a binary file refused with its type or shown as a hex dump; a metadata header on request.
-import { createReadStream, readFileSync, statSync, type Stats } from "node:fs";
-import { createInterface } from "node:readline";
+import { readFileSync } from "node:fs";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { GaggleError } from "../../shared/errors.js";
 import { textResult } from "../../shared/tool-results.js";
@@ -10,6 +10,8 @@ import { metadataHeader } from "./file-facts.js";
 import { headOf, kindOf } from "./file-kind.js";
 import { fsFailure } from "./fs-errors.js";
 import { hexDump } from "./hex-dump.js";
+import { readLines } from "./line-reader.js";
+import { closeQuietly, openToRead, type Opened } from "./opened.js";
 import { MAX_LINE_CHARS, numbered, plain, type LineStyle } from "./numbered.js";
 import type { Workspace } from "./place.js";
 import { viewSection } from "./section.js";
@@ -62,90 +64,72 @@ export function viewTool(workspace: Workspace): VirtualTool {
     annotations: { readOnlyHint: true, openWorldHint: false },
     run: async (args, ctx) => {
       const { file_path, offset = 0, limit = DEFAULT_LINES, show_line_numbers = true, include_metadata = false } = args;
-      const path = (await workspace.place(ctx)).confine(file_path);
-      let stat: Stats;
-      let head: Buffer;
+      const place = await workspace.place(ctx);
+      const path = place.confine(file_path);
+      const file = openToRead(place, path);
       try {
-        stat = statSync(path);
-        if (stat.isDirectory()) throw new GaggleError("INVALID_ARGS", `${path} is a folder, not a file`, { hint: "list it with LS" });
-        head = headOf(path);
+        return await view(file, args, { offset, limit, style: show_line_numbers ? numbered : plain, include_metadata });
       } catch (error) {
         throw fsFailure(error, path);
+      } finally {
+        closeQuietly(file.fd);
       }
-      const { size } = stat;
-      const kind = kindOf(head);
-      const header = include_metadata ? `${metadataHeader(path, stat, kind)}\n\n` : "";
-      if (kind.kind === "binary") {
-        if (args.include_hex_dump) {
-          const shown = head.subarray(0, HEX_DUMP_BYTES);
-          const which = shown.length < size ? `its first ${shown.length} bytes` : `all ${size} bytes`;
-          return textResult(
-            `${header}${path} is a binary file (${kind.type}, ${size} bytes); ${which}, as hexdump -C shows them:\n${hexDump(shown)}`,
-          );
-        }
-        // Asked for its metadata, a binary file gets that answer; asked for its content, it is refused.
-        if (include_metadata)
-          return textResult(`${header}[a binary file: pass include_hex_dump: true to see its first ${HEX_DUMP_BYTES} bytes in hex]`);
-        throw new GaggleError("INVALID_ARGS", `${path} is a binary file (${kind.type}, ${size} bytes): View shows text and images`, {
-          hint: `pass include_hex_dump: true for a hex dump of its first ${HEX_DUMP_BYTES} bytes, or look inside it with Bash (file, unzip -l, ...)`,
-        });
-      }
-      if (kind.kind === "image") {
-        if (size > maxImageBytes) {
-          throw new GaggleError(
-            "LIMIT_REACHED",
-            `${path} is an image of ${size} bytes, over ${maxImageBytes} ([virtual.workspace] max_image_bytes)`,
-            {
-              hint: "make a smaller copy with Bash (for example with ImageMagick's convert) and view that",
-            },
-          );
-        }
-        return {
-          content: [
-            { type: "text", text: include_metadata ? header.trimEnd() : `${path} (${kind.mimeType}, ${size} bytes)` },
-            { type: "image", data: readFileSync(path).toString("base64"), mimeType: kind.mimeType },
-          ],
-        };
-      }
-      const style = show_line_numbers ? numbered : plain;
-      const body =
-        args.find_section === undefined
-          ? await readLines(path, offset, limit, style)
-          : viewSection(path, size, args.find_section, offset, limit, style);
-      return textResult(header + body);
     },
   });
+
+  async function view(
+    file: Opened,
+    args: { include_hex_dump?: boolean | undefined; find_section?: string | undefined },
+    { offset, limit, style, include_metadata }: { offset: number; limit: number; style: LineStyle; include_metadata: boolean },
+  ): Promise<CallToolResult> {
+    const { path, stat } = file;
+    const { size } = stat;
+    const head = headOf(file.fd);
+    const kind = kindOf(head);
+    const header = include_metadata ? `${metadataHeader(path, stat, kind)}\n\n` : "";
+    if (kind.kind === "binary") {
+      if (args.include_hex_dump) {
+        const shown = head.subarray(0, HEX_DUMP_BYTES);
+        const which = shown.length < size ? `its first ${shown.length} bytes` : `all ${size} bytes`;
+        return textResult(`${header}${path} is a binary file (${kind.type}, ${size} bytes); ${which}, as hexdump -C shows them:\n${hexDump(shown)}`);
+      }
+      // Asked for its metadata, a binary file gets that answer; asked for its content, it is refused.
+      if (include_metadata)
+        return textResult(`${header}[a binary file: pass include_hex_dump: true to see its first ${HEX_DUMP_BYTES} bytes in hex]`);
+      throw new GaggleError("INVALID_ARGS", `${path} is a binary file (${kind.type}, ${size} bytes): View shows text and images`, {
+        hint: `pass include_hex_dump: true for a hex dump of its first ${HEX_DUMP_BYTES} bytes, or look inside it with Bash (file, unzip -l, ...)`,
+      });
+    }
+    if (kind.kind === "image") {
+      if (size > maxImageBytes) {
+        throw new GaggleError("LIMIT_REACHED", `${path} is an image of ${size} bytes, over ${maxImageBytes} ([virtual.workspace] max_image_bytes)`, {
+          hint: "make a smaller copy with Bash (for example with ImageMagick's convert) and view that",
+        });
+      }
+      return {
+        content: [
+          { type: "text", text: include_metadata ? header.trimEnd() : `${path} (${kind.mimeType}, ${size} bytes)` },
+          { type: "image", data: readFileSync(file.fd).toString("base64"), mimeType: kind.mimeType },
+        ],
+      };
+    }
+    const body =
+      args.find_section === undefined
+        ? await linesOf(file, offset, limit, style)
+        : viewSection(file.fd, path, size, args.find_section, offset, limit, style);
+    return textResult(header + body);
+  }
 }
 
-async function readLines(path: string, offset: number, limit: number, style: LineStyle): Promise<string> {
-  const lines: string[] = [];
-  let seen = 0;
-  let more = false;
-  const stream = createReadStream(path, { encoding: "utf8" });
-  const reader = createInterface({ input: stream, crlfDelay: Infinity });
-  try {
-    for await (const line of reader) {
-      seen++;
-      if (seen <= offset) continue;
-      if (lines.length === limit) {
-        more = true;
-        break;
-      }
-      lines.push(style(seen, line));
-    }
-  } catch (error) {
-    throw fsFailure(error, path);
-  } finally {
-    reader.close();
-    stream.destroy();
-  }
+async function linesOf(file: Opened, offset: number, limit: number, style: LineStyle): Promise<string> {
+  const { lines, seen, more } = await readLines(file.fd, offset, limit, MAX_LINE_CHARS);
   if (seen === 0) return "(empty file)";
   if (lines.length === 0) {
-    throw new GaggleError("INVALID_ARGS", `offset ${offset} is past the end of ${path}, which has ${seen} lines`, {
+    throw new GaggleError("INVALID_ARGS", `offset ${offset} is past the end of ${file.path}, which has ${seen} lines`, {
       hint: `give an offset below ${seen}`,
     });
   }
   const last = offset + lines.length;
   const note = more ? `\n[lines ${offset + 1}-${last} shown; more follow: pass offset ${last} to read on]` : "";
-  return lines.join("\n") + note;
+  return lines.map((line, i) => style(offset + i + 1, line.text, line.length)).join("\n") + note;
 }

@@ -65,11 +65,18 @@ describe("the duckdb child, read-only", () => {
     ]);
   });
 
+  it("names its roots when it refuses a relative path, which DuckDB reads from gaggle's working directory", async () => {
+    expect(failureOf(await db.sql("select * from 'data/sales.csv'"))).toMatchObject({
+      code: "PERMISSION_DENIED",
+      hint: expect.stringContaining(`the roots (${dir}; [virtual.duckdb] roots): name a file by its absolute path`),
+    });
+  });
+
   it("reaches no file outside its roots, and its confinement cannot be lifted", async () => {
     expect(failureOf(await db.sql("select * from read_csv('/etc/passwd')"))).toMatchObject({
       code: "PERMISSION_DENIED",
       error: expect.stringContaining('Cannot access file "/etc/passwd"'),
-      hint: "queries reach only files under [virtual.duckdb] roots",
+      hint: `queries reach only files under the roots (${dir}; [virtual.duckdb] roots): name a file by its absolute path, as '${dir}/FILE.csv'`,
     });
     expect(failureOf(await db.sql("set enable_external_access = true"))).toMatchObject({ code: "PERMISSION_DENIED" });
     expect(failureOf(await db.sql(`select * from read_csv('${dir}/../../../../../etc/passwd')`))).toMatchObject({ code: "PERMISSION_DENIED" });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { sessionName, turnArgv } from "../../../src/virtual/goose/argv.js";
 import { mergeOptions, OptionError, optionTokens, parseRunOptions } from "../../../src/config/virtual/goose-options.js";
-import { gooseSettingsSchema } from "../../../src/config/virtual/goose.js";
+import { gooseSettings } from "../../../src/config/virtual/goose.js";
 import { StreamJsonReader, TextReader } from "../../../src/virtual/goose/stream-json.js";
 import { Transcript } from "../../../src/virtual/goose/transcript.js";
 
@@ -176,10 +176,11 @@ describe("StreamJsonReader", () => {
 
 describe("[virtual.goose] settings", () => {
   it("has the documented defaults", () => {
-    expect(gooseSettingsSchema.parse({})).toEqual({
+    expect(gooseSettings.table.parse({})).toEqual({
       enabled: true,
       required: false,
-      expose: false,
+      // Unset: it follows gateway.expose.
+      expose: undefined,
       command: "goose",
       args: [],
       env: {},
@@ -199,7 +200,7 @@ describe("[virtual.goose] settings", () => {
   });
 
   it("checks configured options with the same allowlist", () => {
-    const result = gooseSettingsSchema.safeParse({ options: ["--resume"] });
+    const result = gooseSettings.table.safeParse({ options: ["--resume"] });
     expect(result.success).toBe(false);
     expect(result.error?.issues[0]).toMatchObject({ path: ["options"], message: expect.stringContaining('option "--resume" is not allowed') });
   });

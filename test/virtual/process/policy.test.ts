@@ -84,6 +84,52 @@ describe("checkPolicy", async () => {
     expect(await refusal({ ...rules, cwdAllow: undefined }, "echo hi > /dev/null 2>&1")).toBeUndefined();
   });
 
+  it("judges what follows cd, pushd or popd from where the shell will be, and refuses a change out of cwd_allow", async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "gaggle-chdir-")));
+    const outside = realpathSync(mkdtempSync(join(tmpdir(), "gaggle-chdir-outside-")));
+    mkdirSync(join(dir, "sub"));
+    symlinkSync(outside, join(dir, "out-link"));
+    const withCd: Policy = { kind: "rules", source: "p", allow: ["echo *", "cd *", "pushd *", "popd", "true"], cwdAllow: [dir] };
+    expect(await refusal(withCd, "cd sub && echo x > f", dir)).toBeUndefined();
+    expect(await refusal(withCd, "cd ./sub && echo x > f; cd sub; echo y > g", dir)).toBeUndefined();
+    // A cd may fail, so the next one may start from where the line started.
+    expect(await refusal(withCd, "cd ./sub; cd .. && echo x > f", dir)).toContain('"cd .." may leave the shell in');
+    expect(await refusal(withCd, `cd ${outside} && echo x > f`, dir)).toBe(
+      `"cd ${outside}" may leave the shell in ${outside}, under none of the cwd_allow directories, which the policy refuses`,
+    );
+    expect(await refusal(withCd, `pushd ${outside} && echo x > f`, dir)).toContain(`"pushd ${outside}" may leave the shell in ${outside}`);
+    expect(await refusal(withCd, "cd out-link && true", dir)).toContain(`may leave the shell in ${outside}`);
+    expect(await refusal(withCd, "cd sub/../.. && echo x > f", dir)).toContain("may leave the shell in");
+    expect(await refusal(withCd, `cd "$HOME" && echo x > f`, dir)).toContain("goes to a directory known only when it runs");
+    expect(await refusal(withCd, "cd && true", dir)).toContain("known only when it runs");
+    expect(await refusal(withCd, "popd; echo x > f", dir)).toContain("known only when it runs");
+    // Without cwd_allow, a redirection after the change is judged from each folder the shell may be in.
+    const redirectOnly: Policy = { ...withCd, cwdAllow: undefined, redirectAllow: [dir] };
+    expect(await refusal(redirectOnly, `echo x > f; cd ${outside}; echo x > f`, dir)).toBe(
+      `the redirection > "f" from ${outside}, where "cd ${outside}" may leave the shell, is refused by the policy: it is /dev/null or under none of ${JSON.stringify(dir)}`,
+    );
+    expect(await refusal(redirectOnly, `cd "$X" && echo x > f`, dir)).toContain("after a directory change to a place known only when it runs");
+    expect(await refusal(redirectOnly, `cd "$X" && echo x > ${dir}/f 2>/dev/null`, dir)).toBeUndefined();
+    // CDPATH would move where `cd sub` goes: a line that sets it is refused.
+    for (const command of ["CDPATH=/ cd etc && echo x > f", "CDPATH=/; cd etc", "echo ${CDPATH:=/}", "read CDPATH"]) {
+      expect({ command, refusal: await refusal({ ...withCd, allow: ["*CDPATH*", "cd *", "echo *", "read *"] }, command, dir) }).toEqual({
+        command,
+        refusal: expect.stringContaining("a change to CDPATH"),
+      });
+    }
+  });
+
+  it("opens a redirection's path as the kernel does: a symlink's .. is the parent of its target", async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "gaggle-dotdot-")));
+    const outside = realpathSync(mkdtempSync(join(tmpdir(), "gaggle-dotdot-outside-")));
+    mkdirSync(join(outside, "deep"));
+    symlinkSync(join(outside, "deep"), join(dir, "deep-link"));
+    const scoped: Policy = { kind: "rules", source: "p", allow: ["echo *"], cwdAllow: [dir] };
+    // Textually deep-link/../x is dir/x; bash opens outside/x.
+    expect(await refusal(scoped, "echo x > deep-link/../x", dir)).toContain('the redirection > "deep-link/../x" is refused');
+    expect(await refusal(scoped, "echo x > deep-link/x", dir)).toContain('the redirection > "deep-link/x" is refused');
+  });
+
   it("allows everything without a policy and nothing with a broken one", async () => {
     expect(await refusal({ kind: "open" }, "rm -rf $(pwd)", "/")).toBeUndefined();
     expect(await refusal({ kind: "broken", source: "x", reason: "allow: expected ..." }, "true")).toContain("allow: expected ...");
@@ -137,7 +183,7 @@ describe("loadPolicy", () => {
 describe("the policy in a running gaggle", () => {
   it("allows, denies a segment, a cwd, a hidden command and a redirection, and refuses $( )", async () => {
     const allowed = realpathSync(mkdtempSync(join(tmpdir(), "gaggle-allowed-")));
-    const config = processConfig(`[virtual.process.policy]\nallow = ["echo *", "true"]\ncwd_allow = [${JSON.stringify(allowed)}]\n`);
+    const config = processConfig(`[virtual.process.policy]\nallow = ["echo *", "true", "cd *"]\ncwd_allow = [${JSON.stringify(allowed)}]\n`);
     const gaggle = await startGaggle(config.text);
     try {
       const ok = await run(gaggle.client, "echo hi && true", { cwd: allowed });
@@ -155,6 +201,22 @@ describe("the policy in a running gaggle", () => {
 
       const hidden = await processFailure(gaggle.client, "gg_process_run", { command: "echo \\>&touch X", cwd: allowed });
       expect(hidden).toMatchObject({ code: "PERMISSION_DENIED", error: expect.stringContaining('segment "touch X"') });
+      // A variable's value made code by the expansion that reads it: `$_` is the last word of the command before.
+      for (const command of [
+        "echo '$(touch X)'; echo ${_@P}",
+        "echo 'a[$(touch X)]'; echo ${!_}",
+        "echo 'a[$(touch X)]'; echo ${PATH:_:1}",
+        "echo 'a[$(touch X)]'; echo ${PATH:1:_}",
+      ]) {
+        const code = await processFailure(gaggle.client, "gg_process_run", { command, cwd: allowed });
+        expect({ command, ...code }).toMatchObject({
+          command,
+          code: "PERMISSION_DENIED",
+          error: expect.stringContaining("which the policy cannot check"),
+        });
+      }
+      const moved = await processFailure(gaggle.client, "gg_process_run", { command: "cd /tmp && echo hi > gaggle-policy-escape", cwd: allowed });
+      expect(moved).toMatchObject({ code: "PERMISSION_DENIED", error: expect.stringContaining('"cd /tmp" may leave the shell in /tmp') });
       const written = await processFailure(gaggle.client, "gg_process_run", { command: "echo hi > /tmp/gaggle-policy-escape", cwd: allowed });
       expect(written).toMatchObject({ code: "PERMISSION_DENIED", error: expect.stringContaining("redirection") });
       expect(readdirSync(allowed)).toEqual([]);

@@ -1,7 +1,8 @@
 // Reading a command line with bash's grammar: what it runs and which files it opens, checked against what bash
 // itself runs for a generated corpus of lines, escapes and redirections included (the oracle chaos/ uses, bounded).
 import { describe, expect, it } from "vitest";
-import { everyCommand, readCommandLine, type CommandLine } from "../../../src/virtual/shell/command-grammar.js";
+import { readCommandLine, type CommandLine } from "../../../src/virtual/shell/command-grammar.js";
+import { everyCommand } from "../../../src/virtual/shell/every-command.js";
 import { bashOracle, seeded } from "../../helpers/chaos.js";
 
 const texts = (line: CommandLine) => ("unverifiable" in line ? line : line.commands.map((command) => command.text));
@@ -32,14 +33,14 @@ describe("readCommandLine", () => {
 
   it("gives each redirection's file, words after it to the command, and no file for a copied descriptor", async () => {
     expect(await readCommandLine("make 2>&1 >> '../build log' <&3")).toEqual({
-      commands: [{ text: "make", name: "make" }],
-      redirects: [{ op: ">>", path: "../build log" }],
+      commands: [{ text: "make", name: "make", at: 0 }],
+      redirects: [{ op: ">>", path: "../build log", at: 10 }],
     });
     expect(await readCommandLine("> out npm test --flag 2>/dev/null")).toEqual({
-      commands: [{ text: "npm test --flag", name: "npm" }],
+      commands: [{ text: "npm test --flag", name: "npm", at: 0 }],
       redirects: [
-        { op: ">", path: "out" },
-        { op: ">", path: "/dev/null" },
+        { op: ">", path: "out", at: 0 },
+        { op: ">", path: "/dev/null", at: 22 },
       ],
     });
     expect(await readCommandLine("npm test > out --script-shell=x")).toMatchObject({ commands: [{ text: "npm test --script-shell=x" }] });
@@ -67,6 +68,47 @@ describe("readCommandLine", () => {
     for (const [command, construct] of cases) expect({ command, ...(await readCommandLine(command)) }).toEqual({ command, unverifiable: construct });
     // Quoted, they are only text.
     expect(texts(await readCommandLine("echo '$(id) `id` (x)'"))).toEqual(["echo '$(id) `id` (x)'"]);
+  });
+
+  it("refuses what turns a variable's value into code: prompt expansion, indirection, arithmetic, names given to builtins", async () => {
+    const cases: Array<[string, string]> = [
+      ["echo '$(id>/tmp/x)'; echo ${_@P}", "prompt expansion (${_@P})"],
+      ['echo "${_@P}"', "prompt expansion (${_@P})"],
+      ["cat <<EOF\n${HOME@P}\nEOF", "prompt expansion (${HOME@P})"],
+      ["echo ${x:-${_@P}}", "prompt expansion (${_@P})"],
+      ["echo ${!_}", "indirect expansion (${!_})"],
+      ["X=${!_}", "indirect expansion (${!_})"],
+      ["echo ${PATH:_:1}", "a substring whose offset or length is an arithmetic expression (${PATH:_:1})"],
+      ["echo ${PATH:1:_}", "a substring whose offset or length is an arithmetic expression (${PATH:1:_})"],
+      ["echo ${@:_}", "a substring whose offset or length is an arithmetic expression (${@:_})"],
+      ['printf -v "$_" x', 'printf given "$_" as a variable\'s name'],
+      ["printf -v 'a[$(id)]' x", "printf given 'a[$(id)]' as a variable's name"],
+      ["builtin printf -va[$(id)] x", "command substitution ($( ) or backticks)"],
+      ["printf $_", "printf with an expanded first argument ($_)"],
+      ['read "$_"', 'read given "$_" as a variable\'s name'],
+      ["read $_", "read with an unquoted expansion ($_)"],
+      ["read -r 'a[$(id)]'", "read given 'a[$(id)]' as a variable's name"],
+      ['test -v "$_"', 'test given "$_" as a variable\'s name'],
+      ["test -v 'a[$(id)]'", "test given 'a[$(id)]' as a variable's name"],
+      ["test $_", "test with an unquoted expansion ($_)"],
+      ["[ -v 'a[$(id)]' ]", "a test ([[ ]] or (( )))"],
+      ["let x=1", "let, which evaluates arithmetic on variables' values"],
+      ["coproc curl x", "coproc"],
+    ];
+    for (const [command, reason] of cases) {
+      const line = await readCommandLine(command);
+      expect({ command, refused: "unverifiable" in line && line.unverifiable }).toEqual({ command, refused: expect.stringContaining(reason) });
+    }
+    // What only reads or changes text stays verifiable.
+    for (const command of [
+      "echo ${PATH:1:2} ${PATH: -3} ${PATH::4} ${#PATH} ${x:-d} ${x:=d} ${x@Q} ${x@U} ${!PATH*} ${!B@} ${x,,} $_ ${#} ${!}",
+      'printf -v name "%s" "$_"',
+      'read -r -p "$prompt" line rest',
+      'test -n "$x"',
+      "test -v HOME",
+    ]) {
+      expect({ command, line: await readCommandLine(command) }).toEqual({ command, line: expect.objectContaining({ commands: expect.any(Array) }) });
+    }
   });
 
   it("keeps within bounds: a line too long, or nested too deep, is refused and never overflows the stack", async () => {
@@ -99,16 +141,30 @@ describe("a generated corpus, checked against bash", () => {
 
   it("lists every command anywhere with everyCommand: in substitutions, subshells, functions and loops, names as bash reads them", async () => {
     const read = await everyCommand('f() { a 1; }; x=$(b "2 3"); (c) | d `e` <(g) && for i in 1; do h; done; export Y=$(i); $J k');
-    expect("commands" in read && read.commands.map((words) => words.map((word) => word.value ?? `<${word.text}>`))).toEqual([
+    expect("commands" in read && read.commands.map(({ words }) => words.map((word) => word.value ?? `<${word.text}>`))).toEqual([
       ["a", "1"],
       ["b", "2 3"],
       ["c"],
-      ["d"],
+      ["d", "<`e`>", "<<(g)>"],
       ["e"],
       ["g"],
       ["h"],
       ["i"],
       ["<$J>", "k"],
+    ]);
+  });
+
+  it("tells where each command reads its input: the pipe before it, a here-document or here-string, a file", async () => {
+    const read = await everyCommand("a | { b; c < f; }; d <<< 'x y'; e <<'EOF' | g\nz $v\nEOF\nh <<EOF\n$v\nEOF\ni");
+    expect("commands" in read && read.commands.map(({ words, stdin }) => [words[0]!.value, stdin])).toEqual([
+      ["a", undefined],
+      ["b", { from: "pipe" }],
+      ["c", { from: "file", file: { text: "f", value: "f" } }],
+      ["d", { from: "text", text: "x y" }],
+      ["e", { from: "text", text: "z $v\n" }],
+      ["g", { from: "pipe" }],
+      ["h", { from: "text", text: undefined }],
+      ["i", undefined],
     ]);
   });
 });

@@ -1,7 +1,7 @@
 // Bash through a real gaggle: one persistent shell per client session, whose state survives every command, a
 // command past its time killed with what it started while the shell goes on, output capped, banned commands refused.
 import { randomUUID } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startHttpGaggle, type HttpGaggle } from "../../helpers/gaggle-http.js";
@@ -122,6 +122,10 @@ describe("Bash", () => {
       "busybox wget x",
       "doas -u me setsid curl x",
       "su -c 'wget x' me",
+      "echo 'curl x' | bash",
+      "trap 'curl x' EXIT",
+      "exec 3<>/dev/tcp/example.com/80",
+      "echo '$(curl x)'; echo ${_@P}",
     ];
     for (const command of disguises) {
       const refused = await gaggle.failure("Bash", { command });
@@ -145,7 +149,24 @@ describe("Bash under a policy", () => {
         code: "PERMISSION_DENIED",
         error: expect.stringContaining('segment "ls"'),
       });
-      await gaggle.bash("cd /");
+      expect(await gaggle.failure("Bash", { command: "echo '$(touch X)'; echo ${_@P}" })).toMatchObject({
+        code: "PERMISSION_DENIED",
+        error: expect.stringContaining("prompt expansion"),
+      });
+      expect(existsSync(join(root, "X"))).toBe(false);
+      // A cd out of cwd_allow is refused, and so is what would follow it in the same line.
+      const outside = scratch();
+      expect(await gaggle.failure("Bash", { command: `cd ${outside} && echo x > f` })).toMatchObject({
+        code: "PERMISSION_DENIED",
+        error: expect.stringContaining(`"cd ${outside}" may leave the shell in ${outside}`),
+      });
+      expect(await gaggle.failure("Bash", { command: `pushd ${outside}` })).toMatchObject({ code: "PERMISSION_DENIED" });
+      expect(existsSync(join(outside, "f"))).toBe(false);
+      // A shell whose folder is swapped for a symlink to / behind its back: its next command is refused there.
+      mkdirSync(join(root, "sub"));
+      await gaggle.bash("cd sub");
+      renameSync(join(root, "sub"), join(outside, "sub"));
+      symlinkSync("/", join(root, "sub"));
       expect(await gaggle.failure("Bash", { command: "echo hi" })).toMatchObject({
         code: "PERMISSION_DENIED",
         error: expect.stringContaining('cwd "/"'),

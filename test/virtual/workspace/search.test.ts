@@ -4,6 +4,7 @@ import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findExecutable } from "../../../src/shared/fs-checks.js";
+import { readIgnoreFile, rulesFor } from "../../../src/virtual/workspace/gitignore.js";
 import { withRipgrep } from "../../../src/virtual/workspace/grep-tool.js";
 import type { RunningGaggle } from "../../helpers/gaggle.js";
 import { scratch, workspaceGaggle, type Tools } from "./helpers.js";
@@ -176,11 +177,51 @@ describe("GrepTool's ripgrep failing beside what it found", () => {
     writeFileSync(rg, "#!/bin/sh\nprintf './a.txt\\0001:needle\\n'\necho 'rg: ./locked: Permission denied (os error 13)' >&2\nexit 2\n", {
       mode: 0o755,
     });
-    const search = { pattern: "needle", ignoreCase: false, include: undefined, dir, max: 10, context: 0, vcs: false, signal: undefined };
+    const search = {
+      pattern: "needle",
+      ignoreCase: false,
+      include: undefined,
+      dir,
+      max: 10,
+      context: 0,
+      vcs: false,
+      signal: undefined,
+      inside: () => true,
+    };
     await expect(withRipgrep(rg, search)).resolves.toEqual({
       matches: [{ file: "a.txt", line: 1, text: "needle" }],
       more: false,
       problems: "rg: ./locked: Permission denied (os error 13)",
     });
+  });
+});
+
+describe("a parent's .gitignore handed to ripgrep", () => {
+  it("rewrites its rules for the search folder: unanchored as they are, anchored ones stripped of the way down, others dropped", () => {
+    const dir = scratch();
+    writeFileSync(join(dir, ".gitignore"), "*.log\n/sub/skip.txt\n/other/x\nsub/**/deep/\n!/sub/keep.log\n**/gen/*.ts\n/s*b/glob.txt\n");
+    const file = readIgnoreFile(dir)!;
+    expect(rulesFor(file, join(dir, "sub"))).toEqual(["*.log", "/skip.txt", "/**/deep/", "!/keep.log", "/**/gen/*.ts", "/glob.txt"]);
+  });
+
+  it.skipIf(!("found" in RG))("applies the parents' rules under the roots when ripgrep searches a subfolder", async () => {
+    const dir = scratch();
+    writeFileSync(join(dir, ".gitignore"), "*.log\n/sub/skip.txt\n");
+    mkdirSync(join(dir, "sub"));
+    for (const name of ["skip.txt", "seen.txt", "x.log"]) writeFileSync(join(dir, "sub", name), "needle\n");
+    const search = {
+      pattern: "needle",
+      ignoreCase: false,
+      include: undefined,
+      dir: join(dir, "sub"),
+      max: 10,
+      context: 0,
+      vcs: false,
+      signal: undefined,
+    };
+    const found = await withRipgrep((RG as { found: string }).found, { ...search, inside: () => true });
+    expect(found.matches.map((match) => match.file)).toEqual(["seen.txt"]);
+    const outsideRoots = await withRipgrep((RG as { found: string }).found, { ...search, inside: (real) => real.startsWith(join(dir, "sub")) });
+    expect(outsideRoots.matches.map((match) => match.file).sort()).toEqual(["seen.txt", "skip.txt", "x.log"]);
   });
 });

@@ -1,0 +1,123 @@
+// The GaggleErrors a real child fails with: what the SDK threw during a request, a failed start, a back-off refusal; each says what to do.
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { GaggleError, errorMessage } from "../../shared/errors.js";
+import type { ChildConfig } from "../../config/index.js";
+import type { QueueDepth } from "../child.js";
+import { isStartTimeout, slowStartAdvice } from "./slow-start.js";
+
+export interface FailureContext {
+  child: string;
+  /** What was being asked, e.g. `tool "echo"` or `tools/list`. */
+  what: string;
+  /** The queue a tools/call came through; other requests skip the queue. */
+  queue: QueueDepth | undefined;
+  /** Why the session ended, when it did (exit code and signal). */
+  endedBecause: string | undefined;
+  /** True when gaggle itself was closing the session. */
+  closing: boolean;
+  stderrTail: string[];
+}
+
+const STDERR_LINES_IN_ERRORS = 10;
+
+export function stderrSuffix(lines: string[]): string {
+  const tail = lines.slice(-STDERR_LINES_IN_ERRORS).filter((line) => line.trim() !== "");
+  return tail.length ? `; last stderr lines:\n${tail.join("\n")}` : "";
+}
+
+export function callFailure(error: unknown, ctx: FailureContext): GaggleError {
+  if (error instanceof GaggleError) return error;
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+    const depth = ctx.queue ? ` (queue has ${ctx.queue.running} running, ${ctx.queue.waiting} waiting)` : "";
+    const queue = `the child was sent notifications/cancelled${depth}`;
+    // The limit that ran out travels in the error's data, as the child's wire and the SDK both set it; the
+    // wire adds how long a call that waited its turn queued and ran.
+    const limits = (error.data ?? {}) as { timeout?: number; maxTotalTimeout?: number; queued?: number; ran?: number };
+    const spent = limits.queued === undefined ? "" : ` (queued ${limits.queued}ms, ran ${limits.ran}ms)`;
+    if (limits.maxTotalTimeout !== undefined) {
+      return new GaggleError(
+        "TIMEOUT",
+        `${ctx.what} on ${ctx.child} was still reporting progress after max_timeout_ms (${limits.maxTotalTimeout}ms)${spent}; ${queue}`,
+        { hint: `raise max_timeout_ms for ${ctx.child} in the config if the tool needs longer`, cause: error },
+      );
+    }
+    const after = limits.timeout === undefined ? "" : ` after ${limits.timeout}ms`;
+    return new GaggleError("TIMEOUT", `${ctx.what} on ${ctx.child} timed out${after}${spent}; ${queue}`, {
+      hint: `raise timeout_ms for ${ctx.child} in the config if the tool needs longer`,
+      cause: error,
+    });
+  }
+  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+    if (ctx.closing) {
+      return new GaggleError("SESSION_ERROR", `${ctx.child}'s session was closed while ${ctx.what} was in flight`, {
+        hint: "call again: the next call starts a new session",
+        cause: error,
+      });
+    }
+    return new GaggleError(
+      "SERVER_FAILED",
+      `${ctx.child} ${ctx.endedBecause ?? "closed its connection"} while serving ${ctx.what}${stderrSuffix(ctx.stderrTail)}`,
+      { hint: `the next call restarts ${ctx.child}; get_child_status shows its stderr`, cause: error },
+    );
+  }
+  if (error instanceof McpError) {
+    return new GaggleError("SESSION_ERROR", `${ctx.child} answered ${ctx.what} with error ${error.code}: ${error.message}`, {
+      cause: error,
+    });
+  }
+  return new GaggleError("SESSION_ERROR", `${ctx.what} on ${ctx.child} failed: ${errorMessage(error)}`, { cause: error });
+}
+
+/** A tools/call whose time ran out while it waited for its turn (see CallTurn): it never reached the child. */
+export function turnTimeout(child: string, tool: string, timeoutMs: number, queuedMs: number, queue: QueueDepth): GaggleError {
+  return new GaggleError(
+    "TIMEOUT",
+    `tool "${tool}" on ${child} timed out after ${timeoutMs}ms (queued ${queuedMs}ms, ran 0ms) waiting for its turn; it never reached ` +
+      `the child (queue has ${queue.running} running, ${queue.waiting} waiting)`,
+    { hint: `raise timeout_ms or concurrency for ${child} in the config, or make fewer calls to it at once` },
+  );
+}
+
+/** A failed start (SERVER_FAILED), and whether it failed by running out of time. */
+export class StartFailure extends GaggleError {
+  /** The time limit a start that was still starting when it ran out had been given; undefined when it failed otherwise. */
+  readonly timedOutAfterMs: number | undefined;
+
+  constructor(message: string, options: { hint: string; cause: unknown }, timedOutAfterMs: number | undefined) {
+    super("SERVER_FAILED", message, options);
+    this.timedOutAfterMs = timedOutAfterMs;
+  }
+}
+
+/**
+ * A start that failed, with what to check: the command for a process, the url for a remote server, the time
+ * limit for a start that ran out of time. `timeoutMs`: what the start was given (startup_timeout_ms, or more
+ * for a first start; see slow-start.ts).
+ */
+export function startFailure(config: ChildConfig, timeoutMs: number, reason: string, stderrTail: string[], cause: unknown): GaggleError {
+  const child = config.name;
+  // Nothing is wrong with the config: a person has to sign in, or the account signed in is refused; the error says so.
+  if (cause instanceof GaggleError && (cause.code === "AUTH_REQUIRED" || cause.code === "PERMISSION_DENIED")) return cause;
+  const timedOutAfterMs = isStartTimeout(cause) ? timeoutMs : undefined;
+  // A failure that already knows what to check (a sign-in's server not answering) says so.
+  const known = cause instanceof GaggleError && cause.code === "SERVER_FAILED" ? cause.hint : undefined;
+  const hint =
+    known ??
+    (timedOutAfterMs !== undefined ? `${slowStartAdvice(config, timedOutAfterMs).join("; ")}; get_child_status shows its stderr` : undefined) ??
+    (config.transport === "stdio"
+      ? `check the command, args and env of ${child} in the config; get_child_status shows its stderr`
+      : `check the url and headers of ${child} in the config, and that the server is up`);
+  return new StartFailure(`${child} ${reason}${stderrSuffix(stderrTail)}`, { hint, cause }, timedOutAfterMs);
+}
+
+/** A call refused while the back-off after `failedStarts` failed starts in a row lasts `waitMs` more. */
+export function backoffRefusal(child: string, failedStarts: number, waitMs: number, lastError: string | undefined, last?: GaggleError): GaggleError {
+  // Waiting helps nothing when a person has to sign in: the call is told so, and how.
+  if (last?.code === "AUTH_REQUIRED") return last;
+  return new GaggleError(
+    "SERVER_FAILED",
+    `${child} failed to start ${failedStarts} time(s) in a row; the next attempt is allowed in ` +
+      `${(waitMs / 1000).toFixed(1)}s. Last error: ${lastError ?? "unknown"}`,
+    { hint: `fix the cause shown by get_child_status("${child}"), or close_child_session to retry at once` },
+  );
+}

@@ -1,0 +1,26 @@
+// A start that ran past its time limit: the child was still starting, so the advice is about time, not about
+// the command. A first `npx -y` start is the usual case: it downloads the package, and may compile it.
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { fetchesOnFirstRun, type ChildConfig } from "../../config/index.js";
+
+/** A start that failed this way ran past its time limit: initialize timed out, the child still starting. */
+export function isStartTimeout(error: unknown): boolean {
+  return error instanceof McpError && error.code === ErrorCode.RequestTimeout;
+}
+
+/** The reason a start past `timeoutMs` is given. */
+export function startTimeoutReason(timeoutMs: number): string {
+  return `did not answer initialize within ${timeoutMs}ms (startup_timeout_ms)`;
+}
+
+/** What to do about a start that ran past `timeoutMs`, in a person's words. */
+export function slowStartAdvice(config: ChildConfig, timeoutMs: number): string[] {
+  const advice = [`it was still starting when startup_timeout_ms (${timeoutMs} ms) ran out: raise mcp_servers.${config.name}.startup_timeout_ms`];
+  if (config.command !== undefined && fetchesOnFirstRun(config.command)) {
+    const runner = config.command.split("/").pop();
+    advice.push(
+      `a first \`${runner}\` run downloads the package and may compile it: run \`${[config.command, ...config.args].join(" ")}\` once by hand, then try again`,
+    );
+  }
+  return advice;
+}

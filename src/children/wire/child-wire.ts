@@ -1,0 +1,185 @@
+// One child session's wire: the process or HTTP connection underneath, the one table of requests awaiting the child's
+// answers with its one timer, and the protocol era the child speaks.
+import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage, JSONRPCRequest, MessageExtraInfo, Progress, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import type { Link, LinkReceiver } from "../../shared/link.js";
+import { timerDelay } from "../../shared/timer-delay.js";
+import { cancelledError } from "../calls/cancellation.js";
+import { ChildEra, type EraOptions } from "./child-era.js";
+import { ForwardedRequest, type Awaited, type ForwardHooks, type ForwardLimits, type RequestLane } from "./forwarded-request.js";
+
+/** What the session that owns a wire hears of its connection (its errors reach the session through the Client's onerror). */
+export interface WireEvents {
+  /** The connection ended, on purpose or not: told before anything awaiting the child fails. */
+  closed(): void;
+}
+
+/**
+ * The SDK Client keeps the session's own requests (initialize, the lists, subscriptions, logging level) and every
+ * request and notification the child sends; it is connected to the wire, which is its transport, with an ordinary
+ * connect(). Forwarded requests (tools/call, resources/read, prompts/get, completion/complete) are sent and settled
+ * here instead, under ids of their own (`gaggle-N`, so they never meet the Client's numeric ids): they skip the
+ * Client's per-message zod parses and per-request bookkeeping, and their results pass on exactly as the child wrote
+ * them. Each message the child sends is sorted once, in the order the child sent it, so no progress is lost to a
+ * response read in the same chunk: an answer gaggle awaits settles its request; progress for one restarts its
+ * timeout; the era's own messages (a late probe answer, the listen streams) go to the era; the rest to the Client.
+ */
+export class ChildWire implements Transport, LinkReceiver, RequestLane {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+
+  readonly era: ChildEra;
+  private readonly pending = new Map<RequestId, Awaited>();
+  private lastId = 0;
+  /**
+   * One timer for every request awaiting an answer, due at the earliest deadline it knows of. A timer per request
+   * costs a timer-list insert and removal on every call; with one timer, sending a request or taking its progress
+   * only moves a number. Unref'd: pending requests never keep gaggle alive on their own.
+   */
+  private timer: NodeJS.Timeout | undefined;
+  private timerDueAt = Infinity;
+  private ended = false;
+
+  constructor(
+    /** The process or the HTTP connection underneath. */
+    readonly link: Link,
+    era: EraOptions,
+    private readonly events: WireEvents,
+  ) {
+    this.era = new ChildEra(this, era);
+  }
+
+  get sessionId(): string | undefined {
+    return this.link.sessionId;
+  }
+
+  /** Started by the Client's connect(). */
+  start(): Promise<void> {
+    return this.link.start(this);
+  }
+
+  /** What the Client sends, in the era the child speaks. */
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    return this.era.send(message, options);
+  }
+
+  close(): Promise<void> {
+    this.era.close();
+    return this.link.close();
+  }
+
+  setProtocolVersion(version: string): void {
+    if (!this.era.modern) this.link.setProtocolVersion?.(version);
+  }
+
+  /**
+   * Sends a request and resolves with the child's result. Fails with an McpError: the child's own error,
+   * RequestTimeout (after telling the child with notifications/cancelled), or ConnectionClosed; `cancel`
+   * also cancels the request at the child and fails with its reason.
+   */
+  forward(method: string, params: Record<string, unknown>, limits: ForwardLimits, hooks: ForwardHooks): Promise<Record<string, unknown>> {
+    const id = `gaggle-${++this.lastId}`;
+    const { cancel, onprogress } = hooks;
+    if (onprogress) params = { ...params, _meta: { ...(params._meta as Record<string, unknown> | undefined), progressToken: id } };
+    return new Promise((resolve, reject) => {
+      if (cancel?.aborted) return reject(cancelledError(cancel.reason));
+      const request = new ForwardedRequest(id, this, limits, hooks, resolve, reject);
+      this.await(id, request);
+      const message: JSONRPCRequest = { jsonrpc: "2.0", id, method, params };
+      (this.era.modern ? this.era.send(message) : this.link.send(message)).catch((error: unknown) => {
+        if (this.pending.get(id) === request) request.fail(error instanceof Error ? error : new Error(String(error)));
+      });
+    });
+  }
+
+  /** Records `awaited` under `id` until the child answers it, its deadline passes, or the connection ends. */
+  await(id: RequestId, awaited: Awaited): void {
+    this.pending.set(id, awaited);
+    this.dueBy(awaited.deadline);
+  }
+
+  drop(id: RequestId): void {
+    this.pending.delete(id);
+  }
+
+  cancelAtChild(requestId: string, reason: string): void {
+    void this.link.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason } }).catch(() => {});
+  }
+
+  /** Hands the Client a message the era answered itself, as if the child had sent it, on a later turn. */
+  deliver(message: JSONRPCMessage): void {
+    queueMicrotask(() => this.onmessage?.(message));
+  }
+
+  /** Hands the Client a message now. */
+  deliverNow(message: JSONRPCMessage): void {
+    this.onmessage?.(message);
+  }
+
+  receive(message: JSONRPCMessage, extra?: MessageExtraInfo, text?: string): void {
+    if (!("method" in message)) {
+      const id = message.id;
+      const awaited = id === undefined || id === null ? undefined : this.pending.get(id);
+      if (awaited) {
+        this.pending.delete(id!);
+        return awaited.answered(message, text);
+      }
+      if (this.era.takeAnswer(message)) return;
+    } else if (message.method === "notifications/progress" && !("id" in message)) {
+      const { progressToken, ...progress } = (message.params ?? {}) as Progress & { progressToken?: unknown };
+      const awaited = typeof progressToken === "string" ? this.pending.get(progressToken) : undefined;
+      if (awaited?.progress) return awaited.progress(progress);
+    } else if (!("id" in message) && this.era.takeNotification(message)) {
+      return;
+    }
+    this.onmessage?.(message, extra);
+  }
+
+  /** The era probe's own refusals, and the close of a cancelled request's stream, are no faults and go unreported. */
+  error(error: Error): void {
+    if (this.era.reportable(error)) this.onerror?.(error);
+  }
+
+  /**
+   * The session hears of the end first, so that what fails next fails with how the child ended; then the Client,
+   * then every request still awaiting an answer.
+   */
+  closed(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.events.closed();
+    this.onclose?.();
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerDueAt = Infinity;
+    const awaiting = [...this.pending.values()];
+    this.pending.clear();
+    for (const awaited of awaiting) awaited.closed();
+  }
+
+  /** Makes sure the timer fires by `deadline`. */
+  private dueBy(deadline: number): void {
+    if (deadline >= this.timerDueAt) return;
+    clearTimeout(this.timer);
+    this.timerDueAt = deadline;
+    // A deadline past setTimeout's range is reached in steps: sweep() sets the timer again for what is left.
+    this.timer = setTimeout(() => this.sweep(), timerDelay(deadline - performance.now())).unref();
+  }
+
+  /** Times out every request past its deadline, then sets the timer for the earliest one left. */
+  private sweep(): void {
+    this.timer = undefined;
+    this.timerDueAt = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    for (const [id, awaited] of [...this.pending]) {
+      if (awaited.deadline > now) next = Math.min(next, awaited.deadline);
+      else if (this.pending.get(id) === awaited) {
+        this.pending.delete(id);
+        awaited.timedOut();
+      }
+    }
+    if (next !== Infinity) this.dueBy(next);
+  }
+}

@@ -1,0 +1,142 @@
+// A child process's stdio as a link, the process leading its own process group, so shutdown reaches its descendants.
+import { ErrorCode, McpError, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { once } from "node:events";
+import { GroupProcess, type ProcessExit } from "../processes/group-process.js";
+import { encodeMessage, messageLines } from "../../shared/json-rpc-codec.js";
+import type { Link, LinkReceiver } from "../../shared/link.js";
+import type { OutputHold } from "./output-hold.js";
+import { spawnProblem } from "../processes/spawn-problem.js";
+
+export type { ProcessExit };
+
+export interface StdioProcessOptions {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** Time given after SIGTERM before SIGKILL. */
+  graceMs: number;
+  onStderr(chunk: string): void;
+  /** A stdout line that is not a JSON-RPC message: reported, then skipped. */
+  onStdoutGarbage(line: string, error: unknown): void;
+  /** Asked after each chunk of stdout is read: while it holds, no more is read (the child blocks on a full pipe). */
+  hold: OutputHold;
+}
+
+/** How long a child gets to exit by itself once its stdin is closed, before its group is signalled. */
+const STDIN_CLOSE_GRACE_MS = 1000;
+
+/** Each line the child writes to stdout is decoded once and handed to the receiver with its text. */
+export class ProcessLink implements Link {
+  private receiver: LinkReceiver | undefined;
+  private process: GroupProcess | undefined;
+  private closed = false;
+  /** Resolves once the close has been told to the receiver. */
+  private readonly told: Promise<void>;
+  private tell!: () => void;
+  /** stdout is paused until the hold lets it be read again. */
+  private paused = false;
+  /** Settles when stdin has drained (or failed): the one wait of every write that found its buffer full. */
+  private drained: Promise<void> | undefined;
+  private readonly lines = messageLines(
+    (message, line) => this.receiver?.receive(message, undefined, line),
+    (error, line) => this.options.onStdoutGarbage(line, error),
+  );
+
+  constructor(private readonly options: StdioProcessOptions) {
+    this.told = new Promise((resolve) => (this.tell = resolve));
+  }
+
+  get pid(): number | undefined {
+    return this.process?.pid;
+  }
+
+  get exitInfo(): ProcessExit | undefined {
+    return this.process?.exitInfo;
+  }
+
+  async start(receiver: LinkReceiver): Promise<void> {
+    this.receiver = receiver;
+    const { command, args, cwd, env, graceMs } = this.options;
+    try {
+      this.process = await GroupProcess.start({ command, args, cwd, env, stdin: "pipe", graceMs });
+    } catch (error) {
+      throw spawnError(command, cwd, error);
+    }
+    this.process.stderr.setEncoding("utf8").on("data", (chunk: string) => this.options.onStderr(chunk));
+    const stdout = this.process.stdout.setEncoding("utf8");
+    stdout.on("data", (chunk: string) => {
+      this.lines.push(chunk);
+      if (this.paused) return;
+      const readable = this.options.hold.whenReadable();
+      if (!readable) return;
+      this.paused = true;
+      stdout.pause();
+      void readable.then(() => {
+        this.paused = false;
+        stdout.resume();
+      });
+    });
+    // Calls in flight fail as soon as the child's last output is read, not once its leftovers are stopped.
+    void this.process.exited.then(() => this.finish());
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.process?.stdin;
+    if (!stdin) return Promise.reject(new Error("the child process was not started"));
+    if (this.closed || !stdin.writable) return this.failOnClose();
+    // A pipe the child closed by dying (EPIPE) is its exit, told as an exit is once it is seen.
+    const failed = (error: unknown): Promise<void> =>
+      isPipeGone(error) ? this.failOnClose() : Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    try {
+      if (stdin.write(encodeMessage(message))) return Promise.resolve();
+    } catch (error) {
+      return failed(error);
+    }
+    // Every write waiting on the same drain shares one listener: a child that stops reading gets no pile of them.
+    this.drained ??= once(stdin, "drain")
+      .then(() => {})
+      .finally(() => (this.drained = undefined));
+    return this.drained.catch(failed);
+  }
+
+  /**
+   * Shutdown escalates: close stdin and let the child exit by itself, then SIGTERM the group,
+   * then SIGKILL it after the grace period. Resolves once no process of the group is left.
+   */
+  async close(): Promise<void> {
+    await this.process?.closeGently(STDIN_CLOSE_GRACE_MS);
+    this.finish();
+  }
+
+  private finish(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.receiver?.closed();
+    this.tell();
+  }
+
+  /**
+   * A message for a process that is gone or going: Node closes its stdin when it sees the exit, and the close
+   * is told only once the process's last output has been read. The message fails with the connection's close,
+   * once that is told, as every request in flight does: a call sent in that moment is told the same as they are
+   * (SERVER_FAILED, how the child ended, its last stderr lines).
+   */
+  private async failOnClose(): Promise<never> {
+    await this.told;
+    throw new McpError(ErrorCode.ConnectionClosed, "Connection closed");
+  }
+}
+
+function spawnError(command: string, cwd: string, error: unknown): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  const advice =
+    code === "ENOENT" ? `; check "command", "cwd" (${cwd}), or that it is on PATH` : code === "EACCES" ? "; make it executable (chmod +x)" : "";
+  return new Error(`"${command}" ${spawnProblem(error)}${advice}`, { cause: error });
+}
+
+/** A write that failed because the reading end is gone: the child died, or its stdin was closed under the write. */
+function isPipeGone(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === "EPIPE" || code === "ERR_STREAM_DESTROYED" || code === "ERR_STREAM_WRITE_AFTER_END";
+}

@@ -1,0 +1,74 @@
+// The one JSON document of a running gaggle that the status page, /api/status and `gaggle status` read: its
+// children, clients, background work, latest calls and pending config errors, as one viewer may see them.
+import type { BackgroundWork } from "../../children/child.js";
+import type { Gaggle } from "../gaggle.js";
+import { statusView } from "../status-view.js";
+import { GAGGLE_VERSION } from "../../shared/version.js";
+import type { Observatory } from "./observatory.js";
+
+/** Who is looking: with named tokens each principal sees its own clients, work and calls; without, the one person sees all. */
+export interface Viewer {
+  principal: string;
+  everything: boolean;
+}
+
+/** What the page shows beside the gateway's own state: set by whoever serves it. */
+export interface StatusExtras {
+  /** When this gaggle started serving. */
+  startedAt: Date;
+  /** A config edit that did not load, kept until one does. */
+  configErrors(): string[];
+}
+
+export function statusDocument(gaggle: Gaggle, observatory: Observatory, viewer: Viewer, extras: StatusExtras) {
+  const { router, hub } = gaggle;
+  const mine = (owner: string | null) => viewer.everything || owner === null || owner === viewer.principal;
+  return {
+    gaggle: {
+      version: GAGGLE_VERSION,
+      pid: process.pid,
+      config: gaggle.config.path,
+      started_at: extras.startedAt.toISOString(),
+      uptime_ms: Date.now() - extras.startedAt.getTime(),
+      viewer: viewer.principal,
+    },
+    children: router.names().map((name) => {
+      const view = statusView(router.status(name));
+      const calls = observatory.stats.summary(name);
+      const config = gaggle.config.children.find((child) => child.name === name);
+      return { ...view, url: config?.url ?? null, ...calls };
+    }),
+    clients: hub
+      .clients()
+      .filter((client) => mine(client.principal))
+      .map((client) => ({
+        session: client.id,
+        principal: client.principal,
+        client_name: client.client?.name ?? null,
+        client_version: client.client?.version ?? null,
+        since: client.since.toISOString(),
+      })),
+    background: router.all().flatMap((child) =>
+      child
+        .background()
+        .filter((work) => mine(work.owner))
+        .map((work) => backgroundView(child.name, work)),
+    ),
+    recent_calls: observatory.recent.latest(viewer.everything ? undefined : viewer.principal),
+    config_errors: extras.configErrors(),
+  };
+}
+
+export type StatusDocument = ReturnType<typeof statusDocument>;
+
+function backgroundView(child: string, work: BackgroundWork) {
+  return {
+    child,
+    kind: work.kind,
+    id: work.id,
+    owner: work.owner,
+    state: work.state,
+    title: work.title,
+    started_at: work.startedAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,239 @@
+// One client's connection, in either protocol era: each message its link decoded is sorted here, once, to the part that answers it.
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { TaskRequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { AnySchema, SchemaOutput } from "@modelcontextprotocol/sdk/server/zod-compat.js";
+import {
+  ErrorCode,
+  McpError,
+  type CallToolResult,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  type MessageExtraInfo,
+  type RequestId,
+  type ServerNotification,
+  type ServerRequest,
+} from "@modelcontextprotocol/sdk/types.js";
+import { Cancellation } from "../children/calls/cancellation.js";
+import type { ClientPrincipal } from "../children/child.js";
+import type { CallExtra } from "../gateway/client-session.js";
+import type { ModernServer } from "../gateway/modern/modern-server.js";
+import type { GatewayServer } from "../gateway/server.js";
+import { toolCallParams } from "../gateway/tool-handlers.js";
+import { errorReply } from "../gateway/wire-errors.js";
+import { claimsModernEra } from "../shared/modern-protocol.js";
+import type { Link, LinkReceiver } from "../shared/link.js";
+
+/** What answers the requests of a connection, besides its 2025 session's SDK Server. */
+export interface ConnectionParts {
+  /** The 2025 session the connection carries (none for a 2026-07-28 HTTP request). */
+  session?: GatewayServer;
+  /**
+   * Answers 2026-07-28 requests, and server/discover, how a modern client probes; with `every`, each request of
+   * the connection (a 2026-07-28 HTTP request), otherwise those whose _meta claims the era (stdio).
+   */
+  modern?: { server: ModernServer; who: ClientPrincipal; every: boolean };
+}
+
+/** What a tools/call is cancelled with when its client goes away, as the SDK cancels the handlers of its requests. */
+const CONNECTION_CLOSED = () => new McpError(ErrorCode.ConnectionClosed, "Connection closed");
+
+/** A request answered here rather than by the SDK's Protocol: its cancellation, and whether it is a 2026-07-28 one. */
+interface InFlight {
+  cancel: Cancellation;
+  modern: boolean;
+}
+
+/**
+ * Sorts each message once: notifications/cancelled for a request answered here aborts it (one in-flight table); a
+ * request whose _meta claims the 2026-07-28 era, or server/discover, goes to the ModernServer; a tools/call to the
+ * gateway's requests, without the SDK; everything else to the 2025 session's SDK Server, connected to this
+ * connection through an ordinary connect() (see SessionFace).
+ *
+ * tools/call is a gateway's hot path, and the SDK's Protocol spends more on one than the rest of gaggle: it parses
+ * each message with several zod schemas to learn its kind, and keeps per-request bookkeeping for features gaggle
+ * does not use on calls (tasks, related-task queues). A tools/call here has the contract the Protocol gives a
+ * handler: a cancellation that notifications/cancelled and the end of the connection abort (its AbortSignal made
+ * only when asked for), no reply once it is cancelled, messages sent as related to the call (over Streamable HTTP
+ * they travel on its own stream), and a thrown error answered as the JSON-RPC error toWireError makes of it. That
+ * the SDK's Server is content to send messages related to a request it never saw, and to answer the rest of the
+ * session while it never sees tools/call, is pinned by test/transport/client-connection.test.ts.
+ */
+export class ClientConnection implements LinkReceiver {
+  private readonly inFlight = new Map<RequestId, InFlight>();
+  private readonly face: SessionFace;
+  private ending: ((reason: Error) => void) | undefined;
+  /** Settles once the connection has closed. */
+  readonly ended: Promise<Error>;
+
+  constructor(
+    private readonly link: Link,
+    private readonly parts: ConnectionParts,
+  ) {
+    this.face = new SessionFace(link, this);
+    this.ended = new Promise((resolve) => (this.ending = resolve));
+  }
+
+  /** Connects the session's server (which starts the link), or starts the link; messages are taken from then on. */
+  async open(): Promise<void> {
+    if (this.parts.session) await this.parts.session.server.connect(this.face);
+    else await this.link.start(this);
+  }
+
+  receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+    if ("method" in message) {
+      if ("id" in message) {
+        const { modern, session } = this.parts;
+        if (modern && (modern.every || message.method === "server/discover" || claimsModernEra(message))) return void this.answerModern(message);
+        if (session && message.method === "tools/call") return this.callTool(session, message);
+      } else if (message.method === "notifications/cancelled" && this.cancelledBy(message.params)) {
+        return;
+      }
+    }
+    this.face.onmessage?.(message, extra);
+  }
+
+  error(error: Error): void {
+    this.face.onerror?.(error);
+  }
+
+  /**
+   * Every request still answered here is cancelled: a tools/call as the SDK cancels its own handlers, a 2026-07-28
+   * request with `reason`; then the session's server learns of the close, and the session leaves the gateway.
+   */
+  closed(reason: Error = new Error("the client closed the connection")): void {
+    const ending = this.ending;
+    if (!ending) return;
+    this.ending = undefined;
+    for (const { cancel, modern } of this.inFlight.values()) cancel.abort(modern ? reason : CONNECTION_CLOSED());
+    this.inFlight.clear();
+    this.face.onclose?.();
+    this.parts.session?.closed();
+    ending(reason);
+  }
+
+  /** Ends the connection from gaggle's side. */
+  close(): Promise<void> {
+    return this.link.close();
+  }
+
+  private callTool(session: GatewayServer, request: JSONRPCRequest): void {
+    const cancel = this.begin(request.id, false);
+    let result: Promise<CallToolResult>;
+    try {
+      result = session.callTool(toolCallParams(request.params), new ToolCallExtra(session.server, request.id, cancel));
+    } catch (error) {
+      result = Promise.reject(error);
+    }
+    result.then(
+      (value) => this.reply(request.id, cancel, () => ({ jsonrpc: "2.0", id: request.id, result: value })),
+      (error: unknown) => this.reply(request.id, cancel, () => errorReply(request.id, error)),
+    );
+  }
+
+  /**
+   * A reply that cannot be made or sent (a link that throws, a result JSON cannot hold) is reported and that call
+   * goes unanswered; it never becomes an unhandled rejection that would stop gaggle.
+   */
+  private reply(id: RequestId, cancel: Cancellation, build: () => JSONRPCMessage): void {
+    this.end(id, cancel);
+    if (cancel.aborted) return;
+    const unsent = (error: unknown) => this.error(new Error(`Failed to send a tools/call reply: ${String(error)}`));
+    try {
+      this.link.send(build()).catch(unsent);
+    } catch (error) {
+      unsent(error);
+    }
+  }
+
+  private async answerModern(request: JSONRPCRequest): Promise<void> {
+    const { server, who } = this.parts.modern!;
+    const cancel = this.begin(request.id, true);
+    const unsent = (error: unknown) => this.error(new Error(`could not send to the client: ${String(error)}`));
+    try {
+      const answer = await server.handle(request, { ...who, cancel, notify: (notification) => void this.link.send(notification).catch(unsent) });
+      if (answer) await this.link.send(answer).catch(unsent);
+    } finally {
+      this.end(request.id, cancel);
+    }
+  }
+
+  /** Records a request answered here; notifications/cancelled for it, or the connection's end, aborts its cancellation. */
+  private begin(id: RequestId, modern: boolean): Cancellation {
+    const cancel = new Cancellation();
+    this.inFlight.set(id, { cancel, modern });
+    return cancel;
+  }
+
+  /** The request is answered (a later request may reuse its id: only this one's entry is removed). */
+  private end(id: RequestId, cancel: Cancellation): void {
+    if (this.inFlight.get(id)?.cancel === cancel) this.inFlight.delete(id);
+  }
+
+  /** Aborts the request a notifications/cancelled names, if it is answered here; true if it was. */
+  private cancelledBy(params: unknown): boolean {
+    const { requestId, reason } = (params ?? {}) as { requestId?: RequestId; reason?: unknown };
+    const entry = requestId === undefined ? undefined : this.inFlight.get(requestId);
+    if (!entry) return false;
+    this.inFlight.delete(requestId!);
+    entry.cancel.abort(reason);
+    return true;
+  }
+}
+
+/**
+ * The transport the 2025 session's SDK Server is connected to, with an ordinary connect(): the SDK sets its
+ * callbacks, as it does on any transport; what the server sends goes out on the link, and the connection hands it
+ * every message it does not answer itself.
+ */
+class SessionFace implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+
+  constructor(
+    private readonly link: Link,
+    private readonly connection: ClientConnection,
+  ) {}
+
+  get sessionId(): string | undefined {
+    return this.link.sessionId;
+  }
+
+  start(): Promise<void> {
+    return this.link.start(this.connection);
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    return this.link.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.link.close();
+  }
+}
+
+/**
+ * What a tools/call handler gets besides its params, as the Protocol gives it to other handlers: messages it
+ * sends are related to the call, and none is sent once the call is cancelled. A class, since one is made per call.
+ */
+class ToolCallExtra implements CallExtra {
+  constructor(
+    private readonly server: Server,
+    private readonly requestId: RequestId,
+    readonly cancel: Cancellation,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.cancel.signal;
+  }
+
+  async sendNotification(notification: ServerNotification): Promise<void> {
+    if (!this.cancel.aborted) await this.server.notification(notification, { relatedRequestId: this.requestId });
+  }
+
+  async sendRequest<T extends AnySchema>(request: ServerRequest, resultSchema: T, options?: TaskRequestOptions): Promise<SchemaOutput<T>> {
+    if (this.cancel.aborted) throw new McpError(ErrorCode.ConnectionClosed, "Request was cancelled");
+    return this.server.request(request, resultSchema, { ...options, relatedRequestId: this.requestId });
+  }
+}

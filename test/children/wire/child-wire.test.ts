@@ -1,0 +1,128 @@
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { ErrorCode, type JSONRPCMessage, type McpError } from "@modelcontextprotocol/sdk/types.js";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { ChildWire } from "../../../src/children/wire/child-wire.js";
+import { TransportLink } from "../../../src/shared/link.js";
+
+/** A 2025 era as the wire starts with: nothing is negotiated in these tests, so nothing of it is used. */
+const LEGACY = { choice: "2025-11-25" as const, discoverFirst: false, envelope: () => ({}), probeTimeoutMs: 1000 };
+
+/** A ChildWire linked in memory to a child end the test drives: what the child was sent, and a way to answer. */
+async function linked() {
+  const [gaggleEnd, childEnd] = InMemoryTransport.createLinkedPair();
+  const received: JSONRPCMessage[] = [];
+  childEnd.onmessage = (message) => void received.push(message);
+  const transport = new ChildWire(new TransportLink(gaggleEnd), LEGACY, { closed: () => {} });
+  await transport.start();
+  await childEnd.start();
+  const cancelledIds = () =>
+    received.flatMap((message) => ("method" in message && message.method === "notifications/cancelled" ? [message.params?.requestId] : []));
+  return { transport, received, cancelledIds, childSends: (message: JSONRPCMessage) => childEnd.send(message) };
+}
+
+/** Records how a forwarded request ended; `ended` lists the requests that have, in order. */
+function track(request: Promise<unknown>, ended: string[], label: string): Promise<"answered" | McpError> {
+  return request.then(
+    () => (ended.push(label), "answered" as const),
+    (error: McpError) => (ended.push(label), error),
+  );
+}
+
+// Timers and performance.now() are the test's to move: each deadline is checked to the millisecond.
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("ChildWire timeouts", () => {
+  it("times out each request at its own deadline, and tells the child about each", async () => {
+    const { transport, cancelledIds } = await linked();
+    const ended: string[] = [];
+    const limits = { timeoutMs: 300, maxTotalTimeoutMs: 10_000 };
+    const first = track(transport.forward("tools/call", { name: "a" }, limits, {}), ended, "first");
+    await vi.advanceTimersByTimeAsync(200);
+    const second = track(transport.forward("tools/call", { name: "b" }, limits, {}), ended, "second");
+
+    await vi.advanceTimersByTimeAsync(99);
+    expect(ended).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(ended).toEqual(["first"]);
+    const firstError = (await first) as McpError;
+    expect(firstError.code).toBe(ErrorCode.RequestTimeout);
+    expect(firstError.data).toEqual({ timeout: 300 });
+
+    // The one timer was set again for the second request's own deadline, 300 ms after it was sent.
+    await vi.advanceTimersByTimeAsync(199);
+    expect(ended).toEqual(["first"]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(ended).toEqual(["first", "second"]);
+    expect(((await second) as McpError).code).toBe(ErrorCode.RequestTimeout);
+    expect(cancelledIds()).toEqual(["gaggle-1", "gaggle-2"]);
+  });
+
+  it("lets an answered request go, and keeps timing the ones still in flight", async () => {
+    const { transport, cancelledIds, childSends } = await linked();
+    const ended: string[] = [];
+    const limits = { timeoutMs: 150, maxTotalTimeoutMs: 10_000 };
+    const answered = track(transport.forward("tools/call", { name: "a" }, limits, {}), ended, "answered");
+    const unanswered = track(transport.forward("tools/call", { name: "b" }, limits, {}), ended, "unanswered");
+    await childSends({ jsonrpc: "2.0", id: "gaggle-1", result: { content: [] } });
+    expect(await answered).toBe("answered");
+    await vi.advanceTimersByTimeAsync(150);
+    expect(((await unanswered) as McpError).code).toBe(ErrorCode.RequestTimeout);
+    expect(cancelledIds()).toEqual(["gaggle-2"]);
+  });
+
+  it("restarts the timeout on progress, up to the total limit", async () => {
+    const { transport, received, cancelledIds, childSends } = await linked();
+    const progress: number[] = [];
+    const limits = { timeoutMs: 400, maxTotalTimeoutMs: 700 };
+    const onprogress = (p: { progress: number }) => void progress.push(p.progress);
+    const ended: string[] = [];
+    const request = track(transport.forward("tools/call", { name: "a" }, limits, { onprogress }), ended, "request");
+    const token = (received[0] as { params: { _meta: { progressToken: string } } }).params._meta.progressToken;
+    const report = (step: number) =>
+      childSends({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: step } });
+
+    // Progress at 300 and 600 ms moves the deadline past 400 ms, then past 700 ms...
+    await vi.advanceTimersByTimeAsync(300);
+    await report(1);
+    await vi.advanceTimersByTimeAsync(300);
+    await report(2);
+    await vi.advanceTimersByTimeAsync(99);
+    expect(ended).toEqual([]);
+    // ...but progress after 700 ms in all ends the request, however recent the last progress was.
+    await vi.advanceTimersByTimeAsync(1);
+    await report(3);
+    const error = (await request) as McpError;
+    expect(error.message).toContain("Maximum total timeout exceeded");
+    expect(error.data).toEqual({ maxTotalTimeout: 700, totalElapsed: 700 });
+    expect(progress).toEqual([1, 2]);
+    expect(cancelledIds()).toEqual([token]);
+  });
+
+  it("gives a request that waited its turn only the rest of its time, and says how long it queued and ran", async () => {
+    const { transport, cancelledIds } = await linked();
+    const ended: string[] = [];
+    const limits = { timeoutMs: 300, maxTotalTimeoutMs: 10_000 };
+    const request = track(transport.forward("tools/call", { name: "a" }, limits, { turn: { queuedMs: 200 } }), ended, "request");
+    await vi.advanceTimersByTimeAsync(99);
+    expect(ended).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(ended).toEqual(["request"]);
+    const error = (await request) as McpError;
+    expect(error.code).toBe(ErrorCode.RequestTimeout);
+    expect(error.data).toEqual({ timeout: 300, queued: 200, ran: 100 });
+    expect(cancelledIds()).toEqual(["gaggle-1"]);
+  });
+
+  it("fails the requests in flight at once when the child's connection closes", async () => {
+    const { transport } = await linked();
+    const limits = { timeoutMs: 200, maxTotalTimeoutMs: 10_000 };
+    const first = transport.forward("tools/call", { name: "a" }, limits, {}).catch((error: McpError) => error);
+    await transport.close();
+    expect(((await first) as McpError).code).toBe(ErrorCode.ConnectionClosed);
+  });
+});

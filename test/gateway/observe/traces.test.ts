@@ -1,0 +1,114 @@
+// Traces of real requests, received by a local OTLP/HTTP endpoint: a SERVER span per client request whose parent is
+// the client's traceparent, a CLIENT span per request to a child, and the child hearing gaggle's span in its _meta.
+import { once } from "node:events";
+import { createServer, type Server } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startGaggle, textOf, type RunningGaggle } from "../../helpers/gaggle.js";
+import { fixture, NO_BUILT_INS } from "../../helpers/paths.js";
+import { until } from "../../helpers/poll.js";
+
+interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes: Array<{ key: string; value: { stringValue?: string; intValue?: string } }>;
+  status?: { code?: number; message?: string };
+}
+
+const SERVER = 2;
+const CLIENT = 3;
+const CLIENT_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
+const CLIENT_SPAN = "00f067aa0ba902b7";
+const TRACEPARENT = `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01`;
+
+const attribute = (span: OtlpSpan, key: string) => span.attributes.find((entry) => entry.key === key)?.value.stringValue;
+const child = (name: string, args: string[]) =>
+  `[mcp_servers.${name}]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify(args)}\n`;
+
+describe("traces to an OTLP endpoint", () => {
+  let receiver: Server;
+  const spans: OtlpSpan[] = [];
+  const received: Array<{ path: string; type: string | undefined }> = [];
+  let gaggle: RunningGaggle;
+
+  beforeAll(async () => {
+    // A collector's OTLP/HTTP traces endpoint, as the specification has it: JSON export requests, answered 200.
+    receiver = createServer((req, res) => {
+      let body = "";
+      req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+      req.on("end", () => {
+        received.push({ path: req.url ?? "", type: req.headers["content-type"] });
+        const request = JSON.parse(body) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }> };
+        for (const resource of request.resourceSpans) for (const scope of resource.scopeSpans) spans.push(...scope.spans);
+        res.writeHead(200, { "content-type": "application/json" }).end("{}");
+      });
+    }).listen(0, "127.0.0.1");
+    await once(receiver, "listening");
+    const { port } = receiver.address() as { port: number };
+    const config = `${NO_BUILT_INS}\n${child("legacy", [fixture("protocol.mjs")])}\n${child("modern", [fixture("conformance-server.mjs"), "--modern-only"])}`;
+    gaggle = await startGaggle(config, {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_BSP_SCHEDULE_DELAY: "100", OTEL_SERVICE_NAME: "gaggle-under-test" },
+    });
+  });
+  afterAll(async () => {
+    await gaggle?.close();
+    receiver?.closeAllConnections();
+    receiver?.close();
+  });
+
+  it.each([
+    ["legacy", "meta_echo", "2025"],
+    ["modern", "test_echo_meta", "2026-07-28"],
+  ])("a call to a %s child: SERVER span under the client's, CLIENT span under it, the child told of the CLIENT span", async (name, tool, era) => {
+    const result = await gaggle.client.callTool({
+      name: "execute_child_tool",
+      arguments: { server_id: name, tool_name: tool, arguments: {} },
+      _meta: { traceparent: TRACEPARENT },
+    });
+    const text = textOf(result as never);
+    const meta = (name === "legacy" ? (JSON.parse(text) as { requestMeta: Record<string, string> }).requestMeta : JSON.parse(text)) as Record<
+      string,
+      string
+    >;
+
+    const server = await until(
+      () =>
+        spans.find(
+          (span) =>
+            span.kind === SERVER &&
+            span.parentSpanId === CLIENT_SPAN &&
+            spans.some((other) => other.kind === CLIENT && other.parentSpanId === span.spanId && attribute(other, "gaggle.child") === name),
+        ),
+      (found) => found !== undefined,
+    );
+    const clientSpan = spans.find((span) => span.kind === CLIENT && span.parentSpanId === server!.spanId)!;
+    expect(server!.traceId).toBe(CLIENT_TRACE);
+    expect(server!.name).toBe("tools/call execute_child_tool");
+    expect(attribute(server!, "mcp.method.name")).toBe("tools/call");
+    expect(attribute(server!, "gen_ai.tool.name")).toBe("execute_child_tool");
+    expect(attribute(server!, "gen_ai.operation.name")).toBe("execute_tool");
+    expect(attribute(server!, "mcp.session.id")).toBe("stdio");
+    expect(attribute(server!, "network.transport")).toBe("pipe");
+    expect(clientSpan.traceId).toBe(CLIENT_TRACE);
+    expect(clientSpan.name).toBe(`tools/call ${tool}`);
+    expect(attribute(clientSpan, "gen_ai.tool.name")).toBe(tool);
+    expect(attribute(clientSpan, "mcp.protocol.version")).toMatch(era === "2025" ? /^2025-/ : /^2026-07-28$/);
+    // The child's request carries gaggle's CLIENT span as its parent, in either era.
+    expect(meta.traceparent).toBe(`00-${CLIENT_TRACE}-${clientSpan.spanId}-01`);
+    expect(received.every((entry) => entry.path === "/v1/traces" && entry.type === "application/json")).toBe(true);
+  });
+
+  it("marks a failed call with error.type and the ERROR status", async () => {
+    await gaggle.client.callTool({ name: "execute_child_tool", arguments: { server_id: "nowhere", tool_name: "x", arguments: {} } });
+    const failed = await until(
+      () => spans.find((span) => span.kind === SERVER && attribute(span, "error.type") === "SERVER_NOT_FOUND"),
+      (found) => found !== undefined,
+    );
+    expect(failed!.status?.code).toBe(2);
+    expect(failed!.status?.message).toMatch(/no child server named "nowhere"/);
+    // A call without a traceparent starts a trace of its own.
+    expect(failed!.parentSpanId ?? "").toBe("");
+  });
+});

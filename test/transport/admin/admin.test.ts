@@ -1,0 +1,141 @@
+// The admin listener of a real gaggle: health, readiness, the status document, metrics, and who may read them.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { textOf } from "../../helpers/gaggle.js";
+import { startHttpGaggle, type HttpGaggle } from "../../helpers/gaggle-http.js";
+import { fixtureChild, NO_BUILT_INS } from "../../helpers/paths.js";
+import { until } from "../../helpers/poll.js";
+import { get, json, startAdminGaggle, type AdminGaggle, type Status } from "./helpers.js";
+
+describe("the admin listener of a stdio gaggle", () => {
+  let gaggle: AdminGaggle;
+  beforeAll(async () => {
+    gaggle = await startAdminGaggle(
+      `${NO_BUILT_INS}\n${fixtureChild("echo", "echo.mjs", 'startup = "eager"')}\n${fixtureChild("broken", "exit-at-start.mjs")}`,
+    );
+  });
+  afterAll(() => gaggle?.close());
+
+  it("says it is alive, and ready once its eager child runs", async () => {
+    expect(await json(`${gaggle.admin}healthz`)).toEqual({ status: "ok" });
+    const ready = await until(
+      () => get(`${gaggle.admin}readyz`),
+      (answer) => answer.status === 200,
+    );
+    expect(JSON.parse(ready.body)).toMatchObject({ status: "ready", eager_children: 1, eager_not_running: 0 });
+  });
+
+  it("counts a call to a child in the status document and in the metrics", async () => {
+    const result = await gaggle.meta("execute_child_tool", { server_id: "echo", tool_name: "echo", arguments: { text: "counted" } });
+    expect(textOf(result)).toContain("counted");
+    const status = await json<Status>(`${gaggle.admin}api/status`);
+    const echo = status.children.find((child) => child.server_id === "echo")!;
+    expect(echo).toMatchObject({ status: "running", calls: 1, errors: 0, protocol: expect.any(String) });
+    expect(echo.pid).toBeGreaterThan(0);
+    expect(echo.p50_ms).toBeGreaterThan(0);
+    expect(status.clients).toEqual([expect.objectContaining({ principal: "local", client_name: "gaggle-test", session: "stdio" })]);
+    expect(status.recent_calls[0]).toMatchObject({
+      method: "tools/call",
+      target: "execute_child_tool",
+      child: "echo",
+      outcome: "ok",
+      client: "gaggle-test/0.0.0",
+    });
+
+    const metrics = (await get(`${gaggle.admin}metrics`)).body;
+    expect(metrics).toMatch(
+      /^mcp_server_operation_duration_seconds_count\{mcp_method_name="tools\/call",gen_ai_tool_name="execute_child_tool",gen_ai_operation_name="execute_tool",gaggle_child="echo",network_transport="pipe"\} 1$/m,
+    );
+    expect(metrics).toMatch(
+      /^mcp_client_operation_duration_seconds_count\{mcp_method_name="tools\/call",gen_ai_tool_name="echo",gen_ai_operation_name="execute_tool",gaggle_child="echo",mcp_protocol_version="[-\d]+",network_transport="pipe"\} 1$/m,
+    );
+    expect(metrics).toMatch(/^gaggle_child_up\{gaggle_child="echo",state="running"\} 1$/m);
+    expect(metrics).toMatch(/^gaggle_client_sessions 1$/m);
+    expect(metrics).toMatch(/^process_resident_memory_bytes \d+/m);
+  });
+
+  it("labels a failed call with its error type, and never with a name a client made up", async () => {
+    await gaggle.meta("execute_child_tool", { server_id: "echo", tool_name: "fail", arguments: { message: "failing on purpose" } });
+    await gaggle.meta("execute_child_tool", { server_id: "no-such-child-3f9a", tool_name: "x", arguments: {} });
+    await gaggle.client.callTool({ name: "made_up_tool_7c1e", arguments: {} }).catch(() => undefined);
+    const metrics = (await get(`${gaggle.admin}metrics`)).body;
+    expect(metrics).toMatch(/mcp_client_operation_duration_seconds_count\{[^}]*gen_ai_tool_name="fail"[^}]*error_type="tool_error"[^}]*\} 1/);
+    expect(metrics).toMatch(
+      /mcp_server_operation_duration_seconds_count\{[^}]*gen_ai_tool_name="execute_child_tool"[^}]*error_type="SERVER_NOT_FOUND"[^}]*\} 1/,
+    );
+    expect(metrics).not.toMatch(/no-such-child-3f9a|made_up_tool_7c1e/);
+    const status = await json<Status>(`${gaggle.admin}api/status`);
+    expect(status.recent_calls[0]).toMatchObject({ target: "made_up_tool_7c1e", outcome: "error", error: "-32602" });
+  });
+
+  it("shows a child that failed to start as failed", async () => {
+    await gaggle.meta("execute_child_tool", { server_id: "broken", tool_name: "x", arguments: {} });
+    const status = await json<Status>(`${gaggle.admin}api/status`);
+    expect(status.children.find((child) => child.server_id === "broken")).toMatchObject({ status: "failed" });
+  });
+
+  it("answers Host names it does not serve with 421, and unknown paths with 404", async () => {
+    expect((await get(`${gaggle.admin}api/status`, { host: "attacker.example" })).status).toBe(421);
+    expect((await get(`${gaggle.admin}api/status`, { origin: "http://attacker.example" })).status).toBe(403);
+    expect((await get(`${gaggle.admin}mcp`)).status).toBe(404);
+  });
+});
+
+describe("the admin paths beside /mcp, with two named tokens", () => {
+  let gaggle: HttpGaggle;
+  const alice = { authorization: "Bearer alice-token-1234" };
+  const bob = { authorization: "Bearer bob-token-5678" };
+  const base = () => gaggle.url.replace(/\/mcp$/, "/");
+  beforeAll(async () => {
+    gaggle = await startHttpGaggle(
+      `[gateway]\nauth_tokens = { alice = "alice-token-1234", bob = "bob-token-5678" }\n\n[virtual.goose]\nenabled = false\n\n[virtual.team]\nenabled = false\n\n${fixtureChild("echo", "echo.mjs")}`,
+    );
+  });
+  afterAll(() => gaggle?.stop());
+
+  it("shows each principal its own clients, background processes and calls, and the shared children to both", async () => {
+    const a = await gaggle.connect({ headers: alice, name: "alice-client" });
+    const b = await gaggle.connect({ headers: bob, name: "bob-client" });
+    await a.callTool({ name: "execute_child_tool", arguments: { server_id: "echo", tool_name: "echo", arguments: { text: "from alice" } } });
+    const run = await a.callTool({
+      name: "execute_child_tool",
+      arguments: { server_id: "process", tool_name: "gg_process_run", arguments: { command: "sleep 30" } },
+    });
+    const pid = String((JSON.parse(textOf(run as never)) as { pid: number }).pid);
+    await b.callTool({ name: "execute_child_tool", arguments: { server_id: "echo", tool_name: "echo", arguments: { text: "from bob" } } });
+
+    const seenByAlice = await json<Status>(`${base()}api/status`, alice);
+    const seenByBob = await json<Status>(`${base()}api/status`, bob);
+    expect(seenByAlice.gaggle.viewer).toBe("alice");
+    expect(seenByAlice.clients.map((client) => client.principal)).toEqual(["alice"]);
+    expect(seenByBob.clients.map((client) => client.principal)).toEqual(["bob"]);
+    expect(seenByAlice.background).toEqual([expect.objectContaining({ kind: "process", id: pid, owner: "alice", title: "sleep 30" })]);
+    expect(seenByBob.background).toEqual([]);
+    expect(new Set(seenByAlice.recent_calls.map((call) => call.principal))).toEqual(new Set(["alice"]));
+    expect(new Set(seenByBob.recent_calls.map((call) => call.principal))).toEqual(new Set(["bob"]));
+    // The children are everyone's: both see the two calls.
+    expect(seenByBob.children.find((child) => child.server_id === "echo")?.calls).toBe(2);
+    await a.callTool({
+      name: "execute_child_tool",
+      arguments: { server_id: "process", tool_name: "gg_process_kill", arguments: { pid: Number(pid) } },
+    });
+  });
+
+  it("refuses the status, its events and the metrics without a token, and answers the page and health without one", async () => {
+    for (const path of ["api/status", "api/events", "metrics"]) {
+      expect((await get(`${base()}${path}`)).status, path).toBe(401);
+      expect((await get(`${base()}${path}`, { authorization: "Bearer wrong" })).status, path).toBe(401);
+    }
+    expect((await get(`${base()}metrics`, bob)).status).toBe(200);
+    expect((await get(base())).status).toBe(200);
+    expect((await get(`${base()}healthz`)).status).toBe(200);
+    expect((await get(`${base()}readyz`)).status).toBe(200);
+  });
+
+  it("serves the page itself, which holds no data, under a policy that lets it load nothing from elsewhere", async () => {
+    const page = await get(base());
+    expect(page.status).toBe(200);
+    expect(page.headers["content-type"]).toMatch(/^text\/html/);
+    expect(page.headers["content-security-policy"]).toMatch(/default-src 'none'; script-src 'sha256-[A-Za-z0-9+/=]+'/);
+    expect(page.body).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/);
+  });
+});
