@@ -5,6 +5,7 @@ import type { DuckDBConnection, DuckDBInstance, DuckDBResultReader } from "@duck
 import { join } from "node:path";
 import { GaggleError, errorMessage } from "../../shared/errors.js";
 import { timerDelay } from "../../shared/timer-delay.js";
+import { ReadOnlyCheck } from "./read-only.js";
 
 /** What `run` reads of the last statement: at most `rows` rows (one more tells whether there were more). */
 export interface QueryLimits {
@@ -23,18 +24,15 @@ export type DuckDb = typeof DuckDbModule;
 /** How often an interrupt is sent again while a stopped query has not ended: one sent before it executes is lost. */
 const INTERRUPT_AGAIN_MS = 50;
 
-/** Statement types a read-only database runs: they read and write nothing. */
-const READING = new Set(["SELECT", "EXPLAIN", "PRAGMA", "CALL", "RELATION"]);
-
 export class Database {
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
 
   private constructor(
-    private readonly duckdb: DuckDb,
     private readonly instance: DuckDBInstance,
     private readonly connection: DuckDBConnection,
-    private readonly readWrite: boolean,
+    /** Set unless the database runs statements that write: what every query is checked by before it runs. */
+    private readonly readOnly: ReadOnlyCheck | undefined,
     private readonly roots: string[],
   ) {}
 
@@ -51,7 +49,8 @@ export class Database {
     await connection.run(`SET allowed_directories = [${roots.map(quote).join(", ")}]`);
     await connection.run("SET enable_external_access = false");
     await connection.run("SET lock_configuration = true");
-    return new Database(duckdb, instance, connection, readWrite, roots);
+    const readOnly = readWrite ? undefined : await ReadOnlyCheck.of(duckdb, connection);
+    return new Database(instance, connection, readOnly, roots);
   }
 
   /** Runs `sql` after every query before it; the answer is the last statement's result. */
@@ -86,22 +85,13 @@ export class Database {
     const onAbort = () => stop("cancelled");
     limits.signal?.addEventListener("abort", onAbort, { once: true });
     try {
+      await this.readOnly?.check(this.connection, sql);
       const extracted = await this.connection.extractStatements(sql);
       if (extracted.count === 0) throw new GaggleError("INVALID_ARGS", "the query holds no SQL statement");
       let reader: DuckDBResultReader | undefined;
       for (let index = 0; index < extracted.count; index++) {
         const prepared = await extracted.prepare(index);
         if (stopped || this.closed) throw new Error("stopped before it ran");
-        const type = this.duckdb.StatementType[prepared.statementType] ?? String(prepared.statementType);
-        if (!this.readWrite && !READING.has(type)) {
-          throw new GaggleError(
-            "PERMISSION_DENIED",
-            `statement ${index + 1} is ${type}; a read-only duckdb child runs only statements that read (${[...READING].slice(0, 4).join(", ")})`,
-            {
-              hint: "set [virtual.duckdb] read_write = true to allow statements that write (CREATE, INSERT, COPY ... TO)",
-            },
-          );
-        }
         reader = await prepared.runAndReadUntil(limits.rows + 1);
       }
       return { statements: extracted.count, reader: reader! };
