@@ -1,6 +1,6 @@
 // A query's answer as a model reads it: the columns with their types, the rows as JSON objects, and, when rows
 // were left out (past max_rows or max_bytes), a note that says so and what to do.
-import type { QueryResult } from "./database.js";
+import type { QueryResult } from "./session.js";
 
 export interface AnswerLimits {
   maxRows: number;

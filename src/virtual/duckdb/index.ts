@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { z } from "zod";
+import { LOCAL_PRINCIPAL } from "../../children/child.js";
 import type { ChildEvents } from "../../children/switchboard.js";
 import type { DuckDbSettings } from "../../config/virtual/duckdb.js";
 import { GaggleError, errorMessage } from "../../shared/errors.js";
@@ -19,7 +20,10 @@ const MEMORY = ":memory:";
 
 class DuckDbChild extends VirtualChild {
   protected readonly virtualTools: VirtualTool[];
-  /** One per database file (and one in memory), opened on first use and kept until the child is closed. */
+  /**
+   * One per database file, shared by the principals that open it, and one in memory per principal; each opened on
+   * first use and kept until the child is closed.
+   */
   private readonly databases = new Map<string, Promise<Database>>();
   private readonly roots: string[];
 
@@ -49,8 +53,9 @@ class DuckDbChild extends VirtualChild {
         }),
         annotations: { readOnlyHint: !settings.readWrite, openWorldHint: false },
         run: async ({ query, database }, ctx) => {
-          const db = await this.open(database);
-          const result = await db.run(query, { rows: settings.maxRows, timeoutMs: settings.timeoutMs, signal: ctx.cancel?.signal });
+          const principal = ctx.caller?.principal ?? LOCAL_PRINCIPAL;
+          const session = await (await this.open(database, principal)).session(principal);
+          const result = await session.run(query, { rows: settings.maxRows, timeoutMs: settings.timeoutMs, signal: ctx.cancel?.signal });
           return jsonResult(answerOf(result, settings));
         },
       }),
@@ -63,15 +68,17 @@ class DuckDbChild extends VirtualChild {
     await Promise.all(open.map(async (opening) => (await opening.catch(() => undefined))?.close()));
   }
 
-  private open(database: string | undefined): Promise<Database> {
+  private open(database: string | undefined, principal: string): Promise<Database> {
     const path = database === undefined ? MEMORY : this.databasePath(database);
-    let opening = this.databases.get(path);
+    // A path is absolute, so no principal's memory key is a file's.
+    const key = path === MEMORY ? `${MEMORY}${principal}` : path;
+    let opening = this.databases.get(key);
     if (!opening) {
       opening = Promise.resolve()
         .then(loadDuckDb)
         .then((duckdb) => Database.open(duckdb, path, this.roots, this.settings.readWrite));
-      this.databases.set(path, opening);
-      opening.catch(() => this.databases.delete(path));
+      this.databases.set(key, opening);
+      opening.catch(() => this.databases.delete(key));
     }
     return opening;
   }

@@ -1,0 +1,93 @@
+// One principal's connection to a database: its own temporary tables, settings and transaction, its queries run
+// one at a time in its own line, so another principal's queries never wait behind them. A query past its time, or
+// whose call is cancelled, is interrupted.
+import type { DuckDBConnection, DuckDBResultReader } from "@duckdb/node-api";
+import { GaggleError } from "../../shared/errors.js";
+import { timerDelay } from "../../shared/timer-delay.js";
+import { duckdbFailure } from "./failures.js";
+import type { ReadOnlyCheck } from "./read-only.js";
+
+/** What `run` reads of the last statement: at most `rows` rows (one more tells whether there were more). */
+export interface QueryLimits {
+  rows: number;
+  timeoutMs: number;
+  signal?: AbortSignal | undefined;
+}
+
+export interface QueryResult {
+  statements: number;
+  reader: DuckDBResultReader;
+}
+
+/** How often an interrupt is sent again while a stopped query has not ended: one sent before it executes is lost. */
+const INTERRUPT_AGAIN_MS = 50;
+
+export class Session {
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  constructor(
+    private readonly connection: DuckDBConnection,
+    /** Set unless the database runs statements that write: what every query is checked by before it runs. */
+    private readonly readOnly: ReadOnlyCheck | undefined,
+    private readonly roots: string[],
+  ) {}
+
+  /** Runs `sql` after this principal's queries before it; the answer is the last statement's result. */
+  run(sql: string, limits: QueryLimits): Promise<QueryResult> {
+    const turn = this.queue.then(() => this.runNow(sql, limits));
+    this.queue = turn.catch(() => {});
+    return turn;
+  }
+
+  /** Interrupts the query running, lets the queued ones fail, and closes the connection. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.connection.interrupt();
+    const repeating = setInterval(() => this.connection.interrupt(), INTERRUPT_AGAIN_MS);
+    await this.queue;
+    clearInterval(repeating);
+    this.connection.closeSync();
+  }
+
+  private async runNow(sql: string, limits: QueryLimits): Promise<QueryResult> {
+    limits.signal?.throwIfAborted();
+    if (this.closed) throw new GaggleError("EXECUTION_ERROR", "the database was closed (close_child_session) before the query ran");
+    let stopped: "timeout" | "cancelled" | undefined;
+    let repeating: NodeJS.Timeout | undefined;
+    const stop = (why: "timeout" | "cancelled") => {
+      stopped ??= why;
+      this.connection.interrupt();
+      repeating ??= setInterval(() => this.connection.interrupt(), INTERRUPT_AGAIN_MS);
+    };
+    const timer = setTimeout(() => stop("timeout"), timerDelay(limits.timeoutMs));
+    const onAbort = () => stop("cancelled");
+    limits.signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      await this.readOnly?.check(this.connection, sql);
+      const extracted = await this.connection.extractStatements(sql);
+      if (extracted.count === 0) throw new GaggleError("INVALID_ARGS", "the query holds no SQL statement");
+      let reader: DuckDBResultReader | undefined;
+      for (let index = 0; index < extracted.count; index++) {
+        const prepared = await extracted.prepare(index);
+        if (stopped || this.closed) throw new Error("stopped before it ran");
+        reader = await prepared.runAndReadUntil(limits.rows + 1);
+      }
+      return { statements: extracted.count, reader: reader! };
+    } catch (error) {
+      if (error instanceof GaggleError) throw error;
+      if (stopped === "timeout") {
+        throw new GaggleError("TIMEOUT", `the query was interrupted after ${limits.timeoutMs} ms ([virtual.duckdb] timeout_ms)`, {
+          hint: "narrow the query (a WHERE, a LIMIT), or raise [virtual.duckdb] timeout_ms",
+        });
+      }
+      if (stopped === "cancelled") throw new GaggleError("EXECUTION_ERROR", "the query was interrupted: its call was cancelled");
+      if (this.closed) throw new GaggleError("EXECUTION_ERROR", "the query was interrupted: the database was closed (close_child_session)");
+      throw duckdbFailure(error, this.roots);
+    } finally {
+      clearTimeout(timer);
+      clearInterval(repeating);
+      limits.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+}
