@@ -2,16 +2,29 @@
 // one principal's temporary tables and settings are not another's, nor do its queries queue before another's.
 import type * as DuckDbModule from "@duckdb/node-api";
 import type { DuckDBInstance } from "@duckdb/node-api";
+import type { StringAccess } from "./cells.js";
 import { ReadOnlyCheck } from "./read-only.js";
 import { Session } from "./session.js";
 
-export type DuckDb = typeof DuckDbModule;
+/** The optional module, loaded on first use, and the part of its bindings that reads cells in part. */
+export interface DuckDb {
+  api: typeof DuckDbModule;
+  strings: StringAccess;
+}
+
+/** What every database of the child is opened with. */
+export interface OpenOptions {
+  roots: string[];
+  readWrite: boolean;
+  memoryLimitMb: number;
+}
 
 export class Database {
   /** One per principal, connected on its first query and kept until the database closes. */
   private readonly sessions = new Map<string, Promise<Session>>();
 
   private constructor(
+    private readonly duckdb: DuckDb,
     private readonly instance: DuckDBInstance,
     /** Set unless the database runs statements that write: what every query is checked by before it runs. */
     private readonly readOnly: ReadOnlyCheck | undefined,
@@ -22,12 +35,17 @@ export class Database {
    * `path` is ":memory:" or a database file under the roots (checked by the caller). File access is limited to
    * `roots` and locked, so no query can reach a file outside them, nor lift the limit.
    */
-  static async open(duckdb: DuckDb, path: string, roots: string[], readWrite: boolean): Promise<Database> {
-    const options: Record<string, string> = path === ":memory:" || readWrite ? {} : { access_mode: "READ_ONLY" };
-    const instance = await duckdb.DuckDBInstance.create(path, options);
+  static async open(duckdb: DuckDb, path: string, { roots, readWrite, memoryLimitMb }: OpenOptions): Promise<Database> {
+    const options: Record<string, string> = {
+      ...(path !== ":memory:" && !readWrite && { access_mode: "READ_ONLY" }),
+      // Memory is bounded and nothing spills to disk: a query past the limit fails, and no temporary files are written.
+      memory_limit: `${memoryLimitMb}MB`,
+      temp_directory: "",
+    };
+    const instance = await duckdb.api.DuckDBInstance.create(path, options);
     try {
       const readOnly = await confine(instance, roots, readWrite ? undefined : duckdb);
-      return new Database(instance, readOnly, roots);
+      return new Database(duckdb, instance, readOnly, roots);
     } catch (error) {
       instance.closeSync();
       throw error;
@@ -38,7 +56,7 @@ export class Database {
   session(principal: string): Promise<Session> {
     let connecting = this.sessions.get(principal);
     if (!connecting) {
-      connecting = this.instance.connect().then((connection) => new Session(connection, this.readOnly, this.roots));
+      connecting = this.instance.connect().then((connection) => new Session(this.duckdb, connection, this.readOnly, this.roots));
       this.sessions.set(principal, connecting);
       connecting.catch(() => this.sessions.delete(principal));
     }

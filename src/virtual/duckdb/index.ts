@@ -12,7 +12,7 @@ import { canonical, isUnder, realTarget } from "../../shared/fs-checks.js";
 import { jsonResult } from "../../shared/tool-results.js";
 import type { BuiltIn } from "../context.js";
 import { defineTool, VirtualChild, type VirtualTool } from "../virtual-child.js";
-import { answerOf } from "./answer.js";
+import type { StringAccess } from "./cells.js";
 import { Database, type DuckDb } from "./database.js";
 
 const NAME = "duckdb";
@@ -55,8 +55,7 @@ class DuckDbChild extends VirtualChild {
         run: async ({ query, database }, ctx) => {
           const principal = ctx.caller?.principal ?? LOCAL_PRINCIPAL;
           const session = await (await this.open(database, principal)).session(principal);
-          const result = await session.run(query, { rows: settings.maxRows, timeoutMs: settings.timeoutMs, signal: ctx.cancel?.signal });
-          return jsonResult(answerOf(result, settings));
+          return jsonResult(await session.run(query, { ...settings, signal: ctx.cancel?.signal }));
         },
       }),
     ];
@@ -76,7 +75,7 @@ class DuckDbChild extends VirtualChild {
     if (!opening) {
       opening = Promise.resolve()
         .then(loadDuckDb)
-        .then((duckdb) => Database.open(duckdb, path, this.roots, this.settings.readWrite));
+        .then((duckdb) => Database.open(duckdb, path, { ...this.settings, roots: this.roots }));
       this.databases.set(key, opening);
       opening.catch(() => this.databases.delete(key));
     }
@@ -106,7 +105,11 @@ class DuckDbChild extends VirtualChild {
  */
 function loadDuckDb(): DuckDb {
   try {
-    return createRequire(import.meta.url)("@duckdb/node-api") as DuckDb;
+    const require = createRequire(import.meta.url);
+    const api = require("@duckdb/node-api") as DuckDb["api"];
+    // The bindings @duckdb/node-api itself loads, found from where it is installed.
+    const strings = createRequire(require.resolve("@duckdb/node-api"))("@duckdb/node-bindings") as StringAccess;
+    return { api, strings };
   } catch (error) {
     throw new GaggleError("SERVER_FAILED", `the duckdb child cannot load DuckDB (@duckdb/node-api): ${errorMessage(error)}`, {
       hint: "install it beside gaggle (npm install @duckdb/node-api); it is an optional dependency, skipped where no build exists for this platform",
@@ -119,7 +122,7 @@ export const duckdbChild: BuiltIn<DuckDbSettings> = {
   /** The optional module loaded, as the first query would load it. */
   check() {
     try {
-      return { ok: true, notes: [`DuckDB ${loadDuckDb().version()} (@duckdb/node-api)`] };
+      return { ok: true, notes: [`DuckDB ${loadDuckDb().api.version()} (@duckdb/node-api)`] };
     } catch (error) {
       return { ok: false, notes: [errorMessage(error), (error as GaggleError).hint ?? ""] };
     }

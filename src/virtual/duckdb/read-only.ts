@@ -88,7 +88,7 @@ export class ReadOnlyCheck {
     const extracted = await connection.extractStatements(sql);
     for (let index = 0; index < extracted.count; index++) {
       const prepared = await extracted.prepare(index);
-      const type = this.duckdb.StatementType[prepared.statementType] ?? String(prepared.statementType);
+      const type = this.duckdb.api.StatementType[prepared.statementType] ?? String(prepared.statementType);
       if (type !== "SELECT") {
         throw new GaggleError("PERMISSION_DENIED", `statement ${index + 1} is ${type}; a read-only duckdb child runs only queries`, {
           hint: HINT,

@@ -1,22 +1,18 @@
 // One principal's connection to a database: its own temporary tables, settings and transaction, its queries run
 // one at a time in its own line, so another principal's queries never wait behind them. A query past its time, or
 // whose call is cancelled, is interrupted.
-import type { DuckDBConnection, DuckDBResultReader } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBResult } from "@duckdb/node-api";
 import { GaggleError } from "../../shared/errors.js";
 import { timerDelay } from "../../shared/timer-delay.js";
+import { readAnswer, type Answer, type AnswerLimits } from "./answer.js";
+import type { DuckDb } from "./database.js";
 import { duckdbFailure } from "./failures.js";
 import type { ReadOnlyCheck } from "./read-only.js";
 
-/** What `run` reads of the last statement: at most `rows` rows (one more tells whether there were more). */
-export interface QueryLimits {
-  rows: number;
+/** What a query may take: its time, and how much of the last statement's result its answer holds. */
+export interface QueryLimits extends AnswerLimits {
   timeoutMs: number;
   signal?: AbortSignal | undefined;
-}
-
-export interface QueryResult {
-  statements: number;
-  reader: DuckDBResultReader;
 }
 
 /** How often an interrupt is sent again while a stopped query has not ended: one sent before it executes is lost. */
@@ -27,6 +23,7 @@ export class Session {
   private closed = false;
 
   constructor(
+    private readonly duckdb: DuckDb,
     private readonly connection: DuckDBConnection,
     /** Set unless the database runs statements that write: what every query is checked by before it runs. */
     private readonly readOnly: ReadOnlyCheck | undefined,
@@ -34,7 +31,7 @@ export class Session {
   ) {}
 
   /** Runs `sql` after this principal's queries before it; the answer is the last statement's result. */
-  run(sql: string, limits: QueryLimits): Promise<QueryResult> {
+  run(sql: string, limits: QueryLimits): Promise<Answer> {
     const turn = this.queue.then(() => this.runNow(sql, limits));
     this.queue = turn.catch(() => {});
     return turn;
@@ -50,7 +47,7 @@ export class Session {
     this.connection.closeSync();
   }
 
-  private async runNow(sql: string, limits: QueryLimits): Promise<QueryResult> {
+  private async runNow(sql: string, limits: QueryLimits): Promise<Answer> {
     limits.signal?.throwIfAborted();
     if (this.closed) throw new GaggleError("EXECUTION_ERROR", "the database was closed (close_child_session) before the query ran");
     let stopped: "timeout" | "cancelled" | undefined;
@@ -67,13 +64,16 @@ export class Session {
       await this.readOnly?.check(this.connection, sql);
       const extracted = await this.connection.extractStatements(sql);
       if (extracted.count === 0) throw new GaggleError("INVALID_ARGS", "the query holds no SQL statement");
-      let reader: DuckDBResultReader | undefined;
+      let result: DuckDBResult | undefined;
       for (let index = 0; index < extracted.count; index++) {
         const prepared = await extracted.prepare(index);
         if (stopped || this.closed) throw new Error("stopped before it ran");
-        reader = await prepared.runAndReadUntil(limits.rows + 1);
+        // A statement before the last runs (a write, to its end) and its rows are left unread; the last one's rows
+        // are read as the answer needs them.
+        if (index < extracted.count - 1) await prepared.runAndReadUntil(1);
+        else result = await prepared.stream();
       }
-      return { statements: extracted.count, reader: reader! };
+      return await readAnswer(this.duckdb, result!, extracted.count, limits);
     } catch (error) {
       if (error instanceof GaggleError) throw error;
       if (stopped === "timeout") {

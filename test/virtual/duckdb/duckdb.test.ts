@@ -1,6 +1,6 @@
 // The built-in duckdb child through a real gaggle: SQL over files under its roots on embedded DuckDB, read-only
 // unless read_write, every answer capped, a query past its time interrupted.
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -30,6 +30,8 @@ interface Answer {
   row_count: number;
   truncated?: boolean;
   note?: string;
+  cells_cut?: number;
+  note_cells?: string;
 }
 
 describe("the duckdb child, read-only", () => {
@@ -199,5 +201,46 @@ describe("the duckdb child with read_write", () => {
     } finally {
       await reader.gaggle.close();
     }
+  });
+});
+
+/** The most memory gaggle's process has held so far (VmHWM), in megabytes. */
+function peakMb(pid: number): number {
+  const line = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return Number(line![1]) / 1024;
+}
+
+describe("the duckdb child's memory", () => {
+  let db: Awaited<ReturnType<typeof duckdbGaggle>>;
+  beforeAll(async () => {
+    db = await duckdbGaggle(workspace(), "max_cell_bytes = 64\nmemory_limit_mb = 256\n");
+  });
+  afterAll(() => db.gaggle.close());
+
+  it("runs DuckDB within memory_limit_mb, spilling nothing to disk", async () => {
+    expect((await db.rows("select current_setting('memory_limit') as m, current_setting('temp_directory') as t")).rows).toEqual([
+      { m: "244.1 MiB", t: "" },
+    ]);
+  });
+
+  it("cuts text and blob cells at max_cell_bytes, on a character's boundary, and says so", async () => {
+    const answer = await db.rows(
+      "select repeat('x', 1000) as long, 'é' || repeat('€', 30) as wide, encode(repeat('b', 100)) as bytes, 'short' as short, null as nothing",
+    );
+    expect(answer.rows).toEqual([{ long: "x".repeat(64), wide: `é${"€".repeat(20)}`, bytes: "b".repeat(64), short: "short", nothing: null }]);
+    expect(answer).toMatchObject({
+      cells_cut: 3,
+      note_cells: expect.stringContaining("longer than 64 bytes ([virtual.duckdb] max_cell_bytes) were cut to it"),
+    });
+    expect((await db.rows("select 'short' as s")).cells_cut).toBeUndefined();
+  });
+
+  it("reads no more of a 100 MB cell than it shows", async () => {
+    await db.rows("select 1"); // DuckDB loaded and the database open.
+    const before = peakMb(db.gaggle.pid);
+    const answer = await db.rows("select repeat('x', 100000000) as big");
+    expect(answer.rows).toEqual([{ big: "x".repeat(64) }]);
+    // DuckDB's own copy of the value is the most a cell may cost: none of its forms in JavaScript.
+    expect(peakMb(db.gaggle.pid) - before).toBeLessThan(400);
   });
 });
