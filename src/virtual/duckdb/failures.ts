@@ -12,5 +12,40 @@ export function duckdbFailure(error: unknown, roots: string[]): GaggleError {
       hint: `queries reach only files under the roots (${roots.join(", ")}; [virtual.duckdb] roots): name a file by its absolute path, as '${example}'`,
     });
   }
+  if (message.startsWith("Out of Memory Error")) {
+    return new GaggleError("LIMIT_REACHED", firstLine(message), {
+      hint: "narrow the query (a WHERE, fewer columns, an aggregate), or raise [virtual.duckdb] memory_limit_mb",
+    });
+  }
+  if (message.startsWith("Out of Range Error") && /maximum supported .*size/i.test(message)) {
+    return new GaggleError("LIMIT_REACHED", firstLine(message), { hint: "build a smaller value: DuckDB cannot hold this one" });
+  }
   return new GaggleError("EXECUTION_ERROR", message, { hint: "fix the SQL; DuckDB's error names the line and what it expected" });
+}
+
+/**
+ * A database file that DuckDB would not open. `shown` is the path as the caller gave it. DuckDB opens a file that
+ * is not a database (a CSV) as an in-memory database of views over it, which a read-only child refuses with a
+ * message about memory: a file without DuckDB's header is refused before DuckDB sees it (see databaseHeader).
+ */
+export function openFailure(error: unknown, shown: string, path: string): GaggleError {
+  const message = firstLine(errorMessage(error).trim());
+  if (/Could not set lock on file/i.test(message)) {
+    return new GaggleError("EXECUTION_ERROR", `database "${shown}" (${path}) is in use: ${message}`, {
+      hint: "another process holds it open for writing; close that process, or query a copy",
+    });
+  }
+  if (message.startsWith("Out of Memory Error")) {
+    return new GaggleError("LIMIT_REACHED", `database "${shown}" (${path}) does not fit: ${message}`, {
+      hint: "raise [virtual.duckdb] memory_limit_mb",
+    });
+  }
+  return new GaggleError("EXECUTION_ERROR", `database "${shown}" (${path}) cannot be opened: ${message}`, {
+    hint: "give a DuckDB database file (made by DuckDB); query other files in place, as SELECT * FROM 'FILE.csv'",
+  });
+}
+
+/** DuckDB's messages run on with advice for its own shell; the first line says what failed. */
+function firstLine(message: string): string {
+  return message.split("\n", 1)[0]!;
 }

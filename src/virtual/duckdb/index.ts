@@ -13,7 +13,9 @@ import { jsonResult } from "../../shared/tool-results.js";
 import type { BuiltIn } from "../context.js";
 import { defineTool, VirtualChild, type VirtualTool } from "../virtual-child.js";
 import type { StringAccess } from "./cells.js";
+import { checkDatabaseFile } from "./database-file.js";
 import { Database, type DuckDb } from "./database.js";
+import { openFailure } from "./failures.js";
 
 const NAME = "duckdb";
 const MEMORY = ":memory:";
@@ -73,13 +75,20 @@ class DuckDbChild extends VirtualChild {
     const key = path === MEMORY ? `${MEMORY}${principal}` : path;
     let opening = this.databases.get(key);
     if (!opening) {
-      opening = Promise.resolve()
-        .then(loadDuckDb)
-        .then((duckdb) => Database.open(duckdb, path, { ...this.settings, roots: this.roots }));
+      opening = this.openNew(path, database);
       this.databases.set(key, opening);
       opening.catch(() => this.databases.delete(key));
     }
     return opening;
+  }
+
+  private async openNew(path: string, shown: string | undefined): Promise<Database> {
+    const duckdb = loadDuckDb();
+    if (shown === undefined) return Database.open(duckdb, path, { ...this.settings, roots: this.roots });
+    await checkDatabaseFile(path, shown);
+    return Database.open(duckdb, path, { ...this.settings, roots: this.roots }).catch((error: unknown) => {
+      throw openFailure(error, shown, path);
+    });
   }
 
   /** The database file, under the roots, symlinks followed; one that does not exist is created only by a child that writes. */

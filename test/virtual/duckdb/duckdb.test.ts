@@ -1,6 +1,9 @@
 // The built-in duckdb child through a real gaggle: SQL over files under its roots on embedded DuckDB, read-only
 // unless read_write, every answer capped, a query past its time interrupted.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -178,6 +181,52 @@ describe("the duckdb child, read-only", () => {
   });
 });
 
+describe("the duckdb child's database files", () => {
+  it("says a data file or a folder given as a database is not one, and how to query it, read-only or not", async () => {
+    const dir = workspace();
+    for (const settings of ["", "read_write = true\n"]) {
+      const db = await duckdbGaggle(dir, settings);
+      try {
+        expect(failureOf(await db.sql("select 1", "data/sales.csv"))).toMatchObject({
+          code: "INVALID_ARGS",
+          error: `database "data/sales.csv" (${dir}/data/sales.csv) is not a DuckDB database file`,
+          hint: `\`database\` opens files DuckDB made; query a data file in place instead, as SELECT * FROM '${dir}/data/sales.csv', and leave \`database\` out`,
+        });
+        expect(failureOf(await db.sql("select 1", "data"))).toMatchObject({
+          code: "INVALID_ARGS",
+          error: `database "data" (${dir}/data) is a folder, not a DuckDB database file`,
+        });
+        writeFileSync(join(dir, "broken.duckdb"), "x".repeat(4096));
+        expect(failureOf(await db.sql("select 1", "broken.duckdb"))).toMatchObject({ code: "INVALID_ARGS" });
+      } finally {
+        await db.gaggle.close();
+      }
+    }
+  });
+
+  it("says a database file another process holds for writing is in use", async () => {
+    const dir = workspace();
+    const file = join(dir, "held.duckdb");
+    // Another process creates the file and holds DuckDB's lock on it until it is killed.
+    const script = `require(${JSON.stringify(createRequire(import.meta.url).resolve("@duckdb/node-api"))}).DuckDBInstance.create(${JSON.stringify(file)}).then(() => console.log("held"))`;
+    const holder = spawn(process.execPath, ["-e", `${script}; setInterval(() => {}, 1000)`], { stdio: ["ignore", "pipe", "inherit"] });
+    const db = await duckdbGaggle(dir);
+    try {
+      await once(holder.stdout!, "data");
+      expect(failureOf(await db.sql("select 1", "held.duckdb"))).toMatchObject({
+        code: "EXECUTION_ERROR",
+        error: expect.stringMatching(new RegExp(`^database "held.duckdb" \\(${file}\\) is in use: IO Error: Could not set lock on file`)),
+        hint: expect.stringContaining("another process holds it open for writing"),
+      });
+    } finally {
+      const exited = once(holder, "exit");
+      holder.kill("SIGKILL");
+      await exited;
+      await db.gaggle.close();
+    }
+  });
+});
+
 describe("the duckdb child with read_write", () => {
   it("creates a database file, keeps what it wrote between calls and sessions, and answers queries at once", async () => {
     const dir = workspace();
@@ -221,6 +270,18 @@ describe("the duckdb child's memory", () => {
     expect((await db.rows("select current_setting('memory_limit') as m, current_setting('temp_directory') as t")).rows).toEqual([
       { m: "244.1 MiB", t: "" },
     ]);
+  });
+
+  it("says a query needs more memory than memory_limit_mb, or a value larger than DuckDB holds, as LIMIT_REACHED", async () => {
+    expect(failureOf(await db.sql("select string_agg(repeat('x', 1000000)) from range(400)"))).toMatchObject({
+      code: "LIMIT_REACHED",
+      error: expect.stringMatching(/^Out of Memory Error: failed to allocate data of size .* used\)$/),
+      hint: expect.stringContaining("raise [virtual.duckdb] memory_limit_mb"),
+    });
+    expect(failureOf(await db.sql("select repeat('x', 5000000000)"))).toMatchObject({
+      code: "LIMIT_REACHED",
+      error: expect.stringContaining("the maximum supported string size is"),
+    });
   });
 
   it("cuts text and blob cells at max_cell_bytes, on a character's boundary, and says so", async () => {
