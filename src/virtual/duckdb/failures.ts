@@ -6,10 +6,11 @@ import { GaggleError, errorMessage } from "../../shared/errors.js";
 export function duckdbFailure(error: unknown, roots: string[]): GaggleError {
   const message = errorMessage(error).trim();
   if (message.startsWith("Permission Error")) {
-    // DuckDB reads a relative path from gaggle's working directory, which need not be under any root.
     const example = join(roots[0] ?? "/", "FILE.csv");
     return new GaggleError("PERMISSION_DENIED", message, {
-      hint: `queries reach only files under the roots (${roots.join(", ")}; [virtual.duckdb] roots): name a file by its absolute path, as '${example}'`,
+      hint:
+        `queries reach only files under the roots (${roots.join(", ")}; [virtual.duckdb] roots): name a file under them, ` +
+        `absolute ('${example}') or, in a query, relative to the first root ('FILE.csv')`,
     });
   }
   if (message.startsWith("Out of Memory Error")) {

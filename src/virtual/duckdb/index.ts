@@ -40,11 +40,13 @@ class DuckDbChild extends VirtualChild {
         name: "duckdb",
         title: "Query files with SQL (DuckDB)",
         description:
-          "Runs SQL on DuckDB, which reads files in place: SELECT * FROM '/abs/path/data.csv' (also Parquet, JSON, " +
-          "globs like '/abs/path/logs/*.csv', and joins across them). Name files by absolute paths under the allowed " +
-          "roots. Answers with the columns and their types and the rows as JSON, capped in rows and size with a note " +
+          "Runs SQL on DuckDB, which reads files in place: SELECT * FROM 'data.csv' (also Parquet, JSON, globs like " +
+          "'logs/*.csv', and joins across them). Name files under the allowed roots, relative to the first one or " +
+          "absolute. Answers with the columns and their types and the rows as JSON, capped in rows and size with a note " +
           `when cut. Allowed roots: ${this.roots.join(", ")}.` +
-          (settings.readWrite ? "" : " Read-only: only statements that read run."),
+          (settings.readWrite
+            ? " Relative paths are resolved in queries; other statements (COPY ... TO) name files absolutely."
+            : " Read-only: only queries run."),
         input: z.strictObject({
           query: z.string().min(1).describe("DuckDB SQL; several statements may be given, the answer is the last one's."),
           database: z

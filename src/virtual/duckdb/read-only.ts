@@ -3,6 +3,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { GaggleError } from "../../shared/errors.js";
 import type { DuckDb } from "./database.js";
+import { nodesOf, type ParsedSql } from "./parsed-sql.js";
 
 /**
  * Table functions a read-only query may call: file readers (confined to the roots by DuckDB), series, and the
@@ -55,14 +56,9 @@ export class ReadOnlyCheck {
    * SUMMARIZE, which DuckDB parses as queries) whose every function reads. A statement DuckDB cannot parse passes
    * here: running it fails with DuckDB's own syntax error.
    */
-  async check(connection: DuckDBConnection, sql: string): Promise<void> {
-    const reader = await connection.runAndReadAll("SELECT json_serialize_sql($sql::VARCHAR)", { sql });
-    const parsed = JSON.parse(String(reader.getColumnsJson()[0]![0])) as SerializedSql;
-    if (parsed.error) {
-      if (parsed.error_type === "not implemented") await this.refuseStatement(connection, sql);
-      return;
-    }
-    parsed.statements.forEach((statement, index) => this.checkCalls(statement, index));
+  async check(connection: DuckDBConnection, sql: string, parsed: ParsedSql): Promise<void> {
+    if (parsed.kind === "statements") await this.refuseStatement(connection, sql);
+    if (parsed.kind === "queries") parsed.statements.forEach((statement, index) => this.checkCalls(statement, index));
   }
 
   private checkCalls(statement: unknown, index: number): void {
@@ -101,12 +97,6 @@ export class ReadOnlyCheck {
   }
 }
 
-interface SerializedSql {
-  error: boolean;
-  error_type?: string;
-  statements: unknown[];
-}
-
 interface FunctionCall {
   function_name: string;
   schema?: string;
@@ -118,26 +108,18 @@ function qualifiedName({ function_name, schema, catalog }: FunctionCall): string
   return [catalog, schema, function_name].filter(Boolean).join(".");
 }
 
-/** Every function a parsed statement calls, in table position (`FROM f(...)`) or in an expression; nesting of any depth. */
+/** Every function a parsed statement calls, in table position (`FROM f(...)`) or in an expression. */
 function callsIn(statement: unknown): FunctionCall[] {
   const calls: FunctionCall[] = [];
-  const pending: unknown[] = [statement];
-  while (pending.length > 0) {
-    const node = pending.pop();
-    if (Array.isArray(node)) {
-      pending.push(...node);
-      continue;
+  // A table function's call node is also reached as a node of its own: it is taken once, in table position.
+  const tableCalls = new Set<unknown>();
+  for (const node of nodesOf(statement)) {
+    if (node.type === "TABLE_FUNCTION" && isCall(node.function)) {
+      calls.push({ ...node.function, table: true });
+      tableCalls.add(node.function);
+    } else if (node.class === "FUNCTION" && isCall(node) && !tableCalls.has(node)) {
+      calls.push({ ...node, table: false });
     }
-    if (typeof node !== "object" || node === null) continue;
-    const fields = node as Record<string, unknown>;
-    if (fields.type === "TABLE_FUNCTION" && isCall(fields.function)) {
-      calls.push({ ...fields.function, table: true });
-      // The call's arguments are expressions; the call itself was taken as a table function.
-      pending.push(fields.function.children, ...Object.entries(fields).flatMap(([key, value]) => (key === "function" ? [] : [value])));
-      continue;
-    }
-    if (fields.class === "FUNCTION" && isCall(node)) calls.push({ ...node, table: false });
-    pending.push(...Object.values(fields));
   }
   return calls;
 }

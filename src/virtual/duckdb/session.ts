@@ -7,6 +7,8 @@ import { timerDelay } from "../../shared/timer-delay.js";
 import { readAnswer, type Answer, type AnswerLimits } from "./answer.js";
 import type { DuckDb } from "./database.js";
 import { duckdbFailure } from "./failures.js";
+import { parseSql } from "./parsed-sql.js";
+import { resolveRelativePaths } from "./paths.js";
 import type { ReadOnlyCheck } from "./read-only.js";
 
 /** What a query may take: its time, and how much of the last statement's result its answer holds. */
@@ -61,8 +63,10 @@ export class Session {
     const onAbort = () => stop("cancelled");
     limits.signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      await this.readOnly?.check(this.connection, sql);
-      const extracted = await this.connection.extractStatements(sql);
+      const parsed = await parseSql(this.connection, sql);
+      await this.readOnly?.check(this.connection, sql, parsed);
+      const text = parsed.kind === "queries" ? resolveRelativePaths(sql, parsed.statements, this.roots[0]!) : sql;
+      const extracted = await this.connection.extractStatements(text);
       if (extracted.count === 0) throw new GaggleError("INVALID_ARGS", "the query holds no SQL statement");
       let result: DuckDBResult | undefined;
       for (let index = 0; index < extracted.count; index++) {

@@ -70,10 +70,27 @@ describe("the duckdb child, read-only", () => {
     ]);
   });
 
-  it("names its roots when it refuses a relative path, which DuckDB reads from gaggle's working directory", async () => {
-    expect(failureOf(await db.sql("select * from 'data/sales.csv'"))).toMatchObject({
+  it("reads a relative path in a query from the first root, however the query names the file", async () => {
+    const sales = [{ region: "north" }, { region: "south" }, { region: "north" }];
+    for (const query of [
+      "select region from 'data/sales.csv'",
+      'select region from "data/sales.csv"',
+      "select region from read_csv('data/sales.csv')",
+      "select region from read_csv(['data/sales.csv'], header = true)",
+      "select region from read_csv('./data/../data/sales.csv') where 'data/sales.csv' <> ''",
+    ]) {
+      expect((await db.rows(query)).rows, query).toEqual(sales);
+    }
+    expect((await db.rows("select count(*) as n from glob('data/*.csv')")).rows).toEqual([{ n: "2" }]);
+    // Column names are those of the query as written.
+    expect((await db.rows("select upper(region) from 'data/sales.csv' limit 1")).columns).toEqual([{ name: "upper(region)", type: "VARCHAR" }]);
+  });
+
+  it("names its roots when it refuses a path outside them, relative or not", async () => {
+    expect(failureOf(await db.sql("select * from '../elsewhere.csv'"))).toMatchObject({
       code: "PERMISSION_DENIED",
-      hint: expect.stringContaining(`the roots (${dir}; [virtual.duckdb] roots): name a file by its absolute path`),
+      error: expect.stringContaining(`Cannot access file "${join(dir, "..", "elsewhere.csv")}"`),
+      hint: `queries reach only files under the roots (${dir}; [virtual.duckdb] roots): name a file under them, absolute ('${dir}/FILE.csv') or, in a query, relative to the first root ('FILE.csv')`,
     });
   });
 
@@ -81,7 +98,7 @@ describe("the duckdb child, read-only", () => {
     expect(failureOf(await db.sql("select * from read_csv('/etc/passwd')"))).toMatchObject({
       code: "PERMISSION_DENIED",
       error: expect.stringContaining('Cannot access file "/etc/passwd"'),
-      hint: `queries reach only files under the roots (${dir}; [virtual.duckdb] roots): name a file by its absolute path, as '${dir}/FILE.csv'`,
+      hint: expect.stringContaining(`queries reach only files under the roots (${dir}; [virtual.duckdb] roots)`),
     });
     expect(failureOf(await db.sql("set enable_external_access = true"))).toMatchObject({ code: "PERMISSION_DENIED" });
     expect(failureOf(await db.sql(`select * from read_csv('${dir}/../../../../../etc/passwd')`))).toMatchObject({ code: "PERMISSION_DENIED" });
@@ -178,6 +195,24 @@ describe("the duckdb child, read-only", () => {
       code: "NOT_FOUND",
       error: `database file ${join(dir, "missing.duckdb")} does not exist, and a read-only duckdb child creates none`,
     });
+  });
+});
+
+describe("the duckdb child's relative paths", () => {
+  it("reads them from the first root, not from the config file's folder nor gaggle's working directory", async () => {
+    const dir = workspace();
+    const gaggle = await startGaggle(`${ONLY_DUCKDB}\n[virtual.duckdb]\nenabled = true\nroots = ["${dir}/data", "${dir}"]\n`);
+    try {
+      const sql = (query: string) => gaggle.meta("execute_child_tool", { server_id: "duckdb", tool_name: "duckdb", arguments: { query } });
+      expect(JSON.parse(textOf(await sql("select sum(amount) as total from 'sales.csv'"))).rows).toEqual([{ total: "35" }]);
+      expect(JSON.parse(textOf(await sql("select count(*) as n from '../data/more.csv'"))).rows).toEqual([{ n: "1" }]);
+      expect(failureOf(await sql("select * from 'data/sales.csv'"))).toMatchObject({
+        code: "EXECUTION_ERROR",
+        error: expect.stringContaining(`${dir}/data/data/sales.csv`),
+      });
+    } finally {
+      await gaggle.close();
+    }
   });
 });
 
