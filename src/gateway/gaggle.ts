@@ -60,6 +60,7 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
     ...enabled.map((child) => ({
       child: new McpChild(child, childOptions),
       concurrency: child.concurrency,
+      oneClientAtATime: true,
       timeoutMs: child.timeoutMs,
       ...(child.transport !== "stdio" && {
         // Sign-in (the SDK's OAuth client) is loaded when it is first asked for.
