@@ -217,6 +217,12 @@ export function keepAnswerLine(result: object, line: string, id: string): void {
   answerLines.set(result, { line, id });
 }
 
+/** The size in bytes of the line a child's answer came in, when `result` is still as the child wrote it (see keepAnswerLine). */
+export function answerLineBytes(result: object): number | undefined {
+  const kept = answerLines.get(result);
+  return kept && Buffer.byteLength(kept.line);
+}
+
 /** How far from the token the envelope's members are looked for. */
 const ENVELOPE_CHARS = 64;
 
