@@ -6,7 +6,7 @@ import type { Router } from "../children/router.js";
 import type { GaggleConfig } from "../config/index.js";
 import { logger } from "../shared/log.js";
 import { exposedName } from "./exposed-names.js";
-import { META_TOOLS, META_WORDING, SEARCH_TOOLS, SEARCH_WORDING, TOOL_LIST_WORDING, type Wording } from "./meta-tools.js";
+import { INSTRUCTIONS, META_TOOLS, META_WORDING, SEARCH_TOOLS, SEARCH_WORDING, TOOL_LIST_WORDING, type Wording } from "./meta-tools.js";
 
 export interface Owned<T> {
   child: Child;
@@ -51,6 +51,8 @@ export class ProxyCatalog {
   readonly metaTools: Tool[];
   /** How hints speak to clients: with the tools they list, and no other. */
   readonly wording: Wording;
+  /** What a client is told at the start, in the same words. */
+  readonly instructions: string;
 
   /** `exposures` has an entry for every child of the router; `gatewayMode` is gateway.expose. */
   constructor(
@@ -62,6 +64,7 @@ export class ProxyCatalog {
     this.listsMetaTools = gatewayMode !== "tools" || router.names().some((name) => this.modeOf(name) !== "tools");
     this.metaTools = gatewayMode === "search" ? SEARCH_TOOLS : this.listsMetaTools ? META_TOOLS : [];
     this.wording = gatewayMode === "search" ? SEARCH_WORDING : this.listsMetaTools ? META_WORDING : TOOL_LIST_WORDING;
+    this.instructions = gatewayMode === "search" ? INSTRUCTIONS.search : this.listsMetaTools ? INSTRUCTIONS.meta : INSTRUCTIONS.tools;
   }
 
   /** Whether a child's tools and prompts are listed under exposed names (not in meta or search mode). */

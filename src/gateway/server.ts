@@ -6,7 +6,7 @@ import { LOCAL_PRINCIPAL, type ClientPrincipal } from "../children/child.js";
 import { NoiseLog } from "../children/wire/noise-log.js";
 import type { Gaggle } from "./gaggle.js";
 import { GAGGLE_NAME, GAGGLE_VERSION } from "../shared/version.js";
-import { CAPABILITIES, INSTRUCTIONS } from "./capabilities.js";
+import { CAPABILITIES } from "./capabilities.js";
 import { CheckedServer } from "./checked-server.js";
 import { ClientSession } from "./client-session.js";
 import { GatewayRequests } from "./requests.js";
@@ -38,7 +38,7 @@ export interface GatewayServer {
 export function createGatewayServer(gaggle: Gaggle, sessionId: string, who: ClientPrincipal = { principal: LOCAL_PRINCIPAL }): GatewayServer {
   const server = new CheckedServer(
     { name: GAGGLE_NAME, version: GAGGLE_VERSION },
-    { capabilities: CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator: SCHEMA_VALIDATOR },
+    { capabilities: CAPABILITIES, instructions: gaggle.catalog.instructions, jsonSchemaValidator: SCHEMA_VALIDATOR },
   );
   const session = new ClientSession(sessionId, server, who);
 
