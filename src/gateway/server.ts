@@ -32,6 +32,8 @@ export interface GatewayServer {
   callTool: ToolCallHandler;
   /** The client's connection closed: the session leaves the hub. */
   closed(): void;
+  /** The client sent a request of this method. */
+  requested(method: string): void;
 }
 
 /** One client session; it joins the hub at once and leaves it when its connection closes. */
@@ -67,5 +69,8 @@ export function createGatewayServer(gaggle: Gaggle, sessionId: string, who: Clie
     noise.summarise();
     void gaggle.hub.remove(session);
   };
-  return { server, callTool, closed };
+  const requested = (method: string) => {
+    if (method !== "initialize") session.active = true;
+  };
+  return { server, callTool, closed, requested };
 }
