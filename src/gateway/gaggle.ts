@@ -4,7 +4,7 @@ import type { UrlOpener } from "../children/child.js";
 import { setReaperGrace } from "../children/processes/reaper.js";
 import { Router } from "../children/router.js";
 import { Switchboard } from "../children/switchboard.js";
-import { stateDir, VIRTUAL_CHILD_NAMES, type GaggleConfig } from "../config/index.js";
+import { makeStateDir, stateDir, VIRTUAL_CHILD_NAMES, type GaggleConfig } from "../config/index.js";
 import { ProxyCatalog, type Exposure } from "./proxy-catalog.js";
 import { MemberRegistry } from "./members.js";
 import { SessionHub } from "./session-hub.js";
@@ -56,6 +56,7 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
   setReaperGrace(config.gateway.shutdownGraceMs);
   const enabled = config.children.filter((child) => child.enabled);
   const childOptions = { shutdownGraceMs: config.gateway.shutdownGraceMs, stateDir: stateDir(config), switchboard };
+  makeStateDir(childOptions.stateDir);
   const router = new Router([
     ...enabled.map((child) => ({
       child: new McpChild(child, childOptions),
