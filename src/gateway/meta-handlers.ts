@@ -1,6 +1,6 @@
 // What each meta-tool does, on top of the router. Every failure becomes an isError result, never a thrown error.
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { CallContext, Child } from "../children/child.js";
+import { LOCAL_PRINCIPAL, type CallContext, type Child } from "../children/child.js";
 import { checkArguments } from "../children/calls/arg-validator.js";
 import type { Router } from "../children/router.js";
 import { GaggleError } from "../shared/errors.js";
@@ -22,6 +22,11 @@ export interface MetaHandlerOptions {
   builtIn?: (name: string) => boolean;
   /** The tool listed to sign in to a child that needs it (proxy and search modes); none elsewhere. */
   signInTool?: (name: string) => string | undefined;
+  /**
+   * Whether clients are told apart by named tokens: close_child_session then closes only the caller's part of a
+   * built-in child. Otherwise every client is the same person, and it closes the child whole.
+   */
+  principals?: boolean;
 }
 
 export class MetaHandlers {
@@ -29,6 +34,7 @@ export class MetaHandlers {
   private readonly waitMs: number;
   private readonly builtIn: (name: string) => boolean;
   private readonly signInTool: (name: string) => string | undefined;
+  private readonly principals: boolean;
 
   constructor(
     private readonly router: Router,
@@ -38,6 +44,7 @@ export class MetaHandlers {
     this.waitMs = options.waitMs ?? 0;
     this.builtIn = options.builtIn ?? (() => false);
     this.signInTool = options.signInTool ?? (() => undefined);
+    this.principals = options.principals ?? false;
   }
 
   call(name: MetaToolName, rawArgs: unknown, ctx: CallContext): Promise<CallToolResult> {
@@ -70,7 +77,7 @@ export class MetaHandlers {
       case "get_child_status":
         return Promise.resolve(jsonResult(statusView(this.router.status((args as Args<"get_child_status">).server_id))));
       case "close_child_session":
-        return this.close(args as Args<"close_child_session">);
+        return this.close(args as Args<"close_child_session">, ctx);
       case "search_tools":
         return this.search(args as Args<"search_tools">);
     }
@@ -131,8 +138,9 @@ export class MetaHandlers {
     return jsonResult({ server_id: child.name, ...schemaView(await child.schema()) });
   }
 
-  private async close(args: Args<"close_child_session">): Promise<CallToolResult> {
-    const { uptimeMs } = await this.router.get(args.server_id).close();
+  private async close(args: Args<"close_child_session">, ctx: CallContext): Promise<CallToolResult> {
+    const by = this.principals ? (ctx.caller?.principal ?? LOCAL_PRINCIPAL) : undefined;
+    const { uptimeMs } = await this.router.get(args.server_id).close(by);
     return jsonResult({
       server_id: args.server_id,
       status: "closed",

@@ -35,6 +35,7 @@ export class GatewayRequests {
       waitMs: gaggle.config.gateway.listWaitMs,
       builtIn: (name) => catalog.isBuiltIn(name),
       signInTool: (name) => catalog.signInToolName(name),
+      principals: Object.keys(gaggle.config.gateway.authTokens ?? {}).length > 0,
     });
   }
 
@@ -58,9 +59,7 @@ export class GatewayRequests {
     if (isMetaTool(name) && catalog.listsMetaTools) return this.meta.call(name, args, ctx);
     return catalog.resolveTool(name).then((owned) => {
       if (!owned) throw new WireError(ErrorCode.InvalidParams, `Unknown tool: ${name}; tools/list shows the tools this gateway offers`);
-      const call = catalog.isSignInTool(owned)
-        ? authenticate(router, owned.child, ctx)
-        : router.callTool(owned.child.name, owned.item.name, args, ctx);
+      const call = catalog.isSignInTool(owned) ? authenticate(router, owned.child, ctx) : router.call(owned.child, owned.item, args, ctx);
       return call.catch((error: unknown) => {
         ctx.operation?.failed(error);
         return answeredOrFailed(error, catalog.wording.lookup);
