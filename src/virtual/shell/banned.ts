@@ -70,6 +70,10 @@ async function findBanned(source: string, depth: number): Promise<Finding | unde
   if ("unverifiable" in read) return read;
   const [hidden] = read.hidden;
   if (hidden !== undefined) return { unverifiable: hidden };
+  for (const line of read.strings) {
+    const found = await findBanned(line, depth + 1);
+    if (found) return found;
+  }
   for (const target of read.redirects) {
     const device = networkDevice(target);
     if (device) return device;
