@@ -10,18 +10,28 @@ import type { ProcessTree } from "./process-tree.js";
  * the groups still listed and every process whose environment carries one of their tokens, waits the grace
  * period, and SIGKILLs them (a few rounds: a process forked between a scan and its kill escapes one round).
  * It ignores SIGINT and SIGHUP and leads its own group, so a Ctrl-C or hang-up that kills gaggle cannot take
- * it down first. Tokens are hex, so they need no quoting.
+ * it down first. Tokens are hex, so they need no quoting. `d PATH` and `u PATH` add and drop a folder it removes
+ * once the processes are gone (a shell's private folder, holding its variables); a path is the rest of its line.
  */
 const SCRIPT = `
 trap '' INT HUP
+set -f
+nl='
+'
 trees=" "
-while read -r op id token; do
+folders=""
+while IFS= read -r line; do
+  op=\${line%% *}; rest=\${line#* }; id=\${rest%% *}; token=\${rest#* }
   case "$op" in
     +) trees="$trees$id:$token " ;;
     -) kept=" "; for t in $trees; do [ "$t" = "$id:$token" ] || kept="$kept$t "; done; trees=$kept ;;
+    d) folders="$folders$rest$nl" ;;
+    u) kept=""; IFS=$nl; for f in $folders; do [ "$f" = "$rest" ] || kept="$kept$f$nl"; done; unset IFS; folders=$kept ;;
   esac
 done
-[ "$trees" = " " ] && exit 0
+remove_folders() { set -f; IFS=$nl; for f in $folders; do rm -rf -- "$f"; done; unset IFS; }
+[ "$trees" = " " ] && { remove_folders; exit 0; }
+set +f
 patterns=""
 for t in $trees; do patterns="$patterns -e \${t#*:}"; done
 signal_all() {
@@ -33,6 +43,7 @@ signal_all() {
 signal_all TERM
 sleep "$1"
 for round in 1 2 3; do signal_all KILL; done
+remove_folders
 `;
 
 /**
@@ -40,6 +51,8 @@ for round in 1 2 3; do signal_all KILL; done
  * token, not group id, since the kernel may give a new child the pid of one whose tree is still being unwatched.
  */
 const watched = new Map<string, number>();
+/** Private folders the watchdog removes should gaggle die: one line each, so a path holding a newline is never given. */
+const folders = new Set<string>();
 let watchdog: ChildProcess | undefined;
 let startedAt = 0;
 let graceSeconds = "2";
@@ -65,6 +78,7 @@ function ensureWatchdog(): ChildProcess | undefined {
     watchdog = started;
     startedAt = Date.now();
     for (const [token, pgid] of watched) started.stdin!.write(`+ ${pgid} ${token}\n`);
+    for (const folder of folders) started.stdin!.write(`d ${folder}\n`);
     return started;
   } catch (error) {
     log.warn({ err: error }, "watchdog unavailable");
@@ -81,13 +95,13 @@ function onWatchdogExit(ended: ChildProcess, code: number | null, signal: NodeJS
   watchdog = undefined;
   const log = logger({ subsystem: "reaper" });
   const context = { pid: ended.pid, code, signal, trees: watched.size };
-  if (watched.size === 0) {
+  if (watched.size === 0 && folders.size === 0) {
     log.warn(context, "watchdog exited; the next child's start brings a new one");
     return;
   }
   log.warn(context, "watchdog exited; starting a new one");
   const restart = () => {
-    if (watched.size > 0) ensureWatchdog();
+    if (watched.size > 0 || folders.size > 0) ensureWatchdog();
   };
   // Killed again and again, it is not started again and again at once.
   const wait = startedAt + RESTART_GAP_MS - Date.now();
@@ -105,4 +119,17 @@ export function watchTree(tree: ProcessTree): void {
 export function unwatchTree(tree: ProcessTree): void {
   watched.delete(tree.token);
   if (watchdog?.stdin?.writable) watchdog.stdin.write(`- ${tree.pgid} ${tree.token}\n`);
+}
+
+/** `path` (a folder gaggle made, holding what must not outlive it) is removed by the watchdog should gaggle die. */
+export function watchFolder(path: string): void {
+  if (path.includes("\n")) return;
+  folders.add(path);
+  if (watchdog?.stdin?.writable) watchdog.stdin.write(`d ${path}\n`);
+  else ensureWatchdog();
+}
+
+export function unwatchFolder(path: string): void {
+  if (!folders.delete(path)) return;
+  if (watchdog?.stdin?.writable) watchdog.stdin.write(`u ${path}\n`);
 }

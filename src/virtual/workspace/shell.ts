@@ -9,6 +9,7 @@ import { cancelledError, type Cancellation } from "../../children/calls/cancella
 import { childEnv } from "../../children/processes/child-env.js";
 import { GroupProcess } from "../../children/processes/group-process.js";
 import { terminateTree } from "../../children/processes/process-tree.js";
+import { unwatchFolder, watchFolder } from "../../children/processes/reaper.js";
 import { GaggleError, errorMessage } from "../../shared/errors.js";
 import { runLine, shellSetup } from "./shell-script.js";
 
@@ -72,12 +73,14 @@ export class Shell {
       this.running?.done(
         new GaggleError("EXECUTION_ERROR", `the shell ended (${describeExit(exit)}) while the command ran; the next command starts a new shell`),
       );
-      rmSync(this.dir, { recursive: true, force: true });
+      this.removeFolder();
     });
   }
 
   static async start(options: ShellOptions): Promise<Shell> {
+    // mkdtemp makes it 0700: it holds `declare -p` of the session's variables, secrets included.
     const dir = mkdtempSync(join(tmpdir(), "gaggle-shell-"));
+    watchFolder(dir);
     let process: GroupProcess;
     try {
       process = await GroupProcess.start({
@@ -90,6 +93,7 @@ export class Shell {
       });
     } catch (error) {
       rmSync(dir, { recursive: true, force: true });
+      unwatchFolder(dir);
       throw new GaggleError("SERVER_FAILED", `the workspace child could not start bash: ${errorMessage(error)}`, {
         hint: "install bash, or put it on the PATH gaggle runs with",
         cause: error,
@@ -111,9 +115,15 @@ export class Shell {
     return run;
   }
 
-  /** Ends the shell and everything its commands started. */
+  /** Ends the shell and everything its commands started, and removes its folder. */
   async stop(): Promise<void> {
     await this.process.stop();
+    this.removeFolder();
+  }
+
+  private removeFolder(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+    unwatchFolder(this.dir);
   }
 
   private async runNow(command: string, limits: { timeoutMs: number; maxChars: number; cancel?: Cancellation | undefined }): Promise<CommandRun> {
