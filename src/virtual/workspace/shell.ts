@@ -8,8 +8,8 @@ import { StringDecoder } from "node:string_decoder";
 import { cancelledError, type Cancellation } from "../../children/calls/cancellation.js";
 import { childEnv } from "../../children/processes/child-env.js";
 import { GroupProcess } from "../../children/processes/group-process.js";
-import { terminateTree } from "../../children/processes/process-tree.js";
-import { unwatchFolder, watchFolder } from "../../children/processes/reaper.js";
+import { groupGone, terminateTree, type ProcessTree } from "../../children/processes/process-tree.js";
+import { unwatchFolder, unwatchTree, watchFolder, watchTree } from "../../children/processes/reaper.js";
 import { GaggleError, errorMessage } from "../../shared/errors.js";
 import { runLine, shellSetup } from "./shell-script.js";
 
@@ -41,6 +41,7 @@ const NONCE_CHARS = 32;
 
 interface Running {
   nonce: string;
+  token: string;
   maxChars: number;
   head: string;
   dropped: number;
@@ -59,6 +60,12 @@ export class Shell {
   private turn: Promise<unknown> = Promise.resolve();
   private ended: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private controlLine = "";
+  /**
+   * The process group of every command whose group may still have members: what a command leaves in the background
+   * stays in its group, and one that cleared its environment (`env -i cmd &`) carries no token, so only its group
+   * finds it. Watched by the watchdog too; dropped once the group is gone, before the kernel may reuse its id.
+   */
+  private readonly jobs = new Set<ProcessTree>();
 
   private constructor(
     private readonly process: GroupProcess,
@@ -68,11 +75,12 @@ export class Shell {
     this.cwd = options.cwd;
     process.stdout.on("data", (chunk: Buffer) => this.onOutput(this.decoder.write(chunk)));
     process.stderr.on("data", (chunk: Buffer) => this.onControl(chunk.toString("utf8")));
-    void process.exited.then((exit) => {
+    void process.exited.then(async (exit) => {
       this.ended = exit;
       this.running?.done(
         new GaggleError("EXECUTION_ERROR", `the shell ended (${describeExit(exit)}) while the command ran; the next command starts a new shell`),
       );
+      await this.endJobs();
       this.removeFolder();
     });
   }
@@ -117,8 +125,29 @@ export class Shell {
 
   /** Ends the shell and everything its commands started, and removes its folder. */
   async stop(): Promise<void> {
-    await this.process.stop();
+    await Promise.all([this.process.stop(), this.endJobs()]);
     this.removeFolder();
+  }
+
+  /** Every command's group that still has members, ended as a command past its time is. */
+  private async endJobs(): Promise<void> {
+    const jobs = [...this.jobs];
+    this.jobs.clear();
+    await Promise.all(
+      jobs.map(async (job) => {
+        await terminateTree(job, this.options.graceMs);
+        unwatchTree(job);
+      }),
+    );
+  }
+
+  /** Forgets the commands' groups that have no member left. */
+  private dropEndedJobs(): void {
+    for (const job of this.jobs) {
+      if (!groupGone(job.pgid)) continue;
+      this.jobs.delete(job);
+      unwatchTree(job);
+    }
   }
 
   private removeFolder(): void {
@@ -133,7 +162,7 @@ export class Shell {
     const token = randomBytes(16).toString("hex");
     writeFileSync(join(this.dir, "command"), command);
     const ended = new Promise<{ status: number; cwd: string } | Error>((resolve) => {
-      this.running = { nonce, maxChars: limits.maxChars, head: "", dropped: 0, pending: "", jobPid: undefined, started: [], done: resolve };
+      this.running = { nonce, token, maxChars: limits.maxChars, head: "", dropped: 0, pending: "", jobPid: undefined, started: [], done: resolve };
     });
     const running = this.running!;
     let stopped: CommandRun["stopped"];
@@ -155,6 +184,7 @@ export class Shell {
       clearTimeout(timer);
       unlisten?.();
       this.running = undefined;
+      this.dropEndedJobs();
     }
   }
 
@@ -212,6 +242,9 @@ export class Shell {
       const match = /^([0-9a-f]+) started (\d+)$/.exec(line);
       if (match?.[1] !== running.nonce) continue;
       running.jobPid = Number(match[2]);
+      const job = { pgid: running.jobPid, token: running.token };
+      this.jobs.add(job);
+      watchTree(job);
       for (const resolve of running.started.splice(0)) resolve(running.jobPid);
     }
   }

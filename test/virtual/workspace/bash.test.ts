@@ -224,6 +224,26 @@ describe("a session's shell", () => {
     expect(await bob.bash("echo alive")).toBe("alive\n");
   });
 
+  it("ends a job that cleared its environment (env -i) with its session, and another session's with gaggle", async () => {
+    const root = scratch();
+    http = await startHttpGaggle(workspaceConfig(root), { env: marked() });
+    const annClient = await http.connect();
+    const [ann, bob] = [toolsOf(annClient), toolsOf(await http.connect())];
+    const cleared = "env -i sleep 314 > /dev/null 2>&1 & echo $!";
+    const annJob = Number(await ann.bash(cleared));
+    const bobJob = Number(await bob.bash(cleared));
+    try {
+      expect([annJob, bobJob].every(isAlive)).toBe(true);
+      await httpTransportOf(annClient).terminateSession();
+      expect(await waitGone([annJob])).toEqual([]);
+      expect(isAlive(bobJob)).toBe(true);
+      process.kill(http.pid, "SIGKILL");
+      expect(await waitGone([bobJob])).toEqual([]);
+    } finally {
+      for (const pid of [annJob, bobJob].filter(isAlive)) process.kill(pid, "SIGKILL");
+    }
+  });
+
   for (const how of ["its stdin closes", "it gets SIGKILL"] as const) {
     it(`keeps the shell's variables in a folder only its user may enter, gone when gaggle ends (${how})`, async () => {
       const root = scratch();
