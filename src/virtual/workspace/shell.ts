@@ -8,6 +8,7 @@ import { StringDecoder } from "node:string_decoder";
 import { cancelledError, type Cancellation } from "../../children/calls/cancellation.js";
 import { childEnv } from "../../children/processes/child-env.js";
 import { GroupProcess } from "../../children/processes/group-process.js";
+import { outOfDescriptors } from "../../children/processes/spawn-problem.js";
 import { groupGone, terminateTree, type ProcessTree } from "../../children/processes/process-tree.js";
 import { unwatchFolder, unwatchTree, watchFolder, watchTree } from "../../children/processes/reaper.js";
 import { GaggleError, errorMessage } from "../../shared/errors.js";
@@ -87,7 +88,18 @@ export class Shell {
 
   static async start(options: ShellOptions): Promise<Shell> {
     // mkdtemp makes it 0700: it holds `declare -p` of the session's variables, secrets included.
-    const dir = mkdtempSync(join(tmpdir(), "gaggle-shell-"));
+    let dir: string;
+    try {
+      dir = mkdtempSync(join(tmpdir(), "gaggle-shell-"));
+    } catch (error) {
+      throw new GaggleError(
+        "SERVER_FAILED",
+        `the workspace child could not make the shell's folder: ${outOfDescriptors(error) ?? errorMessage(error)}`,
+        {
+          cause: error,
+        },
+      );
+    }
     watchFolder(dir);
     let process: GroupProcess;
     try {
@@ -102,6 +114,8 @@ export class Shell {
     } catch (error) {
       rmSync(dir, { recursive: true, force: true });
       unwatchFolder(dir);
+      const descriptors = outOfDescriptors(error);
+      if (descriptors) throw new GaggleError("SERVER_FAILED", `the workspace child could not start bash: ${descriptors}`, { cause: error });
       throw new GaggleError("SERVER_FAILED", `the workspace child could not start bash: ${errorMessage(error)}`, {
         hint: "install bash, or put it on the PATH gaggle runs with",
         cause: error,
