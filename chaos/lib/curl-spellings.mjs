@@ -86,4 +86,5 @@ export const CURL_SPELLINGS = [
   "compgen -C 'curl x' a",
   "bash --rcfile <(echo curl x) -i",
   "BASH_ENV=<(echo curl x) bash -c :",
+  "true && { cu?l x; }",
 ];

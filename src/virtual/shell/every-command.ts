@@ -23,6 +23,8 @@ export interface EveryCommand {
   hidden: string[];
   /** Command lines a variable holds for the shell to run later (a literal PROMPT_COMMAND). */
   strings: string[];
+  /** Parts the grammar could not read (its ERROR nodes), as written: bash may still run commands there. */
+  unread: string[];
 }
 
 /** Operators that open a file on standard input when no descriptor is written before them. */
@@ -34,10 +36,11 @@ const INPUT_OPS = new Set(["<", "<>"]);
  */
 export async function everyCommand(source: string): Promise<EveryCommand | { unverifiable: string }> {
   return withTree(source, (root) => {
-    const found: EveryCommand = { commands: [], redirects: [], hidden: [], strings: [] };
+    const found: EveryCommand = { commands: [], redirects: [], hidden: [], strings: [], unread: [] };
     const stack: Node[] = [root];
     for (let node = stack.pop(); node; node = stack.pop()) {
       const children = node.namedChildren.filter((child): child is Node => child !== null);
+      if (node.type === "ERROR" || node.isMissing) found.unread.push(node.text);
       if (node.type === "command") {
         const name = node.childForFieldName("name");
         // Nodes are compared by id: each lookup gives a new object for the same node.

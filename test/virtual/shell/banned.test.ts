@@ -25,10 +25,10 @@ describe("refuseBanned", () => {
 });
 
 describe("refuseBanned against every spelling of curl", () => {
-  it("refuses all 83, each saying what it saw", async () => {
+  it("refuses all 84, each saying what it saw", async () => {
     const held = await Promise.all(CURL_SPELLINGS.map(async (command) => ({ command, refusal: await refusal(command) })));
     expect(held.filter((spelling) => spelling.refusal === undefined)).toEqual([]);
-    expect(CURL_SPELLINGS).toHaveLength(83);
+    expect(CURL_SPELLINGS).toHaveLength(84);
   });
 
   it("says which way each newer spelling runs it", async () => {
@@ -59,6 +59,7 @@ describe("refuseBanned against every spelling of curl", () => {
       ["compgen -C 'curl x' a", "runs curl"],
       ["bash --rcfile <(echo curl x) -i", "bash --rcfile of a file known only when it runs (<(echo curl x))"],
       ["BASH_ENV=<(echo curl x) bash -c :", "an assignment to BASH_ENV, a start-up file known only when it runs"],
+      ["true && { cu?l x; }", "a part of the line bash's grammar here cannot read"],
     ];
     for (const [command, said] of cases)
       expect({ command, refusal: await refusal(command) }).toEqual({ command, refusal: expect.stringContaining(said) });
