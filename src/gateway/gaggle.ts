@@ -60,6 +60,7 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
     ...enabled.map((child) => ({
       child: new McpChild(child, childOptions),
       concurrency: child.concurrency,
+      oneClientAtATime: true,
       timeoutMs: child.timeoutMs,
       ...(child.transport !== "stdio" && {
         // Sign-in (the SDK's OAuth client) is loaded when it is first asked for.
@@ -71,7 +72,7 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
   ]);
   const late = (child: string, kind: "tools" | "resources" | "prompts") => switchboard.listChanged(child, kind);
   const catalog = new ProxyCatalog(router, exposures(config), config.gateway.expose, { ms: config.gateway.listWaitMs, late });
-  const hub = new SessionHub(switchboard, catalog);
+  const hub = new SessionHub(switchboard, catalog, options.observer);
   // Besides the eager ones, the children the catalog knows nothing of start at once when their tools are to be
   // listed (proxy mode) or searched (search mode), so that the first tools/list or search finds them.
   const searched = config.gateway.expose === "search";

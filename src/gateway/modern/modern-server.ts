@@ -191,9 +191,12 @@ export class ModernServer {
     return { _meta: { [META.subscriptionId]: request.id } };
   }
 
+  /** A result that says its type and takes no cache hints is the child's own, passed on as it is (see keepAnswerLine). */
   private finish(method: string, result: Params): Params {
+    const cacheable = CACHEABLE_METHODS.has(method);
+    if (typeof result.resultType === "string" && !(cacheable && result.resultType === "complete")) return result;
     const finished: Params = { ...result, resultType: typeof result.resultType === "string" ? result.resultType : "complete" };
-    if (CACHEABLE_METHODS.has(method) && finished.resultType === "complete") {
+    if (cacheable && finished.resultType === "complete") {
       finished.ttlMs ??= CACHE_HINTS.ttlMs;
       finished.cacheScope ??= CACHE_HINTS.cacheScope;
     }

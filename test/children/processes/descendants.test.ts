@@ -125,7 +125,11 @@ describe("a watchdog that is killed", () => {
       () => watchdogsOf(gaggle.pid),
       (pids) => pids.length === 1 && pids[0] !== first,
     );
-    expect(gaggle.stderr()).toContain("watchdog exited; starting a new one");
+    // The new watchdog can be seen before the line that tells of it reaches the test.
+    await until(
+      () => gaggle.stderr(),
+      (text) => text.includes("watchdog exited; starting a new one"),
+    );
     const all = carrying(mark).filter((pid) => pid !== gaggle.pid);
     expect(all).toEqual(expect.arrayContaining(started.flatMap((child) => [child.leader, ...child.detached])));
     process.kill(gaggle.pid, "SIGKILL");
