@@ -119,6 +119,21 @@ const gatewaySchema = closed({
     .int(expected("a positive integer"))
     .positive()
     .default(4 * 1024 * 1024),
+  /**
+   * HTTP connections open at once, authenticated or not; past it new ones are closed as they come, so that
+   * connections cannot take the descriptors the children, shells and files need.
+   */
+  max_connections: z.int(expected("an integer >= 1")).min(1).default(1024),
+  /** HTTP connections one token's clients may hold at once; past it a request is answered 503 and its connection closed. */
+  max_connections_per_principal: z.int(expected("an integer >= 1")).min(1).default(256),
+  /** HTTP sessions open at once; past it an initialize is answered 503. */
+  max_sessions: z.int(expected("an integer >= 1")).min(1).default(1000),
+  /** HTTP sessions one token may hold open; past it its initialize is answered 503. */
+  max_sessions_per_principal: z.int(expected("an integer >= 1")).min(1).default(100),
+  /** How long a connection gets to send a request's headers; past it the connection is closed (slow or half-open clients). */
+  headers_timeout_ms: durationMs("an integer from 1000 to 600000", { min: 1, max: 600_000 }).min(1000).default(10_000),
+  /** How long a connection gets to send a whole request, body included; past it the connection is closed. */
+  request_timeout_ms: durationMs("an integer from 1000 to 3600000", { min: 1, max: 3_600_000 }).min(1000).default(60_000),
   /** An HTTP session unused this long is closed and releases what it held. */
   session_idle_timeout_ms: durationMs("a positive integer", { min: 1 }).default(30 * 60_000),
   /**

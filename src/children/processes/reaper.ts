@@ -10,18 +10,28 @@ import type { ProcessTree } from "./process-tree.js";
  * the groups still listed and every process whose environment carries one of their tokens, waits the grace
  * period, and SIGKILLs them (a few rounds: a process forked between a scan and its kill escapes one round).
  * It ignores SIGINT and SIGHUP and leads its own group, so a Ctrl-C or hang-up that kills gaggle cannot take
- * it down first. Tokens are hex, so they need no quoting.
+ * it down first. Tokens are hex, so they need no quoting. `d PATH` and `u PATH` add and drop a folder it removes
+ * once the processes are gone (a shell's private folder, holding its variables); a path is the rest of its line.
  */
 const SCRIPT = `
 trap '' INT HUP
+set -f
+nl='
+'
 trees=" "
-while read -r op id token; do
+folders=""
+while IFS= read -r line; do
+  op=\${line%% *}; rest=\${line#* }; id=\${rest%% *}; token=\${rest#* }
   case "$op" in
     +) trees="$trees$id:$token " ;;
     -) kept=" "; for t in $trees; do [ "$t" = "$id:$token" ] || kept="$kept$t "; done; trees=$kept ;;
+    d) folders="$folders$rest$nl" ;;
+    u) kept=""; IFS=$nl; for f in $folders; do [ "$f" = "$rest" ] || kept="$kept$f$nl"; done; unset IFS; folders=$kept ;;
   esac
 done
-[ "$trees" = " " ] && exit 0
+remove_folders() { set -f; IFS=$nl; for f in $folders; do rm -rf -- "$f"; done; unset IFS; }
+[ "$trees" = " " ] && { remove_folders; exit 0; }
+set +f
 patterns=""
 for t in $trees; do patterns="$patterns -e \${t#*:}"; done
 signal_all() {
@@ -33,6 +43,7 @@ signal_all() {
 signal_all TERM
 sleep "$1"
 for round in 1 2 3; do signal_all KILL; done
+remove_folders
 `;
 
 /**
@@ -46,6 +57,8 @@ const watched = new Map<string, number>();
  */
 const WATCHDOGS = 2;
 const watchdogs = new Set<ChildProcess>();
+/** Private folders the watchdogs remove should gaggle die: one line each, so a path holding a newline is never given. */
+const folders = new Set<string>();
 let lastStartedAt = 0;
 let graceSeconds = "2";
 let restartPending = false;
@@ -79,6 +92,7 @@ function startWatchdog(): boolean {
     watchdogs.add(started);
     lastStartedAt = Date.now();
     for (const [token, pgid] of watched) started.stdin!.write(`+ ${pgid} ${token}\n`);
+    for (const folder of folders) started.stdin!.write(`d ${folder}\n`);
     return true;
   } catch (error) {
     log.warn({ err: error }, "watchdog unavailable");
@@ -94,8 +108,8 @@ function startWatchdog(): boolean {
 function onWatchdogExit(ended: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
   if (!watchdogs.delete(ended)) return;
   const log = logger({ subsystem: "reaper" });
-  const context = { pid: ended.pid, code, signal, trees: watched.size, standing: live().length };
-  if (watched.size === 0) {
+  const context = { pid: ended.pid, code, signal, trees: watched.size, folders: folders.size, standing: live().length };
+  if (watched.size === 0 && folders.size === 0) {
     log.warn(context, "watchdog exited; the next child's start brings a new one");
     return;
   }
@@ -106,7 +120,7 @@ function onWatchdogExit(ended: ChildProcess, code: number | null, signal: NodeJS
   restartPending = true;
   setTimeout(() => {
     restartPending = false;
-    if (watched.size > 0) ensureWatchdogs();
+    if (watched.size > 0 || folders.size > 0) ensureWatchdogs();
   }, wait).unref();
 }
 
@@ -121,4 +135,18 @@ export function watchTree(tree: ProcessTree): void {
 export function unwatchTree(tree: ProcessTree): void {
   watched.delete(tree.token);
   for (const watchdog of live()) watchdog.stdin!.write(`- ${tree.pgid} ${tree.token}\n`);
+}
+
+/** `path` (a folder gaggle made, holding what must not outlive it) is removed by the watchdog should gaggle die. */
+export function watchFolder(path: string): void {
+  if (path.includes("\n")) return;
+  folders.add(path);
+  const standing = live();
+  for (const watchdog of standing) watchdog.stdin!.write(`d ${path}\n`);
+  if (standing.length < WATCHDOGS && !restartPending) ensureWatchdogs();
+}
+
+export function unwatchFolder(path: string): void {
+  if (!folders.delete(path)) return;
+  for (const watchdog of live()) watchdog.stdin!.write(`u ${path}\n`);
 }
