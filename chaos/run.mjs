@@ -20,6 +20,7 @@ const ATTACKS = {
   config: "./config-mutation.mjs",
   policy: "./policy-corpus.mjs",
   duckdb: "./duckdb-escapes.mjs",
+  banned: "./banned-spellings.mjs",
 };
 
 const { values } = parseArgs({
