@@ -5,6 +5,7 @@ export { findConfigPath, loadConfig, validateConfigText } from "./load.js";
 export { stateDir } from "./state-dir.js";
 export { fetchesOnFirstRun } from "./child.js";
 export {
+  type AgentConfig,
   type ChildConfig,
   type GaggleConfig,
   type OAuthConfig,
