@@ -81,7 +81,8 @@ async function elicit(question: PermissionQuestion, ask: Ask, title: string): Pr
     note(`the person chose ${chosen.name} (${chosen.kind})`);
     return { outcome: { outcome: "selected", optionId: chosen.optionId } };
   }
-  note(`the person ${answer.action === "accept" ? "answered with no option" : String(answer.action)}: rejected`);
+  const said = answer.action === "accept" ? "answered with no option" : answer.action === "decline" ? "declined" : "cancelled the question";
+  note(`the person ${said}: rejected`);
   return reject(request);
 }
 
@@ -92,7 +93,7 @@ function byPolicy(question: PermissionQuestion): acp.RequestPermissionResponse {
   const why =
     policy === "ask"
       ? 'no person could be asked and permission = "ask": rejected'
-      : `permission = "${policy}" ${allowed ? "allows" : "rejects"} a ${kind} tool call`;
+      : `permission = "${policy}" ${allowed ? "allows" : "rejects"} this ${kind} tool call`;
   if (!allowed) {
     note(why);
     return reject(request);
