@@ -88,6 +88,8 @@ export class AgentSession implements AcpClientSide {
   private running: Turn | undefined;
   /** Set while a lost session is loaded again: the agent's replay of the conversation is in the transcript already. */
   private muted = false;
+  /** It had an ACP session in an agent process once: a later load is of a conversation shown already. */
+  private connected = false;
   private changeTimer: NodeJS.Timeout | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
 
@@ -307,8 +309,8 @@ export class AgentSession implements AcpClientSide {
           },
         );
       }
-      // A session this gaggle already showed is not shown twice: only a resumed one's history is new here.
-      this.muted = this.turns.some((turn) => turn.startedAt !== undefined);
+      // A conversation this session already showed is not shown twice: only a resumed one's history is new here.
+      this.muted = this.connected;
       try {
         await process.loadSession(acpId, this.cwd, this);
       } finally {
@@ -317,6 +319,7 @@ export class AgentSession implements AcpClientSide {
       this.writer.note("gaggle", `ACP session ${acpId} loaded`);
     }
     this.attached = process;
+    this.connected = true;
     return process;
   }
 
@@ -341,12 +344,14 @@ export class AgentSession implements AcpClientSide {
     this.writer.prompt(turn.number, turn.text);
     this.changed();
     const limitMs = this.config.promptTimeoutMinutes * 60_000;
-    const timer = setTimeout(() => this.cancel(`it ran past prompt_timeout_minutes (${formatDuration(limitMs)})`), timerDelay(limitMs));
-    timer.unref();
+    let timer: NodeJS.Timeout | undefined;
     try {
       const process = await this.ensure();
       if (turn.abort.signal.aborted) turn.end("cancelled", "cancelled before it started");
       else {
+        // Counted from when the agent has the prompt: starting its process is not the turn's time.
+        timer = setTimeout(() => this.cancel(`it ran past prompt_timeout_minutes (${formatDuration(limitMs)})`), timerDelay(limitMs));
+        timer.unref();
         const result = await process.prompt(this.acpSessionId!, turn.text);
         turn.stopReason = result.stopReason;
         turn.end(

@@ -80,16 +80,21 @@ export class TranscriptWriter {
     const another = messageId != null && this.messageId !== undefined && messageId !== this.messageId;
     this.messageId = messageId ?? undefined;
     if (this.streaming !== kind || another) {
+      // Each message of the answer on a line of its own.
+      if (kind === "agent" && this.answerBytes > 0) this.keep("\n");
       this.transcript.close();
       this.transcript.stream(`[${kind}] `);
       this.streaming = kind;
     }
     this.transcript.stream(text);
-    if (kind === "agent" && this.answerBytes < this.maxAnswerBytes) {
-      const kept = text.slice(0, this.maxAnswerBytes - this.answerBytes);
-      this.answerParts.push(kept);
-      this.answerBytes += kept.length;
-    }
+    if (kind === "agent") this.keep(text);
+  }
+
+  private keep(text: string): void {
+    if (this.answerBytes >= this.maxAnswerBytes) return;
+    const kept = text.slice(0, this.maxAnswerBytes - this.answerBytes);
+    this.answerParts.push(kept);
+    this.answerBytes += kept.length;
   }
 
   private contentText(content: acp.ToolCallContent[] | undefined): string {

@@ -87,6 +87,13 @@ export async function transcript(client: Client, id: string): Promise<string> {
   return agentsText(client, "get_agent_output", { session_id: id, limit: 10_000 });
 }
 
-export async function startAgentsGaggle(dirs: AgentDirs, agent = "", rest = "", client?: Client): Promise<RunningGaggle> {
-  return startGaggle(agentConfig(dirs, agent, rest), { env: { XDG_STATE_HOME: join(dirs.dir, "xdg-state") }, ...(client && { client }) });
+/** `env`: gaggle's environment, which the agent inherits. */
+export async function startAgentsGaggle(
+  dirs: AgentDirs,
+  agent = "",
+  rest = "",
+  client?: Client,
+  env: Record<string, string> = {},
+): Promise<RunningGaggle> {
+  return startGaggle(agentConfig(dirs, agent, rest), { env: { XDG_STATE_HOME: join(dirs.dir, "xdg-state"), ...env }, ...(client && { client }) });
 }
