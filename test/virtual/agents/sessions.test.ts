@@ -2,6 +2,8 @@
 // agent streamed (message text, thoughts, tool calls, plans) as session/update delivered it.
 import { afterEach, describe, expect, it } from "vitest";
 import { failureOf, type RunningGaggle } from "../../helpers/gaggle.js";
+import { listen } from "../../helpers/notifications.js";
+import { until } from "../../helpers/poll.js";
 import { waitGone } from "../../helpers/processes.js";
 import { agentDirs, agentPids, agentsText, callAgents, settled, startAgentsGaggle, startSession, transcript } from "./helpers.js";
 
@@ -56,6 +58,27 @@ describe("agent sessions", () => {
     const page = await agentsText(gaggle.client, "get_agent_output", { session_id: id, offset: 4, limit: 2 });
     expect(page).toMatch(/=== Lines 4-5 of \d+ ===\n\[agent\] one\n\[thought\] two$/m);
     expect(page).toContain("=== More: offset=6 ===");
+  });
+
+  it("tells the client that sent a prompt when its turn ends: a log message and resources/updated for the transcript", async () => {
+    const dirs = agentDirs();
+    gaggle = await startAgentsGaggle(dirs);
+    const heard = listen(gaggle.client);
+    const id = await startSession(gaggle.client, { prompt: "say hi" });
+    await until(
+      () => heard.logs.length,
+      (count) => count >= 1,
+    );
+    const uri = `agents://sessions/${id}/transcript`;
+    expect(heard.logs[0]).toMatchObject({
+      level: "info",
+      logger: "agents",
+      data: { session: id, agent: "fake", prompt: 1, status: "completed", stop_reason: "end_turn", queued: 0, output: uri },
+    });
+    await until(
+      () => heard.updated,
+      (updated) => updated.includes(uri),
+    );
   });
 
   it("refuses an unknown agent, naming the ones there are", async () => {
