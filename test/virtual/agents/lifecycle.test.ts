@@ -114,6 +114,31 @@ describe("session/load", () => {
   });
 });
 
+describe("limits", () => {
+  it("releases a session idle for idle_release_minutes, and its process ends with it", async () => {
+    const dirs = agentDirs();
+    gaggle = await startAgentsGaggle(dirs, "idle_release_minutes = 0.01");
+    const id = await startSession(gaggle.client, { prompt: "say hi" });
+    await until(
+      () => agentsText(gaggle!.client, "get_agent_status", { session_id: id }),
+      (text) => text.includes("Status: released (idle for 0.6s (idle_release_minutes))"),
+    );
+    expect(await waitGone(agentPids(dirs))).toEqual([]);
+  });
+
+  it("refuses a session past max_active, and takes one again once a session is released", async () => {
+    const dirs = agentDirs();
+    gaggle = await startAgentsGaggle(dirs, "max_active = 1");
+    const id = await startSession(gaggle.client, {});
+    expect(failureOf(await callAgents(gaggle.client, "start_agent", {}))).toMatchObject({
+      code: "LIMIT_REACHED",
+      error: 'agent "fake" has 1 live sessions, the most [agents.fake] max_active allows',
+    });
+    await agentsText(gaggle.client, "release_agent", { session_id: id });
+    expect(await startSession(gaggle.client, {})).not.toBe(id);
+  });
+});
+
 describe("no agent process outlives gaggle", () => {
   it("even when gaggle is killed with SIGKILL", async () => {
     const dirs = agentDirs();
