@@ -33,8 +33,10 @@ export interface AgentLaunch {
 
 /** How long the agent gets to answer `initialize`. */
 const INITIALIZE_MS = 60_000;
-/** Updates for a session not attached yet (sent right after session/new answered) wait here, this many at most. */
+/** Updates for a session not attached yet (sent right after session/new answered) wait here, this many at most... */
 const EARLY_UPDATES = 200;
+/** ...for at most this many sessions; updates for sessions gaggle released are dropped past it. */
+const EARLY_SESSIONS = 16;
 
 export class AgentProcess {
   readonly capabilities: acp.AgentCapabilities;
@@ -189,9 +191,10 @@ export class AgentProcess {
   private deliver(sessionId: string, update: acp.SessionUpdate): void {
     const side = this.sessions.get(sessionId);
     if (side) return side.update(update);
-    const waiting = this.early.get(sessionId) ?? [];
-    if (waiting.length < EARLY_UPDATES) waiting.push(update);
-    this.early.set(sessionId, waiting);
+    const waiting = this.early.get(sessionId);
+    if (waiting) {
+      if (waiting.length < EARLY_UPDATES) waiting.push(update);
+    } else if (this.early.size < EARLY_SESSIONS) this.early.set(sessionId, [update]);
   }
 }
 

@@ -55,6 +55,16 @@ export class AgentsChild extends VirtualChild {
     this.virtualTools = agentsTools(this);
   }
 
+  /** A client session went away: its cached roots are forgotten. */
+  callerGone(sessionId: string): void {
+    for (const entry of this.agents.values()) entry.roots.forget(sessionId);
+  }
+
+  /** A client's roots changed: every client is asked again on its next start_agent. */
+  rootsChanged(): void {
+    for (const entry of this.agents.values()) entry.roots.forgetClients();
+  }
+
   get agentNames(): string[] {
     return [...this.agents.keys()];
   }

@@ -15,7 +15,7 @@ export const agentsChild: BuiltIn<AgentsSettings> = {
     const table = processes instanceof ProcessChild ? processes.table : undefined;
     if (!table) logger({ child: "agents" }).info("agents get no terminals: the process child is disabled");
     const graceMs = config.gateway.shutdownGraceMs;
-    return new AgentsChild(
+    const child = new AgentsChild(
       switchboard,
       config.agents,
       (agent) => ({
@@ -29,6 +29,9 @@ export const agentsChild: BuiltIn<AgentsSettings> = {
       }),
       table,
     );
+    switchboard.onCallerGone((sessionId) => child.callerGone(sessionId));
+    switchboard.onRootsChanged(() => child.rootsChanged());
+    return child;
   },
   check(_settings, _present, config) {
     if (config.agents.length === 0) return undefined;

@@ -345,26 +345,29 @@ export class AgentSession implements AcpClientSide {
     this.changed();
     const limitMs = this.config.promptTimeoutMinutes * 60_000;
     let timer: NodeJS.Timeout | undefined;
+    let outcome: { state: TurnState; problem?: string };
     try {
       const process = await this.ensure();
-      if (turn.abort.signal.aborted) turn.end("cancelled", "cancelled before it started");
+      if (turn.abort.signal.aborted) outcome = { state: "cancelled", problem: "cancelled before it started" };
       else {
         // Counted from when the agent has the prompt: starting its process is not the turn's time.
         timer = setTimeout(() => this.cancel(`it ran past prompt_timeout_minutes (${formatDuration(limitMs)})`), timerDelay(limitMs));
         timer.unref();
-        const result = await process.prompt(this.acpSessionId!, turn.text);
-        turn.stopReason = result.stopReason;
-        turn.end(
-          result.stopReason === "cancelled" ? "cancelled" : "completed",
-          result.stopReason === "end_turn" ? undefined : `stop reason: ${result.stopReason}`,
-        );
+        const { stopReason } = await process.prompt(this.acpSessionId!, turn.text);
+        turn.stopReason = stopReason;
+        outcome = {
+          state: stopReason === "cancelled" ? "cancelled" : "completed",
+          ...(stopReason !== "end_turn" && { problem: `stop reason: ${stopReason}` }),
+        };
       }
     } catch (error) {
-      turn.end(turn.abort.signal.aborted ? "cancelled" : "failed", errorMessage(error));
+      outcome = { state: turn.abort.signal.aborted ? "cancelled" : "failed", problem: errorMessage(error) };
     } finally {
       clearTimeout(timer);
     }
+    // The answer is in place before anyone waiting on the turn hears that it ended.
     turn.answer = this.writer.answer;
+    turn.end(outcome.state, outcome.problem);
     this.writer.note(`prompt ${turn.number}`, `${turn.state}${turn.problem ? `: ${turn.problem}` : ""}`);
     this.running = undefined;
     this.lastActivity = new Date();
