@@ -37,7 +37,9 @@ export const agentsChild: BuiltIn<AgentsSettings> = {
     if (config.agents.length === 0) return undefined;
     const notes = config.agents.map((agent) => {
       const lookup = findExecutable(agent.command, agent.cwd, childEnv(agent.env, true).PATH);
-      return "found" in lookup ? `${agent.name}: ${lookup.found}` : `${agent.name}: its command ${agent.command} is not found`;
+      return "found" in lookup
+        ? `${agent.name}: ${lookup.found}`
+        : `${agent.name}: its command ${agent.command} is not found: install the agent, or set [agents.${agent.name}] command`;
     });
     return { ok: notes.every((note) => !note.includes("is not found")), notes };
   },
