@@ -1,11 +1,17 @@
 // Agent sessions over ACP: one agent process serves every turn of every session, and the transcript shows what the
 // agent streamed (message text, thoughts, tool calls, plans) as session/update delivered it.
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { failureOf, type RunningGaggle } from "../../helpers/gaggle.js";
 import { listen } from "../../helpers/notifications.js";
 import { until } from "../../helpers/poll.js";
 import { waitGone } from "../../helpers/processes.js";
 import { agentDirs, agentPids, agentsText, callAgents, settled, startAgentsGaggle, startSession, transcript } from "./helpers.js";
+
+async function readText(client: Client, uri: string): Promise<string> {
+  const { contents } = await client.readResource({ uri });
+  return contents[0] && "text" in contents[0] ? contents[0].text : "";
+}
 
 let gaggle: RunningGaggle | undefined;
 afterEach(async () => {
@@ -79,6 +85,29 @@ describe("agent sessions", () => {
       () => heard.updated,
       (updated) => updated.includes(uri),
     );
+  });
+
+  it("tells a subscriber of the transcript resource that it grew while the turn still runs", async () => {
+    const dirs = agentDirs();
+    gaggle = await startAgentsGaggle(dirs);
+    const { client } = gaggle;
+    const id = await startSession(client, {});
+    const uri = `agents://sessions/${id}/transcript`;
+    await client.subscribeResource({ uri });
+    await until(
+      () => agentsText(client, "get_agent_status", { session_id: id }),
+      (text) => text.includes("ACP session: fake-"),
+    );
+    const heard = listen(client);
+    await agentsText(client, "prompt_agent", { session_id: id, prompt: "say streaming now\nhang" });
+    await until(
+      async () => ({ updates: heard.updated.filter((updated) => updated === uri).length, text: await readText(client, uri) }),
+      ({ updates, text }) => updates >= 1 && text.includes("[agent] streaming now"),
+    );
+    expect(await agentsText(client, "get_agent_status", { session_id: id })).toMatch(/Status: working on prompt 1/);
+    // No turn has ended: what the subscriber heard came from the transcript growing.
+    expect(heard.logs).toEqual([]);
+    await agentsText(client, "cancel_agent_turn", { session_id: id });
   });
 
   it("refuses an unknown agent, naming the ones there are", async () => {
