@@ -117,21 +117,23 @@ describe("agent sessions", () => {
     expect(failure).toMatchObject({ code: "INVALID_ARGS", error: 'no agent named "nope"; the agents are "fake"' });
   });
 
-  it("stops the agent process when its last session is released, and at shutdown", async () => {
+  it("stops the agent process and its descendants when its last session is released, and at shutdown", async () => {
     const dirs = agentDirs();
     gaggle = await startAgentsGaggle(dirs);
     const { client } = gaggle;
-    const id = await startSession(client, { prompt: "say hi" });
+    const id = await startSession(client, { prompt: "spawn" });
     await settled(client, id, 1);
-    const [pid] = agentPids(dirs);
+    // The agent, and a descendant it started in a process group of its own.
+    const [pid, descendant] = agentPids(dirs);
+    expect(await transcript(client, id)).toContain(`spawned ${descendant}`);
     expect(await agentsText(client, "release_agent", { session_id: id })).toMatch(/^Released agent session .* It was idle\.$/);
-    expect(await waitGone([pid!])).toEqual([]);
+    expect(await waitGone([pid!, descendant!])).toEqual([]);
     expect(await transcript(client, id)).toContain("[gaggle] released: released with release_agent");
 
     const again = await startSession(client, { prompt: "say again" });
     await settled(client, again, 1);
     const pids = agentPids(dirs);
-    expect(pids).toHaveLength(2);
+    expect(pids).toHaveLength(3);
     await gaggle.close();
     gaggle = undefined;
     expect(await waitGone(pids)).toEqual([]);
