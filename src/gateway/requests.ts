@@ -33,6 +33,7 @@ export class GatewayRequests {
       wording: catalog.wording,
       waitMs: gaggle.config.gateway.listWaitMs,
       builtIn: (name) => catalog.isBuiltIn(name),
+      principals: Object.keys(gaggle.config.gateway.authTokens ?? {}).length > 0,
     });
   }
 
@@ -56,7 +57,7 @@ export class GatewayRequests {
     if (isMetaTool(name) && catalog.listsMetaTools) return this.meta.call(name, args, ctx);
     return catalog.resolveTool(name).then((owned) => {
       if (!owned) throw new WireError(ErrorCode.InvalidParams, `Unknown tool: ${name}; tools/list shows the tools this gateway offers`);
-      return router.callTool(owned.child.name, owned.item.name, args, ctx).catch((error: unknown) => {
+      return router.call(owned.child, owned.item, args, ctx).catch((error: unknown) => {
         ctx.operation?.failed(error);
         return answeredOrFailed(error, catalog.wording.lookup);
       });

@@ -4,6 +4,7 @@ import type { Caller, Child, LogMessage, MemberIdentity } from "../children/chil
 import type { ChildEvents, Switchboard } from "../children/switchboard.js";
 import { WireError } from "../shared/errors.js";
 import { logger } from "../shared/log.js";
+import type { Observer } from "../shared/observer.js";
 import { mostVerbose, type ClientSession } from "./client-session.js";
 import type { ProxyCatalog } from "./proxy-catalog.js";
 
@@ -48,6 +49,8 @@ export class SessionHub implements ChildEvents {
   constructor(
     private readonly switchboard: Switchboard,
     private readonly catalog: ProxyCatalog,
+    /** Told how long each session lasted, when something observes gaggle. */
+    private readonly observer?: Observer,
   ) {
     switchboard.listen(this);
     switchboard.askThrough(this);
@@ -75,6 +78,7 @@ export class SessionHub implements ChildEvents {
   /** A client went away: its subscriptions and its log level are released, and children stop routing to it. */
   async remove(session: ClientSession): Promise<void> {
     if (!this.sessions.delete(session.id)) return;
+    this.observer?.sessionEnded({ durationMs: Date.now() - session.since.getTime(), transport: session.id === "stdio" ? "pipe" : "tcp" });
     for (const uri of [...session.subscriptions]) await this.unsubscribe(session, uri).catch(() => {});
     this.switchboard.callerGone(session.id);
     await this.applyLogLevel();

@@ -11,6 +11,7 @@ import { findExecutable, isDirectory } from "../../shared/fs-checks.js";
 import { logger } from "../../shared/log.js";
 import { formatDuration } from "../goose/format.js";
 import type { ProcessTable } from "../process/process-table.js";
+import type { Visibility } from "../visibility.js";
 import { WorkspaceRoots } from "../workspace/roots.js";
 import { VirtualChild, type VirtualTool } from "../virtual-child.js";
 import { AgentProcess, type AgentLaunch } from "./agent-process.js";
@@ -42,6 +43,7 @@ export class AgentsChild extends VirtualChild {
     configs: AgentConfig[],
     launchOf: (config: AgentConfig) => AgentLaunch,
     private readonly terminals: ProcessTable | undefined,
+    private readonly visibility: Visibility,
   ) {
     super(NAME, DESCRIPTION, switchboard);
     for (const config of configs) {
@@ -73,16 +75,30 @@ export class AgentsChild extends VirtualChild {
     return this.entry(name).config;
   }
 
-  /** The sessions `principal` may see, oldest first. */
-  sessionsOf(principal: string): AgentSession[] {
-    return [...this.sessions.values()].filter((session) => session.owner === principal);
+  /** The sessions the caller may list and read, oldest first: its principal's, unless gateway.visibility = "all". */
+  visibleTo(ctx: CallContext): AgentSession[] {
+    const viewer = principalOf(ctx);
+    return [...this.sessions.values()].filter((session) => this.visibility.sees(session.owner, viewer));
   }
 
-  /** A session of the caller's principal; another principal's is refused as if it did not exist. */
-  find(sessionId: string, ctx: CallContext): AgentSession {
+  /**
+   * A session the caller may see; one it may not is refused as if it did not exist. With `change` (prompt, cancel,
+   * release), only its own principal's.
+   */
+  find(sessionId: string, ctx: CallContext, change = false): AgentSession {
+    const viewer = principalOf(ctx);
     const session = this.sessions.get(sessionId);
-    if (session && session.owner === principalOf(ctx)) return session;
-    throw new GaggleError("NOT_FOUND", `no agent session "${sessionId}" of yours`, { hint: "list_agent_sessions lists your sessions" });
+    if (!session || !this.visibility.sees(session.owner, viewer)) {
+      throw new GaggleError("NOT_FOUND", `no agent session "${sessionId}" of yours`, { hint: "list_agent_sessions lists your sessions" });
+    }
+    if (change && session.owner !== viewer) {
+      throw new GaggleError(
+        "PERMISSION_DENIED",
+        `agent session ${session.id} belongs to another client (${JSON.stringify(session.owner)}), not to you (${JSON.stringify(viewer)})`,
+        { hint: "get_agent_output still shows it; only a client with the token that started it can prompt, cancel or release it" },
+      );
+    }
+    return session;
   }
 
   /**
@@ -165,10 +181,16 @@ export class AgentsChild extends VirtualChild {
     return readAgentsResource(this, uri, ctx);
   }
 
-  /** close_child_session("agents") and shutdown: every session is released and every agent process stopped. */
+  /** Shutdown (and close_child_session where clients are not told apart): every session released, every agent process stopped. */
   protected async stopAll(): Promise<void> {
     await Promise.all([...this.sessions.values()].map((session) => session.release("the agents child was closed")));
     await Promise.all([...this.agents.values()].map((entry) => this.stopProcess(entry)));
+  }
+
+  /** close_child_session("agents") by one principal: its own sessions are released, no one else's. */
+  protected override async stopOwnedBy(principal: string): Promise<void> {
+    const mine = [...this.sessions.values()].filter((session) => session.owner === principal);
+    await Promise.all(mine.map((session) => this.release(session, "the agents child was closed")));
   }
 
   private entry(name: string | undefined): AgentEntry {

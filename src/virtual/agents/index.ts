@@ -6,6 +6,7 @@ import { findExecutable } from "../../shared/fs-checks.js";
 import { logger } from "../../shared/log.js";
 import type { BuiltIn } from "../context.js";
 import { ProcessChild } from "../process/index.js";
+import { Visibility } from "../visibility.js";
 import { AgentsChild } from "./agents-child.js";
 
 export const agentsChild: BuiltIn<AgentsSettings> = {
@@ -28,6 +29,7 @@ export const agentsChild: BuiltIn<AgentsSettings> = {
         terminals: table !== undefined,
       }),
       table,
+      Visibility.of(config),
     );
     switchboard.onCallerGone((sessionId) => child.callerGone(sessionId));
     switchboard.onRootsChanged(() => child.rootsChanged());

@@ -4,7 +4,7 @@ import { backgroundRefusal } from "../../children/child.js";
 import { textResult } from "../../shared/tool-results.js";
 import { excerpt, formatDuration, plural } from "../goose/format.js";
 import { defineTool, type VirtualTool } from "../virtual-child.js";
-import { principalOf, type AgentsChild } from "./agents-child.js";
+import type { AgentsChild } from "./agents-child.js";
 import { runDispatch } from "./dispatch.js";
 import { transcriptUri } from "./resources.js";
 import { DEFAULT_LIMIT, listView, outputView, statusView } from "./views.js";
@@ -57,7 +57,7 @@ export function agentsTools(agents: AgentsChild): VirtualTool[] {
       description: "Send a prompt to an agent session and return at once. Sent while a turn runs, it is queued and runs after, in order.",
       input: z.strictObject({ session_id: sessionId, prompt: z.string().min(1).describe("The prompt") }),
       run: async (args, ctx) => {
-        const session = agents.find(args.session_id, ctx);
+        const session = agents.find(args.session_id, ctx, true);
         const { turn, ahead } = agents.send(session, args.prompt, ctx);
         const when = ahead === 0 ? "It runs now." : `It is queued behind ${plural(ahead, "turn")}.`;
         return textResult([`Sent prompt ${turn.number} to agent session ${session.id}. ${when}`, "", follow(session.id)].join("\n"));
@@ -82,7 +82,7 @@ export function agentsTools(agents: AgentsChild): VirtualTool[] {
       annotations: READ_ONLY,
       run: async (args, ctx) => {
         if (args.session_id !== undefined) return textResult(statusView(agents.find(args.session_id, ctx)));
-        const mine = agents.sessionsOf(principalOf(ctx));
+        const mine = agents.visibleTo(ctx);
         return textResult(mine.length === 0 ? "No agent sessions." : mine.map((session) => statusView(session)).join("\n\n"));
       },
     }),
@@ -96,14 +96,14 @@ export function agentsTools(agents: AgentsChild): VirtualTool[] {
           .optional(),
       }),
       annotations: READ_ONLY,
-      run: async (args, ctx) => textResult(listView(agents.sessionsOf(principalOf(ctx)), args.status ?? "all")),
+      run: async (args, ctx) => textResult(listView(agents.visibleTo(ctx), args.status ?? "all")),
     }),
     defineTool({
       name: "cancel_agent_turn",
       description: "Cancel the turn an agent session is running (session/cancel); prompts queued behind it still run.",
       input: z.strictObject({ session_id: sessionId }),
       run: async (args, ctx) => {
-        const session = agents.find(args.session_id, ctx);
+        const session = agents.find(args.session_id, ctx, true);
         const turn = session.current;
         if (!session.cancel("cancel_agent_turn") || !turn) return textResult(`Agent session ${session.id} runs no turn; nothing to cancel.`);
         return textResult(`Cancelling prompt ${turn.number} of agent session ${session.id}; get_agent_status shows when it has stopped.`);
@@ -115,7 +115,7 @@ export function agentsTools(agents: AgentsChild): VirtualTool[] {
       input: z.strictObject({ session_id: sessionId }),
       annotations: { destructiveHint: true },
       run: async (args, ctx) => {
-        const session = agents.find(args.session_id, ctx);
+        const session = agents.find(args.session_id, ctx, true);
         if (session.status === "released")
           return textResult(`Agent session ${session.id} was already released (${session.releaseNote ?? "released"}).`);
         const { wasWorking, dropped } = await agents.release(session, "released with release_agent");

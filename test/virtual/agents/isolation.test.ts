@@ -66,4 +66,53 @@ describe("agent sessions over HTTP, with a token per person", () => {
     expect(await transcript(alice, id)).not.toContain("hijacked");
     expect(await agentsText(alice, "get_agent_status", { session_id: id })).toContain("Status: idle");
   });
+
+  it('close_child_session("agents") by another person releases only that person\'s sessions', async () => {
+    const bobs = await startSession(bob, { prompt: "say hello bob" });
+    await settled(bob, bobs, 1);
+    expect((await bob.callTool({ name: "close_child_session", arguments: { server_id: "agents" } })).isError).toBeFalsy();
+    expect(await agentsText(bob, "get_agent_status", { session_id: bobs })).toContain("Status: released (the agents child was closed)");
+    expect(await agentsText(alice, "get_agent_status", { session_id: id })).toContain("Status: idle");
+    await agentsText(alice, "prompt_agent", { session_id: id, prompt: "say still here" });
+    await settled(alice, id, 2);
+    expect(await transcript(alice, id)).toContain("[agent] still here");
+  });
+});
+
+describe('agent sessions over HTTP with a token per person and visibility = "all"', () => {
+  let dirs: AgentDirs;
+  let gaggle: HttpGaggle;
+  let alice: Client;
+  let bob: Client;
+
+  beforeAll(async () => {
+    dirs = agentDirs();
+    const config = agentConfig(dirs).replace(
+      "[gateway]\n",
+      '[gateway]\nauth_tokens = { alice = "${GAGGLE_TEST_ALICE}", bob = "${GAGGLE_TEST_BOB}" }\nvisibility = "all"\n',
+    );
+    gaggle = await startHttpGaggle(config, { env: { ...TOKENS, XDG_STATE_HOME: join(dirs.dir, "xdg-state") } });
+    alice = await gaggle.connect({ name: "alice", ...bearer(TOKENS.GAGGLE_TEST_ALICE) });
+    bob = await gaggle.connect({ name: "bob", ...bearer(TOKENS.GAGGLE_TEST_BOB) });
+  });
+
+  afterAll(() => gaggle.stop());
+
+  it("lets another person list and read a session, and never prompt, cancel or release it", async () => {
+    const id = await startSession(alice, { prompt: "say hello alice" });
+    await settled(alice, id, 1);
+    expect(await agentsText(bob, "list_agent_sessions", {})).toContain(id);
+    expect(await transcript(bob, id)).toContain("[agent] hello alice");
+    for (const [tool, args] of [
+      ["prompt_agent", { session_id: id, prompt: "say hijacked" }],
+      ["cancel_agent_turn", { session_id: id }],
+      ["release_agent", { session_id: id }],
+    ] as const) {
+      expect(failureOf(await callAgents(bob, tool, args)), tool).toMatchObject({
+        code: "PERMISSION_DENIED",
+        error: `agent session ${id} belongs to another client ("alice"), not to you ("bob")`,
+      });
+    }
+    expect(await agentsText(alice, "get_agent_status", { session_id: id })).toContain("Status: idle");
+  });
 });
