@@ -65,7 +65,7 @@ async function elicit(question: PermissionQuestion, ask: Ask, title: string): Pr
   } catch (error) {
     if (error instanceof WireError && !timeout.aborted) return "cannot ask";
     if (question.signal.aborted) {
-      note("the agent withdrew the request");
+      note("withdrawn: the turn was cancelled, or the agent took the request back");
       return { outcome: { outcome: "cancelled" } };
     }
     if (timeout.aborted) {

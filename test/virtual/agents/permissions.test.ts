@@ -6,7 +6,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ElicitRequestSchema, type ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunningGaggle } from "../../helpers/gaggle.js";
-import { agentDirs, settled, startAgentsGaggle, startSession, transcript, type AgentDirs } from "./helpers.js";
+import { until } from "../../helpers/poll.js";
+import { agentDirs, agentsText, settled, startAgentsGaggle, startSession, transcript, type AgentDirs } from "./helpers.js";
 
 let gaggle: RunningGaggle | undefined;
 afterEach(async () => {
@@ -69,6 +70,24 @@ describe("permission requests", () => {
     const { text, file } = await writeThrough(dirs, "permission_timeout_seconds = 1", client);
     expect(text).toContain("[permission] unanswered after 1 s: rejected");
     expect(text).toContain("permission refused (no)");
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it("are withdrawn from the person when the turn is cancelled, and answered cancelled to the agent", async () => {
+    const dirs = agentDirs();
+    const { client, asked } = askingClient(() => new Promise(() => {}));
+    gaggle = await startAgentsGaggle(dirs, "", "", client);
+    const file = join(dirs.root, "never.txt");
+    const id = await startSession(gaggle.client, { prompt: `write ${file} never written` });
+    await until(
+      () => asked.length,
+      (count) => count === 1,
+    );
+    await agentsText(gaggle.client, "cancel_agent_turn", { session_id: id });
+    expect(await settled(gaggle.client, id, 1)).toMatch(/^ {2}1\. .* \(cancelled in /m);
+    const text = await transcript(gaggle.client, id);
+    expect(text).toContain("[permission] withdrawn: the turn was cancelled, or the agent took the request back");
+    expect(text).toContain("[agent] permission cancelled");
     expect(existsSync(file)).toBe(false);
   });
 
