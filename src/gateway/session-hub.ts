@@ -60,15 +60,17 @@ export class SessionHub implements ChildEvents {
     return this.sessions.size;
   }
 
-  /** The connected clients: who each is (its principal, the member it speaks as), what it said it is, and since when. */
+  /** The connected clients (see ClientSession.active): who each is (its principal, the member it speaks as), what it said it is, and since when. */
   clients(): ConnectedClient[] {
-    return [...this.sessions.values()].map((session) => ({
-      id: session.id,
-      identity: session.identity,
-      principal: session.who.principal,
-      client: session.server.getClientVersion(),
-      since: session.since,
-    }));
+    return [...this.sessions.values()]
+      .filter((session) => session.active)
+      .map((session) => ({
+        id: session.id,
+        identity: session.identity,
+        principal: session.who.principal,
+        client: session.server.getClientVersion(),
+        since: session.since,
+      }));
   }
 
   add(session: ClientSession): void {
