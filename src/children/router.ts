@@ -45,9 +45,24 @@ export class Router {
   private readonly slots = new Map<string, Slot>();
 
   constructor(children: Iterable<RoutedChild>) {
-    for (const { child, concurrency, signIn, timeoutMs } of children) {
-      this.slots.set(child.name, { child, queue: new CallQueue(concurrency), served: 0, signIn, timeoutMs });
-    }
+    for (const routed of children) this.put(routed);
+  }
+
+  /**
+   * Routes to `routed.child` from now on, in place of any child of that name; returns the child it replaced (for
+   * the caller to close). Calls already in the old child's queue stay there and end with it.
+   */
+  put({ child, concurrency, signIn, timeoutMs }: RoutedChild): Child | undefined {
+    const before = this.slots.get(child.name)?.child;
+    this.slots.set(child.name, { child, queue: new CallQueue(concurrency), served: 0, signIn, timeoutMs });
+    return before;
+  }
+
+  /** Stops routing to the child of that name; returns it (for the caller to close), or undefined if none was routed. */
+  remove(name: string): Child | undefined {
+    const before = this.slots.get(name)?.child;
+    this.slots.delete(name);
+    return before;
   }
 
   names(): string[] {

@@ -88,7 +88,8 @@ async function main(argv: string[]): Promise<number> {
   if (command === "doctor") return (await import("./doctor.js")).runDoctor(operands, config, values.json === true);
   if (command === "status") return (await import("./status.js")).runStatus(operands, config, values.json === true);
   if (command !== undefined) return runOneShot(command as OneShotCommand, operands, config);
-  await (address ? serveHttpUntilStopped(config, address) : serveStdio(config));
+  const serving = { fixedLevel: level !== undefined };
+  await (address ? serveHttpUntilStopped(config, address, serving) : serveStdio(config, serving));
   return -1;
 }
 

@@ -19,17 +19,25 @@ import type { AdminListener } from "../transport/admin/admin-listener.js";
 import type { HttpGateway } from "../transport/http-server.js";
 import { createGaggleWithListener } from "../transport/members-listener.js";
 import { StdioLink } from "../transport/stdio-link.js";
+import { Reloader } from "./reload.js";
 
 /** Bound on first use, after the log level is set. */
 const log = lazyLogger({ subsystem: "serve" });
 
-export async function serveStdio(config: GaggleConfig): Promise<void> {
+/** How the command line serves a config. */
+export interface ServeOptions {
+  /** The log level was given on the command line; a reloaded config's does not replace it. */
+  fixedLevel?: boolean;
+}
+
+export async function serveStdio(config: GaggleConfig, options: ServeOptions = {}): Promise<void> {
   const admin = config.gateway.admin || undefined;
   // Nothing observing, nothing loaded: a call costs what it costs without any of it.
   const observatory = admin || watched(config) ? await openObservatory(config, admin !== undefined) : undefined;
   const { gaggle, members } = createGaggleWithListener(config, observatory);
   observatory?.attach(gaggle);
-  const listener = admin && observatory ? await startAdmin(gaggle, observatory, admin, statusExtras()) : undefined;
+  const reloader = follow(gaggle, options);
+  const listener = admin && observatory ? await startAdmin(gaggle, observatory, admin, statusExtras(reloader)) : undefined;
   const session = "stdio";
   const modern = new ModernServer(gaggle, new GatewayRequests(gaggle));
   const link = new StdioLink({
@@ -44,6 +52,7 @@ export async function serveStdio(config: GaggleConfig): Promise<void> {
   const stop = stopOnce(
     gaggle,
     async () => {
+      reloader.close();
       modern.endListens();
       await connection.close();
       await listener?.close();
@@ -61,7 +70,7 @@ export async function serveStdio(config: GaggleConfig): Promise<void> {
   gaggle.startEager();
 }
 
-export async function serveHttpUntilStopped(config: GaggleConfig, address: ListenAddress): Promise<void> {
+export async function serveHttpUntilStopped(config: GaggleConfig, address: ListenAddress, options: ServeOptions = {}): Promise<void> {
   // Imported here: serving stdio never loads the HTTP server.
   const { serveHttp } = await import("../transport/http-server.js");
   // The admin paths are served beside /mcp, so their metrics are always kept.
@@ -71,7 +80,8 @@ export async function serveHttpUntilStopped(config: GaggleConfig, address: Liste
   observatory.attach(gaggle);
   const tokens = tokensOf(config);
   const { AdminRoutes } = await import("../transport/admin/admin-routes.js");
-  const extras = statusExtras();
+  const reloader = follow(gaggle, options);
+  const extras = statusExtras(reloader);
   const admin = new AdminRoutes(gaggle, observatory, extras);
   const listening: Promise<HttpGateway> = serveHttp(gaggle, { ...address, tokens, admin });
   const http = await listening;
@@ -79,6 +89,7 @@ export async function serveHttpUntilStopped(config: GaggleConfig, address: Liste
   stopOnce(
     gaggle,
     async () => {
+      reloader.close();
       await http.close();
       await adminListener?.close();
     },
@@ -110,10 +121,17 @@ async function openObservatory(config: GaggleConfig, metrics: boolean): Promise<
   return openObservatory(config, { metrics, env: process.env });
 }
 
-/** What the status page shows besides the gateway: when this gaggle started. */
-function statusExtras(): StatusExtras {
+/** What the status page shows besides the gateway: when this gaggle started, and an edit of its config that did not load. */
+function statusExtras(reloader: Reloader): StatusExtras {
   const startedAt = new Date();
-  return { startedAt, configErrors: () => [] };
+  return { startedAt, configErrors: () => reloader.errors() };
+}
+
+/** The gaggle follows its config file, and reads it again on SIGHUP. */
+function follow(gaggle: Gaggle, options: ServeOptions): Reloader {
+  const reloader = new Reloader(gaggle, { fixedLevel: options.fixedLevel });
+  process.on("SIGHUP", () => void reloader.reread());
+  return reloader;
 }
 
 async function startAdmin(gaggle: Gaggle, observatory: Observatory, address: ListenAddress, extras: StatusExtras): Promise<AdminListener> {
@@ -162,7 +180,7 @@ function stopOnce(
     })();
     return stopping;
   };
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void stop(signal));
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void stop(signal));
   process.on("uncaughtException", (error) => {
     log.fatal({ err: withStack(error) }, "uncaught exception");
     void stop("uncaught exception", 1);

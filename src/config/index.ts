@@ -13,3 +13,4 @@ export {
   LOG_LEVELS,
   VIRTUAL_CHILD_NAMES,
 } from "./schema.js";
+export { ConfigWatcher, type ConfigFollower } from "./watch.js";

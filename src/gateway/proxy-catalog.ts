@@ -44,22 +44,35 @@ export class ProxyCatalog {
   private readonly log = logger({ subsystem: "proxy" });
   /**
    * The meta-tools are listed unless every child is exposed as tools only, built-in ones included (so that a
-   * child left out of the list stays reachable); fixed once the children are.
+   * child left out of the list stays reachable); follows the children (see reconfigure).
    */
-  readonly listsMetaTools: boolean;
+  listsMetaTools = true;
   /** The meta-tools tools/list shows: all of them, none, or in search mode search_tools and execute_child_tool. */
-  readonly metaTools: Tool[];
+  metaTools: Tool[] = META_TOOLS;
   /** How hints speak to clients: with the tools they list, and no other. */
-  readonly wording: Wording;
+  wording: Wording = META_WORDING;
 
   /** `exposures` has an entry for every child of the router; `gatewayMode` is gateway.expose. */
   constructor(
     private readonly router: Router,
-    private readonly exposures: ReadonlyMap<string, Exposure>,
-    gatewayMode: Mode,
+    private exposures: ReadonlyMap<string, Exposure>,
+    private readonly gatewayMode: Mode,
     private readonly wait: ListWait = { ms: Infinity, late: () => {} },
   ) {
-    this.listsMetaTools = gatewayMode !== "tools" || router.names().some((name) => this.modeOf(name) !== "tools");
+    this.derive();
+  }
+
+  /** The router's children changed (a reloaded config): how each is offered now. Every list is built anew. */
+  reconfigure(exposures: ReadonlyMap<string, Exposure>): void {
+    this.exposures = exposures;
+    this.derive();
+    this.toolIndex = undefined;
+    this.promptIndex = undefined;
+  }
+
+  private derive(): void {
+    const gatewayMode = this.gatewayMode;
+    this.listsMetaTools = gatewayMode !== "tools" || this.router.names().some((name) => this.modeOf(name) !== "tools");
     this.metaTools = gatewayMode === "search" ? SEARCH_TOOLS : this.listsMetaTools ? META_TOOLS : [];
     this.wording = gatewayMode === "search" ? SEARCH_WORDING : this.listsMetaTools ? META_WORDING : TOOL_LIST_WORDING;
   }

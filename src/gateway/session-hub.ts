@@ -6,6 +6,12 @@ import { logger } from "../shared/log.js";
 import { mostVerbose, type ClientSession } from "./client-session.js";
 import type { ProxyCatalog } from "./proxy-catalog.js";
 
+type ListChangeKind = "tools" | "resources" | "prompts";
+const LIST_CHANGE_KINDS: readonly ListChangeKind[] = ["tools", "resources", "prompts"];
+
+/** How long list changes are gathered before clients hear of them: a cold start changes lists in bursts. */
+export const LIST_CHANGED_BURST_MS = 250;
+
 type ResourceOwner = Pick<Child, "subscribe" | "unsubscribe">;
 
 export interface ConnectedClient {
@@ -40,6 +46,9 @@ export class SessionHub implements ChildEvents {
    */
   private readonly subscribers = new Map<string, { owner: ResourceOwner; sessions: Set<string> }>();
   private readonly logger = logger({ subsystem: "sessions" });
+  /** The list kinds changed since the last notices, and the timer that sends them. */
+  private readonly pendingKinds = new Set<ListChangeKind>();
+  private burst: NodeJS.Timeout | undefined;
   /** The level every child was last given, when all of them took it. */
   private appliedLogLevel: LoggingLevel | undefined;
 
@@ -119,17 +128,46 @@ export class SessionHub implements ChildEvents {
     this.switchboard.rootsChanged();
   }
 
-  listChanged(child: string, kind: "tools" | "resources" | "prompts"): void {
+  /**
+   * The catalog forgets the list at once; clients hear of it at the end of the burst (LIST_CHANGED_BURST_MS after
+   * the first change), once per kind however many children changed meanwhile: each notice makes a client fetch the
+   * whole list again.
+   */
+  listChanged(child: string, kind: ListChangeKind): void {
     this.catalog.invalidate(kind);
-    if (!this.catalog.lists(child, kind)) return;
-    for (const session of this.sessions.values()) {
-      if (!session.initialized) continue;
-      const server = session.server;
-      const send =
-        kind === "tools" ? server.sendToolListChanged() : kind === "prompts" ? server.sendPromptListChanged() : server.sendResourceListChanged();
-      void send.catch(() => {});
+    if (this.catalog.lists(child, kind)) this.announce(kind);
+  }
+
+  /** Every list may have changed (the children changed): one notice of each kind. */
+  everyListChanged(): void {
+    for (const kind of LIST_CHANGE_KINDS) {
+      this.catalog.invalidate(kind);
+      this.announce(kind);
     }
-    for (const listener of this.listeners.values()) if (listener.wants(kind)) listener.listChanged(kind);
+  }
+
+  /** Sends the notices still waiting for their burst to end, now; a closing gaggle calls it last. */
+  flushListChanges(): void {
+    clearTimeout(this.burst);
+    this.burst = undefined;
+    const kinds = [...this.pendingKinds];
+    this.pendingKinds.clear();
+    for (const kind of kinds) {
+      for (const session of this.sessions.values()) {
+        if (!session.initialized) continue;
+        const server = session.server;
+        const send =
+          kind === "tools" ? server.sendToolListChanged() : kind === "prompts" ? server.sendPromptListChanged() : server.sendResourceListChanged();
+        void send.catch(() => {});
+      }
+      for (const listener of this.listeners.values()) if (listener.wants(kind)) listener.listChanged(kind);
+    }
+  }
+
+  private announce(kind: ListChangeKind): void {
+    this.pendingKinds.add(kind);
+    // Unref: a notice waiting out its burst must not keep a stopping gaggle alive.
+    this.burst ??= setTimeout(() => this.flushListChanges(), LIST_CHANGED_BURST_MS).unref();
   }
 
   resourceUpdated(_child: string, uri: string): void {
