@@ -151,16 +151,22 @@ export class Router {
     }, wait.cancel);
   }
 
-  /** Starts these children and fetches their tools, in the background; a failure is recorded in its status, not thrown. */
+  /**
+   * Starts these children and fetches their tools, then their other lists (so that the catalog holds every list
+   * for the next run), in the background; a failure is recorded in its status, not thrown.
+   */
   warmUp(names: Iterable<string>): void {
     for (const name of names) {
       const child = this.get(name);
-      child.tools().catch((error: unknown) => {
-        // A start that failed was logged by the child itself, with its reason and hint; only a list that failed is news.
-        const log = logger({ child: name });
-        if (child.status().state === "failed") log.debug({ err: error }, "eager start failed");
-        else log.warn({ err: error }, "eager start failed");
-      });
+      child
+        .tools()
+        .then(() => child.schema())
+        .catch((error: unknown) => {
+          // A start that failed was logged by the child itself, with its reason and hint; only a list that failed is news.
+          const log = logger({ child: name });
+          if (child.status().state === "failed") log.debug({ err: error }, "eager start failed");
+          else log.warn({ err: error }, "eager start failed");
+        });
     }
   }
 

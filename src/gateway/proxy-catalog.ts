@@ -35,13 +35,18 @@ export interface ListWait {
 /**
  * Indexes are built on first use and dropped when a child says a list changed. A list known without starting
  * the child (a running session's, or the catalog's from its last run) is used as it is; a child known to nobody
- * is asked and waited for at most `wait.ms`, then left out until it answers. A child that cannot be reached is
+ * is asked and waited for at most `wait.ms` from the first list that asked for it, then left out until it answers. A child that cannot be reached is
  * left out of a listing (and logged) rather than failing the whole list.
  */
 export class ProxyCatalog {
   private toolIndex: Promise<Map<string, Owned<Tool>>> | undefined;
   private promptIndex: Promise<Map<string, Owned<Prompt>>> | undefined;
   private readonly log = logger({ subsystem: "proxy" });
+  /**
+   * When the wait for a child ends, fixed by the first list that waited for it: a client asks for its tools,
+   * prompts and resources one after another, and the later lists must not each wait the whole bound again.
+   */
+  private readonly waitsUntil = new WeakMap<Child, number>();
   /**
    * The meta-tools are listed unless every child is exposed as tools only, built-in ones included (so that a
    * child left out of the list stays reachable); follows the children (see reconfigure).
@@ -188,8 +193,10 @@ export class ProxyCatalog {
       const fetching = fetch(child);
       if (!Number.isFinite(this.wait.ms)) return fetching;
       let timer: NodeJS.Timeout | undefined;
+      const deadline = this.waitsUntil.get(child) ?? Date.now() + this.wait.ms;
+      this.waitsUntil.set(child, deadline);
       // Unref: a list waiting out its bound must not keep a stopping gaggle alive.
-      const waited = new Promise<typeof LATE>((resolve) => (timer = setTimeout(resolve, this.wait.ms, LATE).unref()));
+      const waited = new Promise<typeof LATE>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()), LATE).unref()));
       const first = await Promise.race([fetching, waited]).finally(() => clearTimeout(timer));
       if (first === LATE) {
         fetching.then(
