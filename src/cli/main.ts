@@ -17,7 +17,8 @@ import { checkBuiltIns } from "../virtual/index.js";
 const HELP = `gaggle ${GAGGLE_VERSION}: one MCP entry for every MCP server you run
 
 Usage:
-  gaggle [--config PATH]                    serve MCP over stdio
+  gaggle [--config PATH]                    serve MCP over stdio: relay to the config's daemon, started if none runs
+  gaggle --standalone [--config PATH]       serve MCP over stdio in this process alone (gateway.shared = false too)
   gaggle --http [HOST:]PORT [--config PATH] serve MCP over Streamable HTTP at /mcp (host default 127.0.0.1)
   gaggle validate [--config PATH]           check a config file; exit 1 and list every error if bad
   gaggle list [--config PATH]               list the child servers
@@ -25,6 +26,8 @@ Usage:
   gaggle call SERVER TOOL [JSON_ARGS]       call a tool on a child
   gaggle status [SERVER] [--json]           a table of the children: transport, state, tools known; starts none
   gaggle doctor [SERVER...] [--json]        start the children and say, for each, that it works or why not
+  gaggle stop [--config PATH]               stop the daemon of the config (its children and background work with it)
+  gaggle logs [--config PATH]               print the end of the daemon's log
   gaggle auth login SERVER                  sign in to a remote child that requires OAuth (prints the URL to open)
   gaggle auth status                        show each remote child's sign-in and its expiry
   gaggle auth logout SERVER                 forget a remote child's tokens and client registration
@@ -41,7 +44,7 @@ Options:
 `;
 
 type LogLevel = (typeof LOG_LEVELS)[number];
-const COMMANDS = ["validate", "list", "schema", "call", "status", "doctor", "auth"];
+const COMMANDS = ["validate", "list", "schema", "call", "status", "doctor", "auth", "stop", "logs"];
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -54,6 +57,9 @@ async function main(argv: string[]): Promise<number> {
       version: { type: "boolean", short: "v" },
       help: { type: "boolean", short: "h" },
       json: { type: "boolean" },
+      standalone: { type: "boolean" },
+      // The daemon a relay starts: not for people to type.
+      daemon: { type: "boolean" },
     },
   });
   if (values.help) return print(HELP);
@@ -74,6 +80,8 @@ async function main(argv: string[]): Promise<number> {
   }
   if (values.json && command !== "doctor" && command !== "status") throw new UsageError(`--json goes with gaggle doctor or gaggle status`);
   if (address && command !== undefined) throw new UsageError(`--http serves MCP; it does not go with "${command}"`);
+  if (values.standalone && (address || command !== undefined))
+    throw new UsageError(`--standalone goes with serving stdio alone (gaggle --standalone)`);
 
   const path = findConfigPath({ explicit: values.config, cwd: process.cwd(), env: process.env });
   if (values.config === undefined) process.stderr.write(`gaggle: using config ${path}\n`);
@@ -87,9 +95,14 @@ async function main(argv: string[]): Promise<number> {
   if (command === "auth") return (await import("./auth.js")).runAuth(operands, config);
   if (command === "doctor") return (await import("./doctor.js")).runDoctor(operands, config, values.json === true);
   if (command === "status") return (await import("./status.js")).runStatus(operands, config, values.json === true);
+  if (command === "stop") return (await import("./daemon-commands.js")).runStop(config);
+  if (command === "logs") return (await import("./daemon-commands.js")).runLogs(config);
   if (command !== undefined) return runOneShot(command as OneShotCommand, operands, config);
   const serving = { fixedLevel: level !== undefined };
-  await (address ? serveHttpUntilStopped(config, address, serving) : serveStdio(config, serving));
+  if (address) await serveHttpUntilStopped(config, address, serving);
+  else if (values.daemon) await (await import("./daemon.js")).serveDaemon(config, serving);
+  else if (values.standalone || !config.gateway.shared || standaloneByEnv(process.env) || process.stdin.isTTY) await serveStdio(config, serving);
+  else await (await import("./relay.js")).relay(config, level === undefined ? [] : ["--log-level", level]);
   return -1;
 }
 
@@ -121,6 +134,12 @@ function validateCommand(path: string, config: GaggleConfig): number {
   const enabled = config.children.filter((child) => child.enabled).length;
   const names = builtIns.map((report) => report.name).join(", ");
   return print(`${path}: valid; ${config.children.length} child server(s), ${enabled} enabled; ${builtIns.length} built-in (${names || "none"})\n`);
+}
+
+/** GAGGLE_STANDALONE=1 (or true): every stdio gaggle of this environment runs alone, as in CI and test suites. */
+function standaloneByEnv(env: NodeJS.ProcessEnv): boolean {
+  const value = env.GAGGLE_STANDALONE;
+  return value === "1" || value === "true";
 }
 
 function isParseArgsError(error: unknown): error is Error {

@@ -10,6 +10,8 @@ const log = lazyLogger({ subsystem: "reload" });
 export class Reloader {
   private readonly watcher: ConfigWatcher;
   private problem: ConfigError | undefined;
+  /** Told of each config applied, after its children are. */
+  private readonly applied: ((config: GaggleConfig) => void) | undefined;
   /** The log level was given on the command line: the file's does not replace it. */
   private readonly fixedLevel: boolean;
   /** Reloads apply one at a time, in the order the file was read. */
@@ -18,8 +20,9 @@ export class Reloader {
   /** `problem` is the error of a config that did not load at start (gaggle then serves an empty one). */
   constructor(
     private readonly gaggle: Gaggle,
-    options: { fixedLevel?: boolean | undefined; problem?: ConfigError | undefined } = {},
+    options: { fixedLevel?: boolean | undefined; problem?: ConfigError | undefined; applied?: ((config: GaggleConfig) => void) | undefined } = {},
   ) {
+    this.applied = options.applied;
     this.problem = options.problem;
     this.fixedLevel = options.fixedLevel === true;
     this.watcher = new ConfigWatcher(gaggle.config.path, gaggle.config, {
@@ -51,6 +54,7 @@ export class Reloader {
       if (!this.fixedLevel) setLogLevel(config.gateway.logLevel as LevelWithSilent);
       const done = await this.gaggle.reload(config);
       log.info({ added: done.added, removed: done.removed, changed: done.changed, fixed }, "config reloaded");
+      this.applied?.(config);
       if (done.needRestart.length > 0) {
         const message = `config reloaded, but ${done.needRestart.join(", ")} changed and take effect only when gaggle starts again (gaggle stop, then reconnect)`;
         log.warn({ keys: done.needRestart }, message);

@@ -9,7 +9,7 @@ import { GatewayRequests } from "../gateway/requests.js";
 import { createGatewayServer } from "../gateway/server.js";
 import { LOCAL_PRINCIPAL } from "../children/child.js";
 import { ClientConnection } from "../transport/client-connection.js";
-import { lazyLogger } from "../shared/log.js";
+import { flushLog, lazyLogger } from "../shared/log.js";
 import { withStack } from "../shared/log-errors.js";
 import type { ListenAddress } from "../shared/listen-address.js";
 import { tracesWanted } from "../config/observe.js";
@@ -115,26 +115,26 @@ function watched(config: GaggleConfig): boolean {
   return config.audit.path !== undefined || tracesWanted(config.telemetry, process.env);
 }
 
-async function openObservatory(config: GaggleConfig, metrics: boolean): Promise<Observatory> {
+export async function openObservatory(config: GaggleConfig, metrics: boolean): Promise<Observatory> {
   // Imported here: a gaggle nothing observes never loads it.
   const { openObservatory } = await import("../gateway/observe/observatory.js");
   return openObservatory(config, { metrics, env: process.env });
 }
 
 /** What the status page shows besides the gateway: when this gaggle started, and an edit of its config that did not load. */
-function statusExtras(reloader: Reloader): StatusExtras {
+export function statusExtras(reloader: Reloader): StatusExtras {
   const startedAt = new Date();
   return { startedAt, configErrors: () => reloader.errors() };
 }
 
 /** The gaggle follows its config file, and reads it again on SIGHUP. */
-function follow(gaggle: Gaggle, options: ServeOptions): Reloader {
-  const reloader = new Reloader(gaggle, { fixedLevel: options.fixedLevel });
+export function follow(gaggle: Gaggle, options: ServeOptions, applied?: (config: GaggleConfig) => void): Reloader {
+  const reloader = new Reloader(gaggle, { fixedLevel: options.fixedLevel, applied });
   process.on("SIGHUP", () => void reloader.reread());
   return reloader;
 }
 
-async function startAdmin(gaggle: Gaggle, observatory: Observatory, address: ListenAddress, extras: StatusExtras): Promise<AdminListener> {
+export async function startAdmin(gaggle: Gaggle, observatory: Observatory, address: ListenAddress, extras: StatusExtras): Promise<AdminListener> {
   const { serveAdmin } = await import("../transport/admin/admin-listener.js");
   const { allowedHosts, allowedOrigins } = gaggle.config.gateway;
   const listener = await serveAdmin(gaggle, observatory, { ...address, tokens: tokensOf(gaggle.config), allowedHosts, allowedOrigins, extras });
@@ -155,7 +155,7 @@ const EXIT_WITHIN_MS = 250;
  * Installs the signal handlers; the returned function stops clients, then children (at most EXIT_WITHIN_MS), then
  * `closeLast`, which it waits for, then exits.
  */
-function stopOnce(
+export function stopOnce(
   gaggle: Gaggle,
   closeClients: () => Promise<void>,
   closeLast: () => Promise<void> = async () => {},
@@ -174,8 +174,9 @@ function stopOnce(
       const inTime = await Promise.race([stopped, delay(EXIT_WITHIN_MS, false)]);
       if (inTime) log.info("all children stopped");
       else log.info({ withinMs: EXIT_WITHIN_MS }, "exiting with children still stopping: the watchdog stops them");
-      // What gaggle keeps (the audit log, traces) is written out whole before it exits.
+      // What gaggle keeps (the audit log, traces, its own log) is written out whole before it exits.
       await closeLast().catch(() => {});
+      flushLog();
       process.exit(exitCode);
     })();
     return stopping;

@@ -112,6 +112,13 @@ const gatewaySchema = closed({
   list_wait_ms: durationMs("an integer >= 0", { min: 0, max: 600_000 }).default(800),
   /** Where built-in children keep logs and state, and gaggle its catalog and tokens; absolute once loaded. Defaults to $XDG_STATE_HOME/gaggle/. */
   state_dir: z.string(expected("a directory path")).min(1).optional(),
+  /**
+   * Whether `gaggle` over stdio relays to the one gaggle (the daemon) every client of this config shares; false:
+   * each client's gaggle runs its own children, as --standalone.
+   */
+  shared: z.boolean(expected("true or false")).default(true),
+  /** The daemon stops once it has had no client and no background work this long. */
+  daemon_idle_ms: durationMs("a positive integer", { min: 1 }).default(30 * 60_000),
   /** Where the admin listener (status page, metrics, health) binds; false: nowhere; absent: the serving mode's default. */
   admin: adminAddressSchema.optional(),
 })
