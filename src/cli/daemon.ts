@@ -11,6 +11,7 @@ import { GAGGLE_VERSION } from "../shared/version.js";
 import { createGaggleWithListener } from "../transport/members-listener.js";
 import { serveSocket } from "../transport/socket-listener.js";
 import { clearPlace, daemonPlace, makePrivateDirs, takeLock, writeRecord, type DaemonPlace, type DaemonRecord } from "./daemon-files.js";
+import { ConfigStanding } from "./reload.js";
 import { follow, openObservatory, startAdmin, statusExtras, stopOnce, type ServeOptions } from "./serve.js";
 
 const log = lazyLogger({ subsystem: "daemon" });
@@ -36,12 +37,13 @@ export async function serveDaemon(config: GaggleConfig, options: ServeOptions = 
   // The admin listener is on by default (loopback, a free port): `gaggle status` reads the daemon's live state there.
   const adminAddress = config.gateway.admin === false ? undefined : (config.gateway.admin ?? { host: "127.0.0.1", port: 0 });
   const observatory = await openObservatory(config, adminAddress !== undefined);
-  const { gaggle, members } = createGaggleWithListener(config, observatory);
+  const standing = new ConfigStanding(options.problem);
+  const { gaggle, members } = createGaggleWithListener(config, observatory, () => standing.errors());
   observatory.attach(gaggle);
-  const reloader = follow(gaggle, options, (next) => {
+  const reloader = follow(gaggle, standing, options, (next) => {
     place = moveToKey(place, daemonPlace(next), record);
   });
-  const extras = { ...statusExtras(reloader), startedAt };
+  const extras = { ...statusExtras(standing), startedAt };
   const admin = adminAddress ? await startAdmin(gaggle, observatory, adminAddress, extras) : undefined;
   const modern = new ModernServer(gaggle, new GatewayRequests(gaggle));
   const idle = new IdleStop(

@@ -2,7 +2,7 @@
 // What only some commands use (doctor, auth, HTTP serving) is imported when that command runs, so serving
 // stdio neither loads nor holds it.
 import { parseArgs } from "node:util";
-import { ConfigError, LOG_LEVELS, findConfigPath, loadConfig, type GaggleConfig } from "../config/index.js";
+import { ConfigError, LOG_LEVELS, emptyConfig, findConfigPath, loadConfig, type GaggleConfig } from "../config/index.js";
 import { StartupError } from "../shared/errors.js";
 import { setLogLevel } from "../shared/log.js";
 import { configProblems } from "../gateway/gaggle.js";
@@ -24,7 +24,9 @@ Usage:
   gaggle list [--config PATH]               list the child servers
   gaggle schema SERVER [TOOL]               show a child's tools, resources and prompts
   gaggle call SERVER TOOL [JSON_ARGS]       call a tool on a child
-  gaggle status [SERVER] [--json]           a table of the children: transport, state, tools known; starts none
+  gaggle status [SERVER] [--json]           the running daemon's children, clients and background work; without one,
+                                            the children's transport, state and tools known; starts none
+  gaggle status --web                       print the URL of the running daemon's status page
   gaggle doctor [SERVER...] [--json]        start the children and say, for each, that it works or why not
   gaggle stop [--config PATH]               stop the daemon of the config (its children and background work with it)
   gaggle logs [--config PATH]               print the end of the daemon's log
@@ -58,6 +60,7 @@ async function main(argv: string[]): Promise<number> {
       help: { type: "boolean", short: "h" },
       json: { type: "boolean" },
       standalone: { type: "boolean" },
+      web: { type: "boolean" },
       // The daemon a relay starts: not for people to type.
       daemon: { type: "boolean" },
     },
@@ -79,13 +82,15 @@ async function main(argv: string[]): Promise<number> {
     throw new UsageError(`--http takes PORT, HOST:PORT or [IPV6]:PORT; got "${values.http}"`);
   }
   if (values.json && command !== "doctor" && command !== "status") throw new UsageError(`--json goes with gaggle doctor or gaggle status`);
+  if (values.web && command !== "status") throw new UsageError(`--web goes with gaggle status`);
   if (address && command !== undefined) throw new UsageError(`--http serves MCP; it does not go with "${command}"`);
   if (values.standalone && (address || command !== undefined))
     throw new UsageError(`--standalone goes with serving stdio alone (gaggle --standalone)`);
 
   const path = findConfigPath({ explicit: values.config, cwd: process.cwd(), env: process.env });
   if (values.config === undefined) process.stderr.write(`gaggle: using config ${path}\n`);
-  const config: GaggleConfig = loadConfig(path, process.env);
+  const serving = command === undefined;
+  const { config, problem } = serving ? loadToServe(path) : { config: loadConfig(path, process.env), problem: undefined };
   // One-shot commands keep the shell quiet unless asked; the server logs at the configured level;
   // doctor reports every failure itself; its children's warnings would only repeat them.
   const quiet = command === "doctor" ? "silent" : "warn";
@@ -94,14 +99,14 @@ async function main(argv: string[]): Promise<number> {
   if (command === "validate") return validateCommand(path, config);
   if (command === "auth") return (await import("./auth.js")).runAuth(operands, config);
   if (command === "doctor") return (await import("./doctor.js")).runDoctor(operands, config, values.json === true);
-  if (command === "status") return (await import("./status.js")).runStatus(operands, config, values.json === true);
+  if (command === "status") return (await import("./status.js")).runStatus(operands, config, values.json === true, values.web === true);
   if (command === "stop") return (await import("./daemon-commands.js")).runStop(config);
   if (command === "logs") return (await import("./daemon-commands.js")).runLogs(config);
   if (command !== undefined) return runOneShot(command as OneShotCommand, operands, config);
-  const serving = { fixedLevel: level !== undefined };
-  if (address) await serveHttpUntilStopped(config, address, serving);
-  else if (values.daemon) await (await import("./daemon.js")).serveDaemon(config, serving);
-  else if (values.standalone || !config.gateway.shared || standaloneByEnv(process.env) || process.stdin.isTTY) await serveStdio(config, serving);
+  const options = { fixedLevel: level !== undefined, problem };
+  if (address) await serveHttpUntilStopped(config, address, options);
+  else if (values.daemon) await (await import("./daemon.js")).serveDaemon(config, options);
+  else if (values.standalone || !config.gateway.shared || standaloneByEnv(process.env) || process.stdin.isTTY) await serveStdio(config, options);
   else await (await import("./relay.js")).relay(config, level === undefined ? [] : ["--log-level", level]);
   return -1;
 }
@@ -134,6 +139,20 @@ function validateCommand(path: string, config: GaggleConfig): number {
   const enabled = config.children.filter((child) => child.enabled).length;
   const names = builtIns.map((report) => report.name).join(", ");
   return print(`${path}: valid; ${config.children.length} child server(s), ${enabled} enabled; ${builtIns.length} built-in (${names || "none"})\n`);
+}
+
+/**
+ * A file that is there but does not load is served anyway, as a config without children: the client connects and
+ * is told why (rather than seeing only "failed to connect"), and the fixed file is applied without a reconnect.
+ */
+function loadToServe(path: string): { config: GaggleConfig; problem: ConfigError | undefined } {
+  try {
+    return { config: loadConfig(path, process.env), problem: undefined };
+  } catch (error) {
+    if (!(error instanceof ConfigError) || error.code === "not_found") throw error;
+    process.stderr.write(`gaggle: ${error.message}\ngaggle: serving no children until the file loads\n`);
+    return { config: emptyConfig(path, process.env), problem: error };
+  }
 }
 
 /** GAGGLE_STANDALONE=1 (or true): every stdio gaggle of this environment runs alone, as in CI and test suites. */

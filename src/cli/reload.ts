@@ -7,9 +7,18 @@ import { lazyLogger, setLogLevel } from "../shared/log.js";
 
 const log = lazyLogger({ subsystem: "reload" });
 
+/** Whether the config file is the config in force, and why not when it is not: made before the gaggle that shows it. */
+export class ConfigStanding {
+  constructor(public problem: ConfigError | undefined = undefined) {}
+
+  /** Why the file on disk is not the config in force, each problem a line; empty when it is. */
+  errors(): string[] {
+    return this.problem ? this.problem.message.split("\n") : [];
+  }
+}
+
 export class Reloader {
   private readonly watcher: ConfigWatcher;
-  private problem: ConfigError | undefined;
   /** Told of each config applied, after its children are. */
   private readonly applied: ((config: GaggleConfig) => void) | undefined;
   /** The log level was given on the command line: the file's does not replace it. */
@@ -17,23 +26,18 @@ export class Reloader {
   /** Reloads apply one at a time, in the order the file was read. */
   private applying: Promise<void> = Promise.resolve();
 
-  /** `problem` is the error of a config that did not load at start (gaggle then serves an empty one). */
+  /** `standing` holds the error of a config that did not load at start (gaggle then serves an empty one). */
   constructor(
     private readonly gaggle: Gaggle,
-    options: { fixedLevel?: boolean | undefined; problem?: ConfigError | undefined; applied?: ((config: GaggleConfig) => void) | undefined } = {},
+    private readonly standing: ConfigStanding,
+    options: { fixedLevel?: boolean | undefined; applied?: ((config: GaggleConfig) => void) | undefined } = {},
   ) {
     this.applied = options.applied;
-    this.problem = options.problem;
     this.fixedLevel = options.fixedLevel === true;
     this.watcher = new ConfigWatcher(gaggle.config.path, gaggle.config, {
       loaded: (config) => void this.apply(config),
       failed: (error) => this.failed(error),
     });
-  }
-
-  /** Why the file on disk is not the config in force, each problem a line; empty when it is. */
-  errors(): string[] {
-    return this.problem ? this.problem.message.split("\n") : [];
   }
 
   /** Reads the file again (SIGHUP); resolves once what it held is applied or reported. */
@@ -48,8 +52,8 @@ export class Reloader {
 
   private apply(config: GaggleConfig): Promise<void> {
     this.applying = this.applying.then(async () => {
-      const fixed = this.problem !== undefined;
-      this.problem = undefined;
+      const fixed = this.standing.problem !== undefined;
+      this.standing.problem = undefined;
       // A level given on the command line stays; the file's otherwise.
       if (!this.fixedLevel) setLogLevel(config.gateway.logLevel as LevelWithSilent);
       const done = await this.gaggle.reload(config);
@@ -65,7 +69,7 @@ export class Reloader {
   }
 
   private failed(error: ConfigError): void {
-    this.problem = error;
+    this.standing.problem = error;
     const message = `the edited config does not load, so gaggle keeps the one it runs; fix the file and it is applied:\n${error.message}`;
     log.error({ file: error.file }, message);
     this.tellClients("error", message);

@@ -2,7 +2,7 @@
 import { realpathSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 import { closeQuickly } from "../children/processes/group-process.js";
-import type { GaggleConfig } from "../config/index.js";
+import type { ConfigError, GaggleConfig } from "../config/index.js";
 import { createGaggle, type Gaggle } from "../gateway/gaggle.js";
 import { ModernServer } from "../gateway/modern/modern-server.js";
 import { GatewayRequests } from "../gateway/requests.js";
@@ -19,7 +19,7 @@ import type { AdminListener } from "../transport/admin/admin-listener.js";
 import type { HttpGateway } from "../transport/http-server.js";
 import { createGaggleWithListener } from "../transport/members-listener.js";
 import { StdioLink } from "../transport/stdio-link.js";
-import { Reloader } from "./reload.js";
+import { ConfigStanding, Reloader } from "./reload.js";
 
 /** Bound on first use, after the log level is set. */
 const log = lazyLogger({ subsystem: "serve" });
@@ -28,16 +28,19 @@ const log = lazyLogger({ subsystem: "serve" });
 export interface ServeOptions {
   /** The log level was given on the command line; a reloaded config's does not replace it. */
   fixedLevel?: boolean;
+  /** The config file did not load at start: gaggle serves an empty config, says why, and applies the file once fixed. */
+  problem?: ConfigError | undefined;
 }
 
 export async function serveStdio(config: GaggleConfig, options: ServeOptions = {}): Promise<void> {
   const admin = config.gateway.admin || undefined;
   // Nothing observing, nothing loaded: a call costs what it costs without any of it.
   const observatory = admin || watched(config) ? await openObservatory(config, admin !== undefined) : undefined;
-  const { gaggle, members } = createGaggleWithListener(config, observatory);
+  const standing = new ConfigStanding(options.problem);
+  const { gaggle, members } = createGaggleWithListener(config, observatory, () => standing.errors());
   observatory?.attach(gaggle);
-  const reloader = follow(gaggle, options);
-  const listener = admin && observatory ? await startAdmin(gaggle, observatory, admin, statusExtras(reloader)) : undefined;
+  const reloader = follow(gaggle, standing, options);
+  const listener = admin && observatory ? await startAdmin(gaggle, observatory, admin, statusExtras(standing)) : undefined;
   const session = "stdio";
   const modern = new ModernServer(gaggle, new GatewayRequests(gaggle));
   const link = new StdioLink({
@@ -76,12 +79,17 @@ export async function serveHttpUntilStopped(config: GaggleConfig, address: Liste
   // The admin paths are served beside /mcp, so their metrics are always kept.
   const observatory = await openObservatory(config, true);
   // gaggle's own agents connect to the listener it serves, with their secret in place of the token.
-  const gaggle = createGaggle(config, { memberBase: async () => (await listening).localBase, observer: observatory });
+  const standing = new ConfigStanding(options.problem);
+  const gaggle = createGaggle(config, {
+    memberBase: async () => (await listening).localBase,
+    observer: observatory,
+    configErrors: () => standing.errors(),
+  });
   observatory.attach(gaggle);
   const tokens = tokensOf(config);
   const { AdminRoutes } = await import("../transport/admin/admin-routes.js");
-  const reloader = follow(gaggle, options);
-  const extras = statusExtras(reloader);
+  const reloader = follow(gaggle, standing, options);
+  const extras = statusExtras(standing);
   const admin = new AdminRoutes(gaggle, observatory, extras);
   const listening: Promise<HttpGateway> = serveHttp(gaggle, { ...address, tokens, admin });
   const http = await listening;
@@ -105,7 +113,7 @@ export async function serveHttpUntilStopped(config: GaggleConfig, address: Liste
 }
 
 /** The bearer tokens of the config and GAGGLE_AUTH_TOKEN, by the principal each names. */
-function tokensOf(config: GaggleConfig): Record<string, string> {
+export function tokensOf(config: GaggleConfig): Record<string, string> {
   const token = config.gateway.authToken ?? process.env.GAGGLE_AUTH_TOKEN;
   return { ...(token && { auth_token: token }), ...config.gateway.authTokens };
 }
@@ -122,14 +130,17 @@ export async function openObservatory(config: GaggleConfig, metrics: boolean): P
 }
 
 /** What the status page shows besides the gateway: when this gaggle started, and an edit of its config that did not load. */
-export function statusExtras(reloader: Reloader): StatusExtras {
+export function statusExtras(standing: ConfigStanding): StatusExtras {
   const startedAt = new Date();
-  return { startedAt, configErrors: () => reloader.errors() };
+  return { startedAt, configErrors: () => standing.errors() };
 }
 
 /** The gaggle follows its config file, and reads it again on SIGHUP. */
-export function follow(gaggle: Gaggle, options: ServeOptions, applied?: (config: GaggleConfig) => void): Reloader {
-  const reloader = new Reloader(gaggle, { fixedLevel: options.fixedLevel, applied });
+export function follow(gaggle: Gaggle, standing: ConfigStanding, options: ServeOptions, applied?: (config: GaggleConfig) => void): Reloader {
+  const reloader = new Reloader(gaggle, standing, { fixedLevel: options.fixedLevel, applied });
+  // Said once more now that the log goes where it will stay (the daemon's file).
+  if (options.problem)
+    log.error({ file: options.problem.file }, `the config file does not load; gaggle serves no children until it does:\n${options.problem.message}`);
   process.on("SIGHUP", () => void reloader.reread());
   return reloader;
 }

@@ -1,7 +1,7 @@
 // Owns the public API of the config module: load a gaggle config file, its types, and its errors.
 export { ConfigError, describeValue } from "./errors.js";
 export { expandEnv, expandString } from "./expand.js";
-export { findConfigPath, loadConfig, validateConfigText } from "./load.js";
+export { emptyConfig, findConfigPath, loadConfig, validateConfigText } from "./load.js";
 export { stateDir } from "./state-dir.js";
 export { fetchesOnFirstRun } from "./child.js";
 export {

@@ -79,3 +79,12 @@ function homeOf(env: NodeJS.ProcessEnv): string {
   const home = env["HOME"];
   return home !== undefined && home !== "" ? home : homedir();
 }
+
+/**
+ * The config of a file with nothing in it, for a gaggle that serves while its file does not load: no children,
+ * every default, `path` kept so that the file is watched and named.
+ */
+export function emptyConfig(path: string, env: NodeJS.ProcessEnv = process.env): GaggleConfig {
+  const file = resolve(path);
+  return configFileSchema({ path: file, home: homeOf(env) }).parse({});
+}

@@ -23,6 +23,8 @@ export interface Gaggle {
   readonly members: MemberRegistry;
   /** What the call path reports its requests to; none when nothing observes gaggle. */
   readonly observer: Observer | undefined;
+  /** Why the config file is not the config in force (an edit, or the file at start, that did not load); each a line. */
+  configErrors(): string[];
   /** Starts the children configured with `startup = "eager"`, in the background. */
   startEager(): void;
   /**
@@ -52,6 +54,8 @@ export interface GaggleOptions {
   memberBase(): Promise<string>;
   /** Told of every request when something observes gaggle (the admin listener, traces, an audit log). */
   observer?: Observer | undefined;
+  /** Why the config file is not the one in force, kept by whoever follows the file; none by default. */
+  configErrors?: (() => string[]) | undefined;
 }
 
 /**
@@ -111,6 +115,7 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
     catalog,
     members,
     observer: options.observer,
+    configErrors: options.configErrors ?? (() => []),
     startEager: () => router.warmUp(eager(config.children.filter((child) => child.enabled))),
     reload,
     close: () => router.closeAll(),

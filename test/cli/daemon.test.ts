@@ -99,6 +99,36 @@ describe("two stdio clients of one config", () => {
   });
 });
 
+describe("gaggle status", () => {
+  it("reads the running daemon's live state: its children with their pids, its clients, its status page", async () => {
+    const path = config();
+    const client = await relay(path);
+    try {
+      const child = await pidOf(client);
+      const [daemon] = daemons();
+      const status = await runCli(["status", "--json", "--config", path], { env: process.env });
+      expect(status.code).toBe(0);
+      const live = JSON.parse(status.stdout) as {
+        daemon: { pid: number; admin_url: string };
+        children: Array<{ server_id: string; pid: number | null; status: string; calls: number }>;
+        clients: unknown[];
+      };
+      expect(live.daemon.pid).toBe(daemon);
+      expect(live.children.find((row) => row.server_id === "echo")).toMatchObject({ pid: child, status: "running" });
+      expect(live.clients).toHaveLength(1);
+      const table = await runCli(["status", "--config", path], { env: process.env });
+      expect(table.stdout).toContain(`gaggle daemon pid ${daemon}`);
+      expect(table.stdout).toMatch(new RegExp(`echo\\s+stdio\\s+running\\s+${child}`));
+      const web = await runCli(["status", "--web", "--config", path], { env: process.env });
+      expect(web.stdout.trim()).toBe(live.daemon.admin_url);
+      expect((await fetch(new URL("healthz", live.daemon.admin_url))).ok).toBe(true);
+    } finally {
+      await client.close();
+      await runCli(["stop", "--config", path], { env: process.env });
+    }
+  });
+});
+
 describe("the daemon", () => {
   it("stops once it has had no client for daemon_idle_ms, and leaves no process", async () => {
     const path = config("daemon_idle_ms = 300");

@@ -4,6 +4,7 @@ import { mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { failureOf, startGaggle, textOf, type RunningGaggle } from "../helpers/gaggle.js";
 import { listen } from "../helpers/notifications.js";
@@ -102,6 +103,33 @@ describe("a config edit", () => {
     expect(String(told.find((log) => log.level === "warning")!.data)).toMatch(
       /gateway\.shutdown_grace_ms changed and take effect only when gaggle starts again/,
     );
+  });
+});
+
+describe("a config that does not load at start", () => {
+  it("still connects, says why in the instructions, the meta-tools and a log message, and is applied once fixed", async () => {
+    const client = new Client({ name: "reload-test", version: "0.0.0" }, { capabilities: {} });
+    const heard = listen(client);
+    const gaggle = await startGaggle([NO_BUILT_INS, "[mcp_servers.broken]\ncommand = 7\n"].join("\n"), { client });
+    gaggles.push(gaggle);
+    expect(client.getInstructions()).toMatch(/config file does not load[\s\S]*mcp_servers\.broken\.command/);
+    const listed = await gaggle.metaJson<{ children: string[]; config_errors: string[] }>("list_registered_children");
+    expect(listed.children).not.toContain("broken");
+    expect(listed.config_errors.join("\n")).toMatch(/mcp_servers\.broken\.command/);
+    const missing = failureOf(await gaggle.meta("get_child_status", { server_id: "broken" }));
+    expect(missing.error).toMatch(/config file does not load, so its children are not served: .*mcp_servers\.broken\.command/);
+    await until(
+      () => heard.logs,
+      (logs) => logs.some((log) => log.level === "error" && /does not load/.test(String(log.data))),
+    );
+
+    writeFileSync(gaggle.configPath, [NO_BUILT_INS, child("fixed")].join("\n"));
+    await until(
+      () => childNames(gaggle),
+      (names) => names.includes("fixed"),
+    );
+    expect((await gaggle.metaJson("list_registered_children")).config_errors).toBeUndefined();
+    expect(await pidOf(gaggle, "fixed")).toBeGreaterThan(0);
   });
 });
 
