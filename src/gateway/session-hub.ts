@@ -181,10 +181,13 @@ export class SessionHub implements ChildEvents {
     else for (const session of this.sessions.values()) session.log(message);
   }
 
+  /** Also a channel event, for a notice whose log data says what happened in its `message`; its other plain fields are the event's meta. */
   notify(sessionId: string, note: { log?: LogMessage; resourceUpdated?: string }): void {
     const session = this.sessions.get(sessionId);
     if (!session) return;
     if (note.log) session.log(note.log);
+    const event = note.log && channelEvent(note.log);
+    if (event) session.channel(event.content, event.meta);
     // A subscriber of that URI hears of the update through resourceUpdated already.
     const uri = note.resourceUpdated;
     if (uri && !session.subscriptions.has(uri)) session.resourceUpdated(uri);
@@ -201,4 +204,18 @@ export class SessionHub implements ChildEvents {
       this.logger.warn({ child, err: error }, "could not set log level");
     }
   }
+}
+
+/** A channel event's meta: identifier keys only, values as strings. */
+const META_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function channelEvent(log: LogMessage): { content: string; meta: Record<string, string> } | undefined {
+  const data: unknown = log.data;
+  if (typeof data !== "object" || data === null || typeof (data as { message?: unknown }).message !== "string") return undefined;
+  const { message, ...fields } = data as { message: string } & Record<string, unknown>;
+  const meta: Record<string, string> = { source: log.logger ?? "gaggle", level: log.level };
+  for (const [key, value] of Object.entries(fields)) {
+    if (META_KEY.test(key) && (typeof value === "string" || typeof value === "number" || typeof value === "boolean")) meta[key] = String(value);
+  }
+  return { content: message, meta };
 }
