@@ -111,7 +111,18 @@ export class ProxyCatalog {
     return [...(await this.tools_()).entries()].map(([name, { item }]) => ({ ...item, name }));
   }
 
+  /**
+   * The tool an exposed name stands for. A name not in the index may be a tool of a child whose list was not there
+   * in time for it: a call, unlike a list, waits for those children (each bounded by its own start timeout), then
+   * looks once more.
+   */
   async resolveTool(name: string): Promise<Owned<Tool> | undefined> {
+    const found = (await this.tools_()).get(name);
+    if (found) return found;
+    const unlisted = this.exposedChildren().filter((child) => child.known().tools === undefined);
+    if (unlisted.length === 0) return undefined;
+    await Promise.allSettled(unlisted.map((child) => child.tools()));
+    this.toolIndex = undefined;
     return (await this.tools_()).get(name);
   }
 
