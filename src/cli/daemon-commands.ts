@@ -4,13 +4,13 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import type { GaggleConfig } from "../config/index.js";
-import { alive, daemonPlace, readRecord } from "./daemon-files.js";
+import { alive, placeOfFile, readRecord } from "./daemon-files.js";
 
 /** How long `gaggle stop` waits for the daemon to exit; it stops its children first, within its shutdown grace. */
 const STOP_WAIT_MS = 10_000;
 
 export async function runStop(config: GaggleConfig): Promise<number> {
-  const record = readRecord(daemonPlace(config));
+  const record = readRecord(placeOfFile(config.path));
   if (!record) {
     process.stdout.write(`no gaggle daemon runs for ${config.path}\n`);
     return 0;
@@ -28,7 +28,7 @@ export async function runStop(config: GaggleConfig): Promise<number> {
 
 /** The last `lines` lines of the log of this config's daemon, or of the daemon that logged last when it has none. */
 export async function runLogs(config: GaggleConfig, lines = 200): Promise<number> {
-  const place = daemonPlace(config);
+  const place = placeOfFile(config.path);
   const file = newestLog(place.dir, place.log);
   if (!file) {
     process.stderr.write(`gaggle: no daemon has logged in ${place.dir} yet\n`);

@@ -1,17 +1,15 @@
-// Where the daemon of one config lives in the state dir: its socket, its record (pid, admin URL), its lock and its
-// log, all named by its key, which only a gaggle of the same program and the same expanded config shares.
-import { createHash } from "node:crypto";
-import { closeSync, mkdirSync, openSync, readFileSync, realpathSync, rmSync, statSync, writeSync } from "node:fs";
+// Where the daemon of one config lives in the default state dir: its socket, its record (pid, admin URL), its lock
+// and its log, all named by its key (see daemon-key.ts).
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { stateDir, type GaggleConfig } from "../config/index.js";
 import { writeFileAtomic } from "../shared/atomic-file.js";
 import { isObject } from "../shared/json.js";
-import { GAGGLE_VERSION } from "../shared/version.js";
+import { daemonDir, daemonKeyOf } from "./daemon-key.js";
 
 export interface DaemonPlace {
   key: string;
-  /** The folder of every daemon of this state dir: only its user may open it. */
+  /** The folder of every daemon of this user: only the user may open it. */
   dir: string;
   socket: string;
   /** The running daemon's record (DaemonRecord), written once it listens. */
@@ -36,28 +34,8 @@ export interface DaemonRecord {
 /** A unix socket's path must fit in sockaddr_un (108 bytes on Linux, 104 on macOS). */
 const SOCKET_PATH_MAX = 100;
 
-/**
- * The key names the program and what the config expands to: another gaggle version or build, another file, or
- * another value reaching a ${VAR} makes another key, so a daemon is only ever shared by clients it serves as
- * they would serve themselves.
- */
-export function daemonKey(config: GaggleConfig, program = process.argv[1]): string {
-  const hash = createHash("sha256").update(GAGGLE_VERSION).update("\0").update(programIdentity(program)).update("\0").update(JSON.stringify(config));
-  return hash.digest("hex").slice(0, 16);
-}
-
-function programIdentity(program: string | undefined): string {
-  if (program === undefined) return "";
-  try {
-    const real = realpathSync(program);
-    return `${real}@${statSync(real).mtimeMs}`;
-  } catch {
-    return program;
-  }
-}
-
-export function daemonPlace(config: GaggleConfig, key = daemonKey(config), env: NodeJS.ProcessEnv = process.env): DaemonPlace {
-  const dir = join(stateDir(config, env), "daemon");
+export function daemonPlace(key: string, env: NodeJS.ProcessEnv = process.env): DaemonPlace {
+  const dir = daemonDir(env);
   const socketDir = join(dir, `${key}.sock`).length <= SOCKET_PATH_MAX ? dir : join(tmpdir(), `gaggle-${process.getuid?.() ?? "user"}`);
   return {
     key,
@@ -67,6 +45,17 @@ export function daemonPlace(config: GaggleConfig, key = daemonKey(config), env: 
     lock: join(dir, `${key}.lock`),
     log: join(dir, `${key}.log`),
   };
+}
+
+/** The place of the daemon of the config file at `configPath` as it reads now (for gaggle stop, status, logs). */
+export function placeOfFile(configPath: string, env: NodeJS.ProcessEnv = process.env): DaemonPlace {
+  let text = "";
+  try {
+    text = readFileSync(configPath, "utf8");
+  } catch {
+    // A file that cannot be read has the key of an empty one: no daemon is found for it.
+  }
+  return daemonPlace(daemonKeyOf(configPath, text, env), env);
 }
 
 /** Makes the daemon folder (and the socket's, when apart) that only this user may open. */

@@ -10,6 +10,7 @@ import { lazyLogger, logToFile, reopenLog } from "../shared/log.js";
 import { GAGGLE_VERSION } from "../shared/version.js";
 import { createGaggleWithListener } from "../transport/members-listener.js";
 import { serveSocket } from "../transport/socket-listener.js";
+import { daemonKeyOf } from "./daemon-key.js";
 import { clearPlace, daemonPlace, makePrivateDirs, takeLock, writeRecord, type DaemonPlace, type DaemonRecord } from "./daemon-files.js";
 import { ConfigStanding } from "./reload.js";
 import { follow, openObservatory, startAdmin, statusExtras, stopOnce, type ServeOptions } from "./serve.js";
@@ -27,8 +28,8 @@ const BUSY_STATES = new Set(["running", "working", "starting"]);
  * Serves `config` as the daemon of its key. When another live daemon holds the key (two relays started one at
  * once), this one exits at once and the relays reach the other.
  */
-export async function serveDaemon(config: GaggleConfig, options: ServeOptions = {}): Promise<void> {
-  let place = daemonPlace(config);
+export async function serveDaemon(config: GaggleConfig, key: string, options: ServeOptions = {}): Promise<void> {
+  let place = daemonPlace(key);
   makePrivateDirs(place);
   if (!takeLock(place)) return;
   await rotateLog(place.log);
@@ -40,8 +41,8 @@ export async function serveDaemon(config: GaggleConfig, options: ServeOptions = 
   const standing = new ConfigStanding(options.problem);
   const { gaggle, members } = createGaggleWithListener(config, observatory, () => standing.errors());
   observatory.attach(gaggle);
-  const reloader = follow(gaggle, standing, options, (next) => {
-    place = moveToKey(place, daemonPlace(next), record);
+  const reloader = follow(gaggle, standing, options, (next, text) => {
+    place = moveToKey(place, daemonPlace(daemonKeyOf(next.path, text, process.env)), record);
   });
   const extras = { ...statusExtras(standing), startedAt };
   const admin = adminAddress ? await startAdmin(gaggle, observatory, adminAddress, extras) : undefined;

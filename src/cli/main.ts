@@ -1,6 +1,7 @@
 // gaggle's command line: parse arguments, load the config, hand over to a command. Nothing else lives here.
 // What only some commands use (doctor, auth, HTTP serving) is imported when that command runs, so serving
 // stdio neither loads nor holds it.
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { ConfigError, LOG_LEVELS, emptyConfig, findConfigPath, loadConfig, type GaggleConfig } from "../config/index.js";
 import { StartupError } from "../shared/errors.js";
@@ -61,8 +62,8 @@ async function main(argv: string[]): Promise<number> {
       json: { type: "boolean" },
       standalone: { type: "boolean" },
       web: { type: "boolean" },
-      // The daemon a relay starts: not for people to type.
-      daemon: { type: "boolean" },
+      // The daemon a relay starts, with its key: not for people to type.
+      daemon: { type: "string" },
     },
   });
   if (values.help) return print(HELP);
@@ -105,9 +106,9 @@ async function main(argv: string[]): Promise<number> {
   if (command !== undefined) return runOneShot(command as OneShotCommand, operands, config);
   const options = { fixedLevel: level !== undefined, problem };
   if (address) await serveHttpUntilStopped(config, address, options);
-  else if (values.daemon) await (await import("./daemon.js")).serveDaemon(config, options);
+  else if (values.daemon !== undefined) await (await import("./daemon.js")).serveDaemon(config, values.daemon, options);
   else if (values.standalone || !config.gateway.shared || standaloneByEnv(process.env) || process.stdin.isTTY) await serveStdio(config, options);
-  else await (await import("./relay.js")).relay(config, level === undefined ? [] : ["--log-level", level]);
+  else await (await import("./relay.js")).relay(config, readFileSync(path, "utf8"), level === undefined ? [] : ["--log-level", level]);
   return -1;
 }
 

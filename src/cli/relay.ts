@@ -2,37 +2,25 @@
 // starts when none runs. The relay reads nothing of what passes; the daemon serves the connection as a stdio client.
 import { spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync } from "node:fs";
-import { connect, type Socket } from "node:net";
+import type { Socket } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
 import type { GaggleConfig } from "../config/index.js";
 import { StartupError } from "../shared/errors.js";
 import { daemonPlace, makePrivateDirs, type DaemonPlace } from "./daemon-files.js";
+import { daemonKeyOf } from "./daemon-key.js";
+import { pipeThrough, reach } from "./fast-relay.js";
 
 /** How long a new daemon has to listen: it loads the config and opens its socket; children start after. */
 const DAEMON_START_MS = 15_000;
 const POLL_MS = 20;
 
-/** `daemonArgs` are passed on to a daemon this relay starts (a log level given on the command line). */
-export async function relay(config: GaggleConfig, daemonArgs: string[] = []): Promise<void> {
-  const place = daemonPlace(config);
-  const socket = (await reach(place.socket)) ?? (await startDaemon(config, place, daemonArgs));
-  socket.on("error", () => {});
-  // The daemon ending the connection (it stopped) ends the relay, as gaggle's own exit would end a stdio session.
-  socket.once("close", () => process.exit(0));
-  process.stdin.pipe(socket);
-  socket.pipe(process.stdout);
-}
-
-/** A connection to the socket, or undefined when nothing listens there. */
-function reach(path: string): Promise<Socket | undefined> {
-  return new Promise((resolve) => {
-    const socket = connect(path);
-    socket.once("connect", () => {
-      socket.removeAllListeners("error");
-      resolve(socket);
-    });
-    socket.once("error", () => resolve(undefined));
-  });
+/**
+ * `text` is the config file's text as loaded (the key is made of it); `daemonArgs` are passed on to a daemon this
+ * relay starts (a log level given on the command line).
+ */
+export async function relay(config: GaggleConfig, text: string, daemonArgs: string[] = []): Promise<void> {
+  const place = daemonPlace(daemonKeyOf(config.path, text, process.env));
+  pipeThrough((await reach(place.socket)) ?? (await startDaemon(config, place, daemonArgs)));
 }
 
 /**
@@ -44,7 +32,7 @@ async function startDaemon(config: GaggleConfig, place: DaemonPlace, daemonArgs:
   makePrivateDirs(place);
   const log = openSync(place.log, "a", 0o600);
   const program = process.argv[1] ?? "gaggle";
-  const daemon = spawn(process.execPath, [...process.execArgv, program, "--config", config.path, "--daemon", ...daemonArgs], {
+  const daemon = spawn(process.execPath, [...process.execArgv, program, "--config", config.path, "--daemon", place.key, ...daemonArgs], {
     detached: true,
     stdio: ["ignore", "ignore", log],
     env: process.env,

@@ -20,7 +20,7 @@ export class ConfigStanding {
 export class Reloader {
   private readonly watcher: ConfigWatcher;
   /** Told of each config applied, after its children are. */
-  private readonly applied: ((config: GaggleConfig) => void) | undefined;
+  private readonly applied: ((config: GaggleConfig, text: string) => void) | undefined;
   /** The log level was given on the command line: the file's does not replace it. */
   private readonly fixedLevel: boolean;
   /** Reloads apply one at a time, in the order the file was read. */
@@ -30,12 +30,12 @@ export class Reloader {
   constructor(
     private readonly gaggle: Gaggle,
     private readonly standing: ConfigStanding,
-    options: { fixedLevel?: boolean | undefined; applied?: ((config: GaggleConfig) => void) | undefined } = {},
+    options: { fixedLevel?: boolean | undefined; applied?: ((config: GaggleConfig, text: string) => void) | undefined } = {},
   ) {
     this.applied = options.applied;
     this.fixedLevel = options.fixedLevel === true;
     this.watcher = new ConfigWatcher(gaggle.config.path, gaggle.config, {
-      loaded: (config) => void this.apply(config),
+      loaded: (config, text) => void this.apply(config, text),
       failed: (error) => this.failed(error),
     });
   }
@@ -50,7 +50,7 @@ export class Reloader {
     this.watcher.close();
   }
 
-  private apply(config: GaggleConfig): Promise<void> {
+  private apply(config: GaggleConfig, text: string): Promise<void> {
     this.applying = this.applying.then(async () => {
       const fixed = this.standing.problem !== undefined;
       this.standing.problem = undefined;
@@ -58,7 +58,7 @@ export class Reloader {
       if (!this.fixedLevel) setLogLevel(config.gateway.logLevel as LevelWithSilent);
       const done = await this.gaggle.reload(config);
       log.info({ added: done.added, removed: done.removed, changed: done.changed, fixed }, "config reloaded");
-      this.applied?.(config);
+      this.applied?.(config, text);
       if (done.needRestart.length > 0) {
         const message = `config reloaded, but ${done.needRestart.join(", ")} changed and take effect only when gaggle starts again (gaggle stop, then reconnect)`;
         log.warn({ keys: done.needRestart }, message);

@@ -136,7 +136,12 @@ export function statusExtras(standing: ConfigStanding): StatusExtras {
 }
 
 /** The gaggle follows its config file, and reads it again on SIGHUP. */
-export function follow(gaggle: Gaggle, standing: ConfigStanding, options: ServeOptions, applied?: (config: GaggleConfig) => void): Reloader {
+export function follow(
+  gaggle: Gaggle,
+  standing: ConfigStanding,
+  options: ServeOptions,
+  applied?: (config: GaggleConfig, text: string) => void,
+): Reloader {
   const reloader = new Reloader(gaggle, standing, { fixedLevel: options.fixedLevel, applied });
   // Said once more now that the log goes where it will stay (the daemon's file).
   if (options.problem)

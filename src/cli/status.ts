@@ -10,14 +10,14 @@ import { formatUptime, statusView } from "../gateway/status-view.js";
 import { GaggleError } from "../shared/errors.js";
 import { nearest } from "../shared/suggest.js";
 import { createGaggleWithListener } from "../transport/members-listener.js";
-import { daemonPlace, readRecord } from "./daemon-files.js";
+import { placeOfFile, readRecord } from "./daemon-files.js";
 import { UsageError } from "./one-shot.js";
 import { tokensOf } from "./serve.js";
 
 type Row = ReturnType<typeof statusView>;
 
 export async function runStatus(names: string[], config: GaggleConfig, json: boolean, web = false): Promise<number> {
-  const record = readRecord(daemonPlace(config));
+  const record = readRecord(placeOfFile(config.path));
   if (web) {
     if (!record?.admin_url) throw new UsageError(`no gaggle daemon with a status page runs for ${config.path}`);
     process.stdout.write(`${record.admin_url}\n`);
@@ -30,7 +30,7 @@ export async function runStatus(names: string[], config: GaggleConfig, json: boo
       if (!known.includes(name)) throw new UsageError(`no child server named "${name}" in the running daemon (gaggle list shows them)`);
     const children = names.length > 0 ? live.children.filter((child) => names.includes(child.server_id)) : live.children;
     const document = {
-      daemon: { pid: record.pid, socket: record.socket, admin_url: record.admin_url, log: daemonPlace(config).log },
+      daemon: { pid: record.pid, socket: record.socket, admin_url: record.admin_url, log: placeOfFile(config.path).log },
       ...live,
       children,
     };

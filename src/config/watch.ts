@@ -9,7 +9,8 @@ import type { GaggleConfig } from "./schema.js";
 
 /** What the watcher reports: a config that differs from the last one reported, or why the file does not load. */
 export interface ConfigFollower {
-  loaded(config: GaggleConfig): void;
+  /** `text` is the file's text the config was loaded from. */
+  loaded(config: GaggleConfig, text: string): void;
   failed(error: ConfigError): void;
 }
 
@@ -66,8 +67,10 @@ export class ConfigWatcher {
 
   private async load(): Promise<void> {
     let config: GaggleConfig;
+    let read: string;
     try {
-      config = validateConfigText(await readFile(this.path, "utf8"), this.path, this.env);
+      read = await readFile(this.path, "utf8");
+      config = validateConfigText(read, this.path, this.env);
     } catch (error) {
       this.failedSince = true;
       this.follower.failed(asConfigError(this.path, error));
@@ -77,7 +80,7 @@ export class ConfigWatcher {
     const same = text === this.last;
     this.last = text;
     // A file that loads again as it was before a failed edit is reported too: the failure it ends must clear.
-    if (!same || this.failedSince) this.follower.loaded(config);
+    if (!same || this.failedSince) this.follower.loaded(config, read);
     this.failedSince = false;
   }
 }
