@@ -28,6 +28,8 @@ export interface DaemonRecord {
   socket: string;
   /** The admin listener's status page (with /api/status beside it); null when gateway.admin = false. */
   admin_url: string | null;
+  /** The bearer token the admin listener takes (the record is readable by its user alone). */
+  admin_token: string | null;
   started_at: string;
 }
 

@@ -1,6 +1,8 @@
 // The daemon: the one gaggle every stdio client of one person and one config shares, through relays on a local
 // socket. Its children, catalog and background work outlive any one client; it stops when idle or told to.
+import { randomBytes } from "node:crypto";
 import { renameSync, rmSync } from "node:fs";
+import { LOCAL_PRINCIPAL } from "../children/child.js";
 import { rename, stat } from "node:fs/promises";
 import type { GaggleConfig } from "../config/index.js";
 import type { Gaggle } from "../gateway/gaggle.js";
@@ -13,7 +15,7 @@ import { serveSocket } from "../transport/socket-listener.js";
 import { daemonKeyOf } from "./daemon-key.js";
 import { clearPlace, daemonPlace, makePrivateDirs, takeLock, writeRecord, type DaemonPlace, type DaemonRecord } from "./daemon-files.js";
 import { ConfigStanding } from "./reload.js";
-import { follow, openObservatory, startAdmin, statusExtras, stopOnce, type ServeOptions } from "./serve.js";
+import { follow, openObservatory, startAdmin, statusExtras, stopOnce, tokensOf, type ServeOptions } from "./serve.js";
 
 const log = lazyLogger({ subsystem: "daemon" });
 
@@ -45,7 +47,11 @@ export async function serveDaemon(config: GaggleConfig, key: string, options: Se
     place = moveToKey(place, daemonPlace(daemonKeyOf(next.path, text, process.env)), record);
   });
   const extras = { ...statusExtras(standing), startedAt };
-  const admin = adminAddress ? await startAdmin(gaggle, observatory, adminAddress, extras) : undefined;
+  // Without tokens of the config's own, the daemon makes one: a loopback port is open to every user of the machine,
+  // the socket only to this one, and the record that holds the token is this user's alone.
+  const configured = tokensOf(config);
+  const tokens = Object.keys(configured).length > 0 ? configured : { [LOCAL_PRINCIPAL]: randomBytes(24).toString("hex") };
+  const admin = adminAddress ? await startAdmin(gaggle, observatory, adminAddress, extras, tokens) : undefined;
   const modern = new ModernServer(gaggle, new GatewayRequests(gaggle));
   const idle = new IdleStop(
     config.gateway.daemonIdleMs,
@@ -60,6 +66,7 @@ export async function serveDaemon(config: GaggleConfig, key: string, options: Se
     config: config.path,
     socket: place.socket,
     admin_url: admin?.url ?? null,
+    admin_token: admin ? (Object.values(tokens)[0] ?? null) : null,
     started_at: startedAt.toISOString(),
   };
   writeRecord(place, record);

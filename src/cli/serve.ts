@@ -150,10 +150,17 @@ export function follow(
   return reloader;
 }
 
-export async function startAdmin(gaggle: Gaggle, observatory: Observatory, address: ListenAddress, extras: StatusExtras): Promise<AdminListener> {
+/** `tokens`: the bearer tokens it takes, the config's by default. */
+export async function startAdmin(
+  gaggle: Gaggle,
+  observatory: Observatory,
+  address: ListenAddress,
+  extras: StatusExtras,
+  tokens: Record<string, string> = tokensOf(gaggle.config),
+): Promise<AdminListener> {
   const { serveAdmin } = await import("../transport/admin/admin-listener.js");
   const { allowedHosts, allowedOrigins } = gaggle.config.gateway;
-  const listener = await serveAdmin(gaggle, observatory, { ...address, tokens: tokensOf(gaggle.config), allowedHosts, allowedOrigins, extras });
+  const listener = await serveAdmin(gaggle, observatory, { ...address, tokens, allowedHosts, allowedOrigins, extras });
   // stderr, so a script that starts gaggle with an admin port of 0 can read where it landed.
   process.stderr.write(`gaggle: status page at ${listener.url}\n`);
   log.info({ url: listener.url }, "admin listener serving the status page, /api/status, /metrics, /healthz and /readyz");

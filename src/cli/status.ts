@@ -12,7 +12,6 @@ import { nearest } from "../shared/suggest.js";
 import { createGaggleWithListener } from "../transport/members-listener.js";
 import { placeOfFile, readRecord } from "./daemon-files.js";
 import { UsageError } from "./one-shot.js";
-import { tokensOf } from "./serve.js";
 
 type Row = ReturnType<typeof statusView>;
 
@@ -20,10 +19,10 @@ export async function runStatus(names: string[], config: GaggleConfig, json: boo
   const record = readRecord(placeOfFile(config.path));
   if (web) {
     if (!record?.admin_url) throw new UsageError(`no gaggle daemon with a status page runs for ${config.path}`);
-    process.stdout.write(`${record.admin_url}\n`);
+    process.stdout.write(`${record.admin_url}${record.admin_token ? `#token=${record.admin_token}` : ""}\n`);
     return 0;
   }
-  const live = record?.admin_url ? await liveStatus(record.admin_url, config) : undefined;
+  const live = record?.admin_url ? await liveStatus(record.admin_url, record.admin_token) : undefined;
   if (record && live) {
     const known = live.children.map((child) => child.server_id);
     for (const name of names)
@@ -91,9 +90,8 @@ function table(rows: Row[]): string {
 
 type LiveDocument = StatusDocument & { daemon: { pid: number; socket: string; admin_url: string | null; log: string } };
 
-/** The daemon's /api/status, with the config's token when it has one; undefined when the daemon does not answer. */
-async function liveStatus(adminUrl: string, config: GaggleConfig): Promise<StatusDocument | undefined> {
-  const token = Object.values(tokensOf(config))[0];
+/** The daemon's /api/status, with the token its record holds; undefined when the daemon does not answer. */
+async function liveStatus(adminUrl: string, token: string | null): Promise<StatusDocument | undefined> {
   try {
     const response = await fetch(new URL("api/status", adminUrl), {
       headers: token ? { authorization: `Bearer ${token}` } : {},

@@ -120,8 +120,12 @@ describe("gaggle status", () => {
       expect(table.stdout).toContain(`gaggle daemon pid ${daemon}`);
       expect(table.stdout).toMatch(new RegExp(`echo\\s+stdio\\s+running\\s+${child}`));
       const web = await runCli(["status", "--web", "--config", path], { env: process.env });
-      expect(web.stdout.trim()).toBe(live.daemon.admin_url);
-      expect((await fetch(new URL("healthz", live.daemon.admin_url))).ok).toBe(true);
+      const [url, token] = web.stdout.trim().split("#token=") as [string, string];
+      expect(url).toBe(live.daemon.admin_url);
+      // The admin port is open to every user of the machine: its status answers only the token the record holds.
+      expect((await fetch(new URL("api/status", url))).status).toBe(401);
+      const withToken = await fetch(new URL("api/status", url), { headers: { authorization: `Bearer ${token}` } });
+      expect(withToken.ok).toBe(true);
     } finally {
       await client.close();
       await runCli(["stop", "--config", path], { env: process.env });
