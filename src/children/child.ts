@@ -13,7 +13,6 @@ import type {
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { CallHold } from "./calls/call-hold.js";
-import type { CallTurn } from "./calls/call-turn.js";
 import type { Cancellation } from "./calls/cancellation.js";
 import { GaggleError } from "../shared/errors.js";
 import type { PeerInfo, ServerOperation } from "../shared/observer.js";
@@ -108,7 +107,7 @@ export interface CallContext {
   meta?: Record<string, unknown>;
   /**
    * Set for a call that may pause to wait on its client (a 2026-07-28 call awaiting input): each admission the
-   * call passes (its queue slot, the session gate) registers here how to give its place back while the call
+   * call passes (its place in its child's line) registers here how to give it back while the call
    * waits, so that a client that never returns holds up nobody.
    */
   holds?: CallHold[];
@@ -119,10 +118,6 @@ export interface CallContext {
   resume?: { inputResponses?: unknown; requestState?: string };
   /** Set when something observes gaggle: the client's request this call serves, timed and traced. */
   operation?: ServerOperation;
-  /** Set by the router on a tools/call: the queue the call came through, for errors that say what it held. */
-  queue?: QueueDepth;
-  /** Set by the router on a tools/call to a child with a timeout: the time it has, counted from when it arrived. */
-  turn?: CallTurn;
   /**
    * Set when gaggle itself ends with the call (a one-shot `gaggle call`): work meant to go on in the
    * background after the answer (a process, a gosling) would be killed at once, so it is refused.
@@ -135,6 +130,17 @@ export function backgroundRefusal(what: string): GaggleError {
   return new GaggleError("INVALID_ARGS", `${what} would be killed as soon as this command exits: gaggle call ends when the call does`, {
     hint: "run it through a running gaggle (the MCP server your client starts, or gaggle --http), or run the work in your shell directly",
   });
+}
+
+/**
+ * What the router hands a child with a tools/call, once the call is through the child's line: where it waited,
+ * and for a call with a time limit, how much of it the wait used up.
+ */
+export interface Turn {
+  /** The line the call came through, for errors that say what it held. */
+  readonly queue: QueueDepth;
+  /** How long a call with a time limit waited for its turn (its limit counts from when it arrived); undefined for a call without one. */
+  readonly queuedMs: number | undefined;
 }
 
 export interface QueueDepth {
@@ -207,8 +213,8 @@ export interface Child {
   known(): Partial<ChildSchema>;
   /** Starts the child if needed; its tools (as `tools()` gives them), resources, resource templates and prompts. */
   schema(): Promise<ChildSchema>;
-  /** Only the router calls this, with arguments that fit the tool's input schema. */
-  callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult>;
+  /** Only the router calls this, with arguments that fit the tool's input schema, once the call has its `turn`. */
+  callTool(name: string, args: Record<string, unknown>, ctx: CallContext, turn?: Turn): Promise<CallToolResult>;
   readResource(uri: string, ctx: CallContext): Promise<ReadResourceResult>;
   getPrompt(name: string, args: Record<string, string> | undefined, ctx: CallContext): Promise<GetPromptResult>;
   complete(params: CompleteRequest["params"], ctx: CallContext): Promise<CompleteResult>;
@@ -217,6 +223,11 @@ export interface Child {
   unsubscribe(uri: string): Promise<void>;
   /** What its clients started that still runs or was kept after it ended (the status page lists it); never starts the child. */
   background(): BackgroundWork[];
-  /** Ends the session and stops everything the child started; the next use starts it again. Resolves with the uptime it had. */
-  close(): Promise<{ uptimeMs: number | null }>;
+  /**
+   * Ends the session and stops everything the child started; the next use starts it again. Resolves with the
+   * uptime it had. With `principal` (close_child_session where clients are told apart by their tokens), a built-in
+   * child ends only what that principal started, or refuses when what it holds is shared by every client; a
+   * configured server's one session is everyone's and ends whole.
+   */
+  close(principal?: string): Promise<{ uptimeMs: number | null }>;
 }

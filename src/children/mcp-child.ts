@@ -1,4 +1,4 @@
-// A real MCP server as a child: one pooled session behind an explicit state machine, a session gate, a schema cache.
+// A real MCP server as a child: one pooled session behind an explicit state machine, and a schema cache.
 import { ErrorCode, McpError, type CallToolResult, type CompleteRequest, type CompleteResult } from "@modelcontextprotocol/sdk/types.js";
 import type { GetPromptResult, LoggingLevel, ReadResourceResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ChildConfig } from "../config/index.js";
@@ -7,7 +7,7 @@ import { errorChain, isRequestRefusal, type GaggleError } from "../shared/errors
 import { logger, type Logger } from "../shared/log.js";
 import { backoffMs } from "./backoff.js";
 import { backoffRefusal, callFailure, startFailure } from "./calls/call-failure.js";
-import type { BackgroundWork, CallContext, Child, ChildSchema, ChildStatus } from "./child.js";
+import type { BackgroundWork, CallContext, Child, ChildSchema, ChildStatus, Turn } from "./child.js";
 import {
   abandonStart,
   closeSession,
@@ -26,7 +26,6 @@ import { CatalogShelf } from "./catalog.js";
 import { IdleWatch } from "./idle-watch.js";
 import { SignInWatch } from "./oauth/sign-in-watch.js";
 import { TokenStore } from "./oauth/token-store.js";
-import { SessionGate } from "./calls/session-gate.js";
 import { StderrRing } from "./processes/stderr-ring.js";
 import { StdoutNoise } from "./processes/stdout-noise.js";
 import type { Switchboard } from "./switchboard.js";
@@ -59,7 +58,6 @@ export class McpChild implements Child {
   private readonly stdoutNoise = new StdoutNoise();
   private readonly log: Logger;
   private readonly callers = new CallerTracker();
-  private readonly gate = new SessionGate();
   /** Kept across sessions: a restarted child gets the same subscriptions (and the switchboard's log level). */
   private readonly subscriptions = new Set<string>();
   private starts = 0; // sessions started so far: the first is a start, the rest restarts
@@ -129,15 +127,13 @@ export class McpChild implements Child {
     return { ...lists, tools: this.exposed.of(lists.tools).tools };
   }
 
-  /** One tools/call, once the router's queue has let it through. */
-  callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
+  /**
+   * One tools/call, once the router's line has let it through: the router routes a real child's calls one
+   * client at a time (RoutedChild.oneClientAtATime), so the child's own requests meanwhile go to that client.
+   */
+  callTool(name: string, args: Record<string, unknown>, ctx: CallContext, turn?: Turn): Promise<CallToolResult> {
     const params = { name, arguments: args, ...(ctx.meta && { _meta: ctx.meta }) };
-    return this.idle.during(() =>
-      this.gate.through(ctx, () => {
-        ctx.turn?.began();
-        return this.forwardFor(ctx, "tools/call", params, `tool "${name}"`) as Promise<CallToolResult>;
-      }),
-    );
+    return this.idle.during(() => this.forwardFor(ctx, "tools/call", params, `tool "${name}"`, turn) as Promise<CallToolResult>);
   }
 
   async readResource(uri: string, ctx: CallContext): Promise<ReadResourceResult> {
@@ -181,10 +177,16 @@ export class McpChild implements Child {
   }
 
   /** A client's request at the child: meanwhile the child's own requests may go to its caller. */
-  private async forwardFor(ctx: CallContext, method: string, params: Record<string, unknown>, what: string): Promise<Record<string, unknown>> {
+  private async forwardFor(
+    ctx: CallContext,
+    method: string,
+    params: Record<string, unknown>,
+    what: string,
+    turn?: Turn,
+  ): Promise<Record<string, unknown>> {
     this.callers.begin(ctx.caller);
     try {
-      return await this.forward(method, params, ctx, what);
+      return await this.forward(method, params, ctx, what, turn);
     } finally {
       this.callers.end(ctx.caller);
       // Its client may have been what held the output (see outputHeld).
@@ -206,14 +208,20 @@ export class McpChild implements Child {
    * waited its turn is restarted for it). A request that never reached a remote server (connection refused,
    * or the server no longer knew the session) ran nowhere, so it is sent once more, on a new session.
    */
-  private async forward(method: string, params: Record<string, unknown>, ctx: CallContext, what: string): Promise<Record<string, unknown>> {
+  private async forward(
+    method: string,
+    params: Record<string, unknown>,
+    ctx: CallContext,
+    what: string,
+    turn: Turn | undefined,
+  ): Promise<Record<string, unknown>> {
     for (let retried = false; ; retried = true) {
       const session = this.machine.running ?? (await this.ensureSession());
       try {
-        return await exchangeInEra(session, method, params, this.limits, ctx, { child: this.name, what });
+        return await exchangeInEra(session, method, params, this.limits, ctx, { child: this.name, what, queuedMs: turn?.queuedMs });
       } catch (error) {
         if (isRequestRefusal(error)) throw error;
-        if (retried || !session.remote?.neverReached(error)) throw this.failure(error, session, what, ctx);
+        if (retried || !session.remote?.neverReached(error)) throw this.failure(error, session, what, turn);
         this.onSessionLost(session, error);
         this.log.info({ reason: errorChain(error) }, `${what} never reached the server; sending it on a new session`);
       }
@@ -283,6 +291,7 @@ export class McpChild implements Child {
     const before = this.machine.phase;
     if (before.state === "running") return before.session;
     const failedStarts = before.state === "failed" ? before.failedStarts : 0;
+    const neededSignIn = this.status().needsAuth;
     this.machine.move({ state: "starting", failedStarts });
     let session: Session | undefined;
     try {
@@ -299,11 +308,12 @@ export class McpChild implements Child {
       // A level a client set while this session was being restored is applied now.
       if (this.switchboard.logLevel !== level) void this.applyLogLevel(this.switchboard.logLevel!).catch(() => {});
       this.idle.started();
+      if (neededSignIn) this.signInChanged();
       return session;
     } catch (error) {
       session ??= this.newest;
       await session?.wire.close().catch(() => {});
-      throw this.startFailed(error, session, failedStarts + 1);
+      throw this.startFailed(error, session, failedStarts + 1, neededSignIn);
     }
   }
 
@@ -331,13 +341,22 @@ export class McpChild implements Child {
   }
 
   /** `session` is undefined when none could even be made. */
-  private startFailed(error: unknown, session: Session | undefined, failedStarts: number): GaggleError {
+  private startFailed(error: unknown, session: Session | undefined, failedStarts: number, neededSignIn: boolean): GaggleError {
     this.lastError = `failed to start: ${startFailureReason(error, session, this.startupTimeoutMs)}`;
     this.machine.move({ state: "failed", failedStarts, retryAt: this.clock.now() + backoffMs(failedStarts) });
     this.lastFailure = startFailure(this.config, this.startupTimeoutMs, this.lastError, this.stderr.tail(), error);
     this.log.warn({ reason: this.lastError, hint: this.lastFailure.hint, failedStarts }, "start failed");
     this.signIn.started(this.lastFailure.code === "AUTH_REQUIRED");
+    if (this.lastFailure.code === "AUTH_REQUIRED" && !neededSignIn) this.signInChanged();
     return this.lastFailure;
+  }
+
+  /**
+   * The child came to need a sign-in, or started once signed in: what clients list of it changes (a sign-in tool
+   * in its place, or its own lists), so they are told.
+   */
+  private signInChanged(): void {
+    for (const kind of ["tools", "resources", "prompts"] as const) this.switchboard.listChanged(this.name, kind);
   }
 
   /** A running session that ends without gaggle asking fails the child; the next call starts it again at once. */
@@ -380,7 +399,7 @@ export class McpChild implements Child {
   }
 
   /** What the SDK or the child's wire threw, as a GaggleError that says what happened to the child. */
-  private failure(error: unknown, session: Session, what: string, ctx?: CallContext): GaggleError {
+  private failure(error: unknown, session: Session, what: string, turn?: Turn): GaggleError {
     if (session.remote?.connectionLost(error)) {
       // A request that could not be sent is the session's end, told as the end of a session is. The SDK's transports
       // tell onerror first, which ended the session already; the request gets its own error here, since the close waits a turn.
@@ -390,7 +409,7 @@ export class McpChild implements Child {
     return callFailure(error, {
       child: this.name,
       what,
-      queue: ctx?.queue,
+      queue: turn?.queue,
       endedBecause: session.endedBecause,
       closing: session.closing,
       stderrTail: this.stderr.tail(),

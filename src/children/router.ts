@@ -1,4 +1,4 @@
-// server_id -> Child, and the one path every tool call takes, to every child: find the tool, check arguments, queue, call.
+// server_id -> Child, and the one path every tool call takes, to every child: check arguments, wait in line, call.
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { nearest } from "../shared/suggest.js";
 import { GaggleError } from "../shared/errors.js";
@@ -6,14 +6,19 @@ import { logger } from "../shared/log.js";
 import { checkArguments } from "./calls/arg-validator.js";
 import { turnTimeout } from "./calls/call-failure.js";
 import { holding } from "./calls/call-hold.js";
-import { CallQueue } from "./calls/call-queue.js";
+import { CallLine, type Leave } from "./calls/call-line.js";
 import { CallTurn, inLine } from "./calls/call-turn.js";
-import type { CallContext, Child, ChildStatus, QueueDepth, UrlOpener } from "./child.js";
+import type { CallContext, Child, ChildStatus, QueueDepth, Turn, UrlOpener } from "./child.js";
 
 /** A child as the router takes it: how many of its calls may run at once (the rest wait their turn). */
 export interface RoutedChild {
   child: Child;
   concurrency: number;
+  /**
+   * Calls of two clients never run at the child at once: a real MCP server's own requests and log messages do
+   * not say which call they serve, so only one client's calls in flight routes them exactly (see CallLine).
+   */
+  oneClientAtATime?: boolean;
   /**
    * How long a tools/call has, counted from when it arrives here: waiting its turn uses it up too. None for a
    * child whose tools keep their own limits (the built-in ones).
@@ -35,7 +40,9 @@ export interface RoutedStatus extends ChildStatus {
 
 interface Slot {
   child: Child;
-  queue: CallQueue;
+  line: CallLine;
+  /** The turn a call without a time limit has: only the line it came through. */
+  untimed: Turn;
   served: number;
   signIn: SignInThrough | undefined;
   timeoutMs: number | undefined;
@@ -50,11 +57,12 @@ export class Router {
 
   /**
    * Routes to `routed.child` from now on, in place of any child of that name; returns the child it replaced (for
-   * the caller to close). Calls already in the old child's queue stay there and end with it.
+   * the caller to close). Calls already in the old child's line stay there and end with it.
    */
-  put({ child, concurrency, signIn, timeoutMs }: RoutedChild): Child | undefined {
+  put({ child, concurrency, oneClientAtATime, signIn, timeoutMs }: RoutedChild): Child | undefined {
     const before = this.slots.get(child.name)?.child;
-    this.slots.set(child.name, { child, queue: new CallQueue(concurrency), served: 0, signIn, timeoutMs });
+    const line = new CallLine(concurrency, oneClientAtATime === true);
+    this.slots.set(child.name, { child, line, untimed: { queue: line, queuedMs: undefined }, served: 0, signIn, timeoutMs });
     return before;
   }
 
@@ -78,8 +86,21 @@ export class Router {
   }
 
   status(serverId: string): RoutedStatus {
-    const { child, queue, served } = this.slot(serverId);
-    return { name: child.name, ...child.status(), callsServed: served, queue: { running: queue.running, waiting: queue.waiting } };
+    const { child, line, served } = this.slot(serverId);
+    return { name: child.name, ...child.status(), callsServed: served, queue: { running: line.running, waiting: line.waiting } };
+  }
+
+  /** Whether a person can sign in to this child (a remote child, which may be behind OAuth). */
+  canSignIn(serverId: string): boolean {
+    return this.slot(serverId).signIn !== undefined;
+  }
+
+  /** Runs a sign-in to the child, the person sent to its page through `urls`; resolves once they are signed in. */
+  signIn(serverId: string, urls: UrlOpener, signal?: AbortSignal): Promise<void> {
+    const { signIn } = this.slot(serverId);
+    if (!signIn)
+      return Promise.reject(new GaggleError("INVALID_ARGS", `${serverId} is not reached over http or sse: there is nothing to sign in to`));
+    return signIn(urls, signal);
   }
 
   async tool(serverId: string, toolName: string): Promise<{ child: Child; tool: Tool }> {
@@ -98,17 +119,33 @@ export class Router {
   }
 
   /**
-   * Arguments that do not fit the tool's input schema never reach the child, and a call reaches it only when
-   * its queue has a slot free: one whose time runs out first leaves the queue with TIMEOUT. That the arguments
-   * are an object (or absent) is checked where they are read: the tools/call lane, or the meta-tool's own schema.
+   * A tools/call named by its child's name and the tool's (the meta-tools take names): the child and the tool
+   * are found, then called as `call` calls them.
    */
   callTool(serverId: string, toolName: string, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
-    const once = () => this.callToolOnce(serverId, toolName, args, ctx);
+    const once = () => this.callNamed(serverId, toolName, args, ctx);
     const signIn = this.slots.get(serverId)?.signIn;
     return signIn ? once().catch((error: unknown) => signInAndRetry(error, signIn, ctx, once)) : once();
   }
 
-  private callToolOnce(serverId: string, toolName: string, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
+  /**
+   * A tools/call of a tool already found (`tool` as `child` lists it). Arguments that do not fit the tool's
+   * input schema never reach the child, and a call reaches it only when the child's line lets it through: one
+   * whose time runs out first leaves the line with TIMEOUT. That the arguments are an object (or absent) is
+   * checked where they are read: the tools/call lane, or the meta-tool's own schema.
+   */
+  call(child: Child, tool: Tool, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
+    const slot = this.slots.get(child.name);
+    // A child found before the children changed is called by name: the router's own child of that name, if any.
+    if (slot?.child !== child) return this.callTool(child.name, tool.name, args, ctx);
+    const once = () => {
+      ctx.operation?.routed(child.name, tool.name);
+      return this.checkedCall(slot, tool, args, ctx);
+    };
+    return slot.signIn ? once().catch((error: unknown) => signInAndRetry(error, slot.signIn!, ctx, once)) : once();
+  }
+
+  private callNamed(serverId: string, toolName: string, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
     try {
       // A tool the child's cached list already holds is called without awaiting anything first.
       const slot = this.slot(serverId);
@@ -121,8 +158,9 @@ export class Router {
     }
   }
 
+  /** The call's turn is counted here alone: from when it arrives to when the line lets it through. */
   private checkedCall(slot: Slot, tool: Tool, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
-    const { child, queue } = slot;
+    const { child, line } = slot;
     const given = args ?? {};
     const problem = checkArguments(tool, given);
     if (problem) {
@@ -131,24 +169,23 @@ export class Router {
       });
       return Promise.reject(error);
     }
-    ctx.queue = queue;
     const { timeoutMs } = slot;
     const turn =
-      timeoutMs === undefined ? undefined : new CallTurn(timeoutMs, (queuedMs) => turnTimeout(child.name, tool.name, timeoutMs, queuedMs, queue));
-    if (turn) ctx.turn = turn;
+      timeoutMs === undefined
+        ? undefined
+        : new CallTurn(timeoutMs, line, (queuedMs) => turnTimeout(child.name, tool.name, timeoutMs, queuedMs, line));
+    const session = ctx.caller?.sessionId ?? "local";
     const call = () => {
-      turn?.checkTimeLeft();
+      turn?.began();
       slot.served++;
-      return child.callTool(tool.name, given, ctx);
+      return child.callTool(tool.name, given, ctx, turn ?? slot.untimed);
     };
-    if (ctx.holds) return holding(() => inLine(turn, ctx.cancel, (cancel) => queue.admit(cancel)), ctx.holds, call);
-    // Most calls find room: they start at once, without a timer for a wait they do not have.
-    if (!turn || queue.hasRoom) return queue.run(call, ctx.cancel);
-    const wait = turn.waiting(ctx.cancel);
-    return queue.run(() => {
-      wait.admitted();
-      return call();
-    }, wait.cancel);
+    const wait = () => inLine(turn, ctx.cancel, (cancel) => line.enter(session, cancel));
+    if (ctx.holds) return holding(async () => line.tryEnter(session) ?? (await wait()), ctx.holds, call);
+    // Most calls find room: they go in at once, without a promise or a timer for a wait they do not have.
+    const now = line.tryEnter(session);
+    if (now) return leaving(now, call);
+    return wait().then((leave) => leaving(leave, call));
   }
 
   /**
@@ -200,4 +237,13 @@ async function signInAndRetry<T>(error: unknown, signIn: SignInThrough, ctx: Cal
     });
   }
   return again();
+}
+
+/** Runs `call` holding a place in the line, given back however it ends. */
+async function leaving<T>(leave: Leave, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } finally {
+    leave();
+  }
 }

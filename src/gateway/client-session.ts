@@ -40,6 +40,11 @@ export class ClientSession {
   readonly subscriptions = new Set<string>();
   /** When the client connected. */
   readonly since = new Date();
+  /**
+   * It made a request other than initialize: a client at work, not one that only checked the server (a health
+   * check that initializes and leaves without ending its session). Only these count as connected.
+   */
+  active = false;
 
   constructor(
     readonly id: string,

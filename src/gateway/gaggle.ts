@@ -1,10 +1,13 @@
 // Assembles a running gateway core from a loaded config: the children, their router, and the client-facing hub.
-import { McpChild } from "../children/mcp-child.js";
+import { BothEras } from "../children/both-eras.js";
+import type { Child } from "../children/child.js";
+import { McpChild, type McpChildOptions } from "../children/mcp-child.js";
 import type { UrlOpener } from "../children/child.js";
 import { setReaperGrace } from "../children/processes/reaper.js";
+import { withholdFromChildren } from "../children/processes/child-env.js";
 import { Router, type RoutedChild } from "../children/router.js";
 import { Switchboard } from "../children/switchboard.js";
-import { stateDir, VIRTUAL_CHILD_NAMES, type ChildConfig, type GaggleConfig } from "../config/index.js";
+import { configSecrets, makeStateDir, stateDir, VIRTUAL_CHILD_NAMES, type ChildConfig, type GaggleConfig } from "../config/index.js";
 import { ProxyCatalog, type Exposure } from "./proxy-catalog.js";
 import { MemberRegistry } from "./members.js";
 import { SessionHub } from "./session-hub.js";
@@ -73,14 +76,16 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
   const switchboard = new Switchboard();
   const members = new MemberRegistry(options.memberBase);
   setReaperGrace(config.gateway.shutdownGraceMs);
+  withholdFromChildren(configSecrets(config));
   const childOptions = { shutdownGraceMs: config.gateway.shutdownGraceMs, stateDir: stateDir(config), switchboard };
+  makeStateDir(childOptions.stateDir);
   const router = new Router([
     ...config.children.filter((child) => child.enabled).map((child) => routed(child, childOptions)),
     ...createVirtualChildren(config, switchboard, members).map((child) => ({ child, concurrency: BUILT_IN_CONCURRENCY })),
   ]);
   const late = (child: string, kind: "tools" | "resources" | "prompts") => switchboard.listChanged(child, kind);
   const catalog = new ProxyCatalog(router, exposures(config), config.gateway.expose, { ms: config.gateway.listWaitMs, late });
-  const hub = new SessionHub(switchboard, catalog);
+  const hub = new SessionHub(switchboard, catalog, options.observer);
   let current = config;
   // Besides the eager ones, the children the catalog knows nothing of start at once when their tools are to be
   // listed (proxy mode) or searched (search mode), so that the first tools/list or search finds them.
@@ -122,16 +127,11 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
   };
 }
 
-interface ChildOptions {
-  shutdownGraceMs: number;
-  stateDir: string;
-  switchboard: Switchboard;
-}
-
-function routed(child: ChildConfig, childOptions: ChildOptions): RoutedChild {
+function routed(child: ChildConfig, childOptions: McpChildOptions & { stateDir: string }): RoutedChild {
   return {
-    child: new McpChild(child, childOptions),
+    child: childOf(child, childOptions),
     concurrency: child.concurrency,
+    oneClientAtATime: true,
     timeoutMs: child.timeoutMs,
     ...(child.transport !== "stdio" && {
       // Sign-in (the SDK's OAuth client) is loaded when it is first asked for.
@@ -163,6 +163,16 @@ function restartOnlyKeys(before: GaggleConfig, after: GaggleConfig): string[] {
 
 function snake(key: string): string {
   return key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}
+
+/**
+ * A child over Streamable HTTP left to find its era ("auto") may speak both: each client is served in its own
+ * era (see BothEras). A stdio child is not doubled, since that would be a second process.
+ */
+function childOf(config: ChildConfig, options: McpChildOptions): Child {
+  const child = new McpChild(config, options);
+  if (config.transport !== "http" || config.protocol !== "auto") return child;
+  return new BothEras(child, () => new McpChild({ ...config, protocol: "2025-11-25" }, options));
 }
 
 /**

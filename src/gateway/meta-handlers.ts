@@ -1,6 +1,6 @@
 // What each meta-tool does, on top of the router. Every failure becomes an isError result, never a thrown error.
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { CallContext, Child } from "../children/child.js";
+import { LOCAL_PRINCIPAL, type CallContext, type Child } from "../children/child.js";
 import { checkArguments } from "../children/calls/arg-validator.js";
 import type { Router } from "../children/router.js";
 import { GaggleError } from "../shared/errors.js";
@@ -22,6 +22,13 @@ export interface MetaHandlerOptions {
   builtIn?: (name: string) => boolean;
   /** Why the config file is not the config in force; shown with the children while it is not. */
   configErrors?: () => string[];
+  /** The tool listed to sign in to a child that needs it (proxy and search modes); none elsewhere. */
+  signInTool?: (name: string) => string | undefined;
+  /**
+   * Whether clients are told apart by named tokens: close_child_session then closes only the caller's part of a
+   * built-in child. Otherwise every client is the same person, and it closes the child whole.
+   */
+  principals?: boolean;
 }
 
 export class MetaHandlers {
@@ -29,6 +36,8 @@ export class MetaHandlers {
   private readonly waitMs: number;
   private readonly builtIn: (name: string) => boolean;
   private readonly configErrors: () => string[];
+  private readonly signInTool: (name: string) => string | undefined;
+  private readonly principals: boolean;
 
   constructor(
     private readonly router: Router,
@@ -38,6 +47,8 @@ export class MetaHandlers {
     this.waitMs = options.waitMs ?? 0;
     this.builtIn = options.builtIn ?? (() => false);
     this.configErrors = options.configErrors ?? (() => []);
+    this.signInTool = options.signInTool ?? (() => undefined);
+    this.principals = options.principals ?? false;
   }
 
   call(name: MetaToolName, rawArgs: unknown, ctx: CallContext): Promise<CallToolResult> {
@@ -70,7 +81,7 @@ export class MetaHandlers {
       case "get_child_status":
         return Promise.resolve(this.childStatus((args as Args<"get_child_status">).server_id));
       case "close_child_session":
-        return this.close(args as Args<"close_child_session">);
+        return this.close(args as Args<"close_child_session">, ctx);
       case "search_tools":
         return this.search(args as Args<"search_tools">);
     }
@@ -99,6 +110,7 @@ export class MetaHandlers {
    * built-in children's; a child being started is waited for, at most `waitMs` for all. Children whose tools are
    * still unknown are named, with how to learn them. When the only children searched are built in, the search is
    * cold: it says so, with no hits, rather than ranking the built-in tools as the best match for anything.
+   * Children that need a person to sign in are named in `needs_sign_in`, with how.
    */
   private async search(args: Args<"search_tools">): Promise<CallToolResult> {
     const children = args.server_id === undefined ? this.router.all() : [this.router.get(args.server_id)];
@@ -109,6 +121,7 @@ export class MetaHandlers {
       if (!tools) unknown.push(child.name);
       return (tools ?? []).map((tool) => ({ serverId: child.name, tool }));
     });
+    const signIns = children.filter((child) => child.status().needsAuth).map((child) => this.signInOf(child));
     const cold = unknown.length > 0 && children.every((child) => unknown.includes(child.name) || this.builtIn(child.name));
     const hits = cold ? [] : new ToolSearch(entries).search(args.query, { serverId: args.server_id, limit: args.limit ?? 10 });
     return jsonResult({
@@ -119,7 +132,17 @@ export class MetaHandlers {
       ...(unknown.length > 0 && {
         not_searched: { children: unknown, why: `they have not run yet, so their tools are not known; ${this.wording.notRun}` },
       }),
+      ...(signIns.length > 0 && { needs_sign_in: signIns }),
     });
+  }
+
+  /** A child that needs a person to sign in, and how: its sign-in tool where one is listed, else a call or the shell. */
+  private signInOf(child: Child): { server_id: string; how: string } {
+    const tool = this.signInTool(child.name);
+    const how = tool
+      ? `call ${tool}, which sends you to its sign-in page; its tools are searched once you have signed in`
+      : `calling one of its tools asks you to sign in where your client can open a page; else run: gaggle auth login ${child.name}`;
+    return { server_id: child.name, how };
   }
 
   private execute(args: Args<"execute_child_tool">, ctx: CallContext): Promise<CallToolResult> {
@@ -137,8 +160,9 @@ export class MetaHandlers {
     return jsonResult({ server_id: child.name, ...schemaView(await child.schema()) });
   }
 
-  private async close(args: Args<"close_child_session">): Promise<CallToolResult> {
-    const { uptimeMs } = await this.router.get(args.server_id).close();
+  private async close(args: Args<"close_child_session">, ctx: CallContext): Promise<CallToolResult> {
+    const by = this.principals ? (ctx.caller?.principal ?? LOCAL_PRINCIPAL) : undefined;
+    const { uptimeMs } = await this.router.get(args.server_id).close(by);
     return jsonResult({
       server_id: args.server_id,
       status: "closed",

@@ -6,7 +6,7 @@ import { LOCAL_PRINCIPAL, type ClientPrincipal } from "../children/child.js";
 import { NoiseLog } from "../children/wire/noise-log.js";
 import type { Gaggle } from "./gaggle.js";
 import { GAGGLE_NAME, GAGGLE_VERSION } from "../shared/version.js";
-import { CAPABILITIES, INSTRUCTIONS } from "./capabilities.js";
+import { CAPABILITIES } from "./capabilities.js";
 import { CheckedServer } from "./checked-server.js";
 import { ClientSession } from "./client-session.js";
 import { GatewayRequests } from "./requests.js";
@@ -32,6 +32,8 @@ export interface GatewayServer {
   callTool: ToolCallHandler;
   /** The client's connection closed: the session leaves the hub. */
   closed(): void;
+  /** The client sent a request of this method. */
+  requested(method: string): void;
 }
 
 /** One client session; it joins the hub at once and leaves it when its connection closes. */
@@ -39,7 +41,7 @@ export function createGatewayServer(gaggle: Gaggle, sessionId: string, who: Clie
   const problems = gaggle.configErrors();
   const server = new CheckedServer(
     { name: GAGGLE_NAME, version: GAGGLE_VERSION },
-    { capabilities: CAPABILITIES, instructions: withConfigErrors(INSTRUCTIONS, problems), jsonSchemaValidator: SCHEMA_VALIDATOR },
+    { capabilities: CAPABILITIES, instructions: withConfigErrors(gaggle.catalog.instructions, problems), jsonSchemaValidator: SCHEMA_VALIDATOR },
   );
   const session = new ClientSession(sessionId, server, who);
   // A client that connects while the config does not load hears why, besides the instructions that say it.
@@ -70,7 +72,10 @@ export function createGatewayServer(gaggle: Gaggle, sessionId: string, who: Clie
     noise.summarise();
     void gaggle.hub.remove(session);
   };
-  return { server, callTool, closed };
+  const requested = (method: string) => {
+    if (method !== "initialize") session.active = true;
+  };
+  return { server, callTool, closed, requested };
 }
 
 /** What a client is told while the config file does not load: the errors, and that fixing the file applies it. */

@@ -3,6 +3,7 @@ import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
 import type { Caller, Child, LogMessage, MemberIdentity } from "../children/child.js";
 import type { ChildEvents, Switchboard } from "../children/switchboard.js";
 import { logger } from "../shared/log.js";
+import type { Observer } from "../shared/observer.js";
 import { mostVerbose, type ClientSession } from "./client-session.js";
 import type { ProxyCatalog } from "./proxy-catalog.js";
 
@@ -56,6 +57,8 @@ export class SessionHub implements ChildEvents {
   constructor(
     private readonly switchboard: Switchboard,
     private readonly catalog: ProxyCatalog,
+    /** Told how long each session lasted, when something observes gaggle. */
+    private readonly observer?: Observer,
   ) {
     switchboard.listen(this);
   }
@@ -64,15 +67,17 @@ export class SessionHub implements ChildEvents {
     return this.sessions.size;
   }
 
-  /** The connected clients: who each is (its principal, the member it speaks as), what it said it is, and since when. */
+  /** The connected clients (see ClientSession.active): who each is (its principal, the member it speaks as), what it said it is, and since when. */
   clients(): ConnectedClient[] {
-    return [...this.sessions.values()].map((session) => ({
-      id: session.id,
-      identity: session.identity,
-      principal: session.who.principal,
-      client: session.server.getClientVersion(),
-      since: session.since,
-    }));
+    return [...this.sessions.values()]
+      .filter((session) => session.active)
+      .map((session) => ({
+        id: session.id,
+        identity: session.identity,
+        principal: session.who.principal,
+        client: session.server.getClientVersion(),
+        since: session.since,
+      }));
   }
 
   add(session: ClientSession): void {
@@ -82,6 +87,7 @@ export class SessionHub implements ChildEvents {
   /** A client went away: its subscriptions and its log level are released, and children stop routing to it. */
   async remove(session: ClientSession): Promise<void> {
     if (!this.sessions.delete(session.id)) return;
+    this.observer?.sessionEnded({ durationMs: Date.now() - session.since.getTime(), transport: session.id === "stdio" ? "pipe" : "tcp" });
     for (const uri of [...session.subscriptions]) await this.unsubscribe(session, uri).catch(() => {});
     this.switchboard.callerGone(session.id);
     await this.applyLogLevel();

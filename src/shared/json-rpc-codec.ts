@@ -192,11 +192,16 @@ function readMessageLine(
 
 /** The line of a message; a child's answer passed on with nothing but its id changed is its own line (see keepAnswerLine). */
 export function encodeMessage(message: JSONRPCMessage): string {
+  return messageText(message) + "\n";
+}
+
+/** The JSON text of a message, as encodeMessage writes it without the line's end: for an HTTP body or an SSE event. */
+export function messageText(message: JSONRPCMessage): string {
   if ("result" in message) {
-    const line = answerLine(message.id, message.result);
-    if (line !== undefined) return line;
+    const text = answerText(message.id, message.result);
+    if (text !== undefined) return text;
   }
-  return JSON.stringify(message) + "\n";
+  return JSON.stringify(message);
 }
 
 /** Each result a child answered in a line of its own, with that line and the child-side id it carried. */
@@ -204,12 +209,18 @@ const answerLines = new WeakMap<object, { line: string; id: string }>();
 
 /**
  * Keeps the line a child's answer came in (checked, as every line is) beside its parsed result, so that a result
- * passed on to a client with nothing changed but its id is written as that line with the client's id spliced in:
+ * passed on to a client with nothing changed but its id is written as that line with the client's id spliced in (over stdio, and in a 2026-07-28 HTTP response):
  * no second parse, no serialization. Whatever changes a result (head/tail, an era's fields) makes a new object,
  * which is serialized as usual; a kept result is never changed in place.
  */
 export function keepAnswerLine(result: object, line: string, id: string): void {
   answerLines.set(result, { line, id });
+}
+
+/** The size in bytes of the line a child's answer came in, when `result` is still as the child wrote it (see keepAnswerLine). */
+export function answerLineBytes(result: object): number | undefined {
+  const kept = answerLines.get(result);
+  return kept && Buffer.byteLength(kept.line);
 }
 
 /** How far from the token the envelope's members are looked for. */
@@ -221,7 +232,7 @@ const ENVELOPE_CHARS = 64;
  * "jsonrpc"), or the first after an opening "jsonrpc" with no "id" after it. Undefined otherwise, and the answer is
  * serialized: the splice never guesses.
  */
-function answerLine(id: RequestId, result: object): string | undefined {
+function answerText(id: RequestId, result: object): string | undefined {
   const kept = answerLines.get(result);
   if (kept === undefined) return undefined;
   const { line } = kept;
@@ -233,7 +244,7 @@ function answerLine(id: RequestId, result: object): string | undefined {
   const last = line.length - end <= ENVELOPE_CHARS && LAST_MEMBER.test(line.slice(end)) && ID_KEY_BEFORE.test(before);
   const first = !last && at <= ENVELOPE_CHARS && FIRST_MEMBER.test(before) && line.indexOf('"id"', end) < 0;
   if (!last && !first) return undefined;
-  return `${line.slice(0, at)}${JSON.stringify(id)}${line.slice(end)}\n`;
+  return `${line.slice(0, at)}${JSON.stringify(id)}${line.slice(end)}`;
 }
 
 const ID_KEY_BEFORE = /[{,]\s*"id"\s*:\s*$/;

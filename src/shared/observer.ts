@@ -74,8 +74,15 @@ export interface ServerOperation {
   end(outcome: Outcome): void;
 }
 
+/** A client's session that ended (a 2025-era session; a 2026-07-28 request has none). */
+export interface EndedSession {
+  durationMs: number;
+  transport: "pipe" | "tcp";
+}
+
 export interface Observer {
   clientRequest(request: ClientRequest): ServerOperation;
+  sessionEnded(session: EndedSession): void;
 }
 
 /** The JSON-RPC error codes the specifications define; a child's own codes beyond them count as "_OTHER". */

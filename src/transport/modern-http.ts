@@ -9,6 +9,7 @@ import { dropNotice, isDroppable } from "./client-outbox.js";
 import { ClientConnection } from "./client-connection.js";
 import type { Link } from "../shared/link.js";
 import { isObject } from "../shared/json.js";
+import { messageText } from "../shared/json-rpc-codec.js";
 
 /** Requests whose target the Mcp-Name header repeats. */
 const NAMED = new Map<string, "name" | "uri">([
@@ -183,10 +184,13 @@ class ResponseStream implements Link {
   }
 }
 
+/** A child's answer passed on unchanged but for its id is its own text (see keepAnswerLine). */
 function event(message: JSONRPCMessage): string {
-  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+  return `event: message\ndata: ${messageText(message)}\n\n`;
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+function sendJson(res: ServerResponse, status: number, body: JSONRPCMessage | Record<string, unknown>): void {
+  res
+    .writeHead(status, { "content-type": "application/json" })
+    .end("jsonrpc" in body && "result" in body ? messageText(body as JSONRPCMessage) : JSON.stringify(body));
 }

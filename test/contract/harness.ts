@@ -1,6 +1,6 @@
 // What the Child contract suite needs of each kind of child, and the parts it builds every child with.
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { CallContext, Child, ChildSchema, ChildStatus } from "../../src/children/child.js";
+import type { CallContext, Child, ChildSchema, ChildStatus, Turn } from "../../src/children/child.js";
 import type { Switchboard } from "../../src/children/switchboard.js";
 
 /** One tool call: the tool and its arguments. */
@@ -70,11 +70,11 @@ export class ObservedChild implements Child {
     return this.inner.description;
   }
 
-  async callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
+  async callTool(name: string, args: Record<string, unknown>, ctx: CallContext, turn?: Turn): Promise<CallToolResult> {
     this.reached.push({ tool: name, args });
     this.mostAtOnce = Math.max(this.mostAtOnce, ++this.active);
     try {
-      return await this.inner.callTool(name, args, ctx);
+      return await this.inner.callTool(name, args, ctx, turn);
     } finally {
       this.active--;
     }
@@ -113,7 +113,7 @@ export class ObservedChild implements Child {
   background() {
     return this.inner.background();
   }
-  close(): Promise<{ uptimeMs: number | null }> {
-    return this.inner.close();
+  close(principal?: string): Promise<{ uptimeMs: number | null }> {
+    return this.inner.close(principal);
   }
 }

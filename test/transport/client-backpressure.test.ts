@@ -12,10 +12,12 @@ import { fixtureChild, NO_BUILT_INS } from "../helpers/paths.js";
 import { INITIALIZE, MCP_POST_HEADERS, postMcp } from "../helpers/raw-http.js";
 import { RawStdioGaggle, residentKib, watchResident } from "../helpers/raw-stdio.js";
 
-/** The issue's case: 200,000 log messages of 1 KB each, while the client reads nothing. */
-const FLOOD = 200_000;
-/** Over HTTP half of that is enough: without a bound, the SDK's stream queue held all of it, well past the bound below. */
-const HTTP_FLOOD = 100_000;
+/** About 200 MB of log messages while the client reads nothing: without a bound, well past the bound below. */
+const FLOOD = 25_000;
+/** Each message's size: large, so the flood's bytes are reached with few messages (the test's time goes per message). */
+const FLOOD_BYTES = 8 * 1024;
+/** Over HTTP the same: without a bound, the SDK's stream queue held all of it. */
+const HTTP_FLOOD = 25_000;
 /** gaggle's resident memory must stay under this while its client does not read (the issue saw 1.7 GB). */
 const RESIDENT_BOUND_KIB = 250 * 1024;
 
@@ -65,7 +67,7 @@ describe("a stdio client that stops reading", () => {
     await gaggle.initialize();
     gaggle.stopReading();
     const resident = watchResident(gaggle.pid);
-    gaggle.send(callFlood("flood", "flood", { count: FLOOD, bytes: 1024 }));
+    gaggle.send(callFlood("flood", "flood", { count: FLOOD, bytes: FLOOD_BYTES }));
     // The child writes its answer after every log message has been read from it.
     await expect.poll(() => marks(mark), { timeout: 150_000, interval: 100 }).toContain("flood answered");
     // A few more samples, while gaggle handles the last of what it read.
@@ -170,7 +172,7 @@ describe("an HTTP client that stops reading a call's stream", () => {
       const session = init.headers["mcp-session-id"] as string;
       await postMcp(http.port, JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }), { "mcp-session-id": session });
       const resident = watchResident(http.pid);
-      const call = { jsonrpc: "2.0", ...callFlood("flood", "flood", { count: HTTP_FLOOD, bytes: 1024 }) };
+      const call = { jsonrpc: "2.0", ...callFlood("flood", "flood", { count: HTTP_FLOOD, bytes: FLOOD_BYTES }) };
       const stream = await postUnread(http.port, JSON.stringify(call), session);
       await expect.poll(() => marks(mark), { timeout: 150_000, interval: 100 }).toContain("flood answered");
       await delay(500);
@@ -199,7 +201,7 @@ describe("a 2026-07-28 HTTP client that stops reading its request's stream", () 
     const http = await startHttpGaggle(config);
     try {
       const resident = watchResident(http.pid);
-      const { params } = callFlood("flood", "flood", { count: HTTP_FLOOD, bytes: 1024 }) as { params: Record<string, unknown> };
+      const { params } = callFlood("flood", "flood", { count: HTTP_FLOOD, bytes: FLOOD_BYTES }) as { params: Record<string, unknown> };
       const meta = envelope({ "io.modelcontextprotocol/logLevel": "info" });
       const response = await modernRequest(http.port, { id: "flood", method: "tools/call", params: { ...params, _meta: meta } });
       response.message.pause();

@@ -1,4 +1,4 @@
-// A call's place at its child (a queue slot, the session gate), given back while the call waits on its client and taken again after.
+// A call's place in its child's line, given back while the call waits on its client and taken again after.
 
 /** What one admission a call passed lets it do with its place there. */
 export interface CallHold {

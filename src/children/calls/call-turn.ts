@@ -1,5 +1,6 @@
-// A tools/call's time limit counted from when it arrived: its wait for a turn (the queue, the session gate) is part of it.
+// A tools/call's time limit counted from when it arrived: its wait for a turn in its child's line is part of it.
 import type { GaggleError } from "../../shared/errors.js";
+import type { QueueDepth, Turn } from "../child.js";
 import { timerDelay } from "../../shared/timer-delay.js";
 import { Cancellation } from "./cancellation.js";
 
@@ -12,18 +13,19 @@ export interface Waiting {
 const unbounded = (cancel: Cancellation | undefined): Waiting => ({ cancel, admitted: () => {} });
 
 /**
- * Made by the router when a call arrives. A call whose time runs out while it waits leaves the line with the
- * error `expired` makes and never reaches the child; one that gets its turn has the rest of its time there
- * (`queuedMs` tells the child's wire how much is gone). Starting the child is not waiting: startup_timeout_ms
- * bounds that on its own.
+ * Made by the router when a call to a child with a time limit arrives, and handed down to the child with the
+ * call. A call whose time runs out while it waits leaves the line with the error `expired` makes and never
+ * reaches the child; one that gets its turn has the rest of its time there (`queuedMs` tells the child's wire
+ * how much is gone). Starting the child is not waiting: startup_timeout_ms bounds that on its own.
  */
-export class CallTurn {
+export class CallTurn implements Turn {
   private readonly arrivedAt = performance.now();
-  /** How long the call waited for its turn, once it has had it. */
+  /** How long the call waited for its turn, once it has had it: counted here alone, when the router lets it through. */
   queuedMs: number | undefined;
 
   constructor(
     readonly timeoutMs: number,
+    readonly queue: QueueDepth,
     private readonly expired: (queuedMs: number) => GaggleError,
   ) {}
 
@@ -64,7 +66,7 @@ export class CallTurn {
   }
 }
 
-/** Waits in a line with `enter`, bounded as the call's turn says (by the caller alone for a call without one). */
+/** Waits in a line with `enter`, bounded as the call's turn says (by the caller alone for a call without a time limit). */
 export async function inLine<T>(
   turn: CallTurn | undefined,
   cancel: Cancellation | undefined,

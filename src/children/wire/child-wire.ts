@@ -76,15 +76,22 @@ export class ChildWire implements Transport, LinkReceiver, RequestLane {
   /**
    * Sends a request and resolves with the child's result. Fails with an McpError: the child's own error,
    * RequestTimeout (after telling the child with notifications/cancelled), or ConnectionClosed; `cancel`
-   * also cancels the request at the child and fails with its reason.
+   * also cancels the request at the child and fails with its reason. `queuedMs`: for a call with a time limit,
+   * how much of it the wait for its turn used up.
    */
-  forward(method: string, params: Record<string, unknown>, limits: ForwardLimits, hooks: ForwardHooks): Promise<Record<string, unknown>> {
+  forward(
+    method: string,
+    params: Record<string, unknown>,
+    limits: ForwardLimits,
+    hooks: ForwardHooks,
+    queuedMs?: number,
+  ): Promise<Record<string, unknown>> {
     const id = `gaggle-${++this.lastId}`;
     const { cancel, onprogress } = hooks;
     if (onprogress) params = { ...params, _meta: { ...(params._meta as Record<string, unknown> | undefined), progressToken: id } };
     return new Promise((resolve, reject) => {
       if (cancel?.aborted) return reject(cancelledError(cancel.reason));
-      const request = new ForwardedRequest(id, this, limits, hooks, resolve, reject);
+      const request = new ForwardedRequest(id, this, limits, hooks, queuedMs, resolve, reject);
       this.await(id, request);
       const message: JSONRPCRequest = { jsonrpc: "2.0", id, method, params };
       (this.era.modern ? this.era.send(message) : this.link.send(message)).catch((error: unknown) => {

@@ -11,10 +11,12 @@ import type { ForwardLimits } from "./forwarded-request.js";
 /** Rounds of input a 2026-07-28 child may ask of a 2025 client in one call, as the SDK's own servers allow. */
 const MAX_INPUT_ROUNDS = 8;
 
-/** Names for errors: the child, and what the request was ("tool \"x\""). */
+/** Names for errors: the child, and what the request was ("tool \"x\""); and how long it waited for its turn. */
 export interface RequestLabel {
   child: string;
   what: string;
+  /** For a tools/call with a time limit: how much of it the wait for its turn used up (see Turn). */
+  queuedMs?: number | undefined;
 }
 
 /**
@@ -79,18 +81,18 @@ async function exchange(
         { reason: "invalid_request_state" },
       );
     }
-    return session.wire.forward(method, params, limits, ctx);
+    return session.wire.forward(method, params, limits, ctx, label.queuedMs);
   }
   const meta = { ...ctx.meta, ...ctx.caller?.envelope };
   const sent = { ...params, ...(Object.keys(meta).length > 0 && { _meta: meta }), ...ctx.resume };
-  let result = await session.wire.forward(method, sent, limits, ctx);
+  let result = await session.wire.forward(method, sent, limits, ctx, label.queuedMs);
   for (let round = 1; result.resultType === "input_required" && !ctx.caller?.relaysInput; round++) {
     if (round > MAX_INPUT_ROUNDS) {
       throw new WireError(ErrorCode.InternalError, `${label.what} asked for input ${MAX_INPUT_ROUNDS} times in a row; gaggle stopped asking`);
     }
     const inputResponses = await askCaller(result.inputRequests, ctx, label.what);
     const requestState = typeof result.requestState === "string" ? { requestState: result.requestState } : {};
-    result = await session.wire.forward(method, { ...sent, inputResponses, ...requestState }, limits, ctx);
+    result = await session.wire.forward(method, { ...sent, inputResponses, ...requestState }, limits, ctx, label.queuedMs);
   }
   return result;
 }

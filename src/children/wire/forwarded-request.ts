@@ -32,8 +32,6 @@ export interface ForwardLimits {
 export interface ForwardHooks {
   cancel?: Cancellation | undefined;
   onprogress?: ((progress: Progress) => void) | undefined;
-  /** Set for a call that waited its turn first (see CallTurn): the time it waited is gone from its limits. */
-  turn?: { readonly queuedMs: number | undefined } | undefined;
 }
 
 /** What a request in flight needs of the wire that sent it. */
@@ -47,8 +45,6 @@ export interface RequestLane {
 export class ForwardedRequest implements Awaited {
   deadline: number;
   private readonly sentAt = performance.now();
-  /** How long the call waited for its turn before it was sent: its limits count from when it arrived. */
-  private readonly queuedMs: number;
   private stopListening: (() => void) | undefined;
 
   constructor(
@@ -56,11 +52,15 @@ export class ForwardedRequest implements Awaited {
     private readonly lane: RequestLane,
     private readonly limits: ForwardLimits,
     private readonly hooks: ForwardHooks,
+    /**
+     * For a call with a time limit (see Turn), how long it waited for its turn before it was sent: its limits
+     * count from when it arrived, and a timeout says how long it queued and ran.
+     */
+    private readonly queuedMs: number | undefined,
     private readonly resolve: (result: Record<string, unknown>) => void,
     private readonly reject: (error: Error) => void,
   ) {
-    this.queuedMs = hooks.turn?.queuedMs ?? 0;
-    this.deadline = this.sentAt + limits.timeoutMs - this.queuedMs;
+    this.deadline = this.sentAt + limits.timeoutMs - (queuedMs ?? 0);
     if (hooks.cancel) this.stopListening = hooks.cancel.onAbort((reason) => this.fail(cancelledError(reason), String(reason)));
   }
 
@@ -75,7 +75,7 @@ export class ForwardedRequest implements Awaited {
   /** Progress restarts the timeout, unless the request has run for max_timeout_ms already. */
   progress(progress: Progress): void {
     const now = performance.now();
-    const elapsed = now - this.sentAt + this.queuedMs;
+    const elapsed = now - this.sentAt + (this.queuedMs ?? 0);
     const { timeoutMs, maxTotalTimeoutMs } = this.limits;
     if (elapsed >= maxTotalTimeoutMs) {
       const data = { maxTotalTimeout: maxTotalTimeoutMs, totalElapsed: Math.round(elapsed), ...this.spent(now) };
@@ -104,7 +104,7 @@ export class ForwardedRequest implements Awaited {
 
   /** For a call that waited its turn: how long it waited, and how long it has run at the child. */
   private spent(now: number): { queued: number; ran: number } | undefined {
-    return this.hooks.turn ? { queued: Math.round(this.queuedMs), ran: Math.round(now - this.sentAt) } : undefined;
+    return this.queuedMs === undefined ? undefined : { queued: Math.round(this.queuedMs), ran: Math.round(now - this.sentAt) };
   }
 
   private settle(): void {

@@ -40,7 +40,7 @@ export class NoiseLog {
     const counts = Object.fromEntries([...this.quiet].sort((a, b) => b[1] - a[1]).slice(0, 10));
     const total = [...this.quiet.values()].reduce((sum, count) => sum + count, 0);
     this.quiet.clear();
-    this.log.warn({ counts }, `${total} more ${this.what}, not logged one by one`);
+    this.log.warn({ counts, total }, `${total} more ${this.what}, not logged one by one`);
   }
 }
 

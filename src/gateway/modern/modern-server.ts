@@ -4,7 +4,7 @@ import type { CallContext } from "../../children/child.js";
 import { WireError } from "../../shared/errors.js";
 import { describeJson, isObject } from "../../shared/json.js";
 import { GAGGLE_NAME, GAGGLE_VERSION } from "../../shared/version.js";
-import { CAPABILITIES, INSTRUCTIONS } from "../capabilities.js";
+import { CAPABILITIES } from "../capabilities.js";
 import type { Gaggle } from "../gaggle.js";
 import type { GatewayRequests } from "../requests.js";
 import { contextOf } from "../call-context.js";
@@ -75,12 +75,12 @@ export class ModernServer {
     const requests = this.requests;
     switch (method) {
       case "server/discover":
-        return discoverResult();
+        return discoverResult(this.gaggle.catalog.instructions);
       case "tools/list":
         return requests.listTools() as Promise<Params>;
       case "tools/call": {
         const { name, arguments: args } = toolCallParams(params);
-        return this.resumable({ method, target: name }, params, envelope, exchange, (ctx) => requests.callTool(name, args, ctx));
+        return this.resumable({ method, target: toolTarget(name, args) }, params, envelope, exchange, (ctx) => requests.callTool(name, args, ctx));
       }
       case "resources/list":
         return requests.listResources() as Promise<Params>;
@@ -120,13 +120,13 @@ export class ModernServer {
    * `inputResponses`) resumes the same call at the child.
    */
   private async resumable(
-    request: Omit<CallBinding, "client">,
+    request: Omit<CallBinding, "client" | "principal">,
     params: Params,
     envelope: Envelope,
     exchange: ModernExchange,
     start: (ctx: CallContext) => Promise<unknown>,
   ): Promise<Params> {
-    const binding: CallBinding = { ...request, client: clientOf(envelope, exchange) };
+    const binding: CallBinding = { ...request, principal: exchange.principal, client: clientOf(envelope, exchange) };
     let round: Round;
     if (issuedByGaggle(params.requestState)) {
       round = this.parked.take(params.requestState, binding);
@@ -191,9 +191,12 @@ export class ModernServer {
     return { _meta: { [META.subscriptionId]: request.id } };
   }
 
+  /** A result that says its type and takes no cache hints is the child's own, passed on as it is (see keepAnswerLine). */
   private finish(method: string, result: Params): Params {
+    const cacheable = CACHEABLE_METHODS.has(method);
+    if (typeof result.resultType === "string" && !(cacheable && result.resultType === "complete")) return result;
     const finished: Params = { ...result, resultType: typeof result.resultType === "string" ? result.resultType : "complete" };
-    if (CACHEABLE_METHODS.has(method) && finished.resultType === "complete") {
+    if (cacheable && finished.resultType === "complete") {
       finished.ttlMs ??= CACHE_HINTS.ttlMs;
       finished.cacheScope ??= CACHE_HINTS.cacheScope;
     }
@@ -214,17 +217,23 @@ function resumeParams(params: Params): CallContext["resume"] {
   return { ...(inputResponses !== undefined && { inputResponses }), ...(requestState !== undefined && { requestState }) };
 }
 
-/** Who a requestState is bound to: the client's name and, on a team member's path, the member. */
+/** What a tools/call is for: the tool, and for execute_child_tool the child and the tool it names as well. */
+function toolTarget(name: string, args: Record<string, unknown> | undefined): string {
+  if (name !== "execute_child_tool" || args === undefined) return name;
+  return `${name} ${JSON.stringify([args.server_id, args.tool_name])}`;
+}
+
+/** Which client a requestState is bound to: the client's name and, on a team member's path, the member. */
 function clientOf(envelope: Envelope, exchange: ModernExchange): string {
   const member = exchange.identity ? `${exchange.identity.teamId}/${exchange.identity.agentId}` : "";
   return `${envelope.clientInfo?.name ?? ""}@${member}`;
 }
 
-function discoverResult(): Params {
+function discoverResult(instructions: string): Params {
   return {
     supportedVersions: [...MODERN_VERSIONS],
     capabilities: CAPABILITIES,
-    instructions: INSTRUCTIONS,
+    instructions,
     _meta: { [META.serverInfo]: { name: GAGGLE_NAME, version: GAGGLE_VERSION } },
   };
 }

@@ -1,6 +1,7 @@
 // One audit record: who called what, how it ended, how long it took, and as much of the arguments as [audit] arguments allows.
 import { createHash } from "node:crypto";
 import type { AuditArguments } from "../../config/observe.js";
+import { MAX_NESTING } from "../../shared/json-rpc-codec.js";
 
 export interface AuditRecord {
   time: string;
@@ -53,11 +54,43 @@ function redacted(value: unknown, depth: number): unknown {
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, SECRET_NAME.test(key) ? "[redacted]" : redacted(item, depth + 1)]));
 }
 
-/** The size of a value as JSON, in bytes; null for one JSON cannot hold. */
-export function jsonBytes(value: unknown): number | null {
-  try {
-    return Buffer.byteLength(JSON.stringify(value) ?? "");
-  } catch {
-    return null;
+/**
+ * The size of a value as JSON, estimated from its strings' lengths and its shape without writing it: exact for
+ * ASCII text that needs no escapes. A value nested deeper than a message may be counts what lies above that depth.
+ */
+export function estimatedJsonBytes(value: unknown, depth = 0): number {
+  switch (typeof value) {
+    case "string":
+      return value.length + 2;
+    case "number":
+    case "bigint":
+      return String(value).length;
+    case "boolean":
+      return value ? 4 : 5;
+    case "object":
+      if (value === null) return 4;
+      if (depth >= MAX_NESTING) return 2;
+      return Array.isArray(value) ? arrayBytes(value, depth) : objectBytes(value as Record<string, unknown>, depth);
+    default:
+      return 0;
   }
+}
+
+function arrayBytes(items: unknown[], depth: number): number {
+  let bytes = 1 + items.length;
+  for (const item of items) bytes += item === undefined ? 4 : estimatedJsonBytes(item, depth + 1);
+  return bytes + (items.length === 0 ? 1 : 0);
+}
+
+function objectBytes(object: Record<string, unknown>, depth: number): number {
+  let bytes = 2;
+  let members = 0;
+  for (const key in object) {
+    if (!Object.hasOwn(object, key)) continue;
+    const item = object[key];
+    if (item === undefined || typeof item === "function") continue;
+    bytes += key.length + 3 + estimatedJsonBytes(item, depth + 1);
+    members++;
+  }
+  return bytes + Math.max(0, members - 1);
 }

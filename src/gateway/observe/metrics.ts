@@ -64,10 +64,16 @@ export interface GaugeSource {
   background(): BackgroundWork[];
 }
 
+/** Sessions last from seconds (a one-shot client) to days (an editor left open). */
+export const SESSION_BUCKETS = [1, 5, 10, 30, 60, 300, 900, 1800, 3600, 7200, 14400, 28800, 86400, 259200];
+
 export class Metrics {
   readonly registry = new Registry();
   private readonly server: Histogram<(typeof LABEL_NAMES)[number]>;
   private readonly client: Histogram<(typeof LABEL_NAMES)[number]>;
+  private readonly sessions: Histogram<"network_transport">;
+  /** Each label set's values, made once: a call's labels come from few values, and prom-client reads them on every observe. */
+  private readonly labelSets = new Map<string, Labels>();
 
   constructor(source: GaugeSource) {
     const registers = [this.registry];
@@ -83,6 +89,13 @@ export class Metrics {
       help: "The duration of an MCP request gaggle made to a child, until the child answered (mcp.client.operation.duration).",
       labelNames: LABEL_NAMES,
       buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.sessions = new Histogram({
+      name: "mcp_server_session_duration_seconds",
+      help: "How long a client's session with gaggle lasted, from its start until it closed (mcp.server.session.duration).",
+      labelNames: ["network_transport"],
+      buckets: SESSION_BUCKETS,
       registers,
     });
     new Gauge({
@@ -160,11 +173,25 @@ export class Metrics {
   }
 
   serverOperation(labels: OperationLabels, seconds: number): void {
-    this.server.observe(labelValues(labels), seconds);
+    this.server.observe(this.labelSet(labels), seconds);
   }
 
   clientOperation(labels: OperationLabels, seconds: number): void {
-    this.client.observe(labelValues(labels), seconds);
+    this.client.observe(this.labelSet(labels), seconds);
+  }
+
+  sessionDuration(transport: "pipe" | "tcp", seconds: number): void {
+    this.sessions.observe({ network_transport: transport }, seconds);
+  }
+
+  private labelSet(labels: OperationLabels): Labels {
+    const { method, tool, prompt, child, error, protocol, transport } = labels;
+    // Absent and "" stay apart: an absent value is written as a character no label value holds.
+    const none = "\u0001";
+    const key = `${method}\u0000${tool ?? none}\u0000${prompt ?? none}\u0000${child ?? none}\u0000${error ?? none}\u0000${protocol ?? none}\u0000${transport}`;
+    let set = this.labelSets.get(key);
+    if (!set) this.labelSets.set(key, (set = labelValues(labels)));
+    return set;
   }
 
   text(): Promise<string> {
@@ -176,7 +203,9 @@ export class Metrics {
   }
 }
 
-function labelValues(labels: OperationLabels): Partial<Record<(typeof LABEL_NAMES)[number], string>> {
+type Labels = Partial<Record<(typeof LABEL_NAMES)[number], string>>;
+
+function labelValues(labels: OperationLabels): Labels {
   const method = METHODS.has(labels.method) ? labels.method : "_OTHER";
   return {
     mcp_method_name: method,

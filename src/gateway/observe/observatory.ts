@@ -9,6 +9,7 @@ import {
   type ChildOperation,
   type ChildRequest,
   type ClientRequest,
+  type EndedSession,
   type Observer,
   type Outcome,
   type ServerOperation,
@@ -16,7 +17,8 @@ import {
 import type { Gaggle } from "../gaggle.js";
 import { isMetaTool } from "../meta-tools.js";
 import { AuditFile, CallRing } from "./audit-log.js";
-import { jsonBytes, recordedArguments, type AuditRecord } from "./audit-record.js";
+import { answerLineBytes } from "../../shared/json-rpc-codec.js";
+import { estimatedJsonBytes, recordedArguments, type AuditRecord } from "./audit-record.js";
 import { CallStats } from "./call-stats.js";
 import type { GaugeSource, Metrics } from "./metrics.js";
 import type { Tracing } from "./tracing.js";
@@ -86,6 +88,10 @@ export class Observatory implements Observer {
 
   clientRequest(request: ClientRequest): ServerOperation {
     return new ServerOp(this, request);
+  }
+
+  sessionEnded(session: EndedSession): void {
+    this.metrics?.sessionDuration(session.transport, session.durationMs / 1000);
   }
 
   /** Writes what is pending: the audit file's lines, the traces still batched. */
@@ -161,9 +167,10 @@ class ServerOp implements ServerOperation {
       outcome: outcome.error === undefined ? "ok" : outcome.error === "tool_error" ? "tool_error" : "error",
       error: outcome.error === undefined || outcome.error === "tool_error" ? null : outcome.error,
       duration_ms: Math.round(ms * 10) / 10,
-      // Measured only for the file: the page does not show them, and a large answer costs its size to measure.
-      bytes_in: file ? jsonBytes(request.arguments ?? {}) : null,
-      bytes_out: file && outcome.answer !== undefined ? jsonBytes(outcome.answer) : null,
+      // Only for the file (the page does not show them), and never by writing the answer out again: a child's
+      // answer is counted as the line it came in, anything else estimated from its lengths.
+      bytes_in: file ? estimatedJsonBytes(request.arguments ?? {}) : null,
+      bytes_out: file && outcome.answer !== undefined ? answerBytes(outcome.answer) : null,
     };
     if (request.method === "tools/call" && observatory.arguments !== "none")
       record.arguments = recordedArguments(request.arguments, observatory.arguments);
@@ -203,4 +210,9 @@ class ChildOp implements ChildOperation {
     observatory.stats.record(request.child, ms, outcome.error === undefined ? undefined : { type: outcome.error, message: outcome.message });
     if (this.span) observatory.tracing?.end(this.span, outcome);
   }
+}
+
+/** An answer's size: the line it came in from the child, when it is still that child's own, else an estimate. */
+function answerBytes(answer: unknown): number {
+  return (typeof answer === "object" && answer !== null && answerLineBytes(answer)) || estimatedJsonBytes(answer);
 }

@@ -107,7 +107,7 @@ describe("ChildWire timeouts", () => {
     const { transport, cancelledIds } = await linked();
     const ended: string[] = [];
     const limits = { timeoutMs: 300, maxTotalTimeoutMs: 10_000 };
-    const request = track(transport.forward("tools/call", { name: "a" }, limits, { turn: { queuedMs: 200 } }), ended, "request");
+    const request = track(transport.forward("tools/call", { name: "a" }, limits, {}, 200), ended, "request");
     await vi.advanceTimersByTimeAsync(99);
     expect(ended).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);

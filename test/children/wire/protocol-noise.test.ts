@@ -22,12 +22,14 @@ describe("protocol noise from a child", () => {
       expect(log.length).toBeLessThan(20_000);
       expect(log).not.toContain('"stack"');
       const told = log.split("\n").filter((line) => line.includes("protocol errors from the child"));
-      expect(told.length).toBeLessThanOrEqual(4);
-      const summary = JSON.parse(told.find((line) => line.includes("not logged one by one"))!) as { msg: string; counts: Record<string, number> };
-      const counted = Number(/^(\d+) more/.exec(summary.msg)?.[1]);
-      // Each kind's first is told on its own; every other message is counted.
-      expect(counted).toBeGreaterThanOrEqual(100_000 - 2);
-      expect(Object.values(summary.counts).reduce((sum, count) => sum + count, 0)).toBe(counted);
+      // Each kind's first is told on its own; every other message is counted, in one summary per window the flood
+      // lasted (one, unless the machine is slow) and at the session's end.
+      const summaries = told
+        .filter((line) => line.includes("not logged one by one"))
+        .map((line) => JSON.parse(line) as { total: number; counts: Record<string, number> });
+      expect(told.length - summaries.length).toBeLessThanOrEqual(2);
+      expect(summaries.reduce((sum, { total }) => sum + total, 0)).toBeGreaterThanOrEqual(100_000 - 2);
+      for (const { total, counts } of summaries) expect(Object.values(counts).reduce((sum, count) => sum + count, 0)).toBe(total);
     } finally {
       await gaggle.close();
     }

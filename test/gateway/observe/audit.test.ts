@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { AuditFile, CallRing, RECENT_CALLS } from "../../../src/gateway/observe/audit-log.js";
-import { recordedArguments, type AuditRecord } from "../../../src/gateway/observe/audit-record.js";
+import { estimatedJsonBytes, recordedArguments, type AuditRecord } from "../../../src/gateway/observe/audit-record.js";
 
 const dir = mkdtempSync(join(tmpdir(), "gaggle-audit-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -39,6 +39,20 @@ describe("recorded arguments", () => {
     expect(full).toMatchObject({ path: "/tmp/x", api_key: "[redacted]", nested: { password: "[redacted]", depth: [{ token: "[redacted]" }] } });
     expect(JSON.stringify(full)).not.toMatch(/sk-123|hunter2/);
     expect(full.text).toMatch(/^y{1024}\[\.\.\. 1976 more characters\]$/);
+  });
+});
+
+describe("bytes in and out", () => {
+  it("are estimated without writing the value out, exactly for ASCII text that needs no escapes", () => {
+    const values = [
+      {},
+      [],
+      { content: [{ type: "text", text: "hello" }], isError: false, structuredContent: { n: 1.5, big: 12345, none: null, list: [1, "two", [], {}] } },
+      { skipped: undefined, kept: "x" },
+      [1, 2, 3],
+      "plain",
+    ];
+    for (const value of values) expect(estimatedJsonBytes(value)).toBe(Buffer.byteLength(JSON.stringify(value)));
   });
 });
 

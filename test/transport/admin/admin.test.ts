@@ -1,10 +1,31 @@
 // The admin listener of a real gaggle: health, readiness, the status document, metrics, and who may read them.
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { textOf } from "../../helpers/gaggle.js";
 import { startHttpGaggle, type HttpGaggle } from "../../helpers/gaggle-http.js";
 import { fixtureChild, NO_BUILT_INS } from "../../helpers/paths.js";
 import { until } from "../../helpers/poll.js";
 import { get, json, startAdminGaggle, type AdminGaggle, type Status } from "./helpers.js";
+
+describe("readiness of a gaggle whose eager child does not start", () => {
+  let gaggle: AdminGaggle;
+  beforeAll(async () => {
+    gaggle = await startAdminGaggle(`${NO_BUILT_INS}\n${fixtureChild("broken", "exit-at-start.mjs", 'startup = "eager"')}`);
+  });
+  afterAll(() => gaggle?.close());
+
+  it("is alive but answers /readyz with 503, counting the eager child that is not running", async () => {
+    expect(await json(`${gaggle.admin}healthz`)).toEqual({ status: "ok" });
+    const failed = await until(
+      () => gaggle.metaJson<{ status: string }>("get_child_status", { server_id: "broken" }),
+      (status) => status.status === "failed",
+    );
+    expect(failed.status).toBe("failed");
+    const ready = await get(`${gaggle.admin}readyz`);
+    expect(ready.status).toBe(503);
+    expect(JSON.parse(ready.body)).toEqual({ status: "not_ready", eager_children: 1, eager_not_running: 1, config_errors: 0 });
+  });
+});
 
 describe("the admin listener of a stdio gaggle", () => {
   let gaggle: AdminGaggle;
@@ -118,6 +139,19 @@ describe("the admin paths beside /mcp, with two named tokens", () => {
       name: "execute_child_tool",
       arguments: { server_id: "process", tool_name: "gg_process_kill", arguments: { pid: Number(pid) } },
     });
+  });
+
+  it("times each client session that ends: mcp.server.session.duration", async () => {
+    const sessions = async () => {
+      const text = (await get(`${base()}metrics`, alice)).body;
+      return Number(/^mcp_server_session_duration_seconds_count\{network_transport="tcp"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+    };
+    const before = await sessions();
+    const client = await gaggle.connect({ headers: alice, name: "short-lived" });
+    // The client ends its session (DELETE /mcp), as a client that is done does.
+    await (client.transport as StreamableHTTPClientTransport).terminateSession();
+    await client.close();
+    expect(await until(sessions, (count) => count === before + 1)).toBe(before + 1);
   });
 
   it("refuses the status, its events and the metrics without a token, and answers the page and health without one", async () => {

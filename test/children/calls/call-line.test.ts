@@ -1,6 +1,32 @@
 import { describe, expect, it } from "vitest";
-import { CallQueue } from "../../../src/children/calls/call-queue.js";
+import { CallLine, type Leave } from "../../../src/children/calls/call-line.js";
 import { Cancellation } from "../../../src/children/calls/cancellation.js";
+
+/** A line's calls as the router runs them: in at once when there is room, else after waiting; the place given back however they end. */
+class Queue extends CallLine {
+  constructor(concurrency: number) {
+    super(concurrency, false);
+  }
+
+  run<T>(call: () => Promise<T>, cancel?: Cancellation): Promise<T> {
+    const now = this.tryEnter("local");
+    if (now) return leaving(now, call);
+    return this.enter("local", cancel).then((leave) => leaving(leave, call));
+  }
+}
+
+async function leaving<T>(leave: Leave, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } finally {
+    leave();
+  }
+}
+
+/** A line that lets one client at a time in, as every real child's is. */
+const gateOf = () => new CallLine(Infinity, true);
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 /** Calls that end when the test says: what started, in which order, and the most that ran at once. */
 function controlledCalls() {
@@ -30,10 +56,10 @@ function controlledCalls() {
 /** Lets every settled promise's reactions run. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-describe("CallQueue", () => {
+describe("CallLine: at most `concurrency` calls at once", () => {
   it.each([1, 2, 3])("runs at most %i calls at once and starts waiting calls in order", async (concurrency) => {
     const calls = controlledCalls();
-    const queue = new CallQueue(concurrency);
+    const queue = new Queue(concurrency);
     const results: Array<Promise<number>> = [];
     // Calls arrive in three bursts, with some ending in between, so calls started at once and calls that
     // waited are in flight together.
@@ -57,7 +83,7 @@ describe("CallQueue", () => {
 
   it("fills a freed slot from the line before taking a new call at once", async () => {
     const calls = controlledCalls();
-    const queue = new CallQueue(2);
+    const queue = new Queue(2);
     const first = queue.run(calls.call(0));
     void queue.run(calls.call(1));
     void queue.run(calls.call(2));
@@ -76,7 +102,7 @@ describe("CallQueue", () => {
 
   it("drops a waiting call that is cancelled, and never starts it", async () => {
     const calls = controlledCalls();
-    const queue = new CallQueue(1);
+    const queue = new Queue(1);
     const running = queue.run(calls.call(0));
     const cancel = new Cancellation();
     const cancelled = queue.run(calls.call(1), cancel);
@@ -94,7 +120,7 @@ describe("CallQueue", () => {
 
   it("frees a slot when a call fails, whether it waited or not", async () => {
     const calls = controlledCalls();
-    const queue = new CallQueue(1);
+    const queue = new Queue(1);
     await expect(queue.run(() => Promise.reject(new Error("the child failed")))).rejects.toThrow("the child failed");
     expect({ running: queue.running, waiting: queue.waiting }).toEqual({ running: 0, waiting: 0 });
     const first = queue.run(calls.call(0));
@@ -108,5 +134,84 @@ describe("CallQueue", () => {
     calls.finish(2);
     expect(await third).toBe(2);
     expect({ running: queue.running, waiting: queue.waiting }).toEqual({ running: 0, waiting: 0 });
+  });
+});
+
+describe("CallLine: one client at a time", () => {
+  it("lets one client's calls in together, and another client in once they have all left", async () => {
+    const gate = gateOf();
+    const a1 = await gate.enter("a");
+    const a2 = await gate.enter("a");
+    expect(gate.tryEnter("b")).toBeUndefined();
+    a1();
+    expect(gate.tryEnter("b")).toBeUndefined();
+    a2();
+    expect(gate.tryEnter("b")).toBeDefined();
+  });
+
+  it("holds another client's call until the first client's calls are done", async () => {
+    const gate = gateOf();
+    const order: string[] = [];
+    const a1 = await gate.enter("a");
+    const b = gate.enter("b").then((leave) => (order.push("b"), leave));
+    await tick();
+    expect(order).toEqual([]);
+    a1();
+    (await b)();
+    expect(order).toEqual(["b"]);
+  });
+
+  it("admits waiting clients in order, so a busy client cannot starve another", async () => {
+    const gate = gateOf();
+    const order: string[] = [];
+    const first = await gate.enter("a");
+    const waiting = [
+      gate.enter("b").then((leave) => (order.push("b1"), leave)),
+      gate.enter("a").then((leave) => (order.push("a2"), leave)),
+      gate.enter("b").then((leave) => (order.push("b2"), leave)),
+    ];
+    await tick();
+    expect(order).toEqual([]);
+    first();
+    const b1 = await waiting[0]!;
+    await tick();
+    expect(order).toEqual(["b1"]);
+    b1();
+    (await waiting[1]!)();
+    (await waiting[2]!)();
+    expect(order).toEqual(["b1", "a2", "b2"]);
+  });
+
+  it("admits at once without waiting, or says the call must wait", async () => {
+    const gate = gateOf();
+    const a1 = gate.tryEnter("a")!;
+    const a2 = gate.tryEnter("a")!;
+    expect(gate.tryEnter("b")).toBeUndefined();
+    const b = gate.enter("b");
+    // A waiting client keeps its turn: the owner's later calls queue behind it instead of slipping in.
+    expect(gate.tryEnter("a")).toBeUndefined();
+    a1();
+    a1();
+    expect(gate.tryEnter("b")).toBeUndefined();
+    a2();
+    const leaveB = await b;
+    expect(gate.tryEnter("b")).toBeDefined();
+    expect(gate.tryEnter("a")).toBeUndefined();
+    leaveB();
+  });
+
+  it("drops a waiting call that is cancelled, and admits the next one in its place", async () => {
+    const gate = gateOf();
+    const a = gate.tryEnter("a")!;
+    const cancel = new Cancellation();
+    const b = gate.enter("b", cancel);
+    const c = gate.enter("c");
+    cancel.abort("the client gave up");
+    await expect(b).rejects.toThrow("cancelled by the caller: the client gave up");
+    a();
+    const leaveC = await c;
+    expect(gate.tryEnter("b")).toBeUndefined();
+    leaveC();
+    expect(gate.tryEnter("b")).toBeDefined();
   });
 });
