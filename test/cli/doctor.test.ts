@@ -134,7 +134,8 @@ describe("gaggle doctor", () => {
     const state = mkdtempSync(join(tmpdir(), "doctor-state-"));
     const config = writeConfig([`[gateway]\nstate_dir = ${JSON.stringify(state)}\n`, NO_BUILT_INS, fixtureChild("echo", "echo.mjs")].join("\n"));
     expect((await runCli(["doctor", "echo", "--config", config])).code).toBe(0);
-    const entry = JSON.parse(readFileSync(join(state, "catalog", "echo.json"), "utf8")) as { lists: Record<string, unknown[]> };
+    const [file] = readdirSync(join(state, "catalog")).filter((name) => name.startsWith("echo."));
+    const entry = JSON.parse(readFileSync(join(state, "catalog", file!), "utf8")) as { lists: Record<string, unknown[]> };
     expect(Object.keys(entry.lists).sort()).toEqual(["prompts", "resourceTemplates", "resources", "tools"]);
     expect(entry.lists.prompts!.length).toBeGreaterThan(0);
   });
