@@ -47,8 +47,9 @@ export class ProxyCatalog {
   private readonly signInTools = new Map<string, Tool>();
   private readonly log = logger({ subsystem: "proxy" });
   /**
-   * When the wait for a child ends, fixed by the first list that waited for it: a client asks for its tools,
-   * prompts and resources one after another, and the later lists must not each wait the whole bound again.
+   * When the wait for a child ends, fixed by the first list that waited for it until the child answers: a client
+   * asks for its tools, prompts and resources one after another, and the later lists must not each wait the whole
+   * bound again.
    */
   private readonly waitsUntil = new WeakMap<Child, number>();
   /**
@@ -252,8 +253,17 @@ export class ProxyCatalog {
       const fetching = fetch(child);
       if (!Number.isFinite(this.wait.ms)) return fetching;
       let timer: NodeJS.Timeout | undefined;
-      const deadline = this.waitsUntil.get(child) ?? Date.now() + this.wait.ms;
-      this.waitsUntil.set(child, deadline);
+      let deadline = this.waitsUntil.get(child);
+      if (deadline === undefined) {
+        const until = Date.now() + this.wait.ms;
+        deadline = until;
+        this.waitsUntil.set(child, until);
+        // Once the child has answered (or failed), a later wait for it (after a sign-in, a restart) has its own bound.
+        const done = () => {
+          if (this.waitsUntil.get(child) === until) this.waitsUntil.delete(child);
+        };
+        fetching.then(done, done);
+      }
       // Unref: a list waiting out its bound must not keep a stopping gaggle alive.
       const waited = new Promise<typeof LATE>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()), LATE).unref()));
       const first = await Promise.race([fetching, waited]).finally(() => clearTimeout(timer));
