@@ -1,7 +1,8 @@
 // Every connected client, and the fan-out of what children report: list changes, resource updates, logs.
-import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, type LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
 import type { Caller, Child, LogMessage, MemberIdentity } from "../children/child.js";
 import type { ChildEvents, Switchboard } from "../children/switchboard.js";
+import { WireError } from "../shared/errors.js";
 import { logger } from "../shared/log.js";
 import type { Observer } from "../shared/observer.js";
 import { mostVerbose, type ClientSession } from "./client-session.js";
@@ -61,6 +62,7 @@ export class SessionHub implements ChildEvents {
     private readonly observer?: Observer,
   ) {
     switchboard.listen(this);
+    switchboard.askThrough(this);
   }
 
   get size(): number {
@@ -197,6 +199,18 @@ export class SessionHub implements ChildEvents {
     // A subscriber of that URI hears of the update through resourceUpdated already.
     const uri = note.resourceUpdated;
     if (uri && !session.subscriptions.has(uri)) session.resourceUpdated(uri);
+  }
+
+  /** A request to one client session outside any call; refused with a WireError when that session is not here. */
+  ask(
+    sessionId: string,
+    request: { method: string; params?: Record<string, unknown> },
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<Record<string, unknown>> {
+    const session = this.sessions.get(sessionId);
+    if (!session?.initialized) return Promise.reject(new WireError(ErrorCode.InvalidRequest, `the client session ${sessionId} is gone`));
+    return session.ask(request, signal, timeoutMs);
   }
 
   /** Children are asked for the most verbose level any client wants; each client's own level filters what it gets. */
