@@ -12,7 +12,8 @@ export interface ChildEvents {
   log(child: string, params: LogMessage, callers: Caller[]): void;
   /**
    * Tells one client something after its call has returned (a background job ended): a log message,
-   * filtered by that client's level, and/or that a resource changed. A client that has gone is skipped.
+   * filtered by that client's level, and/or that a resource changed. A client that has gone is skipped. Log data
+   * that is an object with a `message` sentence is also sent as a channel event (Claude Code puts it before the model).
    */
   notify(sessionId: string, note: { log?: LogMessage; resourceUpdated?: string }): void;
 }

@@ -13,6 +13,7 @@ import type { Cancellation } from "../children/calls/cancellation.js";
 import { AnyResultSchema } from "../children/wire/caller-tracker.js";
 import { WireError } from "../shared/errors.js";
 import type { PeerInfo } from "../shared/observer.js";
+import { CHANNEL_METHOD } from "./capabilities.js";
 
 /** RFC 5424 order, as MCP uses it: a client at level L receives L and everything more severe. */
 const SEVERITY: LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
@@ -66,6 +67,11 @@ export class ClientSession {
    */
   get initialized(): boolean {
     return this.server.getClientVersion() !== undefined;
+  }
+
+  /** A channel event (see CHANNEL_METHOD), once the client has initialized. */
+  channel(content: string, meta: Record<string, string>): void {
+    if (this.initialized) void this.server.notification({ method: CHANNEL_METHOD, params: { content, meta } }).catch(() => {});
   }
 
   resourceUpdated(uri: string): void {

@@ -20,6 +20,8 @@ export interface MetaHandlerOptions {
   waitMs?: number;
   /** Whether a child is built in: its tools are known without any run, so finding only them is a cold search. */
   builtIn?: (name: string) => boolean;
+  /** Why the config file is not the config in force; shown with the children while it is not. */
+  configErrors?: () => string[];
   /** The tool listed to sign in to a child that needs it (proxy and search modes); none elsewhere. */
   signInTool?: (name: string) => string | undefined;
   /**
@@ -33,6 +35,7 @@ export class MetaHandlers {
   private readonly wording: Wording;
   private readonly waitMs: number;
   private readonly builtIn: (name: string) => boolean;
+  private readonly configErrors: () => string[];
   private readonly signInTool: (name: string) => string | undefined;
   private readonly principals: boolean;
 
@@ -43,6 +46,7 @@ export class MetaHandlers {
     this.wording = options.wording ?? META_WORDING;
     this.waitMs = options.waitMs ?? 0;
     this.builtIn = options.builtIn ?? (() => false);
+    this.configErrors = options.configErrors ?? (() => []);
     this.signInTool = options.signInTool ?? (() => undefined);
     this.principals = options.principals ?? false;
   }
@@ -73,13 +77,31 @@ export class MetaHandlers {
       case "get_schema":
         return this.schema(args as Args<"get_schema">);
       case "list_registered_children":
-        return Promise.resolve(jsonResult({ children: this.router.names(), count: this.router.names().length }));
+        return Promise.resolve(jsonResult({ children: this.router.names(), count: this.router.names().length, ...this.configErrorsField() }));
       case "get_child_status":
-        return Promise.resolve(jsonResult(statusView(this.router.status((args as Args<"get_child_status">).server_id))));
+        return Promise.resolve(this.childStatus((args as Args<"get_child_status">).server_id));
       case "close_child_session":
         return this.close(args as Args<"close_child_session">, ctx);
       case "search_tools":
         return this.search(args as Args<"search_tools">);
+    }
+  }
+
+  private configErrorsField(): { config_errors?: string[] } {
+    const errors = this.configErrors();
+    return errors.length > 0 ? { config_errors: errors } : {};
+  }
+
+  /** A child that is not there while the config does not load may be one of the file's: the answer says why it is missing. */
+  private childStatus(serverId: string): CallToolResult {
+    try {
+      return jsonResult({ ...statusView(this.router.status(serverId)), ...this.configErrorsField() });
+    } catch (error) {
+      const errors = this.configErrors();
+      if (errors.length === 0 || !(error instanceof GaggleError)) throw error;
+      throw new GaggleError(error.code, `${error.message}; the config file does not load, so its children are not served: ${errors.join("; ")}`, {
+        hint: "fix the config file; gaggle applies it without a reconnect",
+      });
     }
   }
 

@@ -37,7 +37,7 @@ export interface ListWait {
 /**
  * Indexes are built on first use and dropped when a child says a list changed. A list known without starting
  * the child (a running session's, or the catalog's from its last run) is used as it is; a child known to nobody
- * is asked and waited for at most `wait.ms`, then left out until it answers. A child that cannot be reached is
+ * is asked and waited for at most `wait.ms` from the first list that asked for it, then left out until it answers. A child that cannot be reached is
  * left out of a listing (and logged) rather than failing the whole list.
  */
 export class ProxyCatalog {
@@ -47,25 +47,44 @@ export class ProxyCatalog {
   private readonly signInTools = new Map<string, Tool>();
   private readonly log = logger({ subsystem: "proxy" });
   /**
-   * The meta-tools are listed unless every child is exposed as tools only, built-in ones included (so that a
-   * child left out of the list stays reachable); fixed once the children are.
+   * When the wait for a child ends, fixed by the first list that waited for it until the child answers: a client
+   * asks for its tools, prompts and resources one after another, and the later lists must not each wait the whole
+   * bound again.
    */
-  readonly listsMetaTools: boolean;
+  private readonly waitsUntil = new WeakMap<Child, number>();
+  /**
+   * The meta-tools are listed unless every child is exposed as tools only, built-in ones included (so that a
+   * child left out of the list stays reachable); follows the children (see reconfigure).
+   */
+  listsMetaTools = true;
   /** The meta-tools tools/list shows: all of them, none, or in search mode search_tools and execute_child_tool. */
-  readonly metaTools: Tool[];
+  metaTools: Tool[] = META_TOOLS;
   /** How hints speak to clients: with the tools they list, and no other. */
-  readonly wording: Wording;
+  wording: Wording = META_WORDING;
   /** What a client is told at the start, in the same words. */
-  readonly instructions: string;
+  instructions: string = INSTRUCTIONS.meta;
 
   /** `exposures` has an entry for every child of the router; `gatewayMode` is gateway.expose. */
   constructor(
     private readonly router: Router,
-    private readonly exposures: ReadonlyMap<string, Exposure>,
-    gatewayMode: Mode,
+    private exposures: ReadonlyMap<string, Exposure>,
+    private readonly gatewayMode: Mode,
     private readonly wait: ListWait = { ms: Infinity, late: () => {} },
   ) {
-    this.listsMetaTools = gatewayMode !== "tools" || router.names().some((name) => this.modeOf(name) !== "tools");
+    this.derive();
+  }
+
+  /** The router's children changed (a reloaded config): how each is offered now. Every list is built anew. */
+  reconfigure(exposures: ReadonlyMap<string, Exposure>): void {
+    this.exposures = exposures;
+    this.derive();
+    this.toolIndex = undefined;
+    this.promptIndex = undefined;
+  }
+
+  private derive(): void {
+    const gatewayMode = this.gatewayMode;
+    this.listsMetaTools = gatewayMode !== "tools" || this.router.names().some((name) => this.modeOf(name) !== "tools");
     this.metaTools = gatewayMode === "search" ? SEARCH_TOOLS : this.listsMetaTools ? META_TOOLS : [];
     this.wording = gatewayMode === "search" ? SEARCH_WORDING : this.listsMetaTools ? META_WORDING : TOOL_LIST_WORDING;
     this.instructions = gatewayMode === "search" ? INSTRUCTIONS.search : this.listsMetaTools ? INSTRUCTIONS.meta : INSTRUCTIONS.tools;
@@ -126,9 +145,19 @@ export class ProxyCatalog {
     return [...listed, ...signIns.map(([name, { item }]) => ({ ...item, name }))];
   }
 
-  /** A child's own tool first; else a sign-in tool, whether or not the child still needs it. */
+  /**
+   * The tool an exposed name stands for: a child's own tool first, else a sign-in tool, whether or not the child
+   * still needs it. A name in neither may be a tool of a child whose list was not there in time for it: a call,
+   * unlike a list, waits for those children (each bounded by its own start timeout), then looks once more.
+   */
   async resolveTool(name: string): Promise<Owned<Tool> | undefined> {
-    return (await this.tools_()).get(name) ?? this.signInEntries().get(name);
+    const found = (await this.tools_()).get(name) ?? this.signInEntries().get(name);
+    if (found) return found;
+    const unlisted = this.exposedChildren().filter((child) => child.known().tools === undefined);
+    if (unlisted.length === 0) return undefined;
+    await Promise.allSettled(unlisted.map((child) => child.tools()));
+    this.toolIndex = undefined;
+    return (await this.tools_()).get(name);
   }
 
   /** Each sign-in tool under its exposed name: `<prefix>__authenticate`, the child's name standing in for an empty prefix. */
@@ -224,8 +253,19 @@ export class ProxyCatalog {
       const fetching = fetch(child);
       if (!Number.isFinite(this.wait.ms)) return fetching;
       let timer: NodeJS.Timeout | undefined;
+      let deadline = this.waitsUntil.get(child);
+      if (deadline === undefined) {
+        const until = Date.now() + this.wait.ms;
+        deadline = until;
+        this.waitsUntil.set(child, until);
+        // Once the child has answered (or failed), a later wait for it (after a sign-in, a restart) has its own bound.
+        const done = () => {
+          if (this.waitsUntil.get(child) === until) this.waitsUntil.delete(child);
+        };
+        fetching.then(done, done);
+      }
       // Unref: a list waiting out its bound must not keep a stopping gaggle alive.
-      const waited = new Promise<typeof LATE>((resolve) => (timer = setTimeout(resolve, this.wait.ms, LATE).unref()));
+      const waited = new Promise<typeof LATE>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()), LATE).unref()));
       const first = await Promise.race([fetching, waited]).finally(() => clearTimeout(timer));
       if (first === LATE) {
         fetching.then(

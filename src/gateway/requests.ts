@@ -34,6 +34,7 @@ export class GatewayRequests {
       wording: catalog.wording,
       waitMs: gaggle.config.gateway.listWaitMs,
       builtIn: (name) => catalog.isBuiltIn(name),
+      configErrors: () => gaggle.configErrors(),
       signInTool: (name) => catalog.signInToolName(name),
       principals: Object.keys(gaggle.config.gateway.authTokens ?? {}).length > 0,
     });

@@ -38,11 +38,14 @@ export interface GatewayServer {
 
 /** One client session; it joins the hub at once and leaves it when its connection closes. */
 export function createGatewayServer(gaggle: Gaggle, sessionId: string, who: ClientPrincipal = { principal: LOCAL_PRINCIPAL }): GatewayServer {
+  const problems = gaggle.configErrors();
   const server = new CheckedServer(
     { name: GAGGLE_NAME, version: GAGGLE_VERSION },
-    { capabilities: CAPABILITIES, instructions: gaggle.catalog.instructions, jsonSchemaValidator: SCHEMA_VALIDATOR },
+    { capabilities: CAPABILITIES, instructions: withConfigErrors(gaggle.catalog.instructions, problems), jsonSchemaValidator: SCHEMA_VALIDATOR },
   );
   const session = new ClientSession(sessionId, server, who);
+  // A client that connects while the config does not load hears why, besides the instructions that say it.
+  if (problems.length > 0) server.oninitialized = () => session.log({ level: "error", logger: "gaggle", data: configErrorText(problems) });
 
   const requests = new GatewayRequests(gaggle);
   const callTool = registerToolHandlers(server, session, requests);
@@ -73,4 +76,13 @@ export function createGatewayServer(gaggle: Gaggle, sessionId: string, who: Clie
     if (method !== "initialize") session.active = true;
   };
   return { server, callTool, closed, requested };
+}
+
+/** What a client is told while the config file does not load: the errors, and that fixing the file applies it. */
+export function configErrorText(problems: string[]): string {
+  return `gaggle's config file does not load, so gaggle serves the last config that did (none at start); fix the file and it is applied without a reconnect:\n${problems.join("\n")}`;
+}
+
+function withConfigErrors(instructions: string, problems: string[]): string {
+  return problems.length === 0 ? instructions : `${configErrorText(problems)}\n\n${instructions}`;
 }

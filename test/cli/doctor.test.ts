@@ -1,7 +1,9 @@
 // `gaggle doctor`: every configured child started at once, and for each either that it works or the real cause of
 // its failure with what to do; nothing it started outlives it. `gaggle validate` warns of commands not on PATH.
 import { randomUUID } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createServer } from "node:http";
 import { createServer as createTlsServer, type Server as TlsServer } from "node:https";
 import type { AddressInfo } from "node:net";
@@ -126,6 +128,16 @@ describe("gaggle doctor", () => {
       ok: true,
       children: [{ name: "echo", ok: true, protocol: "2025-11-25", tools: 10, start_ms: expect.any(Number) }],
     });
+  });
+
+  it("records every list of a child it started in the catalog, so a gateway's first lists of it start nothing", async () => {
+    const state = mkdtempSync(join(tmpdir(), "doctor-state-"));
+    const config = writeConfig([`[gateway]\nstate_dir = ${JSON.stringify(state)}\n`, NO_BUILT_INS, fixtureChild("echo", "echo.mjs")].join("\n"));
+    expect((await runCli(["doctor", "echo", "--config", config])).code).toBe(0);
+    const [file] = readdirSync(join(state, "catalog")).filter((name) => name.startsWith("echo."));
+    const entry = JSON.parse(readFileSync(join(state, "catalog", file!), "utf8")) as { lists: Record<string, unknown[]> };
+    expect(Object.keys(entry.lists).sort()).toEqual(["prompts", "resourceTemplates", "resources", "tools"]);
+    expect(entry.lists.prompts!.length).toBeGreaterThan(0);
   });
 
   it("gives the line of a child's stderr that names the cause in --json too", async () => {

@@ -138,12 +138,18 @@ describe("a first tools/list over children the catalog does not know", () => {
     }
   });
 
-  it("answers a client that gives tools/list 5 s (Claude Code) in time, over ten children that each take 8 s to start", async () => {
+  it("answers every first list in turn within the two seconds claude -p gives them all, over ten children that each take 8 s to start", async () => {
     const slow = Array.from({ length: 10 }, (_, i) => fixtureChild(`slow${i}`, "slow.mjs", 'env = { SLOW_START_MS = "8000" }'));
     const gaggle = await gatewayIn(newState(), [PROXY, NO_BUILT_INS, ...slow].join("\n"));
     try {
-      const { tools } = await gaggle.client.listTools(undefined, { timeout: 5000 });
+      // One deadline for the four lists together, asked one after another as the client asks them.
+      const deadline = Date.now() + 2000;
+      const left = () => ({ timeout: Math.max(1, deadline - Date.now()) });
+      const { tools } = await gaggle.client.listTools(undefined, left());
       expect(tools.map((tool) => tool.name)).toContain("execute_child_tool");
+      expect((await gaggle.client.listPrompts(undefined, left())).prompts).toEqual([]);
+      expect((await gaggle.client.listResources(undefined, left())).resources).toEqual(expect.any(Array));
+      expect((await gaggle.client.listResourceTemplates(undefined, left())).resourceTemplates).toEqual(expect.any(Array));
     } finally {
       await gaggle.close();
     }

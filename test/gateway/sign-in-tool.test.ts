@@ -34,7 +34,11 @@ afterAll(async () => {
 
 /** A gateway of its own state (no sign-in kept from another test), fronting one remote child named `name`. */
 async function gatewayFor(mode: "tools" | "search", name: string): Promise<HttpGaggle> {
-  const config = [`[gateway]\nexpose = "${mode}"\n`, NO_BUILT_INS, `[mcp_servers.${name}]\ntype = "http"\nurl = "${url}"\n`].join("\n");
+  const config = [
+    `[gateway]\nexpose = "${mode}"\nlist_wait_ms = 30000\n`,
+    NO_BUILT_INS,
+    `[mcp_servers.${name}]\ntype = "http"\nurl = "${url}"\n`,
+  ].join("\n");
   const gaggle = await startHttpGaggle(config, { env: { XDG_STATE_HOME: mkdtempSync(join(tmpdir(), "sign-in-tool-")) } });
   running.push(gaggle);
   return gaggle;
