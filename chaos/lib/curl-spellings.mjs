@@ -78,4 +78,13 @@ export const CURL_SPELLINGS = [
   "cat < /dev/tcp/example.com/80",
   "echo curl | xargs -I{} {} x",
   "echo '$(curl x)'; echo ${_@P}",
+  "echo 'a[$(curl x)]'; RANDOM=$_",
+  "echo 'a[$(curl x)]'; a[$_]=1",
+  "declare -n r='a[$(curl x)]'; echo $r",
+  "PS4='$(curl x)'; set -x; :",
+  "PROMPT_COMMAND='curl x' bash -i",
+  "compgen -C 'curl x' a",
+  "bash --rcfile <(echo curl x) -i",
+  "BASH_ENV=<(echo curl x) bash -c :",
+  "true && { cu?l x; }",
 ];

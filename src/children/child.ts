@@ -223,6 +223,11 @@ export interface Child {
   unsubscribe(uri: string): Promise<void>;
   /** What its clients started that still runs or was kept after it ended (the status page lists it); never starts the child. */
   background(): BackgroundWork[];
-  /** Ends the session and stops everything the child started; the next use starts it again. Resolves with the uptime it had. */
-  close(): Promise<{ uptimeMs: number | null }>;
+  /**
+   * Ends the session and stops everything the child started; the next use starts it again. Resolves with the
+   * uptime it had. With `principal` (close_child_session where clients are told apart by their tokens), a built-in
+   * child ends only what that principal started, or refuses when what it holds is shared by every client; a
+   * configured server's one session is everyone's and ends whole.
+   */
+  close(principal?: string): Promise<{ uptimeMs: number | null }>;
 }

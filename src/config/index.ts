@@ -2,7 +2,8 @@
 export { ConfigError, describeValue } from "./errors.js";
 export { expandEnv, expandString } from "./expand.js";
 export { findConfigPath, loadConfig, validateConfigText } from "./load.js";
-export { stateDir } from "./state-dir.js";
+export { makeStateDir, stateDir } from "./state-dir.js";
+export { configSecrets } from "./secrets.js";
 export { fetchesOnFirstRun } from "./child.js";
 export {
   type ChildConfig,

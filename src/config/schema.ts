@@ -31,6 +31,13 @@ export const EXPOSE_MODES = ["meta", "tools", "both", "search"] as const;
 export const SERVER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 /** The names of gateway.auth_tokens: the principal each token stands for. */
 const TOKEN_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+/** Principals gaggle names itself: the stdio client (LOCAL_PRINCIPAL) and the holder of gateway.auth_token. */
+const RESERVED_TOKEN_NAMES: Record<string, string> = {
+  local: "the client on stdio (and every client of a listener without tokens)",
+  auth_token: "the holder of gateway.auth_token or GAGGLE_AUTH_TOKEN",
+};
+/** Shorter tokens can be guessed by trying: a bearer token is the only thing between a listener and its children. */
+export const MIN_TOKEN_CHARS = 16;
 
 // ---- what the rest of gaggle reads: the schemas' output ----
 
@@ -67,13 +74,23 @@ export function serverNameProblem(name: string): string | undefined {
   return undefined;
 }
 
+/** A token's text is never repeated in the message. */
+function longEnough(payload: z.core.ParsePayload<string>): void {
+  if (payload.value.length === 0 || payload.value.length >= MIN_TOKEN_CHARS) return;
+  payload.issues.push({
+    code: "custom",
+    input: undefined,
+    message: `a token of ${payload.value.length} characters is too short to keep anyone out: use at least ${MIN_TOKEN_CHARS} (e.g. \`openssl rand -hex 24\`)`,
+  });
+}
+
 const gatewaySchema = closed({
   log_level: oneOf(LOG_LEVELS).default("info"),
   expose: oneOf(EXPOSE_MODES).default("meta"),
   /** How long a child gets after SIGTERM before SIGKILL. */
   shutdown_grace_ms: durationMs("an integer >= 0", { min: 0 }).default(2000),
   /** Bearer token HTTP clients must send; required when serving HTTP on a non-loopback address (or auth_tokens). */
-  auth_token: z.string(expected("a string")).min(1).optional(),
+  auth_token: z.string(expected("a string")).min(1).check(longEnough).optional(),
   /**
    * Named bearer tokens, name -> token: each client is the principal its token names, a session is bound to the
    * token that opened it, and what a client starts belongs to its principal.
@@ -81,7 +98,7 @@ const gatewaySchema = closed({
   auth_tokens: z
     .record(
       z.string(),
-      z.string(expected('a token string (usually "${VAR}")')).min(1, "expected a non-empty token"),
+      z.string(expected('a token string (usually "${VAR}")')).min(1, "expected a non-empty token").check(longEnough),
       expected("a table of name = token"),
     )
     .optional(),
@@ -102,6 +119,21 @@ const gatewaySchema = closed({
     .int(expected("a positive integer"))
     .positive()
     .default(4 * 1024 * 1024),
+  /**
+   * HTTP connections open at once, authenticated or not; past it new ones are closed as they come, so that
+   * connections cannot take the descriptors the children, shells and files need.
+   */
+  max_connections: z.int(expected("an integer >= 1")).min(1).default(1024),
+  /** HTTP connections one token's clients may hold at once; past it a request is answered 503 and its connection closed. */
+  max_connections_per_principal: z.int(expected("an integer >= 1")).min(1).default(256),
+  /** HTTP sessions open at once; past it an initialize is answered 503. */
+  max_sessions: z.int(expected("an integer >= 1")).min(1).default(1000),
+  /** HTTP sessions one token may hold open; past it its initialize is answered 503. */
+  max_sessions_per_principal: z.int(expected("an integer >= 1")).min(1).default(100),
+  /** How long a connection gets to send a request's headers; past it the connection is closed (slow or half-open clients). */
+  headers_timeout_ms: durationMs("an integer from 1000 to 600000", { min: 1, max: 600_000 }).min(1000).default(10_000),
+  /** How long a connection gets to send a whole request, body included; past it the connection is closed. */
+  request_timeout_ms: durationMs("an integer from 1000 to 3600000", { min: 1, max: 3_600_000 }).min(1000).default(60_000),
   /** An HTTP session unused this long is closed and releases what it held. */
   session_idle_timeout_ms: durationMs("a positive integer", { min: 1 }).default(30 * 60_000),
   /**
@@ -111,6 +143,11 @@ const gatewaySchema = closed({
   list_wait_ms: durationMs("an integer >= 0", { min: 0, max: 600_000 }).default(2000),
   /** Where built-in children keep logs and state, and gaggle its catalog and tokens; absolute once loaded. Defaults to $XDG_STATE_HOME/gaggle/. */
   state_dir: z.string(expected("a directory path")).min(1).optional(),
+  /**
+   * Who sees the work a client started (background processes, goslings, teams): "own", only the principal that
+   * started it; "all", every principal (for one person using several tokens). Only the owner stops or prompts it either way.
+   */
+  visibility: oneOf(["own", "all"]).default("own"),
   /** Where the admin listener (status page, metrics, health) binds; false: nowhere; absent: the serving mode's default. */
   admin: adminAddressSchema.optional(),
 })
@@ -120,6 +157,11 @@ const gatewaySchema = closed({
     for (const [name, token] of Object.entries(raw.auth_tokens ?? {})) {
       if (!TOKEN_NAME_PATTERN.test(name)) {
         const message = `invalid token name ${JSON.stringify(name)}: expected letters, digits, "_", "-" or ".", starting with a letter or digit`;
+        ctx.addIssue({ code: "custom", path: ["auth_tokens", name], message, input: name });
+      }
+      const reserved = Object.hasOwn(RESERVED_TOKEN_NAMES, name) ? RESERVED_TOKEN_NAMES[name] : undefined;
+      if (reserved !== undefined) {
+        const message = `the token name ${JSON.stringify(name)} is gaggle's own principal (${reserved}): pick another name`;
         ctx.addIssue({ code: "custom", path: ["auth_tokens", name], message, input: name });
       }
       const other = seen.get(token);

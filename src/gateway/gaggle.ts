@@ -2,9 +2,10 @@
 import { McpChild } from "../children/mcp-child.js";
 import type { UrlOpener } from "../children/child.js";
 import { setReaperGrace } from "../children/processes/reaper.js";
+import { withholdFromChildren } from "../children/processes/child-env.js";
 import { Router } from "../children/router.js";
 import { Switchboard } from "../children/switchboard.js";
-import { stateDir, VIRTUAL_CHILD_NAMES, type GaggleConfig } from "../config/index.js";
+import { configSecrets, makeStateDir, stateDir, VIRTUAL_CHILD_NAMES, type GaggleConfig } from "../config/index.js";
 import { ProxyCatalog, type Exposure } from "./proxy-catalog.js";
 import { MemberRegistry } from "./members.js";
 import { SessionHub } from "./session-hub.js";
@@ -54,8 +55,10 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
   const switchboard = new Switchboard();
   const members = new MemberRegistry(options.memberBase);
   setReaperGrace(config.gateway.shutdownGraceMs);
+  withholdFromChildren(configSecrets(config));
   const enabled = config.children.filter((child) => child.enabled);
   const childOptions = { shutdownGraceMs: config.gateway.shutdownGraceMs, stateDir: stateDir(config), switchboard };
+  makeStateDir(childOptions.stateDir);
   const router = new Router([
     ...enabled.map((child) => ({
       child: new McpChild(child, childOptions),

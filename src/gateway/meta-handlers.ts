@@ -1,6 +1,6 @@
 // What each meta-tool does, on top of the router. Every failure becomes an isError result, never a thrown error.
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { CallContext, Child } from "../children/child.js";
+import { LOCAL_PRINCIPAL, type CallContext, type Child } from "../children/child.js";
 import { checkArguments } from "../children/calls/arg-validator.js";
 import type { Router } from "../children/router.js";
 import { GaggleError } from "../shared/errors.js";
@@ -20,12 +20,18 @@ export interface MetaHandlerOptions {
   waitMs?: number;
   /** Whether a child is built in: its tools are known without any run, so finding only them is a cold search. */
   builtIn?: (name: string) => boolean;
+  /**
+   * Whether clients are told apart by named tokens: close_child_session then closes only the caller's part of a
+   * built-in child. Otherwise every client is the same person, and it closes the child whole.
+   */
+  principals?: boolean;
 }
 
 export class MetaHandlers {
   private readonly wording: Wording;
   private readonly waitMs: number;
   private readonly builtIn: (name: string) => boolean;
+  private readonly principals: boolean;
 
   constructor(
     private readonly router: Router,
@@ -34,6 +40,7 @@ export class MetaHandlers {
     this.wording = options.wording ?? META_WORDING;
     this.waitMs = options.waitMs ?? 0;
     this.builtIn = options.builtIn ?? (() => false);
+    this.principals = options.principals ?? false;
   }
 
   call(name: MetaToolName, rawArgs: unknown, ctx: CallContext): Promise<CallToolResult> {
@@ -66,7 +73,7 @@ export class MetaHandlers {
       case "get_child_status":
         return Promise.resolve(jsonResult(statusView(this.router.status((args as Args<"get_child_status">).server_id))));
       case "close_child_session":
-        return this.close(args as Args<"close_child_session">);
+        return this.close(args as Args<"close_child_session">, ctx);
       case "search_tools":
         return this.search(args as Args<"search_tools">);
     }
@@ -115,8 +122,9 @@ export class MetaHandlers {
     return jsonResult({ server_id: child.name, ...schemaView(await child.schema()) });
   }
 
-  private async close(args: Args<"close_child_session">): Promise<CallToolResult> {
-    const { uptimeMs } = await this.router.get(args.server_id).close();
+  private async close(args: Args<"close_child_session">, ctx: CallContext): Promise<CallToolResult> {
+    const by = this.principals ? (ctx.caller?.principal ?? LOCAL_PRINCIPAL) : undefined;
+    const { uptimeMs } = await this.router.get(args.server_id).close(by);
     return jsonResult({
       server_id: args.server_id,
       status: "closed",

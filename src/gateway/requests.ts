@@ -33,6 +33,7 @@ export class GatewayRequests {
       wording: catalog.wording,
       waitMs: gaggle.config.gateway.listWaitMs,
       builtIn: (name) => catalog.isBuiltIn(name),
+      principals: Object.keys(gaggle.config.gateway.authTokens ?? {}).length > 0,
     });
   }
 

@@ -25,6 +25,7 @@ import { isModernRequest, serveModernRequest } from "./modern-http.js";
 import { bracketed, HttpGuard, isLoopback, isWildcard, startupProblem } from "./http-guard.js";
 import type { AdminRoutes } from "./admin/admin-routes.js";
 import { viewerOf } from "./admin/admin-listener.js";
+import { ListenerUsage, type LimitRefusal } from "./http-limits.js";
 
 export interface HttpListenOptions {
   host: string;
@@ -84,6 +85,7 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
   if (problem) throw new StartupError(problem);
   const sessions = new Map<string, HttpSession>();
   const modern = new ModernServer(gaggle, new GatewayRequests(gaggle));
+  const usage = new ListenerUsage(settings);
   let guard: HttpGuard | undefined;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -97,12 +99,14 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
     if ("status" in checked) return send(res, checked.status, jsonRpcError(checked.message));
     const identity = secret === undefined ? undefined : gaggle.members.resolve(secret);
     if (secret !== undefined && !identity) return send(res, 401, jsonRpcError("unknown or revoked member credential"));
+    const principal = identity ? memberPrincipal(identity) : checked.principal;
+    const crowded = usage.admitConnection(req.socket, principal);
+    if (crowded) return refuse(res, crowded);
     if (admin?.handles(path) && !identity) return admin.serve(req, res, path, viewerOf(checked.principal, options.tokens));
     if (path !== "/mcp" && !identity) return send(res, 404, jsonRpcError(`no such endpoint ${path}; MCP is served at /mcp`));
     if (options.membersOnly && !identity) return send(res, 404, jsonRpcError("this listener serves gaggle's own agents only"));
 
     const body = req.method === "POST" ? decodeBody(await readBody(req, settings.maxBodyBytes)) : undefined;
-    const principal = identity ? memberPrincipal(identity) : checked.principal;
     if (isModernRequest(req, body)) return serveModernRequest(modern, req, res, body, { identity, principal }, settings.maxClientQueueBytes);
     const id = req.headers["mcp-session-id"];
     const existing = typeof id === "string" ? sessions.get(id) : undefined;
@@ -144,10 +148,17 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
       const message = "no mcp-session-id header: the first request of a session must be initialize (or, in MCP 2026-07-28, carry its _meta envelope)";
       return send(res, 400, jsonRpcError(message, requestIdOf(body)));
     }
-    await openSession(secret, identity, principal).handleRequest(req, res, body);
+    const admitted = usage.admitSession(principal);
+    if ("message" in admitted) return refuse(res, admitted, requestIdOf(body));
+    await openSession(secret, identity, principal, admitted.release).handleRequest(req, res, body);
   };
 
-  const openSession = (secret: string | undefined, identity: MemberIdentity | undefined, principal: string): StreamableHTTPServerTransport => {
+  const openSession = (
+    secret: string | undefined,
+    identity: MemberIdentity | undefined,
+    principal: string,
+    release: () => void,
+  ): StreamableHTTPServerTransport => {
     const sessionId = randomUUID();
     const link = new HttpSessionLink(sessionId, {
       maxBytes: settings.maxClientQueueBytes,
@@ -159,6 +170,7 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
     sessions.set(sessionId, { transport, outbox, lastSeen: Date.now(), open: 0, secret, principal, answering: new Set(), used: false });
     void connection.ended.then(() => {
       sessions.delete(sessionId);
+      release();
       log.info({ session: sessionId }, "client session closed");
     });
     void connection.open();
@@ -166,20 +178,30 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
     return transport;
   };
 
-  const http: HttpServer = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      // A body that is not JSON-RPC: -32700 or -32600 with what was wrong, as on stdio.
-      if (error instanceof MessageDecodeError && !res.headersSent) {
-        return void res.writeHead(400, { "content-type": "application/json" }).end(decodeErrorLine(error));
-      }
-      const status = error instanceof BodyError ? error.status : 500;
-      if (status === 500) log.error({ err: withStack(error) }, "request failed");
-      if (res.headersSent) return void res.end();
-      // The rest of the body is not wanted: the connection closes once the answer is out.
-      if (status === 413) closeAfterAnswer(res);
-      send(res, status, jsonRpcError((error as Error).message));
-    });
-  });
+  const http: HttpServer = createServer(
+    {
+      headersTimeout: settings.headersTimeoutMs,
+      requestTimeout: Math.max(settings.requestTimeoutMs, settings.headersTimeoutMs),
+      // How often Node looks for connections past those timeouts: often enough that they are held to them.
+      connectionsCheckingInterval: Math.min(1000, settings.headersTimeoutMs / 2),
+    },
+    (req, res) => {
+      handle(req, res).catch((error: unknown) => {
+        // A body that is not JSON-RPC: -32700 or -32600 with what was wrong, as on stdio.
+        if (error instanceof MessageDecodeError && !res.headersSent) {
+          return void res.writeHead(400, { "content-type": "application/json" }).end(decodeErrorLine(error));
+        }
+        const status = error instanceof BodyError ? error.status : 500;
+        if (status === 500) log.error({ err: withStack(error) }, "request failed");
+        if (res.headersSent) return void res.end();
+        // The rest of the body is not wanted: the connection closes once the answer is out.
+        if (status === 413) closeAfterAnswer(res);
+        send(res, status, jsonRpcError((error as Error).message));
+      });
+    },
+  );
+  // Past this many connections, new ones are closed as they are accepted.
+  http.maxConnections = settings.maxConnections;
 
   await new Promise<void>((resolve, reject) => {
     http.once("error", (error) => reject(listenFailure(error, options)));
@@ -296,6 +318,13 @@ function requestIdsOf(body: unknown): RequestId[] {
 function requestIdOf(body: unknown): string | number | null {
   const id = (body as { id?: unknown } | undefined)?.id;
   return typeof id === "string" || typeof id === "number" ? id : null;
+}
+
+/** 503 for a request past a listener limit; its connection closes after the answer, so a refused one frees its descriptor. */
+function refuse(res: ServerResponse, refusal: LimitRefusal, id: unknown = null): void {
+  res.setHeader("connection", "close");
+  res.setHeader("retry-after", "5");
+  send(res, 503, jsonRpcError(refusal.message, id));
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

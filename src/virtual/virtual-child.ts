@@ -77,8 +77,20 @@ export abstract class VirtualChild implements Child {
     return undefined;
   }
 
-  /** Stops everything the child started; called on close_child_session and at shutdown. */
+  /** Stops everything the child started; called at shutdown, and on close_child_session when clients are not told apart. */
   protected abstract stopAll(): Promise<void>;
+
+  /**
+   * close_child_session by one of several principals: stops only what `principal` started. A child whose state
+   * every client shares refuses, rather than end other clients' work.
+   */
+  protected async stopOwnedBy(principal: string): Promise<void> {
+    throw new GaggleError(
+      "PERMISSION_DENIED",
+      `the ${this.name} child is shared by every client: closing it would end other clients' work too, so ${JSON.stringify(principal)} cannot close it`,
+      { hint: "it closes when gaggle stops; a configured server of your own can be closed with close_child_session" },
+    );
+  }
 
   status(): ChildStatus {
     return {
@@ -150,8 +162,9 @@ export abstract class VirtualChild implements Child {
     return [];
   }
 
-  async close(): Promise<{ uptimeMs: number | null }> {
-    await this.stopAll();
+  async close(principal?: string): Promise<{ uptimeMs: number | null }> {
+    if (principal === undefined) await this.stopAll();
+    else await this.stopOwnedBy(principal);
     return { uptimeMs: Date.now() - this.createdAt.getTime() };
   }
 

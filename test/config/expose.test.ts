@@ -49,10 +49,10 @@ describe("HTTP serving settings", () => {
 
   it("reads the token, allowlists and limits", () => {
     const gateway = load(
-      `[gateway]\nauth_token = "t0k"\nallowed_hosts = ["gaggle.local:8080"]\nallowed_origins = ["https://app.example"]\nmax_body_bytes = 1024\nmax_client_queue_bytes = 65536\nsession_idle_timeout_ms = 5000\n`,
+      `[gateway]\nauth_token = "t0k-0123456789abcdef"\nallowed_hosts = ["gaggle.local:8080"]\nallowed_origins = ["https://app.example"]\nmax_body_bytes = 1024\nmax_client_queue_bytes = 65536\nsession_idle_timeout_ms = 5000\n`,
     ).gateway;
     expect(gateway).toMatchObject({
-      authToken: "t0k",
+      authToken: "t0k-0123456789abcdef",
       allowedHosts: ["gaggle.local:8080"],
       allowedOrigins: ["https://app.example"],
       maxBodyBytes: 1024,
@@ -62,16 +62,36 @@ describe("HTTP serving settings", () => {
   });
 
   it("reads named tokens, each given once, from the environment", () => {
-    const text = `[gateway]\nauth_token = "t0k"\nauth_tokens = { ci = "\${CI_TOKEN}", "ann.b" = "ann-secret" }\n`;
-    expect(validateConfigText(text, path(), { CI_TOKEN: "ci-secret" }).gateway.authTokens).toEqual({ ci: "ci-secret", "ann.b": "ann-secret" });
-    expect(problems(`[gateway]\nauth_token = "same"\nauth_tokens = { a = "one", b = "one", c = "same" }\n`)).toEqual([
+    const text = `[gateway]\nauth_token = "t0k-0123456789abcdef"\nauth_tokens = { ci = "\${CI_TOKEN}", "ann.b" = "ann-secret-0123456789" }\n`;
+    expect(validateConfigText(text, path(), { CI_TOKEN: "ci-secret-0123456789" }).gateway.authTokens).toEqual({
+      ci: "ci-secret-0123456789",
+      "ann.b": "ann-secret-0123456789",
+    });
+    const [same, one] = ["same-0123456789abcdef", "one-0123456789abcdef"];
+    expect(problems(`[gateway]\nauth_token = "${same}"\nauth_tokens = { a = "${one}", b = "${one}", c = "${same}" }\n`)).toEqual([
       "gateway.auth_tokens.b: the same token as auth_tokens.a: give each name its own token",
       "gateway.auth_tokens.c: the same token as auth_token: give each name its own token",
     ]);
-    expect(problems(`[gateway]\nauth_tokens = { "a b" = "x" }\n`)[0]).toMatch(
+    expect(problems(`[gateway]\nauth_tokens = { "a b" = "${one}" }\n`)[0]).toMatch(
       /^gateway\.auth_tokens\["a b"\]: invalid token name "a b": expected letters/,
     );
     expect(problems(`[gateway]\nauth_tokens = { a = "" }\n`)).toEqual(["gateway.auth_tokens.a: expected a non-empty token"]);
+  });
+
+  it("refuses tokens named as gaggle's own principals, and tokens short enough to guess, without repeating them", () => {
+    const token = "a-token-0123456789abcdef";
+    expect(problems(`[gateway]\nauth_tokens = { local = "${token}" }\n`)).toEqual([
+      'gateway.auth_tokens.local: the token name "local" is gaggle\'s own principal (the client on stdio (and every client of a listener without tokens)): pick another name',
+    ]);
+    expect(problems(`[gateway]\nauth_token = "${token}-main"\nauth_tokens = { auth_token = "${token}" }\n`)).toEqual([
+      'gateway.auth_tokens.auth_token: the token name "auth_token" is gaggle\'s own principal (the holder of gateway.auth_token or GAGGLE_AUTH_TOKEN): pick another name',
+    ]);
+    const short = problems(`[gateway]\nauth_token = "x"\nauth_tokens = { ann = "ann-0123" }\n`);
+    expect(short).toEqual([
+      "gateway.auth_token: a token of 1 characters is too short to keep anyone out: use at least 16 (e.g. `openssl rand -hex 24`)",
+      "gateway.auth_tokens.ann: a token of 8 characters is too short to keep anyone out: use at least 16 (e.g. `openssl rand -hex 24`)",
+    ]);
+    expect(short.join("\n")).not.toContain("ann-0123");
   });
 
   it("rejects a limit that is not a positive integer", () => {

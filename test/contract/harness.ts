@@ -113,7 +113,7 @@ export class ObservedChild implements Child {
   background() {
     return this.inner.background();
   }
-  close(): Promise<{ uptimeMs: number | null }> {
-    return this.inner.close();
+  close(principal?: string): Promise<{ uptimeMs: number | null }> {
+    return this.inner.close(principal);
   }
 }

@@ -7,7 +7,7 @@ import { ResumableCall } from "../../src/gateway/modern/resumable-call.js";
 import { type WireError } from "../../src/shared/errors.js";
 import { ManualClock } from "../helpers/manual-clock.js";
 
-const binding: CallBinding = { method: "tools/call", target: "protocol__elicit", client: "inspector@" };
+const binding: CallBinding = { method: "tools/call", target: "protocol__elicit", principal: "ann", client: "inspector@" };
 
 class Recorded {
   abandoned: Error | undefined;
@@ -42,6 +42,8 @@ describe("ParkedCalls", () => {
     const other = refusal(() => parked.take(state, { ...binding, target: "protocol__sample" }));
     expect(other).toMatchObject({ code: -32602, message: expect.stringContaining("issued for tools/call protocol__elicit") });
     expect(refusal(() => parked.take(state, { ...binding, client: "someone-else@" })).code).toBe(-32602);
+    // Another principal whose client calls itself the same.
+    expect(refusal(() => parked.take(state, { ...binding, principal: "bob" })).code).toBe(-32602);
 
     // Refusals for another request leave the state to its own client.
     expect(parked.take(state, binding)).toBe(call);

@@ -68,8 +68,8 @@ describe("member URLs", () => {
   });
 
   it("when gaggle serves HTTP, members connect to that listener with their secret instead of the bearer token", async () => {
-    const gaggle = gaggleFor(`[gateway]\nauth_token = "lead-token"\n${NO_BUILT_INS}`, async () => (await listening).localBase);
-    const listening = serveHttp(gaggle, { host: "127.0.0.1", port: 0, tokens: { auth_token: "lead-token" } });
+    const gaggle = gaggleFor(`[gateway]\nauth_token = "lead-token-0123456789"\n${NO_BUILT_INS}`, async () => (await listening).localBase);
+    const listening = serveHttp(gaggle, { host: "127.0.0.1", port: 0, tokens: { auth_token: "lead-token-0123456789" } });
     const http: HttpGateway = await listening;
     open.push(http);
     const { url } = await gaggle.members.urlFor({ teamId: "t9", agentId: "m1" });

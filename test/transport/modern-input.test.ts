@@ -189,3 +189,47 @@ describe("a legacy child's question during a modern call", () => {
     expect(JSON.parse((frames.at(-1)!.result as { content: Array<{ text: string }> }).content[0]!.text)).toEqual({ action: "decline" });
   });
 });
+
+describe("a paused call's requestState over HTTP with a token per person", () => {
+  const TOKENS = { GAGGLE_TEST_ANN: "ann-token-0123456789", GAGGLE_TEST_BOB: "bob-token-0123456789" };
+  let tokened: HttpGaggle;
+  beforeAll(async () => {
+    const config = [
+      '[gateway]\nauth_tokens = { ann = "${GAGGLE_TEST_ANN}", bob = "${GAGGLE_TEST_BOB}" }\n',
+      NO_BUILT_INS,
+      fixtureChild("protocol", "protocol.mjs"),
+    ].join("\n");
+    tokened = await startHttpGaggle(config, { env: TOKENS });
+  });
+  afterAll(() => tokened?.stop());
+
+  const as = async (token: string, tool: string, args: Record<string, unknown>, retry: Record<string, unknown> = {}) => {
+    const { message } = await modernCall(tokened.port, {
+      method: "tools/call",
+      params: {
+        name: "execute_child_tool",
+        arguments: { server_id: "protocol", tool_name: tool, arguments: args },
+        ...retry,
+        _meta: envelope({ "io.modelcontextprotocol/clientCapabilities": EVERYTHING }),
+      },
+      headers: { authorization: `Bearer ${token}` },
+    });
+    return { result: message.result as Result | undefined, error: message.error as Record<string, unknown> | undefined };
+  };
+  const answer = { role: "assistant", content: { type: "text", text: "Paris" }, model: "m", stopReason: "endTurn" };
+
+  it("resumes only for the principal it was issued to, and only for the child and tool it was issued for", async () => {
+    const first = await as(TOKENS.GAGGLE_TEST_ANN, "sample", { prompt: "Capital of France?" });
+    const state = first.result!.requestState;
+    expect(state).toMatch(/^gaggle1\./);
+    const [key] = Object.keys(first.result!.inputRequests!);
+    const retry = { requestState: state, inputResponses: { [key!]: answer } };
+    // Bob's client calls itself the same as Ann's: the state is still not his.
+    const stolen = await as(TOKENS.GAGGLE_TEST_BOB, "sample", {}, retry);
+    expect(stolen.error).toMatchObject({ code: -32602, data: { reason: "invalid_request_state" } });
+    const otherTool = await as(TOKENS.GAGGLE_TEST_ANN, "survey", {}, retry);
+    expect(otherTool.error).toMatchObject({ code: -32602, message: expect.stringContaining("not for this request") });
+    const resumed = await as(TOKENS.GAGGLE_TEST_ANN, "sample", {}, retry);
+    expect(resumed.result).toMatchObject({ resultType: "complete", content: [{ type: "text", text: "sampled: Paris" }] });
+  });
+});

@@ -29,6 +29,11 @@ function groupSignalable(pgid: number): boolean {
   }
 }
 
+/** The kernel knows no process of the group any longer (zombies count as members): its id may be reused. */
+export function groupGone(pgid: number): boolean {
+  return !groupSignalable(pgid);
+}
+
 function liveMemberOf(pid: string, pgid: number): boolean {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");

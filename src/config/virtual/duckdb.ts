@@ -18,6 +18,10 @@ const table = settingsTable({
   max_rows: z.int(expected("an integer >= 1")).min(1).default(1000),
   /** Characters an answer's rows take at most; the rows past it are left out. */
   max_bytes: z.int(expected("an integer >= 1024")).min(1024).default(200_000),
+  /** Bytes of a text or blob value an answer holds at most; a longer one is cut, read no further. */
+  max_cell_bytes: z.int(expected("an integer >= 64")).min(64).default(20_000),
+  /** Memory each database (a file, or a principal's in-memory one) may take, in megabytes; nothing spills to disk. */
+  memory_limit_mb: z.int(expected("an integer >= 64")).min(64).default(1024),
   /** A query still running after this long is interrupted. */
   timeout_ms: durationMs("a positive integer", { min: 1 }).default(30_000),
 });

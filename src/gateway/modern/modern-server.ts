@@ -80,7 +80,7 @@ export class ModernServer {
         return requests.listTools() as Promise<Params>;
       case "tools/call": {
         const { name, arguments: args } = toolCallParams(params);
-        return this.resumable({ method, target: name }, params, envelope, exchange, (ctx) => requests.callTool(name, args, ctx));
+        return this.resumable({ method, target: toolTarget(name, args) }, params, envelope, exchange, (ctx) => requests.callTool(name, args, ctx));
       }
       case "resources/list":
         return requests.listResources() as Promise<Params>;
@@ -120,13 +120,13 @@ export class ModernServer {
    * `inputResponses`) resumes the same call at the child.
    */
   private async resumable(
-    request: Omit<CallBinding, "client">,
+    request: Omit<CallBinding, "client" | "principal">,
     params: Params,
     envelope: Envelope,
     exchange: ModernExchange,
     start: (ctx: CallContext) => Promise<unknown>,
   ): Promise<Params> {
-    const binding: CallBinding = { ...request, client: clientOf(envelope, exchange) };
+    const binding: CallBinding = { ...request, principal: exchange.principal, client: clientOf(envelope, exchange) };
     let round: Round;
     if (issuedByGaggle(params.requestState)) {
       round = this.parked.take(params.requestState, binding);
@@ -217,7 +217,13 @@ function resumeParams(params: Params): CallContext["resume"] {
   return { ...(inputResponses !== undefined && { inputResponses }), ...(requestState !== undefined && { requestState }) };
 }
 
-/** Who a requestState is bound to: the client's name and, on a team member's path, the member. */
+/** What a tools/call is for: the tool, and for execute_child_tool the child and the tool it names as well. */
+function toolTarget(name: string, args: Record<string, unknown> | undefined): string {
+  if (name !== "execute_child_tool" || args === undefined) return name;
+  return `${name} ${JSON.stringify([args.server_id, args.tool_name])}`;
+}
+
+/** Which client a requestState is bound to: the client's name and, on a team member's path, the member. */
 function clientOf(envelope: Envelope, exchange: ModernExchange): string {
   const member = exchange.identity ? `${exchange.identity.teamId}/${exchange.identity.agentId}` : "";
   return `${envelope.clientInfo?.name ?? ""}@${member}`;

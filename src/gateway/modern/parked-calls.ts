@@ -4,13 +4,15 @@ import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { systemClock, type Clock } from "../../shared/clock.js";
 import { WireError } from "../../shared/errors.js";
 
-/** What a retry must match to resume a call: the same request, from the same client. */
+/** What a retry must match to resume a call: the same request, from the same principal and client. */
 export interface CallBinding {
   /** "tools/call", "prompts/get" or "resources/read". */
   method: string;
-  /** The tool's or prompt's name, or the resource's URI. */
+  /** The tool's or prompt's name, or the resource's URI; for execute_child_tool, the child and its tool too. */
   target: string;
-  /** Who asked: the client's name and, on a team member's path, the member. */
+  /** Who asked: the principal its token (or member path) names. */
+  principal: string;
+  /** The client's name and, on a team member's path, the member. */
   client: string;
 }
 
@@ -78,7 +80,12 @@ export class ParkedCalls<T extends Abandonable> {
       throw invalidState("requestState is unknown, expired or already used; send the request again without it to start over");
     }
     const issued = parked.binding;
-    if (issued.method !== binding.method || issued.target !== binding.target || issued.client !== binding.client) {
+    if (
+      issued.method !== binding.method ||
+      issued.target !== binding.target ||
+      issued.principal !== binding.principal ||
+      issued.client !== binding.client
+    ) {
       throw invalidState(`requestState was issued for ${issued.method} ${issued.target}, not for this request`);
     }
     this.parked.delete(state);

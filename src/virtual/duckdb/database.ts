@@ -1,40 +1,33 @@
-// One DuckDB database (a file, or memory) opened once, confined to the roots, its queries run one at a time on one
-// connection: a query past its time, or whose call is cancelled, is interrupted.
+// One DuckDB database (a file, or memory) opened once and confined to the roots, with a connection per principal:
+// one principal's temporary tables and settings are not another's, nor do its queries queue before another's.
 import type * as DuckDbModule from "@duckdb/node-api";
-import type { DuckDBConnection, DuckDBInstance, DuckDBResultReader } from "@duckdb/node-api";
-import { join } from "node:path";
-import { GaggleError, errorMessage } from "../../shared/errors.js";
-import { timerDelay } from "../../shared/timer-delay.js";
+import type { DuckDBInstance } from "@duckdb/node-api";
+import type { StringAccess } from "./cells.js";
+import { ReadOnlyCheck } from "./read-only.js";
+import { Session } from "./session.js";
 
-/** What `run` reads of the last statement: at most `rows` rows (one more tells whether there were more). */
-export interface QueryLimits {
-  rows: number;
-  timeoutMs: number;
-  signal?: AbortSignal | undefined;
+/** The optional module, loaded on first use, and the part of its bindings that reads cells in part. */
+export interface DuckDb {
+  api: typeof DuckDbModule;
+  strings: StringAccess;
 }
 
-export interface QueryResult {
-  statements: number;
-  reader: DuckDBResultReader;
+/** What every database of the child is opened with. */
+export interface OpenOptions {
+  roots: string[];
+  readWrite: boolean;
+  memoryLimitMb: number;
 }
-
-export type DuckDb = typeof DuckDbModule;
-
-/** How often an interrupt is sent again while a stopped query has not ended: one sent before it executes is lost. */
-const INTERRUPT_AGAIN_MS = 50;
-
-/** Statement types a read-only database runs: they read and write nothing. */
-const READING = new Set(["SELECT", "EXPLAIN", "PRAGMA", "CALL", "RELATION"]);
 
 export class Database {
-  private queue: Promise<unknown> = Promise.resolve();
-  private closed = false;
+  /** One per principal, connected on its first query and kept until the database closes. */
+  private readonly sessions = new Map<string, Promise<Session>>();
 
   private constructor(
     private readonly duckdb: DuckDb,
     private readonly instance: DuckDBInstance,
-    private readonly connection: DuckDBConnection,
-    private readonly readWrite: boolean,
+    /** Set unless the database runs statements that write: what every query is checked by before it runs. */
+    private readonly readOnly: ReadOnlyCheck | undefined,
     private readonly roots: string[],
   ) {}
 
@@ -42,96 +35,57 @@ export class Database {
    * `path` is ":memory:" or a database file under the roots (checked by the caller). File access is limited to
    * `roots` and locked, so no query can reach a file outside them, nor lift the limit.
    */
-  static async open(duckdb: DuckDb, path: string, roots: string[], readWrite: boolean): Promise<Database> {
-    const options: Record<string, string> = path === ":memory:" || readWrite ? {} : { access_mode: "READ_ONLY" };
-    const instance = await duckdb.DuckDBInstance.create(path, options);
-    const connection = await instance.connect();
-    const quote = (text: string) => `'${text.replaceAll("'", "''")}'`;
-    // DuckDB checks a relative path as it stands against gaggle's working directory: queries name files absolutely.
-    await connection.run(`SET allowed_directories = [${roots.map(quote).join(", ")}]`);
-    await connection.run("SET enable_external_access = false");
-    await connection.run("SET lock_configuration = true");
-    return new Database(duckdb, instance, connection, readWrite, roots);
-  }
-
-  /** Runs `sql` after every query before it; the answer is the last statement's result. */
-  run(sql: string, limits: QueryLimits): Promise<QueryResult> {
-    const turn = this.queue.then(() => this.runNow(sql, limits));
-    this.queue = turn.catch(() => {});
-    return turn;
-  }
-
-  /** Interrupts the query running, lets the queued ones fail, and closes the database. */
-  async close(): Promise<void> {
-    this.closed = true;
-    this.connection.interrupt();
-    const repeating = setInterval(() => this.connection.interrupt(), INTERRUPT_AGAIN_MS);
-    await this.queue;
-    clearInterval(repeating);
-    this.connection.closeSync();
-    this.instance.closeSync();
-  }
-
-  private async runNow(sql: string, limits: QueryLimits): Promise<QueryResult> {
-    limits.signal?.throwIfAborted();
-    if (this.closed) throw new GaggleError("EXECUTION_ERROR", "the database was closed (close_child_session) before the query ran");
-    let stopped: "timeout" | "cancelled" | undefined;
-    let repeating: NodeJS.Timeout | undefined;
-    const stop = (why: "timeout" | "cancelled") => {
-      stopped ??= why;
-      this.connection.interrupt();
-      repeating ??= setInterval(() => this.connection.interrupt(), INTERRUPT_AGAIN_MS);
+  static async open(duckdb: DuckDb, path: string, { roots, readWrite, memoryLimitMb }: OpenOptions): Promise<Database> {
+    const options: Record<string, string> = {
+      ...(path !== ":memory:" && !readWrite && { access_mode: "READ_ONLY" }),
+      // Memory is bounded and nothing spills to disk: a query past the limit fails, and no temporary files are written.
+      memory_limit: `${memoryLimitMb}MB`,
+      temp_directory: "",
     };
-    const timer = setTimeout(() => stop("timeout"), timerDelay(limits.timeoutMs));
-    const onAbort = () => stop("cancelled");
-    limits.signal?.addEventListener("abort", onAbort, { once: true });
+    const instance = await duckdb.api.DuckDBInstance.create(path, options);
     try {
-      const extracted = await this.connection.extractStatements(sql);
-      if (extracted.count === 0) throw new GaggleError("INVALID_ARGS", "the query holds no SQL statement");
-      let reader: DuckDBResultReader | undefined;
-      for (let index = 0; index < extracted.count; index++) {
-        const prepared = await extracted.prepare(index);
-        if (stopped || this.closed) throw new Error("stopped before it ran");
-        const type = this.duckdb.StatementType[prepared.statementType] ?? String(prepared.statementType);
-        if (!this.readWrite && !READING.has(type)) {
-          throw new GaggleError(
-            "PERMISSION_DENIED",
-            `statement ${index + 1} is ${type}; a read-only duckdb child runs only statements that read (${[...READING].slice(0, 4).join(", ")})`,
-            {
-              hint: "set [virtual.duckdb] read_write = true to allow statements that write (CREATE, INSERT, COPY ... TO)",
-            },
-          );
-        }
-        reader = await prepared.runAndReadUntil(limits.rows + 1);
-      }
-      return { statements: extracted.count, reader: reader! };
+      const readOnly = await confine(instance, roots, readWrite ? undefined : duckdb);
+      return new Database(duckdb, instance, readOnly, roots);
     } catch (error) {
-      if (error instanceof GaggleError) throw error;
-      if (stopped === "timeout") {
-        throw new GaggleError("TIMEOUT", `the query was interrupted after ${limits.timeoutMs} ms ([virtual.duckdb] timeout_ms)`, {
-          hint: "narrow the query (a WHERE, a LIMIT), or raise [virtual.duckdb] timeout_ms",
-        });
-      }
-      if (stopped === "cancelled") throw new GaggleError("EXECUTION_ERROR", "the query was interrupted: its call was cancelled");
-      if (this.closed) throw new GaggleError("EXECUTION_ERROR", "the query was interrupted: the database was closed (close_child_session)");
-      throw duckdbFailure(error, this.roots);
-    } finally {
-      clearTimeout(timer);
-      clearInterval(repeating);
-      limits.signal?.removeEventListener("abort", onAbort);
+      instance.closeSync();
+      throw error;
     }
+  }
+
+  /** The principal's own connection to this database. */
+  session(principal: string): Promise<Session> {
+    let connecting = this.sessions.get(principal);
+    if (!connecting) {
+      connecting = this.instance.connect().then((connection) => new Session(this.duckdb, connection, this.readOnly, this.roots));
+      this.sessions.set(principal, connecting);
+      connecting.catch(() => this.sessions.delete(principal));
+    }
+    return connecting;
+  }
+
+  /** Interrupts what every principal runs, lets their queued queries fail, and closes the database. */
+  async close(): Promise<void> {
+    const open = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(open.map(async (connecting) => (await connecting.catch(() => undefined))?.close()));
+    this.instance.closeSync();
   }
 }
 
-/** DuckDB's own error, in the shape every failure has; a refused file names the roots in its hint. */
-function duckdbFailure(error: unknown, roots: string[]): GaggleError {
-  const message = errorMessage(error).trim();
-  if (message.startsWith("Permission Error")) {
-    // DuckDB reads a relative path from gaggle's working directory, which need not be under any root.
-    const example = join(roots[0] ?? "/", "FILE.csv");
-    return new GaggleError("PERMISSION_DENIED", message, {
-      hint: `queries reach only files under the roots (${roots.join(", ")}; [virtual.duckdb] roots): name a file by its absolute path, as '${example}'`,
-    });
+/**
+ * Limits file access to `roots` and locks DuckDB's configuration: global settings, which every connection made
+ * later has. Given `duckdb`, the database only reads: answers what its queries are checked by.
+ */
+async function confine(instance: DuckDBInstance, roots: string[], duckdb: DuckDb | undefined): Promise<ReadOnlyCheck | undefined> {
+  const setup = await instance.connect();
+  try {
+    const quote = (text: string) => `'${text.replaceAll("'", "''")}'`;
+    // DuckDB checks a relative path as it stands against gaggle's working directory: queries name files absolutely.
+    await setup.run(`SET allowed_directories = [${roots.map(quote).join(", ")}]`);
+    await setup.run("SET enable_external_access = false");
+    await setup.run("SET lock_configuration = true");
+    return duckdb && (await ReadOnlyCheck.of(duckdb, setup));
+  } finally {
+    setup.closeSync();
   }
-  return new GaggleError("EXECUTION_ERROR", message, { hint: "fix the SQL; DuckDB's error names the line and what it expected" });
 }

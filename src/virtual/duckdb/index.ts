@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { z } from "zod";
+import { LOCAL_PRINCIPAL } from "../../children/child.js";
 import type { ChildEvents } from "../../children/switchboard.js";
 import type { DuckDbSettings } from "../../config/virtual/duckdb.js";
 import { GaggleError, errorMessage } from "../../shared/errors.js";
@@ -11,15 +12,20 @@ import { canonical, isUnder, realTarget } from "../../shared/fs-checks.js";
 import { jsonResult } from "../../shared/tool-results.js";
 import type { BuiltIn } from "../context.js";
 import { defineTool, VirtualChild, type VirtualTool } from "../virtual-child.js";
-import { answerOf } from "./answer.js";
+import type { StringAccess } from "./cells.js";
+import { checkDatabaseFile } from "./database-file.js";
 import { Database, type DuckDb } from "./database.js";
+import { openFailure } from "./failures.js";
 
 const NAME = "duckdb";
 const MEMORY = ":memory:";
 
 class DuckDbChild extends VirtualChild {
   protected readonly virtualTools: VirtualTool[];
-  /** One per database file (and one in memory), opened on first use and kept until the child is closed. */
+  /**
+   * One per database file, shared by the principals that open it, and one in memory per principal; each opened on
+   * first use and kept until the child is closed.
+   */
   private readonly databases = new Map<string, Promise<Database>>();
   private readonly roots: string[];
 
@@ -34,11 +40,13 @@ class DuckDbChild extends VirtualChild {
         name: "duckdb",
         title: "Query files with SQL (DuckDB)",
         description:
-          "Runs SQL on DuckDB, which reads files in place: SELECT * FROM '/abs/path/data.csv' (also Parquet, JSON, " +
-          "globs like '/abs/path/logs/*.csv', and joins across them). Name files by absolute paths under the allowed " +
-          "roots. Answers with the columns and their types and the rows as JSON, capped in rows and size with a note " +
+          "Runs SQL on DuckDB, which reads files in place: SELECT * FROM 'data.csv' (also Parquet, JSON, globs like " +
+          "'logs/*.csv', and joins across them). Name files under the allowed roots, relative to the first one or " +
+          "absolute. Answers with the columns and their types and the rows as JSON, capped in rows and size with a note " +
           `when cut. Allowed roots: ${this.roots.join(", ")}.` +
-          (settings.readWrite ? "" : " Read-only: only statements that read run."),
+          (settings.readWrite
+            ? " Relative paths are resolved in queries; other statements (COPY ... TO) name files absolutely."
+            : " Read-only: only queries run."),
         input: z.strictObject({
           query: z.string().min(1).describe("DuckDB SQL; several statements may be given, the answer is the last one's."),
           database: z
@@ -49,9 +57,9 @@ class DuckDbChild extends VirtualChild {
         }),
         annotations: { readOnlyHint: !settings.readWrite, openWorldHint: false },
         run: async ({ query, database }, ctx) => {
-          const db = await this.open(database);
-          const result = await db.run(query, { rows: settings.maxRows, timeoutMs: settings.timeoutMs, signal: ctx.cancel?.signal });
-          return jsonResult(answerOf(result, settings));
+          const principal = ctx.caller?.principal ?? LOCAL_PRINCIPAL;
+          const session = await (await this.open(database, principal)).session(principal);
+          return jsonResult(await session.run(query, { ...settings, signal: ctx.cancel?.signal }));
         },
       }),
     ];
@@ -63,17 +71,26 @@ class DuckDbChild extends VirtualChild {
     await Promise.all(open.map(async (opening) => (await opening.catch(() => undefined))?.close()));
   }
 
-  private open(database: string | undefined): Promise<Database> {
+  private open(database: string | undefined, principal: string): Promise<Database> {
     const path = database === undefined ? MEMORY : this.databasePath(database);
-    let opening = this.databases.get(path);
+    // A path is absolute, so no principal's memory key is a file's.
+    const key = path === MEMORY ? `${MEMORY}${principal}` : path;
+    let opening = this.databases.get(key);
     if (!opening) {
-      opening = Promise.resolve()
-        .then(loadDuckDb)
-        .then((duckdb) => Database.open(duckdb, path, this.roots, this.settings.readWrite));
-      this.databases.set(path, opening);
-      opening.catch(() => this.databases.delete(path));
+      opening = this.openNew(path, database);
+      this.databases.set(key, opening);
+      opening.catch(() => this.databases.delete(key));
     }
     return opening;
+  }
+
+  private async openNew(path: string, shown: string | undefined): Promise<Database> {
+    const duckdb = loadDuckDb();
+    if (shown === undefined) return Database.open(duckdb, path, { ...this.settings, roots: this.roots });
+    await checkDatabaseFile(path, shown);
+    return Database.open(duckdb, path, { ...this.settings, roots: this.roots }).catch((error: unknown) => {
+      throw openFailure(error, shown, path);
+    });
   }
 
   /** The database file, under the roots, symlinks followed; one that does not exist is created only by a child that writes. */
@@ -99,7 +116,11 @@ class DuckDbChild extends VirtualChild {
  */
 function loadDuckDb(): DuckDb {
   try {
-    return createRequire(import.meta.url)("@duckdb/node-api") as DuckDb;
+    const require = createRequire(import.meta.url);
+    const api = require("@duckdb/node-api") as DuckDb["api"];
+    // The bindings @duckdb/node-api itself loads, found from where it is installed.
+    const strings = createRequire(require.resolve("@duckdb/node-api"))("@duckdb/node-bindings") as StringAccess;
+    return { api, strings };
   } catch (error) {
     throw new GaggleError("SERVER_FAILED", `the duckdb child cannot load DuckDB (@duckdb/node-api): ${errorMessage(error)}`, {
       hint: "install it beside gaggle (npm install @duckdb/node-api); it is an optional dependency, skipped where no build exists for this platform",
@@ -112,7 +133,7 @@ export const duckdbChild: BuiltIn<DuckDbSettings> = {
   /** The optional module loaded, as the first query would load it. */
   check() {
     try {
-      return { ok: true, notes: [`DuckDB ${loadDuckDb().version()} (@duckdb/node-api)`] };
+      return { ok: true, notes: [`DuckDB ${loadDuckDb().api.version()} (@duckdb/node-api)`] };
     } catch (error) {
       return { ok: false, notes: [errorMessage(error), (error as GaggleError).hint ?? ""] };
     }

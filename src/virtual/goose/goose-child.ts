@@ -21,6 +21,7 @@ import type { GooseSettings } from "../../config/virtual/goose.js";
 import { gooseTools } from "./tools.js";
 import { LineProcess } from "../../children/processes/line-process.js";
 import { GoslingWatchers, type GoslingWatcher } from "./watchers.js";
+import type { Visibility } from "../visibility.js";
 
 /** How `goose` is started, resolved from the config once. */
 export interface GooseLaunch {
@@ -45,6 +46,7 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     events: ChildEvents,
     readonly settings: GooseSettings,
     private readonly launch: GooseLaunch,
+    private readonly visibility: Visibility,
   ) {
     super("goose", DESCRIPTION, events);
     this.virtualTools = gooseTools(this);
@@ -88,11 +90,26 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     }));
   }
 
-  /** By full id, by an unambiguous start of it (8 characters or more), or by its Goose session name. */
-  find(processId: string): Gosling {
-    const exact = this.goslings.get(processId);
+  /** The goslings the caller may list and read: its principal's, unless gateway.visibility = "all". */
+  visibleTo(ctx: CallContext): Gosling[] {
+    const viewer = ctx.caller?.principal ?? LOCAL_PRINCIPAL;
+    return this.all().filter((gosling) => this.visibility.sees(this.ownerOf(gosling), viewer));
+  }
+
+  /** What resources/list, the same for every client, may name: each gosling only when every client may read it. */
+  listedGoslings(): Gosling[] {
+    return this.visibility.listsWork ? this.all() : [];
+  }
+
+  /**
+   * One gosling the caller may see (see visibleTo), by full id, by an unambiguous start of it (8 characters or
+   * more), or by its Goose session name; without `ctx`, any gosling (gaggle's own use).
+   */
+  find(processId: string, ctx?: CallContext): Gosling {
+    const candidates = ctx ? this.visibleTo(ctx) : this.all();
+    const exact = candidates.find((gosling) => gosling.id === processId);
     if (exact) return exact;
-    const matches = processId.length >= 8 ? this.all().filter((g) => g.id.startsWith(processId) || g.session === processId) : [];
+    const matches = processId.length >= 8 ? candidates.filter((g) => g.id.startsWith(processId) || g.session === processId) : [];
     if (matches.length === 1) return matches[0]!;
     throw new GaggleError("NOT_FOUND", `no gosling with process_id "${processId}"${matches.length > 1 ? " (it matches several)" : ""}`, {
       hint: "list_goslings shows every gosling's id",
@@ -129,6 +146,7 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     kind: GoslingKind = "run_goose",
     cwd = this.launch.cwd,
     continueSession?: string,
+    owner = ctx.caller?.principal ?? LOCAL_PRINCIPAL,
   ): { gosling: Gosling; entry: PromptEntry } {
     let given;
     try {
@@ -144,7 +162,7 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     const options = mergeOptions(this.settings.options, given);
     const gosling = new Gosling(id, continueSession ?? sessionName(id), kind, options, cwd, this, continueSession !== undefined);
     this.goslings.set(id, gosling);
-    this.owners.set(id, ctx.caller?.principal ?? LOCAL_PRINCIPAL);
+    this.owners.set(id, owner);
     const entry = gosling.send(prompt, ctx.caller?.sessionId);
     this.events.listChanged(this.name, "resources");
     return { gosling, entry };
@@ -241,19 +259,25 @@ export class GooseChild extends VirtualChild implements GoslingHost {
   }
 
   protected override listResources(): Resource[] {
-    return gooseResources(this.all());
+    return gooseResources(this.listedGoslings());
   }
 
   protected override listResourceTemplates(): ResourceTemplate[] {
     return gooseResourceTemplates();
   }
 
-  protected override async read(uri: string): Promise<ReadResourceResult | undefined> {
-    return readGooseResource(this, uri);
+  protected override async read(uri: string, ctx: CallContext): Promise<ReadResourceResult | undefined> {
+    return readGooseResource(this, uri, ctx);
   }
 
   protected async stopAll(): Promise<void> {
     await Promise.all(this.all().map((gosling) => this.release(gosling, "the goose child was closed")));
+  }
+
+  /** close_child_session("goose") by one principal: its own goslings are released, no one else's. */
+  protected override async stopOwnedBy(principal: string): Promise<void> {
+    const mine = this.all().filter((gosling) => this.ownerOf(gosling) === principal);
+    await Promise.all(mine.map((gosling) => this.release(gosling, "the goose child was closed")));
   }
 
   /** Released goslings are kept for their transcripts, up to max_total of them; the oldest go first. */

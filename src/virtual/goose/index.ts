@@ -6,6 +6,7 @@ import { logger } from "../../shared/log.js";
 import type { GooseSettings } from "../../config/virtual/goose.js";
 import type { BuiltIn } from "../context.js";
 import { GooseChild } from "./goose-child.js";
+import { Visibility } from "../visibility.js";
 
 export const gooseChild: BuiltIn<GooseSettings> = {
   create(settings, { switchboard, config }) {
@@ -23,7 +24,7 @@ export const gooseChild: BuiltIn<GooseSettings> = {
       }
       log.error({ command }, "[virtual.goose] is enabled, but its command is not found: every run_goose will fail until Goose is installed");
     }
-    return new GooseChild(switchboard, settings, { command, cwd, env, graceMs: config.gateway.shutdownGraceMs });
+    return new GooseChild(switchboard, settings, { command, cwd, env, graceMs: config.gateway.shutdownGraceMs }, Visibility.of(config));
   },
   check(settings) {
     const lookup = findExecutable(settings.command, settings.cwd, childEnv(settings.env, true).PATH);

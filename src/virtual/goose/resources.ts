@@ -1,5 +1,6 @@
 // Owns the goslings:// resources: the list, one gosling's details, and its transcript as text.
 import type { ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
+import type { CallContext } from "../../children/child.js";
 import { excerpt } from "./format.js";
 import type { Gosling } from "./gosling.js";
 import { outputView } from "./output-view.js";
@@ -10,13 +11,18 @@ export const LIST_URI = "goslings://list";
 
 interface ResourceOwner {
   readonly settings: GooseSettings;
-  all(): Gosling[];
-  find(processId: string): Gosling;
+  visibleTo(ctx: CallContext): Gosling[];
+  find(processId: string, ctx: CallContext): Gosling;
 }
 
 export function gooseResources(goslings: readonly Gosling[]): Resource[] {
   return [
-    { uri: LIST_URI, name: "goslings", description: "Every gosling: status, activity, runtime, tokens, first prompt", mimeType: "application/json" },
+    {
+      uri: LIST_URI,
+      name: "goslings",
+      description: "The goslings you may see: status, activity, runtime, tokens, first prompt",
+      mimeType: "application/json",
+    },
     ...goslings.flatMap((gosling): Resource[] => [
       {
         uri: `goslings://${gosling.id}`,
@@ -41,17 +47,17 @@ export function gooseResourceTemplates(): ResourceTemplate[] {
   ];
 }
 
-/** undefined when the URI is not a goslings:// one, or names no gosling. */
-export function readGooseResource(owner: ResourceOwner, uri: string): ReadResourceResult | undefined {
+/** undefined when the URI is not a goslings:// one, or names no gosling the caller may see. */
+export function readGooseResource(owner: ResourceOwner, uri: string, ctx: CallContext): ReadResourceResult | undefined {
   if (uri === LIST_URI) {
-    const list = owner.all().map((gosling) => goslingJson(gosling, false));
+    const list = owner.visibleTo(ctx).map((gosling) => goslingJson(gosling, false));
     return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(list, null, 2) }] };
   }
   const match = /^goslings:\/\/([^/]+)(\/output)?$/.exec(uri);
   if (!match) return undefined;
   let gosling: Gosling;
   try {
-    gosling = owner.find(match[1]!);
+    gosling = owner.find(match[1]!, ctx);
   } catch {
     return undefined;
   }

@@ -56,7 +56,7 @@ export function gooseTools(goose: GooseChild): VirtualTool[] {
         status: z.enum(["all", "running", "completed", "error", "released"]).describe("Only goslings with this status (default all)").optional(),
       }),
       annotations: READ_ONLY,
-      run: async (args) => textResult(listView(goose.all(), args.status ?? "all")),
+      run: async (args, ctx) => textResult(listView(goose.visibleTo(ctx), args.status ?? "all")),
     }),
     defineTool({
       name: "get_gosling_output",
@@ -69,9 +69,9 @@ export function gooseTools(goose: GooseChild): VirtualTool[] {
         full_output: z.boolean().describe("The whole transcript, whatever offset and limit say").optional(),
       }),
       annotations: READ_ONLY,
-      run: async (args) => {
+      run: async (args, ctx) => {
         const request = { offset: args.offset ?? 0, limit: args.limit ?? DEFAULT_LIMIT, full: args.full_output === true };
-        return textResult(outputView(goose.find(args.process_id), request, goose.settings));
+        return textResult(outputView(goose.find(args.process_id, ctx), request, goose.settings));
       },
     }),
     defineTool({
@@ -79,9 +79,9 @@ export function gooseTools(goose: GooseChild): VirtualTool[] {
       description: "Whether a gosling is working or idle, and for how long (all goslings without process_id).",
       input: z.strictObject({ process_id: processId.optional() }),
       annotations: READ_ONLY,
-      run: async (args) => {
-        if (args.process_id === undefined) return textResult(statusReport(goose.all()));
-        return textResult(statusView(goose.find(args.process_id), goose.settings.maxPrompts, goose.settings.maxRuntimeMinutes));
+      run: async (args, ctx) => {
+        if (args.process_id === undefined) return textResult(statusReport(goose.visibleTo(ctx)));
+        return textResult(statusView(goose.find(args.process_id, ctx), goose.settings.maxPrompts, goose.settings.maxRuntimeMinutes));
       },
     }),
     defineTool({
@@ -89,8 +89,9 @@ export function gooseTools(goose: GooseChild): VirtualTool[] {
       description: "A follow-up turn in the gosling's Goose session. Sent while a turn runs, it is queued and runs after, in order.",
       input: z.strictObject({ process_id: processId, prompt: prompt("The follow-up prompt") }),
       run: async (args, ctx) => {
-        goose.checkOwner(goose.find(args.process_id), ctx);
-        const { gosling, entry, ahead } = goose.send(args.process_id, args.prompt, ctx);
+        const target = goose.find(args.process_id, ctx);
+        goose.checkOwner(target, ctx);
+        const { gosling, entry, ahead } = goose.send(target.id, args.prompt, ctx);
         const when =
           ahead === 0
             ? "It is running now."
@@ -108,7 +109,7 @@ export function gooseTools(goose: GooseChild): VirtualTool[] {
       input: z.strictObject({ process_id: processId }),
       annotations: { destructiveHint: true },
       run: async (args, ctx) => {
-        const gosling = goose.find(args.process_id);
+        const gosling = goose.find(args.process_id, ctx);
         goose.checkOwner(gosling, ctx);
         if (gosling.status === "released")
           return textResult(

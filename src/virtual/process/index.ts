@@ -12,6 +12,7 @@ import { loadPolicy, logBrokenPolicy, policyProblems } from "./policy-load.js";
 import { ProcessTable } from "./process-table.js";
 import { PROCESS_RESOURCES, PROCESS_RESOURCE_TEMPLATES, readProcessResource } from "./resources.js";
 import { callerOf, processTools } from "./tools.js";
+import { Visibility } from "../visibility.js";
 
 const NAME = "process";
 
@@ -55,6 +56,11 @@ class ProcessChild extends VirtualChild {
   protected async stopAll(): Promise<void> {
     await this.table.stopAll();
   }
+
+  /** close_child_session("process") by one principal: its own processes end, no one else's. */
+  protected override async stopOwnedBy(principal: string): Promise<void> {
+    await this.table.stopAll(principal);
+  }
 }
 
 export const processChild: BuiltIn<ProcessSettings> = {
@@ -74,6 +80,7 @@ export const processChild: BuiltIn<ProcessSettings> = {
       defaultTimeoutMs: settings.defaultTimeoutMs,
       killGraceMs: settings.killGraceMs ?? config.gateway.shutdownGraceMs,
       keepFinished: settings.keepFinished,
+      visibility: Visibility.of(config),
       log,
     });
     return new ProcessChild(table, switchboard, settings.defaultTimeoutMs, baseDir);

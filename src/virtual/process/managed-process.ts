@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { childEnv } from "../../children/processes/child-env.js";
 import { GroupProcess, type ProcessExit } from "../../children/processes/group-process.js";
 import { GaggleError, errorMessage } from "../../shared/errors.js";
+import { outOfDescriptors } from "../../children/processes/spawn-problem.js";
 import { OutputLog } from "./output-log.js";
 
 export type ProcessStatus = "running" | "completed" | "failed" | "timed_out" | "killed";
@@ -44,6 +45,8 @@ export class ManagedProcess {
       this.output = new OutputLog(join(spec.logDir, `${this.pid}-${this.startedAt.getTime()}.log`), spec.maxOutputBytes);
     } catch (error) {
       void process.stop();
+      const descriptors = outOfDescriptors(error);
+      if (descriptors) throw new GaggleError("SERVER_FAILED", `could not start the command: ${descriptors}`, { cause: error });
       throw new GaggleError("SERVER_FAILED", `cannot write the output log in ${spec.logDir}: ${errorMessage(error)}`, {
         hint: "check that [virtual.process] log_dir (or the state directory) is writable",
         cause: error,
@@ -73,6 +76,8 @@ export class ManagedProcess {
       return new ManagedProcess(spec, process);
     } catch (error) {
       if (error instanceof GaggleError) throw error;
+      const descriptors = outOfDescriptors(error);
+      if (descriptors) throw new GaggleError("SERVER_FAILED", `could not start the command: ${descriptors}`, { cause: error });
       throw new GaggleError("SERVER_FAILED", `could not start the command: ${errorMessage(error)}`, {
         hint: "gaggle could not spawn /bin/sh; check the system's process and file limits, then retry",
         cause: error,

@@ -10,6 +10,7 @@ import { ManagedProcess } from "./managed-process.js";
 import { checkPolicy, type Policy } from "./policy.js";
 import { LIST_URI } from "./resources.js";
 import { endedNotice, logUri } from "./views.js";
+import type { Visibility } from "../visibility.js";
 
 export interface TableOptions {
   childName: string;
@@ -23,6 +24,8 @@ export interface TableOptions {
   defaultTimeoutMs: number;
   killGraceMs: number;
   keepFinished: number;
+  /** Who lists and reads whose processes. */
+  visibility: Visibility;
   log: Logger;
 }
 
@@ -87,13 +90,22 @@ export class ProcessTable {
     return this.processes.get(pid);
   }
 
-  /** Any session may look at any process. */
-  get(pid: number): ManagedProcess {
+  /** A process `viewer` may see: one another principal started is not there for it, unless gateway.visibility says "all". */
+  get(pid: number, viewer: string): ManagedProcess {
     const found = this.processes.get(pid);
-    if (found) return found;
+    if (found && this.options.visibility.sees(found.spec.owner, viewer)) return found;
     throw new GaggleError("NOT_FOUND", `no process ${pid}: gaggle did not start it, or it ended long enough ago to be forgotten`, {
       hint: "gg_process_status without a pid lists your processes",
     });
+  }
+
+  visible(entry: ManagedProcess, viewer: string): boolean {
+    return this.options.visibility.sees(entry.spec.owner, viewer);
+  }
+
+  /** What `viewer` may see of list(). */
+  visibleTo(viewer: string): ManagedProcess[] {
+    return this.list().filter((entry) => this.visible(entry, viewer));
   }
 
   /** Running first (oldest first), then finished (most recent first). */
@@ -106,7 +118,7 @@ export class ProcessTable {
 
   /** Only the principal that started a process may kill it, from any of its sessions. */
   async kill(pid: number, principal: string): Promise<{ process: ManagedProcess; wasRunning: boolean }> {
-    const target = this.get(pid);
+    const target = this.get(pid, principal);
     if (target.spec.owner !== principal) {
       const { timeoutMs } = target.spec;
       const end = target.running
@@ -127,9 +139,10 @@ export class ProcessTable {
     return { process: target, wasRunning };
   }
 
-  /** Kills every process group still running; resolves once all are gone. */
-  async stopAll(): Promise<void> {
-    await Promise.allSettled(this.running().map((entry) => entry.stop("killed")));
+  /** Kills every process group still running (only `owner`'s when given); resolves once all are gone. */
+  async stopAll(owner?: string): Promise<void> {
+    const mine = this.running().filter((entry) => owner === undefined || entry.spec.owner === owner);
+    await Promise.allSettled(mine.map((entry) => entry.stop("killed")));
   }
 
   private running(): ManagedProcess[] {

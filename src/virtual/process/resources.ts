@@ -13,7 +13,7 @@ export const PROCESS_RESOURCES: Resource[] = [
   {
     uri: LIST_URI,
     name: "process list",
-    description: "Every background process gaggle started (running first), with whether it is yours",
+    description: "The background processes you may see (running first), with whether each is yours",
     mimeType: "application/json",
   },
 ];
@@ -32,13 +32,13 @@ const LOG_URI = /^process:\/\/(\d+)\/log$/;
 /** The resource's contents, or undefined when the URI names no resource of this child. */
 export function readProcessResource(table: ProcessTable, uri: string, viewer: string): ReadResourceResult | undefined {
   if (uri === LIST_URI) {
-    const processes = table.list().map((entry) => ({ ...summaryView(entry), owned: entry.spec.owner === viewer }));
+    const processes = table.visibleTo(viewer).map((entry) => ({ ...summaryView(entry), owned: entry.spec.owner === viewer }));
     return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify({ processes }) }] };
   }
   const match = LOG_URI.exec(uri);
   if (!match) return undefined;
   const entry = table.find(Number(match[1]));
-  if (!entry) return undefined;
+  if (!entry || !table.visible(entry, viewer)) return undefined;
   const view = readView(entry.output.path, entry.output, 0, LOG_TAIL_LINES);
   const skipped = view.omitted > 0 ? [`[... ${view.omitted} earlier lines not shown; gg_process_status with head_lines shows the start ...]`] : [];
   return { contents: [{ uri, mimeType: "text/plain", text: [...skipped, viewText(view)].join("\n") }] };

@@ -70,6 +70,10 @@ async function findBanned(source: string, depth: number): Promise<Finding | unde
   if ("unverifiable" in read) return read;
   const [hidden] = read.hidden;
   if (hidden !== undefined) return { unverifiable: hidden };
+  for (const line of read.strings) {
+    const found = await findBanned(line, depth + 1);
+    if (found) return found;
+  }
   for (const target of read.redirects) {
     const device = networkDevice(target);
     if (device) return device;
@@ -78,6 +82,9 @@ async function findBanned(source: string, depth: number): Promise<Finding | unde
     const found = await inCommand(words, stdin, depth);
     if (found) return found;
   }
+  // Bash may run commands in what the grammar here could not read (a glob in a group's command name).
+  const [unread] = read.unread;
+  if (unread !== undefined) return { unverifiable: `a part of the line bash's grammar here cannot read (${JSON.stringify(unread.slice(0, 40))})` };
   return undefined;
 }
 

@@ -2,7 +2,7 @@
 // and the files its redirections open, or the construct that makes that impossible to know before it runs.
 import type { Node } from "web-tree-sitter";
 import { literal, withTree } from "./bash-parser.js";
-import { codeInBuiltin, codeInExpansion, nameOperands, type Word } from "./hidden-code.js";
+import { codeInAssignment, codeInBuiltin, codeInExpansion, nameOperands, type Word } from "./hidden-code.js";
 
 export type { Word } from "./hidden-code.js";
 
@@ -217,6 +217,15 @@ function codeIn(node: Node): string | undefined {
   for (let at = stack.pop(); at; at = stack.pop()) {
     if (at.type === "comment") continue;
     if (at !== node && !DATA.has(at.type)) return construct(at);
+    if (at.type === "variable_assignment") {
+      const value = at.childForFieldName("value");
+      const code = codeInAssignment({
+        name: at.childForFieldName("name")?.text ?? "",
+        value: value ? { text: value.text, value: literal(value) } : undefined,
+      });
+      if (typeof code === "string") return code;
+      if (code) return "an assignment to PROMPT_COMMAND, a command line the shell runs later";
+    }
     if (at.type === "expansion") {
       const code = codeInExpansion(at.text) ?? (/^\$\{CDPATH:?=/.test(at.text) ? CDPATH_CHANGE : undefined);
       if (code) return code;

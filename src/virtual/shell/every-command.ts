@@ -3,7 +3,7 @@
 import type { Node } from "web-tree-sitter";
 import { literal, withTree } from "./bash-parser.js";
 import { DATA } from "./command-grammar.js";
-import { codeInBuiltin, codeInExpansion, type Word } from "./hidden-code.js";
+import { codeInAssignment, codeInBuiltin, codeInDeclaration, codeInExpansion, type Word } from "./hidden-code.js";
 
 /** Where a command's standard input comes from, when the line says: the pipe before it, a here-document or here-string (its text, undefined when expanded), or a file. */
 export type Stdin = { from: "pipe" } | { from: "text"; text: string | undefined } | { from: "file"; file: Word };
@@ -21,6 +21,10 @@ export interface EveryCommand {
   redirects: Word[];
   /** What turns a variable's value into code when the line runs (see hidden-code.ts), as a person would name it. */
   hidden: string[];
+  /** Command lines a variable holds for the shell to run later (a literal PROMPT_COMMAND). */
+  strings: string[];
+  /** Parts the grammar could not read (its ERROR nodes), as written: bash may still run commands there. */
+  unread: string[];
 }
 
 /** Operators that open a file on standard input when no descriptor is written before them. */
@@ -32,10 +36,11 @@ const INPUT_OPS = new Set(["<", "<>"]);
  */
 export async function everyCommand(source: string): Promise<EveryCommand | { unverifiable: string }> {
   return withTree(source, (root) => {
-    const found: EveryCommand = { commands: [], redirects: [], hidden: [] };
+    const found: EveryCommand = { commands: [], redirects: [], hidden: [], strings: [], unread: [] };
     const stack: Node[] = [root];
     for (let node = stack.pop(); node; node = stack.pop()) {
       const children = node.namedChildren.filter((child): child is Node => child !== null);
+      if (node.type === "ERROR" || node.isMissing) found.unread.push(node.text);
       if (node.type === "command") {
         const name = node.childForFieldName("name");
         // Nodes are compared by id: each lookup gives a new object for the same node.
@@ -46,6 +51,20 @@ export async function everyCommand(source: string): Promise<EveryCommand | { unv
           const code = codeInBuiltin(command.words);
           if (code) found.hidden.push(code);
         }
+      } else if (node.type === "variable_assignment") {
+        const value = node.childForFieldName("value");
+        const code = codeInAssignment({
+          name: node.childForFieldName("name")?.text ?? "",
+          value: value ? { text: value.text, value: literal(value) } : undefined,
+        });
+        if (typeof code === "string") found.hidden.push(code);
+        else if (code) found.strings.push(code.commandLine);
+      } else if (node.type === "declaration_command") {
+        const words = node.children.filter((child): child is Node => child !== null && child.type !== "variable_assignment");
+        const code = codeInDeclaration(
+          words.map((word) => ({ text: word.text, value: word.isNamed && word.type !== "variable_name" ? literal(word) : word.text })),
+        );
+        if (code) found.hidden.push(code);
       } else if (node.type === "expansion") {
         const code = codeInExpansion(node.text);
         if (code) found.hidden.push(code);

@@ -62,6 +62,67 @@ export function codeInExpansion(written: string): string | undefined {
   return undefined;
 }
 
+/** Variables whose assigned value bash evaluates as arithmetic, subscripts and all (`RANDOM=$_`). */
+const ARITHMETIC_VARIABLES = new Set(["RANDOM", "SRANDOM", "OPTIND", "HISTCMD"]);
+
+/** Variables whose value bash expands as a prompt, command substitutions included (PS4 under `set -x`; the rest in an interactive shell). */
+const PROMPT_VARIABLES = new Set(["PS0", "PS1", "PS2", "PS3", "PS4"]);
+
+/** Variables naming a file a shell started later runs as its start-up script. */
+const STARTUP_VARIABLES = new Set(["BASH_ENV", "ENV"]);
+
+/** What an assignment `NAME=VALUE` sets when it is read: the name as written (`a[1]` included), its value, if any. */
+export interface Assignment {
+  name: string;
+  value: Word | undefined;
+}
+
+/**
+ * Why the assignment runs code when it is made or when the variable is used later, or undefined: a subscript that
+ * is an arithmetic expression (`a[$_]=1`), a value bash evaluates as arithmetic (`RANDOM=$_`), a prompt whose value
+ * holds expansions (`PS4='$(id)'` runs id under `set -x`), or a start-up file known only when it runs. A literal
+ * PROMPT_COMMAND is a command line: `commandLine` says so, for the caller to read.
+ */
+export function codeInAssignment(assignment: Assignment): string | undefined | { commandLine: string } {
+  const { name, value } = assignment;
+  const bracket = name.indexOf("[");
+  if (bracket !== -1) {
+    const subscript = name.slice(bracket + 1, name.endsWith("]") ? -1 : undefined);
+    if (!/^\s*-?\d+\s*$/.test(subscript)) {
+      return `an array subscript that is an arithmetic expression (${name}=), which can run commands held in variables`;
+    }
+    return undefined;
+  }
+  const literal = value?.value ?? (value === undefined ? "" : undefined);
+  if (ARITHMETIC_VARIABLES.has(name) && (literal === undefined || !/^\s*-?\d*\s*$/.test(literal))) {
+    return `an assignment to ${name}, whose value bash evaluates as arithmetic and which can run commands held in variables`;
+  }
+  if (PROMPT_VARIABLES.has(name) && (literal === undefined || /[$`\\]/.test(literal))) {
+    return `an assignment to ${name}, whose value bash expands as a prompt and which can run commands`;
+  }
+  if (STARTUP_VARIABLES.has(name) && literal === undefined) {
+    return `an assignment to ${name}, a start-up file known only when it runs`;
+  }
+  if (name === "PROMPT_COMMAND") {
+    return literal === undefined ? "an assignment to PROMPT_COMMAND, a command line known only when it runs" : { commandLine: literal };
+  }
+  return undefined;
+}
+
+/** Attributes that turn the variable's later values into code: -i (arithmetic) and -n (a name, subscripts evaluated). */
+const CODE_ATTRIBUTES = /^[-+][a-zA-Z]*[in]/;
+
+/** Why a declaration (`declare -i n`, `local -n r=x`) makes a variable's later values code, or undefined. */
+export function codeInDeclaration(words: Word[]): string | undefined {
+  const [name, ...options] = words;
+  if (name?.value === "export" || name?.value === "readonly") return undefined;
+  const attribute = options.find((word) => word.value === undefined || CODE_ATTRIBUTES.test(word.value));
+  if (attribute === undefined) return undefined;
+  return attribute.value === undefined
+    ? `${name?.text} with an expanded word (${attribute.text}), which may give a variable the integer or nameref attribute`
+    : `${name?.text} ${attribute.text}, an integer or nameref attribute, which makes the variable's later values code`;
+}
+
 /** Builtins that evaluate what they are given as arithmetic: a variable named there can hold commands. */
 const ARITHMETIC = new Set(["let"]);
 

@@ -135,7 +135,7 @@ export function runsOf(name: string, rest: Word[]): Runs[] {
   if (name === "script") return scriptRuns(rest);
   if (name === "parallel") return parallelRuns(rest);
   if (name === "at" || name === "batch") return atRuns(name, rest);
-  if (name === "mapfile" || name === "readarray") return callbackRuns(name, rest);
+  if (name === "mapfile" || name === "readarray" || name === "compgen" || name === "complete") return callbackRuns(name, rest);
   return wrapperRuns(name, rest);
 }
 
@@ -226,6 +226,10 @@ function shellRuns(name: string, rest: Word[]): Runs[] {
     }
     if (SHELL_VALUE_OPTIONS.has(value)) {
       at++;
+      // A start-up file made when it runs (`--rcfile <(...)`) holds commands no reading of the line sees.
+      if (value.endsWith("file") && rest[at] !== undefined && rest[at]!.value === undefined) {
+        return [{ kind: "unverifiable", reason: `${name} ${value} of a file known only when it runs (${rest[at]!.text})` }];
+      }
       continue;
     }
     if (value === "--command") command = true;
@@ -361,7 +365,7 @@ function atRuns(name: string, rest: Word[]): Runs[] {
   return [{ kind: "stdin", what: `${name} reading commands from its input` }];
 }
 
-/** `mapfile -C CALLBACK`: the callback is a command line run as lines are read. */
+/** `mapfile -C CALLBACK` and `compgen -C COMMAND` (`complete -C` likewise): a command line run as lines are read or words completed. */
 function callbackRuns(name: string, rest: Word[]): Runs[] {
   const at = rest.findIndex((word) => word.value === "-C");
   return at === -1 ? [] : [{ kind: "string", text: rest[at + 1]?.value, what: `${name} -C's callback` }];

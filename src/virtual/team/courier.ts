@@ -153,7 +153,7 @@ export class Courier {
       try {
         const { gosling, entry } = live
           ? { gosling: live, entry: this.goose.send(live.id, text, {}).entry }
-          : await this.roster.whileStarting(agentId, () => this.roster.launch(home.team.team_id, home.member, text, {}));
+          : await this.roster.whileStarting(agentId, () => this.roster.launch(home.team, home.member, text, {}));
         if (!live) this.registry.save(home.team);
         if (entry.state === "queued") {
           this.handed.set(entry, next);

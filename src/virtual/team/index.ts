@@ -12,6 +12,7 @@ import { Roster } from "./roster.js";
 import { TeamStore } from "./store.js";
 import { TeamChild } from "./team-child.js";
 import { Worktrees } from "./worktrees.js";
+import { Visibility } from "../visibility.js";
 
 /** Built on the goose child, whose goslings its members are: left out without it. */
 export const teamChild: BuiltIn<TeamSettings> = {
@@ -41,5 +42,6 @@ function createTeamChild(settings: TeamSettings, context: VirtualContext, goose:
   });
   context.switchboard.onCallerGone((sessionId) => inbox.forgetSession(sessionId));
   const teamsChanged = () => context.switchboard.listChanged("team", "resources");
-  return new TeamChild(context.switchboard, { registry, roster, courier, goose, worktrees, settings, inbox, teamsChanged });
+  const { listsWork } = Visibility.of(context.config);
+  return new TeamChild(context.switchboard, { registry, roster, courier, goose, worktrees, settings, inbox, teamsChanged, listsWork });
 }

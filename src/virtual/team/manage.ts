@@ -3,9 +3,9 @@ import type { CallContext } from "../../children/child.js";
 import { errorMessage } from "../../shared/errors.js";
 import type { GooseChild } from "../goose/goose-child.js";
 import type { Courier } from "./courier.js";
-import { checkImages } from "./images.js";
+import { checkImages, type ImagePlace } from "./images.js";
 import { onboardingTurn } from "./prompts.js";
-import { requireManager, requireParticipant } from "./principal.js";
+import { requireFree, requireManager, requireParticipant, type TeamCaller } from "./principal.js";
 import { now, type MemberRecord, type TeamRecord } from "./records.js";
 import type { TeamRegistry } from "./registry.js";
 import type { Roster } from "./roster.js";
@@ -29,14 +29,22 @@ export function cwdOf(agentId: string, deps: Pick<ManageDeps, "registry" | "goos
   return deps.registry.agent(agentId)?.member.cwd ?? deps.goose.defaultCwd;
 }
 
-export async function addMember(deps: ManageDeps, caller: string, request: AddRequest, ctx: CallContext): Promise<Record<string, unknown>> {
+/** Where a sender's images may come from: its working directory and the goose child's. */
+export function imagePlaceOf(agentId: string, deps: Pick<ManageDeps, "registry" | "goose">): ImagePlace {
+  const cwd = cwdOf(agentId, deps);
+  return { cwd, roots: [cwd, deps.goose.defaultCwd] };
+}
+
+export async function addMember(deps: ManageDeps, who: TeamCaller, request: AddRequest, ctx: CallContext): Promise<Record<string, unknown>> {
   const { registry, roster, courier } = deps;
+  const caller = who.agentId;
   let team = registry.find(request.teamId);
+  requireFree(team, who, request.teamId);
   const created = !team;
   if (team) requireManager(team, caller, deps.settings.allowMemberManage, "add members to");
   const preset = resolvePreset(request.modelPreset, deps.settings.modelPresets);
-  const images = checkImages(request.imagePaths, cwdOf(caller, deps));
-  team ??= registry.create(request.teamId, caller);
+  const images = checkImages(request.imagePaths, imagePlaceOf(caller, deps));
+  team ??= registry.create(request.teamId, caller, who.owner);
   const at = now();
   const member: MemberRecord = {
     agent_id: registry.newAgentId(),
@@ -70,7 +78,7 @@ export async function addMember(deps: ManageDeps, caller: string, request: AddRe
       });
       const hasMessage = request.prompt !== undefined || images.length > 0;
       const turn = onboardingTurn({ team, member, adderTitle: registry.titleOf(caller), message: hasMessage ? onboarding.message : undefined });
-      return { onboarding, ...(await roster.launch(team.team_id, member, turn, ctx)) };
+      return { onboarding, ...(await roster.launch(team, member, turn, ctx)) };
     });
     courier.deliveredBy(team, launched.onboarding.deliveries[0]!, launched.gosling, launched.entry);
     registry.save(team);
@@ -128,9 +136,10 @@ async function undoAdd(deps: ManageDeps, team: TeamRecord, member: MemberRecord,
   if (member.worktree?.created) await deps.worktrees.rollback(member.worktree).catch(() => {});
 }
 
-export async function removeMembers(deps: ManageDeps, caller: string, request: RemoveRequest): Promise<Record<string, unknown>> {
+export async function removeMembers(deps: ManageDeps, who: TeamCaller, request: RemoveRequest): Promise<Record<string, unknown>> {
   const { registry, roster, courier } = deps;
-  const team = registry.get(request.teamId);
+  const caller = who.agentId;
+  const team = registry.get(request.teamId, who.owner);
   requireParticipant(team, caller);
   requireManager(team, caller, deps.settings.allowMemberManage, "remove members from");
   const results: Array<Record<string, unknown>> = [];

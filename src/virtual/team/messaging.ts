@@ -1,15 +1,21 @@
 // Owns gg_team_message: who may send, to whom ("broadcast" is everyone but the sender), and the receipt.
 import { GaggleError } from "../../shared/errors.js";
 import type { Courier } from "./courier.js";
-import { checkImages } from "./images.js";
-import { isParticipant, requireParticipant } from "./principal.js";
+import { checkImages, type ImagePlace } from "./images.js";
+import { isParticipant, requireParticipant, type TeamCaller } from "./principal.js";
 import { BROADCAST, LEAD, type TeamRecord } from "./records.js";
 import type { TeamRegistry } from "./registry.js";
 import type { MessageArgs } from "./tool-args.js";
 import { checkTeamId } from "./validate.js";
 
-export function sendMessage(registry: TeamRegistry, courier: Courier, caller: string, senderCwd: string, args: MessageArgs): Record<string, unknown> {
-  const team = registry.get(checkTeamId(args.team_id));
+export function sendMessage(
+  registry: TeamRegistry,
+  courier: Courier,
+  { agentId: caller, owner }: TeamCaller,
+  place: ImagePlace,
+  args: MessageArgs,
+): Record<string, unknown> {
+  const team = registry.get(checkTeamId(args.team_id), owner);
   requireParticipant(team, caller);
   const broadcast = args.recipient_agent_id.trim().toLowerCase() === BROADCAST;
   const recipients = broadcast
@@ -18,7 +24,7 @@ export function sendMessage(registry: TeamRegistry, courier: Courier, caller: st
   if (recipients.length === 0) {
     throw new GaggleError("INVALID_ARGS", `there is no one else in team ${team.team_id} to broadcast to`, { hint: "gg_team_manage adds members" });
   }
-  const images = checkImages(args.image_paths ?? [], senderCwd);
+  const images = checkImages(args.image_paths ?? [], place);
   const { message, deliveries } = courier.post(team, {
     kind: "message",
     from: caller,

@@ -1,12 +1,39 @@
 // Owns who a call speaks for: the client lead, or the member whose credential opened the session; and what each may do.
-import type { CallContext } from "../../children/child.js";
+import { LOCAL_PRINCIPAL, type CallContext } from "../../children/child.js";
 import { GaggleError } from "../../shared/errors.js";
 import { LEAD, type TeamRecord } from "./records.js";
 import type { TeamRegistry } from "./registry.js";
 
+/** Who a team call speaks for: an agent id (LEAD for a client), and the principal whose teams it reaches. */
+export interface TeamCaller {
+  agentId: string;
+  /** The client's principal; a member's is the owner of the team it is in. */
+  owner: string;
+}
+
+/** A member acts for the principal whose team it is in: it reaches that principal's teams, and what it creates is theirs. */
+export function teamCaller(ctx: CallContext, registry: TeamRegistry): TeamCaller {
+  const agentId = callerAgentId(ctx, registry);
+  const home = agentId === LEAD ? undefined : registry.agent(agentId);
+  return { agentId, owner: home?.team.owner ?? ctx.caller?.principal ?? LOCAL_PRINCIPAL };
+}
+
+/** A team only its owner's clients and members reach; to anyone else it is not there (and its id is taken). */
+export function reachable(team: TeamRecord | undefined, caller: TeamCaller): team is TeamRecord {
+  return team !== undefined && team.owner === caller.owner;
+}
+
+/** Refuses a team id another principal's team holds: such a team is neither shown nor joined. */
+export function requireFree(team: TeamRecord | undefined, caller: TeamCaller, teamId: string): void {
+  if (team === undefined || reachable(team, caller)) return;
+  throw new GaggleError("PERMISSION_DENIED", `the team id ${JSON.stringify(teamId)} is taken by another client's team`, {
+    hint: "pick another team_id; gg_team_status shows only your own teams",
+  });
+}
+
 /**
  * A session opened on a member URL speaks as that member and nothing in the arguments can change it; any
- * other session (the stdio client, an HTTP client holding the bearer token) is the operator: LEAD.
+ * other session (the stdio client, an HTTP client holding a bearer token) is the operator: LEAD of its own teams.
  * A member credential whose member was removed speaks for no one.
  */
 export function callerAgentId(ctx: CallContext, registry: TeamRegistry): string {

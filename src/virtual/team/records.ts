@@ -74,6 +74,8 @@ export interface DeliveryRecord {
 
 export interface TeamRecord {
   team_id: string;
+  /** The principal whose client created it: only its clients (and the team's members) reach the team. */
+  owner: string;
   lead_agent_id: string;
   created_at: string;
   members: MemberRecord[];

@@ -22,18 +22,24 @@ export class TeamRegistry {
     return this.teams.get(teamId);
   }
 
-  get(teamId: string): TeamRecord {
+  /** The teams `owner`'s clients reach. */
+  ownedBy(owner: string): TeamRecord[] {
+    return this.all().filter((team) => team.owner === owner);
+  }
+
+  /** A team `owner` reaches; another principal's is not there for it. */
+  get(teamId: string, owner: string): TeamRecord {
     const team = this.teams.get(teamId);
-    if (team) return team;
-    const known = this.all().map((each) => each.team_id);
+    if (team?.owner === owner) return team;
+    const known = this.ownedBy(owner).map((each) => each.team_id);
     throw new GaggleError("NOT_FOUND", `no team "${teamId}"`, {
       hint: known.length > 0 ? `known teams: ${known.join(", ")}` : "gg_team_manage with a new team_id creates a team, its caller the lead",
     });
   }
 
   /** Created in memory only: it is saved once its first member has started. */
-  create(teamId: string, leadAgentId: string): TeamRecord {
-    const team: TeamRecord = { team_id: teamId, lead_agent_id: leadAgentId, created_at: now(), members: [], messages: [], deliveries: [] };
+  create(teamId: string, leadAgentId: string, owner: string): TeamRecord {
+    const team: TeamRecord = { team_id: teamId, owner, lead_agent_id: leadAgentId, created_at: now(), members: [], messages: [], deliveries: [] };
     this.teams.set(teamId, team);
     return team;
   }

@@ -2,11 +2,13 @@
 import type { ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
 import type { CallContext } from "../../children/child.js";
 import { inboxUri, type LeadInbox } from "./inbox.js";
-import { callerAgentId, requireParticipant } from "./principal.js";
+import { reachable, requireParticipant, teamCaller } from "./principal.js";
 import { LEAD } from "./records.js";
 import type { TeamRegistry } from "./registry.js";
 
-export function teamResources(registry: TeamRegistry): Resource[] {
+/** Each team's inbox, for a list the same for every client: only when every client may read them (see Visibility.listsWork). */
+export function teamResources(registry: TeamRegistry, listsWork: boolean): Resource[] {
+  if (!listsWork) return [];
   return registry.all().map((team) => ({
     uri: inboxUri(team.team_id),
     name: `team ${team.team_id} inbox`,
@@ -29,8 +31,9 @@ export function readTeamResource(uri: string, ctx: CallContext, registry: TeamRe
   const match = /^team:\/\/([^/]+)\/inbox$/.exec(uri);
   if (!match) return undefined;
   const team = registry.find(decodeURIComponent(match[1]!));
-  if (!team) return undefined;
-  const caller = callerAgentId(ctx, registry);
+  const who = teamCaller(ctx, registry);
+  if (!reachable(team, who)) return undefined;
+  const caller = who.agentId;
   requireParticipant(team, caller);
   inbox.noteCaller(team, caller, ctx);
   const messages = inbox.entries(team, caller);

@@ -3,7 +3,7 @@ import type { CallContext } from "../../children/child.js";
 import type { GooseChild } from "../goose/goose-child.js";
 import type { Gosling, PromptEntry } from "../goose/gosling.js";
 import type { MemberUrl, MemberUrls } from "../context.js";
-import type { MemberRecord } from "./records.js";
+import type { MemberRecord, TeamRecord } from "./records.js";
 
 export type MemberState = "starting" | "working" | "idle" | "exited" | "removed";
 
@@ -66,11 +66,12 @@ export class Roster {
    * A gosling for the member, started on `prompt` with gaggle as its MCP extension on the member's own URL.
    * A member that had a gosling before continues its Goose session (`--resume` from the first turn).
    */
-  async launch(teamId: string, member: MemberRecord, prompt: string, ctx: CallContext): Promise<{ gosling: Gosling; entry: PromptEntry }> {
+  async launch(team: TeamRecord, member: MemberRecord, prompt: string, ctx: CallContext): Promise<{ gosling: Gosling; entry: PromptEntry }> {
     const running = this.entry(member.agent_id);
-    running.url ??= await this.urls.urlFor({ teamId, agentId: member.agent_id });
+    running.url ??= await this.urls.urlFor({ teamId: team.team_id, agentId: member.agent_id });
     const tokens = ["--with-streamable-http-extension", running.url.url, ...member.options];
-    const launched = this.goose.launchGosling(prompt, tokens, ctx, "team_member", member.cwd, member.session ?? undefined);
+    // The team's owner owns its members' goslings, whoever's call (or delivery) starts them.
+    const launched = this.goose.launchGosling(prompt, tokens, ctx, "team_member", member.cwd, member.session ?? undefined, team.owner);
     running.gosling = launched.gosling;
     this.byGosling.set(launched.gosling.id, member.agent_id);
     member.session = launched.gosling.session;
@@ -88,9 +89,9 @@ export class Roster {
     return { wasWorking: outcome.wasWorking };
   }
 
-  /** Every member's gosling is released; URLs stay valid, so a member restarted later can use its own. */
-  async releaseAll(note: string): Promise<void> {
-    const live = [...this.running.keys()].flatMap((agentId) => this.live(agentId) ?? []);
+  /** Every member's gosling (of `agentIds` when given) is released; URLs stay valid, so a member restarted later can use its own. */
+  async releaseAll(note: string, agentIds?: ReadonlySet<string>): Promise<void> {
+    const live = [...this.running.keys()].filter((agentId) => agentIds?.has(agentId) ?? true).flatMap((agentId) => this.live(agentId) ?? []);
     await Promise.all(live.map((gosling) => this.goose.release(gosling, note)));
   }
 

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../../shared/log.js";
 import { writeFileAtomic } from "../../shared/atomic-file.js";
+import { LOCAL_PRINCIPAL } from "../../children/child.js";
 import { LEAD, outstanding, type TeamRecord } from "./records.js";
 
 /** Messages kept per team; older ones go, unless a delivery of theirs is still waiting or unread. */
@@ -27,6 +28,8 @@ export class TeamStore {
       try {
         const record = JSON.parse(readFileSync(path, "utf8")) as TeamRecord;
         if (typeof record.team_id !== "string" || !Array.isArray(record.members)) throw new Error("not a team record");
+        // A team saved before teams had owners was the local user's.
+        if (typeof record.owner !== "string") record.owner = LOCAL_PRINCIPAL;
         return [record];
       } catch (error) {
         this.log.warn({ err: error, path }, "team file left out: it cannot be read");
@@ -35,10 +38,13 @@ export class TeamStore {
     });
   }
 
-  /** Written to a temporary file and renamed over the old one, so a crash never leaves half a team. */
+  /**
+   * Written to a temporary file and renamed over the old one, so a crash never leaves half a team; readable by
+   * gaggle's user alone, as its messages are the team's.
+   */
   save(team: TeamRecord): void {
     prune(team);
-    writeFileAtomic(join(this.dir, `${team.team_id}.json`), JSON.stringify(team, null, 1));
+    writeFileAtomic(join(this.dir, `${team.team_id}.json`), JSON.stringify(team, null, 1), { mode: 0o600, dirMode: 0o700 });
   }
 }
 

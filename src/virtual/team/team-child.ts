@@ -24,7 +24,7 @@ export class TeamChild extends VirtualChild {
   }
 
   protected override listResources(): Resource[] {
-    return teamResources(this.deps.registry);
+    return teamResources(this.deps.registry, this.deps.listsWork);
   }
 
   protected override listResourceTemplates(): ResourceTemplate[] {
@@ -35,12 +35,12 @@ export class TeamChild extends VirtualChild {
     return readTeamResource(uri, ctx, this.deps.registry, this.deps.inbox);
   }
 
-  /** Teams are every operator's: any session not opened as a member leads them. */
+  /** A team is its owner's: its clients lead it. */
   override background(): BackgroundWork[] {
     return this.deps.registry.all().map((team) => ({
       kind: "team",
       id: team.team_id,
-      owner: null,
+      owner: team.owner,
       state: `${team.members.filter((member) => !member.removed_at).length} members`,
       title: `led by ${team.lead_agent_id}`,
       startedAt: new Date(team.created_at),
@@ -55,6 +55,17 @@ export class TeamChild extends VirtualChild {
     this.deps.courier.pause(true);
     try {
       await this.deps.roster.releaseAll("the team child was closed");
+    } finally {
+      this.deps.courier.pause(false);
+    }
+  }
+
+  /** close_child_session("team") by one principal: the members of its own teams are released, no one else's. */
+  protected override async stopOwnedBy(principal: string): Promise<void> {
+    const members = new Set(this.deps.registry.ownedBy(principal).flatMap((team) => team.members.map((member) => member.agent_id)));
+    this.deps.courier.pause(true);
+    try {
+      await this.deps.roster.releaseAll("the team child was closed", members);
     } finally {
       this.deps.courier.pause(false);
     }

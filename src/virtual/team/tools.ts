@@ -4,21 +4,23 @@ import type { CallContext } from "../../children/child.js";
 import { jsonResult } from "../../shared/tool-results.js";
 import { defineTool, type ToolSpec, type VirtualTool } from "../virtual-child.js";
 import type { LeadInbox } from "./inbox.js";
-import { addMember, cwdOf, removeMembers, type ManageDeps } from "./manage.js";
+import { addMember, imagePlaceOf, removeMembers, type ManageDeps } from "./manage.js";
 import { manageInput, messageInput, statusInput } from "./tool-args.js";
 import { sendMessage } from "./messaging.js";
-import { callerAgentId, requireParticipant } from "./principal.js";
+import { reachable, requireParticipant, teamCaller, type TeamCaller } from "./principal.js";
 import { LEAD } from "./records.js";
 import { statusView } from "./status-view.js";
 import { checkTeamId, parseManage } from "./validate.js";
 
 export interface ToolDeps extends ManageDeps {
   inbox: LeadInbox;
+  /** Whether resources/list may name each team's inbox (see Visibility.listsWork). */
+  listsWork: boolean;
 }
 
 /** A team tool's spec: every one names its team, and its handler learns who calls and answers with JSON. */
 type TeamToolSpec<Input extends z.ZodObject<{ team_id: z.ZodString }>> = Omit<ToolSpec<Input>, "run"> & {
-  run(args: z.input<Input>, caller: string, ctx: CallContext): Promise<object> | object;
+  run(args: z.input<Input>, caller: TeamCaller, ctx: CallContext): Promise<object> | object;
 };
 
 export function teamTools(deps: ToolDeps): VirtualTool[] {
@@ -29,10 +31,10 @@ export function teamTools(deps: ToolDeps): VirtualTool[] {
     defineTool({
       ...spec,
       run: async (args, ctx) => {
-        const caller = callerAgentId(ctx, deps.registry);
+        const caller = teamCaller(ctx, deps.registry);
         const noteLead = () => {
           const team = deps.registry.find(args.team_id);
-          if (team) deps.inbox.noteCaller(team, caller, ctx);
+          if (reachable(team, caller)) deps.inbox.noteCaller(team, caller.agentId, ctx);
         };
         noteLead();
         try {
@@ -67,7 +69,7 @@ export function teamTools(deps: ToolDeps): VirtualTool[] {
         "notification. Returns message_id, one delivery id per recipient, recipient_count, scope and image_count. Markdown is welcome.",
       input: messageInput,
       annotations: { openWorldHint: false },
-      run: (args, caller) => sendMessage(deps.registry, deps.courier, caller, cwdOf(caller, deps), args),
+      run: (args, caller) => sendMessage(deps.registry, deps.courier, caller, imagePlaceOf(caller.agentId, deps), args),
     }),
     teamTool({
       name: "gg_team_status",
@@ -77,11 +79,11 @@ export function teamTools(deps: ToolDeps): VirtualTool[] {
       input: statusInput,
       annotations: { readOnlyHint: false, openWorldHint: false },
       run: (args, caller) => {
-        const team = deps.registry.get(checkTeamId(args.team_id));
-        requireParticipant(team, caller);
-        const unread = caller === LEAD ? deps.inbox.takeUnread(team) : [];
+        const team = deps.registry.get(checkTeamId(args.team_id), caller.owner);
+        requireParticipant(team, caller.agentId);
+        const unread = caller.agentId === LEAD ? deps.inbox.takeUnread(team) : [];
         if (unread.length > 0) deps.registry.save(team);
-        return statusView(team, caller, deps.roster, unread);
+        return statusView(team, caller.agentId, deps.roster, unread);
       },
     }),
   ];

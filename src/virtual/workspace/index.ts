@@ -1,6 +1,6 @@
 // The built-in `workspace` child: gomcptest's Bash, Edit, Replace, View, LS, GlobTool and GrepTool, each client
 // session with a persistent shell of its own, every path confined to the roots.
-import type { CallContext } from "../../children/child.js";
+import { LOCAL_PRINCIPAL, type CallContext } from "../../children/child.js";
 import type { ChildEvents } from "../../children/switchboard.js";
 import type { WorkspaceSettings } from "../../config/virtual/workspace.js";
 import { findExecutable } from "../../shared/fs-checks.js";
@@ -27,6 +27,8 @@ class WorkspaceChild extends VirtualChild implements Workspace {
   private readonly roots: WorkspaceRoots;
   /** One shell per client session (see sessionKey), started on its first Bash call. */
   private readonly shells = new Map<string, Promise<Shell>>();
+  /** The principal each shell (by its key in `shells`) belongs to. */
+  private readonly shellOwners = new Map<string, string>();
 
   constructor(
     readonly settings: WorkspaceSettings,
@@ -66,6 +68,7 @@ class WorkspaceChild extends VirtualChild implements Workspace {
     if (known?.alive) return known;
     const starting = this.roots.forCall(ctx).then((roots) => Shell.start({ cwd: this.roots.home(roots), graceMs: this.graceMs }));
     this.shells.set(key, starting);
+    this.shellOwners.set(key, ctx.caller?.principal ?? LOCAL_PRINCIPAL);
     starting.catch(() => this.shells.delete(key));
     return starting;
   }
@@ -76,6 +79,7 @@ class WorkspaceChild extends VirtualChild implements Workspace {
     const shell = this.shells.get(sessionId);
     if (!shell) return;
     this.shells.delete(sessionId);
+    this.shellOwners.delete(sessionId);
     void shell.then((started) => started.stop()).catch(() => {});
   }
 
@@ -87,6 +91,18 @@ class WorkspaceChild extends VirtualChild implements Workspace {
   protected async stopAll(): Promise<void> {
     const shells = [...this.shells.values()];
     this.shells.clear();
+    this.shellOwners.clear();
+    await Promise.all(shells.map(async (starting) => (await starting.catch(() => undefined))?.stop()));
+  }
+
+  /** close_child_session("workspace") by one principal: its own shells end, no one else's. */
+  protected override async stopOwnedBy(principal: string): Promise<void> {
+    const mine = [...this.shellOwners].filter(([, owner]) => owner === principal).map(([key]) => key);
+    const shells = mine.flatMap((key) => this.shells.get(key) ?? []);
+    for (const key of mine) {
+      this.shells.delete(key);
+      this.shellOwners.delete(key);
+    }
     await Promise.all(shells.map(async (starting) => (await starting.catch(() => undefined))?.stop()));
   }
 }

@@ -8,7 +8,9 @@ import { StringDecoder } from "node:string_decoder";
 import { cancelledError, type Cancellation } from "../../children/calls/cancellation.js";
 import { childEnv } from "../../children/processes/child-env.js";
 import { GroupProcess } from "../../children/processes/group-process.js";
-import { terminateTree } from "../../children/processes/process-tree.js";
+import { outOfDescriptors } from "../../children/processes/spawn-problem.js";
+import { groupGone, terminateTree, type ProcessTree } from "../../children/processes/process-tree.js";
+import { unwatchFolder, unwatchTree, watchFolder, watchTree } from "../../children/processes/reaper.js";
 import { GaggleError, errorMessage } from "../../shared/errors.js";
 import { runLine, shellSetup } from "./shell-script.js";
 
@@ -40,6 +42,7 @@ const NONCE_CHARS = 32;
 
 interface Running {
   nonce: string;
+  token: string;
   maxChars: number;
   head: string;
   dropped: number;
@@ -58,6 +61,12 @@ export class Shell {
   private turn: Promise<unknown> = Promise.resolve();
   private ended: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private controlLine = "";
+  /**
+   * The process group of every command whose group may still have members: what a command leaves in the background
+   * stays in its group, and one that cleared its environment (`env -i cmd &`) carries no token, so only its group
+   * finds it. Watched by the watchdog too; dropped once the group is gone, before the kernel may reuse its id.
+   */
+  private readonly jobs = new Set<ProcessTree>();
 
   private constructor(
     private readonly process: GroupProcess,
@@ -67,17 +76,31 @@ export class Shell {
     this.cwd = options.cwd;
     process.stdout.on("data", (chunk: Buffer) => this.onOutput(this.decoder.write(chunk)));
     process.stderr.on("data", (chunk: Buffer) => this.onControl(chunk.toString("utf8")));
-    void process.exited.then((exit) => {
+    void process.exited.then(async (exit) => {
       this.ended = exit;
       this.running?.done(
         new GaggleError("EXECUTION_ERROR", `the shell ended (${describeExit(exit)}) while the command ran; the next command starts a new shell`),
       );
-      rmSync(this.dir, { recursive: true, force: true });
+      await this.endJobs();
+      this.removeFolder();
     });
   }
 
   static async start(options: ShellOptions): Promise<Shell> {
-    const dir = mkdtempSync(join(tmpdir(), "gaggle-shell-"));
+    // mkdtemp makes it 0700: it holds `declare -p` of the session's variables, secrets included.
+    let dir: string;
+    try {
+      dir = mkdtempSync(join(tmpdir(), "gaggle-shell-"));
+    } catch (error) {
+      throw new GaggleError(
+        "SERVER_FAILED",
+        `the workspace child could not make the shell's folder: ${outOfDescriptors(error) ?? errorMessage(error)}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    watchFolder(dir);
     let process: GroupProcess;
     try {
       process = await GroupProcess.start({
@@ -90,6 +113,9 @@ export class Shell {
       });
     } catch (error) {
       rmSync(dir, { recursive: true, force: true });
+      unwatchFolder(dir);
+      const descriptors = outOfDescriptors(error);
+      if (descriptors) throw new GaggleError("SERVER_FAILED", `the workspace child could not start bash: ${descriptors}`, { cause: error });
       throw new GaggleError("SERVER_FAILED", `the workspace child could not start bash: ${errorMessage(error)}`, {
         hint: "install bash, or put it on the PATH gaggle runs with",
         cause: error,
@@ -111,9 +137,36 @@ export class Shell {
     return run;
   }
 
-  /** Ends the shell and everything its commands started. */
+  /** Ends the shell and everything its commands started, and removes its folder. */
   async stop(): Promise<void> {
-    await this.process.stop();
+    await Promise.all([this.process.stop(), this.endJobs()]);
+    this.removeFolder();
+  }
+
+  /** Every command's group that still has members, ended as a command past its time is. */
+  private async endJobs(): Promise<void> {
+    const jobs = [...this.jobs];
+    this.jobs.clear();
+    await Promise.all(
+      jobs.map(async (job) => {
+        await terminateTree(job, this.options.graceMs);
+        unwatchTree(job);
+      }),
+    );
+  }
+
+  /** Forgets the commands' groups that have no member left. */
+  private dropEndedJobs(): void {
+    for (const job of this.jobs) {
+      if (!groupGone(job.pgid)) continue;
+      this.jobs.delete(job);
+      unwatchTree(job);
+    }
+  }
+
+  private removeFolder(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+    unwatchFolder(this.dir);
   }
 
   private async runNow(command: string, limits: { timeoutMs: number; maxChars: number; cancel?: Cancellation | undefined }): Promise<CommandRun> {
@@ -123,7 +176,7 @@ export class Shell {
     const token = randomBytes(16).toString("hex");
     writeFileSync(join(this.dir, "command"), command);
     const ended = new Promise<{ status: number; cwd: string } | Error>((resolve) => {
-      this.running = { nonce, maxChars: limits.maxChars, head: "", dropped: 0, pending: "", jobPid: undefined, started: [], done: resolve };
+      this.running = { nonce, token, maxChars: limits.maxChars, head: "", dropped: 0, pending: "", jobPid: undefined, started: [], done: resolve };
     });
     const running = this.running!;
     let stopped: CommandRun["stopped"];
@@ -145,6 +198,7 @@ export class Shell {
       clearTimeout(timer);
       unlisten?.();
       this.running = undefined;
+      this.dropEndedJobs();
     }
   }
 
@@ -202,6 +256,9 @@ export class Shell {
       const match = /^([0-9a-f]+) started (\d+)$/.exec(line);
       if (match?.[1] !== running.nonce) continue;
       running.jobPid = Number(match[2]);
+      const job = { pgid: running.jobPid, token: running.token };
+      this.jobs.add(job);
+      watchTree(job);
       for (const resolve of running.started.splice(0)) resolve(running.jobPid);
     }
   }

@@ -116,15 +116,16 @@ describe("a watchdog that is killed", () => {
     await gaggle.meta("execute_child_tool", { server_id: "stubborn", tool_name: "pids" });
     const started = [await fromStdioChild(gaggle), await STARTERS["a gg_process_run command"](gaggle)];
     started.forEach(expectDetached);
-    const [first] = await until(
+    const [first, second] = await until(
       () => watchdogsOf(gaggle.pid),
-      (pids) => pids.length === 1,
+      (pids) => pids.length === 2,
     );
     process.kill(first!, "SIGKILL");
-    await until(
+    const replaced = await until(
       () => watchdogsOf(gaggle.pid),
-      (pids) => pids.length === 1 && pids[0] !== first,
+      (pids) => pids.length === 2 && !pids.includes(first!),
     );
+    expect(replaced).toContain(second);
     // The new watchdog can be seen before the line that tells of it reaches the test.
     await until(
       () => gaggle.stderr(),

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { startGaggle, textOf, writeConfig } from "../../helpers/gaggle.js";
 import { startHttpGaggle } from "../../helpers/gaggle-http.js";
 import { CLI, ROOT, fixtureChild } from "../../helpers/paths.js";
-import { descendants, isAlive, isWatchdog, waitGone } from "../../helpers/processes.js";
+import { descendants, isAlive, isWatchdog, waitGone, watchdogsOf } from "../../helpers/processes.js";
 
 const stubbornConfig = `[gateway]\nshutdown_grace_ms = 300\n\n${fixtureChild("stubborn", "stubborn.mjs")}\n${fixtureChild("echo", "echo.mjs")}`;
 
@@ -91,6 +91,17 @@ describe("close_child_session", () => {
 describe("when gaggle cannot shut down", () => {
   it("its watchdog kills every child group after gaggle is SIGKILLed", async () => {
     const { gaggle, all } = await gaggleWithChildren();
+    process.kill(gaggle.pid, "SIGKILL");
+    expect(await waitGone([gaggle.pid, ...all.filter((pid) => !isWatchdog(pid))])).toEqual([]);
+    await gaggle.close().catch(() => {});
+  });
+
+  it("a watchdog killed just before gaggle is SIGKILLed leaves another that kills every child group", async () => {
+    const { gaggle, all } = await gaggleWithChildren();
+    const [first] = watchdogsOf(gaggle.pid);
+    expect(first).toBeDefined();
+    // Both at once: gaggle has no time to start a new watchdog in between.
+    process.kill(first!, "SIGKILL");
     process.kill(gaggle.pid, "SIGKILL");
     expect(await waitGone([gaggle.pid, ...all.filter((pid) => !isWatchdog(pid))])).toEqual([]);
     await gaggle.close().catch(() => {});

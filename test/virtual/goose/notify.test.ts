@@ -6,7 +6,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { startHttpGaggle, type HttpGaggle } from "../../helpers/gaggle-http.js";
-import { textOf } from "../../helpers/gaggle.js";
+import { readJsonResource, textOf } from "../../helpers/gaggle.js";
 import { listen } from "../../helpers/notifications.js";
 import { until } from "../../helpers/poll.js";
 import { gooseConfig, idOf, startGooseGaggle, type GooseGaggle } from "./helpers.js";
@@ -93,10 +93,11 @@ describe("the turn-end notice", () => {
     expect(toOther.logs).toEqual([]);
   });
 
-  it("over HTTP with a token per person, only the person who started a gosling may prompt or release it", async () => {
+  it('over HTTP with a token per person and visibility = "all", only the person who started a gosling may prompt or release it', async () => {
     const dir = mkdtempSync(join(tmpdir(), "gaggle-goose-"));
     const tokens = { GAGGLE_TEST_ANN: "ann-token-0123456789", GAGGLE_TEST_BEN: "ben-token-0123456789" };
-    http = await startHttpGaggle(gooseConfig(dir, "", 'auth_tokens = { ann = "${GAGGLE_TEST_ANN}", ben = "${GAGGLE_TEST_BEN}" }'), { env: tokens });
+    const gateway = 'auth_tokens = { ann = "${GAGGLE_TEST_ANN}", ben = "${GAGGLE_TEST_BEN}" }\nvisibility = "all"';
+    http = await startHttpGaggle(gooseConfig(dir, "", gateway), { env: tokens });
     const ann = await http.connect({ headers: { authorization: `Bearer ${tokens.GAGGLE_TEST_ANN}` } });
     const ben = await http.connect({ headers: { authorization: `Bearer ${tokens.GAGGLE_TEST_BEN}` } });
     const id = await runGoose(ann, "[answer hi]");
@@ -118,5 +119,36 @@ describe("the turn-end notice", () => {
     // Ann, from a new session, still owns it.
     const annAgain = await http.connect({ headers: { authorization: `Bearer ${tokens.GAGGLE_TEST_ANN}` } });
     expect(textOf(await gooseTool(annAgain, "release_gosling", { process_id: id }))).toContain(`Released gosling ${id}`);
+  });
+
+  it("over HTTP with a token per person, by default, another person neither sees a gosling nor closes it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gaggle-goose-"));
+    const tokens = { GAGGLE_TEST_ANN: "ann-token-0123456789", GAGGLE_TEST_BEN: "ben-token-0123456789" };
+    http = await startHttpGaggle(gooseConfig(dir, "", 'auth_tokens = { ann = "${GAGGLE_TEST_ANN}", ben = "${GAGGLE_TEST_BEN}" }'), { env: tokens });
+    const ann = await http.connect({ headers: { authorization: `Bearer ${tokens.GAGGLE_TEST_ANN}` } });
+    const ben = await http.connect({ headers: { authorization: `Bearer ${tokens.GAGGLE_TEST_BEN}` } });
+    const id = await runGoose(ann, "[answer ann-private-prompt]");
+    const gooseTool = (client: Client, tool: string, args: Record<string, unknown>) =>
+      client.callTool({ name: "execute_child_tool", arguments: { server_id: "goose", tool_name: tool, arguments: args } }) as Promise<CallToolResult>;
+    for (const [tool, args] of [
+      ["get_gosling_output", { process_id: id, full_output: true }],
+      ["get_gosling_status", { process_id: id }],
+      ["send_prompt_to_gosling", { process_id: id, prompt: "not yours" }],
+      ["release_gosling", { process_id: id }],
+    ] as const) {
+      const refused = await gooseTool(ben, tool, args);
+      expect(refused.isError).toBe(true);
+      expect(JSON.parse(textOf(refused))).toMatchObject({ code: "NOT_FOUND" });
+    }
+    for (const tool of ["list_goslings", "get_gosling_status"]) expect(textOf(await gooseTool(ben, tool, {}))).not.toContain(id);
+    expect(JSON.stringify(await ben.listResources())).not.toContain("ann-private-prompt");
+    expect(await readJsonResource(ben, "goslings://list")).toEqual([]);
+    await expect(ben.readResource({ uri: `goslings://${id}/output` })).rejects.toThrow(/not found/i);
+    // Ben closing the goose child releases his goslings, not Ann's.
+    const bens = await runGoose(ben, "[answer ben]");
+    expect((await ben.callTool({ name: "close_child_session", arguments: { server_id: "goose" } })).isError).toBeFalsy();
+    expect(textOf(await gooseTool(ben, "get_gosling_status", { process_id: bens }))).toContain("released");
+    expect(textOf(await gooseTool(ann, "get_gosling_status", { process_id: id }))).not.toContain("released");
+    expect(textOf(await gooseTool(ann, "get_gosling_output", { process_id: id, full_output: true }))).toContain("ann-private-prompt");
   });
 });

@@ -183,7 +183,9 @@ describe("loadPolicy", () => {
 describe("the policy in a running gaggle", () => {
   it("allows, denies a segment, a cwd, a hidden command and a redirection, and refuses $( )", async () => {
     const allowed = realpathSync(mkdtempSync(join(tmpdir(), "gaggle-allowed-")));
-    const config = processConfig(`[virtual.process.policy]\nallow = ["echo *", "true", "cd *"]\ncwd_allow = [${JSON.stringify(allowed)}]\n`);
+    const config = processConfig(
+      `[virtual.process.policy]\nallow = ["echo *", "true", "cd *", "pushd *", "printf *", "read *"]\ncwd_allow = [${JSON.stringify(allowed)}]\n`,
+    );
     const gaggle = await startGaggle(config.text);
     try {
       const ok = await run(gaggle.client, "echo hi && true", { cwd: allowed });
@@ -207,6 +209,8 @@ describe("the policy in a running gaggle", () => {
         "echo 'a[$(touch X)]'; echo ${!_}",
         "echo 'a[$(touch X)]'; echo ${PATH:_:1}",
         "echo 'a[$(touch X)]'; echo ${PATH:1:_}",
+        "echo 'a[$(touch X)]'; printf -v \"$_\" x",
+        "echo 'a[$(touch X)]'; read \"$_\" < /dev/null",
       ]) {
         const code = await processFailure(gaggle.client, "gg_process_run", { command, cwd: allowed });
         expect({ command, ...code }).toMatchObject({
@@ -217,6 +221,8 @@ describe("the policy in a running gaggle", () => {
       }
       const moved = await processFailure(gaggle.client, "gg_process_run", { command: "cd /tmp && echo hi > gaggle-policy-escape", cwd: allowed });
       expect(moved).toMatchObject({ code: "PERMISSION_DENIED", error: expect.stringContaining('"cd /tmp" may leave the shell in /tmp') });
+      const pushed = await processFailure(gaggle.client, "gg_process_run", { command: "pushd /tmp && echo hi > gaggle-policy-escape", cwd: allowed });
+      expect(pushed).toMatchObject({ code: "PERMISSION_DENIED", error: expect.stringContaining('"pushd /tmp" may leave the shell in /tmp') });
       const written = await processFailure(gaggle.client, "gg_process_run", { command: "echo hi > /tmp/gaggle-policy-escape", cwd: allowed });
       expect(written).toMatchObject({ code: "PERMISSION_DENIED", error: expect.stringContaining("redirection") });
       expect(readdirSync(allowed)).toEqual([]);

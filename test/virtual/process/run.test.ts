@@ -1,5 +1,6 @@
 // The process child through a real gaggle over stdio: running commands, reading their output, timeouts, registration.
-import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -11,7 +12,7 @@ import {
 import { readJsonResource, startGaggle, textOf, type RunningGaggle } from "../../helpers/gaggle.js";
 import { until } from "../../helpers/poll.js";
 import { isAlive, waitGone } from "../../helpers/processes.js";
-import { ended, processConfig, processFailure, processJson, run, status, type Status } from "./helpers.js";
+import { callProcess, ended, processConfig, processFailure, processJson, run, status, type Status } from "./helpers.js";
 
 describe("process child over stdio", () => {
   let gaggle: RunningGaggle;
@@ -193,6 +194,33 @@ describe("[virtual.process] expose = true", () => {
     try {
       const children = await gaggle.metaJson<{ children: string[] }>("list_registered_children");
       expect(children.children).not.toContain("process");
+    } finally {
+      await gaggle.close();
+    }
+  });
+});
+
+describe("a gaggle out of file descriptors", () => {
+  it("refuses a run with SERVER_FAILED saying so, and answers again once descriptors are free", async () => {
+    const gaggle = await startGaggle(processConfig().text);
+    try {
+      // A few descriptors above what it holds now: each running command takes some (its pipes, its log).
+      const limit = readdirSync(`/proc/${gaggle.pid}/fd`).length + 12;
+      expect(spawnSync("prlimit", ["--pid", String(gaggle.pid), `--nofile=${limit}:${limit}`]).status).toBe(0);
+      const started: number[] = [];
+      let refusal: Awaited<ReturnType<typeof processFailure>> | undefined;
+      for (let i = 0; i < 20 && refusal === undefined; i++) {
+        const result = await callProcess(gaggle.client, "gg_process_run", { command: "sleep 60" });
+        if (result.isError) refusal = await processFailure(gaggle.client, "gg_process_run", { command: "sleep 60" });
+        else started.push((JSON.parse(textOf(result)) as { pid: number }).pid);
+      }
+      expect(refusal).toMatchObject({
+        code: "SERVER_FAILED",
+        error: expect.stringContaining("gaggle has no file descriptors left (EMFILE): too many connections, processes or files are open"),
+      });
+      for (const pid of started) await processJson(gaggle.client, "gg_process_kill", { pid });
+      const after = await run(gaggle.client, "echo again");
+      expect((await ended(gaggle.client, after.pid)).output).toBe("again");
     } finally {
       await gaggle.close();
     }

@@ -21,7 +21,7 @@ function endedPids(heard: Heard): number[] {
 const TOKENS = { GAGGLE_TEST_ALICE: "alice-token-0123456789", GAGGLE_TEST_BOB: "bob-token-0123456789" };
 const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
 
-describe("process ownership over HTTP, with a token per person", () => {
+describe('process ownership over HTTP, with a token per person and visibility = "all"', () => {
   let gaggle: HttpGaggle;
   let alice: Client;
   let bob: Client;
@@ -31,7 +31,7 @@ describe("process ownership over HTTP, with a token per person", () => {
   beforeAll(async () => {
     const config = processConfig(
       "[virtual.process]\nkill_grace_ms = 300\n",
-      'auth_tokens = { alice = "${GAGGLE_TEST_ALICE}", bob = "${GAGGLE_TEST_BOB}" }\n',
+      'auth_tokens = { alice = "${GAGGLE_TEST_ALICE}", bob = "${GAGGLE_TEST_BOB}" }\nvisibility = "all"\n',
     );
     gaggle = await startHttpGaggle(config.text, { env: TOKENS });
     alice = await gaggle.connect({ name: "alice", ...bearer(TOKENS.GAGGLE_TEST_ALICE) });
@@ -119,6 +119,53 @@ describe("process ownership over HTTP, with a token per person", () => {
     expect(deleted.status).toBe(404);
     // Alice's session is still hers.
     expect((await ping(`Bearer ${TOKENS.GAGGLE_TEST_ALICE}`)).status).toBe(200);
+  });
+});
+
+describe("processes over HTTP with a token per person, by default", () => {
+  let gaggle: HttpGaggle;
+  let alice: Client;
+  let bob: Client;
+
+  beforeAll(async () => {
+    const config = processConfig(
+      "[virtual.process]\nkill_grace_ms = 300\n",
+      'auth_tokens = { alice = "${GAGGLE_TEST_ALICE}", bob = "${GAGGLE_TEST_BOB}" }\n',
+    );
+    gaggle = await startHttpGaggle(config.text, { env: TOKENS });
+    alice = await gaggle.connect({ name: "alice", ...bearer(TOKENS.GAGGLE_TEST_ALICE) });
+    bob = await gaggle.connect({ name: "bob", ...bearer(TOKENS.GAGGLE_TEST_BOB) });
+  });
+
+  afterAll(() => gaggle.stop());
+
+  it("shows a person only their own processes: another's command line and output are not there for them", async () => {
+    const secret = await run(alice, "echo alice-secret-output; sleep 30", { timeout_ms: 0 });
+    const listed = await processJson<{ processes: { pid: number; command: string }[] }>(bob, "gg_process_status");
+    expect(listed.processes.map((entry) => entry.pid)).not.toContain(secret.pid);
+    expect(JSON.stringify(listed)).not.toContain("alice-secret");
+    const list = await readJsonResource<{ processes: { pid: number }[] }>(bob, "process://list");
+    expect(list.processes.map((entry) => entry.pid)).not.toContain(secret.pid);
+    for (const [tool, args] of [
+      ["gg_process_status", { pid: secret.pid }],
+      ["gg_process_kill", { pid: secret.pid }],
+    ] as const) {
+      expect(await processFailure(bob, tool, args)).toMatchObject({ code: "NOT_FOUND", error: expect.stringContaining(`no process ${secret.pid}`) });
+    }
+    await expect(bob.readResource({ uri: `process://${secret.pid}/log` })).rejects.toThrow(/not found/i);
+    expect(await status(alice, secret.pid)).toMatchObject({ status: "running", owned: true });
+    await processJson(alice, "gg_process_kill", { pid: secret.pid });
+  });
+
+  it('close_child_session("process") by one person ends their own processes and no one else\'s', async () => {
+    const hers = await run(alice, "sleep 30", { timeout_ms: 0 });
+    const his = await run(bob, "sleep 30", { timeout_ms: 0 });
+    const closed = await bob.callTool({ name: "close_child_session", arguments: { server_id: "process" } });
+    expect(closed.isError).toBeFalsy();
+    expect((await status(bob, his.pid)).status).toBe("killed");
+    expect(await status(alice, hers.pid)).toMatchObject({ status: "running" });
+    await processJson(alice, "gg_process_kill", { pid: hers.pid });
+    expect(await waitGone([hers.pid, his.pid])).toEqual([]);
   });
 });
 

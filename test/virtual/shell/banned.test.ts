@@ -25,10 +25,10 @@ describe("refuseBanned", () => {
 });
 
 describe("refuseBanned against every spelling of curl", () => {
-  it("refuses all 75, each saying what it saw", async () => {
+  it("refuses all 84, each saying what it saw", async () => {
     const held = await Promise.all(CURL_SPELLINGS.map(async (command) => ({ command, refusal: await refusal(command) })));
     expect(held.filter((spelling) => spelling.refusal === undefined)).toEqual([]);
-    expect(CURL_SPELLINGS).toHaveLength(75);
+    expect(CURL_SPELLINGS).toHaveLength(84);
   });
 
   it("says which way each newer spelling runs it", async () => {
@@ -51,6 +51,15 @@ describe("refuseBanned against every spelling of curl", () => {
       ["echo '$(curl x)'; echo ${_@P}", "prompt expansion (${_@P})"],
       ["bash -c -x 'curl x'", "runs curl"],
       ["echo 'a[$(curl x)]'; echo ${arr[_]}", "an array subscript that is an arithmetic expression (${arr[_]})"],
+      ["echo 'a[$(curl x)]'; RANDOM=$_", "an assignment to RANDOM, whose value bash evaluates as arithmetic"],
+      ["echo 'a[$(curl x)]'; a[$_]=1", "an array subscript that is an arithmetic expression (a[$_]=)"],
+      ["declare -n r='a[$(curl x)]'; echo $r", "declare -n, an integer or nameref attribute"],
+      ["PS4='$(curl x)'; set -x; :", "an assignment to PS4, whose value bash expands as a prompt"],
+      ["PROMPT_COMMAND='curl x' bash -i", "runs curl"],
+      ["compgen -C 'curl x' a", "runs curl"],
+      ["bash --rcfile <(echo curl x) -i", "bash --rcfile of a file known only when it runs (<(echo curl x))"],
+      ["BASH_ENV=<(echo curl x) bash -c :", "an assignment to BASH_ENV, a start-up file known only when it runs"],
+      ["true && { cu?l x; }", "a part of the line bash's grammar here cannot read"],
     ];
     for (const [command, said] of cases)
       expect({ command, refusal: await refusal(command) }).toEqual({ command, refusal: expect.stringContaining(said) });
@@ -73,6 +82,9 @@ describe("refuseBanned against every spelling of curl", () => {
       "cat < notes.txt",
       "source ./env.sh",
       'echo "${list[1]} ${list[@]} ${#list[*]} ${!list[@]} ${PATH:0:3}"',
+      "declare -A m; declare -r z=1; export X=$HOME; RANDOM=5; a[1]=2",
+      "PS4='+ ' bash -x build.sh",
+      "compgen -W 'a b' a",
     ]) {
       expect({ command, refusal: await refusal(command) }).toEqual({ command, refusal: undefined });
     }

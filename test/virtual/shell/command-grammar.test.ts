@@ -93,6 +93,12 @@ describe("readCommandLine", () => {
       ["test $_", "test with an unquoted expansion ($_)"],
       ["[ -v 'a[$(id)]' ]", "a test ([[ ]] or (( )))"],
       ["let x=1", "let, which evaluates arithmetic on variables' values"],
+      ["echo 'a[$(id)]'; RANDOM=$_", "an assignment to RANDOM, whose value bash evaluates as arithmetic"],
+      ["echo 'a[$(id)]'; OPTIND=$_ echo hi", "an assignment to OPTIND, whose value bash evaluates as arithmetic"],
+      ["HISTCMD=$_ SRANDOM=1 echo hi", "an assignment to HISTCMD"],
+      ["PS4='$(id)' echo hi", "an assignment to PS4, whose value bash expands as a prompt"],
+      ["PROMPT_COMMAND=id bash -i", "an assignment to PROMPT_COMMAND"],
+      ["BASH_ENV=$F bash -c :", "an assignment to BASH_ENV, a start-up file known only when it runs"],
       ["coproc curl x", "coproc"],
     ];
     for (const [command, reason] of cases) {
@@ -106,6 +112,7 @@ describe("readCommandLine", () => {
       'read -r -p "$prompt" line rest',
       'test -n "$x"',
       "test -v HOME",
+      "RANDOM=5 OPTIND=1 PS4='+ ' echo hi",
     ]) {
       expect({ command, line: await readCommandLine(command) }).toEqual({ command, line: expect.objectContaining({ commands: expect.any(Array) }) });
     }

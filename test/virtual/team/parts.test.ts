@@ -1,7 +1,7 @@
 // The team child's pure parts: argument rules, image sniffing, the text of a message turn, the fake's call directives.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkImages } from "../../../src/virtual/team/images.js";
 import { messageTurn } from "../../../src/virtual/team/prompts.js";
@@ -64,11 +64,22 @@ describe("image paths", () => {
       "g.png": Buffer.alloc(0),
     };
     for (const [name, bytes] of Object.entries(files)) writeFileSync(join(dir, name), bytes);
-    expect(checkImages(["a.png", "b.bin", "c.gif", "d.webp", "e.bmp"], dir)).toEqual(
-      ["a.png", "b.bin", "c.gif", "d.webp", "e.bmp"].map((name) => join(dir, name)),
+    const place = { cwd: dir, roots: [dir] };
+    expect(checkImages(["a.png", "b.bin", "c.gif", "d.webp", "e.bmp"], place)).toEqual(
+      ["a.png", "b.bin", "c.gif", "d.webp", "e.bmp"].map((name) => join(realpathSync(dir), name)),
     );
-    expect(() => checkImages(["a.png", "f.png"], dir)).toThrow(/^image_paths\[1\] "f.png" .* is not an image/);
-    expect(() => checkImages(["g.png"], dir)).toThrow(/is not an image/);
+    expect(() => checkImages(["a.png", "f.png"], place)).toThrow(/^image_paths\[1\] "f.png" .* is not an image/);
+    expect(() => checkImages(["g.png"], place)).toThrow(/is not an image/);
+  });
+
+  it("accept only images inside the sender's folders, a symlink by where it leads", () => {
+    const [inside, outside] = [mkdtempSync(join(tmpdir(), "gaggle-images-")), mkdtempSync(join(tmpdir(), "gaggle-elsewhere-"))];
+    writeFileSync(join(outside, "secret.png"), PNG);
+    symlinkSync(join(outside, "secret.png"), join(inside, "link.png"));
+    const place = { cwd: inside, roots: [inside] };
+    expect(() => checkImages([join(outside, "secret.png")], place)).toThrow(/^image_paths\[0\] .* is outside the folders team images may come from/);
+    expect(() => checkImages(["link.png"], place)).toThrow(/is outside the folders team images may come from/);
+    expect(() => checkImages(["../" + basename(outside) + "/secret.png"], place)).toThrow(/is outside/);
   });
 });
 

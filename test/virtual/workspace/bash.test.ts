@@ -1,7 +1,7 @@
 // Bash through a real gaggle: one persistent shell per client session, whose state survives every command, a
 // command past its time killed with what it started while the shell goes on, output capped, banned commands refused.
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startHttpGaggle, type HttpGaggle } from "../../helpers/gaggle-http.js";
@@ -224,7 +224,46 @@ describe("a session's shell", () => {
     expect(await bob.bash("echo alive")).toBe("alive\n");
   });
 
+  it("ends a job that cleared its environment (env -i) with its session, and another session's with gaggle", async () => {
+    const root = scratch();
+    http = await startHttpGaggle(workspaceConfig(root), { env: marked() });
+    const annClient = await http.connect();
+    const [ann, bob] = [toolsOf(annClient), toolsOf(await http.connect())];
+    const cleared = "env -i sleep 314 > /dev/null 2>&1 & echo $!";
+    const annJob = Number(await ann.bash(cleared));
+    const bobJob = Number(await bob.bash(cleared));
+    try {
+      expect([annJob, bobJob].every(isAlive)).toBe(true);
+      await httpTransportOf(annClient).terminateSession();
+      expect(await waitGone([annJob])).toEqual([]);
+      expect(isAlive(bobJob)).toBe(true);
+      process.kill(http.pid, "SIGKILL");
+      expect(await waitGone([bobJob])).toEqual([]);
+    } finally {
+      for (const pid of [annJob, bobJob].filter(isAlive)) process.kill(pid, "SIGKILL");
+    }
+  });
+
   for (const how of ["its stdin closes", "it gets SIGKILL"] as const) {
+    it(`keeps the shell's variables in a folder only its user may enter, gone when gaggle ends (${how})`, async () => {
+      const root = scratch();
+      const tmp = scratch("gaggle-tmpdir-");
+      const gaggle = await workspaceGaggle(root, "", { env: { ...marked(), TMPDIR: tmp } });
+      stdio = gaggle;
+      await gaggle.bash("export SECRET=kept-in-the-folder");
+      const folders = readdirSync(tmp).filter((name) => name.startsWith("gaggle-shell-"));
+      expect(folders).toHaveLength(1);
+      expect(statSync(join(tmp, folders[0]!)).mode & 0o777).toBe(0o700);
+      expect(readFileSync(join(tmp, folders[0]!, "state"), "utf8")).toContain("kept-in-the-folder");
+      if (how === "it gets SIGKILL") process.kill(stdio.pid, "SIGKILL");
+      else await stdio.close();
+      expect(await waitGone([stdio.pid])).toEqual([]);
+      await until(
+        () => readdirSync(tmp).filter((name) => name.startsWith("gaggle-shell-")),
+        (names) => names.length === 0,
+      );
+    });
+
     it(`leaves nothing running when gaggle ends (${how})`, async () => {
       const root = scratch();
       stdio = await workspaceGaggle(root, "", { env: marked() });
