@@ -75,6 +75,19 @@ export class Router {
     return { name: child.name, ...child.status(), callsServed: served, queue: { running: line.running, waiting: line.waiting } };
   }
 
+  /** Whether a person can sign in to this child (a remote child, which may be behind OAuth). */
+  canSignIn(serverId: string): boolean {
+    return this.slot(serverId).signIn !== undefined;
+  }
+
+  /** Runs a sign-in to the child, the person sent to its page through `urls`; resolves once they are signed in. */
+  signIn(serverId: string, urls: UrlOpener, signal?: AbortSignal): Promise<void> {
+    const { signIn } = this.slot(serverId);
+    if (!signIn)
+      return Promise.reject(new GaggleError("INVALID_ARGS", `${serverId} is not reached over http or sse: there is nothing to sign in to`));
+    return signIn(urls, signal);
+  }
+
   async tool(serverId: string, toolName: string): Promise<{ child: Child; tool: Tool }> {
     const child = this.get(serverId);
     const tools = await child.tools();

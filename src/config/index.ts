@@ -6,6 +6,7 @@ export { makeStateDir, stateDir } from "./state-dir.js";
 export { configSecrets } from "./secrets.js";
 export { fetchesOnFirstRun } from "./child.js";
 export {
+  type AgentConfig,
   type ChildConfig,
   type GaggleConfig,
   type OAuthConfig,

@@ -10,6 +10,7 @@ import {
   childShape,
   normalizeChild,
 } from "./child.js";
+import { agentsSchema, type AgentConfig } from "./agents.js";
 import { configPath, type PathOptions } from "./paths.js";
 import { VIRTUAL_CHILD_NAMES, virtualSettingsSchema, type VirtualSettings } from "./virtual/index.js";
 import { isObject } from "../shared/json.js";
@@ -43,7 +44,7 @@ export const MIN_TOKEN_CHARS = 16;
 
 export type TransportKind = (typeof TRANSPORT_KINDS)[number];
 export type ExposeMode = (typeof EXPOSE_MODES)[number];
-export type { ChildConfig, EnterpriseConfig, OAuthConfig, ProtocolChoice };
+export type { AgentConfig, ChildConfig, EnterpriseConfig, OAuthConfig, ProtocolChoice };
 export { VIRTUAL_CHILD_NAMES };
 export type GatewayConfig = z.output<typeof gatewaySchema>;
 
@@ -56,6 +57,8 @@ export interface GaggleConfig {
   children: ChildConfig[];
   /** Settings of the built-in children, defaults filled in. */
   virtual: VirtualSettings;
+  /** `[agents.NAME]`: the ACP agents the `agents` child drives, in file order. */
+  agents: AgentConfig[];
   /** OpenTelemetry traces; the audit log's path is absolute. */
   telemetry: TelemetrySettings;
   audit: AuditSettings;
@@ -229,6 +232,7 @@ export function configFileSchema(opts: PathOptions) {
     mcpServers: servers.optional(),
     gateway: gatewaySchema.optional(),
     virtual: virtualSettingsSchema(opts).prefault({}),
+    agents: agentsSchema(opts).optional(),
     telemetry: telemetrySchema.optional(),
     audit: auditSchema.optional(),
   })
@@ -248,6 +252,7 @@ export function configFileSchema(opts: PathOptions) {
         gateway: gateway.stateDir === undefined ? gateway : { ...gateway, stateDir: configPath(gateway.stateDir, opts) },
         children: doc.mcp_servers ?? doc.mcpServers ?? [],
         virtual: doc.virtual,
+        agents: doc.agents ?? [],
         telemetry: doc.telemetry ?? TELEMETRY_DEFAULTS,
         audit: withAuditPath(doc.audit ?? AUDIT_DEFAULTS, opts),
       };

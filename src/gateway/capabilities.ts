@@ -1,9 +1,5 @@
-// What gaggle says of itself to clients of either era: the same capabilities and instructions in both.
-
-export const INSTRUCTIONS =
-  "This gateway fronts several MCP servers (children). search_tools(query) finds the tools that do what you describe; " +
-  "list_registered_children names the children, get_schema(server_id) shows a child's tools, " +
-  "execute_child_tool(server_id, tool_name, arguments) calls one.";
+// What gaggle says of itself to clients of either era: the same capabilities in both. Its instructions depend
+// on the tools it lists (see Wording).
 
 /** gaggle lists tools (its meta-tools at least), its own resources and its children's, prompts, logs and completions. */
 export const CAPABILITIES = {

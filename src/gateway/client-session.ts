@@ -39,6 +39,11 @@ export class ClientSession {
   readonly subscriptions = new Set<string>();
   /** When the client connected. */
   readonly since = new Date();
+  /**
+   * It made a request other than initialize: a client at work, not one that only checked the server (a health
+   * check that initializes and leaves without ending its session). Only these count as connected.
+   */
+  active = false;
 
   constructor(
     readonly id: string,
@@ -73,6 +78,20 @@ export class ClientSession {
   }
 
   /**
+   * Asks the client something outside any call (an agent's permission request while no call of the client is in
+   * flight): over Streamable HTTP it travels on the session's own notification stream. Refused as `forward` refuses
+   * when the client lacks the capability.
+   */
+  ask(
+    request: { method: string; params?: Record<string, unknown> | undefined },
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<Record<string, unknown>> {
+    refuseWithout(this, request.method);
+    return this.server.request(request as ServerRequest, AnyResultSchema, { signal, timeout: timeoutMs });
+  }
+
+  /**
    * The caller as one call sees it. Requests and notifications are sent as related to that call, so over
    * Streamable HTTP they travel on the call's own stream and reach this client and no other.
    */
@@ -101,13 +120,7 @@ class CallerOfCall implements Caller {
   }
 
   async forward(request: { method: string; params?: Record<string, unknown> | undefined }, signal: AbortSignal): Promise<Record<string, unknown>> {
-    const capability = NEEDED.get(request.method);
-    if (capability && !this.session.server.getClientCapabilities()?.[capability]) {
-      throw new WireError(
-        ErrorCode.MethodNotFound,
-        `${request.method} is not available: the client that made this call did not declare the ${capability} capability`,
-      );
-    }
+    refuseWithout(this.session, request.method);
     return this.extra.sendRequest(request as ServerRequest, AnyResultSchema, { signal });
   }
 
@@ -134,6 +147,14 @@ class CallerOfCall implements Caller {
       completed: (elicitationId) =>
         void this.extra.sendNotification({ method: "notifications/elicitation/complete", params: { elicitationId } }).catch(() => {}),
     };
+  }
+}
+
+/** A request of `method` may reach the client only if it declared the capability the method needs. */
+function refuseWithout(session: ClientSession, method: string): void {
+  const capability = NEEDED.get(method);
+  if (capability && !session.server.getClientCapabilities()?.[capability]) {
+    throw new WireError(ErrorCode.MethodNotFound, `${method} is not available: the client did not declare the ${capability} capability`);
   }
 }
 

@@ -1,11 +1,13 @@
 // Assembles a running gateway core from a loaded config: the children, their router, and the client-facing hub.
-import { McpChild } from "../children/mcp-child.js";
+import { BothEras } from "../children/both-eras.js";
+import type { Child } from "../children/child.js";
+import { McpChild, type McpChildOptions } from "../children/mcp-child.js";
 import type { UrlOpener } from "../children/child.js";
 import { setReaperGrace } from "../children/processes/reaper.js";
 import { withholdFromChildren } from "../children/processes/child-env.js";
 import { Router } from "../children/router.js";
 import { Switchboard } from "../children/switchboard.js";
-import { configSecrets, makeStateDir, stateDir, VIRTUAL_CHILD_NAMES, type GaggleConfig } from "../config/index.js";
+import { configSecrets, makeStateDir, stateDir, VIRTUAL_CHILD_NAMES, type ChildConfig, type GaggleConfig } from "../config/index.js";
 import { ProxyCatalog, type Exposure } from "./proxy-catalog.js";
 import { MemberRegistry } from "./members.js";
 import { SessionHub } from "./session-hub.js";
@@ -61,7 +63,7 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
   makeStateDir(childOptions.stateDir);
   const router = new Router([
     ...enabled.map((child) => ({
-      child: new McpChild(child, childOptions),
+      child: childOf(child, childOptions),
       concurrency: child.concurrency,
       oneClientAtATime: true,
       timeoutMs: child.timeoutMs,
@@ -93,6 +95,16 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
     startEager: () => router.warmUp(eager),
     close: () => router.closeAll(),
   };
+}
+
+/**
+ * A child over Streamable HTTP left to find its era ("auto") may speak both: each client is served in its own
+ * era (see BothEras). A stdio child is not doubled, since that would be a second process.
+ */
+function childOf(config: ChildConfig, options: McpChildOptions): Child {
+  const child = new McpChild(config, options);
+  if (config.transport !== "http" || config.protocol !== "auto") return child;
+  return new BothEras(child, () => new McpChild({ ...config, protocol: "2025-11-25" }, options));
 }
 
 /**

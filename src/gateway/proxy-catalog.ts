@@ -5,8 +5,10 @@ import { CHANGED_WITH, type Child, type ChildSchema } from "../children/child.js
 import type { Router } from "../children/router.js";
 import type { GaggleConfig } from "../config/index.js";
 import { logger } from "../shared/log.js";
+import { GaggleError } from "../shared/errors.js";
 import { exposedName } from "./exposed-names.js";
-import { META_TOOLS, META_WORDING, SEARCH_TOOLS, SEARCH_WORDING, TOOL_LIST_WORDING, type Wording } from "./meta-tools.js";
+import { signInTool } from "./sign-in-tool.js";
+import { INSTRUCTIONS, META_TOOLS, META_WORDING, SEARCH_TOOLS, SEARCH_WORDING, TOOL_LIST_WORDING, type Wording } from "./meta-tools.js";
 
 export interface Owned<T> {
   child: Child;
@@ -41,6 +43,8 @@ export interface ListWait {
 export class ProxyCatalog {
   private toolIndex: Promise<Map<string, Owned<Tool>>> | undefined;
   private promptIndex: Promise<Map<string, Owned<Prompt>>> | undefined;
+  /** The sign-in tool of each child that offers one (see offersSignIn), made once. */
+  private readonly signInTools = new Map<string, Tool>();
   private readonly log = logger({ subsystem: "proxy" });
   /**
    * The meta-tools are listed unless every child is exposed as tools only, built-in ones included (so that a
@@ -51,6 +55,8 @@ export class ProxyCatalog {
   readonly metaTools: Tool[];
   /** How hints speak to clients: with the tools they list, and no other. */
   readonly wording: Wording;
+  /** What a client is told at the start, in the same words. */
+  readonly instructions: string;
 
   /** `exposures` has an entry for every child of the router; `gatewayMode` is gateway.expose. */
   constructor(
@@ -62,6 +68,7 @@ export class ProxyCatalog {
     this.listsMetaTools = gatewayMode !== "tools" || router.names().some((name) => this.modeOf(name) !== "tools");
     this.metaTools = gatewayMode === "search" ? SEARCH_TOOLS : this.listsMetaTools ? META_TOOLS : [];
     this.wording = gatewayMode === "search" ? SEARCH_WORDING : this.listsMetaTools ? META_WORDING : TOOL_LIST_WORDING;
+    this.instructions = gatewayMode === "search" ? INSTRUCTIONS.search : this.listsMetaTools ? INSTRUCTIONS.meta : INSTRUCTIONS.tools;
   }
 
   /** Whether a child's tools and prompts are listed under exposed names (not in meta or search mode). */
@@ -76,7 +83,30 @@ export class ProxyCatalog {
    * listing them starts nothing; its tools and prompts, like a configured child's, only when it is exposed.
    */
   lists(childName: string, kind: "tools" | "resources" | "prompts"): boolean {
-    return this.exposes(childName) || (kind === "resources" && this.exposureOf(childName).builtIn === true);
+    return (
+      this.exposes(childName) ||
+      (kind === "resources" && this.exposureOf(childName).builtIn === true) ||
+      (kind === "tools" && this.offersSignIn(childName))
+    );
+  }
+
+  /**
+   * Whether a sign-in tool stands in the tool list for the child while it needs a person to sign in: a remote
+   * child whose tools are listed (proxy mode) or searched (search mode). In meta mode a call through
+   * execute_child_tool asks for the sign-in itself.
+   */
+  offersSignIn(childName: string): boolean {
+    return this.modeOf(childName) !== "meta" && this.router.canSignIn(childName);
+  }
+
+  /** Whether a resolved tool is a sign-in tool this catalog listed (see offersSignIn), not a child's own. */
+  isSignInTool({ child, item }: Owned<Tool>): boolean {
+    return this.signInTools.get(child.name) === item;
+  }
+
+  /** The name a child's sign-in tool is listed under while it needs a sign-in; undefined when it offers none. */
+  signInToolName(childName: string): string | undefined {
+    return [...this.signInEntries()].find(([, { child }]) => child.name === childName)?.[0];
   }
 
   /** A built-in child: its tools are known from the start, without a run to learn them. */
@@ -89,12 +119,28 @@ export class ProxyCatalog {
     if (kind === "prompts") this.promptIndex = undefined;
   }
 
+  /** The exposed children's tools, and the sign-in tool of each child that needs a person to sign in. */
   async tools(): Promise<Tool[]> {
-    return [...(await this.tools_()).entries()].map(([name, { item }]) => ({ ...item, name }));
+    const listed = [...(await this.tools_()).entries()].map(([name, { item }]) => ({ ...item, name }));
+    const signIns = [...this.signInEntries()].filter(([, { child }]) => child.status().needsAuth);
+    return [...listed, ...signIns.map(([name, { item }]) => ({ ...item, name }))];
   }
 
+  /** A child's own tool first; else a sign-in tool, whether or not the child still needs it. */
   async resolveTool(name: string): Promise<Owned<Tool> | undefined> {
-    return (await this.tools_()).get(name);
+    return (await this.tools_()).get(name) ?? this.signInEntries().get(name);
+  }
+
+  /** Each sign-in tool under its exposed name: `<prefix>__authenticate`, the child's name standing in for an empty prefix. */
+  private signInEntries(): Map<string, Owned<Tool>> {
+    const entries = new Map<string, Owned<Tool>>();
+    for (const child of this.router.all()) {
+      if (!this.offersSignIn(child.name)) continue;
+      let item = this.signInTools.get(child.name);
+      if (!item) this.signInTools.set(child.name, (item = signInTool(child.name)));
+      entries.set(exposedName(this.exposureOf(child.name).prefix || child.name, item.name), { child, item });
+    }
+    return entries;
   }
 
   async prompts(): Promise<Prompt[]> {
@@ -148,11 +194,14 @@ export class ProxyCatalog {
     return schemas.find(({ item }) => item.resourceTemplates.some((template) => template.uriTemplate === uriTemplate))?.child;
   }
 
+  /** A child that needs a person to sign in lists nothing of its own: its sign-in tool stands in (see tools()). */
   private tools_(): Promise<Map<string, Owned<Tool>>> {
-    this.toolIndex ??= this.index(
-      "tool",
-      this.listed("tools", (child) => child.tools()),
-    );
+    const own = (child: Child) =>
+      child.tools().catch((error: unknown) => {
+        if (error instanceof GaggleError && error.code === "AUTH_REQUIRED" && this.offersSignIn(child.name)) return [];
+        throw error;
+      });
+    this.toolIndex ??= this.index("tool", this.listed("tools", own));
     return this.toolIndex;
   }
 

@@ -6,7 +6,7 @@ import { LOCAL_PRINCIPAL, type ClientPrincipal } from "../children/child.js";
 import { NoiseLog } from "../children/wire/noise-log.js";
 import type { Gaggle } from "./gaggle.js";
 import { GAGGLE_NAME, GAGGLE_VERSION } from "../shared/version.js";
-import { CAPABILITIES, INSTRUCTIONS } from "./capabilities.js";
+import { CAPABILITIES } from "./capabilities.js";
 import { CheckedServer } from "./checked-server.js";
 import { ClientSession } from "./client-session.js";
 import { GatewayRequests } from "./requests.js";
@@ -32,13 +32,15 @@ export interface GatewayServer {
   callTool: ToolCallHandler;
   /** The client's connection closed: the session leaves the hub. */
   closed(): void;
+  /** The client sent a request of this method. */
+  requested(method: string): void;
 }
 
 /** One client session; it joins the hub at once and leaves it when its connection closes. */
 export function createGatewayServer(gaggle: Gaggle, sessionId: string, who: ClientPrincipal = { principal: LOCAL_PRINCIPAL }): GatewayServer {
   const server = new CheckedServer(
     { name: GAGGLE_NAME, version: GAGGLE_VERSION },
-    { capabilities: CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator: SCHEMA_VALIDATOR },
+    { capabilities: CAPABILITIES, instructions: gaggle.catalog.instructions, jsonSchemaValidator: SCHEMA_VALIDATOR },
   );
   const session = new ClientSession(sessionId, server, who);
 
@@ -67,5 +69,8 @@ export function createGatewayServer(gaggle: Gaggle, sessionId: string, who: Clie
     noise.summarise();
     void gaggle.hub.remove(session);
   };
-  return { server, callTool, closed };
+  const requested = (method: string) => {
+    if (method !== "initialize") session.active = true;
+  };
+  return { server, callTool, closed, requested };
 }

@@ -1,7 +1,8 @@
 // Every connected client, and the fan-out of what children report: list changes, resource updates, logs.
-import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, type LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
 import type { Caller, Child, LogMessage, MemberIdentity } from "../children/child.js";
 import type { ChildEvents, Switchboard } from "../children/switchboard.js";
+import { WireError } from "../shared/errors.js";
 import { logger } from "../shared/log.js";
 import type { Observer } from "../shared/observer.js";
 import { mostVerbose, type ClientSession } from "./client-session.js";
@@ -52,21 +53,24 @@ export class SessionHub implements ChildEvents {
     private readonly observer?: Observer,
   ) {
     switchboard.listen(this);
+    switchboard.askThrough(this);
   }
 
   get size(): number {
     return this.sessions.size;
   }
 
-  /** The connected clients: who each is (its principal, the member it speaks as), what it said it is, and since when. */
+  /** The connected clients (see ClientSession.active): who each is (its principal, the member it speaks as), what it said it is, and since when. */
   clients(): ConnectedClient[] {
-    return [...this.sessions.values()].map((session) => ({
-      id: session.id,
-      identity: session.identity,
-      principal: session.who.principal,
-      client: session.server.getClientVersion(),
-      since: session.since,
-    }));
+    return [...this.sessions.values()]
+      .filter((session) => session.active)
+      .map((session) => ({
+        id: session.id,
+        identity: session.identity,
+        principal: session.who.principal,
+        client: session.server.getClientVersion(),
+        since: session.since,
+      }));
   }
 
   add(session: ClientSession): void {
@@ -154,6 +158,18 @@ export class SessionHub implements ChildEvents {
     // A subscriber of that URI hears of the update through resourceUpdated already.
     const uri = note.resourceUpdated;
     if (uri && !session.subscriptions.has(uri)) session.resourceUpdated(uri);
+  }
+
+  /** A request to one client session outside any call; refused with a WireError when that session is not here. */
+  ask(
+    sessionId: string,
+    request: { method: string; params?: Record<string, unknown> },
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<Record<string, unknown>> {
+    const session = this.sessions.get(sessionId);
+    if (!session?.initialized) return Promise.reject(new WireError(ErrorCode.InvalidRequest, `the client session ${sessionId} is gone`));
+    return session.ask(request, signal, timeoutMs);
   }
 
   /** Children are asked for the most verbose level any client wants; each client's own level filters what it gets. */

@@ -158,6 +158,20 @@ describe("gaggle doctor", () => {
     expect(one.stdout).toBe("workspace  ok      built-in\n           -> GrepTool searches with its own JavaScript search (ripgrep = false)\n");
   });
 
+  it("names a port fetch refuses and why, in doctor and in a call's failure", async () => {
+    const config = writeConfig([NO_BUILT_INS, `[mcp_servers.x11]\ntype = "http"\nurl = "http://127.0.0.1:6000/mcp"\n`].join("\n"));
+    const why = "fetch refuses port 6000: the Fetch standard blocks it, as the port of another protocol";
+    const doctor = await runCli(["doctor", "x11", "--config", config]);
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toContain(why);
+    expect(doctor.stdout).toContain("serve the child on another port, and change it in mcp_servers.x11.url");
+    const call = await runCli(["call", "x11", "anything", "--config", config]);
+    expect(JSON.parse(call.stdout)).toMatchObject({
+      code: "SERVER_FAILED",
+      hint: `${why}; serve the child on another port, and change it in mcp_servers.x11.url`,
+    });
+  });
+
   it("refuses a name that is not a child, suggesting the nearest", async () => {
     const config = writeConfig([NO_BUILT_INS, fixtureChild("echo", "echo.mjs")].join("\n"));
     const out = await runCli(["doctor", "ecko", "--config", config]);
