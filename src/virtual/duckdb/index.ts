@@ -71,10 +71,21 @@ class DuckDbChild extends VirtualChild {
     await Promise.all(open.map(async (opening) => (await opening.catch(() => undefined))?.close()));
   }
 
+  /** The principal's in-memory database, and its connections to database files; others' stay open. */
+  protected override async stopOwnedBy(principal: string): Promise<void> {
+    const memory = memoryKey(principal);
+    const own = this.databases.get(memory);
+    this.databases.delete(memory);
+    const files = [...this.databases.values()];
+    await Promise.all([
+      own?.then((database) => database.close()).catch(() => undefined),
+      ...files.map(async (opening) => (await opening.catch(() => undefined))?.closeSession(principal)),
+    ]);
+  }
+
   private open(database: string | undefined, principal: string): Promise<Database> {
     const path = database === undefined ? MEMORY : this.databasePath(database);
-    // A path is absolute, so no principal's memory key is a file's.
-    const key = path === MEMORY ? `${MEMORY}${principal}` : path;
+    const key = path === MEMORY ? memoryKey(principal) : path;
     let opening = this.databases.get(key);
     if (!opening) {
       opening = this.openNew(path, database);
@@ -108,6 +119,11 @@ class DuckDbChild extends VirtualChild {
     }
     return path;
   }
+}
+
+/** A file's path is absolute, so no principal's memory key is a file's. */
+function memoryKey(principal: string): string {
+  return `${MEMORY}${principal}`;
 }
 
 /**
