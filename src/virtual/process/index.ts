@@ -64,7 +64,7 @@ class ProcessChild extends VirtualChild {
 }
 
 export const processChild: BuiltIn<ProcessSettings> = {
-  create(settings, { config, switchboard, stateDir }) {
+  create(settings, { config, switchboard, stateDir, members }) {
     const log = logger({ child: NAME });
     const policy = loadPolicy(settings, config.path);
     announcePolicy(policy, log);
@@ -80,7 +80,7 @@ export const processChild: BuiltIn<ProcessSettings> = {
       defaultTimeoutMs: settings.defaultTimeoutMs,
       killGraceMs: settings.killGraceMs ?? config.gateway.shutdownGraceMs,
       keepFinished: settings.keepFinished,
-      visibility: Visibility.of(config),
+      visibility: Visibility.of(config, members),
       log,
     });
     return new ProcessChild(table, switchboard, settings.defaultTimeoutMs, baseDir);

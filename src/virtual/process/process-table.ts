@@ -116,10 +116,10 @@ export class ProcessTable {
     return [...running, ...finished];
   }
 
-  /** Only the principal that started a process may kill it, from any of its sessions. */
+  /** Only the principal that started a process (or the lead of its team) may kill it, from any of its sessions. */
   async kill(pid: number, principal: string): Promise<{ process: ManagedProcess; wasRunning: boolean }> {
     const target = this.get(pid, principal);
-    if (target.spec.owner !== principal) {
+    if (!this.options.visibility.governs(target.spec.owner, principal)) {
       const { timeoutMs } = target.spec;
       const end = target.running
         ? timeoutMs > 0
@@ -139,9 +139,9 @@ export class ProcessTable {
     return { process: target, wasRunning };
   }
 
-  /** Kills every process group still running (only `owner`'s when given); resolves once all are gone. */
+  /** Kills every process group still running (only those `owner` governs when given); resolves once all are gone. */
   async stopAll(owner?: string): Promise<void> {
-    const mine = this.running().filter((entry) => owner === undefined || entry.spec.owner === owner);
+    const mine = this.running().filter((entry) => owner === undefined || this.options.visibility.governs(entry.spec.owner, owner));
     await Promise.allSettled(mine.map((entry) => entry.stop("killed")));
   }
 
