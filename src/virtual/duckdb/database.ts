@@ -63,6 +63,13 @@ export class Database {
     return connecting;
   }
 
+  /** Interrupts what `principal` runs, lets its queued queries fail, and closes its connection; its next query connects anew. */
+  async closeSession(principal: string): Promise<void> {
+    const connecting = this.sessions.get(principal);
+    this.sessions.delete(principal);
+    await (await connecting?.catch(() => undefined))?.close();
+  }
+
   /** Interrupts what every principal runs, lets their queued queries fail, and closes the database. */
   async close(): Promise<void> {
     const open = [...this.sessions.values()];

@@ -71,10 +71,24 @@ class DuckDbChild extends VirtualChild {
     await Promise.all(open.map(async (opening) => (await opening.catch(() => undefined))?.close()));
   }
 
+  /**
+   * close_child_session("duckdb") by one principal: its in-memory database is dropped and its connections to
+   * database files closed (its queries interrupted, its temporary tables gone); every other principal's stay.
+   */
+  protected override async stopOwnedBy(principal: string): Promise<void> {
+    const key = memoryKey(principal);
+    const memory = this.databases.get(key);
+    this.databases.delete(key);
+    const files = [...this.databases.values()];
+    await Promise.all([
+      (async () => (await memory?.catch(() => undefined))?.close())(),
+      ...files.map(async (opening) => (await opening.catch(() => undefined))?.closeSession(principal)),
+    ]);
+  }
+
   private open(database: string | undefined, principal: string): Promise<Database> {
     const path = database === undefined ? MEMORY : this.databasePath(database);
-    // A path is absolute, so no principal's memory key is a file's.
-    const key = path === MEMORY ? `${MEMORY}${principal}` : path;
+    const key = path === MEMORY ? memoryKey(principal) : path;
     let opening = this.databases.get(key);
     if (!opening) {
       opening = this.openNew(path, database);
@@ -108,6 +122,11 @@ class DuckDbChild extends VirtualChild {
     }
     return path;
   }
+}
+
+/** A database file's key is its absolute path, so no principal's in-memory key is a file's. */
+function memoryKey(principal: string): string {
+  return `${MEMORY}${principal}`;
 }
 
 /**
