@@ -76,6 +76,7 @@ export const processChild: BuiltIn<ProcessSettings> = {
       baseDir,
       logDir: settings.logDir ?? join(stateDir, "process"),
       maxConcurrent: settings.maxConcurrent,
+      maxProcesses: settings.maxProcesses,
       maxOutputBytes: settings.maxOutputBytes,
       defaultTimeoutMs: settings.defaultTimeoutMs,
       killGraceMs: settings.killGraceMs ?? config.gateway.shutdownGraceMs,
