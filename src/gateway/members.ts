@@ -1,6 +1,6 @@
 // Who a connection speaks for: secrets naming a team member, issued to the agents gaggle starts, in their URLs.
 import { randomBytes } from "node:crypto";
-import type { MemberIdentity } from "../children/child.js";
+import { memberPrincipal, type MemberIdentity } from "../children/child.js";
 import type { MemberUrl, MemberUrls } from "../virtual/index.js";
 
 /**
@@ -10,18 +10,25 @@ import type { MemberUrl, MemberUrls } from "../virtual/index.js";
  */
 export class MemberRegistry implements MemberUrls {
   private readonly bySecret = new Map<string, MemberIdentity>();
+  /** Kept after a URL is revoked: what the member started may outlive its membership, and stays its lead's to see. */
+  private readonly leads = new Map<string, string>();
 
   constructor(private readonly base: () => Promise<string>) {}
 
-  async urlFor(identity: MemberIdentity): Promise<MemberUrl> {
+  async urlFor(identity: MemberIdentity, lead: string): Promise<MemberUrl> {
     const base = await this.base();
     const secret = randomBytes(24).toString("base64url");
     this.bySecret.set(secret, identity);
+    this.leads.set(memberPrincipal(identity), lead);
     return { url: `${base}${memberPath(secret)}`, revoke: () => this.bySecret.delete(secret) };
   }
 
   resolve(secret: string): MemberIdentity | undefined {
     return this.bySecret.get(secret);
+  }
+
+  leadOf(member: string): string | undefined {
+    return this.leads.get(member);
   }
 }
 

@@ -9,9 +9,16 @@ export interface MemberUrl {
   revoke(): void;
 }
 
+/** Whose team a member principal is in: its lead sees and stops the work that member started (see Visibility). */
+export interface TeamLeads {
+  /** The principal whose team the member with principal `member` is (or was) in; undefined for any other principal. */
+  leadOf(member: string): string | undefined;
+}
+
 /** Issues URLs on which an agent gaggle starts connects back to it as one team member. */
-export interface MemberUrls {
-  urlFor(identity: MemberIdentity): Promise<MemberUrl>;
+export interface MemberUrls extends TeamLeads {
+  /** A URL for `identity`, a member of a team of principal `lead`. */
+  urlFor(identity: MemberIdentity, lead: string): Promise<MemberUrl>;
 }
 
 export interface VirtualContext {

@@ -1,5 +1,7 @@
-// Who sees the work a client started (processes, goslings, teams): its principal, or everyone when the config widens it.
+// Who sees and stops the work a client started (processes, goslings, teams): its principal and the lead of the team
+// it is a member of, or everyone (seeing only) when the config widens it.
 import type { GaggleConfig } from "../config/index.js";
+import type { TeamLeads } from "./context.js";
 
 export class Visibility {
   constructor(
@@ -10,15 +12,21 @@ export class Visibility {
      * every client could read it anyway, since such a list is the same for every client.
      */
     readonly listsWork: boolean,
+    private readonly teams: TeamLeads,
   ) {}
 
-  static of(config: GaggleConfig): Visibility {
+  static of(config: GaggleConfig, teams: TeamLeads): Visibility {
     const everyone = config.gateway.visibility === "all";
-    return new Visibility(everyone, everyone || Object.keys(config.gateway.authTokens ?? {}).length === 0);
+    return new Visibility(everyone, everyone || Object.keys(config.gateway.authTokens ?? {}).length === 0, teams);
   }
 
   /** Whether `viewer` may list and read work `owner` started (null: every operator's). */
   sees(owner: string | null, viewer: string): boolean {
-    return this.everyone || owner === null || owner === viewer;
+    return this.everyone || owner === null || this.governs(owner, viewer);
+  }
+
+  /** Whether `actor` may stop (kill, release, close) work `owner` started: its own, or a member's of a team it leads. */
+  governs(owner: string, actor: string): boolean {
+    return owner === actor || this.teams.leadOf(owner) === actor;
   }
 }

@@ -18,7 +18,10 @@ import { textOf } from "../helpers/gaggle.js";
 import type { Subject } from "./harness.js";
 
 /** Members are given a URL; the fake goose connects to it only when a prompt asks it to, which these never do. */
-const NO_MEMBER_LISTENER: MemberUrls = { urlFor: async () => ({ url: "http://127.0.0.1:9/members/unused/mcp", revoke: () => {} }) };
+const NO_MEMBER_LISTENER: MemberUrls = {
+  urlFor: async () => ({ url: "http://127.0.0.1:9/members/unused/mcp", revoke: () => {} }),
+  leadOf: () => undefined,
+};
 
 const ONLY = {
   process: "[virtual.goose]\nenabled = false\n\n[virtual.team]\nenabled = false\n",

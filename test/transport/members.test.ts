@@ -41,7 +41,7 @@ const statusOf = async (url: string, init: RequestInit = {}) => (await fetch(url
 describe("member URLs", () => {
   it("serving stdio only, gaggle opens a loopback listener for its members, and their sessions carry the identity", async () => {
     const gaggle = gaggleFor();
-    const { url } = await gaggle.members.urlFor({ teamId: "t1", agentId: "a1" });
+    const { url } = await gaggle.members.urlFor({ teamId: "t1", agentId: "a1" }, "local");
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/members\/[A-Za-z0-9_-]{32}\/mcp$/);
     const client = await connect(url);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("execute_child_tool");
@@ -52,8 +52,8 @@ describe("member URLs", () => {
 
   it("refuses an unknown or revoked secret, and never lets a member session be used from another path", async () => {
     const gaggle = gaggleFor();
-    const member = await gaggle.members.urlFor({ teamId: "t1", agentId: "a1" });
-    const other = await gaggle.members.urlFor({ teamId: "t1", agentId: "a2" });
+    const member = await gaggle.members.urlFor({ teamId: "t1", agentId: "a1" }, "local");
+    const other = await gaggle.members.urlFor({ teamId: "t1", agentId: "a2" }, "local");
     const client = await connect(member.url);
     const sessionId = httpTransportOf(client).sessionId!;
     const forged = await fetch(other.url, {
@@ -72,7 +72,7 @@ describe("member URLs", () => {
     const listening = serveHttp(gaggle, { host: "127.0.0.1", port: 0, tokens: { auth_token: "lead-token-0123456789" } });
     const http: HttpGateway = await listening;
     open.push(http);
-    const { url } = await gaggle.members.urlFor({ teamId: "t9", agentId: "m1" });
+    const { url } = await gaggle.members.urlFor({ teamId: "t9", agentId: "m1" }, "auth_token");
     expect(new URL(url).port).toBe(String(http.port));
     await connect(url);
     await until(

@@ -52,7 +52,8 @@ export class GroupProcess {
   readonly exited: Promise<ProcessExit>;
   /** Also no process of its tree is left, and its pipes are closed. */
   readonly ended: Promise<ProcessExit>;
-  private readonly tree: ProcessTree;
+  /** Its group and token: what counts and ends as this process. */
+  readonly tree: ProcessTree;
   private exit: ProcessExit | undefined;
   private stopping: Promise<void> | undefined;
 

@@ -99,6 +99,36 @@ function signalScanned(tree: ProcessTree, scan: TreeScan, signal: NodeJS.Signals
   }
 }
 
+/**
+ * How many live processes `trees` hold: members of their groups, and processes anywhere carrying one of their
+ * tokens, each counted once. One pass over /proc (each process's stat, and its environment only when its group
+ * is none of theirs); undefined where there is no /proc to read.
+ */
+export function countTrees(trees: readonly ProcessTree[]): number | undefined {
+  if (trees.length === 0) return 0;
+  const pids = procPids();
+  if (pids === undefined) return undefined;
+  const groups = new Set(trees.map((tree) => tree.pgid));
+  let count = 0;
+  for (const pid of pids) {
+    const member = liveGroupOf(pid);
+    if (member === undefined) continue;
+    if (groups.has(member) || trees.some((tree) => holdsToken(pid, tree.token))) count++;
+  }
+  return count;
+}
+
+/** The group of live process `pid`; undefined for a zombie, or a process that ended while we looked. */
+function liveGroupOf(pid: string): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const [state, , group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return state === "Z" || state === "X" ? undefined : Number(group);
+  } catch {
+    return undefined;
+  }
+}
+
 /** A live member of the group, or a live process anywhere that carries the token. */
 export function treeAlive(tree: ProcessTree): boolean {
   return scanAlive(scanTree(tree, false));

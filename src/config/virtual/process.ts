@@ -11,6 +11,11 @@ const table = settingsTable({
   expose: flag().optional(),
   /** Processes running at once, over every client session. */
   max_concurrent: z.int(expected("an integer >= 1")).min(1).default(32),
+  /**
+   * Live processes one principal's background commands may run at once (with everything they started); past it
+   * every one of them is killed. Counted by gaggle, so it holds where RLIMIT_NPROC does not (as root).
+   */
+  max_processes: z.int(expected("an integer >= 1")).min(1).default(256),
   /** Output kept per process (both streams together); later bytes are dropped. */
   max_output_bytes: z
     .int(expected("a positive integer"))

@@ -30,6 +30,12 @@ const table = closed({
   max_timeout_ms: durationMs("an integer from 1 to 600000", { min: 1, max: BASH_TIMEOUT_CEILING_MS }).default(BASH_TIMEOUT_CEILING_MS),
   /** Characters of a command's output an answer holds; the rest are counted and dropped. */
   max_output_chars: z.int(expected("an integer >= 1000")).min(1000).default(30_000),
+  /**
+   * How many processes a session's Bash commands may run at once (the commands, what they leave in the background,
+   * and their descendants); past it every one of them is killed. Counted by gaggle, so it holds where RLIMIT_NPROC
+   * does not (as root).
+   */
+  max_processes: z.int(expected("an integer >= 1")).min(1).default(256),
   /** Files larger than this are not edited. */
   max_edit_bytes: z
     .int(expected("a positive integer"))

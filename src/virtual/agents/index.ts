@@ -10,7 +10,7 @@ import { Visibility } from "../visibility.js";
 import { AgentsChild } from "./agents-child.js";
 
 export const agentsChild: BuiltIn<AgentsSettings> = {
-  create(_settings, { config, switchboard }, built) {
+  create(_settings, { config, switchboard, members }, built) {
     if (config.agents.length === 0) return undefined;
     const processes = built.get("process");
     const table = processes instanceof ProcessChild ? processes.table : undefined;
@@ -29,7 +29,7 @@ export const agentsChild: BuiltIn<AgentsSettings> = {
         terminals: table !== undefined,
       }),
       table,
-      Visibility.of(config),
+      Visibility.of(config, members),
     );
     switchboard.onCallerGone((sessionId) => child.callerGone(sessionId));
     switchboard.onRootsChanged(() => child.rootsChanged());

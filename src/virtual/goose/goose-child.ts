@@ -121,11 +121,11 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     return this.owners.get(gosling.id) ?? LOCAL_PRINCIPAL;
   }
 
-  /** Only the client that started a gosling, from any of its sessions, may prompt or release it. */
+  /** Only the client that started a gosling (or the lead of its team), from any of its sessions, may prompt or release it. */
   checkOwner(gosling: Gosling, ctx: CallContext): void {
     const principal = ctx.caller?.principal ?? LOCAL_PRINCIPAL;
     const owner = this.ownerOf(gosling);
-    if (owner === principal) return;
+    if (this.visibility.governs(owner, principal)) return;
     throw new GaggleError(
       "PERMISSION_DENIED",
       `gosling ${gosling.id} belongs to another client (${JSON.stringify(owner)}), not to you (${JSON.stringify(principal)})`,
@@ -276,7 +276,7 @@ export class GooseChild extends VirtualChild implements GoslingHost {
 
   /** close_child_session("goose") by one principal: its own goslings are released, no one else's. */
   protected override async stopOwnedBy(principal: string): Promise<void> {
-    const mine = this.all().filter((gosling) => this.ownerOf(gosling) === principal);
+    const mine = this.all().filter((gosling) => this.visibility.governs(this.ownerOf(gosling), principal));
     await Promise.all(mine.map((gosling) => this.release(gosling, "the goose child was closed")));
   }
 

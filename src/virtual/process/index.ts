@@ -65,7 +65,7 @@ export class ProcessChild extends VirtualChild {
 }
 
 export const processChild: BuiltIn<ProcessSettings> = {
-  create(settings, { config, switchboard, stateDir }) {
+  create(settings, { config, switchboard, stateDir, members }) {
     const log = logger({ child: NAME });
     const policy = loadPolicy(settings, config.path);
     announcePolicy(policy, log);
@@ -77,11 +77,12 @@ export const processChild: BuiltIn<ProcessSettings> = {
       baseDir,
       logDir: settings.logDir ?? join(stateDir, "process"),
       maxConcurrent: settings.maxConcurrent,
+      maxProcesses: settings.maxProcesses,
       maxOutputBytes: settings.maxOutputBytes,
       defaultTimeoutMs: settings.defaultTimeoutMs,
       killGraceMs: settings.killGraceMs ?? config.gateway.shutdownGraceMs,
       keepFinished: settings.keepFinished,
-      visibility: Visibility.of(config),
+      visibility: Visibility.of(config, members),
       log,
     });
     return new ProcessChild(table, switchboard, settings.defaultTimeoutMs, baseDir);

@@ -2,6 +2,7 @@
 import { join } from "node:path";
 import { childEnv } from "../../children/processes/child-env.js";
 import { GroupProcess, type ProcessExit } from "../../children/processes/group-process.js";
+import type { ProcessTree } from "../../children/processes/process-tree.js";
 import { GaggleError, errorMessage } from "../../shared/errors.js";
 import { outOfDescriptors } from "../../children/processes/spawn-problem.js";
 import { OutputLog } from "./output-log.js";
@@ -35,6 +36,8 @@ export class ManagedProcess {
   readonly output: OutputLog;
   /** Resolves once the process has ended, its group is gone and its log is complete. */
   readonly ended: Promise<void>;
+  /** Why gaggle itself killed it, when a limit did (see ProcessTable's process cap). */
+  stopNote: string | undefined;
   private stopReason: "killed" | "timed_out" | undefined;
   private readonly timer: NodeJS.Timeout | undefined;
 
@@ -95,13 +98,20 @@ export class ManagedProcess {
     return this.status === "running";
   }
 
+  get tree(): ProcessTree {
+    return this.process.tree;
+  }
+
   get runtimeMs(): number {
     return (this.endedAt ?? new Date()).getTime() - this.startedAt.getTime();
   }
 
   /** SIGTERM to the whole group, SIGKILL after the grace period; resolves once the process has ended. */
-  async stop(reason: "killed" | "timed_out"): Promise<void> {
-    if (this.process.exitInfo === undefined) this.stopReason ??= reason;
+  async stop(reason: "killed" | "timed_out", note?: string): Promise<void> {
+    if (this.process.exitInfo === undefined && this.stopReason === undefined) {
+      this.stopReason = reason;
+      this.stopNote = note;
+    }
     await this.process.stop();
     await this.ended;
   }

@@ -2,6 +2,7 @@
 import { mkdirSync, readdirSync, statSync, unlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ChildEvents } from "../../children/switchboard.js";
+import { countTrees } from "../../children/processes/process-tree.js";
 import { GaggleError } from "../../shared/errors.js";
 import { canonical, isDirectory } from "../../shared/fs-checks.js";
 import type { Logger } from "../../shared/log.js";
@@ -20,6 +21,8 @@ export interface TableOptions {
   baseDir: string;
   logDir: string;
   maxConcurrent: number;
+  /** Live processes one principal's running commands may hold at once, descendants included. */
+  maxProcesses: number;
   maxOutputBytes: number;
   defaultTimeoutMs: number;
   killGraceMs: number;
@@ -40,11 +43,16 @@ export interface RunRequest {
 /** Logs older than this, left by earlier runs of gaggle, are removed when the log folder is first used. */
 const STALE_LOG_MS = 7 * 24 * 3600_000;
 
+/** How often each principal's processes are counted while any run. */
+const COUNT_EVERY_MS = 100;
+
 export class ProcessTable {
   private readonly processes = new Map<number, ManagedProcess>();
   /** Starts between the limit check and the spawn, so two concurrent runs cannot both take the last place. */
   private starting = 0;
   private logDirReady = false;
+  /** Counts each principal's processes while any command runs (see maxProcesses). */
+  private counting: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: TableOptions) {}
 
@@ -84,6 +92,7 @@ export class ProcessTable {
     const previous = this.processes.get(started.pid);
     if (previous) this.forget(previous);
     this.processes.set(started.pid, started);
+    this.counting ??= setInterval(() => this.enforceCap(), COUNT_EVERY_MS).unref();
     this.options.events.resourceUpdated(this.options.childName, LIST_URI);
     void started.ended.then(() => this.onEnded(started));
     return started;
@@ -119,10 +128,10 @@ export class ProcessTable {
     return [...running, ...finished];
   }
 
-  /** Only the principal that started a process may kill it, from any of its sessions. */
+  /** Only the principal that started a process (or the lead of its team) may kill it, from any of its sessions. */
   async kill(pid: number, principal: string): Promise<{ process: ManagedProcess; wasRunning: boolean }> {
     const target = this.get(pid, principal);
-    if (target.spec.owner !== principal) {
+    if (!this.options.visibility.governs(target.spec.owner, principal)) {
       const { timeoutMs } = target.spec;
       const end = target.running
         ? timeoutMs > 0
@@ -142,10 +151,33 @@ export class ProcessTable {
     return { process: target, wasRunning };
   }
 
-  /** Kills every process group still running (only `owner`'s when given); resolves once all are gone. */
+  /** Kills every process group still running (only those `owner` governs when given); resolves once all are gone. */
   async stopAll(owner?: string): Promise<void> {
-    const mine = this.running().filter((entry) => owner === undefined || entry.spec.owner === owner);
+    const mine = this.running().filter((entry) => owner === undefined || this.options.visibility.governs(entry.spec.owner, owner));
     await Promise.allSettled(mine.map((entry) => entry.stop("killed")));
+  }
+
+  /** Past maxProcesses, every running command of that principal is killed, saying why. */
+  private enforceCap(): void {
+    const byOwner = new Map<string, ManagedProcess[]>();
+    for (const entry of this.running()) byOwner.set(entry.spec.owner, [...(byOwner.get(entry.spec.owner) ?? []), entry]);
+    if (byOwner.size === 0) {
+      clearInterval(this.counting);
+      this.counting = undefined;
+      return;
+    }
+    const cap = this.options.maxProcesses;
+    for (const [owner, entries] of byOwner) {
+      const count = countTrees(entries.map((entry) => entry.tree)) ?? 0;
+      // Those being killed already are still counted until they are gone, and not killed again.
+      const left = entries.filter((entry) => entry.stopNote === undefined);
+      if (count <= cap || left.length === 0) continue;
+      const note =
+        `killed by gaggle: ${JSON.stringify(owner)}'s background commands ran ${count} processes at once, past the cap of ${cap} ` +
+        "([virtual.process] max_processes), so every one of them was killed; run fewer at once, or raise max_processes";
+      this.options.log.warn({ owner, processes: count, max_processes: cap }, "process cap reached: killing the principal's processes");
+      for (const entry of left) void entry.stop("killed", note);
+    }
   }
 
   private running(): ManagedProcess[] {

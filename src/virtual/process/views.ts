@@ -78,6 +78,7 @@ export function endedNotice(entry: ManagedProcess, lastLines: string[]) {
 
 /** The shell's own exit codes for a command it could not run. */
 function exitNote(entry: ManagedProcess): string | undefined {
+  if (entry.stopNote) return entry.stopNote;
   if (entry.exitCode === 127) return "exit code 127: the shell did not find the command; check its name and PATH";
   if (entry.exitCode === 126) return "exit code 126: the command was found but could not be executed; check its permissions";
   return undefined;

@@ -42,6 +42,6 @@ function createTeamChild(settings: TeamSettings, context: VirtualContext, goose:
   });
   context.switchboard.onCallerGone((sessionId) => inbox.forgetSession(sessionId));
   const teamsChanged = () => context.switchboard.listChanged("team", "resources");
-  const { listsWork } = Visibility.of(context.config);
+  const { listsWork } = Visibility.of(context.config, context.members);
   return new TeamChild(context.switchboard, { registry, roster, courier, goose, worktrees, settings, inbox, teamsChanged, listsWork });
 }

@@ -68,7 +68,7 @@ export class Roster {
    */
   async launch(team: TeamRecord, member: MemberRecord, prompt: string, ctx: CallContext): Promise<{ gosling: Gosling; entry: PromptEntry }> {
     const running = this.entry(member.agent_id);
-    running.url ??= await this.urls.urlFor({ teamId: team.team_id, agentId: member.agent_id });
+    running.url ??= await this.urls.urlFor({ teamId: team.team_id, agentId: member.agent_id }, team.owner);
     const tokens = ["--with-streamable-http-extension", running.url.url, ...member.options];
     // The team's owner owns its members' goslings, whoever's call (or delivery) starts them.
     const launched = this.goose.launchGosling(prompt, tokens, ctx, "team_member", member.cwd, member.session ?? undefined, team.owner);

@@ -17,7 +17,7 @@ export interface Shells {
 }
 
 export function bashTool(workspace: Workspace, shells: Shells, policy: Policy): VirtualTool {
-  const { timeoutMs, maxTimeoutMs, maxOutputChars } = workspace.settings;
+  const { timeoutMs, maxTimeoutMs, maxOutputChars, maxProcesses } = workspace.settings;
   return defineTool({
     name: "Bash",
     title: "Run a command in a persistent shell",
@@ -47,6 +47,14 @@ export function bashTool(workspace: Workspace, shells: Shells, policy: Policy): 
       const limit = timeout ?? timeoutMs;
       const run = await shell.run(command, { timeoutMs: limit, maxChars: maxOutputChars, cancel: ctx.cancel });
       if (run.stopped === "cancelled") throw cancelledError(ctx.cancel?.reason);
+      if (run.stopped === "processes") {
+        const said = run.output === "" ? "It printed nothing." : `What it printed before:\n${withCut(run, maxOutputChars)}`;
+        throw new GaggleError(
+          "LIMIT_REACHED",
+          `this session's commands ran ${run.processes} processes at once, past the cap of ${maxProcesses} ([virtual.workspace] max_processes): the command was killed with every process this session's commands started; the shell keeps its working directory, variables and functions. ${said}`,
+          { hint: "run fewer processes at once, or raise [virtual.workspace] max_processes" },
+        );
+      }
       if (run.stopped === "timeout") {
         const said = run.output === "" ? "It printed nothing." : `What it printed before:\n${withCut(run, maxOutputChars)}`;
         throw new GaggleError(

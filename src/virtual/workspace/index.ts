@@ -66,7 +66,9 @@ class WorkspaceChild extends VirtualChild implements Workspace {
     const key = sessionKey(ctx.caller);
     const known = await this.shells.get(key)?.catch(() => undefined);
     if (known?.alive) return known;
-    const starting = this.roots.forCall(ctx).then((roots) => Shell.start({ cwd: this.roots.home(roots), graceMs: this.graceMs }));
+    const starting = this.roots
+      .forCall(ctx)
+      .then((roots) => Shell.start({ cwd: this.roots.home(roots), graceMs: this.graceMs, maxProcesses: this.settings.maxProcesses }));
     this.shells.set(key, starting);
     this.shellOwners.set(key, ctx.caller?.principal ?? LOCAL_PRINCIPAL);
     starting.catch(() => this.shells.delete(key));

@@ -6,6 +6,7 @@ import type { CallContext, Caller } from "../../children/child.js";
 import { GaggleError, WireError, errorMessage } from "../../shared/errors.js";
 import { canonical, isUnder, realTarget } from "../../shared/fs-checks.js";
 import { isObject } from "../../shared/json.js";
+import { META } from "../../shared/modern-protocol.js";
 
 /** How long a client gets to answer roots/list before the call fails. */
 const ROOTS_ANSWER_MS = 10_000;
@@ -104,8 +105,16 @@ export function describeRoots(roots: CallRoots): string {
   return roots.client === undefined ? configured : `${configured}; the client's: ${roots.client.join(", ") || "none on this machine"}`;
 }
 
+function declaresRoots(envelope: Record<string, unknown>): boolean {
+  const capabilities = envelope[META.clientCapabilities];
+  return isObject(capabilities) && isObject(capabilities.roots);
+}
+
 /** The client's file roots; undefined when it declared no roots capability (or, in 2026-07-28, cannot be asked). */
 async function askRoots(caller: Caller, ctx: CallContext): Promise<string[] | undefined> {
+  // A 2026-07-28 client is asked only in a call's result, where an undeclared capability fails the whole call:
+  // one that declared no roots narrows nothing, as a 2025 client without the capability.
+  if (caller.envelope !== undefined && !declaresRoots(caller.envelope)) return undefined;
   const signals = [AbortSignal.timeout(ROOTS_ANSWER_MS), ...(ctx.cancel ? [ctx.cancel.signal] : [])];
   let answer: Record<string, unknown>;
   try {

@@ -9,7 +9,7 @@ import { cancelledError, type Cancellation } from "../../children/calls/cancella
 import { childEnv } from "../../children/processes/child-env.js";
 import { GroupProcess } from "../../children/processes/group-process.js";
 import { outOfDescriptors } from "../../children/processes/spawn-problem.js";
-import { groupGone, terminateTree, type ProcessTree } from "../../children/processes/process-tree.js";
+import { countTrees, groupGone, terminateTree, type ProcessTree } from "../../children/processes/process-tree.js";
 import { unwatchFolder, unwatchTree, watchFolder, watchTree } from "../../children/processes/reaper.js";
 import { GaggleError, errorMessage } from "../../shared/errors.js";
 import { runLine, shellSetup } from "./shell-script.js";
@@ -18,6 +18,8 @@ export interface ShellOptions {
   cwd: string;
   /** After SIGTERM, how long a command's group (or the shell's) gets before SIGKILL. */
   graceMs: number;
+  /** How many processes the session's commands may run at once, counted while a command runs and as it ends. */
+  maxProcesses: number;
 }
 
 export interface CommandRun {
@@ -27,9 +29,17 @@ export interface CommandRun {
   dropped: number;
   /** The job's exit status (128 + N for a signal); undefined when it was stopped before it ended. */
   status: number | undefined;
-  /** Set when the command was killed: past its time, or cancelled. */
-  stopped?: "timeout" | "cancelled";
+  /**
+   * Set when the command was killed: past its time, cancelled, or when the session's commands ran more
+   * processes at once than maxProcesses (then every process they started was killed).
+   */
+  stopped?: "timeout" | "cancelled" | "processes";
+  /** With stopped "processes": how many were found running. */
+  processes?: number;
 }
+
+/** How often the session's processes are counted while a command runs. */
+const COUNT_EVERY_MS = 100;
 
 /** A shell that went quiet this long after its command was killed is taken for broken, and ended. */
 const AFTER_KILL_MS = 5000;
@@ -180,22 +190,41 @@ export class Shell {
     });
     const running = this.running!;
     let stopped: CommandRun["stopped"];
+    let processes: number | undefined;
     const stop = (why: "timeout" | "cancelled") => {
       if (stopped) return;
       stopped = why;
       void this.killJob(running, token);
     };
+    // Past the cap, every job of the session ends: what earlier commands left running counts toward it too.
+    const overCap = (): boolean => {
+      const count = countTrees([...this.jobs]) ?? 0;
+      if (stopped || count <= this.options.maxProcesses) return false;
+      stopped = "processes";
+      processes = count;
+      void this.killJob(running, token);
+      return true;
+    };
     const timer = setTimeout(() => stop("timeout"), limits.timeoutMs);
+    let ending: Promise<void> | undefined;
+    const counting = setInterval(() => {
+      if (overCap()) ending = this.endJobs();
+    }, COUNT_EVERY_MS);
     const unlisten = limits.cancel?.onAbort(() => stop("cancelled"));
     try {
       this.process.stdin!.write(runLine(nonce, token));
       const end = await ended;
+      clearInterval(counting);
       if (end instanceof Error && !stopped) throw end;
       if (!(end instanceof Error)) this.cwd = end.cwd;
+      // A command that ended leaving too many behind (`cmd &` in a loop) is caught as it ends.
+      if (overCap()) ending = this.endJobs();
+      await ending;
       const status = end instanceof Error ? undefined : end.status;
-      return { output: running.head, dropped: running.dropped, status, ...(stopped && { stopped }) };
+      return { output: running.head, dropped: running.dropped, status, ...(stopped && { stopped }), ...(processes !== undefined && { processes }) };
     } finally {
       clearTimeout(timer);
+      clearInterval(counting);
       unlisten?.();
       this.running = undefined;
       this.dropEndedJobs();

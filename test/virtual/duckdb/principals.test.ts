@@ -113,3 +113,46 @@ describe("duckdb queries, queued per principal over HTTP", () => {
     expect(settled).toEqual([]);
   });
 });
+
+describe("close_child_session on duckdb, per principal over HTTP", () => {
+  let gaggle: HttpGaggle;
+
+  beforeAll(async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "gaggle-duckdb-close-")));
+    gaggle = await startHttpGaggle(config(dir, "read_write = true\ntimeout_ms = 600000\n"), { env: TOKENS });
+  });
+  // Stopping gaggle interrupts Bob's query.
+  afterAll(() => gaggle.stop());
+
+  it("closes only the caller's connections and in-memory database", async () => {
+    const alice = await gaggle.connect({ name: "alice", ...bearer(TOKENS.GAGGLE_TEST_ALICE) });
+    const bob = await gaggle.connect({ name: "bob", ...bearer(TOKENS.GAGGLE_TEST_BOB) });
+    const running = async () =>
+      (
+        JSON.parse(textOf((await alice.callTool({ name: "get_child_status", arguments: { server_id: "duckdb" } })) as CallToolResult)) as {
+          queue: { running: number };
+        }
+      ).queue.running;
+    for (const client of [alice, bob]) {
+      await rows(client, "create table mine as select 1 as n");
+      await rows(client, "create temp table draft as select 2 as n", "shared.duckdb");
+    }
+    const long = "select count(*) from range(100000000000000)";
+    const aliceLong = sql(alice, long);
+    let bobSettled = false;
+    sql(bob, long)
+      .finally(() => (bobSettled = true))
+      .catch(() => {}); // Ends with gaggle.
+    await until(running, (count) => count === 2);
+
+    const closed = (await alice.callTool({ name: "close_child_session", arguments: { server_id: "duckdb" } })) as CallToolResult;
+    expect(closed.isError).toBeFalsy();
+    expect(failure(await aliceLong).error).toContain("the database was closed");
+    expect(failure(await sql(alice, "select * from mine")).error).toContain("does not exist");
+    expect(failure(await sql(alice, "select * from draft", "shared.duckdb")).error).toContain("does not exist");
+
+    expect(await running()).toBe(1);
+    expect(bobSettled).toBe(false);
+    expect(await rows(bob, "select n from draft", "shared.duckdb")).toEqual([{ n: 2 }]);
+  });
+});

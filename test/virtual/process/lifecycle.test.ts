@@ -1,10 +1,12 @@
 // Processes that misbehave: ignore SIGTERM, leave grandchildren, print 200 MB, outnumber the limit. None outlives gaggle.
+import { randomUUID } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { startGaggle, type RunningGaggle } from "../../helpers/gaggle.js";
 import { fixture } from "../../helpers/paths.js";
 import { until } from "../../helpers/poll.js";
-import { isAlive, waitGone } from "../../helpers/processes.js";
+import { startHttpGaggle } from "../../helpers/gaggle-http.js";
+import { carrying, isAlive, killCarrying, waitGone } from "../../helpers/processes.js";
 import { ended, processConfig, processFailure, processJson, run, status, type Status } from "./helpers.js";
 
 const STUBBORN = `${JSON.stringify(process.execPath)} ${JSON.stringify(fixture("process/stubborn.mjs"))}`;
@@ -110,3 +112,42 @@ describe("limits", () => {
     }
   });
 });
+
+describe("a principal's background commands past max_processes", () => {
+  it("are all killed, saying why, while another principal's run on", async () => {
+    const tokens = { GAGGLE_TEST_ANN: "ann-token-0123456789", GAGGLE_TEST_BOB: "bob-token-0123456789" };
+    const mark = `GAGGLE_TEST_MARK=${randomUUID()}`;
+    const gateway = 'auth_tokens = { ann = "${GAGGLE_TEST_ANN}", bob = "${GAGGLE_TEST_BOB}" }';
+    const http = await startHttpGaggle(processConfig("[virtual.process]\nmax_processes = 20\nkill_grace_ms = 300\n", gateway).text, {
+      env: { ...tokens, GAGGLE_TEST_MARK: mark.split("=")[1]! },
+    });
+    try {
+      const ann = await http.connect({ name: "ann", headers: { authorization: `Bearer ${tokens.GAGGLE_TEST_ANN}` } });
+      const bob = await http.connect({ name: "bob", headers: { authorization: `Bearer ${tokens.GAGGLE_TEST_BOB}` } });
+      const bobs = await run(bob, "sleep 321");
+      const quiet = await run(ann, "sleep 322");
+      const forker = await run(ann, "for i in $(seq 60); do sleep 323 & done; wait");
+      for (const pid of [forker.pid, quiet.pid]) {
+        const end = await ended(ann, pid);
+        expect(end.status).toBe("killed");
+        expect(end.note).toMatch(
+          /^killed by gaggle: "ann"'s background commands ran \d+ processes at once, past the cap of 20 \(\[virtual\.process\] max_processes\)/,
+        );
+      }
+      expect(carrying(mark).filter((pid) => /^sleep 32[23]/.test(commandLine(pid)))).toEqual([]);
+      expect((await status(bob, bobs.pid)).status).toBe("running");
+    } finally {
+      await http.stop();
+      killCarrying(mark);
+    }
+  });
+});
+
+/** The command line of `pid`, its arguments joined by spaces; empty once it is gone. */
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim();
+  } catch {
+    return "";
+  }
+}

@@ -224,6 +224,24 @@ describe("a session's shell", () => {
     expect(await bob.bash("echo alive")).toBe("alive\n");
   });
 
+  it("kills every process the session's commands started once they run more than max_processes at once", async () => {
+    const root = scratch();
+    stdio = await workspaceGaggle(root, "max_processes = 20\nkill_grace_ms = 300\n", { env: marked() });
+    const tools = toolsOf(stdio.client);
+    // Left running by an earlier command: it counts toward the cap, and ends with the rest.
+    const earlier = Number(await tools.bash("sleep 317 > /dev/null 2>&1 & echo $!"));
+    const stopped = await tools.failure("Bash", { command: "for i in $(seq 60); do sleep 318 & done; wait", timeout: 60_000 });
+    expect(stopped.code).toBe("LIMIT_REACHED");
+    expect(stopped.error).toMatch(/^this session's commands ran \d+ processes at once, past the cap of 20 \(\[virtual\.workspace\] max_processes\)/);
+    expect(stopped.hint).toBe("run fewer processes at once, or raise [virtual.workspace] max_processes");
+    expect(await waitGone([earlier])).toEqual([]);
+    expect(carrying(mark).filter((pid) => /^sleep 31[78]/.test(commandLine(pid)))).toEqual([]);
+    // A command that ends at once, leaving too many behind, is caught as it ends; the shell goes on.
+    expect((await tools.failure("Bash", { command: "for i in $(seq 30); do sleep 319 & done" })).code).toBe("LIMIT_REACHED");
+    expect(carrying(mark).filter((pid) => commandLine(pid).startsWith("sleep 319"))).toEqual([]);
+    expect(await tools.bash("echo still here")).toBe("still here\n");
+  });
+
   it("ends a job that cleared its environment (env -i) with its session, and another session's with gaggle", async () => {
     const root = scratch();
     http = await startHttpGaggle(workspaceConfig(root), { env: marked() });
@@ -293,4 +311,13 @@ async function pidIn(file: string): Promise<number> {
     (read) => read !== "",
   );
   return Number(text);
+}
+
+/** The command line of `pid`, its arguments joined by spaces; empty once it is gone. */
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim();
+  } catch {
+    return "";
+  }
 }

@@ -7,7 +7,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningGaggle } from "../../helpers/gaggle.js";
-import { scratch, workspaceGaggle, type Tools } from "./helpers.js";
+import { envelope } from "../../helpers/modern-http.js";
+import { RawStdioGaggle } from "../../helpers/raw-stdio.js";
+import { scratch, workspaceConfig, workspaceGaggle, type Tools } from "./helpers.js";
 
 describe("the roots of the workspace", () => {
   let root: string;
@@ -82,6 +84,45 @@ describe("a client's own roots", () => {
       await client.sendRootsListChanged();
       await expect.poll(async () => (await gaggle.call("View", { file_path: join(root, "b", "file.txt") })).isError).toBe(true);
       expect((await gaggle.failure("View", { file_path: "/etc/hostname" })).code).toBe("PERMISSION_DENIED");
+    } finally {
+      await gaggle.close();
+    }
+  });
+});
+
+describe("a client without the roots capability", () => {
+  let root: string;
+  beforeAll(() => {
+    root = scratch();
+    writeFileSync(join(root, "file.txt"), "configured\n");
+  });
+
+  it("uses the configured roots in the 2025-11-25 era", async () => {
+    const gaggle = await workspaceGaggle(root);
+    try {
+      expect(await gaggle.text("View", { file_path: "file.txt" })).toBe("     1\tconfigured");
+      expect(await gaggle.bash("pwd")).toBe(`${root}\n`);
+    } finally {
+      await gaggle.close();
+    }
+  });
+
+  it("uses the configured roots in the 2026-07-28 era", async () => {
+    const gaggle = new RawStdioGaggle(workspaceConfig(root));
+    try {
+      const call = (id: string, tool: string, args: Record<string, unknown>) => {
+        const params = { name: "execute_child_tool", arguments: { server_id: "workspace", tool_name: tool, arguments: args }, _meta: envelope() };
+        gaggle.send({ id, method: "tools/call", params });
+        return gaggle.answerTo(id);
+      };
+      const text = (answer: Record<string, unknown>) => (answer.result as { content: Array<{ text: string }> }).content[0]!.text;
+      const viewed = await call("view", "View", { file_path: "file.txt" });
+      expect(viewed.error).toBeUndefined();
+      expect(text(viewed)).toBe("     1\tconfigured");
+      const ran = await call("bash", "Bash", { command: "pwd" });
+      expect(ran.error).toBeUndefined();
+      expect(text(ran)).toBe(`${root}\n[exit status 0]`);
+      expect((await call("outside", "View", { file_path: "/etc/hostname" })).result).toMatchObject({ isError: true });
     } finally {
       await gaggle.close();
     }
