@@ -74,7 +74,8 @@ describe("member URLs", () => {
     open.push(http);
     const { url } = await gaggle.members.urlFor({ teamId: "t9", agentId: "m1" }, "auth_token");
     expect(new URL(url).port).toBe(String(http.port));
-    await connect(url);
+    // A session counts as a connected client once it makes a request after initialize.
+    await (await connect(url)).listTools();
     await until(
       () => gaggle.hub.clients(),
       (clients) => clients.length === 1,
