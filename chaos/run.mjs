@@ -20,6 +20,9 @@ const ATTACKS = {
   config: "./config-mutation.mjs",
   policy: "./policy-corpus.mjs",
   banned: "./banned-spellings.mjs",
+  principals: "./two-principals.mjs",
+  workspace: "./workspace-files.mjs",
+  flood: "./listener-flood.mjs",
 };
 
 const { values } = parseArgs({

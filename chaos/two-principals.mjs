@@ -1,0 +1,86 @@
+// Attack: one principal reaching another's work over HTTP. Ann starts a background process, a shell with a secret
+// and a job, and a DuckDB table; Bob, with his own token, lists, reads, kills, asks her shell, queries her table and
+// closes every built-in child, round after round. Each of his attempts that succeeds, and each piece of her work
+// that does not survive him, is a reach.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { exitText, orphanText } from "./lib/figures.mjs";
+import { workDir } from "./lib/gaggle.mjs";
+import { TOKENS, startTwoPrincipals } from "./lib/http-gaggle.mjs";
+import { openTokenSession } from "./lib/mcp-http.mjs";
+import { newMark, orphansOf, watchMemory } from "./lib/procs.mjs";
+
+export const title = "one principal reaching another's work";
+
+export async function run({ scale }) {
+  const dir = workDir("principals");
+  const root = join(dir.path, "root");
+  mkdirSync(root);
+  const mark = newMark("principals");
+  const gaggle = await startTwoPrincipals({ dir: dir.path, root, mark });
+  const memory = watchMemory(gaggle.pid);
+  const ann = await openTokenSession(gaggle.port, TOKENS.ann);
+  const bob = await openTokenSession(gaggle.port, TOKENS.bob);
+  const rounds = Math.max(2, Math.round(scale * 20));
+  const reached = new Map();
+  let attempts = 0;
+  let hung = 0;
+  const note = (what, outcome) => {
+    attempts++;
+    if (outcome.hung) hung++;
+    else if (outcome.reached) reached.set(what, (reached.get(what) ?? 0) + 1);
+  };
+  for (let round = 0; round < rounds; round++) {
+    const started = await ann.tool("process", "gg_process_run", { command: "sleep 600", timeout_ms: 0 });
+    const pid = JSON.parse(started.text).pid;
+    const job = (await ann.tool("workspace", "Bash", { command: `export SECRET=ann-${round}; sleep 600 > /dev/null 2>&1 & echo $!` })).text;
+    const jobPid = Number(/^\d+/.exec(job)?.[0]);
+    await ann.tool("duckdb", "duckdb", { query: `create or replace table t${round} as select 'ann' as who` });
+
+    const listed = await bob.tool("process", "gg_process_status");
+    note("process listed", { ...listed, reached: listed.ok && listed.text.includes(`"pid":${pid}`) });
+    for (const tool of ["gg_process_status", "gg_process_kill"]) {
+      const answer = await bob.tool("process", tool, { pid });
+      note(`${tool} of hers`, { ...answer, reached: answer.ok });
+    }
+    const log = await bob.read(`process://${pid}/log`);
+    note("process log read", { ...log, reached: log.ok });
+    const secret = await bob.tool("workspace", "Bash", { command: 'echo "[$SECRET]"' });
+    note("her shell's variables", { ...secret, reached: secret.text.includes("ann-") });
+    const table = await bob.tool("duckdb", "duckdb", { query: `select who from t${round}` });
+    note("her in-memory table", { ...table, reached: table.ok });
+    for (const server of ["process", "workspace", "duckdb"]) {
+      const closed = await bob.meta("close_child_session", { server_id: server });
+      note(`close_child_session ${server}`, { hung: closed.hung, reached: false });
+    }
+
+    const status = await ann.tool("process", "gg_process_status", { pid });
+    note("her process ended", { ...status, reached: !status.text.includes('"status":"running"') });
+    const shell = await ann.tool("workspace", "Bash", { command: `echo "[$SECRET]"; kill -0 ${jobPid} && echo job-alive` });
+    note("her shell ended", { ...shell, reached: !shell.text.includes(`[ann-${round}]`) || !shell.text.includes("job-alive") });
+    const mine = await ann.tool("duckdb", "duckdb", { query: `select who from t${round}` });
+    note("her table dropped", { ...mine, reached: !mine.ok });
+    await ann.tool("process", "gg_process_kill", { pid });
+    await ann.tool("workspace", "Bash", { command: `kill ${jobPid}` });
+  }
+  const alive = gaggle.alive();
+  await Promise.all([ann.close(), bob.close()]);
+  const peakKiB = memory.stop();
+  const exit = await gaggle.stop("SIGTERM");
+  const orphans = await orphansOf(mark, 5000);
+  dir.remove();
+  const reaches = [...reached.values()].reduce((sum, n) => sum + n, 0);
+  return {
+    title,
+    figures: [
+      ["rounds", `${rounds}, ${attempts} attempts (Bob on Ann's process, log, shell, table and every built-in child; Ann's work checked after)`],
+      ["reached", reaches === 0 ? "0" : [...reached].map(([what, n]) => `${what} ${n}`).join(", ")],
+      ["hung", hung],
+      ["gaggle exit", exitText(exit)],
+      ["orphans", orphanText(orphans)],
+    ],
+    mustBeZero: { reached: reaches, hung, orphans: orphans.length, "gaggle died": alive ? 0 : 1 },
+    peakKiB,
+    orphans: orphans.length,
+  };
+}
