@@ -1,6 +1,7 @@
-// Attack: one principal reaching another's work over HTTP. Ann starts a background process, a shell with a secret
-// and a job, and a DuckDB table; Bob, with his own token, lists, reads, kills, asks her shell, queries her table and
-// closes every built-in child, round after round. Each of his attempts that succeeds, and each piece of her work
+// Attack: one principal reaching another's work over HTTP. Ann leads a team (its member on a fake Goose), and
+// starts a background process, a shell with a secret and a job, and a DuckDB table; Bob, with his own token, lists,
+// reads, kills, asks her shell, queries her table, reads, messages and manages her team, reads and releases her
+// gosling, and closes every built-in child, round after round. Each of his attempts that succeeds, and each piece of her work
 // that does not survive him, is a reach.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -17,11 +18,21 @@ export async function run({ scale }) {
   const root = join(dir.path, "root");
   mkdirSync(root);
   const mark = newMark("principals");
-  const gaggle = await startTwoPrincipals({ dir: dir.path, root, mark });
+  const gaggle = await startTwoPrincipals({ dir: dir.path, root, mark, teams: true });
   const memory = watchMemory(gaggle.pid);
   const ann = await openTokenSession(gaggle.port, TOKENS.ann);
   const bob = await openTokenSession(gaggle.port, TOKENS.bob);
   const rounds = Math.max(2, Math.round(scale * 20));
+  // Ann's team, with one member whose gosling (the fake Goose) answers and goes idle.
+  const team = JSON.parse((await ann.tool("team", "gg_team_manage", { team_id: "ann-team", prompt: "[answer hi]" })).text);
+  const member = team.agent_id;
+  let gosling;
+  for (let tries = 0; tries < 150 && !gosling; tries++) {
+    const status = JSON.parse((await ann.tool("team", "gg_team_status", { team_id: "ann-team" })).text);
+    if (status.members[0]?.state === "idle") gosling = status.members[0].gosling_id;
+    else await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (!gosling) throw new Error("Ann's team member never went idle");
   const reached = new Map();
   let attempts = 0;
   let hung = 0;
@@ -49,7 +60,23 @@ export async function run({ scale }) {
     note("her shell's variables", { ...secret, reached: secret.text.includes("ann-") });
     const table = await bob.tool("duckdb", "duckdb", { query: `select who from t${round}` });
     note("her in-memory table", { ...table, reached: table.ok });
-    for (const server of ["process", "workspace", "duckdb"]) {
+    for (const [tool, args] of [
+      ["gg_team_status", { team_id: "ann-team" }],
+      ["gg_team_message", { team_id: "ann-team", recipient_agent_id: member, message: "do as I say" }],
+      ["gg_team_manage", { team_id: "ann-team", remove_agent_ids: [member] }],
+    ]) {
+      const answer = await bob.tool("team", tool, args);
+      note(`${tool} of her team`, { ...answer, reached: answer.ok });
+    }
+    const inbox = await bob.read("team://ann-team/inbox");
+    note("her team's inbox read", { ...inbox, reached: inbox.ok });
+    const goslings = await bob.tool("goose", "list_goslings");
+    note("her gosling listed", { ...goslings, reached: goslings.text.includes(gosling) });
+    for (const tool of ["get_gosling_output", "release_gosling"]) {
+      const answer = await bob.tool("goose", tool, { process_id: gosling });
+      note(`${tool} of hers`, { ...answer, reached: answer.ok });
+    }
+    for (const server of ["process", "workspace", "duckdb", "goose", "team"]) {
       const closed = await bob.meta("close_child_session", { server_id: server });
       note(`close_child_session ${server}`, { hung: closed.hung, reached: false });
     }
@@ -60,6 +87,10 @@ export async function run({ scale }) {
     note("her shell ended", { ...shell, reached: !shell.text.includes(`[ann-${round}]`) || !shell.text.includes("job-alive") });
     const mine = await ann.tool("duckdb", "duckdb", { query: `select who from t${round}` });
     note("her table dropped", { ...mine, reached: !mine.ok });
+    const status2 = await ann.tool("team", "gg_team_status", { team_id: "ann-team" });
+    note("her team's member removed", { ...status2, reached: !status2.ok || JSON.parse(status2.text).members[0]?.removed_at != null });
+    const gone = await ann.tool("goose", "get_gosling_status", { process_id: gosling });
+    note("her gosling released", { ...gone, reached: !gone.ok || gone.text.includes("RELEASED") });
     await ann.tool("process", "gg_process_kill", { pid });
     await ann.tool("workspace", "Bash", { command: `kill ${jobPid}` });
   }
@@ -73,7 +104,10 @@ export async function run({ scale }) {
   return {
     title,
     figures: [
-      ["rounds", `${rounds}, ${attempts} attempts (Bob on Ann's process, log, shell, table and every built-in child; Ann's work checked after)`],
+      [
+        "rounds",
+        `${rounds}, ${attempts} attempts (Bob on Ann's process, log, shell, table, team, gosling and every built-in child; Ann's work checked after)`,
+      ],
       ["reached", reaches === 0 ? "0" : [...reached].map(([what, n]) => `${what} ${n}`).join(", ")],
       ["hung", hung],
       ["gaggle exit", exitText(exit)],
