@@ -119,6 +119,8 @@ export async function run({ scale }) {
   const outlived = [];
   for (let job = 0; job < jobs; job++) {
     const session = await openTokenSession(gaggle.port, TOKENS.ann);
+    // A command before it: from the second command on, a job runs with the options the last one left.
+    count(await session.tool("workspace", "Bash", { command: "true" }));
     const said = count(await session.tool("workspace", "Bash", { command: "env -i sleep 600 > /dev/null 2>&1 & echo $!" }));
     const pid = Number(/^\d+/.exec(said.text ?? "")?.[0]);
     await session.close();
