@@ -1,17 +1,20 @@
 // Attack: one principal reaching another's work over HTTP. Ann leads a team (its member on a fake Goose), and
 // starts a background process, a shell with a secret and a job, and a DuckDB table; Bob, with his own token, lists,
 // reads, kills, asks her shell, queries her table, reads, messages and manages her team, reads and releases her
-// gosling, and closes every built-in child, round after round. Each of his attempts that succeeds, and each piece of her work
+// gosling, resumes her paused 2026-07-28 call with her requestState, and closes every built-in child, round after
+// round. Each of his attempts that succeeds, and each piece of her work
 // that does not survive him, is a reach.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { exitText, orphanText } from "./lib/figures.mjs";
 import { workDir } from "./lib/gaggle.mjs";
 import { TOKENS, startTwoPrincipals } from "./lib/http-gaggle.mjs";
-import { openTokenSession } from "./lib/mcp-http.mjs";
+import { modernTool, openTokenSession } from "./lib/mcp-http.mjs";
 import { newMark, orphansOf, watchMemory } from "./lib/procs.mjs";
 
 export const title = "one principal reaching another's work";
+
+const SAMPLED = { role: "assistant", content: { type: "text", text: "Paris" }, model: "m", stopReason: "endTurn" };
 
 export async function run({ scale }) {
   const dir = workDir("principals");
@@ -87,6 +90,19 @@ export async function run({ scale }) {
     note("her shell ended", { ...shell, reached: !shell.text.includes(`[ann-${round}]`) || !shell.text.includes("job-alive") });
     const mine = await ann.tool("duckdb", "duckdb", { query: `select who from t${round}` });
     note("her table dropped", { ...mine, reached: !mine.ok });
+    // A 2026-07-28 call of hers paused on a question: her requestState, sent by him (his client calling itself as
+    // hers does), and by her for another tool, must resume nothing; her own retry must complete it.
+    const paused = await modernTool(gaggle.port, TOKENS.ann, "protocol", "sample", { prompt: `round ${round}?` });
+    const state = paused.result?.requestState;
+    const key = Object.keys(paused.result?.inputRequests ?? {})[0];
+    const retry = { requestState: state, inputResponses: { [key]: SAMPLED } };
+    const stolen = await modernTool(gaggle.port, TOKENS.bob, "protocol", "sample", {}, retry);
+    note("her paused call resumed", { hung: stolen.hung, reached: stolen.result?.resultType === "complete" });
+    const otherTool = await modernTool(gaggle.port, TOKENS.ann, "protocol", "survey", {}, retry);
+    note("her requestState taken for another tool", { hung: otherTool.hung, reached: otherTool.result !== undefined });
+    const resumed = await modernTool(gaggle.port, TOKENS.ann, "protocol", "sample", {}, retry);
+    const completed = resumed.result?.content?.[0]?.text === "sampled: Paris";
+    note("her paused call lost", { hung: resumed.hung, reached: state === undefined || !completed });
     const status2 = await ann.tool("team", "gg_team_status", { team_id: "ann-team" });
     note("her team's member removed", { ...status2, reached: !status2.ok || JSON.parse(status2.text).members[0]?.removed_at != null });
     const gone = await ann.tool("goose", "get_gosling_status", { process_id: gosling });
@@ -106,7 +122,7 @@ export async function run({ scale }) {
     figures: [
       [
         "rounds",
-        `${rounds}, ${attempts} attempts (Bob on Ann's process, log, shell, table, team, gosling and every built-in child; Ann's work checked after)`,
+        `${rounds}, ${attempts} attempts (Bob on Ann's process, log, shell, table, team, gosling, paused call and every built-in child; Ann's work checked after)`,
       ],
       ["reached", reaches === 0 ? "0" : [...reached].map(([what, n]) => `${what} ${n}`).join(", ")],
       ["hung", hung],

@@ -34,6 +34,8 @@ export function startTwoPrincipals({ dir, root, mark, gatewayExtra = [], teams =
       "[virtual.process]\nenabled = true\nkill_grace_ms = 300",
       `[virtual.workspace]\nenabled = true\nroots = [${JSON.stringify(root)}]\nkill_grace_ms = 300\nripgrep = false`,
       `[virtual.duckdb]\nenabled = true\nread_write = true\nroots = [${JSON.stringify(root)}]`,
+      // A configured server that asks its client for input: what a 2026-07-28 call pauses on.
+      `[mcp_servers.protocol]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(fixture("protocol.mjs"))}]`,
       "",
     ].join("\n"),
   );

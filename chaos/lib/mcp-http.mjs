@@ -53,3 +53,35 @@ function resultOf(answer) {
   const text = (answer.result?.content ?? []).map((part) => part.text ?? "").join("");
   return { ok: answer.result !== undefined && !answer.result.isError, text: text || JSON.stringify(answer.error ?? "") };
 }
+
+const MODERN = "2026-07-28";
+const EVERYTHING = { sampling: {}, elicitation: {}, roots: {} };
+
+/**
+ * One 2026-07-28 tools/call of a child's tool through execute_child_tool, sent with `token` by a client that
+ * declares every capability and always calls itself the same; `retry` carries requestState and inputResponses.
+ * Resolves with the final JSON-RPC message, or `{ hung: true }`.
+ */
+export async function modernTool(port, token, server, tool, args, retry = {}, ms = 30_000) {
+  const params = {
+    name: "execute_child_tool",
+    arguments: { server_id: server, tool_name: tool, arguments: args },
+    ...retry,
+    _meta: {
+      "io.modelcontextprotocol/protocolVersion": MODERN,
+      "io.modelcontextprotocol/clientCapabilities": EVERYTHING,
+      "io.modelcontextprotocol/clientInfo": { name: "gaggle-chaos", version: "0" },
+    },
+  };
+  const headers = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": MODERN,
+    "mcp-method": "tools/call",
+    "mcp-name": "execute_child_tool",
+    authorization: `Bearer ${token}`,
+  };
+  const answer = await rawRequest(port, { headers, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params }) }, ms);
+  if (answer.timedOut) return { hung: true };
+  return messagesOf(answer).at(-1) ?? { error: { message: `no answer: ${answer.status ?? answer.error}` } };
+}
