@@ -13,6 +13,13 @@ export const GAGGLE_CLI = join(ROOT, "dist", "cli.js");
 export const EVERYTHING = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 export const RELAY = join(ROOT, "bench", "relay.mjs");
 
+/**
+ * The gaggles a bench starts over stdio each run alone (not through the daemon), as the figures are of one gaggle;
+ * bench/daemon.mjs measures the daemon. Spawned processes inherit it; SDK transports get it below.
+ */
+process.env.GAGGLE_STANDALONE = "1";
+const STANDALONE = { GAGGLE_STANDALONE: "1" };
+
 /** Lines of a process's stderr kept for the error message when something goes wrong. */
 const STDERR_TAIL_LINES = 20;
 
@@ -34,7 +41,7 @@ export class Endpoint {
       args,
       cwd: ROOT,
       stderr: "pipe",
-      ...(env && { env: { ...getDefaultEnvironment(), ...env } }),
+      env: { ...getDefaultEnvironment(), ...STANDALONE, ...env },
     });
     // A piped stderr that nobody reads would fill up and block the process; keep a short tail instead.
     const stderrTail = [];

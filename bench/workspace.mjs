@@ -44,7 +44,11 @@ async function gaggleWith(settings) {
   const config = join(dir, "children_config.toml");
   const off = "[virtual.process]\nenabled = false\n[virtual.goose]\nenabled = false\n[virtual.team]\nenabled = false\n";
   writeFileSync(config, `${off}[virtual.workspace]\nenabled = true\nroots = [${JSON.stringify(TREE)}]\nmax_results = 1000000\n${settings}\n`);
-  const transport = new StdioClientTransport({ command: process.execPath, args: [join(ROOT, "dist/cli.js"), "--config", config], stderr: "ignore" });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [join(ROOT, "dist/cli.js"), "--config", config, "--standalone"],
+    stderr: "ignore",
+  });
   const client = new Client({ name: "bench", version: "0" }, { capabilities: {} });
   await client.connect(transport);
   const call = async (tool, args) => {

@@ -1,6 +1,6 @@
 // Attack: children that flood gaggle with bogus progress and answers (noisy-protocol), lie about ids (lying-ids),
 // write non-JSON to stdout (garbage-stdout) and ignore SIGTERM with a grandchild that does too (stubborn), all
-// at once, round after round; each round's gaggle ends a different way (stdin closed, SIGTERM, SIGINT, SIGHUP,
+// at once, round after round; each round's gaggle ends a different way (stdin closed, SIGTERM, SIGINT,
 // SIGKILL). Calls must still be answered, and nothing any child started may outlive gaggle.
 import { CallTally, count, byCount, mib, orphanText } from "./lib/figures.mjs";
 import { startStdio, workDir, writeConfig } from "./lib/gaggle.mjs";
@@ -8,7 +8,7 @@ import { newMark, orphansOf, watchMemory } from "./lib/procs.mjs";
 
 export const title = "children that flood, lie about ids, or ignore SIGTERM";
 
-const ENDINGS = ["stdin", "SIGTERM", "SIGKILL", "SIGINT", "SIGHUP"];
+const ENDINGS = ["stdin", "SIGTERM", "SIGKILL", "SIGINT"];
 const CHILDREN = {
   noisy: { script: "noisy-protocol.mjs", extra: ["concurrency = 4"] },
   liar: { script: "lying-ids.mjs", extra: ["concurrency = 4"] },

@@ -19,6 +19,7 @@ const ATTACKS = {
   "fuzz-http": "./fuzz-http.mjs",
   config: "./config-mutation.mjs",
   policy: "./policy-corpus.mjs",
+  duckdb: "./duckdb-escapes.mjs",
   banned: "./banned-spellings.mjs",
   principals: "./two-principals.mjs",
   workspace: "./workspace-files.mjs",

@@ -1,6 +1,7 @@
 // One temporary folder per test run: TMPDIR points into it for the workers and every process they start, and
 // it is removed when the run ends, so no test leaves its files behind in the system's temporary folder. The
-// state folder of the built-in children (XDG_STATE_HOME) is inside it too, not in the user's home.
+// state folder of the built-in children (XDG_STATE_HOME) is inside it too, not in the user's home. Stdio gaggles
+// run standalone unless a test asks for the daemon.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,5 +10,7 @@ export default function setup(): () => void {
   const root = mkdtempSync(join(tmpdir(), "gaggle-tests-"));
   process.env.TMPDIR = root;
   process.env.XDG_STATE_HOME = join(root, "state");
+  // Each stdio gaggle a test starts runs alone, as it did before the daemon; the daemon's own tests clear this.
+  process.env.GAGGLE_STANDALONE = "1";
   return () => rmSync(root, { recursive: true, force: true });
 }

@@ -37,7 +37,8 @@ export function writeConfig(dir, file, { gateway = [], children = {} }) {
 }
 
 function spawnGaggle(config, mark, dir, args) {
-  const env = { ...process.env, [MARK_VARIABLE]: mark, XDG_STATE_HOME: join(dir, "state"), GAGGLE_CODE_CACHE: CODE_CACHE };
+  // Each round's gaggle runs alone, not through the daemon: its end is the round's end.
+  const env = { ...process.env, [MARK_VARIABLE]: mark, XDG_STATE_HOME: join(dir, "state"), GAGGLE_CODE_CACHE: CODE_CACHE, GAGGLE_STANDALONE: "1" };
   const child = spawn(process.execPath, [GAGGLE_CLI, "--config", config, ...args], { stdio: ["pipe", "pipe", "pipe"], env });
   const tail = [];
   /** Error lines, and lines with a stack trace, by what they say (a log line's msg and err.message, cut short). */

@@ -1,9 +1,10 @@
 // What each child offered when it last ran (its tools, resources, resource templates and prompts), kept under the
 // state dir so that a gateway can list them before the child runs again. An entry belongs to the child's
 // definition: its fingerprint covers what makes the child what it is (command, args, cwd, url, protocol, and the
-// names of its env variables and headers, never their values), and an entry for another definition is not read.
+// names of its env variables and headers, never their values), and names its file beside the child's name, so
+// that two configs sharing a state dir, each with a child of that name, keep an entry each.
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { ChildConfig } from "../config/index.js";
 import type { ChildSchema, ListKind } from "./child.js";
@@ -36,15 +37,27 @@ interface CatalogEntry {
   initializeFirst?: true;
 }
 
+/**
+ * An entry of another definition of a child of the same name that was not written for this long is removed when
+ * this one is written: the definition it was for has most likely been edited away.
+ */
+export const STALE_ENTRY_MS = 30 * 24 * 60 * 60_000;
+
 /** One child's entry: read once, then kept in memory and written through on every change. */
 export class CatalogShelf {
   readonly file: string;
+  private readonly folder: string;
   private readonly fingerprint: string;
   private entry: CatalogEntry | undefined;
 
-  constructor(stateDir: string, config: ChildConfig) {
-    this.file = join(stateDir, "catalog", `${encodeURIComponent(config.name)}.json`);
+  constructor(
+    stateDir: string,
+    private readonly config: ChildConfig,
+  ) {
+    this.folder = join(stateDir, "catalog");
     this.fingerprint = childFingerprint(config);
+    // Child names are letters, digits, "_" and "-": the dot parts the name from the definition.
+    this.file = join(this.folder, `${config.name}.${this.fingerprint.slice(0, 16)}.json`);
   }
 
   /** What was recorded for this definition; empty when nothing was (or the file is damaged or for another one). */
@@ -95,8 +108,21 @@ export class CatalogShelf {
     this.entry = entry;
     try {
       writeFileAtomic(this.file, JSON.stringify({ fingerprint: this.fingerprint, savedAt: new Date().toISOString(), ...entry }));
+      this.removeStaleSiblings();
     } catch {
       // A catalog that cannot be written costs only the next start's speed.
+    }
+  }
+
+  /** Entries of other definitions of this name, not written for STALE_ENTRY_MS (see there). */
+  private removeStaleSiblings(): void {
+    const before = Date.now() - STALE_ENTRY_MS;
+    const own = `${this.config.name}.`;
+    for (const name of readdirSync(this.folder)) {
+      if (!name.startsWith(own) || !name.endsWith(".json") || join(this.folder, name) === this.file) continue;
+      const file = join(this.folder, name);
+      const written = statSync(file, { throwIfNoEntry: false })?.mtimeMs;
+      if (written !== undefined && written < before) unlinkSync(file);
     }
   }
 }

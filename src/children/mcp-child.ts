@@ -291,6 +291,7 @@ export class McpChild implements Child {
     const before = this.machine.phase;
     if (before.state === "running") return before.session;
     const failedStarts = before.state === "failed" ? before.failedStarts : 0;
+    const neededSignIn = this.status().needsAuth;
     this.machine.move({ state: "starting", failedStarts });
     let session: Session | undefined;
     try {
@@ -307,11 +308,12 @@ export class McpChild implements Child {
       // A level a client set while this session was being restored is applied now.
       if (this.switchboard.logLevel !== level) void this.applyLogLevel(this.switchboard.logLevel!).catch(() => {});
       this.idle.started();
+      if (neededSignIn) this.signInChanged();
       return session;
     } catch (error) {
       session ??= this.newest;
       await session?.wire.close().catch(() => {});
-      throw this.startFailed(error, session, failedStarts + 1);
+      throw this.startFailed(error, session, failedStarts + 1, neededSignIn);
     }
   }
 
@@ -339,13 +341,22 @@ export class McpChild implements Child {
   }
 
   /** `session` is undefined when none could even be made. */
-  private startFailed(error: unknown, session: Session | undefined, failedStarts: number): GaggleError {
+  private startFailed(error: unknown, session: Session | undefined, failedStarts: number, neededSignIn: boolean): GaggleError {
     this.lastError = `failed to start: ${startFailureReason(error, session, this.startupTimeoutMs)}`;
     this.machine.move({ state: "failed", failedStarts, retryAt: this.clock.now() + backoffMs(failedStarts) });
     this.lastFailure = startFailure(this.config, this.startupTimeoutMs, this.lastError, this.stderr.tail(), error);
     this.log.warn({ reason: this.lastError, hint: this.lastFailure.hint, failedStarts }, "start failed");
     this.signIn.started(this.lastFailure.code === "AUTH_REQUIRED");
+    if (this.lastFailure.code === "AUTH_REQUIRED" && !neededSignIn) this.signInChanged();
     return this.lastFailure;
+  }
+
+  /**
+   * The child came to need a sign-in, or started once signed in: what clients list of it changes (a sign-in tool
+   * in its place, or its own lists), so they are told.
+   */
+  private signInChanged(): void {
+    for (const kind of ["tools", "resources", "prompts"] as const) this.switchboard.listChanged(this.name, kind);
   }
 
   /** A running session that ends without gaggle asking fails the child; the next call starts it again at once. */

@@ -52,10 +52,25 @@ export class Router {
   private readonly slots = new Map<string, Slot>();
 
   constructor(children: Iterable<RoutedChild>) {
-    for (const { child, concurrency, oneClientAtATime, signIn, timeoutMs } of children) {
-      const line = new CallLine(concurrency, oneClientAtATime === true);
-      this.slots.set(child.name, { child, line, untimed: { queue: line, queuedMs: undefined }, served: 0, signIn, timeoutMs });
-    }
+    for (const routed of children) this.put(routed);
+  }
+
+  /**
+   * Routes to `routed.child` from now on, in place of any child of that name; returns the child it replaced (for
+   * the caller to close). Calls already in the old child's line stay there and end with it.
+   */
+  put({ child, concurrency, oneClientAtATime, signIn, timeoutMs }: RoutedChild): Child | undefined {
+    const before = this.slots.get(child.name)?.child;
+    const line = new CallLine(concurrency, oneClientAtATime === true);
+    this.slots.set(child.name, { child, line, untimed: { queue: line, queuedMs: undefined }, served: 0, signIn, timeoutMs });
+    return before;
+  }
+
+  /** Stops routing to the child of that name; returns it (for the caller to close), or undefined if none was routed. */
+  remove(name: string): Child | undefined {
+    const before = this.slots.get(name)?.child;
+    this.slots.delete(name);
+    return before;
   }
 
   names(): string[] {
@@ -73,6 +88,19 @@ export class Router {
   status(serverId: string): RoutedStatus {
     const { child, line, served } = this.slot(serverId);
     return { name: child.name, ...child.status(), callsServed: served, queue: { running: line.running, waiting: line.waiting } };
+  }
+
+  /** Whether a person can sign in to this child (a remote child, which may be behind OAuth). */
+  canSignIn(serverId: string): boolean {
+    return this.slot(serverId).signIn !== undefined;
+  }
+
+  /** Runs a sign-in to the child, the person sent to its page through `urls`; resolves once they are signed in. */
+  signIn(serverId: string, urls: UrlOpener, signal?: AbortSignal): Promise<void> {
+    const { signIn } = this.slot(serverId);
+    if (!signIn)
+      return Promise.reject(new GaggleError("INVALID_ARGS", `${serverId} is not reached over http or sse: there is nothing to sign in to`));
+    return signIn(urls, signal);
   }
 
   async tool(serverId: string, toolName: string): Promise<{ child: Child; tool: Tool }> {
@@ -160,16 +188,22 @@ export class Router {
     return wait().then((leave) => leaving(leave, call));
   }
 
-  /** Starts these children and fetches their tools, in the background; a failure is recorded in its status, not thrown. */
+  /**
+   * Starts these children and fetches their tools, then their other lists (so that the catalog holds every list
+   * for the next run), in the background; a failure is recorded in its status, not thrown.
+   */
   warmUp(names: Iterable<string>): void {
     for (const name of names) {
       const child = this.get(name);
-      child.tools().catch((error: unknown) => {
-        // A start that failed was logged by the child itself, with its reason and hint; only a list that failed is news.
-        const log = logger({ child: name });
-        if (child.status().state === "failed") log.debug({ err: error }, "eager start failed");
-        else log.warn({ err: error }, "eager start failed");
-      });
+      child
+        .tools()
+        .then(() => child.schema())
+        .catch((error: unknown) => {
+          // A start that failed was logged by the child itself, with its reason and hint; only a list that failed is news.
+          const log = logger({ child: name });
+          if (child.status().state === "failed") log.debug({ err: error }, "eager start failed");
+          else log.warn({ err: error }, "eager start failed");
+        });
     }
   }
 

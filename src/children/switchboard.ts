@@ -1,5 +1,6 @@
 // Where the children and the clients' side meet: children report through it, and follow what clients change.
-import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, type LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
+import { WireError } from "../shared/errors.js";
 import type { Caller, LogMessage } from "./child.js";
 import type { CallerTracker } from "./wire/caller-tracker.js";
 
@@ -11,9 +12,20 @@ export interface ChildEvents {
   log(child: string, params: LogMessage, callers: Caller[]): void;
   /**
    * Tells one client something after its call has returned (a background job ended): a log message,
-   * filtered by that client's level, and/or that a resource changed. A client that has gone is skipped.
+   * filtered by that client's level, and/or that a resource changed. A client that has gone is skipped. Log data
+   * that is an object with a `message` sentence is also sent as a channel event (Claude Code puts it before the model).
    */
   notify(sessionId: string, note: { log?: LogMessage; resourceUpdated?: string }): void;
+}
+
+/** A request sent to one client session outside any call (an elicitation), by the gateway that holds the sessions. */
+export interface SessionAsker {
+  ask(
+    sessionId: string,
+    request: { method: string; params?: Record<string, unknown> },
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<Record<string, unknown>>;
 }
 
 /** A child's failure to take a new log level. */
@@ -36,12 +48,18 @@ export class Switchboard implements ChildEvents {
   /** Clients not reading what they were sent: an answer or request for each waits past its bound. */
   private readonly backlogged = new Set<string>();
   private level: LoggingLevel | undefined;
+  private asker: SessionAsker | undefined;
 
   // ---- the clients' side
 
   /** Hears every report of every child from now on. */
   listen(listener: ChildEvents): void {
     this.listeners.push(listener);
+  }
+
+  /** Requests children make of one client session outside a call go through `asker`. */
+  askThrough(asker: SessionAsker): void {
+    this.asker = asker;
   }
 
   /** Asks every child that logs to log at `level`; resolves once each has taken it or refused. */
@@ -89,6 +107,20 @@ export class Switchboard implements ChildEvents {
 
   onRootsChanged(follower: () => void): void {
     this.rootsFollowers.push(follower);
+  }
+
+  /**
+   * Asks the client session `sessionId` something outside any call (an elicitation); rejects with a WireError when
+   * no such session is connected or it lacks the capability, and when the signal aborts or `timeoutMs` passes.
+   */
+  ask(
+    sessionId: string,
+    request: { method: string; params?: Record<string, unknown> },
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<Record<string, unknown>> {
+    if (!this.asker) return Promise.reject(new WireError(ErrorCode.InvalidRequest, "no client sessions are served here"));
+    return this.asker.ask(sessionId, request, signal, timeoutMs);
   }
 
   /** Whether a call in flight in `callers` is from a client that is not reading (see clientBacklog). */

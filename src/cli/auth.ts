@@ -1,5 +1,6 @@
 // `gaggle auth login | status | logout`: signing in to remote children that require OAuth, from a shell.
 import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
 import { revokeTokens } from "../children/oauth/revoke.js";
 import { signIn, SIGN_IN_WAIT_MS } from "../children/oauth/sign-in.js";
 import { TokenStore } from "../children/oauth/token-store.js";
@@ -29,19 +30,36 @@ function remoteChild(config: GaggleConfig, name: string): ChildConfig {
   return child;
 }
 
-/** Signs in as a person at a shell: the authorization URL is printed (and opened), the result said in one line. */
+/**
+ * Signs in as a person at a shell: the authorization URL is printed (and opened), the result said in one line.
+ * The redirect comes back to the loopback listener when the browser runs here; when it runs on another machine
+ * (SSH, a container), the person pastes the address it ended on, read from stdin.
+ */
 async function login(child: ChildConfig, store: TokenStore): Promise<number> {
   const open = (url: URL) => {
     process.stdout.write(`Open this URL to sign in to ${child.name}:\n  ${url.href}\n`);
     openBrowser(url);
   };
-  const waiting = (waitMs: number) => process.stdout.write(`Waiting for the sign-in to finish (at most ${waitMs / 60_000} minutes)...\n`);
+  const waiting = (waitMs: number) =>
+    process.stdout.write(
+      `Waiting for the sign-in to finish (at most ${waitMs / 60_000} minutes)...\n` +
+        "If the browser runs on another machine, paste here the address it ends on (http://127.0.0.1:.../callback?...), then Enter.\n",
+    );
+  const lines = createInterface({ input: process.stdin, terminal: false });
+  const pasted = (accept: (redirect: string) => string | undefined) =>
+    lines.on("line", (line) => {
+      if (line.trim() === "") return;
+      const ignored = accept(line);
+      if (ignored) process.stdout.write(`That address was not taken: ${ignored}. Paste the address the browser ended on.\n`);
+    });
   let signedIn: Awaited<ReturnType<typeof signIn>>;
   try {
-    signedIn = await signIn(child, store, { open, waiting, waitMs: SIGN_IN_WAIT_MS });
+    signedIn = await signIn(child, store, { open, waiting, pasted, waitMs: SIGN_IN_WAIT_MS });
   } catch (error) {
     process.stderr.write(`gaggle: signing in to ${child.name} failed: ${whyItFailed(error)}\n`);
     return 1;
+  } finally {
+    lines.close();
   }
   const { scope, expiresIn } = signedIn;
   const scopes = scope ? `; scopes granted: ${scope}` : "";

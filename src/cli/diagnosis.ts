@@ -4,7 +4,7 @@
 import type { ChildStatus } from "../children/child.js";
 import { StartFailure } from "../children/calls/call-failure.js";
 import { slowStartAdvice } from "../children/calls/slow-start.js";
-import { errorChain, fetchFailure, GaggleError } from "../shared/errors.js";
+import { errorChain, GaggleError, refusedPort } from "../shared/errors.js";
 import type { ChildConfig } from "../config/index.js";
 
 export interface Diagnosis {
@@ -30,19 +30,10 @@ function isTlsCode(code: string): boolean {
   return code.includes("CERT") || code.startsWith("ERR_TLS_") || code.startsWith("ERR_SSL_") || code === "HOSTNAME_MISMATCH" || code === "INVALID_CA";
 }
 
-/**
- * fetch refuses, without trying, the ports the Fetch standard lists as bad (those of other protocols: 6000 is X11,
- * 6667 IRC), and says only "bad port": the port is named, with why and what to do. The refusal has no code: its
- * cause's whole message is all there is to know it by.
- */
+/** A port fetch refuses to reach: named, with why and what to do. */
 function badPort(config: ChildConfig, error: unknown): Diagnosis | undefined {
-  const cause = [...causes(error)].map(fetchFailure).find((failure) => failure !== undefined);
-  if (cause?.message !== "bad port") return undefined;
-  const url = new URL(config.url!);
-  return {
-    reason: `fetch refuses port ${url.port}: the Fetch standard blocks it, as the port of another protocol`,
-    advice: [`serve the child on another port, and change it in mcp_servers.${config.name}.url`],
-  };
+  const reason = refusedPort(error, config.url!);
+  return reason === undefined ? undefined : { reason, advice: [`serve the child on another port, and change it in mcp_servers.${config.name}.url`] };
 }
 
 const UNREACHABLE = new Set(["ETIMEDOUT", "ECONNRESET", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"]);

@@ -75,7 +75,8 @@ async function examine(config: ChildConfig, options: ConstructorParameters<typeo
   const child = new McpChild(config, options);
   const began = performance.now();
   try {
-    const tools = await child.tools();
+    // Every list, not only the tools: the catalog then holds them all, and a gateway's first lists need start nothing.
+    const { tools } = await child.schema();
     const status = child.status();
     const garbage = status.stdoutNoise.lines;
     return {

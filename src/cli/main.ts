@@ -1,8 +1,9 @@
 // gaggle's command line: parse arguments, load the config, hand over to a command. Nothing else lives here.
 // What only some commands use (doctor, auth, HTTP serving) is imported when that command runs, so serving
 // stdio neither loads nor holds it.
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { ConfigError, LOG_LEVELS, findConfigPath, loadConfig, type GaggleConfig } from "../config/index.js";
+import { ConfigError, LOG_LEVELS, emptyConfig, findConfigPath, loadConfig, type GaggleConfig } from "../config/index.js";
 import { StartupError } from "../shared/errors.js";
 import { setLogLevel } from "../shared/log.js";
 import { configProblems } from "../gateway/gaggle.js";
@@ -17,14 +18,19 @@ import { checkBuiltIns } from "../virtual/index.js";
 const HELP = `gaggle ${GAGGLE_VERSION}: one MCP entry for every MCP server you run
 
 Usage:
-  gaggle [--config PATH]                    serve MCP over stdio
+  gaggle [--config PATH]                    serve MCP over stdio: relay to the config's daemon, started if none runs
+  gaggle --standalone [--config PATH]       serve MCP over stdio in this process alone (gateway.shared = false too)
   gaggle --http [HOST:]PORT [--config PATH] serve MCP over Streamable HTTP at /mcp (host default 127.0.0.1)
   gaggle validate [--config PATH]           check a config file; exit 1 and list every error if bad
   gaggle list [--config PATH]               list the child servers
   gaggle schema SERVER [TOOL]               show a child's tools, resources and prompts
   gaggle call SERVER TOOL [JSON_ARGS]       call a tool on a child
-  gaggle status [SERVER] [--json]           a table of the children: transport, state, tools known; starts none
+  gaggle status [SERVER] [--json]           the running daemon's children, clients and background work; without one,
+                                            the children's transport, state and tools known; starts none
+  gaggle status --web                       print the URL of the running daemon's status page
   gaggle doctor [SERVER...] [--json]        start the children and say, for each, that it works or why not
+  gaggle stop [--config PATH]               stop the daemon of the config (its children and background work with it)
+  gaggle logs [--config PATH]               print the end of the daemon's log
   gaggle auth login SERVER                  sign in to a remote child that requires OAuth (prints the URL to open)
   gaggle auth status                        show each remote child's sign-in and its expiry
   gaggle auth logout SERVER                 forget a remote child's tokens and client registration
@@ -41,7 +47,7 @@ Options:
 `;
 
 type LogLevel = (typeof LOG_LEVELS)[number];
-const COMMANDS = ["validate", "list", "schema", "call", "status", "doctor", "auth"];
+const COMMANDS = ["validate", "list", "schema", "call", "status", "doctor", "auth", "stop", "logs"];
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -54,6 +60,10 @@ async function main(argv: string[]): Promise<number> {
       version: { type: "boolean", short: "v" },
       help: { type: "boolean", short: "h" },
       json: { type: "boolean" },
+      standalone: { type: "boolean" },
+      web: { type: "boolean" },
+      // The daemon a relay starts, with its key: not for people to type.
+      daemon: { type: "string" },
     },
   });
   if (values.help) return print(HELP);
@@ -73,11 +83,15 @@ async function main(argv: string[]): Promise<number> {
     throw new UsageError(`--http takes PORT, HOST:PORT or [IPV6]:PORT; got "${values.http}"`);
   }
   if (values.json && command !== "doctor" && command !== "status") throw new UsageError(`--json goes with gaggle doctor or gaggle status`);
+  if (values.web && command !== "status") throw new UsageError(`--web goes with gaggle status`);
   if (address && command !== undefined) throw new UsageError(`--http serves MCP; it does not go with "${command}"`);
+  if (values.standalone && (address || command !== undefined))
+    throw new UsageError(`--standalone goes with serving stdio alone (gaggle --standalone)`);
 
   const path = findConfigPath({ explicit: values.config, cwd: process.cwd(), env: process.env });
   if (values.config === undefined) process.stderr.write(`gaggle: using config ${path}\n`);
-  const config: GaggleConfig = loadConfig(path, process.env);
+  const serving = command === undefined;
+  const { config, problem } = serving ? loadToServe(path) : { config: loadConfig(path, process.env), problem: undefined };
   // One-shot commands keep the shell quiet unless asked; the server logs at the configured level;
   // doctor reports every failure itself; its children's warnings would only repeat them.
   const quiet = command === "doctor" ? "silent" : "warn";
@@ -86,9 +100,15 @@ async function main(argv: string[]): Promise<number> {
   if (command === "validate") return validateCommand(path, config);
   if (command === "auth") return (await import("./auth.js")).runAuth(operands, config);
   if (command === "doctor") return (await import("./doctor.js")).runDoctor(operands, config, values.json === true);
-  if (command === "status") return (await import("./status.js")).runStatus(operands, config, values.json === true);
+  if (command === "status") return (await import("./status.js")).runStatus(operands, config, values.json === true, values.web === true);
+  if (command === "stop") return (await import("./daemon-commands.js")).runStop(config);
+  if (command === "logs") return (await import("./daemon-commands.js")).runLogs(config);
   if (command !== undefined) return runOneShot(command as OneShotCommand, operands, config);
-  await (address ? serveHttpUntilStopped(config, address) : serveStdio(config));
+  const options = { fixedLevel: level !== undefined, problem };
+  if (address) await serveHttpUntilStopped(config, address, options);
+  else if (values.daemon !== undefined) await (await import("./daemon.js")).serveDaemon(config, values.daemon, options);
+  else if (values.standalone || !config.gateway.shared || standaloneByEnv(process.env) || process.stdin.isTTY) await serveStdio(config, options);
+  else await (await import("./relay.js")).relay(config, readFileSync(path, "utf8"), level === undefined ? [] : ["--log-level", level]);
   return -1;
 }
 
@@ -120,6 +140,26 @@ function validateCommand(path: string, config: GaggleConfig): number {
   const enabled = config.children.filter((child) => child.enabled).length;
   const names = builtIns.map((report) => report.name).join(", ");
   return print(`${path}: valid; ${config.children.length} child server(s), ${enabled} enabled; ${builtIns.length} built-in (${names || "none"})\n`);
+}
+
+/**
+ * A file that is there but does not load is served anyway, as a config without children: the client connects and
+ * is told why (rather than seeing only "failed to connect"), and the fixed file is applied without a reconnect.
+ */
+function loadToServe(path: string): { config: GaggleConfig; problem: ConfigError | undefined } {
+  try {
+    return { config: loadConfig(path, process.env), problem: undefined };
+  } catch (error) {
+    if (!(error instanceof ConfigError) || error.code === "not_found") throw error;
+    process.stderr.write(`gaggle: ${error.message}\ngaggle: serving no children until the file loads\n`);
+    return { config: emptyConfig(path, process.env), problem: error };
+  }
+}
+
+/** GAGGLE_STANDALONE=1 (or true): every stdio gaggle of this environment runs alone, as in CI and test suites. */
+function standaloneByEnv(env: NodeJS.ProcessEnv): boolean {
+  const value = env.GAGGLE_STANDALONE;
+  return value === "1" || value === "true";
 }
 
 function isParseArgsError(error: unknown): error is Error {

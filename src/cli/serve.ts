@@ -2,14 +2,14 @@
 import { realpathSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 import { closeQuickly } from "../children/processes/group-process.js";
-import type { GaggleConfig } from "../config/index.js";
+import type { ConfigError, GaggleConfig } from "../config/index.js";
 import { createGaggle, type Gaggle } from "../gateway/gaggle.js";
 import { ModernServer } from "../gateway/modern/modern-server.js";
 import { GatewayRequests } from "../gateway/requests.js";
 import { createGatewayServer } from "../gateway/server.js";
 import { LOCAL_PRINCIPAL } from "../children/child.js";
 import { ClientConnection } from "../transport/client-connection.js";
-import { lazyLogger } from "../shared/log.js";
+import { flushLog, lazyLogger } from "../shared/log.js";
 import { withStack } from "../shared/log-errors.js";
 import type { ListenAddress } from "../shared/listen-address.js";
 import { tracesWanted } from "../config/observe.js";
@@ -19,17 +19,28 @@ import type { AdminListener } from "../transport/admin/admin-listener.js";
 import type { HttpGateway } from "../transport/http-server.js";
 import { createGaggleWithListener } from "../transport/members-listener.js";
 import { StdioLink } from "../transport/stdio-link.js";
+import { ConfigStanding, Reloader } from "./reload.js";
 
 /** Bound on first use, after the log level is set. */
 const log = lazyLogger({ subsystem: "serve" });
 
-export async function serveStdio(config: GaggleConfig): Promise<void> {
+/** How the command line serves a config. */
+export interface ServeOptions {
+  /** The log level was given on the command line; a reloaded config's does not replace it. */
+  fixedLevel?: boolean;
+  /** The config file did not load at start: gaggle serves an empty config, says why, and applies the file once fixed. */
+  problem?: ConfigError | undefined;
+}
+
+export async function serveStdio(config: GaggleConfig, options: ServeOptions = {}): Promise<void> {
   const admin = config.gateway.admin || undefined;
   // Nothing observing, nothing loaded: a call costs what it costs without any of it.
   const observatory = admin || watched(config) ? await openObservatory(config, admin !== undefined) : undefined;
-  const { gaggle, members } = createGaggleWithListener(config, observatory);
+  const standing = new ConfigStanding(options.problem);
+  const { gaggle, members } = createGaggleWithListener(config, observatory, () => standing.errors());
   observatory?.attach(gaggle);
-  const listener = admin && observatory ? await startAdmin(gaggle, observatory, admin, statusExtras()) : undefined;
+  const reloader = follow(gaggle, standing, options);
+  const listener = admin && observatory ? await startAdmin(gaggle, observatory, admin, statusExtras(standing)) : undefined;
   const session = "stdio";
   const modern = new ModernServer(gaggle, new GatewayRequests(gaggle));
   const link = new StdioLink({
@@ -44,6 +55,7 @@ export async function serveStdio(config: GaggleConfig): Promise<void> {
   const stop = stopOnce(
     gaggle,
     async () => {
+      reloader.close();
       modern.endListens();
       await connection.close();
       await listener?.close();
@@ -61,17 +73,23 @@ export async function serveStdio(config: GaggleConfig): Promise<void> {
   gaggle.startEager();
 }
 
-export async function serveHttpUntilStopped(config: GaggleConfig, address: ListenAddress): Promise<void> {
+export async function serveHttpUntilStopped(config: GaggleConfig, address: ListenAddress, options: ServeOptions = {}): Promise<void> {
   // Imported here: serving stdio never loads the HTTP server.
   const { serveHttp } = await import("../transport/http-server.js");
   // The admin paths are served beside /mcp, so their metrics are always kept.
   const observatory = await openObservatory(config, true);
   // gaggle's own agents connect to the listener it serves, with their secret in place of the token.
-  const gaggle = createGaggle(config, { memberBase: async () => (await listening).localBase, observer: observatory });
+  const standing = new ConfigStanding(options.problem);
+  const gaggle = createGaggle(config, {
+    memberBase: async () => (await listening).localBase,
+    observer: observatory,
+    configErrors: () => standing.errors(),
+  });
   observatory.attach(gaggle);
   const tokens = tokensOf(config);
   const { AdminRoutes } = await import("../transport/admin/admin-routes.js");
-  const extras = statusExtras();
+  const reloader = follow(gaggle, standing, options);
+  const extras = statusExtras(standing);
   const admin = new AdminRoutes(gaggle, observatory, extras);
   const listening: Promise<HttpGateway> = serveHttp(gaggle, { ...address, tokens, admin });
   const http = await listening;
@@ -79,6 +97,7 @@ export async function serveHttpUntilStopped(config: GaggleConfig, address: Liste
   stopOnce(
     gaggle,
     async () => {
+      reloader.close();
       await http.close();
       await adminListener?.close();
     },
@@ -94,7 +113,7 @@ export async function serveHttpUntilStopped(config: GaggleConfig, address: Liste
 }
 
 /** The bearer tokens of the config and GAGGLE_AUTH_TOKEN, by the principal each names. */
-function tokensOf(config: GaggleConfig): Record<string, string> {
+export function tokensOf(config: GaggleConfig): Record<string, string> {
   const token = config.gateway.authToken ?? process.env.GAGGLE_AUTH_TOKEN;
   return { ...(token && { auth_token: token }), ...config.gateway.authTokens };
 }
@@ -104,22 +123,44 @@ function watched(config: GaggleConfig): boolean {
   return config.audit.path !== undefined || tracesWanted(config.telemetry, process.env);
 }
 
-async function openObservatory(config: GaggleConfig, metrics: boolean): Promise<Observatory> {
+export async function openObservatory(config: GaggleConfig, metrics: boolean): Promise<Observatory> {
   // Imported here: a gaggle nothing observes never loads it.
   const { openObservatory } = await import("../gateway/observe/observatory.js");
   return openObservatory(config, { metrics, env: process.env });
 }
 
-/** What the status page shows besides the gateway: when this gaggle started. */
-function statusExtras(): StatusExtras {
+/** What the status page shows besides the gateway: when this gaggle started, and an edit of its config that did not load. */
+export function statusExtras(standing: ConfigStanding): StatusExtras {
   const startedAt = new Date();
-  return { startedAt, configErrors: () => [] };
+  return { startedAt, configErrors: () => standing.errors() };
 }
 
-async function startAdmin(gaggle: Gaggle, observatory: Observatory, address: ListenAddress, extras: StatusExtras): Promise<AdminListener> {
+/** The gaggle follows its config file, and reads it again on SIGHUP. */
+export function follow(
+  gaggle: Gaggle,
+  standing: ConfigStanding,
+  options: ServeOptions,
+  applied?: (config: GaggleConfig, text: string) => void,
+): Reloader {
+  const reloader = new Reloader(gaggle, standing, { fixedLevel: options.fixedLevel, applied });
+  // Said once more now that the log goes where it will stay (the daemon's file).
+  if (options.problem)
+    log.error({ file: options.problem.file }, `the config file does not load; gaggle serves no children until it does:\n${options.problem.message}`);
+  process.on("SIGHUP", () => void reloader.reread());
+  return reloader;
+}
+
+/** `tokens`: the bearer tokens it takes, the config's by default. */
+export async function startAdmin(
+  gaggle: Gaggle,
+  observatory: Observatory,
+  address: ListenAddress,
+  extras: StatusExtras,
+  tokens: Record<string, string> = tokensOf(gaggle.config),
+): Promise<AdminListener> {
   const { serveAdmin } = await import("../transport/admin/admin-listener.js");
   const { allowedHosts, allowedOrigins } = gaggle.config.gateway;
-  const listener = await serveAdmin(gaggle, observatory, { ...address, tokens: tokensOf(gaggle.config), allowedHosts, allowedOrigins, extras });
+  const listener = await serveAdmin(gaggle, observatory, { ...address, tokens, allowedHosts, allowedOrigins, extras });
   // stderr, so a script that starts gaggle with an admin port of 0 can read where it landed.
   process.stderr.write(`gaggle: status page at ${listener.url}\n`);
   log.info({ url: listener.url }, "admin listener serving the status page, /api/status, /metrics, /healthz and /readyz");
@@ -137,7 +178,7 @@ const EXIT_WITHIN_MS = 250;
  * Installs the signal handlers; the returned function stops clients, then children (at most EXIT_WITHIN_MS), then
  * `closeLast`, which it waits for, then exits.
  */
-function stopOnce(
+export function stopOnce(
   gaggle: Gaggle,
   closeClients: () => Promise<void>,
   closeLast: () => Promise<void> = async () => {},
@@ -156,13 +197,14 @@ function stopOnce(
       const inTime = await Promise.race([stopped, delay(EXIT_WITHIN_MS, false)]);
       if (inTime) log.info("all children stopped");
       else log.info({ withinMs: EXIT_WITHIN_MS }, "exiting with children still stopping: the watchdog stops them");
-      // What gaggle keeps (the audit log, traces) is written out whole before it exits.
+      // What gaggle keeps (the audit log, traces, its own log) is written out whole before it exits.
       await closeLast().catch(() => {});
+      flushLog();
       process.exit(exitCode);
     })();
     return stopping;
   };
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void stop(signal));
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void stop(signal));
   process.on("uncaughtException", (error) => {
     log.fatal({ err: withStack(error) }, "uncaught exception");
     void stop("uncaught exception", 1);

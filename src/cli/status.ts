@@ -1,17 +1,41 @@
-// `gaggle status [NAME] [--json]`: what a shell can know of the children without starting them: each one's
-// transport, state and what the catalog of earlier runs knows of its tools. A table for a person, one JSON
-// document with --json. It starts nothing; `gaggle doctor` is the command that does.
+// `gaggle status [NAME] [--json] [--web]`: the live state of the config's daemon when one runs (its children with
+// pid, protocol, uptime and calls, its clients, background work and config errors), read from its admin listener;
+// else what a shell can know of the children without starting them: each one's transport, state and what the
+// catalog of earlier runs knows of its tools. A table for a person, one JSON document with --json. It starts
+// nothing; `gaggle doctor` is the command that does.
 import type { Router } from "../children/router.js";
 import type { GaggleConfig } from "../config/index.js";
-import { statusView } from "../gateway/status-view.js";
+import type { StatusDocument } from "../gateway/observe/status-document.js";
+import { formatUptime, statusView } from "../gateway/status-view.js";
 import { GaggleError } from "../shared/errors.js";
 import { nearest } from "../shared/suggest.js";
 import { createGaggleWithListener } from "../transport/members-listener.js";
+import { placeOfFile, readRecord } from "./daemon-files.js";
 import { UsageError } from "./one-shot.js";
 
 type Row = ReturnType<typeof statusView>;
 
-export async function runStatus(names: string[], config: GaggleConfig, json: boolean): Promise<number> {
+export async function runStatus(names: string[], config: GaggleConfig, json: boolean, web = false): Promise<number> {
+  const record = readRecord(placeOfFile(config.path));
+  if (web) {
+    if (!record?.admin_url) throw new UsageError(`no gaggle daemon with a status page runs for ${config.path}`);
+    process.stdout.write(`${record.admin_url}${record.admin_token ? `#token=${record.admin_token}` : ""}\n`);
+    return 0;
+  }
+  const live = record?.admin_url ? await liveStatus(record.admin_url, record.admin_token) : undefined;
+  if (record && live) {
+    const known = live.children.map((child) => child.server_id);
+    for (const name of names)
+      if (!known.includes(name)) throw new UsageError(`no child server named "${name}" in the running daemon (gaggle list shows them)`);
+    const children = names.length > 0 ? live.children.filter((child) => names.includes(child.server_id)) : live.children;
+    const document = {
+      daemon: { pid: record.pid, socket: record.socket, admin_url: record.admin_url, log: placeOfFile(config.path).log },
+      ...live,
+      children,
+    };
+    process.stdout.write(json ? `${JSON.stringify(document, null, 2)}\n` : liveTable(document));
+    return 0;
+  }
   const { gaggle, members } = createGaggleWithListener(config);
   try {
     // Every row before any is printed: an unknown name prints nothing but the usage error.
@@ -62,4 +86,62 @@ function table(rows: Row[]): string {
     "gaggle doctor starts them and says what fails; gaggle schema NAME lists a child's tools.",
     "",
   ].join("\n");
+}
+
+type LiveDocument = StatusDocument & { daemon: { pid: number; socket: string; admin_url: string | null; log: string } };
+
+/** The daemon's /api/status, with the token its record holds; undefined when the daemon does not answer. */
+async function liveStatus(adminUrl: string, token: string | null): Promise<StatusDocument | undefined> {
+  try {
+    const response = await fetch(new URL("api/status", adminUrl), {
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+      signal: AbortSignal.timeout(LIVE_STATUS_MS),
+    });
+    return response.ok ? ((await response.json()) as StatusDocument) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** How long the daemon has to answer before the offline view is shown instead. */
+const LIVE_STATUS_MS = 3000;
+
+function liveTable(live: LiveDocument): string {
+  const header = ["NAME", "TRANSPORT", "STATE", "PID", "UPTIME", "PROTOCOL", "CALLS", "TOOLS"];
+  const cells = live.children.map((row) => [
+    row.server_id,
+    row.transport,
+    row.status.replace("_", " "),
+    row.pid === null ? "-" : String(row.pid),
+    row.uptime_ms === null ? "-" : formatUptime(row.uptime_ms),
+    row.protocol ?? "-",
+    String(row.calls),
+    row.tool_count === null ? "?" : String(row.tool_count),
+  ]);
+  const errors = live.children.filter((row) => row.error ?? row.last_error).map((row) => `${row.server_id}: ${row.error ?? row.last_error}`);
+  const background = live.background.map((work) => `  ${work.child} ${work.kind} ${work.id}: ${work.state} (${work.title})`);
+  const clients = live.clients.map((client) => `  ${client.session}: ${client.client_name ?? "?"} ${client.client_version ?? ""}`.trimEnd());
+  return [
+    `gaggle daemon pid ${live.daemon.pid}, up ${formatUptime(live.gaggle.uptime_ms)}; status page ${live.daemon.admin_url}; log ${live.daemon.log}`,
+    "",
+    ...columns(header, cells),
+    ...errors,
+    "",
+    `clients: ${live.clients.length}`,
+    ...clients,
+    `background work: ${live.background.length}`,
+    ...background,
+    ...(live.config_errors.length > 0 ? ["", "the config file does not load, so the daemon runs the last one that did:", ...live.config_errors] : []),
+    "",
+  ].join("\n");
+}
+
+function columns(header: string[], cells: string[][]): string[] {
+  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((cell) => cell[column]!.length)));
+  const line = (cell: string[]) =>
+    cell
+      .map((text, column) => text.padEnd(widths[column]!))
+      .join("  ")
+      .trimEnd();
+  return [line(header), ...cells.map(line)];
 }

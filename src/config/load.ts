@@ -1,45 +1,13 @@
-// Owns finding the config file and the pipeline read -> parse -> expand env -> validate -> normalize.
+// Owns the pipeline read -> parse -> expand env -> validate -> normalize; finding the file is find.ts's.
 import { readFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
-import { isFile } from "../shared/fs-checks.js";
+import { resolve } from "node:path";
 import { ConfigError, type ConfigIssue, fallbackErrorMap, issuesFromZod } from "./errors.js";
 import { expandEnv } from "./expand.js";
+import { homeOf } from "./find.js";
 import { parseDocument } from "./parse.js";
 import { type GaggleConfig, configFileSchema } from "./schema.js";
 
-export const CONFIG_FILE_NAMES = ["children_config.toml", "children_config.json"] as const;
-
-export interface FindConfigOptions {
-  /** A path the user named (`--config`); relative to `cwd`. When given, nothing else is tried. */
-  explicit?: string | undefined;
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-}
-
-/** The places searched when no path is given, in order. */
-export function configSearchPaths(opts: { cwd: string; env: NodeJS.ProcessEnv }): string[] {
-  const xdg = opts.env["XDG_CONFIG_HOME"];
-  // The XDG spec says a relative XDG_CONFIG_HOME is invalid and should be ignored.
-  const configHome = xdg !== undefined && isAbsolute(xdg) ? xdg : join(homeOf(opts.env), ".config");
-  return [...CONFIG_FILE_NAMES.map((name) => resolve(opts.cwd, name)), ...CONFIG_FILE_NAMES.map((name) => join(configHome, "gaggle", name))];
-}
-
-/** The absolute path of the config file to load; throws ConfigError (code "not_found") naming every place looked. */
-export function findConfigPath(opts: FindConfigOptions): string {
-  if (opts.explicit !== undefined) {
-    const path = resolve(opts.cwd, opts.explicit);
-    if (isFile(path)) return path;
-    throw new ConfigError(path, [{ path: "", message: "config file not found" }], "not_found");
-  }
-  const candidates = configSearchPaths(opts);
-  const found = candidates.find(isFile);
-  if (found !== undefined) return found;
-  const message = ["no config file found; looked for:", ...candidates.map((path) => `  ${path}`), "create one of these or pass --config PATH"].join(
-    "\n",
-  );
-  throw new ConfigError("", [{ path: "", message }], "not_found");
-}
+export { CONFIG_FILE_NAMES, configSearchPaths, findConfigPath, type FindConfigOptions } from "./find.js";
 
 /** Reads, parses, expands and validates the config file at `path`. Throws ConfigError listing every problem. */
 export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): GaggleConfig {
@@ -75,7 +43,11 @@ export function validateConfigText(text: string, path: string, env: NodeJS.Proce
   return result.data;
 }
 
-function homeOf(env: NodeJS.ProcessEnv): string {
-  const home = env["HOME"];
-  return home !== undefined && home !== "" ? home : homedir();
+/**
+ * The config of a file with nothing in it, for a gaggle that serves while its file does not load: no children,
+ * every default, `path` kept so that the file is watched and named.
+ */
+export function emptyConfig(path: string, env: NodeJS.ProcessEnv = process.env): GaggleConfig {
+  const file = resolve(path);
+  return configFileSchema({ path: file, home: homeOf(env) }).parse({});
 }

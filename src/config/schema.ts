@@ -10,6 +10,7 @@ import {
   childShape,
   normalizeChild,
 } from "./child.js";
+import { agentsSchema, type AgentConfig } from "./agents.js";
 import { configPath, type PathOptions } from "./paths.js";
 import { VIRTUAL_CHILD_NAMES, virtualSettingsSchema, type VirtualSettings } from "./virtual/index.js";
 import { isObject } from "../shared/json.js";
@@ -43,7 +44,7 @@ export const MIN_TOKEN_CHARS = 16;
 
 export type TransportKind = (typeof TRANSPORT_KINDS)[number];
 export type ExposeMode = (typeof EXPOSE_MODES)[number];
-export type { ChildConfig, EnterpriseConfig, OAuthConfig, ProtocolChoice };
+export type { AgentConfig, ChildConfig, EnterpriseConfig, OAuthConfig, ProtocolChoice };
 export { VIRTUAL_CHILD_NAMES };
 export type GatewayConfig = z.output<typeof gatewaySchema>;
 
@@ -56,6 +57,8 @@ export interface GaggleConfig {
   children: ChildConfig[];
   /** Settings of the built-in children, defaults filled in. */
   virtual: VirtualSettings;
+  /** `[agents.NAME]`: the ACP agents the `agents` child drives, in file order. */
+  agents: AgentConfig[];
   /** OpenTelemetry traces; the audit log's path is absolute. */
   telemetry: TelemetrySettings;
   audit: AuditSettings;
@@ -138,11 +141,19 @@ const gatewaySchema = closed({
   session_idle_timeout_ms: durationMs("a positive integer", { min: 1 }).default(30 * 60_000),
   /**
    * How long a proxy-mode list waits for children the catalog knows nothing of; those not there by then are
-   * left out, and list_changed tells the client once they are. Well under the 5 s some clients give a first tools/list.
+   * left out, and list_changed tells the client once they are. Under a second: some clients (Claude Code's
+   * `claude -p`) give their first lists about two seconds in all, tools, prompts and resources one after another.
    */
-  list_wait_ms: durationMs("an integer >= 0", { min: 0, max: 600_000 }).default(2000),
+  list_wait_ms: durationMs("an integer >= 0", { min: 0, max: 600_000 }).default(800),
   /** Where built-in children keep logs and state, and gaggle its catalog and tokens; absolute once loaded. Defaults to $XDG_STATE_HOME/gaggle/. */
   state_dir: z.string(expected("a directory path")).min(1).optional(),
+  /**
+   * Whether `gaggle` over stdio relays to the one gaggle (the daemon) every client of this config shares; false:
+   * each client's gaggle runs its own children, as --standalone.
+   */
+  shared: z.boolean(expected("true or false")).default(true),
+  /** The daemon stops once it has had no client and no background work this long. */
+  daemon_idle_ms: durationMs("a positive integer", { min: 1 }).default(30 * 60_000),
   /**
    * Who sees the work a client started (background processes, goslings, teams): "own", only the principal that
    * started it; "all", every principal (for one person using several tokens). Only the owner stops or prompts it either way.
@@ -229,6 +240,7 @@ export function configFileSchema(opts: PathOptions) {
     mcpServers: servers.optional(),
     gateway: gatewaySchema.optional(),
     virtual: virtualSettingsSchema(opts).prefault({}),
+    agents: agentsSchema(opts).optional(),
     telemetry: telemetrySchema.optional(),
     audit: auditSchema.optional(),
   })
@@ -248,6 +260,7 @@ export function configFileSchema(opts: PathOptions) {
         gateway: gateway.stateDir === undefined ? gateway : { ...gateway, stateDir: configPath(gateway.stateDir, opts) },
         children: doc.mcp_servers ?? doc.mcpServers ?? [],
         virtual: doc.virtual,
+        agents: doc.agents ?? [],
         telemetry: doc.telemetry ?? TELEMETRY_DEFAULTS,
         audit: withAuditPath(doc.audit ?? AUDIT_DEFAULTS, opts),
       };

@@ -13,6 +13,7 @@ import type { Cancellation } from "../children/calls/cancellation.js";
 import { AnyResultSchema } from "../children/wire/caller-tracker.js";
 import { WireError } from "../shared/errors.js";
 import type { PeerInfo } from "../shared/observer.js";
+import { CHANNEL_METHOD } from "./capabilities.js";
 
 /** RFC 5424 order, as MCP uses it: a client at level L receives L and everything more severe. */
 const SEVERITY: LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
@@ -39,6 +40,11 @@ export class ClientSession {
   readonly subscriptions = new Set<string>();
   /** When the client connected. */
   readonly since = new Date();
+  /**
+   * It made a request other than initialize: a client at work, not one that only checked the server (a health
+   * check that initializes and leaves without ending its session). Only these count as connected.
+   */
+  active = false;
 
   constructor(
     readonly id: string,
@@ -63,6 +69,11 @@ export class ClientSession {
     return this.server.getClientVersion() !== undefined;
   }
 
+  /** A channel event (see CHANNEL_METHOD), once the client has initialized. */
+  channel(content: string, meta: Record<string, string>): void {
+    if (this.initialized) void this.server.notification({ method: CHANNEL_METHOD, params: { content, meta } }).catch(() => {});
+  }
+
   resourceUpdated(uri: string): void {
     if (this.initialized) void this.server.sendResourceUpdated({ uri }).catch(() => {});
   }
@@ -70,6 +81,20 @@ export class ClientSession {
   /** A log message not tied to a call (no call in flight at the child that logged it). */
   log(params: LogMessage): void {
     if (this.initialized && this.allows(params.level)) void this.server.notification({ method: "notifications/message", params }).catch(() => {});
+  }
+
+  /**
+   * Asks the client something outside any call (an agent's permission request while no call of the client is in
+   * flight): over Streamable HTTP it travels on the session's own notification stream. Refused as `forward` refuses
+   * when the client lacks the capability.
+   */
+  ask(
+    request: { method: string; params?: Record<string, unknown> | undefined },
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<Record<string, unknown>> {
+    refuseWithout(this, request.method);
+    return this.server.request(request as ServerRequest, AnyResultSchema, { signal, timeout: timeoutMs });
   }
 
   /**
@@ -101,13 +126,7 @@ class CallerOfCall implements Caller {
   }
 
   async forward(request: { method: string; params?: Record<string, unknown> | undefined }, signal: AbortSignal): Promise<Record<string, unknown>> {
-    const capability = NEEDED.get(request.method);
-    if (capability && !this.session.server.getClientCapabilities()?.[capability]) {
-      throw new WireError(
-        ErrorCode.MethodNotFound,
-        `${request.method} is not available: the client that made this call did not declare the ${capability} capability`,
-      );
-    }
+    refuseWithout(this.session, request.method);
     return this.extra.sendRequest(request as ServerRequest, AnyResultSchema, { signal });
   }
 
@@ -134,6 +153,14 @@ class CallerOfCall implements Caller {
       completed: (elicitationId) =>
         void this.extra.sendNotification({ method: "notifications/elicitation/complete", params: { elicitationId } }).catch(() => {}),
     };
+  }
+}
+
+/** A request of `method` may reach the client only if it declared the capability the method needs. */
+function refuseWithout(session: ClientSession, method: string): void {
+  const capability = NEEDED.get(method);
+  if (capability && !session.server.getClientCapabilities()?.[capability]) {
+    throw new WireError(ErrorCode.MethodNotFound, `${method} is not available: the client did not declare the ${capability} capability`);
   }
 }
 

@@ -1,11 +1,13 @@
 // Assembles a running gateway core from a loaded config: the children, their router, and the client-facing hub.
-import { McpChild } from "../children/mcp-child.js";
+import { BothEras } from "../children/both-eras.js";
+import type { Child } from "../children/child.js";
+import { McpChild, type McpChildOptions } from "../children/mcp-child.js";
 import type { UrlOpener } from "../children/child.js";
 import { setReaperGrace } from "../children/processes/reaper.js";
 import { withholdFromChildren } from "../children/processes/child-env.js";
-import { Router } from "../children/router.js";
+import { Router, type RoutedChild } from "../children/router.js";
 import { Switchboard } from "../children/switchboard.js";
-import { configSecrets, makeStateDir, stateDir, VIRTUAL_CHILD_NAMES, type GaggleConfig } from "../config/index.js";
+import { configSecrets, makeStateDir, stateDir, VIRTUAL_CHILD_NAMES, type ChildConfig, type GaggleConfig } from "../config/index.js";
 import { ProxyCatalog, type Exposure } from "./proxy-catalog.js";
 import { MemberRegistry } from "./members.js";
 import { SessionHub } from "./session-hub.js";
@@ -13,6 +15,7 @@ import { createVirtualChildren, virtualSettingsProblems } from "../virtual/index
 import type { Observer } from "../shared/observer.js";
 
 export interface Gaggle {
+  /** The config the children follow: the one loaded last (see reload). */
   readonly config: GaggleConfig;
   readonly router: Router;
   /** Every connected client; it hears what children report on the switchboard. */
@@ -23,10 +26,26 @@ export interface Gaggle {
   readonly members: MemberRegistry;
   /** What the call path reports its requests to; none when nothing observes gaggle. */
   readonly observer: Observer | undefined;
+  /** Why the config file is not the config in force (an edit, or the file at start, that did not load); each a line. */
+  configErrors(): string[];
   /** Starts the children configured with `startup = "eager"`, in the background. */
   startEager(): void;
+  /**
+   * Follows an edited config: children added start per their `startup`, removed ones are closed, changed ones
+   * (any field) are closed and replaced, unchanged ones are not touched; clients hear one list_changed per kind.
+   */
+  reload(next: GaggleConfig): Promise<Reloaded>;
   /** Closes every child session; resolves once every process gaggle started is gone. */
   close(): Promise<void>;
+}
+
+/** What a reload did, by child name, and the settings it could not apply to a running gaggle. */
+export interface Reloaded {
+  added: string[];
+  removed: string[];
+  changed: string[];
+  /** Config keys that changed but take effect only when gaggle starts again (the listen address, the state dir). */
+  needRestart: string[];
 }
 
 /** What the layer that serves gaggle hands its core. */
@@ -38,6 +57,8 @@ export interface GaggleOptions {
   memberBase(): Promise<string>;
   /** Told of every request when something observes gaggle (the admin listener, traces, an audit log). */
   observer?: Observer | undefined;
+  /** Why the config file is not the one in force, kept by whoever follows the file; none by default. */
+  configErrors?: (() => string[]) | undefined;
 }
 
 /**
@@ -56,43 +77,102 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
   const members = new MemberRegistry(options.memberBase);
   setReaperGrace(config.gateway.shutdownGraceMs);
   withholdFromChildren(configSecrets(config));
-  const enabled = config.children.filter((child) => child.enabled);
   const childOptions = { shutdownGraceMs: config.gateway.shutdownGraceMs, stateDir: stateDir(config), switchboard };
   makeStateDir(childOptions.stateDir);
   const router = new Router([
-    ...enabled.map((child) => ({
-      child: new McpChild(child, childOptions),
-      concurrency: child.concurrency,
-      oneClientAtATime: true,
-      timeoutMs: child.timeoutMs,
-      ...(child.transport !== "stdio" && {
-        // Sign-in (the SDK's OAuth client) is loaded when it is first asked for.
-        signIn: async (urls: UrlOpener, signal?: AbortSignal) =>
-          (await import("../children/oauth/sign-in-on-demand.js")).signInThrough(child, childOptions.stateDir, urls, signal),
-      }),
-    })),
+    ...config.children.filter((child) => child.enabled).map((child) => routed(child, childOptions)),
     ...createVirtualChildren(config, switchboard, members).map((child) => ({ child, concurrency: BUILT_IN_CONCURRENCY })),
   ]);
   const late = (child: string, kind: "tools" | "resources" | "prompts") => switchboard.listChanged(child, kind);
   const catalog = new ProxyCatalog(router, exposures(config), config.gateway.expose, { ms: config.gateway.listWaitMs, late });
   const hub = new SessionHub(switchboard, catalog, options.observer);
+  let current = config;
   // Besides the eager ones, the children the catalog knows nothing of start at once when their tools are to be
   // listed (proxy mode) or searched (search mode), so that the first tools/list or search finds them.
   const searched = config.gateway.expose === "search";
   const unknown = (name: string) => router.get(name).known().tools === undefined;
-  const eager = enabled
-    .filter((child) => child.startup === "eager" || ((searched || catalog.exposes(child.name)) && unknown(child.name)))
-    .map((child) => child.name);
+  const eager = (children: ChildConfig[]) =>
+    children
+      .filter((child) => child.startup === "eager" || ((searched || catalog.exposes(child.name)) && unknown(child.name)))
+      .map((child) => child.name);
+  const reload = async (next: GaggleConfig): Promise<Reloaded> => {
+    const before = new Map(current.children.filter((child) => child.enabled).map((child) => [child.name, child]));
+    const after = new Map(next.children.filter((child) => child.enabled).map((child) => [child.name, child]));
+    const removed = [...before.keys()].filter((name) => !after.has(name));
+    const added = [...after.keys()].filter((name) => !before.has(name));
+    const changed = [...after.keys()].filter((name) => before.has(name) && !sameChild(before.get(name)!, after.get(name)!));
+    const needRestart = restartOnlyKeys(current, next);
+    current = { ...next, gateway: { ...current.gateway, logLevel: next.gateway.logLevel } };
+    const closing = removed.map((name) => router.remove(name));
+    for (const name of [...changed, ...added]) closing.push(router.put(routed(after.get(name)!, childOptions)));
+    catalog.reconfigure(exposures(current));
+    await Promise.allSettled(closing.map((child) => child?.close()));
+    router.warmUp(eager([...changed, ...added].map((name) => after.get(name)!)));
+    if (added.length + removed.length + changed.length > 0) hub.everyListChanged();
+    return { added, removed, changed, needRestart };
+  };
   return {
-    config,
+    get config() {
+      return current;
+    },
     router,
     hub,
     catalog,
     members,
     observer: options.observer,
-    startEager: () => router.warmUp(eager),
+    configErrors: options.configErrors ?? (() => []),
+    startEager: () => router.warmUp(eager(config.children.filter((child) => child.enabled))),
+    reload,
     close: () => router.closeAll(),
   };
+}
+
+function routed(child: ChildConfig, childOptions: McpChildOptions & { stateDir: string }): RoutedChild {
+  return {
+    child: childOf(child, childOptions),
+    concurrency: child.concurrency,
+    oneClientAtATime: true,
+    timeoutMs: child.timeoutMs,
+    ...(child.transport !== "stdio" && {
+      // Sign-in (the SDK's OAuth client) is loaded when it is first asked for.
+      signIn: async (urls: UrlOpener, signal?: AbortSignal) =>
+        (await import("../children/oauth/sign-in-on-demand.js")).signInThrough(child, childOptions.stateDir, urls, signal),
+    }),
+  };
+}
+
+/** Two definitions of a child are the same when every field is: an env value or a header counts. */
+function sameChild(a: ChildConfig, b: ChildConfig): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * The settings a running gaggle cannot follow, named as the file writes them: every gateway key but log_level
+ * (the listen address, the state dir, tokens, limits), and the built-in children's, telemetry and audit sections.
+ */
+function restartOnlyKeys(before: GaggleConfig, after: GaggleConfig): string[] {
+  const gateway = Object.keys({ ...before.gateway, ...after.gateway }) as (keyof GaggleConfig["gateway"])[];
+  const keys = gateway
+    .filter((key) => key !== "logLevel" && JSON.stringify(before.gateway[key]) !== JSON.stringify(after.gateway[key]))
+    .map((key) => `gateway.${snake(key)}`);
+  for (const section of ["virtual", "telemetry", "audit"] as const) {
+    if (JSON.stringify(before[section]) !== JSON.stringify(after[section])) keys.push(`[${section}]`);
+  }
+  return keys;
+}
+
+function snake(key: string): string {
+  return key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}
+
+/**
+ * A child over Streamable HTTP left to find its era ("auto") may speak both: each client is served in its own
+ * era (see BothEras). A stdio child is not doubled, since that would be a second process.
+ */
+function childOf(config: ChildConfig, options: McpChildOptions): Child {
+  const child = new McpChild(config, options);
+  if (config.transport !== "http" || config.protocol !== "auto") return child;
+  return new BothEras(child, () => new McpChild({ ...config, protocol: "2025-11-25" }, options));
 }
 
 /**

@@ -20,6 +20,10 @@ export interface MetaHandlerOptions {
   waitMs?: number;
   /** Whether a child is built in: its tools are known without any run, so finding only them is a cold search. */
   builtIn?: (name: string) => boolean;
+  /** Why the config file is not the config in force; shown with the children while it is not. */
+  configErrors?: () => string[];
+  /** The tool listed to sign in to a child that needs it (proxy and search modes); none elsewhere. */
+  signInTool?: (name: string) => string | undefined;
   /**
    * Whether clients are told apart by named tokens: close_child_session then closes only the caller's part of a
    * built-in child. Otherwise every client is the same person, and it closes the child whole.
@@ -31,6 +35,8 @@ export class MetaHandlers {
   private readonly wording: Wording;
   private readonly waitMs: number;
   private readonly builtIn: (name: string) => boolean;
+  private readonly configErrors: () => string[];
+  private readonly signInTool: (name: string) => string | undefined;
   private readonly principals: boolean;
 
   constructor(
@@ -40,6 +46,8 @@ export class MetaHandlers {
     this.wording = options.wording ?? META_WORDING;
     this.waitMs = options.waitMs ?? 0;
     this.builtIn = options.builtIn ?? (() => false);
+    this.configErrors = options.configErrors ?? (() => []);
+    this.signInTool = options.signInTool ?? (() => undefined);
     this.principals = options.principals ?? false;
   }
 
@@ -69,13 +77,31 @@ export class MetaHandlers {
       case "get_schema":
         return this.schema(args as Args<"get_schema">);
       case "list_registered_children":
-        return Promise.resolve(jsonResult({ children: this.router.names(), count: this.router.names().length }));
+        return Promise.resolve(jsonResult({ children: this.router.names(), count: this.router.names().length, ...this.configErrorsField() }));
       case "get_child_status":
-        return Promise.resolve(jsonResult(statusView(this.router.status((args as Args<"get_child_status">).server_id))));
+        return Promise.resolve(this.childStatus((args as Args<"get_child_status">).server_id));
       case "close_child_session":
         return this.close(args as Args<"close_child_session">, ctx);
       case "search_tools":
         return this.search(args as Args<"search_tools">);
+    }
+  }
+
+  private configErrorsField(): { config_errors?: string[] } {
+    const errors = this.configErrors();
+    return errors.length > 0 ? { config_errors: errors } : {};
+  }
+
+  /** A child that is not there while the config does not load may be one of the file's: the answer says why it is missing. */
+  private childStatus(serverId: string): CallToolResult {
+    try {
+      return jsonResult({ ...statusView(this.router.status(serverId)), ...this.configErrorsField() });
+    } catch (error) {
+      const errors = this.configErrors();
+      if (errors.length === 0 || !(error instanceof GaggleError)) throw error;
+      throw new GaggleError(error.code, `${error.message}; the config file does not load, so its children are not served: ${errors.join("; ")}`, {
+        hint: "fix the config file; gaggle applies it without a reconnect",
+      });
     }
   }
 
@@ -84,6 +110,7 @@ export class MetaHandlers {
    * built-in children's; a child being started is waited for, at most `waitMs` for all. Children whose tools are
    * still unknown are named, with how to learn them. When the only children searched are built in, the search is
    * cold: it says so, with no hits, rather than ranking the built-in tools as the best match for anything.
+   * Children that need a person to sign in are named in `needs_sign_in`, with how.
    */
   private async search(args: Args<"search_tools">): Promise<CallToolResult> {
     const children = args.server_id === undefined ? this.router.all() : [this.router.get(args.server_id)];
@@ -94,6 +121,7 @@ export class MetaHandlers {
       if (!tools) unknown.push(child.name);
       return (tools ?? []).map((tool) => ({ serverId: child.name, tool }));
     });
+    const signIns = children.filter((child) => child.status().needsAuth).map((child) => this.signInOf(child));
     const cold = unknown.length > 0 && children.every((child) => unknown.includes(child.name) || this.builtIn(child.name));
     const hits = cold ? [] : new ToolSearch(entries).search(args.query, { serverId: args.server_id, limit: args.limit ?? 10 });
     return jsonResult({
@@ -104,7 +132,17 @@ export class MetaHandlers {
       ...(unknown.length > 0 && {
         not_searched: { children: unknown, why: `they have not run yet, so their tools are not known; ${this.wording.notRun}` },
       }),
+      ...(signIns.length > 0 && { needs_sign_in: signIns }),
     });
+  }
+
+  /** A child that needs a person to sign in, and how: its sign-in tool where one is listed, else a call or the shell. */
+  private signInOf(child: Child): { server_id: string; how: string } {
+    const tool = this.signInTool(child.name);
+    const how = tool
+      ? `call ${tool}, which sends you to its sign-in page; its tools are searched once you have signed in`
+      : `calling one of its tools asks you to sign in where your client can open a page; else run: gaggle auth login ${child.name}`;
+    return { server_id: child.name, how };
   }
 
   private execute(args: Args<"execute_child_tool">, ctx: CallContext): Promise<CallToolResult> {

@@ -116,3 +116,15 @@ export const TOOL_LIST_WORDING: Wording = {
 export function metaTool(name: MetaToolName): Tool {
   return byName.get(name)!;
 }
+
+/** What the server tells a client at the start, with the tools it lists in each mode, and no other. */
+export const INSTRUCTIONS = {
+  meta:
+    "This gateway fronts several MCP servers (children). search_tools(query) finds the tools that do what you describe; " +
+    "list_registered_children names the children, get_schema(server_id) shows a child's tools, " +
+    "execute_child_tool(server_id, tool_name, arguments) calls one.",
+  search:
+    "This gateway fronts several MCP servers (children). search_tools(query) finds the tools that do what you describe, " +
+    "each hit with its server_id, tool_name and input_schema; execute_child_tool(server_id, tool_name, arguments) calls one.",
+  tools: "This gateway fronts several MCP servers (children); tools/list lists their tools, named CHILD__TOOL unless a child sets its prefix.",
+} as const;

@@ -5,8 +5,10 @@ import { CHANGED_WITH, type Child, type ChildSchema } from "../children/child.js
 import type { Router } from "../children/router.js";
 import type { GaggleConfig } from "../config/index.js";
 import { logger } from "../shared/log.js";
+import { GaggleError } from "../shared/errors.js";
 import { exposedName } from "./exposed-names.js";
-import { META_TOOLS, META_WORDING, SEARCH_TOOLS, SEARCH_WORDING, TOOL_LIST_WORDING, type Wording } from "./meta-tools.js";
+import { signInTool } from "./sign-in-tool.js";
+import { INSTRUCTIONS, META_TOOLS, META_WORDING, SEARCH_TOOLS, SEARCH_WORDING, TOOL_LIST_WORDING, type Wording } from "./meta-tools.js";
 
 export interface Owned<T> {
   child: Child;
@@ -35,33 +37,57 @@ export interface ListWait {
 /**
  * Indexes are built on first use and dropped when a child says a list changed. A list known without starting
  * the child (a running session's, or the catalog's from its last run) is used as it is; a child known to nobody
- * is asked and waited for at most `wait.ms`, then left out until it answers. A child that cannot be reached is
+ * is asked and waited for at most `wait.ms` from the first list that asked for it, then left out until it answers. A child that cannot be reached is
  * left out of a listing (and logged) rather than failing the whole list.
  */
 export class ProxyCatalog {
   private toolIndex: Promise<Map<string, Owned<Tool>>> | undefined;
   private promptIndex: Promise<Map<string, Owned<Prompt>>> | undefined;
+  /** The sign-in tool of each child that offers one (see offersSignIn), made once. */
+  private readonly signInTools = new Map<string, Tool>();
   private readonly log = logger({ subsystem: "proxy" });
   /**
-   * The meta-tools are listed unless every child is exposed as tools only, built-in ones included (so that a
-   * child left out of the list stays reachable); fixed once the children are.
+   * When the wait for a child ends, fixed by the first list that waited for it until the child answers: a client
+   * asks for its tools, prompts and resources one after another, and the later lists must not each wait the whole
+   * bound again.
    */
-  readonly listsMetaTools: boolean;
+  private readonly waitsUntil = new WeakMap<Child, number>();
+  /**
+   * The meta-tools are listed unless every child is exposed as tools only, built-in ones included (so that a
+   * child left out of the list stays reachable); follows the children (see reconfigure).
+   */
+  listsMetaTools = true;
   /** The meta-tools tools/list shows: all of them, none, or in search mode search_tools and execute_child_tool. */
-  readonly metaTools: Tool[];
+  metaTools: Tool[] = META_TOOLS;
   /** How hints speak to clients: with the tools they list, and no other. */
-  readonly wording: Wording;
+  wording: Wording = META_WORDING;
+  /** What a client is told at the start, in the same words. */
+  instructions: string = INSTRUCTIONS.meta;
 
   /** `exposures` has an entry for every child of the router; `gatewayMode` is gateway.expose. */
   constructor(
     private readonly router: Router,
-    private readonly exposures: ReadonlyMap<string, Exposure>,
-    gatewayMode: Mode,
+    private exposures: ReadonlyMap<string, Exposure>,
+    private readonly gatewayMode: Mode,
     private readonly wait: ListWait = { ms: Infinity, late: () => {} },
   ) {
-    this.listsMetaTools = gatewayMode !== "tools" || router.names().some((name) => this.modeOf(name) !== "tools");
+    this.derive();
+  }
+
+  /** The router's children changed (a reloaded config): how each is offered now. Every list is built anew. */
+  reconfigure(exposures: ReadonlyMap<string, Exposure>): void {
+    this.exposures = exposures;
+    this.derive();
+    this.toolIndex = undefined;
+    this.promptIndex = undefined;
+  }
+
+  private derive(): void {
+    const gatewayMode = this.gatewayMode;
+    this.listsMetaTools = gatewayMode !== "tools" || this.router.names().some((name) => this.modeOf(name) !== "tools");
     this.metaTools = gatewayMode === "search" ? SEARCH_TOOLS : this.listsMetaTools ? META_TOOLS : [];
     this.wording = gatewayMode === "search" ? SEARCH_WORDING : this.listsMetaTools ? META_WORDING : TOOL_LIST_WORDING;
+    this.instructions = gatewayMode === "search" ? INSTRUCTIONS.search : this.listsMetaTools ? INSTRUCTIONS.meta : INSTRUCTIONS.tools;
   }
 
   /** Whether a child's tools and prompts are listed under exposed names (not in meta or search mode). */
@@ -76,7 +102,30 @@ export class ProxyCatalog {
    * listing them starts nothing; its tools and prompts, like a configured child's, only when it is exposed.
    */
   lists(childName: string, kind: "tools" | "resources" | "prompts"): boolean {
-    return this.exposes(childName) || (kind === "resources" && this.exposureOf(childName).builtIn === true);
+    return (
+      this.exposes(childName) ||
+      (kind === "resources" && this.exposureOf(childName).builtIn === true) ||
+      (kind === "tools" && this.offersSignIn(childName))
+    );
+  }
+
+  /**
+   * Whether a sign-in tool stands in the tool list for the child while it needs a person to sign in: a remote
+   * child whose tools are listed (proxy mode) or searched (search mode). In meta mode a call through
+   * execute_child_tool asks for the sign-in itself.
+   */
+  offersSignIn(childName: string): boolean {
+    return this.modeOf(childName) !== "meta" && this.router.canSignIn(childName);
+  }
+
+  /** Whether a resolved tool is a sign-in tool this catalog listed (see offersSignIn), not a child's own. */
+  isSignInTool({ child, item }: Owned<Tool>): boolean {
+    return this.signInTools.get(child.name) === item;
+  }
+
+  /** The name a child's sign-in tool is listed under while it needs a sign-in; undefined when it offers none. */
+  signInToolName(childName: string): string | undefined {
+    return [...this.signInEntries()].find(([, { child }]) => child.name === childName)?.[0];
   }
 
   /** A built-in child: its tools are known from the start, without a run to learn them. */
@@ -89,12 +138,38 @@ export class ProxyCatalog {
     if (kind === "prompts") this.promptIndex = undefined;
   }
 
+  /** The exposed children's tools, and the sign-in tool of each child that needs a person to sign in. */
   async tools(): Promise<Tool[]> {
-    return [...(await this.tools_()).entries()].map(([name, { item }]) => ({ ...item, name }));
+    const listed = [...(await this.tools_()).entries()].map(([name, { item }]) => ({ ...item, name }));
+    const signIns = [...this.signInEntries()].filter(([, { child }]) => child.status().needsAuth);
+    return [...listed, ...signIns.map(([name, { item }]) => ({ ...item, name }))];
   }
 
+  /**
+   * The tool an exposed name stands for: a child's own tool first, else a sign-in tool, whether or not the child
+   * still needs it. A name in neither may be a tool of a child whose list was not there in time for it: a call,
+   * unlike a list, waits for those children (each bounded by its own start timeout), then looks once more.
+   */
   async resolveTool(name: string): Promise<Owned<Tool> | undefined> {
+    const found = (await this.tools_()).get(name) ?? this.signInEntries().get(name);
+    if (found) return found;
+    const unlisted = this.exposedChildren().filter((child) => child.known().tools === undefined);
+    if (unlisted.length === 0) return undefined;
+    await Promise.allSettled(unlisted.map((child) => child.tools()));
+    this.toolIndex = undefined;
     return (await this.tools_()).get(name);
+  }
+
+  /** Each sign-in tool under its exposed name: `<prefix>__authenticate`, the child's name standing in for an empty prefix. */
+  private signInEntries(): Map<string, Owned<Tool>> {
+    const entries = new Map<string, Owned<Tool>>();
+    for (const child of this.router.all()) {
+      if (!this.offersSignIn(child.name)) continue;
+      let item = this.signInTools.get(child.name);
+      if (!item) this.signInTools.set(child.name, (item = signInTool(child.name)));
+      entries.set(exposedName(this.exposureOf(child.name).prefix || child.name, item.name), { child, item });
+    }
+    return entries;
   }
 
   async prompts(): Promise<Prompt[]> {
@@ -148,11 +223,14 @@ export class ProxyCatalog {
     return schemas.find(({ item }) => item.resourceTemplates.some((template) => template.uriTemplate === uriTemplate))?.child;
   }
 
+  /** A child that needs a person to sign in lists nothing of its own: its sign-in tool stands in (see tools()). */
   private tools_(): Promise<Map<string, Owned<Tool>>> {
-    this.toolIndex ??= this.index(
-      "tool",
-      this.listed("tools", (child) => child.tools()),
-    );
+    const own = (child: Child) =>
+      child.tools().catch((error: unknown) => {
+        if (error instanceof GaggleError && error.code === "AUTH_REQUIRED" && this.offersSignIn(child.name)) return [];
+        throw error;
+      });
+    this.toolIndex ??= this.index("tool", this.listed("tools", own));
     return this.toolIndex;
   }
 
@@ -175,8 +253,19 @@ export class ProxyCatalog {
       const fetching = fetch(child);
       if (!Number.isFinite(this.wait.ms)) return fetching;
       let timer: NodeJS.Timeout | undefined;
+      let deadline = this.waitsUntil.get(child);
+      if (deadline === undefined) {
+        const until = Date.now() + this.wait.ms;
+        deadline = until;
+        this.waitsUntil.set(child, until);
+        // Once the child has answered (or failed), a later wait for it (after a sign-in, a restart) has its own bound.
+        const done = () => {
+          if (this.waitsUntil.get(child) === until) this.waitsUntil.delete(child);
+        };
+        fetching.then(done, done);
+      }
       // Unref: a list waiting out its bound must not keep a stopping gaggle alive.
-      const waited = new Promise<typeof LATE>((resolve) => (timer = setTimeout(resolve, this.wait.ms, LATE).unref()));
+      const waited = new Promise<typeof LATE>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()), LATE).unref()));
       const first = await Promise.race([fetching, waited]).finally(() => clearTimeout(timer));
       if (first === LATE) {
         fetching.then(

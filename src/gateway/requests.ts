@@ -19,6 +19,7 @@ import { MetaHandlers } from "./meta-handlers.js";
 import { answeredOrFailed } from "./wire-errors.js";
 import { isMetaTool } from "./meta-tools.js";
 import { GATEWAY_RESOURCES, readGatewayResource } from "./resources.js";
+import { authenticate } from "./sign-in-tool.js";
 
 /**
  * The requests that reach the children, with the caller's context already made. Each era's server turns its
@@ -33,6 +34,8 @@ export class GatewayRequests {
       wording: catalog.wording,
       waitMs: gaggle.config.gateway.listWaitMs,
       builtIn: (name) => catalog.isBuiltIn(name),
+      configErrors: () => gaggle.configErrors(),
+      signInTool: (name) => catalog.signInToolName(name),
       principals: Object.keys(gaggle.config.gateway.authTokens ?? {}).length > 0,
     });
   }
@@ -57,7 +60,8 @@ export class GatewayRequests {
     if (isMetaTool(name) && catalog.listsMetaTools) return this.meta.call(name, args, ctx);
     return catalog.resolveTool(name).then((owned) => {
       if (!owned) throw new WireError(ErrorCode.InvalidParams, `Unknown tool: ${name}; tools/list shows the tools this gateway offers`);
-      return router.call(owned.child, owned.item, args, ctx).catch((error: unknown) => {
+      const call = catalog.isSignInTool(owned) ? authenticate(router, owned.child, ctx) : router.call(owned.child, owned.item, args, ctx);
+      return call.catch((error: unknown) => {
         ctx.operation?.failed(error);
         return answeredOrFailed(error, catalog.wording.lookup);
       });

@@ -48,7 +48,7 @@ export function readGatewayResource(uri: string, gaggle: Gaggle): ReadResourceRe
   const { router, config } = gaggle;
   const body =
     uri === "mcp://server_summary"
-      ? { ...summary(router, config), connected_clients: gaggle.hub.size }
+      ? { ...summary(router, config), connected_clients: gaggle.hub.clients().length }
       : uri === "mcp://children_servers"
         ? children(router, config)
         : undefined;

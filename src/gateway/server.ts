@@ -6,7 +6,7 @@ import { LOCAL_PRINCIPAL, type ClientPrincipal } from "../children/child.js";
 import { NoiseLog } from "../children/wire/noise-log.js";
 import type { Gaggle } from "./gaggle.js";
 import { GAGGLE_NAME, GAGGLE_VERSION } from "../shared/version.js";
-import { CAPABILITIES, INSTRUCTIONS } from "./capabilities.js";
+import { CAPABILITIES } from "./capabilities.js";
 import { CheckedServer } from "./checked-server.js";
 import { ClientSession } from "./client-session.js";
 import { GatewayRequests } from "./requests.js";
@@ -32,15 +32,20 @@ export interface GatewayServer {
   callTool: ToolCallHandler;
   /** The client's connection closed: the session leaves the hub. */
   closed(): void;
+  /** The client sent a request of this method. */
+  requested(method: string): void;
 }
 
 /** One client session; it joins the hub at once and leaves it when its connection closes. */
 export function createGatewayServer(gaggle: Gaggle, sessionId: string, who: ClientPrincipal = { principal: LOCAL_PRINCIPAL }): GatewayServer {
+  const problems = gaggle.configErrors();
   const server = new CheckedServer(
     { name: GAGGLE_NAME, version: GAGGLE_VERSION },
-    { capabilities: CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator: SCHEMA_VALIDATOR },
+    { capabilities: CAPABILITIES, instructions: withConfigErrors(gaggle.catalog.instructions, problems), jsonSchemaValidator: SCHEMA_VALIDATOR },
   );
   const session = new ClientSession(sessionId, server, who);
+  // A client that connects while the config does not load hears why, besides the instructions that say it.
+  if (problems.length > 0) server.oninitialized = () => session.log({ level: "error", logger: "gaggle", data: configErrorText(problems) });
 
   const requests = new GatewayRequests(gaggle);
   const callTool = registerToolHandlers(server, session, requests);
@@ -67,5 +72,17 @@ export function createGatewayServer(gaggle: Gaggle, sessionId: string, who: Clie
     noise.summarise();
     void gaggle.hub.remove(session);
   };
-  return { server, callTool, closed };
+  const requested = (method: string) => {
+    if (method !== "initialize") session.active = true;
+  };
+  return { server, callTool, closed, requested };
+}
+
+/** What a client is told while the config file does not load: the errors, and that fixing the file applies it. */
+export function configErrorText(problems: string[]): string {
+  return `gaggle's config file does not load, so gaggle serves the last config that did (none at start); fix the file and it is applied without a reconnect:\n${problems.join("\n")}`;
+}
+
+function withConfigErrors(instructions: string, problems: string[]): string {
+  return problems.length === 0 ? instructions : `${configErrorText(problems)}\n\n${instructions}`;
 }

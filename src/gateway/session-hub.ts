@@ -1,11 +1,18 @@
 // Every connected client, and the fan-out of what children report: list changes, resource updates, logs.
-import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, type LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
 import type { Caller, Child, LogMessage, MemberIdentity } from "../children/child.js";
 import type { ChildEvents, Switchboard } from "../children/switchboard.js";
+import { WireError } from "../shared/errors.js";
 import { logger } from "../shared/log.js";
 import type { Observer } from "../shared/observer.js";
 import { mostVerbose, type ClientSession } from "./client-session.js";
 import type { ProxyCatalog } from "./proxy-catalog.js";
+
+type ListChangeKind = "tools" | "resources" | "prompts";
+const LIST_CHANGE_KINDS: readonly ListChangeKind[] = ["tools", "resources", "prompts"];
+
+/** How long list changes are gathered before clients hear of them: a cold start changes lists in bursts. */
+export const LIST_CHANGED_BURST_MS = 250;
 
 type ResourceOwner = Pick<Child, "subscribe" | "unsubscribe">;
 
@@ -41,6 +48,9 @@ export class SessionHub implements ChildEvents {
    */
   private readonly subscribers = new Map<string, { owner: ResourceOwner; sessions: Set<string> }>();
   private readonly logger = logger({ subsystem: "sessions" });
+  /** The list kinds changed since the last notices, and the timer that sends them. */
+  private readonly pendingKinds = new Set<ListChangeKind>();
+  private burst: NodeJS.Timeout | undefined;
   /** The level every child was last given, when all of them took it. */
   private appliedLogLevel: LoggingLevel | undefined;
 
@@ -52,21 +62,24 @@ export class SessionHub implements ChildEvents {
     private readonly observer?: Observer,
   ) {
     switchboard.listen(this);
+    switchboard.askThrough(this);
   }
 
   get size(): number {
     return this.sessions.size;
   }
 
-  /** The connected clients: who each is (its principal, the member it speaks as), what it said it is, and since when. */
+  /** The connected clients (see ClientSession.active): who each is (its principal, the member it speaks as), what it said it is, and since when. */
   clients(): ConnectedClient[] {
-    return [...this.sessions.values()].map((session) => ({
-      id: session.id,
-      identity: session.identity,
-      principal: session.who.principal,
-      client: session.server.getClientVersion(),
-      since: session.since,
-    }));
+    return [...this.sessions.values()]
+      .filter((session) => session.active)
+      .map((session) => ({
+        id: session.id,
+        identity: session.identity,
+        principal: session.who.principal,
+        client: session.server.getClientVersion(),
+        since: session.since,
+      }));
   }
 
   add(session: ClientSession): void {
@@ -123,17 +136,46 @@ export class SessionHub implements ChildEvents {
     this.switchboard.rootsChanged();
   }
 
-  listChanged(child: string, kind: "tools" | "resources" | "prompts"): void {
+  /**
+   * The catalog forgets the list at once; clients hear of it at the end of the burst (LIST_CHANGED_BURST_MS after
+   * the first change), once per kind however many children changed meanwhile: each notice makes a client fetch the
+   * whole list again.
+   */
+  listChanged(child: string, kind: ListChangeKind): void {
     this.catalog.invalidate(kind);
-    if (!this.catalog.lists(child, kind)) return;
-    for (const session of this.sessions.values()) {
-      if (!session.initialized) continue;
-      const server = session.server;
-      const send =
-        kind === "tools" ? server.sendToolListChanged() : kind === "prompts" ? server.sendPromptListChanged() : server.sendResourceListChanged();
-      void send.catch(() => {});
+    if (this.catalog.lists(child, kind)) this.announce(kind);
+  }
+
+  /** Every list may have changed (the children changed): one notice of each kind. */
+  everyListChanged(): void {
+    for (const kind of LIST_CHANGE_KINDS) {
+      this.catalog.invalidate(kind);
+      this.announce(kind);
     }
-    for (const listener of this.listeners.values()) if (listener.wants(kind)) listener.listChanged(kind);
+  }
+
+  /** Sends the notices still waiting for their burst to end, now; a closing gaggle calls it last. */
+  flushListChanges(): void {
+    clearTimeout(this.burst);
+    this.burst = undefined;
+    const kinds = [...this.pendingKinds];
+    this.pendingKinds.clear();
+    for (const kind of kinds) {
+      for (const session of this.sessions.values()) {
+        if (!session.initialized) continue;
+        const server = session.server;
+        const send =
+          kind === "tools" ? server.sendToolListChanged() : kind === "prompts" ? server.sendPromptListChanged() : server.sendResourceListChanged();
+        void send.catch(() => {});
+      }
+      for (const listener of this.listeners.values()) if (listener.wants(kind)) listener.listChanged(kind);
+    }
+  }
+
+  private announce(kind: ListChangeKind): void {
+    this.pendingKinds.add(kind);
+    // Unref: a notice waiting out its burst must not keep a stopping gaggle alive.
+    this.burst ??= setTimeout(() => this.flushListChanges(), LIST_CHANGED_BURST_MS).unref();
   }
 
   resourceUpdated(_child: string, uri: string): void {
@@ -147,13 +189,28 @@ export class SessionHub implements ChildEvents {
     else for (const session of this.sessions.values()) session.log(message);
   }
 
+  /** Also a channel event, for a notice whose log data says what happened in its `message`; its other plain fields are the event's meta. */
   notify(sessionId: string, note: { log?: LogMessage; resourceUpdated?: string }): void {
     const session = this.sessions.get(sessionId);
     if (!session) return;
     if (note.log) session.log(note.log);
+    const event = note.log && channelEvent(note.log);
+    if (event) session.channel(event.content, event.meta);
     // A subscriber of that URI hears of the update through resourceUpdated already.
     const uri = note.resourceUpdated;
     if (uri && !session.subscriptions.has(uri)) session.resourceUpdated(uri);
+  }
+
+  /** A request to one client session outside any call; refused with a WireError when that session is not here. */
+  ask(
+    sessionId: string,
+    request: { method: string; params?: Record<string, unknown> },
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<Record<string, unknown>> {
+    const session = this.sessions.get(sessionId);
+    if (!session?.initialized) return Promise.reject(new WireError(ErrorCode.InvalidRequest, `the client session ${sessionId} is gone`));
+    return session.ask(request, signal, timeoutMs);
   }
 
   /** Children are asked for the most verbose level any client wants; each client's own level filters what it gets. */
@@ -167,4 +224,18 @@ export class SessionHub implements ChildEvents {
       this.logger.warn({ child, err: error }, "could not set log level");
     }
   }
+}
+
+/** A channel event's meta: identifier keys only, values as strings. */
+const META_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function channelEvent(log: LogMessage): { content: string; meta: Record<string, string> } | undefined {
+  const data: unknown = log.data;
+  if (typeof data !== "object" || data === null || typeof (data as { message?: unknown }).message !== "string") return undefined;
+  const { message, ...fields } = data as { message: string } & Record<string, unknown>;
+  const meta: Record<string, string> = { source: log.logger ?? "gaggle", level: log.level };
+  for (const [key, value] of Object.entries(fields)) {
+    if (META_KEY.test(key) && (typeof value === "string" || typeof value === "number" || typeof value === "boolean")) meta[key] = String(value);
+  }
+  return { content: message, meta };
 }

@@ -102,6 +102,20 @@ export function fetchFailure(error: unknown): { code: string | undefined; messag
 }
 
 /**
+ * fetch refuses, without trying, the ports the Fetch standard lists as bad (those of other protocols: 6000 is X11,
+ * 6667 IRC), and says only "bad port". Found in `error` or its causes, this names the port of `url` and why;
+ * undefined for any other failure. The refusal has no code: its cause's whole message is all it is known by.
+ */
+export function refusedPort(error: unknown, url: string): string | undefined {
+  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 8; at = at.cause, depth++) {
+    if (fetchFailure(at)?.message === "bad port") {
+      return `fetch refuses port ${new URL(url).port}: the Fetch standard blocks it, as the port of another protocol`;
+    }
+  }
+  return undefined;
+}
+
+/**
  * The message with the messages of its causes, as far down as they go and each said once: fetch's own
  * "fetch failed" says nothing until its cause ("connect ECONNREFUSED 127.0.0.1:9") is read.
  */

@@ -32,9 +32,15 @@ const REDACTED_PATHS = [
 
 export type { Logger };
 
+type Destination = ReturnType<typeof pino.destination>;
+
+/** Where logs go: stderr, or the file a daemon logs to (see logToFile). */
+let destination: Destination = pino.destination({ fd: 2, sync: true });
+let currentLevel: LevelWithSilent = "info";
 let root: Logger = createLogger("info");
 
 function createLogger(level: LevelWithSilent): Logger {
+  currentLevel = level;
   return pino(
     {
       name: "gaggle",
@@ -43,8 +49,30 @@ function createLogger(level: LevelWithSilent): Logger {
       redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
       serializers: { err: errSerializer(level === "debug" || level === "trace") },
     },
-    pino.destination({ fd: 2, sync: true }),
+    destination,
   );
+}
+
+/**
+ * From now on, logs are appended to `file` (a daemon, which has no stderr anyone reads); written in the
+ * background, so a log line never waits on the disk. `reopenLog` opens the file again after it was rotated away.
+ */
+export function logToFile(file: string): void {
+  destination = pino.destination({ dest: file, sync: false, append: true, mkdir: true });
+  root = createLogger(currentLevel);
+}
+
+export function reopenLog(): void {
+  destination.reopen();
+}
+
+/** Writes out what the log still buffers: called before the process exits. */
+export function flushLog(): void {
+  try {
+    destination.flushSync();
+  } catch {
+    // Nothing buffered, or a destination not ready yet: nothing to lose.
+  }
 }
 
 export function setLogLevel(level: LevelWithSilent): void {

@@ -84,6 +84,7 @@ export class ClientConnection implements LinkReceiver {
     if ("method" in message) {
       if ("id" in message) {
         const { modern, session } = this.parts;
+        session?.requested(message.method);
         if (modern && (modern.every || message.method === "server/discover" || claimsModernEra(message))) return void this.answerModern(message);
         if (session && message.method === "tools/call") return this.callTool(session, message);
       } else if (message.method === "notifications/cancelled" && this.cancelledBy(message.params)) {

@@ -20,6 +20,7 @@ import { TransportLink, type Link, type LinkReceiver } from "../shared/link.js";
 import { BodyError, closeAfterAnswer, readBody } from "./http-body.js";
 import { ClientOutbox, type OutboxOptions } from "./client-outbox.js";
 import { ClientConnection } from "./client-connection.js";
+import { writeAnswersAsWritten } from "./sdk-sse-answer.js";
 import { isModernRequest, serveModernRequest } from "./modern-http.js";
 import { bracketed, HttpGuard, isLoopback, isWildcard, startupProblem } from "./http-guard.js";
 import type { AdminRoutes } from "./admin/admin-routes.js";
@@ -245,7 +246,9 @@ class HttpSessionLink implements Link {
   private receiver: LinkReceiver | undefined;
 
   constructor(sessionId: string, outbox: Omit<OutboxOptions, "onUnsent">) {
-    this.link = new TransportLink(new StreamableHTTPServerTransport({ sessionIdGenerator: () => sessionId }));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => sessionId });
+    writeAnswersAsWritten(transport);
+    this.link = new TransportLink(transport);
     this.outbox = new ClientOutbox((message, options) => this.link.send(message, options), {
       ...outbox,
       onUnsent: (error) => this.receiver?.error(error),

@@ -29,8 +29,12 @@ export class MembersListener {
 }
 
 /** A gaggle whose agents connect back on a members listener of its own; close the listener after gaggle. */
-export function createGaggleWithListener(config: GaggleConfig, observer?: Observer): { gaggle: Gaggle; members: MembersListener } {
-  const gaggle = createGaggle(config, { memberBase: () => members.base(), observer });
+export function createGaggleWithListener(
+  config: GaggleConfig,
+  observer?: Observer,
+  configErrors?: () => string[],
+): { gaggle: Gaggle; members: MembersListener } {
+  const gaggle = createGaggle(config, { memberBase: () => members.base(), observer, configErrors });
   const members = new MembersListener(gaggle);
   return { gaggle, members };
 }

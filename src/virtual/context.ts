@@ -57,5 +57,5 @@ export interface BuiltIn<Settings> {
    * What it works with here, checked as create would find it; undefined when create would leave it out. `present`
    * names the built-in children checked before it that would be there. Without it, an enabled child is ok.
    */
-  check?(settings: Settings, present: ReadonlySet<string>): BuiltInCheck | undefined;
+  check?(settings: Settings, present: ReadonlySet<string>, config: GaggleConfig): BuiltInCheck | undefined;
 }

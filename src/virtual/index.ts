@@ -5,6 +5,7 @@ import type { Switchboard } from "../children/switchboard.js";
 import { stateDir, type GaggleConfig } from "../config/index.js";
 import { VIRTUAL_CHILD_NAMES, type BuiltInName, type VirtualSettings } from "../config/virtual/index.js";
 import type { BuiltIn, BuiltInCheck, MemberUrls, VirtualContext } from "./context.js";
+import { agentsChild } from "./agents/index.js";
 import { duckdbChild } from "./duckdb/index.js";
 import { gooseChild } from "./goose/index.js";
 import { imagenChild } from "./imagen/index.js";
@@ -21,6 +22,7 @@ const BUILT_INS: { [K in BuiltInName]: BuiltIn<VirtualSettings[K]> } = {
   duckdb: duckdbChild,
   imagen: imagenChild,
   workspace: workspaceChild,
+  agents: agentsChild,
 };
 
 /** The enabled built-in children, made in the order of their tables, so that one built on another finds it. */
@@ -56,7 +58,7 @@ export function checkBuiltIns(config: GaggleConfig): BuiltInReport[] {
 
 function check<K extends BuiltInName>(name: K, config: GaggleConfig, present: ReadonlySet<string>): BuiltInCheck | undefined {
   const { check } = BUILT_INS[name];
-  return check ? check(config.virtual[name], present) : { ok: true, notes: [] };
+  return check ? check(config.virtual[name], present, config) : { ok: true, notes: [] };
 }
 
 /**

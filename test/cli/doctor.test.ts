@@ -1,7 +1,9 @@
 // `gaggle doctor`: every configured child started at once, and for each either that it works or the real cause of
 // its failure with what to do; nothing it started outlives it. `gaggle validate` warns of commands not on PATH.
 import { randomUUID } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createServer } from "node:http";
 import { createServer as createTlsServer, type Server as TlsServer } from "node:https";
 import type { AddressInfo } from "node:net";
@@ -128,6 +130,16 @@ describe("gaggle doctor", () => {
     });
   });
 
+  it("records every list of a child it started in the catalog, so a gateway's first lists of it start nothing", async () => {
+    const state = mkdtempSync(join(tmpdir(), "doctor-state-"));
+    const config = writeConfig([`[gateway]\nstate_dir = ${JSON.stringify(state)}\n`, NO_BUILT_INS, fixtureChild("echo", "echo.mjs")].join("\n"));
+    expect((await runCli(["doctor", "echo", "--config", config])).code).toBe(0);
+    const [file] = readdirSync(join(state, "catalog")).filter((name) => name.startsWith("echo."));
+    const entry = JSON.parse(readFileSync(join(state, "catalog", file!), "utf8")) as { lists: Record<string, unknown[]> };
+    expect(Object.keys(entry.lists).sort()).toEqual(["prompts", "resourceTemplates", "resources", "tools"]);
+    expect(entry.lists.prompts!.length).toBeGreaterThan(0);
+  });
+
   it("gives the line of a child's stderr that names the cause in --json too", async () => {
     const config = writeConfig([NO_BUILT_INS, `[mcp_servers.gone]\ncommand = "node"\nargs = ["${MARK}-missing.mjs"]\n`].join("\n"));
     const out = await runCli(["doctor", "--json", "--config", config]);
@@ -156,6 +168,20 @@ describe("gaggle doctor", () => {
     });
     const one = await runCli(["doctor", "workspace", "--config", config]);
     expect(one.stdout).toBe("workspace  ok      built-in\n           -> GrepTool searches with its own JavaScript search (ripgrep = false)\n");
+  });
+
+  it("names a port fetch refuses and why, in doctor and in a call's failure", async () => {
+    const config = writeConfig([NO_BUILT_INS, `[mcp_servers.x11]\ntype = "http"\nurl = "http://127.0.0.1:6000/mcp"\n`].join("\n"));
+    const why = "fetch refuses port 6000: the Fetch standard blocks it, as the port of another protocol";
+    const doctor = await runCli(["doctor", "x11", "--config", config]);
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toContain(why);
+    expect(doctor.stdout).toContain("serve the child on another port, and change it in mcp_servers.x11.url");
+    const call = await runCli(["call", "x11", "anything", "--config", config]);
+    expect(JSON.parse(call.stdout)).toMatchObject({
+      code: "SERVER_FAILED",
+      hint: `${why}; serve the child on another port, and change it in mcp_servers.x11.url`,
+    });
   });
 
   it("refuses a name that is not a child, suggesting the nearest", async () => {

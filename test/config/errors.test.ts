@@ -47,7 +47,7 @@ timeout_ms = 0
       `${path}: mcp_servers.web.url: expected an http(s) URL, got string "not a url"`,
       `${path}: mcp_servers.web.timeout_ms: expected a positive integer, got number 0`,
       `${path}: gateway.log_level: expected one of "fatal", "error", "warn", "info", "debug", "trace", "silent", got string "loud"`,
-      `${path}: verbose: unknown key; expected one of "mcp_servers", "mcpServers", "gateway", "virtual", "telemetry", "audit"`,
+      `${path}: verbose: unknown key; expected one of "mcp_servers", "mcpServers", "gateway", "virtual", "agents", "telemetry", "audit"`,
       `${path}: mcp_server: unknown key; did you mean "mcp_servers"?`,
     ]);
   });
@@ -200,15 +200,15 @@ tools = { alow = ["*"] }
 
   it("lists the known keys when nothing is close", () => {
     expect(problems(`[virtual.swarm]\n`)).toEqual([
-      'virtual.swarm: unknown key; expected one of "process", "goose", "team", "duckdb", "imagen", "workspace"',
+      'virtual.swarm: unknown key; expected one of "process", "goose", "team", "duckdb", "imagen", "workspace", "agents"',
     ]);
   });
 
   it("never takes a suggestion from what every object has", () => {
     expect(problems(`constructor = 1\n[virtual]\ntoString = 2\n[mcp_servers.echo]\ncommand = "n"\nconstructor = 3\n`)).toEqual([
       expect.stringMatching(/^mcp_servers\.echo\.constructor: unknown key; expected one of "command", "args", /),
-      'virtual.toString: unknown key; expected one of "process", "goose", "team", "duckdb", "imagen", "workspace"',
-      'constructor: unknown key; expected one of "mcp_servers", "mcpServers", "gateway", "virtual", "telemetry", "audit"',
+      'virtual.toString: unknown key; expected one of "process", "goose", "team", "duckdb", "imagen", "workspace", "agents"',
+      'constructor: unknown key; expected one of "mcp_servers", "mcpServers", "gateway", "virtual", "agents", "telemetry", "audit"',
     ]);
   });
 

@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { type ChildConfig, GATEWAY_DEFAULTS, loadConfig, validateConfigText } from "../../src/config/index.js";
+import { type ChildConfig, ConfigError, GATEWAY_DEFAULTS, loadConfig, validateConfigText } from "../../src/config/index.js";
 import { VIRTUAL_DEFAULTS } from "../../src/config/virtual/index.js";
 import { AUDIT_DEFAULTS, TELEMETRY_DEFAULTS } from "../../src/config/observe.js";
 import { tempDir } from "./files.js";
@@ -102,9 +102,61 @@ expose = true
         duckdb: { ...VIRTUAL_DEFAULTS.duckdb, roots: [tmp.dir] },
         workspace: { ...VIRTUAL_DEFAULTS.workspace, roots: [tmp.dir] },
       },
+      agents: [],
       telemetry: TELEMETRY_DEFAULTS,
       audit: AUDIT_DEFAULTS,
     });
+  });
+
+  it("reads [agents.NAME] tables: defaults filled in, paths from the file's folder, the roots the cwd unless given", () => {
+    const path = tmp.write(
+      "agents.toml",
+      `[agents.claude]\ncommand = "npx"\nargs = ["@agentclientprotocol/claude-agent-acp"]\n\n` +
+        `[agents.local]\ncommand = "./bin/agent"\ncwd = "work"\nroots = ["work", "/srv/shared"]\npermission = "allow_reads"\nmax_active = 2\n`,
+    );
+    const { agents } = loadConfig(path, {});
+    expect(agents).toEqual([
+      {
+        name: "claude",
+        command: "npx",
+        args: ["@agentclientprotocol/claude-agent-acp"],
+        env: {},
+        cwd: tmp.dir,
+        roots: [tmp.dir],
+        maxActive: 4,
+        maxSessions: 20,
+        idleReleaseMinutes: 30,
+        maxOutputBytes: 1024 * 1024,
+        promptTimeoutMinutes: 30,
+        permission: "ask",
+        permissionTimeoutSeconds: 300,
+      },
+      expect.objectContaining({
+        name: "local",
+        command: join(tmp.dir, "bin/agent"),
+        cwd: join(tmp.dir, "work"),
+        roots: [join(tmp.dir, "work"), "/srv/shared"],
+        permission: "allow_reads",
+        maxActive: 2,
+      }),
+    ]);
+  });
+
+  it("refuses an [agents.NAME] table without a command, with a bad name or an unknown permission policy", () => {
+    const path = tmp.write("bad-agents.toml", `[agents."no good"]\ncommand = "x"\n\n[agents.b]\nargs = []\npermission = "maybe"\n`);
+    const error = (() => {
+      try {
+        loadConfig(path, {});
+      } catch (thrown) {
+        return thrown;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    const lines = (error as ConfigError).message;
+    expect(lines).toContain('invalid agent name "no good": expected letters, digits');
+    expect(lines).toContain("agents.b.command: expected a command");
+    expect(lines).toContain('agents.b.permission: expected one of "ask", "allow_reads", "allow", "deny", got string "maybe"');
   });
 
   it("reads [[mcp_servers]] entries with a name, in file order", () => {

@@ -193,7 +193,8 @@ async function main() {
   const env = { ...process.env, XDG_STATE_HOME: join(dir, "state") };
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [join(ROOT, "dist/cli.js"), "--config", config],
+    // One gaggle of its own per scenario, not the daemon: the scenario's child is a server only it knows.
+    args: [join(ROOT, "dist/cli.js"), "--config", config, "--standalone"],
     env,
     stderr: "inherit",
   });

@@ -5,6 +5,9 @@
 //   gaggle-stdio-child  gaggle over Streamable HTTP, fronting the fixture as a stdio child;
 //   gaggle-modern-http-child, gaggle-modern-stdio-child  the same, with the child reached as a 2026-07-28
 //                       server (`protocol = "2026-07-28"`): every request goes to it statelessly;
+//   gaggle-both-eras-http-child  gaggle fronting the fixture as an HTTP child whose 2026-07-28 mode cannot ask
+//                       its client anything (--modern-cannot-ask), as some servers of both eras: a 2025-11-25
+//                       client must still pass all it passes directly (2025-11-25 set only);
 // for both requirement sets (2025-11-25 on the stateful wire, 2026-07-28 on the stateless one), plus two of
 // the suite's client scenarios with gaggle as the client (test/conformance/gaggle-client.mjs).
 // Each run is judged against its baseline in test/conformance/expected/ (an unexpected failure, or a listed
@@ -124,8 +127,8 @@ function gaggleEnv(work) {
   return env;
 }
 
-async function startFixture() {
-  const fixture = start(process.execPath, [FIXTURE, "--http", "0"]);
+async function startFixture(args = []) {
+  const fixture = start(process.execPath, [FIXTURE, "--http", "0", ...args]);
   return (await waitForOutput(fixture, /listening on (\S+)/))[1];
 }
 
@@ -156,6 +159,12 @@ const TARGETS = [
     start: async (work) => startGaggle(work, "gaggle-legacy-http-child", ['type = "http"', `url = ${JSON.stringify(await startFixture())}`, LEGACY]),
   },
   {
+    name: "gaggle-both-eras-http-child",
+    requirements: ["2025-11-25"],
+    start: async (work) =>
+      startGaggle(work, "gaggle-both-eras-http-child", ['type = "http"', `url = ${JSON.stringify(await startFixture(["--modern-cannot-ask"]))}`]),
+  },
+  {
     name: "gaggle-legacy-stdio-child",
     start: (work) => startGaggle(work, "gaggle-legacy-stdio-child", ['command = "node"', `args = [${JSON.stringify(FIXTURE)}]`, LEGACY]),
   },
@@ -174,7 +183,7 @@ const baselineArgs = (label) => (UPDATE ? [] : ["--expected-failures", baselineF
 async function serverRuns(work, target, scored) {
   const url = await target.start(work);
   const results = [];
-  for (const requirements of REQUIREMENTS) {
+  for (const requirements of target.requirements ?? REQUIREMENTS) {
     const label = `${target.name}-${requirements}`;
     const out = join(work, label);
     const { code, output } = await suite(work, label, ["server", "--url", url, "--requirements", requirements, "-o", out, ...baselineArgs(label)]);

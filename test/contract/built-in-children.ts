@@ -1,5 +1,5 @@
 // Subjects of the contract suite that are gaggle's built-in children: process, goose and team (on the fake goose),
-// duckdb, imagen (on a local stand-in for its API) and workspace.
+// duckdb, imagen (on a local stand-in for its API), workspace, and agents (on the fake ACP agent).
 import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -11,6 +11,7 @@ import { createVirtualChildren, type MemberUrls } from "../../src/virtual/index.
 import { fixture } from "../helpers/paths.js";
 import { until } from "../helpers/poll.js";
 import { groupMembers, isAlive } from "../helpers/processes.js";
+import { agentConfig, agentDirs, agentPids } from "../virtual/agents/helpers.js";
 import { gooseConfig, readRuns, savedUserTurns } from "../virtual/goose/helpers.js";
 import { loadConfig } from "../helpers/config.js";
 import { textOf } from "../helpers/gaggle.js";
@@ -29,6 +30,7 @@ const ONLY = {
   goose: "[virtual.process]\nenabled = false\n\n[virtual.team]\nenabled = false\n",
   team: "[virtual.process]\nenabled = false\n",
   workspace: "[virtual.process]\nenabled = false\n\n[virtual.goose]\nenabled = false\n\n[virtual.team]\nenabled = false\n",
+  agents: "[virtual.process]\nenabled = false\n\n[virtual.goose]\nenabled = false\n\n[virtual.team]\nenabled = false\n",
 };
 
 /** The built-in children the config enables, on this switchboard; `name` is the one under test. */
@@ -288,6 +290,36 @@ export async function workspaceSubject(switchboard: Switchboard): Promise<Subjec
       started.push(...answer.split("\n").slice(0, 2).map(Number));
     },
     leftovers: async () => started.filter(isAlive).map((pid) => `pid ${pid}`),
+    dispose: async () => {},
+  };
+}
+
+export async function agentsSubject(switchboard: Switchboard): Promise<Subject> {
+  const dirs = agentDirs();
+  const { child } = builtIns(agentConfig(dirs, "", ONLY.agents), switchboard, "agents");
+  const alive = () => agentPids(dirs).filter(isAlive);
+  let slowCalls = 0;
+  return {
+    child,
+    good: { tool: "start_agent", args: { prompt: "say hello from the contract" }, answers: /^Started agent session [0-9a-f-]{36} \(fake\)/ },
+    bad: { tool: "start_agent", args: { prompt: 7 } },
+    // dispatch_agent waits for the agent's whole turn, which the fake agent makes last 800 ms.
+    slow: async () => ({
+      tool: "dispatch_agent",
+      args: { prompt: `sleep 800\nsay task ${++slowCalls}` },
+      working: async () => {
+        await until(alive, (pids) => pids.length > 0);
+      },
+    }),
+    // A cancelled dispatch releases its session, and the agent's process ends with its last session.
+    stopsCancelled: async () => {
+      await until(alive, (pids) => pids.length === 0);
+    },
+    occupy: async () => {
+      await child.callTool("start_agent", { prompt: "hang" }, {});
+      await until(alive, (pids) => pids.length > 0);
+    },
+    leftovers: async () => alive().map((pid) => `agent pid ${pid}`),
     dispose: async () => {},
   };
 }

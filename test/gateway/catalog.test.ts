@@ -2,7 +2,7 @@
 // without starting it; a changed definition is a child the catalog does not know; a child known to nobody is
 // waited for at most gateway.list_wait_ms, and list_changed tells the client when it comes; a call to a
 // catalogued tool starts its child.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -67,6 +67,27 @@ describe("the catalog", () => {
     }
   });
 
+  it("keeps an entry for each of two configs sharing a state dir that define a child of the same name", async () => {
+    const state = newState();
+    const one = [PROXY, NO_BUILT_INS, fixtureChild("echo", "echo.mjs", `${SAME_CWD}\nenv = { GREETING = "one" }`)].join("\n");
+    const two = [PROXY, NO_BUILT_INS, fixtureChild("echo", "echo.mjs", SAME_CWD)].join("\n");
+    for (const config of [one, two]) {
+      const first = await gatewayIn(state, config);
+      await toolNames(first);
+      await first.close();
+    }
+    // Each config, run again after the other, lists its child from its own entry without starting it.
+    for (const config of [one, two]) {
+      const again = await gatewayIn(state, config);
+      try {
+        expect(await toolNames(again)).toContain("echo__echo");
+        expect(await stateOf(again, "echo")).toBe("not_started");
+      } finally {
+        await again.close();
+      }
+    }
+  });
+
   it("an out-of-date entry is listed first, then corrected with list_changed once the child runs", async () => {
     const state = newState();
     const config = [PROXY, NO_BUILT_INS, fixtureChild("echo", "echo.mjs", SAME_CWD)].join("\n");
@@ -74,7 +95,9 @@ describe("the catalog", () => {
     await toolNames(first);
     await first.close();
     // As if the child had one tool more on its last run.
-    const file = join(state, "gaggle", "catalog", "echo.json");
+    const [entryFile = "", ...others] = readdirSync(join(state, "gaggle", "catalog")).filter((name) => name.startsWith("echo."));
+    expect(others).toEqual([]);
+    const file = join(state, "gaggle", "catalog", entryFile);
     const entry = JSON.parse(readFileSync(file, "utf8")) as { lists: { tools: Array<{ name: string }> } };
     entry.lists.tools.push({ ...entry.lists.tools[0]!, name: "retired" });
     writeFileSync(file, JSON.stringify(entry));
@@ -115,12 +138,18 @@ describe("a first tools/list over children the catalog does not know", () => {
     }
   });
 
-  it("answers a client that gives tools/list 5 s (Claude Code) in time, over ten children that each take 8 s to start", async () => {
+  it("answers every first list in turn within the two seconds claude -p gives them all, over ten children that each take 8 s to start", async () => {
     const slow = Array.from({ length: 10 }, (_, i) => fixtureChild(`slow${i}`, "slow.mjs", 'env = { SLOW_START_MS = "8000" }'));
     const gaggle = await gatewayIn(newState(), [PROXY, NO_BUILT_INS, ...slow].join("\n"));
     try {
-      const { tools } = await gaggle.client.listTools(undefined, { timeout: 5000 });
+      // One deadline for the four lists together, asked one after another as the client asks them.
+      const deadline = Date.now() + 2000;
+      const left = () => ({ timeout: Math.max(1, deadline - Date.now()) });
+      const { tools } = await gaggle.client.listTools(undefined, left());
       expect(tools.map((tool) => tool.name)).toContain("execute_child_tool");
+      expect((await gaggle.client.listPrompts(undefined, left())).prompts).toEqual([]);
+      expect((await gaggle.client.listResources(undefined, left())).resources).toEqual(expect.any(Array));
+      expect((await gaggle.client.listResourceTemplates(undefined, left())).resourceTemplates).toEqual(expect.any(Array));
     } finally {
       await gaggle.close();
     }

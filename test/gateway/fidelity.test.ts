@@ -15,7 +15,9 @@ const EXPECTED = {
 let gaggle: RunningGaggle;
 
 beforeAll(async () => {
-  gaggle = await startGaggle(`[gateway]\nexpose = "both"\n\n${fixtureChild("raw", "raw-server.mjs")}\n${fixtureChild("raw_twin", "raw-server.mjs")}`);
+  gaggle = await startGaggle(
+    `[gateway]\nexpose = "both"\nlist_wait_ms = 30000\n\n${fixtureChild("raw", "raw-server.mjs")}\n${fixtureChild("raw_twin", "raw-server.mjs")}`,
+  );
 });
 afterAll(async () => {
   await gaggle.close();

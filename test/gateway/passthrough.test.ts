@@ -31,7 +31,12 @@ server.registerResource("peek", "peek://meta", {}, async (uri, extra) => ({ cont
 await server.connect(new StdioServerTransport());`;
 const peekChild = `[mcp_servers.peek]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ["--input-type=module", "-e", ${JSON.stringify(PEEK_SERVER)}]\ncwd = ${JSON.stringify(ROOT)}\n`;
 
-const config = ['[gateway]\nexpose = "both"\n', fixtureChild("protocol", "protocol.mjs"), fixtureChild("echo", "echo.mjs"), peekChild].join("\n");
+const config = [
+  '[gateway]\nexpose = "both"\nlist_wait_ms = 30000\n',
+  fixtureChild("protocol", "protocol.mjs"),
+  fixtureChild("echo", "echo.mjs"),
+  peekChild,
+].join("\n");
 const CAPABLE = { capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } } };
 const ROOTS = [{ uri: "file:///tmp/gaggle-roots", name: "test roots" }];
 const COUNTER = "fixture://counter";

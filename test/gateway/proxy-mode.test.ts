@@ -15,7 +15,7 @@ const README_TEXT = "gaggle echo fixture: a test server, not a real one.";
 const LONG_PREFIX = "long_prefix_".padEnd(60, "x");
 
 const toolsConfig = [
-  '[gateway]\nexpose = "tools"\n',
+  '[gateway]\nexpose = "tools"\nlist_wait_ms = 30000\n',
   fixtureChild("echo", "echo.mjs", 'tools = { deny = ["env"] }'),
   fixtureChild("plain", "echo.mjs", 'prefix = ""'),
   fixtureChild("long", "echo.mjs", `prefix = "${LONG_PREFIX}"`),
@@ -54,7 +54,11 @@ describe("tools/list by expose mode", () => {
   it("a config of built-in children only lists their tools in proxy mode, and validate counts them", async () => {
     const dir = mkdtempSync(join(tmpdir(), "proxy-built-ins-"));
     const builtIns = await start(
-      ['[gateway]\nexpose = "tools"\n', NO_BUILT_INS, `[virtual.workspace]\nenabled = true\nroots = [${JSON.stringify(dir)}]\n`].join("\n"),
+      [
+        '[gateway]\nexpose = "tools"\nlist_wait_ms = 30000\n',
+        NO_BUILT_INS,
+        `[virtual.workspace]\nenabled = true\nroots = [${JSON.stringify(dir)}]\n`,
+      ].join("\n"),
     );
     expect(await toolNames(builtIns)).toEqual(["Bash", "Edit", "GlobTool", "GrepTool", "LS", "Replace", "View"]);
     writeFileSync(join(dir, "note.txt"), "listed\n");
@@ -62,7 +66,9 @@ describe("tools/list by expose mode", () => {
   });
 
   it("a built-in child with expose = false stays behind the meta-tools, which are listed for it", async () => {
-    const quiet = await start(['[gateway]\nexpose = "tools"\n', "[virtual.process]\nexpose = false\n", fixtureChild("echo", "echo.mjs")].join("\n"));
+    const quiet = await start(
+      ['[gateway]\nexpose = "tools"\nlist_wait_ms = 30000\n', "[virtual.process]\nexpose = false\n", fixtureChild("echo", "echo.mjs")].join("\n"),
+    );
     const names = await toolNames(quiet);
     expect(names.filter((name) => name.startsWith("gg_process_"))).toEqual([]);
     expect(names).toEqual(expect.arrayContaining(META_TOOLS));
@@ -71,26 +77,38 @@ describe("tools/list by expose mode", () => {
   });
 
   it("a built-in child with its own expose = true is listed under its tools' own names", async () => {
-    const process = await start(['[gateway]\nexpose = "tools"\n', "[virtual.process]\nexpose = true\n", fixtureChild("echo", "echo.mjs")].join("\n"));
+    const process = await start(
+      ['[gateway]\nexpose = "tools"\nlist_wait_ms = 30000\n', "[virtual.process]\nexpose = true\n", fixtureChild("echo", "echo.mjs")].join("\n"),
+    );
     expect(await toolNames(process)).toEqual(expect.arrayContaining(["gg_process_run", "gg_process_status", "gg_process_kill"]));
   });
 
   it('expose = "both" lists the meta-tools and the child tools', async () => {
-    const both = await start(['[gateway]\nexpose = "both"\n', NO_BUILT_INS, fixtureChild("echo", "echo.mjs")].join("\n"));
+    const both = await start(['[gateway]\nexpose = "both"\nlist_wait_ms = 30000\n', NO_BUILT_INS, fixtureChild("echo", "echo.mjs")].join("\n"));
     expect(await toolNames(both)).toEqual([...META_TOOLS, ...ECHO_TOOLS.map((tool) => `echo__${tool}`)].sort());
   });
 
   it('expose = "meta" lists only the meta-tools, plus the tools of a child that sets its own expose = "tools"', async () => {
-    const meta = await start([NO_BUILT_INS, fixtureChild("echo", "echo.mjs"), fixtureChild("proxied", "echo.mjs", 'expose = "tools"')].join("\n"));
+    const meta = await start(
+      [
+        "[gateway]\nlist_wait_ms = 30000\n",
+        NO_BUILT_INS,
+        fixtureChild("echo", "echo.mjs"),
+        fixtureChild("proxied", "echo.mjs", 'expose = "tools"'),
+      ].join("\n"),
+    );
     expect(await toolNames(meta)).toEqual([...META_TOOLS, ...ECHO_TOOLS.map((tool) => `proxied__${tool}`)].sort());
     expect(textOf(await call(meta, "proxied__echo", { text: "direct" }))).toBe("direct");
   });
 
   it('a child with expose = "meta" under gateway expose = "tools" stays behind the meta-tools', async () => {
     const mixed = await start(
-      ['[gateway]\nexpose = "tools"\n', NO_BUILT_INS, fixtureChild("echo", "echo.mjs"), fixtureChild("quiet", "echo.mjs", 'expose = "meta"')].join(
-        "\n",
-      ),
+      [
+        '[gateway]\nexpose = "tools"\nlist_wait_ms = 30000\n',
+        NO_BUILT_INS,
+        fixtureChild("echo", "echo.mjs"),
+        fixtureChild("quiet", "echo.mjs", 'expose = "meta"'),
+      ].join("\n"),
     );
     expect(await toolNames(mixed)).toEqual([...META_TOOLS, ...ECHO_TOOLS.map((tool) => `echo__${tool}`)].sort());
     const viaMeta = await call(mixed, "execute_child_tool", { server_id: "quiet", tool_name: "echo", arguments: { text: "still here" } });

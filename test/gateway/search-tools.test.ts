@@ -28,6 +28,10 @@ describe("search_tools", () => {
       // Only what the model can call is named: get_schema and list_registered_children are not listed here.
       expect(JSON.stringify(tools)).not.toMatch(/get_schema|list_registered_children|get_child_status/);
       expect(JSON.stringify(tools)).toContain("from a search_tools hit");
+      // So do the instructions the client is given at the start.
+      const instructions = gaggle.client.getInstructions();
+      expect(instructions).toContain("search_tools(query)");
+      expect(instructions).not.toMatch(/get_schema|list_registered_children/);
       // The child the catalog did not know was started with gaggle, so that it can be searched.
       await expect
         .poll(async () => (await gaggle.metaJson<Found>("search_tools", { query: "add two numbers" })).hits[0]?.tool_name, { timeout: 10_000 })

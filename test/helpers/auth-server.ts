@@ -77,13 +77,15 @@ async function finishInteraction(provider: Provider, req: IncomingMessage, res: 
 
 /**
  * The browser: follows redirects from `url` with the cookies the authorization server sets, and stops at the
- * first that leaves it (the redirect back to the client), which it visits. Returns that last response's status.
+ * first that leaves it (the redirect back to the client), which it visits, unless it runs on another machine
+ * than the client (`elsewhere`: the address is all the person has). Returns that last response's status.
  */
-export async function browse(url: string, issuer: string): Promise<{ status: number; landedAt: string }> {
+export async function browse(url: string, issuer: string, options: { elsewhere?: boolean } = {}): Promise<{ status: number; landedAt: string }> {
   const cookies = new Map<string, string>();
   let next = url;
   for (let hop = 0; hop < 20; hop++) {
     const ours = next.startsWith(issuer);
+    if (!ours && options.elsewhere) return { status: 0, landedAt: next };
     const cookie = [...cookies].map(([name, value]) => `${name}=${value}`).join("; ");
     const response = await fetch(next, { redirect: "manual", headers: ours && cookie ? { cookie } : {} });
     for (const line of response.headers.getSetCookie()) {

@@ -9,8 +9,9 @@ export interface ConformanceFixture {
   stop(): Promise<void>;
 }
 
-export async function startConformanceFixture(): Promise<ConformanceFixture> {
-  const child = spawn(process.execPath, [fixture("conformance-server.mjs"), "--http", "0"], { stdio: ["ignore", "ignore", "pipe"] });
+/** `args` follow `--http 0` (see fixtures/conformance-server.mjs). */
+export async function startConformanceFixture(args: string[] = []): Promise<ConformanceFixture> {
+  const child = spawn(process.execPath, [fixture("conformance-server.mjs"), "--http", "0", ...args], { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the conformance fixture did not start; stderr: ${stderr}`)), 10_000);

@@ -17,6 +17,8 @@ export function writeConfig(text: string, fileName = "children_config.toml"): st
 export interface RunningGaggle {
   client: Client;
   pid: number;
+  /** The config file it was started with. */
+  configPath: string;
   /** Everything gaggle wrote to stderr so far. */
   stderr(): string;
   /** Calls a meta-tool and returns the raw result. */
@@ -47,6 +49,7 @@ export async function startGaggle(
   return {
     client,
     pid,
+    configPath,
     stderr: () => stderr,
     meta,
     metaJson: async <T>(name: string, args: Record<string, unknown> = {}) => JSON.parse(textOf(await meta(name, args))) as T,

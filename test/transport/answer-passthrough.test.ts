@@ -1,9 +1,9 @@
-// A child's answer to a forwarded tools/call reaches a 2026-07-28 HTTP client as the child wrote it, only its id
-// changed: no second parse and serialization, which would respell its numbers and escapes.
+// A child's answer to a forwarded tools/call reaches an HTTP client as the child wrote it, only its id changed, in
+// either era: no second parse and serialization, which would respell its numbers and escapes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHttpGaggle, type HttpGaggle } from "../helpers/gaggle-http.js";
 import { envelope, MODERN } from "../helpers/modern-http.js";
-import { fixture, NO_BUILT_INS } from "../helpers/paths.js";
+import { fixture, fixtureChild, NO_BUILT_INS } from "../helpers/paths.js";
 
 let gaggle: HttpGaggle;
 
@@ -14,7 +14,8 @@ beforeAll(async () => {
     `args = [${JSON.stringify(fixture("as-written.mjs"))}, "${MODERN}"]`,
     `protocol = "${MODERN}"`,
   ].join("\n");
-  gaggle = await startHttpGaggle(['[gateway]\nexpose = "both"\n', NO_BUILT_INS, child].join("\n"));
+  const legacy = fixtureChild("legacy", "as-written.mjs");
+  gaggle = await startHttpGaggle(['[gateway]\nexpose = "both"\n', NO_BUILT_INS, child, legacy].join("\n"));
 });
 
 afterAll(async () => {
@@ -52,5 +53,39 @@ describe("a 2026-07-28 child's answer, passed to a 2026-07-28 HTTP client", () =
   it("through execute_child_tool too", async () => {
     const line = await rawCall("meta", "execute_child_tool", { server_id: "written", tool_name: "as_written" }, "application/json");
     expect(line).toBe(`{"result":${WRITTEN},"jsonrpc":"2.0","id":"meta"}`);
+  });
+});
+
+/** POSTs `body` to /mcp in a 2025 session (none yet for initialize); the answer's SSE data, and the session. */
+async function sessionPost(body: Record<string, unknown>, session?: string): Promise<{ data: string[]; session: string | undefined }> {
+  const response = await fetch(`http://127.0.0.1:${gaggle.port}/mcp`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...(session && { "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" }),
+    },
+    body: JSON.stringify(body),
+  });
+  expect(response.status).toBeLessThan(300);
+  const text = await response.text();
+  const data = text
+    .split("\n")
+    .filter((line) => line.startsWith("data: "))
+    .map((line) => line.slice("data: ".length));
+  return { data, session: response.headers.get("mcp-session-id") ?? session };
+}
+
+describe("a 2025 child's answer, passed to a client in a 2025 HTTP session", () => {
+  it("arrives as the child wrote it, with only the id changed", async () => {
+    const clientInfo = { name: "raw", version: "0" };
+    const init = { protocolVersion: "2025-06-18", capabilities: {}, clientInfo };
+    const { session } = await sessionPost({ jsonrpc: "2.0", id: 0, method: "initialize", params: init });
+    expect(session).toBeDefined();
+    await sessionPost({ jsonrpc: "2.0", method: "notifications/initialized" }, session);
+    const call = { jsonrpc: "2.0", id: "legacy", method: "tools/call", params: { name: "legacy__as_written", arguments: {} } };
+    const { data } = await sessionPost(call, session);
+    const written = '{"content":[{"type":"text","text":"caf\\u00e9"}],"structuredContent":{"n":1.50,"big":12345678901234567890}}';
+    expect(data).toEqual([`{"result":${written},"jsonrpc":"2.0","id":"legacy"}`]);
   });
 });

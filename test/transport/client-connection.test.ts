@@ -47,7 +47,7 @@ async function connected() {
   const link = new RecordingLink();
   const { calls, handler } = heldCalls();
   let closed = 0;
-  const connection = new ClientConnection(link, { session: { server, callTool: handler, closed: () => closed++ } });
+  const connection = new ClientConnection(link, { session: { server, callTool: handler, closed: () => closed++, requested: () => {} } });
   await connection.open();
   const tick = () => new Promise((resolve) => setImmediate(resolve));
   const initialize = {

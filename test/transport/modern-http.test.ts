@@ -8,7 +8,12 @@ let gaggle: HttpGaggle;
 
 beforeAll(async () => {
   gaggle = await startHttpGaggle(
-    ['[gateway]\nexpose = "both"\n', NO_BUILT_INS, fixtureChild("echo", "echo.mjs"), fixtureChild("protocol", "protocol.mjs")].join("\n"),
+    [
+      '[gateway]\nexpose = "both"\nlist_wait_ms = 30000\n',
+      NO_BUILT_INS,
+      fixtureChild("echo", "echo.mjs"),
+      fixtureChild("protocol", "protocol.mjs"),
+    ].join("\n"),
   );
 });
 

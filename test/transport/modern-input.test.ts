@@ -8,7 +8,9 @@ import { fixtureChild, NO_BUILT_INS } from "../helpers/paths.js";
 let gaggle: HttpGaggle;
 
 beforeAll(async () => {
-  gaggle = await startHttpGaggle(['[gateway]\nexpose = "both"\n', NO_BUILT_INS, fixtureChild("protocol", "protocol.mjs")].join("\n"));
+  gaggle = await startHttpGaggle(
+    ['[gateway]\nexpose = "both"\nlist_wait_ms = 30000\n', NO_BUILT_INS, fixtureChild("protocol", "protocol.mjs")].join("\n"),
+  );
 });
 
 afterAll(async () => {

@@ -33,7 +33,12 @@ const answerTo = (id: unknown) => (frame: Frame) => frame.id === id && !("method
 
 beforeAll(() => {
   const config = writeConfig(
-    ['[gateway]\nexpose = "both"\n', NO_BUILT_INS, fixtureChild("echo", "echo.mjs"), fixtureChild("protocol", "protocol.mjs")].join("\n"),
+    [
+      '[gateway]\nexpose = "both"\nlist_wait_ms = 30000\n',
+      NO_BUILT_INS,
+      fixtureChild("echo", "echo.mjs"),
+      fixtureChild("protocol", "protocol.mjs"),
+    ].join("\n"),
   );
   gaggle = spawn(process.execPath, [CLI, "--config", config], { stdio: "pipe" });
   let partial = "";

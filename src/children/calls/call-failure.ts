@@ -1,6 +1,6 @@
 // The GaggleErrors a real child fails with: what the SDK threw during a request, a failed start, a back-off refusal; each says what to do.
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { GaggleError, errorMessage } from "../../shared/errors.js";
+import { GaggleError, errorMessage, refusedPort } from "../../shared/errors.js";
 import type { ChildConfig } from "../../config/index.js";
 import type { QueueDepth } from "../child.js";
 import { isStartTimeout, slowStartAdvice } from "./slow-start.js";
@@ -106,8 +106,14 @@ export function startFailure(config: ChildConfig, timeoutMs: number, reason: str
     (timedOutAfterMs !== undefined ? `${slowStartAdvice(config, timedOutAfterMs).join("; ")}; get_child_status shows its stderr` : undefined) ??
     (config.transport === "stdio"
       ? `check the command, args and env of ${child} in the config; get_child_status shows its stderr`
-      : `check the url and headers of ${child} in the config, and that the server is up`);
+      : (portAdvice(config, cause) ?? `check the url and headers of ${child} in the config, and that the server is up`));
   return new StartFailure(`${child} ${reason}${stderrSuffix(stderrTail)}`, { hint, cause }, timedOutAfterMs);
+}
+
+/** A port fetch refuses to reach (see refusedPort): named, with what to do, in place of the url's general advice. */
+function portAdvice(config: ChildConfig, cause: unknown): string | undefined {
+  const why = refusedPort(cause, config.url!);
+  return why && `${why}; serve the child on another port, and change it in mcp_servers.${config.name}.url`;
 }
 
 /** A call refused while the back-off after `failedStarts` failed starts in a row lasts `waitMs` more. */

@@ -34,14 +34,18 @@ export class CallLine implements QueueDepth {
     private readonly oneClient: boolean,
   ) {}
 
-  /** Calls at the child now. */
+  /**
+   * Calls holding one of the child's `concurrency` places: those at the child, and those a place is free for that
+   * wait only for another client's calls to end. Places go to calls in order of arrival, so they are as many as
+   * the calls there are, up to `concurrency`.
+   */
   get running(): number {
-    return this.inside;
+    return Math.min(this.concurrency, this.inside + this.waiters.length);
   }
 
-  /** Calls waiting for their turn. */
+  /** Calls waiting for a place. */
   get waiting(): number {
-    return this.waiters.length;
+    return this.inside + this.waiters.length - this.running;
   }
 
   /** Lets the call in now if it may go in now, or returns undefined: then it must wait with `enter`. */

@@ -21,6 +21,11 @@ export interface SignInOptions {
   open(url: URL): void | Promise<void>;
   /** Told once the person has been sent off, while the flow waits for the redirect. */
   waiting?(waitMs: number): void;
+  /**
+   * Given, once the redirect listener is up, what takes a redirect URL pasted by the person whose browser runs
+   * on another machine (see RedirectListener.accept).
+   */
+  pasted?(accept: (redirect: string) => string | undefined): void;
   waitMs: number;
   /** Gives up the wait (the call that wanted the sign-in was cancelled). */
   signal?: AbortSignal;
@@ -42,6 +47,7 @@ export async function signIn(child: ChildConfig, store: TokenStore, options: Sig
     check,
     ...(options.signal && { signal: options.signal }),
   });
+  options.pasted?.((redirect) => listener.accept(redirect));
   try {
     const provider = new ChildOAuthProvider(child.name, child.oauth, store, { redirectUrl: listener.redirectUrl, state, open: options.open });
     const asked = await whatTheChildAsks(child);

@@ -42,7 +42,7 @@ export function modernFetch(toolFor: (name: string) => Tool | undefined = () => 
     if (init?.method !== "POST" || typeof body !== "string") return fetch(url, init);
     // A 2025 session's POSTs go out unread: only a modern request, or the cancellation of one, is parsed.
     const modern = body.includes(META.protocolVersion) || (inFlight.size > 0 && body.includes("notifications/cancelled"));
-    if (!modern) return fetch(url, init);
+    if (!modern) return body.startsWith(INITIALIZE) ? fetch(url, { ...init, headers: named(init.headers, "initialize") }) : fetch(url, init);
     const message = JSON.parse(body) as SentMessage;
     if (message.method === "notifications/cancelled" && inFlight.has(message.params?.requestId)) {
       inFlight.get(message.params?.requestId)!.abort(new CancelledStream(`the request ${String(message.params?.requestId)} was cancelled`));
@@ -70,6 +70,19 @@ export function modernFetch(toolFor: (name: string) => Tool | undefined = () => 
       throw error;
     }
   };
+}
+
+/**
+ * How the SDK writes an initialize request. A 2025 session's initialize may reach a server of 2026-07-28 only (a
+ * child of both eras is reached in each, see BothEras), which wants every POST to name its method: it carries
+ * Mcp-Method too, which a 2025 server ignores.
+ */
+const INITIALIZE = '{"method":"initialize"';
+
+function named(given: RequestInit["headers"], method: string): Headers {
+  const headers = new Headers(given);
+  headers.set("mcp-method", method);
+  return headers;
 }
 
 /**

@@ -4,6 +4,7 @@
 import type { z } from "zod";
 import type { PathOptions } from "../paths.js";
 import { closed } from "../zod-kit.js";
+import { agentsSettings, type AgentsSettings } from "./agents.js";
 import { duckdbSettings, type DuckDbSettings } from "./duckdb.js";
 import { gooseSettings, type GooseSettings } from "./goose.js";
 import { imagenSettings, type ImagenSettings } from "./imagen.js";
@@ -12,9 +13,9 @@ import type { BuiltInSettings } from "./settings.js";
 import { teamSettings, type TeamSettings } from "./team.js";
 import { workspaceSettings, type WorkspaceSettings } from "./workspace.js";
 
-export type { DuckDbSettings, GooseSettings, ImagenSettings, ProcessSettings, TeamSettings, WorkspaceSettings };
+export type { AgentsSettings, DuckDbSettings, GooseSettings, ImagenSettings, ProcessSettings, TeamSettings, WorkspaceSettings };
 
-/** In the order the children are built: one built on another (team on goose) comes after it. */
+/** In the order the children are built: one built on another (team on goose, agents on process) comes after it. */
 export const BUILT_IN_SETTINGS = {
   process: processSettings,
   goose: gooseSettings,
@@ -22,6 +23,7 @@ export const BUILT_IN_SETTINGS = {
   duckdb: duckdbSettings,
   imagen: imagenSettings,
   workspace: workspaceSettings,
+  agents: agentsSettings,
 } as const;
 
 export type BuiltInName = keyof typeof BUILT_IN_SETTINGS;

@@ -4,7 +4,7 @@ import type { CallContext } from "../../children/child.js";
 import { WireError } from "../../shared/errors.js";
 import { describeJson, isObject } from "../../shared/json.js";
 import { GAGGLE_NAME, GAGGLE_VERSION } from "../../shared/version.js";
-import { CAPABILITIES, INSTRUCTIONS } from "../capabilities.js";
+import { CAPABILITIES } from "../capabilities.js";
 import type { Gaggle } from "../gaggle.js";
 import type { GatewayRequests } from "../requests.js";
 import { contextOf } from "../call-context.js";
@@ -75,7 +75,7 @@ export class ModernServer {
     const requests = this.requests;
     switch (method) {
       case "server/discover":
-        return discoverResult();
+        return discoverResult(this.gaggle.catalog.instructions);
       case "tools/list":
         return requests.listTools() as Promise<Params>;
       case "tools/call": {
@@ -229,11 +229,11 @@ function clientOf(envelope: Envelope, exchange: ModernExchange): string {
   return `${envelope.clientInfo?.name ?? ""}@${member}`;
 }
 
-function discoverResult(): Params {
+function discoverResult(instructions: string): Params {
   return {
     supportedVersions: [...MODERN_VERSIONS],
     capabilities: CAPABILITIES,
-    instructions: INSTRUCTIONS,
+    instructions,
     _meta: { [META.serverInfo]: { name: GAGGLE_NAME, version: GAGGLE_VERSION } },
   };
 }

@@ -12,6 +12,8 @@ const log = lazyLogger({ subsystem: "audit" });
 export const RECENT_CALLS = 200;
 /** Lines waiting for the disk at most; past it (a disk that stopped) records are counted and dropped, not kept. */
 const MAX_QUEUED = 10_000;
+/** How long a record waits for others to share its write: the calls of a busy moment cost one write, not one each. */
+export const AUDIT_FLUSH_DELAY_MS = 100;
 
 export class CallRing {
   private readonly records: AuditRecord[] = [];
@@ -33,6 +35,7 @@ export class AuditFile {
   private size = 0;
   private queue: string[] = [];
   private flushing: Promise<void> | undefined;
+  private flushTimer: NodeJS.Timeout | undefined;
   private dropped = 0;
   private failed = false;
 
@@ -44,12 +47,31 @@ export class AuditFile {
       return;
     }
     this.queue.push(`${JSON.stringify(record)}\n`);
-    this.flushing ??= this.flush().finally(() => (this.flushing = undefined));
+    this.schedule();
   }
 
-  /** Resolves once every record written so far is on disk (or given up on). */
+  /** Resolves once every record written so far is on disk (or given up on): what waits for company is written now. */
   async drained(): Promise<void> {
+    if (this.flushTimer) this.startFlush();
     while (this.flushing) await this.flushing;
+  }
+
+  /** A flush under way takes what is queued meanwhile; otherwise one starts after AUDIT_FLUSH_DELAY_MS. */
+  private schedule(): void {
+    if (this.flushing || this.flushTimer) return;
+    this.flushTimer = setTimeout(() => this.startFlush(), AUDIT_FLUSH_DELAY_MS);
+    // gaggle drains the file as it stops; a pending write never keeps it running.
+    this.flushTimer.unref();
+  }
+
+  private startFlush(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    this.flushing ??= this.flush().finally(() => {
+      this.flushing = undefined;
+      // Queued after the flush's last look, before it ended.
+      if (this.queue.length > 0) this.schedule();
+    });
   }
 
   async close(): Promise<void> {

@@ -24,26 +24,32 @@ export async function readAnswer(duckdb: DuckDb, result: DuckDBResult, statement
   let cellsCut = 0;
   let cut: string | undefined;
   reading: for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
-    const cells = new ChunkCells(duckdb, chunk, types, maxCellBytes);
-    for (let index = 0; index < chunk.rowCount; index++) {
-      if (rows.length === maxRows) {
-        cut = `only the first ${maxRows} rows are shown ([virtual.duckdb] max_rows); more were left out`;
-        break reading;
+    try {
+      const cells = new ChunkCells(duckdb, chunk, types, maxCellBytes);
+      for (let index = 0; index < chunk.rowCount; index++) {
+        if (rows.length === maxRows) {
+          cut = `only the first ${maxRows} rows are shown ([virtual.duckdb] max_rows); more were left out`;
+          break reading;
+        }
+        const row: Record<string, Json> = {};
+        let rowCut = 0;
+        names.forEach((name, column) => {
+          const cell = cells.cell(column, index);
+          row[name] = cell.value;
+          if (cell.cut) rowCut++;
+        });
+        bytes += JSON.stringify(row).length + 1;
+        if (bytes > maxBytes) {
+          cut = `rows past ${maxBytes} characters ([virtual.duckdb] max_bytes) were left out after ${rows.length}`;
+          break reading;
+        }
+        rows.push(row);
+        cellsCut += rowCut;
       }
-      const row: Record<string, Json> = {};
-      let rowCut = 0;
-      names.forEach((name, column) => {
-        const cell = cells.cell(column, index);
-        row[name] = cell.value;
-        if (cell.cut) rowCut++;
-      });
-      bytes += JSON.stringify(row).length + 1;
-      if (bytes > maxBytes) {
-        cut = `rows past ${maxBytes} characters ([virtual.duckdb] max_bytes) were left out after ${rows.length}`;
-        break reading;
-      }
-      rows.push(row);
-      cellsCut += rowCut;
+    } finally {
+      // Frees the chunk's string data now: DuckDB would free it only when the garbage collector finalizes the
+      // chunk, which nothing prompts, since the collector does not see native memory.
+      chunk.reset();
     }
   }
   return {

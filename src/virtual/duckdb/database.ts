@@ -44,7 +44,7 @@ export class Database {
     };
     const instance = await duckdb.api.DuckDBInstance.create(path, options);
     try {
-      const readOnly = await confine(instance, roots, readWrite ? undefined : duckdb);
+      const readOnly = await confine(instance, roots, !readWrite);
       return new Database(duckdb, instance, readOnly, roots);
     } catch (error) {
       instance.closeSync();
@@ -63,7 +63,7 @@ export class Database {
     return connecting;
   }
 
-  /** Interrupts what `principal` runs, lets its queued queries fail, and closes its connection; its next query connects anew. */
+  /** Interrupts what the principal runs, lets its queued queries fail, and closes its connection. */
   async closeSession(principal: string): Promise<void> {
     const connecting = this.sessions.get(principal);
     this.sessions.delete(principal);
@@ -81,9 +81,9 @@ export class Database {
 
 /**
  * Limits file access to `roots` and locks DuckDB's configuration: global settings, which every connection made
- * later has. Given `duckdb`, the database only reads: answers what its queries are checked by.
+ * later has. A database that only reads answers what its queries are checked by.
  */
-async function confine(instance: DuckDBInstance, roots: string[], duckdb: DuckDb | undefined): Promise<ReadOnlyCheck | undefined> {
+async function confine(instance: DuckDBInstance, roots: string[], readOnly: boolean): Promise<ReadOnlyCheck | undefined> {
   const setup = await instance.connect();
   try {
     const quote = (text: string) => `'${text.replaceAll("'", "''")}'`;
@@ -91,7 +91,7 @@ async function confine(instance: DuckDBInstance, roots: string[], duckdb: DuckDb
     await setup.run(`SET allowed_directories = [${roots.map(quote).join(", ")}]`);
     await setup.run("SET enable_external_access = false");
     await setup.run("SET lock_configuration = true");
-    return duckdb && (await ReadOnlyCheck.of(duckdb, setup));
+    return readOnly ? await ReadOnlyCheck.of(setup) : undefined;
   } finally {
     setup.closeSync();
   }

@@ -71,17 +71,14 @@ class DuckDbChild extends VirtualChild {
     await Promise.all(open.map(async (opening) => (await opening.catch(() => undefined))?.close()));
   }
 
-  /**
-   * close_child_session("duckdb") by one principal: its in-memory database is dropped and its connections to
-   * database files closed (its queries interrupted, its temporary tables gone); every other principal's stay.
-   */
+  /** The principal's in-memory database, and its connections to database files; others' stay open. */
   protected override async stopOwnedBy(principal: string): Promise<void> {
-    const key = memoryKey(principal);
-    const memory = this.databases.get(key);
-    this.databases.delete(key);
+    const memory = memoryKey(principal);
+    const own = this.databases.get(memory);
+    this.databases.delete(memory);
     const files = [...this.databases.values()];
     await Promise.all([
-      (async () => (await memory?.catch(() => undefined))?.close())(),
+      own?.then((database) => database.close()).catch(() => undefined),
       ...files.map(async (opening) => (await opening.catch(() => undefined))?.closeSession(principal)),
     ]);
   }
@@ -124,7 +121,7 @@ class DuckDbChild extends VirtualChild {
   }
 }
 
-/** A database file's key is its absolute path, so no principal's in-memory key is a file's. */
+/** A file's path is absolute, so no principal's memory key is a file's. */
 function memoryKey(principal: string): string {
   return `${MEMORY}${principal}`;
 }

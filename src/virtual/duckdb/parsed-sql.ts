@@ -5,16 +5,19 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 export type ParsedSql =
   /** Every statement is a query (SELECT, FROM, WITH, VALUES, DESCRIBE, SHOW, SUMMARIZE): their trees. */
   | { kind: "queries"; statements: unknown[] }
-  /** At least one statement is not a query; DuckDB serializes only queries. */
+  /**
+   * At least one statement is not a query (DuckDB serializes only queries), or DuckDB could not serialize it for
+   * another reason: what it holds is not known.
+   */
   | { kind: "statements" }
-  /** DuckDB cannot parse it: running it fails with DuckDB's own syntax error. */
+  /** DuckDB cannot parse it: running it fails with DuckDB's own syntax error, before anything runs. */
   | { kind: "unparsed" };
 
 export async function parseSql(connection: DuckDBConnection, sql: string): Promise<ParsedSql> {
   const reader = await connection.runAndReadAll("SELECT json_serialize_sql($sql::VARCHAR)", { sql });
   const parsed = JSON.parse(String(reader.getColumnsJson()[0]![0])) as { error: boolean; error_type?: string; statements: unknown[] };
   if (!parsed.error) return { kind: "queries", statements: parsed.statements };
-  return parsed.error_type === "not implemented" ? { kind: "statements" } : { kind: "unparsed" };
+  return parsed.error_type === "parser" ? { kind: "unparsed" } : { kind: "statements" };
 }
 
 /** Every object node of a tree, nesting of any depth, without recursion. */

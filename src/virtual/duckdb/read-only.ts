@@ -2,7 +2,6 @@
 // what each statement is (json_serialize_sql, which parses and binds nothing), so a refused statement never runs.
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { GaggleError } from "../../shared/errors.js";
-import type { DuckDb } from "./database.js";
 import { nodesOf, type ParsedSql } from "./parsed-sql.js";
 
 /**
@@ -32,23 +31,24 @@ const RESULT_ONLY = ["random", "uuid", "uuidv4", "uuidv7", "gen_random_uuid", "e
 /** Schemas an unqualified built-in is found in; a function named in another is not a built-in. */
 const BUILT_IN_SCHEMAS = new Set(["", "main", "pg_catalog"]);
 
+const QUERIES = "SELECT, FROM, WITH, VALUES, DESCRIBE, SHOW, SUMMARIZE";
+
 const HINT =
   "a read-only duckdb child runs queries only: write CALL f(...) as SELECT * FROM f(...), PRAGMA table_info('t') as " +
   "DESCRIBE t; set [virtual.duckdb] read_write = true to allow statements that write (CREATE, INSERT, COPY ... TO)";
 
 export class ReadOnlyCheck {
   private constructor(
-    private readonly duckdb: DuckDb,
     /** The scalar, aggregate and macro functions built into DuckDB that change nothing. */
     private readonly functions: ReadonlySet<string>,
   ) {}
 
-  static async of(duckdb: DuckDb, connection: DuckDBConnection): Promise<ReadOnlyCheck> {
+  static async of(connection: DuckDBConnection): Promise<ReadOnlyCheck> {
     const reader = await connection.runAndReadAll(
       "SELECT function_name FROM duckdb_functions() WHERE internal AND function_type IN ('scalar', 'aggregate', 'macro') " +
         "GROUP BY function_name HAVING NOT bool_or(coalesce(has_side_effects, false))",
     );
-    return new ReadOnlyCheck(duckdb, new Set([...reader.getColumnsJson()[0]!.map(String), ...RESULT_ONLY]));
+    return new ReadOnlyCheck(new Set([...reader.getColumnsJson()[0]!.map(String), ...RESULT_ONLY]));
   }
 
   /**
@@ -57,7 +57,7 @@ export class ReadOnlyCheck {
    * here: running it fails with DuckDB's own syntax error.
    */
   async check(connection: DuckDBConnection, sql: string, parsed: ParsedSql): Promise<void> {
-    if (parsed.kind === "statements") await this.refuseStatement(connection, sql);
+    if (parsed.kind === "statements") await this.refuseStatements(connection, sql);
     if (parsed.kind === "queries") parsed.statements.forEach((statement, index) => this.checkCalls(statement, index));
   }
 
@@ -79,21 +79,14 @@ export class ReadOnlyCheck {
     }
   }
 
-  /** Names the first statement that is not a query. Preparing binds it and runs nothing; its type is read only to say so. */
-  private async refuseStatement(connection: DuckDBConnection, sql: string): Promise<never> {
-    const extracted = await connection.extractStatements(sql);
-    for (let index = 0; index < extracted.count; index++) {
-      const prepared = await extracted.prepare(index);
-      const type = this.duckdb.api.StatementType[prepared.statementType] ?? String(prepared.statementType);
-      if (type !== "SELECT") {
-        throw new GaggleError("PERMISSION_DENIED", `statement ${index + 1} is ${type}; a read-only duckdb child runs only queries`, {
-          hint: HINT,
-        });
-      }
-    }
-    throw new GaggleError("PERMISSION_DENIED", "the SQL holds a statement that is not a query; a read-only duckdb child runs only queries", {
-      hint: HINT,
-    });
+  /**
+   * Refuses SQL holding a statement that is not a query. Which one, and of what type, is not named: DuckDB says
+   * that only by preparing a statement, and preparing binds it, which for some (EXPORT DATABASE) writes files.
+   */
+  private async refuseStatements(connection: DuckDBConnection, sql: string): Promise<never> {
+    const { count } = await connection.extractStatements(sql);
+    const which = count > 1 ? `one of its ${count} statements is not a query` : "it is not a query";
+    throw new GaggleError("PERMISSION_DENIED", `${which}; a read-only duckdb child runs only queries (${QUERIES})`, { hint: HINT });
   }
 }
 

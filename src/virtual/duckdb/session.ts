@@ -1,7 +1,7 @@
 // One principal's connection to a database: its own temporary tables, settings and transaction, its queries run
 // one at a time in its own line, so another principal's queries never wait behind them. A query past its time, or
 // whose call is cancelled, is interrupted.
-import type { DuckDBConnection, DuckDBResult } from "@duckdb/node-api";
+import type { DuckDBConnection } from "@duckdb/node-api";
 import { GaggleError } from "../../shared/errors.js";
 import { timerDelay } from "../../shared/timer-delay.js";
 import { readAnswer, type Answer, type AnswerLimits } from "./answer.js";
@@ -68,16 +68,22 @@ export class Session {
       const text = parsed.kind === "queries" ? resolveRelativePaths(sql, parsed.statements, this.roots[0]!) : sql;
       const extracted = await this.connection.extractStatements(text);
       if (extracted.count === 0) throw new GaggleError("INVALID_ARGS", "the query holds no SQL statement");
-      let result: DuckDBResult | undefined;
+      let answer: Answer | undefined;
       for (let index = 0; index < extracted.count; index++) {
         const prepared = await extracted.prepare(index);
-        if (stopped || this.closed) throw new Error("stopped before it ran");
-        // A statement before the last runs (a write, to its end) and its rows are left unread; the last one's rows
-        // are read as the answer needs them.
-        if (index < extracted.count - 1) await prepared.runAndReadUntil(1);
-        else result = await prepared.stream();
+        try {
+          if (stopped || this.closed) throw new Error("stopped before it ran");
+          // A statement before the last runs (a write, to its end) and its rows are left unread; the last one's
+          // rows are read as the answer needs them.
+          if (index < extracted.count - 1) await prepared.runAndReadUntil(1);
+          else answer = await readAnswer(this.duckdb, await prepared.stream(), extracted.count, limits);
+        } finally {
+          // A prepared statement keeps what it last ran until it is destroyed, which the garbage collector, blind
+          // to native memory, would leave for long.
+          prepared.destroySync();
+        }
       }
-      return await readAnswer(this.duckdb, result!, extracted.count, limits);
+      return answer!;
     } catch (error) {
       if (error instanceof GaggleError) throw error;
       if (stopped === "timeout") {

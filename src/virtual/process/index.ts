@@ -16,11 +16,12 @@ import { Visibility } from "../visibility.js";
 
 const NAME = "process";
 
-class ProcessChild extends VirtualChild {
+export class ProcessChild extends VirtualChild {
   protected readonly virtualTools: VirtualTool[];
 
   constructor(
-    private readonly table: ProcessTable,
+    /** Every process it started; the agents child runs its agents' terminals here, under the same policy and limits. */
+    readonly table: ProcessTable,
     events: ChildEvents,
     defaultTimeoutMs: number,
     baseDir: string,

@@ -15,6 +15,8 @@ export interface ProcessSpec {
   cwd: string;
   /** 0 = none. */
   timeoutMs: number;
+  /** Set over gaggle's own environment. */
+  env: Record<string, string>;
   /** The principal of the client that started it (see ClientPrincipal): only it may kill the process. */
   owner: string;
   /** The client session that started it: told when the process ends. */
@@ -72,7 +74,7 @@ export class ManagedProcess {
         command: "/bin/sh",
         args: ["-c", spec.command],
         cwd: spec.cwd,
-        env: childEnv({}, true),
+        env: childEnv(spec.env, true),
         stdin: "ignore",
         graceMs: spec.killGraceMs,
       });

@@ -36,6 +36,8 @@ export interface RunRequest {
   command: string;
   cwd?: string | undefined;
   timeoutMs?: number | undefined;
+  /** Set over gaggle's own environment for this command alone. */
+  env?: Record<string, string> | undefined;
 }
 
 /** Logs older than this, left by earlier runs of gaggle, are removed when the log folder is first used. */
@@ -76,6 +78,7 @@ export class ProcessTable {
         command: request.command,
         cwd,
         timeoutMs: request.timeoutMs ?? this.options.defaultTimeoutMs,
+        env: request.env ?? {},
         owner: by.principal,
         session: by.session,
         logDir: this.options.logDir,

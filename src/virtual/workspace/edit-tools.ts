@@ -1,6 +1,6 @@
 // Edit (one exact, unique replacement, or a new file) and Replace (a whole file), each answering with what changed;
 // with [virtual.workspace] backups, the old content kept in FILE.bak.
-import { existsSync, ftruncateSync, readFileSync, writeSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
 import { GaggleError } from "../../shared/errors.js";
 import { textResult } from "../../shared/tool-results.js";
@@ -9,7 +9,7 @@ import { backUp } from "./backup.js";
 import { kindOf } from "./file-kind.js";
 import { fsFailure } from "./fs-errors.js";
 import { numberedRange } from "./numbered.js";
-import { closeQuietly, openToWrite, type Writable } from "./opened.js";
+import { closeQuietly, openToWrite, rewrite, type Writable } from "./opened.js";
 import type { Workspace } from "./place.js";
 
 /** Lines of context shown around an edit. */
@@ -50,7 +50,7 @@ export function editTool(workspace: Workspace): VirtualTool {
         checkSize(path, new_string, maxEditBytes);
         const created = openToWrite(place, path, { create: "only", parents: true });
         return withFile(created, () => {
-          write(created, new_string);
+          rewrite(created, new_string);
           return textResult(`Created ${path} (${lineCount(new_string)} lines)`);
         });
       }
@@ -73,7 +73,7 @@ export function editTool(workspace: Workspace): VirtualTool {
         const after = before.slice(0, index) + new_string + before.slice(index + old_string.length);
         checkSize(path, after, maxEditBytes);
         const backup = backups ? `\n${backUp(file)}` : "";
-        write(file, after);
+        rewrite(file, after);
         return textResult(editAnswer(path, after, lineAt(before, index), old_string, new_string) + backup);
       });
     },
@@ -102,12 +102,12 @@ export function replaceTool(workspace: Workspace): VirtualTool {
       return withFile(file, () => {
         const lines = lineCount(content);
         if (file.created) {
-          write(file, content);
+          rewrite(file, content);
           return textResult(`Created ${path} (${lines} lines)`);
         }
         const was = oldLength(file, maxEditBytes);
         const backup = backups ? `\n${backUp(file)}` : "";
-        write(file, content);
+        rewrite(file, content);
         return textResult(`Replaced ${path}: ${lines} lines (it had ${was})${backup}`);
       });
     },
@@ -163,12 +163,6 @@ function readText(file: Writable, limit: number): string {
 }
 
 /** Writes `content` over the open file, in place (not renamed over): it keeps its mode and owner. */
-function write(file: Writable, content: string): void {
-  const data = Buffer.from(content);
-  ftruncateSync(file.fd, 0);
-  for (let written = 0; written < data.length;) written += writeSync(file.fd, data, written, data.length - written, written);
-}
-
 /** Where `needle` starts in `haystack`, each match after the end of the one before (as strings.Count counts). */
 function occurrences(haystack: string, needle: string): number[] {
   const found: number[] = [];

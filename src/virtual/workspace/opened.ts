@@ -1,7 +1,7 @@
 // The files and folders the workspace's tools open, by descriptor: what was opened is checked against the roots
 // (where the descriptor really is, not the name again, which a symlink swapped in meanwhile would move), only
 // regular files are read (a FIFO would block), and no file is written through a hard link.
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readlinkSync, statSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, ftruncateSync, mkdirSync, openSync, readlinkSync, statSync, writeSync, type Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { GaggleError } from "../../shared/errors.js";
 import { fsFailure } from "./fs-errors.js";
@@ -130,6 +130,13 @@ export function openToWrite(place: Place, path: string, how: { create: "never" |
     }
     throw fsFailure(error, path);
   }
+}
+
+/** Replaces the whole content of a file open to be written with `content`. */
+export function rewrite(file: Writable, content: string): void {
+  const data = Buffer.from(content);
+  ftruncateSync(file.fd, 0);
+  for (let written = 0; written < data.length;) written += writeSync(file.fd, data, written, data.length - written, written);
 }
 
 /** The folder `dir`, opened (and with `parents`, made component by component through its parent's descriptor). */

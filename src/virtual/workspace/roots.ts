@@ -31,7 +31,11 @@ export class WorkspaceRoots {
   /** Client roots by session; only for 2025 sessions, which say when their roots change. */
   private readonly cached = new Map<string, Promise<string[] | undefined>>();
 
-  constructor(roots: string[]) {
+  /** `source`: where the configured roots are set, as a refusal's hint names it. */
+  constructor(
+    roots: string[],
+    private readonly source = "[virtual.workspace] roots",
+  ) {
     this.configured = roots.map((root) => canonical(root));
   }
 
@@ -58,12 +62,7 @@ export class WorkspaceRoots {
    * lies under a configured root and, where the client gave roots, under one of those too.
    */
   confine(path: string, base: string, roots: CallRoots): string {
-    const real = realTarget(resolve(base, path));
-    if (real !== undefined && isInside(real, roots)) return real;
-    const where = real === undefined ? ": it is a symlink whose target does not exist" : real === path ? "" : `: it is ${real}`;
-    throw new GaggleError("PERMISSION_DENIED", `"${path}" is outside the allowed roots (${describeRoots(roots)})${where}`, {
-      hint: "give a path under those roots; [virtual.workspace] roots sets them, and a client's own roots narrow them",
-    });
+    return confine(path, base, roots, this.source);
   }
 
   private clientRoots(ctx: CallContext): Promise<string[] | undefined> {
@@ -80,6 +79,19 @@ export class WorkspaceRoots {
     }
     return asking;
   }
+}
+
+/**
+ * The real path `path` names (relative to `base`), symlinks followed, refused with PERMISSION_DENIED unless it lies
+ * inside `roots`; `source` says where the configured roots are set.
+ */
+export function confine(path: string, base: string, roots: CallRoots, source: string): string {
+  const real = realTarget(resolve(base, path));
+  if (real !== undefined && isInside(real, roots)) return real;
+  const where = real === undefined ? ": it is a symlink whose target does not exist" : real === path ? "" : `: it is ${real}`;
+  throw new GaggleError("PERMISSION_DENIED", `"${path}" is outside the allowed roots (${describeRoots(roots)})${where}`, {
+    hint: `give a path under those roots; ${source} sets them, and a client's own roots narrow them`,
+  });
 }
 
 /** `real` (a path with its symlinks resolved) lies under a configured root and, where the client gave roots, under one of those. */

@@ -215,3 +215,17 @@ describe("CallLine: one client at a time", () => {
     expect(gate.tryEnter("b")).toBeDefined();
   });
 });
+
+describe("CallLine: what its depth says", () => {
+  it("counts a call a place is free for, waiting only for another client's calls, as running; past the places, as waiting", async () => {
+    const line = new CallLine(2, true);
+    const a = line.tryEnter("a")!;
+    const b = line.enter("b");
+    const c = line.enter("c");
+    expect({ running: line.running, waiting: line.waiting }).toEqual({ running: 2, waiting: 1 });
+    a();
+    (await b)();
+    (await c)();
+    expect({ running: line.running, waiting: line.waiting }).toEqual({ running: 0, waiting: 0 });
+  });
+});

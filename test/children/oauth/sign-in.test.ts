@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TokenStore } from "../../../src/children/oauth/token-store.js";
 import { browse, startAuthServer, type AuthServer } from "../../helpers/auth-server.js";
 import { runCli } from "../../helpers/cli.js";
+import { until } from "../../helpers/poll.js";
 import { writeConfig } from "../../helpers/gaggle.js";
 import { startHttpGaggle } from "../../helpers/gaggle-http.js";
 import { envelope, modernCall } from "../../helpers/modern-http.js";
@@ -113,6 +114,32 @@ describe("a child behind a real authorization server", () => {
       expect(output).not.toContain(token);
       expect(output).not.toContain(refresh);
     }
+  });
+
+  it("gaggle auth login takes the redirect address pasted by a person whose browser runs on another machine", async () => {
+    const config = configFor("pasted");
+    const child = spawn(process.execPath, [CLI, "auth", "login", "pasted", "--config", config], { env, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+    const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
+    const { landedAt } = await until(
+      async () => {
+        const match = /^\s+(http\S+)$/m.exec(stdout);
+        return match && stdout.includes("paste here") ? browse(match[1]!, as.issuer, { elsewhere: true }) : undefined;
+      },
+      (landed) => landed !== undefined,
+    ).then((landed) => landed!);
+    expect(landedAt).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback\?/);
+    // A line that is not the address is refused, and the wait goes on.
+    child.stdin.write("not an address\n");
+    await until(
+      () => stdout,
+      (out) => out.includes("That address was not taken: that is not a URL"),
+    );
+    child.stdin.write(`${landedAt}\n`);
+    expect(await exited).toBe(0);
+    expect(stdout).toMatch(/pasted: signed in; scopes granted: mcp:read/);
+    expect(storeOf("pasted").read().tokens?.access_token).toBeDefined();
   });
 
   it("an access token the server refuses is refreshed, and the call goes through", async () => {

@@ -17,7 +17,7 @@ const asked: string[] = [];
 beforeAll(async () => {
   gaggle = await startHttpGaggle(
     [
-      '[gateway]\nexpose = "both"\n',
+      '[gateway]\nexpose = "both"\nlist_wait_ms = 30000\n',
       NO_BUILT_INS,
       conformanceChild("modern", ["--modern-only"]),
       conformanceChild("both", []),

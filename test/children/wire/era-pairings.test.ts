@@ -144,7 +144,9 @@ describe.each(Object.entries(SUBJECTS))("%s", (_title, subject) => {
   const updated: string[] = [];
 
   beforeAll(async () => {
-    gaggle = await startHttpGaggle(['[gateway]\nexpose = "both"\n', NO_BUILT_INS, `[mcp_servers.child]\n${subject.config()}\n`].join("\n"));
+    gaggle = await startHttpGaggle(
+      ['[gateway]\nexpose = "both"\nlist_wait_ms = 30000\n', NO_BUILT_INS, `[mcp_servers.child]\n${subject.config()}\n`].join("\n"),
+    );
     legacy = await gaggle.connect({ client: { capabilities: { sampling: {}, elicitation: {}, roots: {} } } });
     for (const schema of [CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema]) {
       legacy.setRequestHandler(schema, (request) => answer(request) as never);

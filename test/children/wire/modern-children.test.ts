@@ -28,7 +28,7 @@ const text = (result: unknown) => (result as { content: Array<{ text: string }> 
 function gaggleOver(children: () => string[]) {
   const at = { toolListChanges: 0 } as { gaggle: HttpGaggle; client: Client; heard: Heard; toolListChanges: number };
   beforeAll(async () => {
-    at.gaggle = await startHttpGaggle(['[gateway]\nexpose = "both"\n', NO_BUILT_INS, ...children()].join("\n"));
+    at.gaggle = await startHttpGaggle(['[gateway]\nexpose = "both"\nlist_wait_ms = 30000\n', NO_BUILT_INS, ...children()].join("\n"));
     at.client = await at.gaggle.connect();
     at.heard = listen(at.client);
     at.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void at.toolListChanges++);

@@ -103,12 +103,12 @@ describe("the admin listener of a stdio gaggle", () => {
 
 describe("the admin paths beside /mcp, with two named tokens", () => {
   let gaggle: HttpGaggle;
-  const alice = { authorization: "Bearer alice-token-1234" };
-  const bob = { authorization: "Bearer bob-token-5678" };
+  const alice = { authorization: "Bearer alice-token-0123456789" };
+  const bob = { authorization: "Bearer bob-token-0123456789" };
   const base = () => gaggle.url.replace(/\/mcp$/, "/");
   beforeAll(async () => {
     gaggle = await startHttpGaggle(
-      `[gateway]\nauth_tokens = { alice = "alice-token-1234", bob = "bob-token-5678" }\n\n[virtual.goose]\nenabled = false\n\n[virtual.team]\nenabled = false\n\n${fixtureChild("echo", "echo.mjs")}`,
+      `[gateway]\nauth_tokens = { alice = "alice-token-0123456789", bob = "bob-token-0123456789" }\n\n[virtual.goose]\nenabled = false\n\n[virtual.team]\nenabled = false\n\n${fixtureChild("echo", "echo.mjs")}`,
     );
   });
   afterAll(() => gaggle?.stop());

@@ -69,6 +69,19 @@ describe("duckdb tables, per principal over HTTP", () => {
     expect(failure(await sql(bob, "select * from draft", "shop.duckdb")).error).toContain("does not exist");
     expect(await rows(alice, "select n from draft", "shop.duckdb")).toEqual([{ n: 2 }]);
   });
+
+  it("closes only the caller's databases and connections on close_child_session", async () => {
+    await rows(alice, "create table kept as select 'alice' as who");
+    await rows(bob, "create table dropped as select 'bob' as who; create temp table scratch as select 1 as n", "shop.duckdb");
+    await bob.callTool({ name: "close_child_session", arguments: { server_id: "duckdb" } });
+    // Bob's in-memory database and his temporary tables in the file are gone; the file's own tables are not.
+    expect(failure(await sql(bob, "select * from notes")).error).toContain("does not exist");
+    expect(failure(await sql(bob, "select * from scratch", "shop.duckdb")).error).toContain("does not exist");
+    expect(await rows(bob, "select who from dropped", "shop.duckdb")).toEqual([{ who: "bob" }]);
+    // Alice's are untouched: her in-memory tables, and her temporary table in the file.
+    expect(await rows(alice, "select who from kept")).toEqual([{ who: "alice" }]);
+    expect(await rows(alice, "select n from draft", "shop.duckdb")).toEqual([{ n: 2 }]);
+  });
 });
 
 describe("duckdb queries, queued per principal over HTTP", () => {

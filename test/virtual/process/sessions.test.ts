@@ -50,6 +50,12 @@ describe('process ownership over HTTP, with a token per person and visibility = 
     );
     expect(endedPids(aliceInbox)).toEqual([mine.pid]);
     expect(aliceInbox.updated).toContain(`process://${mine.pid}/log`);
+    // Claude Code hears it as a channel event too: the sentence, and the notice's plain fields as attributes.
+    expect(alice.getServerCapabilities()?.experimental).toEqual({ "claude/channel": {} });
+    expect(aliceInbox.channels).toContainEqual({
+      content: expect.stringMatching(new RegExp(`^process ${mine.pid} completed \\(exit code 0\\)`)),
+      meta: expect.objectContaining({ source: "process", event: "process_ended", pid: String(mine.pid), status: "completed" }),
+    });
     // Bob's own notice comes after Alice's was sent: had hers reached him, it would be ahead of his.
     const his = await run(bob, "echo bob");
     await until(
@@ -57,6 +63,7 @@ describe('process ownership over HTTP, with a token per person and visibility = 
       (pids) => pids.includes(his.pid),
     );
     expect(endedPids(bobInbox)).toEqual([his.pid]);
+    expect(bobInbox.channels.map((event) => event.meta.pid)).toEqual([String(his.pid)]);
     expect(bobInbox.updated).not.toContain(`process://${mine.pid}/log`);
   });
 

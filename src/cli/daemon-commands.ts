@@ -1,0 +1,59 @@
+// `gaggle stop` and `gaggle logs`: the daemon of a config, stopped, or its log shown.
+import { readdirSync, statSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import type { GaggleConfig } from "../config/index.js";
+import { alive, placeOfFile, readRecord } from "./daemon-files.js";
+
+/** How long `gaggle stop` waits for the daemon to exit; it stops its children first, within its shutdown grace. */
+const STOP_WAIT_MS = 10_000;
+
+export async function runStop(config: GaggleConfig): Promise<number> {
+  const record = readRecord(placeOfFile(config.path));
+  if (!record) {
+    process.stdout.write(`no gaggle daemon runs for ${config.path}\n`);
+    return 0;
+  }
+  process.kill(record.pid, "SIGTERM");
+  const deadline = Date.now() + STOP_WAIT_MS;
+  while (alive(record.pid) && Date.now() < deadline) await delay(50);
+  if (alive(record.pid)) {
+    process.stderr.write(`gaggle: the daemon (pid ${record.pid}) is still stopping after ${STOP_WAIT_MS} ms\n`);
+    return 1;
+  }
+  process.stdout.write(`stopped the gaggle daemon for ${config.path} (pid ${record.pid})\n`);
+  return 0;
+}
+
+/** The last `lines` lines of the log of this config's daemon, or of the daemon that logged last when it has none. */
+export async function runLogs(config: GaggleConfig, lines = 200): Promise<number> {
+  const place = placeOfFile(config.path);
+  const file = newestLog(place.dir, place.log);
+  if (!file) {
+    process.stderr.write(`gaggle: no daemon has logged in ${place.dir} yet\n`);
+    return 1;
+  }
+  process.stderr.write(`gaggle: ${file}\n`);
+  const text = (await readFile(file, "utf8")).trimEnd();
+  process.stdout.write(`${text.split("\n").slice(-lines).join("\n")}\n`);
+  return 0;
+}
+
+function newestLog(dir: string, own: string): string | undefined {
+  const modified = (file: string) => {
+    try {
+      return statSync(file).mtimeMs;
+    } catch {
+      return undefined;
+    }
+  };
+  if (modified(own) !== undefined) return own;
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((name) => name.endsWith(".log"));
+  } catch {
+    return undefined;
+  }
+  return names.map((name) => join(dir, name)).sort((a, b) => (modified(b) ?? 0) - (modified(a) ?? 0))[0];
+}

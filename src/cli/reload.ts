@@ -1,0 +1,81 @@
+// A serving gaggle follows its config file: each edit that loads is applied to the running children; one that does
+// not is reported (log, clients, status) while the config in force stays.
+import type { LevelWithSilent } from "pino";
+import { ConfigWatcher, type ConfigError, type GaggleConfig } from "../config/index.js";
+import type { Gaggle } from "../gateway/gaggle.js";
+import { lazyLogger, setLogLevel } from "../shared/log.js";
+
+const log = lazyLogger({ subsystem: "reload" });
+
+/** Whether the config file is the config in force, and why not when it is not: made before the gaggle that shows it. */
+export class ConfigStanding {
+  constructor(public problem: ConfigError | undefined = undefined) {}
+
+  /** Why the file on disk is not the config in force, each problem a line; empty when it is. */
+  errors(): string[] {
+    return this.problem ? this.problem.message.split("\n") : [];
+  }
+}
+
+export class Reloader {
+  private readonly watcher: ConfigWatcher;
+  /** Told of each config applied, after its children are. */
+  private readonly applied: ((config: GaggleConfig, text: string) => void) | undefined;
+  /** The log level was given on the command line: the file's does not replace it. */
+  private readonly fixedLevel: boolean;
+  /** Reloads apply one at a time, in the order the file was read. */
+  private applying: Promise<void> = Promise.resolve();
+
+  /** `standing` holds the error of a config that did not load at start (gaggle then serves an empty one). */
+  constructor(
+    private readonly gaggle: Gaggle,
+    private readonly standing: ConfigStanding,
+    options: { fixedLevel?: boolean | undefined; applied?: ((config: GaggleConfig, text: string) => void) | undefined } = {},
+  ) {
+    this.applied = options.applied;
+    this.fixedLevel = options.fixedLevel === true;
+    this.watcher = new ConfigWatcher(gaggle.config.path, gaggle.config, {
+      loaded: (config, text) => void this.apply(config, text),
+      failed: (error) => this.failed(error),
+    });
+  }
+
+  /** Reads the file again (SIGHUP); resolves once what it held is applied or reported. */
+  async reread(): Promise<void> {
+    await this.watcher.reread();
+    await this.applying;
+  }
+
+  close(): void {
+    this.watcher.close();
+  }
+
+  private apply(config: GaggleConfig, text: string): Promise<void> {
+    this.applying = this.applying.then(async () => {
+      const fixed = this.standing.problem !== undefined;
+      this.standing.problem = undefined;
+      // A level given on the command line stays; the file's otherwise.
+      if (!this.fixedLevel) setLogLevel(config.gateway.logLevel as LevelWithSilent);
+      const done = await this.gaggle.reload(config);
+      log.info({ added: done.added, removed: done.removed, changed: done.changed, fixed }, "config reloaded");
+      this.applied?.(config, text);
+      if (done.needRestart.length > 0) {
+        const message = `config reloaded, but ${done.needRestart.join(", ")} changed and take effect only when gaggle starts again (gaggle stop, then reconnect)`;
+        log.warn({ keys: done.needRestart }, message);
+        this.tellClients("warning", message);
+      }
+    });
+    return this.applying;
+  }
+
+  private failed(error: ConfigError): void {
+    this.standing.problem = error;
+    const message = `the edited config does not load, so gaggle keeps the one it runs; fix the file and it is applied:\n${error.message}`;
+    log.error({ file: error.file }, message);
+    this.tellClients("error", message);
+  }
+
+  private tellClients(level: "warning" | "error", data: string): void {
+    this.gaggle.hub.log("gaggle", { level, data }, []);
+  }
+}

@@ -1,0 +1,210 @@
+// One agent's process, spoken to over the Agent Client Protocol on its stdio: it serves every session of that agent
+// for as long as one lives. gaggle is its ACP client; each request the agent makes of a session goes to that session.
+import { Readable, Writable } from "node:stream";
+import * as acp from "@agentclientprotocol/sdk";
+import { GroupProcess, type ProcessExit } from "../../children/processes/group-process.js";
+import { StderrRing } from "../../children/processes/stderr-ring.js";
+import { GaggleError, errorMessage } from "../../shared/errors.js";
+import { GAGGLE_VERSION } from "../../shared/version.js";
+
+/** What gaggle answers for one session: the agent's requests and notifications that name it. */
+export interface AcpClientSide {
+  update(update: acp.SessionUpdate): void;
+  requestPermission(request: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse>;
+  readTextFile(request: acp.ReadTextFileRequest): Promise<acp.ReadTextFileResponse>;
+  writeTextFile(request: acp.WriteTextFileRequest): Promise<acp.WriteTextFileResponse>;
+  createTerminal(request: acp.CreateTerminalRequest): Promise<acp.CreateTerminalResponse>;
+  terminalOutput(request: acp.TerminalOutputRequest): Promise<acp.TerminalOutputResponse>;
+  waitForTerminalExit(request: acp.WaitForTerminalExitRequest, signal: AbortSignal): Promise<acp.WaitForTerminalExitResponse>;
+  killTerminal(request: acp.KillTerminalRequest): Promise<acp.KillTerminalResponse>;
+  releaseTerminal(request: acp.ReleaseTerminalRequest): Promise<acp.ReleaseTerminalResponse>;
+}
+
+export interface AgentLaunch {
+  name: string;
+  command: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  graceMs: number;
+  /** Whether gaggle offers terminal/* (a process child is there to run them). */
+  terminals: boolean;
+}
+
+/** How long the agent gets to answer `initialize`. */
+const INITIALIZE_MS = 60_000;
+/** Updates for a session not attached yet (sent right after session/new answered) wait here, this many at most... */
+const EARLY_UPDATES = 200;
+/** ...for at most this many sessions; updates for sessions gaggle released are dropped past it. */
+const EARLY_SESSIONS = 16;
+
+export class AgentProcess {
+  readonly capabilities: acp.AgentCapabilities;
+  readonly agentInfo: acp.Implementation | undefined;
+  /** The leader exited: every session it served has lost its conversation unless the agent can load it again. */
+  readonly exited: Promise<ProcessExit>;
+  private readonly sessions = new Map<string, AcpClientSide>();
+  private readonly early = new Map<string, acp.SessionUpdate[]>();
+  private stopping = false;
+
+  private constructor(
+    private readonly process: GroupProcess,
+    private readonly connection: acp.ClientConnection,
+    private readonly stderr: StderrRing,
+    initialized: acp.InitializeResponse,
+  ) {
+    this.capabilities = initialized.agentCapabilities ?? {};
+    this.agentInfo = initialized.agentInfo ?? undefined;
+    this.exited = process.exited;
+  }
+
+  /** Starts the agent and initializes the connection; rejects with what went wrong, the agent's stderr tail included. */
+  static async start(launch: AgentLaunch): Promise<AgentProcess> {
+    let process: GroupProcess;
+    try {
+      process = await GroupProcess.start({
+        command: launch.command,
+        args: launch.args,
+        cwd: launch.cwd,
+        env: launch.env,
+        stdin: "pipe",
+        graceMs: launch.graceMs,
+      });
+    } catch (error) {
+      throw new GaggleError("SERVER_FAILED", `agent "${launch.name}" could not be started (${launch.command}): ${errorMessage(error)}`, {
+        hint: `check [agents.${launch.name}] command and cwd`,
+        cause: error,
+      });
+    }
+    const stderr = new StderrRing();
+    process.stderr.setEncoding("utf8").on("data", (chunk: string) => stderr.push(chunk));
+    // The handlers find their session through `holder`, filled in once the process object exists.
+    const holder: { agent?: AgentProcess } = {};
+    const side = (sessionId: string): AcpClientSide => {
+      const found = holder.agent?.sessions.get(sessionId);
+      if (!found) throw acp.RequestError.resourceNotFound(`session ${sessionId}`);
+      return found;
+    };
+    const app = acp
+      .client({ name: "gaggle" })
+      .onNotification("session/update", ({ params }) => holder.agent?.deliver(params.sessionId, params.update))
+      .onRequest("session/request_permission", ({ params, signal }) => side(params.sessionId).requestPermission(params, signal))
+      .onRequest("fs/read_text_file", ({ params }) => answer(() => side(params.sessionId).readTextFile(params)))
+      .onRequest("fs/write_text_file", ({ params }) => answer(() => side(params.sessionId).writeTextFile(params)))
+      .onRequest("terminal/create", ({ params }) => answer(() => side(params.sessionId).createTerminal(params)))
+      .onRequest("terminal/output", ({ params }) => answer(() => side(params.sessionId).terminalOutput(params)))
+      .onRequest("terminal/wait_for_exit", ({ params, signal }) => answer(() => side(params.sessionId).waitForTerminalExit(params, signal)))
+      .onRequest("terminal/kill", ({ params }) => answer(() => side(params.sessionId).killTerminal(params)))
+      .onRequest("terminal/release", ({ params }) => answer(() => side(params.sessionId).releaseTerminal(params)));
+    const stream = acp.ndJsonStream(
+      Writable.toWeb(process.stdin!) as WritableStream<Uint8Array>,
+      Readable.toWeb(process.stdout) as ReadableStream<Uint8Array>,
+    );
+    const connection = app.connect(stream);
+    void process.exited.then(() => connection.close());
+    try {
+      const initialized = await connection.agent.request(
+        "initialize",
+        {
+          protocolVersion: acp.PROTOCOL_VERSION,
+          clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: launch.terminals },
+          clientInfo: { name: "gaggle", version: GAGGLE_VERSION },
+        },
+        { cancellationSignal: AbortSignal.any([AbortSignal.timeout(INITIALIZE_MS), connection.signal]), stopWaitingOnCancel: true },
+      );
+      holder.agent = new AgentProcess(process, connection, stderr, initialized);
+      return holder.agent;
+    } catch (error) {
+      await process.stop();
+      const tail = stderr.tail(5).join("\n");
+      throw new GaggleError(
+        "SERVER_FAILED",
+        `agent "${launch.name}" did not initialize over ACP: ${errorMessage(error)}${tail ? `\nits stderr:\n${tail}` : ""}`,
+        {
+          hint: `check that [agents.${launch.name}] command speaks the Agent Client Protocol on stdio (some agents need a flag such as --acp)`,
+          cause: error,
+        },
+      );
+    }
+  }
+
+  get pid(): number {
+    return this.process.pid;
+  }
+
+  get alive(): boolean {
+    return this.process.exitInfo === undefined && !this.stopping;
+  }
+
+  stderrTail(count: number): string[] {
+    return this.stderr.tail(count);
+  }
+
+  /** The agent's requests and updates for `sessionId` go to `side` from now on (updates that came early first). */
+  attach(sessionId: string, side: AcpClientSide): void {
+    this.sessions.set(sessionId, side);
+    const waiting = this.early.get(sessionId) ?? [];
+    this.early.delete(sessionId);
+    for (const update of waiting) side.update(update);
+  }
+
+  detach(sessionId: string): void {
+    this.sessions.delete(sessionId);
+    this.early.delete(sessionId);
+  }
+
+  get attached(): number {
+    return this.sessions.size;
+  }
+
+  async newSession(cwd: string, roots: string[]): Promise<string> {
+    const extra = roots.filter((root) => root !== cwd);
+    const made = await this.connection.agent.request("session/new", {
+      cwd,
+      mcpServers: [],
+      ...(extra.length > 0 && { additionalDirectories: extra }),
+    });
+    return made.sessionId;
+  }
+
+  /** Resumes `sessionId` in this process; the agent replays the conversation as updates, which reach `side`. */
+  async loadSession(sessionId: string, cwd: string, side: AcpClientSide): Promise<void> {
+    this.attach(sessionId, side);
+    await this.connection.agent.request("session/load", { sessionId, cwd, mcpServers: [] });
+  }
+
+  prompt(sessionId: string, text: string): Promise<acp.PromptResponse> {
+    return this.connection.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+  }
+
+  cancel(sessionId: string): void {
+    void this.connection.agent.notify("session/cancel", { sessionId }).catch(() => {});
+  }
+
+  /** Closes its stdin, then stops its whole process group; resolves once it is gone. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.connection.close();
+    await this.process.closeGently(this.process.exitInfo ? 0 : 1000);
+  }
+
+  private deliver(sessionId: string, update: acp.SessionUpdate): void {
+    const side = this.sessions.get(sessionId);
+    if (side) return side.update(update);
+    const waiting = this.early.get(sessionId);
+    if (waiting) {
+      if (waiting.length < EARLY_UPDATES) waiting.push(update);
+    } else if (this.early.size < EARLY_SESSIONS) this.early.set(sessionId, [update]);
+  }
+}
+
+/** A refusal or failure gaggle reports to the agent as a JSON-RPC error carrying gaggle's own words. */
+async function answer<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof acp.RequestError) throw error;
+    const hint = error instanceof GaggleError && error.hint ? ` (${error.hint})` : "";
+    throw new acp.RequestError(-32603, `${errorMessage(error)}${hint}`, error instanceof GaggleError ? { code: error.code } : undefined);
+  }
+}

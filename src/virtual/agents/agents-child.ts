@@ -1,0 +1,301 @@
+// Owns the built-in `agents` child: the ACP agents of `[agents.NAME]`, one process each serving all of its sessions,
+// the sessions and who owns them, and the notices when turns end.
+import { randomUUID } from "node:crypto";
+import { resolve } from "node:path";
+import type { ReadResourceResult, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
+import { LOCAL_PRINCIPAL, type BackgroundWork, type CallContext } from "../../children/child.js";
+import type { Switchboard } from "../../children/switchboard.js";
+import type { AgentConfig } from "../../config/agents.js";
+import { GaggleError, errorMessage } from "../../shared/errors.js";
+import { findExecutable, isDirectory } from "../../shared/fs-checks.js";
+import { logger } from "../../shared/log.js";
+import { formatDuration } from "../goose/format.js";
+import type { ProcessTable } from "../process/process-table.js";
+import type { Visibility } from "../visibility.js";
+import { WorkspaceRoots } from "../workspace/roots.js";
+import { VirtualChild, type VirtualTool } from "../virtual-child.js";
+import { AgentProcess, type AgentLaunch } from "./agent-process.js";
+import type { Ask } from "./permissions.js";
+import { AGENTS_RESOURCE_TEMPLATES, readAgentsResource, transcriptUri } from "./resources.js";
+import { AgentSession, type PromptSource, type SessionHost, type Turn } from "./session.js";
+import { agentsTools } from "./tools.js";
+
+const NAME = "agents";
+const DESCRIPTION =
+  "Coding agents over the Agent Client Protocol (Claude, Codex, Gemini, Goose, ...): start sessions, prompt them, follow their transcripts";
+
+/** One configured agent: how to start it, its roots, and its process while one runs. */
+interface AgentEntry {
+  config: AgentConfig;
+  launch: AgentLaunch;
+  roots: WorkspaceRoots;
+  process: Promise<AgentProcess> | undefined;
+}
+
+export class AgentsChild extends VirtualChild {
+  protected readonly virtualTools: VirtualTool[];
+  private readonly agents = new Map<string, AgentEntry>();
+  private readonly sessions = new Map<string, AgentSession>();
+  private readonly log = logger({ child: NAME });
+
+  constructor(
+    private readonly switchboard: Switchboard,
+    configs: AgentConfig[],
+    launchOf: (config: AgentConfig) => AgentLaunch,
+    private readonly terminals: ProcessTable | undefined,
+    private readonly visibility: Visibility,
+  ) {
+    super(NAME, DESCRIPTION, switchboard);
+    for (const config of configs) {
+      this.agents.set(config.name, {
+        config,
+        launch: launchOf(config),
+        roots: new WorkspaceRoots(config.roots, `[agents.${config.name}] roots`),
+        process: undefined,
+      });
+    }
+    this.virtualTools = agentsTools(this);
+  }
+
+  /** A client session went away: its cached roots are forgotten. */
+  callerGone(sessionId: string): void {
+    for (const entry of this.agents.values()) entry.roots.forget(sessionId);
+  }
+
+  /** A client's roots changed: every client is asked again on its next start_agent. */
+  rootsChanged(): void {
+    for (const entry of this.agents.values()) entry.roots.forgetClients();
+  }
+
+  get agentNames(): string[] {
+    return [...this.agents.keys()];
+  }
+
+  agentConfig(name: string | undefined): AgentConfig {
+    return this.entry(name).config;
+  }
+
+  /** The sessions the caller may list and read, oldest first: its principal's, unless gateway.visibility = "all". */
+  visibleTo(ctx: CallContext): AgentSession[] {
+    const viewer = principalOf(ctx);
+    return [...this.sessions.values()].filter((session) => this.visibility.sees(session.owner, viewer));
+  }
+
+  /**
+   * A session the caller may see; one it may not is refused as if it did not exist. With `change` (prompt, cancel,
+   * release), only its own principal's.
+   */
+  find(sessionId: string, ctx: CallContext, change = false): AgentSession {
+    const viewer = principalOf(ctx);
+    const session = this.sessions.get(sessionId);
+    if (!session || !this.visibility.sees(session.owner, viewer)) {
+      throw new GaggleError("NOT_FOUND", `no agent session "${sessionId}" of yours`, { hint: "list_agent_sessions lists your sessions" });
+    }
+    if (change && session.owner !== viewer) {
+      throw new GaggleError(
+        "PERMISSION_DENIED",
+        `agent session ${session.id} belongs to another client (${JSON.stringify(session.owner)}), not to you (${JSON.stringify(viewer)})`,
+        { hint: "get_agent_output still shows it; only a client with the token that started it can prompt, cancel or release it" },
+      );
+    }
+    return session;
+  }
+
+  /**
+   * Starts a session of `agentName` in `cwd` (inside the agent's roots, narrowed by the client's); returns at once,
+   * the ACP session being made in the background. With `prompt`, its first turn is queued.
+   */
+  async start(
+    request: { agent?: string | undefined; cwd?: string | undefined; loadSession?: string | undefined; prompt?: string | undefined },
+    ctx: CallContext,
+    ask?: Ask,
+  ): Promise<{ session: AgentSession; turn: Turn | undefined }> {
+    const entry = this.entry(request.agent);
+    const { config } = entry;
+    const live = [...this.sessions.values()].filter((session) => session.config.name === config.name && session.live);
+    if (live.length >= config.maxActive) {
+      throw new GaggleError(
+        "LIMIT_REACHED",
+        `agent "${config.name}" has ${live.length} live sessions, the most [agents.${config.name}] max_active allows`,
+        {
+          hint: "release one with release_agent (list_agent_sessions lists yours)",
+        },
+      );
+    }
+    const lookup = findExecutable(entry.launch.command, entry.launch.cwd, entry.launch.env.PATH);
+    if ("missing" in lookup) {
+      throw new GaggleError("SERVER_FAILED", `agent "${config.name}": its command ${entry.launch.command} is not found`, {
+        hint: `install the agent, or set [agents.${config.name}] command`,
+      });
+    }
+    const roots = await entry.roots.forCall(ctx);
+    const home = entry.roots.home(roots);
+    const cwd = entry.roots.confine(request.cwd === undefined ? home : resolve(home, request.cwd), home, roots);
+    if (!isDirectory(cwd)) throw new GaggleError("INVALID_ARGS", `cwd "${request.cwd ?? cwd}" is not a directory (resolved to ${cwd})`);
+    const session = new AgentSession(
+      randomUUID(),
+      config,
+      principalOf(ctx),
+      ctx.caller?.sessionId,
+      cwd,
+      roots,
+      this.hostFor(entry),
+      request.loadSession,
+    );
+    this.sessions.set(session.id, session);
+    this.prune();
+    session.open();
+    const turn = request.prompt === undefined ? undefined : session.send(request.prompt, this.sourceOf(ctx, ask));
+    this.events.listChanged(this.name, "resources");
+    return { session, turn };
+  }
+
+  send(session: AgentSession, prompt: string, ctx: CallContext): { turn: Turn; ahead: number } {
+    const ahead = session.queued.length + (session.current ? 1 : 0);
+    return { turn: session.send(prompt, this.sourceOf(ctx)), ahead };
+  }
+
+  async release(session: AgentSession, note: string): Promise<{ wasWorking: boolean; dropped: number }> {
+    const outcome = await session.release(note);
+    await this.stopUnused(session.config.name);
+    this.events.resourceUpdated(this.name, transcriptUri(session.id));
+    return outcome;
+  }
+
+  override background(): BackgroundWork[] {
+    return [...this.sessions.values()].map((session) => ({
+      kind: "agent",
+      id: session.id,
+      owner: session.owner,
+      state: session.status,
+      title: `${session.config.name} in ${session.cwd}`,
+      startedAt: session.createdAt,
+    }));
+  }
+
+  protected override listResourceTemplates(): ResourceTemplate[] {
+    return AGENTS_RESOURCE_TEMPLATES;
+  }
+
+  protected override async read(uri: string, ctx: CallContext): Promise<ReadResourceResult | undefined> {
+    return readAgentsResource(this, uri, ctx);
+  }
+
+  /** Shutdown (and close_child_session where clients are not told apart): every session released, every agent process stopped. */
+  protected async stopAll(): Promise<void> {
+    await Promise.all([...this.sessions.values()].map((session) => session.release("the agents child was closed")));
+    await Promise.all([...this.agents.values()].map((entry) => this.stopProcess(entry)));
+  }
+
+  /** close_child_session("agents") by one principal: its own sessions are released, no one else's. */
+  protected override async stopOwnedBy(principal: string): Promise<void> {
+    const mine = [...this.sessions.values()].filter((session) => session.owner === principal);
+    await Promise.all(mine.map((session) => this.release(session, "the agents child was closed")));
+  }
+
+  private entry(name: string | undefined): AgentEntry {
+    const chosen = name ?? (this.agents.size === 1 ? [...this.agents.keys()][0] : undefined);
+    const entry = chosen === undefined ? undefined : this.agents.get(chosen);
+    if (entry) return entry;
+    const known = this.agentNames.map((known) => JSON.stringify(known)).join(", ");
+    throw new GaggleError(
+      "INVALID_ARGS",
+      name === undefined ? `name the agent: one of ${known}` : `no agent named "${name}"; the agents are ${known}`,
+      {
+        hint: "[agents.NAME] tables in gaggle's config define them",
+      },
+    );
+  }
+
+  /** A prompt's permission questions go to the client that sent it: in its call when one is in flight, else to its session. */
+  private sourceOf(ctx: CallContext, ask?: Ask): PromptSource {
+    const clientSession = ctx.caller?.sessionId;
+    const toSession: Ask | undefined =
+      clientSession === undefined ? undefined : (request, signal, timeoutMs) => this.switchboard.ask(clientSession, request, signal, timeoutMs);
+    return { clientSession, ask: ask ?? toSession };
+  }
+
+  private hostFor(entry: AgentEntry): SessionHost {
+    return {
+      process: () => this.processOf(entry),
+      terminals: this.terminals,
+      transcriptChanged: (session) => this.events.resourceUpdated(this.name, transcriptUri(session.id)),
+      turnEnded: (session, turn) => this.turnEnded(session, turn),
+      idle: (session) => void this.release(session, `idle for ${formatDuration(entry.config.idleReleaseMinutes * 60_000)} (idle_release_minutes)`),
+    };
+  }
+
+  private processOf(entry: AgentEntry): Promise<AgentProcess> {
+    if (entry.process) return entry.process;
+    const starting = AgentProcess.start(entry.launch);
+    entry.process = starting;
+    starting.then(
+      (process) => {
+        this.log.info({ agent: entry.config.name, pid: process.pid, agent_info: process.agentInfo }, "agent process started");
+        void process.exited.then((exit) => this.processEnded(entry, process, exit.code, exit.signal));
+      },
+      (error: unknown) => {
+        if (entry.process === starting) entry.process = undefined;
+        this.log.warn({ agent: entry.config.name, err: errorMessage(error) }, "agent process did not start");
+      },
+    );
+    return starting;
+  }
+
+  private async processEnded(entry: AgentEntry, process: AgentProcess, code: number | null, signal: NodeJS.Signals | null): Promise<void> {
+    if (entry.process && (await entry.process.catch(() => undefined)) === process) entry.process = undefined;
+    const why = signal ? `signal ${signal}` : `exit code ${code}`;
+    const tail = process.stderrTail(3).join(" | ");
+    this.log.info({ agent: entry.config.name, pid: process.pid, code, signal }, "agent process ended");
+    for (const session of this.sessions.values()) {
+      if (session.config.name === entry.config.name && session.live) session.processLost(tail ? `${why}; stderr: ${tail}` : why);
+    }
+  }
+
+  /** An agent's process ends with its last live session. */
+  private async stopUnused(name: string): Promise<void> {
+    const entry = this.agents.get(name);
+    if (!entry || [...this.sessions.values()].some((session) => session.config.name === name && session.live)) return;
+    await this.stopProcess(entry);
+  }
+
+  private async stopProcess(entry: AgentEntry): Promise<void> {
+    const running = entry.process;
+    entry.process = undefined;
+    const process = await running?.catch(() => undefined);
+    await process?.stop();
+  }
+
+  private turnEnded(session: AgentSession, turn: Turn): void {
+    const uri = transcriptUri(session.id);
+    const took = turn.startedAt && turn.endedAt ? turn.endedAt.getTime() - turn.startedAt.getTime() : 0;
+    const data = {
+      message: `agent session ${session.id} (${session.config.name}) finished prompt ${turn.number} (${turn.state}${turn.problem ? `: ${turn.problem}` : ""}) after ${formatDuration(took)}; get_agent_output or ${uri} has its transcript`,
+      session: session.id,
+      agent: session.config.name,
+      prompt: turn.number,
+      status: turn.state,
+      stop_reason: turn.stopReason ?? null,
+      duration_ms: took,
+      queued: session.queued.length,
+      output: uri,
+    };
+    const level = turn.state === "completed" ? "info" : "warning";
+    if (turn.source.clientSession !== undefined)
+      this.events.notify(turn.source.clientSession, { log: { level, logger: this.name, data }, resourceUpdated: uri });
+  }
+
+  /** Released sessions are kept for their transcripts, up to max_sessions of each agent; the oldest go first. */
+  private prune(): void {
+    for (const entry of this.agents.values()) {
+      const all = [...this.sessions.values()].filter((session) => session.config.name === entry.config.name);
+      const excess = all.length - entry.config.maxSessions;
+      if (excess <= 0) continue;
+      for (const session of all.filter((s) => !s.live).slice(0, excess)) this.sessions.delete(session.id);
+    }
+  }
+}
+
+export function principalOf(ctx: CallContext): string {
+  return ctx.caller?.principal ?? LOCAL_PRINCIPAL;
+}

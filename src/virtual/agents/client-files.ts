@@ -1,0 +1,52 @@
+// Owns fs/read_text_file and fs/write_text_file as gaggle answers them for one session: every path confined to the
+// session's roots, and opened by descriptor, with the workspace child's checks.
+import { readFileSync } from "node:fs";
+import { isAbsolute } from "node:path";
+import type * as acp from "@agentclientprotocol/sdk";
+import { GaggleError } from "../../shared/errors.js";
+import { closeQuietly, openToRead, openToWrite, rewrite } from "../workspace/opened.js";
+import type { Place } from "../workspace/place.js";
+
+/** Largest file an agent reads or writes through gaggle. */
+export const MAX_FILE_BYTES = 16 * 1024 * 1024;
+
+export function readTextFile(place: Place, request: acp.ReadTextFileRequest): acp.ReadTextFileResponse {
+  const path = place.confine(absolute(request.path));
+  const opened = openToRead(place, path);
+  try {
+    if (opened.stat.size > MAX_FILE_BYTES) {
+      throw new GaggleError("LIMIT_REACHED", `${path} has ${opened.stat.size} bytes, over the ${MAX_FILE_BYTES} an agent reads through gaggle`, {
+        hint: "read a part of it with line and limit after splitting it, or through a terminal",
+      });
+    }
+    const text = readFileSync(opened.fd, "utf8");
+    if (request.line == null && request.limit == null) return { content: text };
+    const lines = text.split("\n");
+    const from = Math.max((request.line ?? 1) - 1, 0);
+    const to = request.limit == null ? lines.length : from + Math.max(request.limit, 0);
+    return { content: lines.slice(from, to).join("\n") };
+  } finally {
+    closeQuietly(opened.fd);
+  }
+}
+
+export function writeTextFile(place: Place, request: acp.WriteTextFileRequest): acp.WriteTextFileResponse {
+  const path = place.confine(absolute(request.path));
+  if (Buffer.byteLength(request.content) > MAX_FILE_BYTES) {
+    throw new GaggleError("LIMIT_REACHED", `the content for ${path} is over the ${MAX_FILE_BYTES} bytes an agent writes through gaggle`);
+  }
+  const file = openToWrite(place, path, { create: "either", parents: true });
+  try {
+    rewrite(file, request.content);
+  } finally {
+    closeQuietly(file.fd);
+    closeQuietly(file.folder.fd);
+  }
+  return {};
+}
+
+/** ACP paths are absolute: a relative one is refused rather than guessed at. */
+function absolute(path: string): string {
+  if (isAbsolute(path)) return path;
+  throw new GaggleError("INVALID_ARGS", `"${path}" is not an absolute path; the Agent Client Protocol names files by absolute paths`);
+}

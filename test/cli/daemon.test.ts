@@ -1,0 +1,188 @@
+// The daemon: stdio clients of one config share one gaggle through relays; background work outlives a client;
+// the daemon stops when idle or told to, and leaves no process behind, kill -9 included.
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { runCli } from "../helpers/cli.js";
+import { textOf, writeConfig } from "../helpers/gaggle.js";
+import { CLI, fixtureChild } from "../helpers/paths.js";
+import { until } from "../helpers/poll.js";
+import { carrying, isAlive, killCarrying, waitGone } from "../helpers/processes.js";
+import { processJson, run, type Status } from "../virtual/process/helpers.js";
+
+/** In the environment of every relay this file starts, so that the daemon and all it started can be found. */
+const MARK = `GAGGLE_DAEMON_TEST=${randomUUID()}`;
+const STATE = process.env.XDG_STATE_HOME!;
+
+afterAll(() => killCarrying(MARK));
+
+interface Relay {
+  client: Client;
+  pid: number;
+  call(server: string, tool: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+  close(): Promise<void>;
+}
+
+async function relay(config: string, env: Record<string, string> = {}): Promise<Relay> {
+  const [name, value] = MARK.split("=") as [string, string];
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, "--config", config],
+    env: { ...(process.env as Record<string, string>), GAGGLE_STANDALONE: "", [name]: value, ...env },
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "daemon-test", version: "0.0.0" }, { capabilities: {} });
+  await client.connect(transport);
+  const call = async (server: string, tool: string, args: Record<string, unknown> = {}) =>
+    (await client.callTool({ name: "execute_child_tool", arguments: { server_id: server, tool_name: tool, arguments: args } })) as CallToolResult;
+  return { client, pid: transport.pid!, call, close: () => client.close() };
+}
+
+/** The pids of the daemons running now (their records in the state dir). */
+function daemons(): number[] {
+  const dir = join(STATE, "gaggle", "daemon");
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((name) => name.endsWith(".json"));
+  } catch {
+    return [];
+  }
+  return names.map((name) => (JSON.parse(readFileSync(join(dir, name), "utf8")) as { pid: number }).pid).filter(isAlive);
+}
+
+const config = (extra = "") =>
+  writeConfig([`[gateway]\n${extra}\n`, fixtureChild("echo", "echo.mjs", 'env = { WHO = "${WHO:-nobody}" }')].join("\n"));
+const pidOf = async (client: Relay) => Number(textOf(await client.call("echo", "pid")));
+
+describe("two stdio clients of one config", () => {
+  it("share one daemon and one child process, and background work outlives the client that started it", async () => {
+    const path = config();
+    const first = await relay(path);
+    const second = await relay(path);
+    try {
+      expect(await pidOf(first)).toBe(await pidOf(second));
+      expect(daemons()).toHaveLength(1);
+      const started = await run(first.client, "sleep 300");
+      await first.close();
+      expect(await waitGone([first.pid])).toEqual([]);
+      const seen = await processJson<Status>(second.client, "gg_process_status", { pid: started.pid });
+      expect(seen.status).toBe("running");
+      const killed = await processJson<Status>(second.client, "gg_process_kill", { pid: started.pid });
+      expect(killed.status).toBe("killed");
+      expect(await waitGone([started.pid])).toEqual([]);
+    } finally {
+      await first.close();
+      await second.close();
+      await runCli(["stop", "--config", path], { env: process.env });
+    }
+  });
+
+  it("of another value reaching ${VAR} get a daemon of their own", async () => {
+    const path = config();
+    const alice = await relay(path, { WHO: "alice" });
+    const bob = await relay(path, { WHO: "bob" });
+    try {
+      expect(textOf(await alice.call("echo", "env", { name: "WHO" }))).toBe("alice");
+      expect(textOf(await bob.call("echo", "env", { name: "WHO" }))).toBe("bob");
+      expect(await pidOf(alice)).not.toBe(await pidOf(bob));
+    } finally {
+      await alice.close();
+      await bob.close();
+      await runCli(["stop", "--config", path], { env: { ...process.env, WHO: "alice" } });
+      await runCli(["stop", "--config", path], { env: { ...process.env, WHO: "bob" } });
+    }
+  });
+});
+
+describe("gaggle status", () => {
+  it("reads the running daemon's live state: its children with their pids, its clients, its status page", async () => {
+    const path = config();
+    const client = await relay(path);
+    try {
+      const child = await pidOf(client);
+      const [daemon] = daemons();
+      const status = await runCli(["status", "--json", "--config", path], { env: process.env });
+      expect(status.code).toBe(0);
+      const live = JSON.parse(status.stdout) as {
+        daemon: { pid: number; admin_url: string };
+        children: Array<{ server_id: string; pid: number | null; status: string; calls: number }>;
+        clients: unknown[];
+      };
+      expect(live.daemon.pid).toBe(daemon);
+      expect(live.children.find((row) => row.server_id === "echo")).toMatchObject({ pid: child, status: "running" });
+      expect(live.clients).toHaveLength(1);
+      const table = await runCli(["status", "--config", path], { env: process.env });
+      expect(table.stdout).toContain(`gaggle daemon pid ${daemon}`);
+      expect(table.stdout).toMatch(new RegExp(`echo\\s+stdio\\s+running\\s+${child}`));
+      const web = await runCli(["status", "--web", "--config", path], { env: process.env });
+      const [url, token] = web.stdout.trim().split("#token=") as [string, string];
+      expect(url).toBe(live.daemon.admin_url);
+      // The admin port is open to every user of the machine: its status answers only the token the record holds.
+      expect((await fetch(new URL("api/status", url))).status).toBe(401);
+      const withToken = await fetch(new URL("api/status", url), { headers: { authorization: `Bearer ${token}` } });
+      expect(withToken.ok).toBe(true);
+    } finally {
+      await client.close();
+      await runCli(["stop", "--config", path], { env: process.env });
+    }
+  });
+});
+
+describe("the daemon", () => {
+  it("stops once it has had no client for daemon_idle_ms, and leaves no process", async () => {
+    const path = config("daemon_idle_ms = 300");
+    const client = await relay(path);
+    const child = await pidOf(client);
+    const [daemon] = daemons();
+    expect(daemon).toBeDefined();
+    await client.close();
+    expect(await waitGone([daemon!, child])).toEqual([]);
+    await until(
+      () => carrying(MARK),
+      (left) => left.length === 0,
+    );
+  });
+
+  it("waits for background work to end before it stops when idle", async () => {
+    const path = config("daemon_idle_ms = 200");
+    const done = join(mkdtempSync(join(tmpdir(), "daemon-work-")), "done");
+    const client = await relay(path);
+    await run(client.client, `sleep 1.5 && touch ${done}`);
+    const [daemon] = daemons();
+    await client.close();
+    expect(await waitGone([daemon!])).toEqual([]);
+    // Had the daemon stopped while the work ran, it would have killed it before it wrote the file.
+    expect(existsSync(done)).toBe(true);
+  });
+
+  it("stops on gaggle stop, its children with it", async () => {
+    const path = config();
+    const client = await relay(path);
+    const child = await pidOf(client);
+    const [daemon] = daemons();
+    const stopped = await runCli(["stop", "--config", path], { env: process.env });
+    expect(stopped.stdout).toMatch(/stopped the gaggle daemon/);
+    expect(await waitGone([daemon!, child, client.pid])).toEqual([]);
+    await client.close();
+  });
+
+  it("killed with SIGKILL leaves no process: its children, their watchdog and the relays go too", async () => {
+    const path = config();
+    const client = await relay(path);
+    const child = await pidOf(client);
+    const started = await run(client.client, "sleep 300");
+    const [daemon] = daemons();
+    process.kill(daemon!, "SIGKILL");
+    expect(await waitGone([daemon!, child, started.pid, client.pid])).toEqual([]);
+    await until(
+      () => carrying(MARK),
+      (left) => left.length === 0,
+    );
+    await client.close();
+  });
+});

@@ -1,0 +1,173 @@
+// A running gaggle follows its config file: edits add, remove and restart children (unchanged ones keep their
+// process), SIGHUP reads the file again, and an edit that does not load keeps the config in force and says why.
+import { mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { failureOf, startGaggle, textOf, type RunningGaggle } from "../helpers/gaggle.js";
+import { listen } from "../helpers/notifications.js";
+import { NO_BUILT_INS, fixtureChild } from "../helpers/paths.js";
+import { until } from "../helpers/poll.js";
+import { isAlive, waitGone } from "../helpers/processes.js";
+
+const gaggles: RunningGaggle[] = [];
+afterEach(async () => {
+  await Promise.allSettled(gaggles.splice(0).map((gaggle) => gaggle.close()));
+});
+
+async function start(config: string, args: string[] = []): Promise<RunningGaggle> {
+  const gaggle = await startGaggle(config, { args });
+  gaggles.push(gaggle);
+  return gaggle;
+}
+
+async function pidOf(gaggle: RunningGaggle, server: string): Promise<number> {
+  return Number(textOf(await gaggle.meta("execute_child_tool", { server_id: server, tool_name: "pid", arguments: {} })));
+}
+
+async function childNames(gaggle: RunningGaggle): Promise<string[]> {
+  const listed = await gaggle.metaJson<{ children: string[] }>("list_registered_children");
+  return listed.children.sort();
+}
+
+const child = (name: string, extra = "") => fixtureChild(name, "echo.mjs", extra);
+
+describe("a config edit", () => {
+  it("adds, removes and restarts children, and leaves the unchanged ones running in the same process", async () => {
+    const before = [NO_BUILT_INS, child("kept"), child("changed", 'env = { MARK = "one" }'), child("dropped")].join("\n");
+    const gaggle = await start(before);
+    const kept = await pidOf(gaggle, "kept");
+    const changed = await pidOf(gaggle, "changed");
+    const dropped = await pidOf(gaggle, "dropped");
+    let toolChanges = 0;
+    gaggle.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void toolChanges++);
+
+    writeFileSync(gaggle.configPath, [NO_BUILT_INS, child("kept"), child("changed", 'env = { MARK = "two" }'), child("added")].join("\n"));
+    await until(
+      () => childNames(gaggle),
+      (names) => names.includes("added"),
+    );
+    expect(await childNames(gaggle)).toEqual(["added", "changed", "kept"]);
+    expect(await pidOf(gaggle, "kept")).toBe(kept);
+    expect(await pidOf(gaggle, "changed")).not.toBe(changed);
+    expect(textOf(await gaggle.meta("execute_child_tool", { server_id: "changed", tool_name: "env", arguments: { name: "MARK" } }))).toBe("two");
+    expect(await waitGone([changed, dropped])).toEqual([]);
+    expect(isAlive(kept)).toBe(true);
+    expect(failureOf(await gaggle.meta("execute_child_tool", { server_id: "dropped", tool_name: "pid", arguments: {} })).code).toBe(
+      "SERVER_NOT_FOUND",
+    );
+    expect(textOf(await gaggle.meta("execute_child_tool", { server_id: "added", tool_name: "echo", arguments: { text: "new" } }))).toBe("new");
+    // One notice for the whole reload, not one per child.
+    await until(
+      () => toolChanges,
+      (count) => count > 0,
+    );
+    expect(toolChanges).toBe(1);
+  });
+
+  it("that does not load keeps the running config, tells the client why, and is applied once fixed", async () => {
+    const gaggle = await start([NO_BUILT_INS, child("first")].join("\n"));
+    const heard = listen(gaggle.client);
+    const first = await pidOf(gaggle, "first");
+
+    writeFileSync(gaggle.configPath, [NO_BUILT_INS, child("first"), "[mcp_servers.broken]\ncommand = 7\n"].join("\n"));
+    const told = await until(
+      () => heard.logs,
+      (logs) => logs.some((log) => log.level === "error"),
+    );
+    const error = told.find((log) => log.level === "error")!;
+    expect(error.logger).toBe("gaggle");
+    expect(String(error.data)).toMatch(/does not load, so gaggle keeps the one it runs/);
+    expect(String(error.data)).toMatch(/mcp_servers\.broken\.command/);
+    expect(await childNames(gaggle)).toEqual(["first"]);
+    expect(await pidOf(gaggle, "first")).toBe(first);
+
+    writeFileSync(gaggle.configPath, [NO_BUILT_INS, child("first"), child("second")].join("\n"));
+    await until(
+      () => childNames(gaggle),
+      (names) => names.includes("second"),
+    );
+    expect(await pidOf(gaggle, "first")).toBe(first);
+  });
+
+  it("names the settings that take effect only when gaggle starts again", async () => {
+    const gaggle = await start([NO_BUILT_INS, child("first")].join("\n"));
+    const heard = listen(gaggle.client);
+    writeFileSync(gaggle.configPath, ["[gateway]\nshutdown_grace_ms = 500\n", NO_BUILT_INS, child("first")].join("\n"));
+    const told = await until(
+      () => heard.logs,
+      (logs) => logs.some((log) => log.level === "warning"),
+    );
+    expect(String(told.find((log) => log.level === "warning")!.data)).toMatch(
+      /gateway\.shutdown_grace_ms changed and take effect only when gaggle starts again/,
+    );
+  });
+});
+
+describe("a config that does not load at start", () => {
+  it("still connects, says why in the instructions, the meta-tools and a log message, and is applied once fixed", async () => {
+    const client = new Client({ name: "reload-test", version: "0.0.0" }, { capabilities: {} });
+    const heard = listen(client);
+    const gaggle = await startGaggle([NO_BUILT_INS, "[mcp_servers.broken]\ncommand = 7\n"].join("\n"), { client });
+    gaggles.push(gaggle);
+    expect(client.getInstructions()).toMatch(/config file does not load[\s\S]*mcp_servers\.broken\.command/);
+    const listed = await gaggle.metaJson<{ children: string[]; config_errors: string[] }>("list_registered_children");
+    expect(listed.children).not.toContain("broken");
+    expect(listed.config_errors.join("\n")).toMatch(/mcp_servers\.broken\.command/);
+    const missing = failureOf(await gaggle.meta("get_child_status", { server_id: "broken" }));
+    expect(missing.error).toMatch(/config file does not load, so its children are not served: .*mcp_servers\.broken\.command/);
+    await until(
+      () => heard.logs,
+      (logs) => logs.some((log) => log.level === "error" && /does not load/.test(String(log.data))),
+    );
+
+    writeFileSync(gaggle.configPath, [NO_BUILT_INS, child("fixed")].join("\n"));
+    await until(
+      () => childNames(gaggle),
+      (names) => names.includes("fixed"),
+    );
+    expect((await gaggle.metaJson("list_registered_children")).config_errors).toBeUndefined();
+    expect(await pidOf(gaggle, "fixed")).toBeGreaterThan(0);
+  });
+});
+
+describe("SIGHUP", () => {
+  it("reads the config again: an edit the file watch cannot see (behind a symlink) is applied, and gaggle keeps serving", async () => {
+    const real = join(mkdtempSync(join(tmpdir(), "reload-real-")), "children_config.toml");
+    writeFileSync(real, [NO_BUILT_INS, child("first")].join("\n"));
+    const link = join(mkdtempSync(join(tmpdir(), "reload-link-")), "children_config.toml");
+    symlinkSync(real, link);
+    const gaggle = await start("", ["--config", link]);
+    expect(await childNames(gaggle)).toEqual(["first"]);
+
+    writeFileSync(real, [NO_BUILT_INS, child("first"), child("second")].join("\n"));
+    process.kill(gaggle.pid, "SIGHUP");
+    await until(
+      () => childNames(gaggle),
+      (names) => names.includes("second"),
+    );
+    expect(isAlive(gaggle.pid)).toBe(true);
+  });
+});
+
+describe("list_changed", () => {
+  it("reaches the client once for a burst of changes from a child", async () => {
+    const gaggle = await start(['[gateway]\nexpose = "both"\n', NO_BUILT_INS, child("echo")].join("\n"));
+    let toolChanges = 0;
+    gaggle.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void toolChanges++);
+    await gaggle.meta("execute_child_tool", { server_id: "echo", tool_name: "add_tool", arguments: { name: "burst", count: 6 } });
+    await until(
+      () => toolChanges,
+      (count) => count > 0,
+    );
+    // A later change makes a notice of its own: the count then says how many the burst made.
+    await gaggle.meta("execute_child_tool", { server_id: "echo", tool_name: "add_tool", arguments: { name: "later" } });
+    await until(
+      () => toolChanges,
+      (count) => count > 1,
+    );
+    expect(toolChanges).toBe(2);
+  });
+});

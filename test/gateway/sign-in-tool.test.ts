@@ -1,0 +1,133 @@
+// A remote child that needs a person to sign in, in proxy and search modes, behind a real authorization server
+// (oidc-provider): it is listed as one tool NAME__authenticate, whose call sends the person to its sign-in page
+// through the client's URL elicitation (or answers with the page and the command); once signed in, the child's
+// own tools are listed in its place and the client is told the list changed. search_tools names it meanwhile.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ElicitRequestSchema, ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { browse, startAuthServer, type AuthServer } from "../helpers/auth-server.js";
+import { textOf } from "../helpers/gaggle.js";
+import { startHttpGaggle, type HttpGaggle } from "../helpers/gaggle-http.js";
+import { startListeningFixture, type ListeningFixture } from "../helpers/listening-fixture.js";
+import { NO_BUILT_INS } from "../helpers/paths.js";
+import { until } from "../helpers/poll.js";
+
+let as: AuthServer;
+let resource: ListeningFixture;
+let url: string;
+const running: HttpGaggle[] = [];
+
+beforeAll(async () => {
+  as = await startAuthServer();
+  resource = await startListeningFixture("oauth-protected.mjs", ["--issuer", as.issuer]);
+  url = `http://127.0.0.1:${resource.port}/mcp`;
+});
+
+afterAll(async () => {
+  await Promise.allSettled(running.map((gaggle) => gaggle.stop()));
+  resource?.kill();
+  await as?.close();
+});
+
+/** A gateway of its own state (no sign-in kept from another test), fronting one remote child named `name`. */
+async function gatewayFor(mode: "tools" | "search", name: string): Promise<HttpGaggle> {
+  const config = [
+    `[gateway]\nexpose = "${mode}"\nlist_wait_ms = 30000\n`,
+    NO_BUILT_INS,
+    `[mcp_servers.${name}]\ntype = "http"\nurl = "${url}"\n`,
+  ].join("\n");
+  const gaggle = await startHttpGaggle(config, { env: { XDG_STATE_HOME: mkdtempSync(join(tmpdir(), "sign-in-tool-")) } });
+  running.push(gaggle);
+  return gaggle;
+}
+
+/** A client that counts tools/list_changed; with `urls`, one that can open pages, played by the person at `browse`. */
+async function clientOf(gaggle: HttpGaggle, urls: boolean): Promise<{ client: Client; changes: () => number; asked: string[] }> {
+  const client = await gaggle.connect({ client: { capabilities: urls ? { elicitation: { url: {} } } : {} } });
+  let changes = 0;
+  const asked: string[] = [];
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++);
+  if (urls) {
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      const page = (request.params as { url: string }).url;
+      asked.push(page);
+      setTimeout(() => void browse(page, as.issuer), 10);
+      return { action: "accept" };
+    });
+  }
+  return { client, changes: () => changes, asked };
+}
+
+const toolNames = async (client: Client) => (await client.listTools()).tools.map((tool) => tool.name).sort();
+const call = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
+  JSON.parse(textOf((await client.callTool({ name, arguments: args })) as CallToolResult)) as Record<string, unknown>;
+
+describe("a child that needs a sign-in", () => {
+  it("in proxy mode is listed as NAME__authenticate, whose call signs in through the client; then its tools are listed", async () => {
+    const gaggle = await gatewayFor("tools", "docs");
+    const { client, changes, asked } = await clientOf(gaggle, true);
+    expect(
+      await until(
+        () => toolNames(client),
+        (names) => names.length > 0,
+      ),
+    ).toEqual(["docs__authenticate"]);
+    const { tools } = await client.listTools();
+    expect(tools[0]!.description).toContain("Sign in to docs");
+
+    const before = changes();
+    expect(await call(client, "docs__authenticate")).toMatchObject({ server_id: "docs", status: "signed_in" });
+    expect(asked).toEqual([expect.stringMatching(new RegExp(`^${as.issuer}/auth\\?`))]);
+    await until(changes, (count) => count > before);
+    const names = await toolNames(client);
+    expect(names).toContain("docs__echo");
+    expect(names).not.toContain("docs__authenticate");
+    expect(textOf((await client.callTool({ name: "docs__echo", arguments: { text: "signed in" } })) as CallToolResult)).toBe("signed in");
+  });
+
+  it("in search mode is listed as NAME__authenticate and named by search_tools; signing in through the client makes its tools searchable", async () => {
+    const gaggle = await gatewayFor("search", "wiki");
+    const { client, changes } = await clientOf(gaggle, true);
+    // The child starts with gaggle (search mode), is refused, and the client is told its tool list changed.
+    await until(changes, (count) => count > 0);
+    expect(await toolNames(client)).toEqual(["execute_child_tool", "search_tools", "wiki__authenticate"]);
+    const found = await call(client, "search_tools", { query: "echo text" });
+    expect(found.needs_sign_in).toEqual([{ server_id: "wiki", how: expect.stringContaining("call wiki__authenticate") }]);
+
+    const before = changes();
+    expect(await call(client, "wiki__authenticate")).toMatchObject({ status: "signed_in" });
+    await until(changes, (count) => count > before);
+    expect(await toolNames(client)).toEqual(["execute_child_tool", "search_tools"]);
+    const after = await call(client, "search_tools", { query: "echo text" });
+    expect(after.needs_sign_in).toBeUndefined();
+    expect((after.hits as unknown[])[0]).toMatchObject({ server_id: "wiki", tool_name: "echo" });
+  });
+
+  it("through a client that cannot open pages, answers with the page and the command; the sign-in there lists the child's tools", async () => {
+    const gaggle = await gatewayFor("tools", "notes");
+    const { client, changes } = await clientOf(gaggle, false);
+    expect(
+      await until(
+        () => toolNames(client),
+        (names) => names.length > 0,
+      ),
+    ).toEqual(["notes__authenticate"]);
+    const answer = await call(client, "notes__authenticate");
+    expect(answer).toMatchObject({
+      server_id: "notes",
+      status: "sign_in_needed",
+      url: expect.stringMatching(new RegExp(`^${as.issuer}/auth\\?`)),
+      command: "gaggle auth login notes",
+    });
+    const before = changes();
+    // The person opens the page on gaggle's machine: the redirect comes back to gaggle, which goes on alone.
+    await browse(answer.url as string, as.issuer);
+    await until(changes, (count) => count > before);
+    const names = await toolNames(client);
+    expect(names).toContain("notes__echo");
+    expect(names).not.toContain("notes__authenticate");
+  });
+});

@@ -1,0 +1,156 @@
+// An agent session's turns over time: cancelled mid-turn (by the client, or at prompt_timeout_minutes), resumed with
+// session/load after its process ends or in a new session, and no agent process left when gaggle is killed.
+import { afterEach, describe, expect, it } from "vitest";
+import { failureOf, type RunningGaggle } from "../../helpers/gaggle.js";
+import { until } from "../../helpers/poll.js";
+import { waitGone } from "../../helpers/processes.js";
+import { agentDirs, agentPids, agentsText, callAgents, settled, startAgentsGaggle, startSession, transcript } from "./helpers.js";
+
+let gaggle: RunningGaggle | undefined;
+afterEach(async () => {
+  await gaggle?.close();
+  gaggle = undefined;
+});
+
+describe("cancel", () => {
+  it("cancels the running turn with session/cancel; a prompt queued behind it still runs", async () => {
+    const dirs = agentDirs();
+    gaggle = await startAgentsGaggle(dirs);
+    const { client } = gaggle;
+    const id = await startSession(client, { prompt: "say started\nhang\nsay never said" });
+    await until(
+      () => transcript(client, id),
+      (text) => text.includes("[agent] started"),
+    );
+    expect(await agentsText(client, "prompt_agent", { session_id: id, prompt: "say after" })).toContain("It is queued behind 1 turn.");
+    expect(await agentsText(client, "cancel_agent_turn", { session_id: id })).toBe(
+      `Cancelling prompt 1 of agent session ${id}; get_agent_status shows when it has stopped.`,
+    );
+    const status = await settled(client, id, 2);
+    expect(status).toMatch(/^ {2}1\. .* \(cancelled in .*: stop reason: cancelled\)$/m);
+    expect(status).toMatch(/^ {2}2\. "say after" \(completed in /m);
+    const text = await transcript(client, id);
+    expect(text).toContain("[gaggle] cancelling prompt 1: cancel_agent_turn");
+    expect(text).not.toContain("[agent] never said");
+    expect(text).toContain("[agent] after");
+    expect(await agentsText(client, "cancel_agent_turn", { session_id: id })).toBe(`Agent session ${id} runs no turn; nothing to cancel.`);
+  });
+
+  it("cancels a turn that runs past prompt_timeout_minutes", async () => {
+    const dirs = agentDirs();
+    gaggle = await startAgentsGaggle(dirs, "prompt_timeout_minutes = 0.01");
+    const id = await startSession(gaggle.client, { prompt: "hang" });
+    expect(await settled(gaggle.client, id, 1)).toMatch(/^ {2}1\. "hang" \(cancelled in .*: stop reason: cancelled\)$/m);
+    expect(await transcript(gaggle.client, id)).toContain("[gaggle] cancelling prompt 1: it ran past prompt_timeout_minutes (0.6s)");
+  });
+});
+
+describe("session/load", () => {
+  it("resumes a session in a new agent process after its process ended", async () => {
+    const dirs = agentDirs();
+    gaggle = await startAgentsGaggle(dirs);
+    const { client } = gaggle;
+    const id = await startSession(client, { prompt: "whoami" });
+    await settled(client, id, 1);
+    const [first] = agentPids(dirs);
+    process.kill(first!, "SIGKILL");
+    await until(
+      () => transcript(client, id),
+      (text) => text.includes("[gaggle] the agent's process ended (signal SIGKILL)"),
+    );
+    await agentsText(client, "prompt_agent", { session_id: id, prompt: "whoami" });
+    await settled(client, id, 2);
+    const [, second] = agentPids(dirs);
+    const text = await transcript(client, id);
+    expect(text).toMatch(/\[gaggle\] ACP session fake-\d+-\d+ loaded/);
+    // The agent's replay of the conversation is not shown twice.
+    expect(text.match(/\[user\]/g)).toBeNull();
+    expect(text).toContain(`pid ${second} turn 2 session fake-${first}-`);
+  });
+
+  it("fails a turn when the process ended and the agent cannot load sessions", async () => {
+    const dirs = agentDirs();
+    gaggle = await startAgentsGaggle(dirs, "", "", undefined, { FAKE_ACP_NO_LOAD: "1" });
+    const { client } = gaggle;
+    const id = await startSession(client, { prompt: "say hi" });
+    await settled(client, id, 1);
+    process.kill(agentPids(dirs)[0]!, "SIGKILL");
+    await until(
+      () => transcript(client, id),
+      (text) => text.includes("the agent's process ended"),
+    );
+    await agentsText(client, "prompt_agent", { session_id: id, prompt: "say again" });
+    expect(await settled(client, id, 2)).toMatch(/^ {2}2\. "say again" \(failed in .*: agent "fake" cannot load sessions/m);
+  });
+
+  it("starts a session on an ACP session an earlier one made (load_session), replaying its conversation", async () => {
+    const dirs = agentDirs();
+    gaggle = await startAgentsGaggle(dirs);
+    const { client } = gaggle;
+    const id = await startSession(client, { prompt: "say remember the walrus" });
+    await settled(client, id, 1);
+    const acpId = /ACP session: (\S+)/.exec(await agentsText(client, "get_agent_status", { session_id: id }))![1]!;
+    await agentsText(client, "release_agent", { session_id: id });
+    const resumed = await startSession(client, { load_session: acpId, prompt: "whoami" });
+    await settled(client, resumed, 1);
+    const text = await transcript(client, resumed);
+    expect(text).toContain("[user] say remember the walrus");
+    expect(text).toContain("[agent] remember the walrus");
+    expect(text).toContain(`turn 2 session ${acpId}`);
+  });
+
+  it("refuses to load an ACP session the agent does not know", async () => {
+    const dirs = agentDirs();
+    gaggle = await startAgentsGaggle(dirs);
+    const id = await startSession(gaggle.client, { load_session: "no-such-session", prompt: "say hi" });
+    await until(
+      () => agentsText(gaggle!.client, "get_agent_status", { session_id: id }),
+      (text) => text.includes("Status: failed"),
+    );
+    expect(failureOf(await callAgents(gaggle.client, "prompt_agent", { session_id: id, prompt: "say hi" }))).toMatchObject({
+      code: "INVALID_ARGS",
+      error: expect.stringContaining(`session ${id} is failed`),
+    });
+  });
+});
+
+describe("limits", () => {
+  it("releases a session idle for idle_release_minutes, and its process ends with it", async () => {
+    const dirs = agentDirs();
+    gaggle = await startAgentsGaggle(dirs, "idle_release_minutes = 0.01");
+    const id = await startSession(gaggle.client, { prompt: "say hi" });
+    await until(
+      () => agentsText(gaggle!.client, "get_agent_status", { session_id: id }),
+      (text) => text.includes("Status: released (idle for 0.6s (idle_release_minutes))"),
+    );
+    expect(await waitGone(agentPids(dirs))).toEqual([]);
+  });
+
+  it("refuses a session past max_active, and takes one again once a session is released", async () => {
+    const dirs = agentDirs();
+    gaggle = await startAgentsGaggle(dirs, "max_active = 1");
+    const id = await startSession(gaggle.client, {});
+    expect(failureOf(await callAgents(gaggle.client, "start_agent", {}))).toMatchObject({
+      code: "LIMIT_REACHED",
+      error: 'agent "fake" has 1 live sessions, the most [agents.fake] max_active allows',
+    });
+    await agentsText(gaggle.client, "release_agent", { session_id: id });
+    expect(await startSession(gaggle.client, {})).not.toBe(id);
+  });
+});
+
+describe("no agent process outlives gaggle", () => {
+  it("even when gaggle is killed with SIGKILL", async () => {
+    const dirs = agentDirs();
+    gaggle = await startAgentsGaggle(dirs);
+    const id = await startSession(gaggle.client, { prompt: "say started\nhang" });
+    await until(
+      () => transcript(gaggle!.client, id),
+      (text) => text.includes("[agent] started"),
+    );
+    const pids = agentPids(dirs);
+    process.kill(gaggle.pid, "SIGKILL");
+    gaggle = undefined;
+    expect(await waitGone(pids)).toEqual([]);
+  });
+});

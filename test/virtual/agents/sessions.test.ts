@@ -1,0 +1,141 @@
+// Agent sessions over ACP: one agent process serves every turn of every session, and the transcript shows what the
+// agent streamed (message text, thoughts, tool calls, plans) as session/update delivered it.
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { failureOf, type RunningGaggle } from "../../helpers/gaggle.js";
+import { listen } from "../../helpers/notifications.js";
+import { until } from "../../helpers/poll.js";
+import { waitGone } from "../../helpers/processes.js";
+import { agentDirs, agentPids, agentsText, callAgents, settled, startAgentsGaggle, startSession, transcript } from "./helpers.js";
+
+async function readText(client: Client, uri: string): Promise<string> {
+  const { contents } = await client.readResource({ uri });
+  return contents[0] && "text" in contents[0] ? contents[0].text : "";
+}
+
+let gaggle: RunningGaggle | undefined;
+afterEach(async () => {
+  await gaggle?.close();
+  gaggle = undefined;
+});
+
+describe("agent sessions", () => {
+  it("runs several turns of several sessions on one agent process, and the transcript shows what was streamed", async () => {
+    const dirs = agentDirs();
+    gaggle = await startAgentsGaggle(dirs);
+    const { client } = gaggle;
+    const first = await startSession(client, {
+      agent: "fake",
+      prompt: "think about it\nplan read | write\ntool Looking around\nsay hello there\nwhoami",
+    });
+    await settled(client, first, 1);
+    await agentsText(client, "prompt_agent", { session_id: first, prompt: "whoami" });
+    await settled(client, first, 2);
+    const second = await startSession(client, { prompt: "whoami" });
+    await settled(client, second, 1);
+
+    const text = await transcript(client, first);
+    expect(text).toContain("[thought] about it");
+    expect(text).toMatch(/\[plan\] \n {2}\[in_progress\] read\n {2}\[pending\] write/);
+    expect(text).toMatch(/\[tool\] Looking around \(other, pending\) #call-\d+/);
+    expect(text).toMatch(/\[tool\] #call-\d+: completed/);
+    // Two chunks, joined into one line.
+    expect(text).toContain("[agent] hello there\n");
+    const pids = agentPids(dirs);
+    expect(pids).toHaveLength(1);
+    expect(text).toContain(`pid ${pids[0]} turn 1`);
+    expect(text).toContain(`pid ${pids[0]} turn 2`);
+    expect(await transcript(client, second)).toContain(`pid ${pids[0]} turn 1`);
+
+    const status = await agentsText(client, "get_agent_status", { session_id: first });
+    expect(status).toMatch(/^ {2}1\. .* \(completed in /m);
+    expect(status).toContain(`Agent: fake (process ${pids[0]})`);
+    const list = await agentsText(client, "list_agent_sessions", {});
+    expect(list).toContain(first);
+    expect(list).toContain(second);
+  });
+
+  it("pages the transcript by lines", async () => {
+    const dirs = agentDirs();
+    gaggle = await startAgentsGaggle(dirs);
+    const id = await startSession(gaggle.client, { prompt: "say one\nthink two\nsay three" });
+    await settled(gaggle.client, id, 1);
+    // Line 0 opens the session, lines 1-3 are the prompt.
+    const page = await agentsText(gaggle.client, "get_agent_output", { session_id: id, offset: 4, limit: 2 });
+    expect(page).toMatch(/=== Lines 4-5 of \d+ ===\n\[agent\] one\n\[thought\] two$/m);
+    expect(page).toContain("=== More: offset=6 ===");
+  });
+
+  it("tells the client that sent a prompt when its turn ends: a log message and resources/updated for the transcript", async () => {
+    const dirs = agentDirs();
+    gaggle = await startAgentsGaggle(dirs);
+    const heard = listen(gaggle.client);
+    const id = await startSession(gaggle.client, { prompt: "say hi" });
+    await until(
+      () => heard.logs.length,
+      (count) => count >= 1,
+    );
+    const uri = `agents://sessions/${id}/transcript`;
+    expect(heard.logs[0]).toMatchObject({
+      level: "info",
+      logger: "agents",
+      data: { session: id, agent: "fake", prompt: 1, status: "completed", stop_reason: "end_turn", queued: 0, output: uri },
+    });
+    await until(
+      () => heard.updated,
+      (updated) => updated.includes(uri),
+    );
+  });
+
+  it("tells a subscriber of the transcript resource that it grew while the turn still runs", async () => {
+    const dirs = agentDirs();
+    gaggle = await startAgentsGaggle(dirs);
+    const { client } = gaggle;
+    const id = await startSession(client, {});
+    const uri = `agents://sessions/${id}/transcript`;
+    await client.subscribeResource({ uri });
+    await until(
+      () => agentsText(client, "get_agent_status", { session_id: id }),
+      (text) => text.includes("ACP session: fake-"),
+    );
+    const heard = listen(client);
+    await agentsText(client, "prompt_agent", { session_id: id, prompt: "say streaming now\nhang" });
+    await until(
+      async () => ({ updates: heard.updated.filter((updated) => updated === uri).length, text: await readText(client, uri) }),
+      ({ updates, text }) => updates >= 1 && text.includes("[agent] streaming now"),
+    );
+    expect(await agentsText(client, "get_agent_status", { session_id: id })).toMatch(/Status: working on prompt 1/);
+    // No turn has ended: what the subscriber heard came from the transcript growing.
+    expect(heard.logs).toEqual([]);
+    await agentsText(client, "cancel_agent_turn", { session_id: id });
+  });
+
+  it("refuses an unknown agent, naming the ones there are", async () => {
+    const dirs = agentDirs();
+    gaggle = await startAgentsGaggle(dirs);
+    const failure = failureOf(await callAgents(gaggle.client, "start_agent", { agent: "nope" }));
+    expect(failure).toMatchObject({ code: "INVALID_ARGS", error: 'no agent named "nope"; the agents are "fake"' });
+  });
+
+  it("stops the agent process and its descendants when its last session is released, and at shutdown", async () => {
+    const dirs = agentDirs();
+    gaggle = await startAgentsGaggle(dirs);
+    const { client } = gaggle;
+    const id = await startSession(client, { prompt: "spawn" });
+    await settled(client, id, 1);
+    // The agent, and a descendant it started in a process group of its own.
+    const [pid, descendant] = agentPids(dirs);
+    expect(await transcript(client, id)).toContain(`spawned ${descendant}`);
+    expect(await agentsText(client, "release_agent", { session_id: id })).toMatch(/^Released agent session .* It was idle\.$/);
+    expect(await waitGone([pid!, descendant!])).toEqual([]);
+    expect(await transcript(client, id)).toContain("[gaggle] released: released with release_agent");
+
+    const again = await startSession(client, { prompt: "say again" });
+    await settled(client, again, 1);
+    const pids = agentPids(dirs);
+    expect(pids).toHaveLength(3);
+    await gaggle.close();
+    gaggle = undefined;
+    expect(await waitGone(pids)).toEqual([]);
+  });
+});
