@@ -21,6 +21,9 @@ const ATTACKS = {
   policy: "./policy-corpus.mjs",
   duckdb: "./duckdb-escapes.mjs",
   banned: "./banned-spellings.mjs",
+  principals: "./two-principals.mjs",
+  workspace: "./workspace-files.mjs",
+  flood: "./listener-flood.mjs",
 };
 
 const { values } = parseArgs({

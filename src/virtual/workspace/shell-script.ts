@@ -40,7 +40,9 @@ const KEPT_OUT = [
  *
  * In the job, `__gg_enter` appends the command's token to GAGGLE_CHILD_TOKEN (so that what the command starts,
  * even outside its group, can be found and killed), notes the names of the variables and functions the job
- * begins with, restores the options the last command left, and arms `__gg_save` for when the job exits however
+ * begins with, restores the options the last command left (job control off: the shell's `set -m` is among them, and
+ * would give what the command puts in the background a group of its own, where a job that cleared its environment
+ * could no longer be found), and arms `__gg_save` for when the job exits however
  * it exits (`exit`, an error under `set -e`, SIGTERM). `__gg_save` writes what the job ended with as a script
  * the shell sources at top level (so that `declare` makes globals): `cd`, `unset` of what the job removed,
  * `declare -p` of every variable, `declare -f` of every function; then marks it complete, so that a job killed
@@ -57,6 +59,7 @@ __gg_enter() {
   compgen -v >"$__gg_dir/vars.before"
   compgen -A function >"$__gg_dir/functions.before"
   [ -f "$__gg_dir/options" ] && . "$__gg_dir/options" 2>/dev/null
+  set +m
   return 0
 }
 __gg_save() {

@@ -60,6 +60,11 @@ interface Running {
   pending: string;
   jobPid: number | undefined;
   started: Array<(pid: number) => void>;
+  /**
+   * The end marker, when it came (on stdout) before the job's pid (on stderr): the two pipes are read in no set
+   * order, and the command ends only once its job's group is known, so that what it left running is swept.
+   */
+  endedEarly: { status: number; cwd: string } | undefined;
   done: (end: { status: number; cwd: string } | Error) => void;
 }
 
@@ -186,7 +191,18 @@ export class Shell {
     const token = randomBytes(16).toString("hex");
     writeFileSync(join(this.dir, "command"), command);
     const ended = new Promise<{ status: number; cwd: string } | Error>((resolve) => {
-      this.running = { nonce, token, maxChars: limits.maxChars, head: "", dropped: 0, pending: "", jobPid: undefined, started: [], done: resolve };
+      this.running = {
+        nonce,
+        token,
+        maxChars: limits.maxChars,
+        head: "",
+        dropped: 0,
+        pending: "",
+        jobPid: undefined,
+        started: [],
+        endedEarly: undefined,
+        done: resolve,
+      };
     });
     const running = this.running!;
     let stopped: CommandRun["stopped"];
@@ -263,7 +279,9 @@ export class Shell {
     running.pending = "";
     const marker = buffer.slice(at + running.nonce.length + 1, end);
     const space = marker.indexOf(" ");
-    running.done({ status: Number(marker.slice(0, space)), cwd: marker.slice(space + 1) });
+    const ended = { status: Number(marker.slice(0, space)), cwd: marker.slice(space + 1) };
+    if (running.jobPid === undefined) running.endedEarly = ended;
+    else running.done(ended);
   }
 
   private pass(running: Running, text: string): void {
@@ -289,6 +307,7 @@ export class Shell {
       this.jobs.add(job);
       watchTree(job);
       for (const resolve of running.started.splice(0)) resolve(running.jobPid);
+      if (running.endedEarly) running.done(running.endedEarly);
     }
   }
 }
