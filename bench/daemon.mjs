@@ -11,7 +11,7 @@ import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { GAGGLE_CLI, ROOT, childrenOf, makeTempDir, memoryOf, removeDir, waitGone } from "./procs.mjs";
+import { GAGGLE_CLI, ROOT, childrenOf, makeTempDir, memoryOf, removeDir, startLines, waitGone } from "./procs.mjs";
 
 const ROUNDS = 10;
 const CLIENTS = 5;
@@ -37,37 +37,8 @@ writeFileSync(
 
 /** A gaggle spoken to in JSON-RPC lines; through the daemon unless `standalone`. */
 function start(standalone) {
-  const spawnedAt = performance.now();
-  const env = { ...process.env, XDG_STATE_HOME: stateHome, GAGGLE_STANDALONE: standalone ? "1" : "" };
-  const child = spawn(process.execPath, [GAGGLE_CLI, "--config", config], { stdio: ["pipe", "pipe", "ignore"], env });
-  const waiting = new Map();
-  let buffer = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk) => {
-    buffer += chunk;
-    for (let end = buffer.indexOf("\n"); end >= 0; end = buffer.indexOf("\n")) {
-      const message = JSON.parse(buffer.slice(0, end));
-      buffer = buffer.slice(end + 1);
-      waiting.get(message.id)?.({ message, sinceSpawnMs: performance.now() - spawnedAt });
-    }
-  });
-  let nextId = 1;
-  return {
-    pid: child.pid,
-    request(method, params = {}) {
-      const id = nextId++;
-      const answered = new Promise((resolve) => waiting.set(id, resolve));
-      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
-      return answered;
-    },
-    notify(method) {
-      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method })}\n`);
-    },
-    async end() {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.stdin.end();
-      await exited;
-    },
-  };
+  const env = { XDG_STATE_HOME: stateHome, GAGGLE_STANDALONE: standalone ? "1" : "" };
+  return startLines(process.execPath, [GAGGLE_CLI, "--config", config], env);
 }
 
 /** Initialized, and its child started by a call. */
@@ -117,12 +88,12 @@ async function initializeTimes() {
   for (let round = 0; round < ROUNDS; round++) {
     const viaDaemon = start(false);
     relay.push((await viaDaemon.request("initialize", INITIALIZE)).sinceSpawnMs);
-    await viaDaemon.end();
+    await viaDaemon.end("stdin");
     const alone = start(true);
     standalone.push((await alone.request("initialize", INITIALIZE)).sinceSpawnMs);
-    await alone.end();
+    await alone.end("stdin");
   }
-  await first.gaggle.end();
+  await first.gaggle.end("stdin");
   return { relayMs: median(relay), standaloneMs: median(standalone), coldDaemonMs: first.initializeMs };
 }
 
@@ -134,7 +105,7 @@ async function memory() {
   const alone = [];
   for (let i = 0; i < CLIENTS; i++) alone.push((await ready(true)).gaggle);
   const aloneMiB = alone.reduce((sum, gaggle) => sum + treeRssMiB(gaggle.pid), 0);
-  await Promise.all([...shared, ...alone].map((gaggle) => gaggle.end()));
+  await Promise.all([...shared, ...alone].map((gaggle) => gaggle.end("stdin")));
   return { sharedMiB, aloneMiB, daemon };
 }
 

@@ -1,8 +1,9 @@
 // Owns the processes a bench run starts: temp gaggle configs, connected SDK clients, /proc readings, cleanup checks.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { setTimeout as delay } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -152,4 +153,47 @@ export function pinToOneCore() {
   if (result.error) return `taskset is not available (${result.error.code ?? result.error.message})`;
   if (result.status !== 0) return `taskset failed: ${result.stderr.trim()}`;
   return undefined;
+}
+
+/** A process spoken to in JSON-RPC lines; `request` resolves with the answer and the ms from spawn to it. */
+export function startLines(command, args, env = {}) {
+  const spawnedAt = performance.now();
+  const child = spawn(command, args, { stdio: ["pipe", "pipe", "ignore"], env: { ...process.env, ...env } });
+  const waiting = new Map();
+  let buffer = "";
+  child.stdout.on("data", (chunk) => {
+    buffer += chunk;
+    for (let end = buffer.indexOf("\n"); end >= 0; end = buffer.indexOf("\n")) {
+      const message = JSON.parse(buffer.slice(0, end));
+      buffer = buffer.slice(end + 1);
+      waiting.get(message.id)?.({ message, sinceSpawnMs: performance.now() - spawnedAt });
+    }
+  });
+  let nextId = 1;
+  return {
+    pid: child.pid,
+    request(method, params = {}) {
+      const id = nextId++;
+      const answered = new Promise((resolve) => waiting.set(id, resolve));
+      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+      return answered;
+    },
+    notify(method) {
+      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method })}\n`);
+    },
+    async stop() {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    },
+    /** Ends it as a client would (a signal, or closing its stdin); resolves with the ms until it exited. */
+    async end(how) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      const endedAt = performance.now();
+      if (how === "stdin") child.stdin.end();
+      else child.kill(how);
+      await exited;
+      return performance.now() - endedAt;
+    },
+  };
 }

@@ -10,13 +10,12 @@
 // Each figure is the median of ROUNDS runs; every client speaks raw JSON-RPC lines, so it adds nothing to time.
 //
 //   node bench/startup.mjs        (npm run bench builds dist/ first)
-import { spawn } from "node:child_process";
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as delay } from "node:timers/promises";
-import { GAGGLE_CLI, ROOT, makeTempDir, memoryOf, removeDir } from "./procs.mjs";
+import { GAGGLE_CLI, ROOT, makeTempDir, memoryOf, removeDir, startLines } from "./procs.mjs";
 
 const CHILDREN = 50;
 const SLOW_START_MS = 3000;
@@ -32,49 +31,6 @@ const MANY_TOOLS = join(ROOT, "fixtures", "many-tools.mjs");
 
 const dir = makeTempDir();
 const INITIALIZE = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "0" } };
-
-/** A process spoken to in JSON-RPC lines; `request` resolves with the answer and the ms from spawn to it. */
-function startLines(command, args, env = {}) {
-  const spawnedAt = performance.now();
-  const child = spawn(command, args, { stdio: ["pipe", "pipe", "ignore"], env: { ...process.env, ...env } });
-  const waiting = new Map();
-  let buffer = "";
-  child.stdout.on("data", (chunk) => {
-    buffer += chunk;
-    for (let end = buffer.indexOf("\n"); end >= 0; end = buffer.indexOf("\n")) {
-      const message = JSON.parse(buffer.slice(0, end));
-      buffer = buffer.slice(end + 1);
-      waiting.get(message.id)?.({ message, sinceSpawnMs: performance.now() - spawnedAt });
-    }
-  });
-  let nextId = 1;
-  return {
-    pid: child.pid,
-    request(method, params = {}) {
-      const id = nextId++;
-      const answered = new Promise((resolve) => waiting.set(id, resolve));
-      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
-      return answered;
-    },
-    notify(method) {
-      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method })}\n`);
-    },
-    async stop() {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
-      await exited;
-    },
-    /** Ends it as a client would (a signal, or closing its stdin); resolves with the ms until it exited. */
-    async end(how) {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      const endedAt = performance.now();
-      if (how === "stdin") child.stdin.end();
-      else child.kill(how);
-      await exited;
-      return performance.now() - endedAt;
-    },
-  };
-}
 
 function gaggleConfig(name, expose, children) {
   const lines = ["[gateway]", `expose = "${expose}"`, 'log_level = "warn"', `list_wait_ms = ${LIST_WAIT_MS}`, ""];

@@ -70,16 +70,9 @@ function table(rows: Row[]): string {
     row.status.replace("_", " "),
     row.tool_count === null ? "?" : String(row.tool_count),
   ]);
-  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((cell) => cell[column]!.length)));
-  const line = (cell: string[]) =>
-    cell
-      .map((text, column) => text.padEnd(widths[column]!))
-      .join("  ")
-      .trimEnd();
   const errors = rows.filter((row) => row.error).map((row) => `${row.server_id}: ${row.error}`);
   return [
-    line(header),
-    ...cells.map(line),
+    ...columns(header, cells),
     ...errors,
     "",
     "This command starts no child: the tools are those earlier runs found (? where none did).",
