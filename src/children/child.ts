@@ -221,6 +221,11 @@ export interface Child {
   /** Updates of a subscribed resource are reported through ChildEvents.resourceUpdated, across restarts of the child. */
   subscribe(uri: string): Promise<void>;
   unsubscribe(uri: string): Promise<void>;
+  /**
+   * Refuses, as a read of `uri` would, a client that may not follow it (work another principal started). Without
+   * it, whoever may list a URI may follow it: a configured child's resources are the same for every client.
+   */
+  checkFollower?(uri: string, ctx: CallContext): Promise<void>;
   /** What its clients started that still runs or was kept after it ended (the status page lists it); never starts the child. */
   background(): BackgroundWork[];
   /**

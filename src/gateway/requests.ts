@@ -89,6 +89,13 @@ export class GatewayRequests {
     return child.readResource(uri, ctx);
   }
 
+  /** The child that serves `uri`, once it has let this caller follow it (see Child.checkFollower). */
+  async followedOwner(uri: string, ctx: CallContext): Promise<Child> {
+    const child = await this.resourceOwner(uri);
+    await child.checkFollower?.(uri, ctx);
+    return child;
+  }
+
   /** The child that serves `uri`; a URI nobody offers is the spec's resource-not-found error. */
   async resourceOwner(uri: string): Promise<Child> {
     const child = await this.gaggle.catalog.resourceOwner(uri);

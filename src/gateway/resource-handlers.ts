@@ -20,10 +20,10 @@ export function registerResourceHandlers(server: Server, session: ClientSession,
     onTheWire(() => requests.readResource(request.params.uri, callContext(session, request.params._meta, extra))),
   );
 
-  server.setRequestHandler(SubscribeRequestSchema, (request) =>
+  server.setRequestHandler(SubscribeRequestSchema, (request, extra) =>
     onTheWire(async () => {
       const { uri } = request.params;
-      await hub.subscribe(session, uri, await requests.resourceOwner(uri));
+      await hub.subscribe(session, uri, await requests.followedOwner(uri, callContext(session, request.params._meta, extra)));
       return {};
     }),
   );

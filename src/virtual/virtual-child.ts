@@ -157,6 +157,11 @@ export abstract class VirtualChild implements Child {
   async subscribe(): Promise<void> {}
   async unsubscribe(): Promise<void> {}
 
+  /** A built-in child's resources belong to the principal whose work they show: only one who may read it follows it. */
+  async checkFollower(uri: string, ctx: CallContext): Promise<void> {
+    await this.readResource(uri, ctx);
+  }
+
   /** Children that start work which outlives a call (processes, goslings, teams) list it. */
   background(): BackgroundWork[] {
     return [];

@@ -101,7 +101,7 @@ export class ModernServer {
         // Without the envelope: the child hears the request in its own era, and the caller's _meta through ctx.
         return requests.complete({ ...params, _meta: passedMeta(params) } as never, this.context(params, envelope, exchange)) as Promise<Params>;
       case "subscriptions/listen":
-        return this.listen(request, params, exchange);
+        return this.listen(request, params, envelope, exchange);
       default:
         throw methodNotFound(`Method not found: ${method}`);
     }
@@ -160,7 +160,7 @@ export class ModernServer {
   }
 
   /** Open until the client closes it or gaggle shuts down; the children's resources it names are subscribed meanwhile. */
-  private async listen(request: JSONRPCRequest, params: Params, exchange: ModernExchange): Promise<Params> {
+  private async listen(request: JSONRPCRequest, params: Params, envelope: Envelope, exchange: ModernExchange): Promise<Params> {
     const filter = filterParam(params);
     const stream = new ListenStream(request.id, filter, exchange);
     const unlisten = this.gaggle.hub.listen(stream);
@@ -170,7 +170,7 @@ export class ModernServer {
     for (const uri of filter.resourceSubscriptions ?? []) {
       // A URI that no child offers, or whose child refuses the subscription, is left out of what is honoured.
       const subscribed = await this.requests
-        .resourceOwner(uri)
+        .followedOwner(uri, this.context(params, envelope, exchange))
         .then((owner) => this.gaggle.hub.subscribe(stream, uri, owner))
         .then(
           () => true,

@@ -67,6 +67,13 @@ describe("agent sessions over HTTP, with a token per person", () => {
     expect(await agentsText(alice, "get_agent_status", { session_id: id })).toContain("Status: idle");
   });
 
+  it("lets only its principal follow its transcript: another principal's subscription is refused as its read is", async () => {
+    const uri = `agents://sessions/${id}/transcript`;
+    await expect(bob.subscribeResource({ uri })).rejects.toThrow(/not found/i);
+    await expect(aliceAgain.subscribeResource({ uri })).resolves.toEqual({});
+    await aliceAgain.unsubscribeResource({ uri });
+  });
+
   it('close_child_session("agents") by another person releases only that person\'s sessions', async () => {
     const bobs = await startSession(bob, { prompt: "say hello bob" });
     await settled(bob, bobs, 1);
