@@ -202,6 +202,24 @@ describe("a child's answer passed on as it was written", () => {
     expect(passedOn(last, "gaggle-9", 1).line).toBe('{"result":{},"id":1,"jsonrpc":"2.0"}\n');
     // What a client reads of it is what gaggle read of the child's, but the id.
     expect(JSON.parse(passedOn(sdk, "gaggle-7", 3).line)).toEqual({ ...JSON.parse(sdk), id: 3 });
+    const opened = ' \t{ "jsonrpc" : "2.0" ,\r\n "id" : "gaggle-2" , "result": {"a": 1.0}}';
+    expect(passedOn(opened, "gaggle-2", 5).line).toBe(opened.replace('"gaggle-2"', "5") + "\n");
+    const closed = '{"result":{"a":1.0} , "id" :\t"gaggle-3" , "jsonrpc" : "2.0" } ';
+    expect(passedOn(closed, "gaggle-3", 5).line).toBe(closed.replace('"gaggle-3"', "5") + "\n");
+    // A client's string id is written as JSON writes it, escapes and all.
+    const escaped = passedOn('{"result":{"a":1.0},"jsonrpc":"2.0","id":"gaggle-6"}', "gaggle-6", 'say "hi"\\\n\u00e9').line;
+    expect(escaped).toBe(`{"result":{"a":1.0},"jsonrpc":"2.0","id":${JSON.stringify('say "hi"\\\n\u00e9')}}\n`);
+  });
+
+  it("is serialized when the token sits where no top-level id can be", () => {
+    // The token is a value inside the result: under an "id" of an inner object, or under another name.
+    const inner = '{"jsonrpc":"2.0","result":{"x":{"id":"gaggle-1"}},"id":"gaggle-0"}';
+    expect(passedOn(inner, "gaggle-1", 3).line).toBe('{"jsonrpc":"2.0","id":3,"result":{"x":{"id":"gaggle-1"}}}\n');
+    const named = '{"jsonrpc":"2.0","result":{"xid":"gaggle-1"},"id":"gaggle-0"}';
+    expect(passedOn(named, "gaggle-1", 3).line).toBe('{"jsonrpc":"2.0","id":3,"result":{"xid":"gaggle-1"}}\n');
+    // First after "jsonrpc", but that member is not "2.0" as written (a child's line is checked before it gets here).
+    const nested = '{"result":{"a":[{"jsonrpc":"2.0","id":"gaggle-1"}]},"jsonrpc":"2.0","id":"gaggle-0"}';
+    expect(passedOn(nested, "gaggle-1", 3).line).toBe('{"jsonrpc":"2.0","id":3,"result":{"a":[{"jsonrpc":"2.0","id":"gaggle-1"}]}}\n');
   });
 
   it("is serialized when the id cannot be told for sure to be the top-level one, or the result was made anew", () => {
