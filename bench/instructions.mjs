@@ -3,10 +3,11 @@
 // so a change to the call path can be judged on a busy machine: run this before and after it.
 //
 //   node bench/instructions.mjs [--target gaggle|relay] [--mode proxy|meta] [--calls N] [--warm N] [--depth N]
-//                               [--cpu-prof DIR]   (after npm run build; needs valgrind, unless --cpu-prof)
+//                               [--cpu-prof DIR] [--gaggle CLI]   (after npm run build; needs valgrind, unless --cpu-prof)
 //
 // With --cpu-prof the target runs without valgrind, under node --cpu-prof, and writes its profile to DIR when it
-// ends: where the time of the same calls goes, function by function (open it in Chrome's DevTools).
+// ends: where the time of the same calls goes, function by function (open it in Chrome's DevTools). --gaggle runs
+// another build's dist/cli.js (a checkout of the commit before a change) for a count to compare with.
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -22,12 +23,13 @@ const { values } = parseArgs({
     warm: { type: "string", default: "6000" },
     depth: { type: "string", default: "1" },
     "cpu-prof": { type: "string" },
+    gaggle: { type: "string", default: procs.GAGGLE_CLI },
     help: { type: "boolean", short: "h" },
   },
 });
 if (values.help || !["gaggle", "relay"].includes(values.target) || !["proxy", "meta"].includes(values.mode)) {
   process.stdout.write(
-    "usage: node bench/instructions.mjs [--target gaggle|relay] [--mode proxy|meta] [--calls N] [--warm N] [--depth N] [--cpu-prof DIR]\n",
+    "usage: node bench/instructions.mjs [--target gaggle|relay] [--mode proxy|meta] [--calls N] [--warm N] [--depth N] [--cpu-prof DIR] [--gaggle CLI]\n",
   );
   process.exit(values.help ? 0 : 2);
 }
@@ -60,7 +62,11 @@ function control(pid, ...args) {
   if (result.status !== 0) throw new Error(`callgrind_control ${args.join(" ")}: ${result.stderr || result.stdout}`);
 }
 
-/** The instructions a callgrind dump counted: its "totals:" line. */
+/**
+ * The instructions a callgrind dump counted: its "totals:" line. Only the main thread's are read (the dump of thread
+ * 1): V8's helper threads (concurrent marking, optimizing compiles) run as the machine's timing lets them, and would
+ * make the count vary from run to run.
+ */
 function dumpedInstructions(file) {
   const line = /^totals:\s+(\d+)/m.exec(readFileSync(file, "utf8"));
   if (!line) throw new Error(`no totals in ${file}`);
@@ -71,11 +77,12 @@ async function main() {
   const dir = procs.makeTempDir();
   const profiling = values["cpu-prof"] !== undefined;
   const node = process.execPath;
-  const program = values.target === "relay" ? [procs.RELAY, node, procs.EVERYTHING, "stdio"] : [procs.GAGGLE_CLI, "--config", gaggleConfig(dir)];
+  const program =
+    values.target === "relay" ? [procs.RELAY, node, procs.EVERYTHING, "stdio"] : [resolve(values.gaggle), "--config", gaggleConfig(dir)];
   const out = join(dir, "callgrind.out");
   const [command, args] = profiling
     ? [node, ["--cpu-prof", "--cpu-prof-interval", "50", "--cpu-prof-dir", resolve(values["cpu-prof"]), ...program]]
-    : ["valgrind", ["--tool=callgrind", "--instr-atstart=no", `--callgrind-out-file=${out}`, node, ...program]];
+    : ["valgrind", ["--tool=callgrind", "--instr-atstart=no", "--separate-threads=yes", `--callgrind-out-file=${out}`, node, ...program]];
   const endpoint = await procs.Endpoint.start(values.target, command, args);
   try {
     if (values.target === "gaggle" && values.mode === "proxy") {
@@ -96,7 +103,7 @@ async function main() {
     }
     control(endpoint.pid, "-i", "off");
     control(endpoint.pid, "-d");
-    const counted = dumpedInstructions(`${out}.1`);
+    const counted = dumpedInstructions(`${out}.1-01`);
     const label = values.target === "gaggle" ? `gaggle (${values.mode} mode)` : "relay";
     process.stdout.write(
       `${label}: ${Math.round(counted / calls).toLocaleString("en-US")} instructions per call (${calls} calls, ${depth} in flight)\n`,

@@ -195,8 +195,27 @@ export function encodeMessage(message: JSONRPCMessage): string {
   return messageText(message) + "\n";
 }
 
+/**
+ * A request gaggle sends a child under an id of its own: its text is written member by member, as JSON.stringify
+ * writes the object (jsonrpc, id, method, params, in that order), with only the params left to JSON.stringify.
+ */
+export class OutgoingRequest {
+  readonly jsonrpc = "2.0";
+
+  constructor(
+    readonly id: string,
+    readonly method: string,
+    readonly params: Record<string, unknown>,
+  ) {}
+
+  text(): string {
+    return `{"jsonrpc":"2.0","id":${jsonString(this.id)},"method":${jsonString(this.method)},"params":${JSON.stringify(this.params)}}`;
+  }
+}
+
 /** The JSON text of a message, as encodeMessage writes it without the line's end: for an HTTP body or an SSE event. */
 export function messageText(message: JSONRPCMessage): string {
+  if (message instanceof OutgoingRequest) return message.text();
   if ("result" in message) {
     const text = answerText(message.id, message.result);
     if (text !== undefined) return text;

@@ -10,6 +10,7 @@ import {
   keepAnswerLine,
   MAX_NESTING,
   MessageDecodeError,
+  OutgoingRequest,
   PARSE_ERROR,
 } from "../../src/shared/json-rpc-codec.js";
 
@@ -232,5 +233,24 @@ describe("a child's answer passed on as it was written", () => {
     const kept = passedOn('{"result":{"a":1.0},"jsonrpc":"2.0","id":"gaggle-5"}', "gaggle-5", 3).result;
     expect(encodeMessage({ jsonrpc: "2.0", id: 3, result: { ...kept } })).toBe('{"jsonrpc":"2.0","id":3,"result":{"a":1}}\n');
     expect(encodeMessage({ jsonrpc: "2.0", id: 3, result: { a: 1 } })).toBe('{"jsonrpc":"2.0","id":3,"result":{"a":1}}\n');
+  });
+});
+
+describe("a request gaggle sends a child", () => {
+  it("is written as JSON.stringify writes the same request, whatever its id, method and params hold", () => {
+    const params = {
+      name: "echo",
+      arguments: { message: 'a "quoted" line\n\u00e9\ud800', n: 1.5, none: undefined, list: [null, {}] },
+      _meta: { k: "v" },
+    };
+    for (const [id, method] of [
+      ["gaggle-1", "tools/call"],
+      ['odd "id"\\', "x\ty"],
+    ]) {
+      const plain = { jsonrpc: "2.0", id, method, params };
+      expect(encodeMessage(new OutgoingRequest(id!, method!, params))).toBe(JSON.stringify(plain) + "\n");
+      // Copied, as a 2026-07-28 child's envelope copies it, it is the same request.
+      expect({ ...new OutgoingRequest(id!, method!, params) }).toEqual(plain);
+    }
   });
 });
