@@ -48,13 +48,8 @@ function gaggleConfig(dir) {
 
 /** A call of server-everything's echo as the target's client makes it. */
 function caller(endpoint) {
-  if (values.target === "relay" || values.mode === "meta") return echoCaller(endpoint, { viaGaggle: values.target === "gaggle" });
-  return async (i) => {
-    const message = `bench ${i}`;
-    const result = await endpoint.client.callTool({ name: "everything__echo", arguments: { message } });
-    if (result.isError || result.content?.[0]?.text !== `Echo: ${message}`)
-      throw new Error(`unexpected echo result: ${JSON.stringify(result).slice(0, 300)}`);
-  };
+  if (values.target === "relay") return echoCaller(endpoint, { viaGaggle: false });
+  return values.mode === "meta" ? echoCaller(endpoint, { viaGaggle: true }) : echoCaller(endpoint, { viaGaggle: false, name: "everything__echo" });
 }
 
 function control(pid, ...args) {
