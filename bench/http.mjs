@@ -6,16 +6,12 @@
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
-import { setTimeout as delay } from "node:timers/promises";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { echoCaller, interleave, latencySamples, medianRun, summarize, throughput } from "./measure.mjs";
 import * as procs from "./procs.mjs";
 
 const SETTINGS = { warmUpCalls: 4000, sequentialCalls: 1000, rounds: 3, throughputCalls: 3000, depth: 64 };
 /** The goals: gaggle's p50 at most this share of the direct server's, its throughput at least this multiple. */
 const GOALS = { maxP50Ratio: 0.4, minThroughputRatio: 1.2 };
-const START_WAIT_MS = 20_000;
 
 const directWarnings = procs.countListenerWarnings();
 
@@ -32,22 +28,6 @@ function startGaggle(dir, port) {
   return { gaggle, stderr: () => stderr };
 }
 
-/** An SDK client over Streamable HTTP, connected once the server at `url` answers. */
-async function connect(url, label, exited) {
-  const deadline = Date.now() + START_WAIT_MS;
-  for (;;) {
-    const client = new Client({ name: "gaggle-bench", version: "0" }, { capabilities: {} });
-    try {
-      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-      return { label, client };
-    } catch (error) {
-      await client.close().catch(() => {});
-      if (exited() || Date.now() > deadline) throw new Error(`${label} did not answer at ${url}: ${error.message}`, { cause: error });
-      await delay(100);
-    }
-  }
-}
-
 function median(values) {
   return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 }
@@ -60,9 +40,9 @@ async function main() {
   const pids = [server.pid, gaggle.pid];
   const clients = [];
   try {
-    const direct = await connect(`http://127.0.0.1:${directPort}/mcp`, "direct", () => server.exitCode !== null);
+    const direct = await procs.connectHttp(`http://127.0.0.1:${directPort}/mcp`, "direct", () => server.exitCode !== null);
     clients.push(direct);
-    const viaGaggle = await connect(`http://127.0.0.1:${gagglePort}/mcp`, "gaggle", () => gaggle.exitCode !== null);
+    const viaGaggle = await procs.connectHttp(`http://127.0.0.1:${gagglePort}/mcp`, "gaggle", () => gaggle.exitCode !== null);
     clients.push(viaGaggle);
     // A tools/list waits for the child's start at most gateway.list_wait_ms; the first call waits for it in any case.
     const targets = {

@@ -3,12 +3,14 @@
 // so a change to the call path can be judged on a busy machine: run this before and after it.
 //
 //   node bench/instructions.mjs [--target gaggle|relay] [--mode proxy|meta] [--calls N] [--warm N] [--depth N]
-//                               [--cpu-prof DIR] [--gaggle CLI]   (after npm run build; needs valgrind, unless --cpu-prof)
+//                               [--cpu-prof DIR] [--gaggle CLI] [--http]
+//   (after npm run build; needs valgrind, unless --cpu-prof)
 //
 // With --cpu-prof the target runs without valgrind, under node --cpu-prof, and writes its profile to DIR when it
 // ends: where the time of the same calls goes, function by function (open it in Chrome's DevTools). --gaggle runs
-// another build's dist/cli.js (a checkout of the commit before a change) for a count to compare with.
-import { spawnSync } from "node:child_process";
+// another build's dist/cli.js (a checkout of the commit before a change) for a count to compare with. --http serves
+// gaggle over Streamable HTTP (gaggle --http) to an SDK client over HTTP, in proxy mode.
+import { spawn, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -23,13 +25,14 @@ const { values } = parseArgs({
     warm: { type: "string", default: "6000" },
     depth: { type: "string", default: "1" },
     "cpu-prof": { type: "string" },
+    http: { type: "boolean" },
     gaggle: { type: "string", default: procs.GAGGLE_CLI },
     help: { type: "boolean", short: "h" },
   },
 });
 if (values.help || !["gaggle", "relay"].includes(values.target) || !["proxy", "meta"].includes(values.mode)) {
   process.stdout.write(
-    "usage: node bench/instructions.mjs [--target gaggle|relay] [--mode proxy|meta] [--calls N] [--warm N] [--depth N] [--cpu-prof DIR] [--gaggle CLI]\n",
+    "usage: node bench/instructions.mjs [--target gaggle|relay] [--mode proxy|meta] [--calls N] [--warm N] [--depth N] [--cpu-prof DIR] [--gaggle CLI] [--http]\n",
   );
   process.exit(values.help ? 0 : 2);
 }
@@ -68,6 +71,20 @@ function dumpedInstructions(file) {
   return Number(line[1]);
 }
 
+/** gaggle serving Streamable HTTP, as an endpoint: an SDK client over HTTP, the pid of the process, and its close. */
+async function httpEndpoint(command, args) {
+  const port = await procs.freePort();
+  const server = spawn(command, [...args, "--http", `127.0.0.1:${port}`], { stdio: "ignore" });
+  const { client } = await procs.connectHttp(`http://127.0.0.1:${port}/mcp`, "gaggle", () => server.exitCode !== null, 120_000);
+  const exited = new Promise((resolve) => server.once("exit", resolve));
+  const close = async () => {
+    await client.close();
+    server.kill("SIGTERM");
+    await exited;
+  };
+  return { label: "gaggle", client, pid: server.pid, close };
+}
+
 async function main() {
   const dir = procs.makeTempDir();
   const profiling = values["cpu-prof"] !== undefined;
@@ -78,8 +95,9 @@ async function main() {
   const [command, args] = profiling
     ? [node, ["--cpu-prof", "--cpu-prof-interval", "50", "--cpu-prof-dir", resolve(values["cpu-prof"]), ...program]]
     : ["valgrind", ["--tool=callgrind", "--instr-atstart=no", "--separate-threads=yes", `--callgrind-out-file=${out}`, node, ...program]];
-  const endpoint = await procs.Endpoint.start(values.target, command, args);
+  const endpoint = values.http ? await httpEndpoint(command, args) : await procs.Endpoint.start(values.target, command, args);
   try {
+    if (values.http) procs.countListenerWarnings();
     if (values.target === "gaggle" && values.mode === "proxy") {
       for (let tries = 0; !(await endpoint.client.listTools()).tools.some((tool) => tool.name === "everything__echo"); tries++) {
         if (tries > 300) throw new Error("tools/list does not show everything__echo");
@@ -99,7 +117,7 @@ async function main() {
     control(endpoint.pid, "-i", "off");
     control(endpoint.pid, "-d");
     const counted = dumpedInstructions(`${out}.1-01`);
-    const label = values.target === "gaggle" ? `gaggle (${values.mode} mode)` : "relay";
+    const label = values.target === "gaggle" ? `gaggle (${values.mode} mode${values.http ? ", over HTTP" : ""})` : "relay";
     process.stdout.write(
       `${label}: ${Math.round(counted / calls).toLocaleString("en-US")} instructions per call (${calls} calls, ${depth} in flight)\n`,
     );

@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { setTimeout as delay } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const GAGGLE_CLI = join(ROOT, "dist", "cli.js");
@@ -238,4 +239,23 @@ export function countListenerWarnings() {
     else process.stderr.write(`${warning.name}: ${warning.message}\n`);
   });
   return () => count;
+}
+
+/**
+ * An SDK client over Streamable HTTP (as `{ label, client }`, what echoCaller takes), connected once the server at
+ * `url` answers; tried again every 100 ms until `exited()` says the server is gone or `waitMs` have passed.
+ */
+export async function connectHttp(url, label, exited, waitMs = 20_000) {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const client = new Client({ name: "gaggle-bench", version: "0" }, { capabilities: {} });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      return { label, client };
+    } catch (error) {
+      await client.close().catch(() => {});
+      if (exited() || Date.now() > deadline) throw new Error(`${label} did not answer at ${url}: ${error.message}`, { cause: error });
+      await delay(100);
+    }
+  }
 }
