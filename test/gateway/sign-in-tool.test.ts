@@ -12,6 +12,7 @@ import { browse, startAuthServer, type AuthServer } from "../helpers/auth-server
 import { textOf } from "../helpers/gaggle.js";
 import { startHttpGaggle, type HttpGaggle } from "../helpers/gaggle-http.js";
 import { startListeningFixture, type ListeningFixture } from "../helpers/listening-fixture.js";
+import { envelope, modernCall, modernRequest, type ModernResponse } from "../helpers/modern-http.js";
 import { NO_BUILT_INS } from "../helpers/paths.js";
 import { until } from "../helpers/poll.js";
 
@@ -129,5 +130,117 @@ describe("a child that needs a sign-in", () => {
     const names = await toolNames(client);
     expect(names).toContain("notes__echo");
     expect(names).not.toContain("notes__authenticate");
+  });
+});
+
+describe("a child that needs a sign-in, to a 2026-07-28 client", () => {
+  type Result = Record<string, unknown> & {
+    resultType?: string;
+    requestState?: string;
+    inputRequests?: Record<string, { method: string; params: { mode: string; url: string } }>;
+    content?: Array<{ text: string }>;
+  };
+  const URLS = { elicitation: { url: {} } };
+  const modern = async (gaggle: HttpGaggle, id: number, method: string, params: Record<string, unknown>, capabilities: object = {}) => {
+    const { message } = await modernCall(gaggle.port, {
+      id,
+      method,
+      params: { ...params, _meta: envelope({ "io.modelcontextprotocol/clientCapabilities": capabilities }) },
+    });
+    if (message.error) throw new Error(JSON.stringify(message.error));
+    return message.result as Result;
+  };
+  const modernNames = async (gaggle: HttpGaggle) =>
+    ((await modern(gaggle, 1, "tools/list", {})).tools as Array<{ name: string }>).map((tool) => tool.name).sort();
+  /** A subscriptions/listen stream for tool list changes, once acknowledged. */
+  const listen = async (gaggle: HttpGaggle): Promise<ModernResponse> => {
+    const stream = await modernRequest(gaggle.port, {
+      id: "listen",
+      method: "subscriptions/listen",
+      params: { notifications: { toolsListChanged: true } },
+    });
+    await stream.waitFor(1);
+    return stream;
+  };
+  const changed = (stream: ModernResponse) => stream.frames.filter((frame) => frame.method === "notifications/tools/list_changed").length;
+
+  for (const mode of ["tools", "search"] as const) {
+    it(`in ${mode === "tools" ? "proxy" : "search"} mode: the call's input_required result asks the client to open the page; the retry ends signed in and the child's tools are listed`, async () => {
+      const name = `modern_${mode}`;
+      const gaggle = await gatewayFor(mode, name);
+      const stream = await listen(gaggle);
+      expect(
+        await until(
+          () => modernNames(gaggle),
+          (names) => names.includes(`${name}__authenticate`),
+        ),
+      ).toContain(`${name}__authenticate`);
+
+      const call = { name: `${name}__authenticate`, arguments: {} };
+      const first = await modern(gaggle, 2, "tools/call", call, URLS);
+      expect(first.resultType).toBe("input_required");
+      const [[key, request]] = Object.entries(first.inputRequests!) as [[string, { method: string; params: { mode: string; url: string } }]];
+      expect(request).toMatchObject({
+        method: "elicitation/create",
+        params: { mode: "url", url: expect.stringMatching(new RegExp(`^${as.issuer}/auth\\?`)) },
+      });
+      const before = changed(stream);
+      const retry = modern(
+        gaggle,
+        3,
+        "tools/call",
+        { ...call, requestState: first.requestState, inputResponses: { [key]: { action: "accept" } } },
+        URLS,
+      );
+      await browse(request.params.url, as.issuer);
+      const done = await retry;
+      expect(JSON.parse(done.content![0]!.text)).toMatchObject({ server_id: name, status: "signed_in" });
+      await until(
+        () => changed(stream),
+        (count) => count > before,
+      );
+      const names = await modernNames(gaggle);
+      expect(names).not.toContain(`${name}__authenticate`);
+      if (mode === "tools") expect(names).toContain(`${name}__echo`);
+      else
+        expect(
+          (
+            JSON.parse((await modern(gaggle, 4, "tools/call", { name: "search_tools", arguments: { query: "echo text" } })).content![0]!.text) as {
+              hits: unknown[];
+            }
+          ).hits[0],
+        ).toMatchObject({ server_id: name, tool_name: "echo" });
+      stream.abort();
+    });
+  }
+
+  it("without URL elicitation: answers with the page and the command; the sign-in there lists the child's tools", async () => {
+    const gaggle = await gatewayFor("tools", "modern_plain");
+    const stream = await listen(gaggle);
+    expect(
+      await until(
+        () => modernNames(gaggle),
+        (names) => names.length > 0,
+      ),
+    ).toEqual(["modern_plain__authenticate"]);
+    const answer = await modern(gaggle, 2, "tools/call", { name: "modern_plain__authenticate", arguments: {} });
+    expect(answer.resultType).not.toBe("input_required");
+    const body = JSON.parse(answer.content![0]!.text) as Record<string, unknown>;
+    expect(body).toMatchObject({
+      server_id: "modern_plain",
+      status: "sign_in_needed",
+      url: expect.stringMatching(new RegExp(`^${as.issuer}/auth\\?`)),
+      command: "gaggle auth login modern_plain",
+    });
+    const before = changed(stream);
+    await browse(body.url as string, as.issuer);
+    await until(
+      () => changed(stream),
+      (count) => count > before,
+    );
+    const names = await modernNames(gaggle);
+    expect(names).toContain("modern_plain__echo");
+    expect(names).not.toContain("modern_plain__authenticate");
+    stream.abort();
   });
 });
