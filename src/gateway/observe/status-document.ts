@@ -18,6 +18,8 @@ export interface StatusExtras {
   startedAt: Date;
   /** A config edit that did not load, kept until one does. */
   configErrors(): string[];
+  /** Where each of those errors is, without what it says: for readers shown no config text (/readyz). */
+  configErrorPlaces(): string[];
 }
 
 export function statusDocument(gaggle: Gaggle, observatory: Observatory, viewer: Viewer, extras: StatusExtras) {
