@@ -157,20 +157,20 @@ export class AgentProcess {
     return this.sessions.size;
   }
 
-  async newSession(cwd: string, roots: string[]): Promise<string> {
+  async newSession(cwd: string, roots: string[], mcpServers: acp.McpServer[] = []): Promise<string> {
     const extra = roots.filter((root) => root !== cwd);
     const made = await this.connection.agent.request("session/new", {
       cwd,
-      mcpServers: [],
+      mcpServers,
       ...(extra.length > 0 && { additionalDirectories: extra }),
     });
     return made.sessionId;
   }
 
   /** Resumes `sessionId` in this process; the agent replays the conversation as updates, which reach `side`. */
-  async loadSession(sessionId: string, cwd: string, side: AcpClientSide): Promise<void> {
+  async loadSession(sessionId: string, cwd: string, side: AcpClientSide, mcpServers: acp.McpServer[] = []): Promise<void> {
     this.attach(sessionId, side);
-    await this.connection.agent.request("session/load", { sessionId, cwd, mcpServers: [] });
+    await this.connection.agent.request("session/load", { sessionId, cwd, mcpServers });
   }
 
   prompt(sessionId: string, text: string): Promise<acp.PromptResponse> {
