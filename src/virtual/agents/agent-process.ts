@@ -27,6 +27,8 @@ export interface AgentLaunch {
   cwd: string;
   env: Record<string, string>;
   graceMs: number;
+  /** Whether gaggle offers fs/read_text_file and fs/write_text_file. */
+  files: boolean;
   /** Whether gaggle offers terminal/* (a process child is there to run them). */
   terminals: boolean;
 }
@@ -107,7 +109,7 @@ export class AgentProcess {
         "initialize",
         {
           protocolVersion: acp.PROTOCOL_VERSION,
-          clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: launch.terminals },
+          clientCapabilities: { fs: { readTextFile: launch.files, writeTextFile: launch.files }, terminal: launch.terminals },
           clientInfo: { name: "gaggle", version: GAGGLE_VERSION },
         },
         { cancellationSignal: AbortSignal.any([AbortSignal.timeout(INITIALIZE_MS), connection.signal]), stopWaitingOnCancel: true },

@@ -161,7 +161,7 @@ export class Roster implements SessionFollower {
     const goose = this.requireGoose();
     const tokens = ["--with-streamable-http-extension", url.url, ...member.options];
     const launched = goose.launchGosling(prompt, tokens, ctx, "team_member", member.cwd, member.session ?? undefined, team.owner);
-    member.session = launched.gosling.session;
+    member.session = launched.gosling.conversation;
     member.gosling_id = launched.gosling.id;
     return { runner: new GoslingRunner(goose, launched.gosling), turn: launched.entry };
   }

@@ -57,7 +57,7 @@ export class GoslingRunner implements MemberRunner {
     return this.gosling.id;
   }
   get conversation(): string {
-    return this.gosling.session;
+    return this.gosling.conversation;
   }
   get live(): boolean {
     return this.gosling.status !== "released";
