@@ -11,7 +11,7 @@ import { configSecrets, makeStateDir, stateDir, VIRTUAL_CHILD_NAMES, type ChildC
 import { ProxyCatalog, type Exposure } from "./proxy-catalog.js";
 import { MemberRegistry } from "./members.js";
 import { SessionHub } from "./session-hub.js";
-import { createVirtualChildren, virtualSettingsProblems } from "../virtual/index.js";
+import { BuiltInChildren, virtualSettingsProblems } from "../virtual/index.js";
 import type { Observer } from "../shared/observer.js";
 
 export interface Gaggle {
@@ -79,9 +79,10 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
   withholdFromChildren(configSecrets(config));
   const childOptions = { shutdownGraceMs: config.gateway.shutdownGraceMs, stateDir: stateDir(config), switchboard };
   makeStateDir(childOptions.stateDir);
+  const builtIns = new BuiltInChildren(config, switchboard, members);
   const router = new Router([
     ...config.children.filter((child) => child.enabled).map((child) => routed(child, childOptions)),
-    ...createVirtualChildren(config, switchboard, members).map((child) => ({ child, concurrency: BUILT_IN_CONCURRENCY })),
+    ...builtIns.children().map((child) => ({ child, concurrency: BUILT_IN_CONCURRENCY })),
   ]);
   const late = (child: string, kind: "tools" | "resources" | "prompts") => switchboard.listChanged(child, kind);
   const catalog = new ProxyCatalog(router, exposures(config), config.gateway.expose, { ms: config.gateway.listWaitMs, late });
@@ -105,9 +106,17 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
     current = { ...next, gateway: { ...current.gateway, logLevel: next.gateway.logLevel } };
     const closing = removed.map((name) => router.remove(name));
     for (const name of [...changed, ...added]) closing.push(router.put(routed(after.get(name)!, childOptions)));
+    const builtInChanges = builtIns.reconfigure(current);
+    for (const name of builtInChanges.removed) closing.push(router.remove(name));
+    removed.push(...builtInChanges.removed);
+    for (const child of builtInChanges.made) {
+      const before = router.put({ child, concurrency: BUILT_IN_CONCURRENCY });
+      closing.push(before);
+      (before ? changed : added).push(child.name);
+    }
     catalog.reconfigure(exposures(current));
     await Promise.allSettled(closing.map((child) => child?.close()));
-    router.warmUp(eager([...changed, ...added].map((name) => after.get(name)!)));
+    router.warmUp(eager([...changed, ...added].flatMap((name) => after.get(name) ?? [])));
     if (added.length + removed.length + changed.length > 0) hub.everyListChanged();
     return { added, removed, changed, needRestart };
   };
@@ -148,14 +157,14 @@ function sameChild(a: ChildConfig, b: ChildConfig): boolean {
 
 /**
  * The settings a running gaggle cannot follow, named as the file writes them: every gateway key but log_level
- * (the listen address, the state dir, tokens, limits), and the built-in children's, telemetry and audit sections.
+ * (the listen address, the state dir, tokens, limits), and the telemetry and audit sections.
  */
 function restartOnlyKeys(before: GaggleConfig, after: GaggleConfig): string[] {
   const gateway = Object.keys({ ...before.gateway, ...after.gateway }) as (keyof GaggleConfig["gateway"])[];
   const keys = gateway
     .filter((key) => key !== "logLevel" && JSON.stringify(before.gateway[key]) !== JSON.stringify(after.gateway[key]))
     .map((key) => `gateway.${snake(key)}`);
-  for (const section of ["virtual", "telemetry", "audit"] as const) {
+  for (const section of ["telemetry", "audit"] as const) {
     if (JSON.stringify(before[section]) !== JSON.stringify(after[section])) keys.push(`[${section}]`);
   }
   return keys;
