@@ -26,6 +26,7 @@ export const agentsChild: BuiltIn<AgentsSettings> = {
         cwd: agent.cwd,
         env: childEnv(agent.env, true),
         graceMs,
+        files: true,
         terminals: table !== undefined,
       }),
       table,
