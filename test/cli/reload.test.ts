@@ -5,16 +5,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { failureOf, startGaggle, textOf, type RunningGaggle } from "../helpers/gaggle.js";
+import { envelope } from "../helpers/modern-http.js";
 import { listen } from "../helpers/notifications.js";
+import { RawStdioGaggle } from "../helpers/raw-stdio.js";
 import { NO_BUILT_INS, fixtureChild } from "../helpers/paths.js";
 import { until } from "../helpers/poll.js";
 import { isAlive, waitGone } from "../helpers/processes.js";
 
 const gaggles: RunningGaggle[] = [];
+const raws: RawStdioGaggle[] = [];
 afterEach(async () => {
-  await Promise.allSettled(gaggles.splice(0).map((gaggle) => gaggle.close()));
+  await Promise.allSettled([...gaggles.splice(0), ...raws.splice(0)].map((gaggle) => gaggle.close()));
 });
 
 async function start(config: string, args: string[] = []): Promise<RunningGaggle> {
@@ -130,6 +133,27 @@ describe("a config that does not load at start", () => {
     );
     expect((await gaggle.metaJson("list_registered_children")).config_errors).toBeUndefined();
     expect(await pidOf(gaggle, "fixed")).toBeGreaterThan(0);
+  });
+});
+
+describe("a config that does not load at start, to a 2026-07-28 client", () => {
+  it("says why in server/discover's instructions, with a log message, and in the meta-tools' answers", async () => {
+    const gaggle = new RawStdioGaggle([NO_BUILT_INS, "[mcp_servers.broken]\ncommand = 7\n"].join("\n"));
+    raws.push(gaggle);
+    gaggle.send({ id: "d", method: "server/discover", params: { _meta: envelope({ "io.modelcontextprotocol/logLevel": "error" }) } });
+    const discovered = (await gaggle.answerTo("d")).result as { instructions: string };
+    expect(discovered.instructions).toMatch(/config file does not load[\s\S]*mcp_servers\.broken\.command/);
+    const logged = gaggle.messages.find((message) => message.method === "notifications/message");
+    expect(logged?.params).toMatchObject({ level: "error", logger: "gaggle" });
+    expect(String((logged?.params as { data: unknown }).data)).toMatch(/does not load[\s\S]*mcp_servers\.broken\.command/);
+
+    const call = (id: string, name: string, args: Record<string, unknown>) =>
+      gaggle.send({ id, method: "tools/call", params: { name, arguments: args, _meta: envelope() } });
+    call("l", "list_registered_children", {});
+    const listed = JSON.parse(textOf((await gaggle.answerTo("l")).result as CallToolResult)) as { config_errors: string[] };
+    expect(listed.config_errors.join("\n")).toMatch(/mcp_servers\.broken\.command/);
+    call("s", "get_child_status", { server_id: "broken" });
+    expect(textOf((await gaggle.answerTo("s")).result as CallToolResult)).toMatch(/config file does not load, so its children are not served/);
   });
 });
 
