@@ -102,13 +102,16 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
     const added = [...after.keys()].filter((name) => !before.has(name));
     const changed = [...after.keys()].filter((name) => before.has(name) && !sameChild(before.get(name)!, after.get(name)!));
     const needRestart = restartOnlyKeys(current, next);
-    current = { ...next, gateway: { ...current.gateway, logLevel: next.gateway.logLevel } };
+    const offeredBefore = JSON.stringify([...exposures(current)]);
+    current = running(current, next);
     const closing = removed.map((name) => router.remove(name));
     for (const name of [...changed, ...added]) closing.push(router.put(routed(after.get(name)!, childOptions)));
     catalog.reconfigure(exposures(current));
     await Promise.allSettled(closing.map((child) => child?.close()));
     router.warmUp(eager([...changed, ...added].map((name) => after.get(name)!)));
-    if (added.length + removed.length + changed.length > 0) hub.everyListChanged();
+    // A built-in child's `expose` changes what is listed (and whether the meta-tools are) without changing a child.
+    const reoffered = JSON.stringify([...exposures(current)]) !== offeredBefore;
+    if (added.length + removed.length + changed.length > 0 || reoffered) hub.everyListChanged();
     return { added, removed, changed, needRestart };
   };
   return {
@@ -148,17 +151,39 @@ function sameChild(a: ChildConfig, b: ChildConfig): boolean {
 
 /**
  * The settings a running gaggle cannot follow, named as the file writes them: every gateway key but log_level
- * (the listen address, the state dir, tokens, limits), and the built-in children's, telemetry and audit sections.
+ * (the admin listen address, the state dir, whether stdio clients share a daemon, tokens, limits), each built-in
+ * child's table but its `expose` (which only changes what is listed), and the telemetry and audit sections.
  */
 function restartOnlyKeys(before: GaggleConfig, after: GaggleConfig): string[] {
   const gateway = Object.keys({ ...before.gateway, ...after.gateway }) as (keyof GaggleConfig["gateway"])[];
   const keys = gateway
     .filter((key) => key !== "logLevel" && JSON.stringify(before.gateway[key]) !== JSON.stringify(after.gateway[key]))
     .map((key) => `gateway.${snake(key)}`);
-  for (const section of ["virtual", "telemetry", "audit"] as const) {
+  const built = (config: GaggleConfig, name: (typeof VIRTUAL_CHILD_NAMES)[number]) => JSON.stringify({ ...config.virtual[name], expose: undefined });
+  for (const name of VIRTUAL_CHILD_NAMES) if (built(before, name) !== built(after, name)) keys.push(`[virtual.${name}]`);
+  for (const section of ["telemetry", "audit"] as const) {
     if (JSON.stringify(before[section]) !== JSON.stringify(after[section])) keys.push(`[${section}]`);
   }
   return keys;
+}
+
+/**
+ * The config in force after a reload: the edited one, but for what a running gaggle cannot follow (see
+ * restartOnlyKeys), which stays as it runs; of those, the log level and each built-in child's `expose` do follow.
+ */
+function running(current: GaggleConfig, next: GaggleConfig): GaggleConfig {
+  const virtual = { ...current.virtual };
+  const follow = <K extends keyof GaggleConfig["virtual"]>(name: K) => {
+    virtual[name] = { ...current.virtual[name], expose: next.virtual[name].expose };
+  };
+  for (const name of VIRTUAL_CHILD_NAMES) follow(name);
+  return {
+    ...next,
+    gateway: { ...current.gateway, logLevel: next.gateway.logLevel },
+    virtual,
+    telemetry: current.telemetry,
+    audit: current.audit,
+  };
 }
 
 function snake(key: string): string {

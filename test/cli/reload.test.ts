@@ -107,6 +107,88 @@ describe("a config edit", () => {
       /gateway\.shutdown_grace_ms changed and take effect only when gaggle starts again/,
     );
   });
+
+  it("names the admin listen address, the state dir and gateway.shared, each of them", async () => {
+    const gaggle = await start([NO_BUILT_INS, child("first")].join("\n"));
+    const heard = listen(gaggle.client);
+    const stateDir = mkdtempSync(join(tmpdir(), "reload-state-"));
+    const gateway = `[gateway]\nadmin = "127.0.0.1:0"\nstate_dir = ${JSON.stringify(stateDir)}\nshared = false\n`;
+    writeFileSync(gaggle.configPath, [gateway, NO_BUILT_INS, child("first")].join("\n"));
+    const told = await until(
+      () => heard.logs,
+      (logs) => logs.some((log) => log.level === "warning"),
+    );
+    const warning = String(told.find((log) => log.level === "warning")!.data);
+    for (const key of ["gateway.admin", "gateway.state_dir", "gateway.shared"]) expect(warning).toContain(key);
+  });
+});
+
+describe("a reload that changes what is offered", () => {
+  it("lists the meta-tools once a child is offered through them, with one list_changed, and hints speak of them", async () => {
+    const gaggle = await start(['[gateway]\nexpose = "tools"\n', NO_BUILT_INS, child("a")].join("\n"));
+    expect(gaggle.client.getInstructions()).toMatch(/tools\/list lists their tools/);
+    const first = (await gaggle.client.listTools()).tools.map((tool) => tool.name);
+    expect(first).toContain("a__echo");
+    expect(first).not.toContain("list_registered_children");
+    let toolChanges = 0;
+    gaggle.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void toolChanges++);
+
+    writeFileSync(gaggle.configPath, ['[gateway]\nexpose = "tools"\n', NO_BUILT_INS, child("a"), child("b", 'expose = "meta"')].join("\n"));
+    const names = await until(
+      async () => (await gaggle.client.listTools()).tools.map((tool) => tool.name),
+      (listed) => listed.includes("list_registered_children"),
+    );
+    expect(names).toContain("a__echo");
+    expect(names.some((name) => name.startsWith("b__"))).toBe(false);
+    await until(
+      () => toolChanges,
+      (count) => count > 0,
+    );
+    expect(toolChanges).toBe(1);
+    // The hints of a meta-tool's failure name the meta-tools now listed, not tools/list.
+    const invalid = failureOf(await gaggle.meta("execute_child_tool", { server_id: "a", tool_name: "echo", arguments: {} }));
+    expect(invalid.code).toBe("INVALID_ARGS");
+    expect(invalid.hint).toMatch(/get_schema\("a", "echo"\)/);
+  });
+
+  it("offers a built-in child's tools when its expose changes, with one list_changed and no restart warning", async () => {
+    const withProcess = (expose: string) =>
+      ["[virtual.goose]\nenabled = false\n", "[virtual.team]\nenabled = false\n", `[virtual.process]\nenabled = true\n${expose}`, child("a")].join(
+        "\n",
+      );
+    const gaggle = await start(withProcess(""));
+    const heard = listen(gaggle.client);
+    expect((await gaggle.client.listTools()).tools.map((tool) => tool.name)).not.toContain("gg_process_run");
+    let toolChanges = 0;
+    gaggle.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void toolChanges++);
+
+    writeFileSync(gaggle.configPath, withProcess("expose = true\n"));
+    await until(
+      () => toolChanges,
+      (count) => count > 0,
+    );
+    expect((await gaggle.client.listTools()).tools.map((tool) => tool.name)).toContain("gg_process_run");
+    expect(toolChanges).toBe(1);
+    expect(heard.logs.filter((log) => log.level === "warning")).toEqual([]);
+  });
+
+  it("tells a 2026-07-28 client the instructions of the running config in server/discover", async () => {
+    const gaggle = new RawStdioGaggle(['[gateway]\nexpose = "tools"\n', NO_BUILT_INS, child("a")].join("\n"));
+    raws.push(gaggle);
+    const discover = async (id: string) => {
+      gaggle.send({ id, method: "server/discover", params: { _meta: envelope() } });
+      return ((await gaggle.answerTo(id)).result as { instructions: string }).instructions;
+    };
+    expect(await discover("d1")).toMatch(/tools\/list lists their tools/);
+    writeFileSync(gaggle.configPath, ['[gateway]\nexpose = "tools"\n', NO_BUILT_INS, child("a"), child("b", 'expose = "meta"')].join("\n"));
+    let round = 0;
+    expect(
+      await until(
+        () => discover(`d${++round + 1}`),
+        (instructions) => !/tools\/list lists their tools/.test(instructions),
+      ),
+    ).toMatch(/list_registered_children names the children/);
+  });
 });
 
 describe("a config that does not load at start", () => {
