@@ -36,6 +36,8 @@ async function childNames(gaggle: RunningGaggle): Promise<string[]> {
 }
 
 const child = (name: string, extra = "") => fixtureChild(name, "echo.mjs", extra);
+/** Proxy mode, whose lists wait for a child however long its start takes on a busy machine. */
+const PROXY = '[gateway]\nexpose = "tools"\nlist_wait_ms = 30000\n';
 
 describe("a config edit", () => {
   it("adds, removes and restarts children, and leaves the unchanged ones running in the same process", async () => {
@@ -125,7 +127,7 @@ describe("a config edit", () => {
 
 describe("a reload that changes what is offered", () => {
   it("lists the meta-tools once a child is offered through them, with one list_changed, and hints speak of them", async () => {
-    const gaggle = await start(['[gateway]\nexpose = "tools"\n', NO_BUILT_INS, child("a")].join("\n"));
+    const gaggle = await start([PROXY, NO_BUILT_INS, child("a")].join("\n"));
     expect(gaggle.client.getInstructions()).toMatch(/tools\/list lists their tools/);
     const first = (await gaggle.client.listTools()).tools.map((tool) => tool.name);
     expect(first).toContain("a__echo");
@@ -133,7 +135,7 @@ describe("a reload that changes what is offered", () => {
     let toolChanges = 0;
     gaggle.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void toolChanges++);
 
-    writeFileSync(gaggle.configPath, ['[gateway]\nexpose = "tools"\n', NO_BUILT_INS, child("a"), child("b", 'expose = "meta"')].join("\n"));
+    writeFileSync(gaggle.configPath, [PROXY, NO_BUILT_INS, child("a"), child("b", 'expose = "meta"')].join("\n"));
     const names = await until(
       async () => (await gaggle.client.listTools()).tools.map((tool) => tool.name),
       (listed) => listed.includes("list_registered_children"),
@@ -173,14 +175,14 @@ describe("a reload that changes what is offered", () => {
   });
 
   it("tells a 2026-07-28 client the instructions of the running config in server/discover", async () => {
-    const gaggle = new RawStdioGaggle(['[gateway]\nexpose = "tools"\n', NO_BUILT_INS, child("a")].join("\n"));
+    const gaggle = new RawStdioGaggle([PROXY, NO_BUILT_INS, child("a")].join("\n"));
     raws.push(gaggle);
     const discover = async (id: string) => {
       gaggle.send({ id, method: "server/discover", params: { _meta: envelope() } });
       return ((await gaggle.answerTo(id)).result as { instructions: string }).instructions;
     };
     expect(await discover("d1")).toMatch(/tools\/list lists their tools/);
-    writeFileSync(gaggle.configPath, ['[gateway]\nexpose = "tools"\n', NO_BUILT_INS, child("a"), child("b", 'expose = "meta"')].join("\n"));
+    writeFileSync(gaggle.configPath, [PROXY, NO_BUILT_INS, child("a"), child("b", 'expose = "meta"')].join("\n"));
     let round = 0;
     expect(
       await until(
