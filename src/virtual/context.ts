@@ -9,10 +9,15 @@ export interface MemberUrl {
   revoke(): void;
 }
 
-/** Whose team a member principal is in: its lead sees and stops the work that member started (see Visibility). */
+/**
+ * Whose team a member principal is in: its lead sees and stops the work that member started, and the team's other
+ * members see it (see Visibility).
+ */
 export interface TeamLeads {
   /** The principal whose team the member with principal `member` is (or was) in; undefined for any other principal. */
   leadOf(member: string): string | undefined;
+  /** Whether two member principals are (or were) members of one team. */
+  sameTeam(member: string, other: string): boolean;
 }
 
 /** Issues URLs on which an agent gaggle starts connects back to it as one team member. */

@@ -241,6 +241,30 @@ describe("a config that does not load at start, to a 2026-07-28 client", () => {
   });
 });
 
+describe("a config that does not load at start and holds a command policy", () => {
+  it("serves no built-in child until it loads, so no command runs unconfined; once fixed, the policy applies", async () => {
+    const policy = '[virtual.process.policy]\nallow = ["echo *"]\n';
+    const gaggle = await start(['[virtual.process]\ncwd = "/tmp"\n', policy].join("\n"));
+    expect((await gaggle.metaJson<{ children: string[] }>("list_registered_children")).children).toEqual([]);
+    const run = () => gaggle.meta("execute_child_tool", { server_id: "process", tool_name: "gg_process_run", arguments: { command: "id" } });
+    expect(failureOf(await run())).toMatchObject({ code: "SERVER_NOT_FOUND" });
+
+    writeFileSync(gaggle.configPath, policy);
+    await until(
+      () => childNames(gaggle),
+      (names) => names.includes("process"),
+    );
+    expect(failureOf(await run())).toMatchObject({ code: "PERMISSION_DENIED" });
+
+    // An edit of the policy remakes the process child with it.
+    writeFileSync(gaggle.configPath, '[virtual.process.policy]\nallow = ["echo *", "id"]\n');
+    await until(
+      () => run(),
+      (answer) => !answer.isError,
+    );
+  });
+});
+
 describe("SIGHUP", () => {
   it("reads the config again: an edit the file watch cannot see (behind a symlink) is applied, and gaggle keeps serving", async () => {
     const real = join(mkdtempSync(join(tmpdir(), "reload-real-")), "children_config.toml");
