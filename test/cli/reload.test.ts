@@ -153,7 +153,7 @@ describe("a reload that changes what is offered", () => {
     expect(invalid.hint).toMatch(/get_schema\("a", "echo"\)/);
   });
 
-  it("offers a built-in child's tools when its expose changes, with one list_changed and no restart warning", async () => {
+  it("offers a built-in child's tools when its expose changes, with one list_changed, keeping the child and its work", async () => {
     const withProcess = (expose: string) =>
       ["[virtual.goose]\nenabled = false\n", "[virtual.team]\nenabled = false\n", `[virtual.process]\nenabled = true\n${expose}`, child("a")].join(
         "\n",
@@ -161,6 +161,9 @@ describe("a reload that changes what is offered", () => {
     const gaggle = await start(withProcess(""));
     const heard = listen(gaggle.client);
     expect((await gaggle.client.listTools()).tools.map((tool) => tool.name)).not.toContain("gg_process_run");
+    const processTool = (tool: string, args: Record<string, unknown>) =>
+      gaggle.meta("execute_child_tool", { server_id: "process", tool_name: tool, arguments: args });
+    const { pid } = JSON.parse(textOf(await processTool("gg_process_run", { command: "sleep 300" }))) as { pid: number };
     let toolChanges = 0;
     gaggle.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void toolChanges++);
 
@@ -172,6 +175,10 @@ describe("a reload that changes what is offered", () => {
     expect((await gaggle.client.listTools()).tools.map((tool) => tool.name)).toContain("gg_process_run");
     expect(toolChanges).toBe(1);
     expect(heard.logs.filter((log) => log.level === "warning")).toEqual([]);
+    // Only how it is listed changed: the same child still runs the command it started.
+    expect(JSON.parse(textOf(await processTool("gg_process_status", { pid })))).toMatchObject({ status: "running" });
+    await processTool("gg_process_kill", { pid });
+    expect(await waitGone([pid])).toEqual([]);
   });
 
   it("tells a 2026-07-28 client the instructions of the running config in server/discover", async () => {
