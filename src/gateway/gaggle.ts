@@ -103,7 +103,8 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
     const added = [...after.keys()].filter((name) => !before.has(name));
     const changed = [...after.keys()].filter((name) => before.has(name) && !sameChild(before.get(name)!, after.get(name)!));
     const needRestart = restartOnlyKeys(current, next);
-    current = { ...next, gateway: { ...current.gateway, logLevel: next.gateway.logLevel } };
+    const offeredBefore = JSON.stringify([...exposures(current)]);
+    current = running(current, next);
     const closing = removed.map((name) => router.remove(name));
     for (const name of [...changed, ...added]) closing.push(router.put(routed(after.get(name)!, childOptions)));
     const builtInChanges = builtIns.reconfigure(current);
@@ -117,7 +118,9 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
     catalog.reconfigure(exposures(current));
     await Promise.allSettled(closing.map((child) => child?.close()));
     router.warmUp(eager([...changed, ...added].flatMap((name) => after.get(name) ?? [])));
-    if (added.length + removed.length + changed.length > 0) hub.everyListChanged();
+    // A built-in child's `expose` changes what is listed (and whether the meta-tools are) without remaking it.
+    const reoffered = JSON.stringify([...exposures(current)]) !== offeredBefore;
+    if (added.length + removed.length + changed.length > 0 || reoffered) hub.everyListChanged();
     return { added, removed, changed, needRestart };
   };
   return {
@@ -157,7 +160,8 @@ function sameChild(a: ChildConfig, b: ChildConfig): boolean {
 
 /**
  * The settings a running gaggle cannot follow, named as the file writes them: every gateway key but log_level
- * (the listen address, the state dir, tokens, limits), and the telemetry and audit sections.
+ * (the admin listen address, the state dir, whether stdio clients share a daemon, tokens, limits), and the
+ * telemetry and audit sections.
  */
 function restartOnlyKeys(before: GaggleConfig, after: GaggleConfig): string[] {
   const gateway = Object.keys({ ...before.gateway, ...after.gateway }) as (keyof GaggleConfig["gateway"])[];
@@ -168,6 +172,14 @@ function restartOnlyKeys(before: GaggleConfig, after: GaggleConfig): string[] {
     if (JSON.stringify(before[section]) !== JSON.stringify(after[section])) keys.push(`[${section}]`);
   }
   return keys;
+}
+
+/**
+ * The config in force after a reload: the edited one, but for what a running gaggle cannot follow (see
+ * restartOnlyKeys), which stays as it runs, so that a later edit is compared with what runs; the log level follows.
+ */
+function running(current: GaggleConfig, next: GaggleConfig): GaggleConfig {
+  return { ...next, gateway: { ...current.gateway, logLevel: next.gateway.logLevel }, telemetry: current.telemetry, audit: current.audit };
 }
 
 function snake(key: string): string {

@@ -38,7 +38,8 @@ export interface BuiltInChanges {
 
 /**
  * The owner of the built-in children of a gaggle across reloads. A child is made again when its settings change
- * or when a child it was built on (one its create asked for) is made again or gone; any other is left running.
+ * (`expose` aside) or when a child it was built on (one its create asked for) is made again or gone; any other is
+ * left running.
  */
 export class BuiltInChildren {
   private readonly made = new Map<BuiltInName, { child: Child; builtOn: ReadonlySet<string> }>();
@@ -64,10 +65,7 @@ export class BuiltInChildren {
     const redone = new Set<string>();
     for (const name of VIRTUAL_CHILD_NAMES) {
       const old = this.made.get(name);
-      const stale =
-        old === undefined ||
-        JSON.stringify(before.virtual[name]) !== JSON.stringify(next.virtual[name]) ||
-        [...old.builtOn].some((under) => redone.has(under));
+      const stale = old === undefined || settingsOf(before, name) !== settingsOf(next, name) || [...old.builtOn].some((under) => redone.has(under));
       if (!stale) continue;
       this.made.delete(name);
       const child = next.virtual[name].enabled ? this.make(name, context) : undefined;
@@ -89,6 +87,11 @@ export class BuiltInChildren {
     if (child) this.made.set(name, { child, builtOn: built.asked });
     return child;
   }
+}
+
+/** What a built-in child is made of: its table but `expose`, which only changes how it is listed (see ProxyCatalog). */
+function settingsOf(config: GaggleConfig, name: BuiltInName): string {
+  return JSON.stringify({ ...config.virtual[name], expose: undefined });
 }
 
 /** A map that notes every name asked of it. */
