@@ -144,7 +144,7 @@ const gatewaySchema = closed({
    * left out, and list_changed tells the client once they are. Short: Claude Code asks for its lists as it connects
    * and sends its first request to the model with the tools listed by then, not waiting for the rest.
    */
-  list_wait_ms: durationMs("an integer >= 0", { min: 0, max: 600_000 }).default(800),
+  list_wait_ms: durationMs("an integer >= 0", { min: 0, max: 600_000 }).default(500),
   /** Where built-in children keep logs and state, and gaggle its catalog and tokens; absolute once loaded. Defaults to $XDG_STATE_HOME/gaggle/. */
   state_dir: z.string(expected("a directory path")).min(1).optional(),
   /**

@@ -54,6 +54,11 @@ export interface BuiltIn<Settings> {
    */
   create(settings: Settings, context: VirtualContext, built: ReadonlyMap<string, Child>): Child | undefined;
   /**
+   * What the child is made of beyond its own table, read from the config by create (the `[agents.NAME]` tables
+   * for `agents`): a reload that changes it makes the child again.
+   */
+  madeFrom?(config: GaggleConfig): unknown;
+  /**
    * What `gaggle validate` reports of settings that validate as config but would leave the child unable to work;
    * each problem names its source. At serve time such a child still starts, refusing what it cannot do safely.
    */

@@ -89,9 +89,12 @@ export class BuiltInChildren {
   }
 }
 
-/** What a built-in child is made of: its table but `expose`, which only changes how it is listed (see ProxyCatalog). */
+/**
+ * What a built-in child is made of: its table but `expose`, which only changes how it is listed (see ProxyCatalog),
+ * and what else of the config it says it is made from.
+ */
 function settingsOf(config: GaggleConfig, name: BuiltInName): string {
-  return JSON.stringify({ ...config.virtual[name], expose: undefined });
+  return JSON.stringify({ table: { ...config.virtual[name], expose: undefined }, also: BUILT_INS[name].madeFrom?.(config) });
 }
 
 /** A map that notes every name asked of it. */

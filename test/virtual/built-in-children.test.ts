@@ -8,6 +8,7 @@ import type { Child } from "../../src/children/child.js";
 import { Switchboard } from "../../src/children/switchboard.js";
 import { BuiltInChildren, type MemberUrls } from "../../src/virtual/index.js";
 import { loadConfig } from "../helpers/config.js";
+import { agentConfig, agentDirs } from "./agents/helpers.js";
 import { gooseConfig } from "./goose/helpers.js";
 
 const NO_MEMBER_LISTENER: MemberUrls = {
@@ -47,5 +48,23 @@ describe("the built-in children of a reloaded config", () => {
     expect(third.made.map((child) => child.name)).toEqual(["process"]);
     expect(third.removed).toEqual(["goose", "team"]);
     expect([...byName(builtIns.children()).keys()]).toEqual(["process"]);
+  });
+
+  it("follow the [agents.NAME] tables: the agents child, and the team built on it, are made again when they change", async () => {
+    const dirs = agentDirs();
+    const builtIns = new BuiltInChildren(loadConfig(agentConfig(dirs)), new Switchboard(), NO_MEMBER_LISTENER);
+    const first = byName(builtIns.children());
+    made.push(...first.values());
+    expect(first.has("agents")).toBe(true);
+
+    const changed = builtIns.reconfigure(loadConfig(agentConfig(dirs, 'permission = "allow"')));
+    made.push(...changed.made);
+    expect(changed.made.map((child) => child.name)).toEqual(expect.arrayContaining(["agents"]));
+    expect(changed.made.map((child) => child.name)).not.toContain("process");
+    expect(byName(builtIns.children()).get("process")).toBe(first.get("process"));
+
+    // With no agent left, the agents child is gone.
+    const none = builtIns.reconfigure(loadConfig(`[gateway]\nstate_dir = ${JSON.stringify(join(dirs.dir, "state"))}\n`));
+    expect(none.removed).toContain("agents");
   });
 });
