@@ -109,6 +109,21 @@ describe("a Goose with goose acp", () => {
   });
 });
 
+describe("a goose acp process", () => {
+  it("does not outlive gaggle killed with SIGKILL", async () => {
+    const goose = await start("", { FAKE_GOOSE_ACP: "1" });
+    const id = await goose.run("say still here");
+    await goose.settled(id, 1);
+    const acpPids = goose
+      .runs()
+      .filter((run) => run.argv[0] === "acp")
+      .map((run) => run.pid);
+    expect(acpPids.filter(isAlive)).toHaveLength(1);
+    process.kill(goose.gaggle.pid, "SIGKILL");
+    expect(await waitGone(acpPids)).toEqual([]);
+  });
+});
+
 describe("goose run, the way without goose acp", () => {
   it("is taken when the installed Goose has no acp: one goose run per turn", async () => {
     const goose = await start("", {});
