@@ -24,6 +24,7 @@ const ATTACKS = {
   principals: "./two-principals.mjs",
   workspace: "./workspace-files.mjs",
   flood: "./listener-flood.mjs",
+  confinement: "./confinement.mjs",
 };
 
 const { values } = parseArgs({

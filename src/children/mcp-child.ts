@@ -86,7 +86,8 @@ export class McpChild implements Child {
     this.log = logger({ child: config.name });
     this.exposed = visibleTools(config, () => this.machine.running?.era, this.log);
     this.catalog = new CatalogShelf(options.stateDir, config);
-    this.signIn = new SignInWatch(config.url === undefined ? undefined : new TokenStore(options.stateDir, config.name, config.url));
+    const store = config.url === undefined ? undefined : new TokenStore(options.stateDir, config.name, config.url);
+    this.signIn = new SignInWatch(store, this.log, () => this.signedInMeanwhile());
     this.switchboard.onLogLevel(config.name, (level) => this.applyLogLevel(level));
     this.switchboard.onCallerGone((sessionId) => this.callers.forget(sessionId));
     this.switchboard.onRootsChanged(() => void this.machine.running?.client.sendRootsListChanged().catch(() => {}));
@@ -238,6 +239,7 @@ export class McpChild implements Child {
   /** Ends the session and frees its process; an explicit close also forgets past failed starts, so the next call starts at once. */
   close(): Promise<{ uptimeMs: number | null }> {
     this.idle.stopped();
+    this.signIn.started(false);
     // A call made from now on waits for a start after this stop, not for a start under way that the stop ends.
     this.pendingStart = undefined;
     // A start under way holds the lock until it ends: its session is closed so that it ends now, not at its timeout.
@@ -302,6 +304,7 @@ export class McpChild implements Child {
       // A level a client set while this session was being restored is applied now.
       if (this.switchboard.logLevel !== level) void this.applyLogLevel(this.switchboard.logLevel!).catch(() => {});
       this.idle.started();
+      this.signIn.started(false);
       if (neededSignIn) this.signInChanged();
       return session;
     } catch (error) {
@@ -351,6 +354,18 @@ export class McpChild implements Child {
    */
   private signInChanged(): void {
     for (const kind of ["tools", "resources", "prompts"] as const) this.switchboard.listChanged(this.name, kind);
+  }
+
+  /**
+   * New tokens were stored for a child waiting on a sign-in (by `gaggle auth login` in a shell, or a sign-in this
+   * gateway runs): it starts now, not at its next call, and its clients hear that its lists changed.
+   */
+  private signedInMeanwhile(): void {
+    if (this.machine.phase.state !== "failed" || this.pendingStart) return;
+    this.log.info("new tokens stored; starting");
+    void this.withSession("the schema lists", (session) => session.cache.all()).catch(() => {
+      // Its failure is the child's state and log, as for any start.
+    });
   }
 
   /** A running session that ends without gaggle asking fails the child; the next call starts it again at once. */

@@ -55,7 +55,7 @@ function parseJsonArgs(json: string | undefined): unknown {
 /** Prints each result to stdout; resolves with the exit code (1 when any result is an error). */
 export async function runOneShot(command: OneShotCommand, operands: string[], config: GaggleConfig): Promise<number> {
   const { gaggle, members } = createGaggleWithListener(config);
-  const handlers = new MetaHandlers(gaggle.router, { wording: CLI_WORDING });
+  const handlers = new MetaHandlers(gaggle.router, { wording: () => CLI_WORDING });
   let failed = false;
   try {
     for (const [tool, args] of toMetaCall(command, operands)) {

@@ -1,7 +1,7 @@
 // A serving gaggle follows its config file: each edit that loads is applied to the running children; one that does
 // not is reported (log, clients, status) while the config in force stays.
 import type { LevelWithSilent } from "pino";
-import { ConfigWatcher, type ConfigError, type GaggleConfig } from "../config/index.js";
+import { ConfigWatcher, issuePlaces, type ConfigError, type GaggleConfig } from "../config/index.js";
 import type { Gaggle } from "../gateway/gaggle.js";
 import { lazyLogger, setLogLevel } from "../shared/log.js";
 
@@ -14,6 +14,11 @@ export class ConfigStanding {
   /** Why the file on disk is not the config in force, each problem a line; empty when it is. */
   errors(): string[] {
     return this.problem ? this.problem.message.split("\n") : [];
+  }
+
+  /** Where each of those problems is, without what it says (see issuePlaces). */
+  places(): string[] {
+    return this.problem ? issuePlaces(this.problem) : [];
   }
 }
 

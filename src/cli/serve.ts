@@ -132,7 +132,7 @@ export async function openObservatory(config: GaggleConfig, metrics: boolean): P
 /** What the status page shows besides the gateway: when this gaggle started, and an edit of its config that did not load. */
 export function statusExtras(standing: ConfigStanding): StatusExtras {
   const startedAt = new Date();
-  return { startedAt, configErrors: () => standing.errors() };
+  return { startedAt, configErrors: () => standing.errors(), configErrorPlaces: () => standing.places() };
 }
 
 /** The gaggle follows its config file, and reads it again on SIGHUP. */

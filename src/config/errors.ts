@@ -1,5 +1,5 @@
 // Owns ConfigError and the wording of config problems: key paths, found values, zod issue conversion.
-import { isAbsolute, relative } from "node:path";
+import { basename, isAbsolute, relative } from "node:path";
 import type { z } from "zod";
 
 /** One problem in a config file: at a key path (`mcp_servers.echo.timeout_ms`), or at a place in its text. */
@@ -39,6 +39,15 @@ export function formatIssues(file: string, issues: readonly ConfigIssue[]): stri
       return parts.join(": ");
     })
     .join("\n");
+}
+
+/**
+ * Where each issue is, without what it says (a message may quote a value of the file): `file: key.path` or
+ * `file:12:5`, the file by its name alone. For readers that may see where a config is broken, not its contents.
+ */
+export function issuePlaces(error: ConfigError): string[] {
+  const file = error.file === "" ? "" : basename(error.file);
+  return error.issues.map(({ path, at }) => (at ? `${file}:${at.line}:${at.col}` : [file, path].filter((part) => part !== "").join(": ")));
 }
 
 /** Paths under the working directory are shown relative to it (`children_config.toml`), others absolute. */

@@ -1,5 +1,5 @@
 // Owns the public API of the config module: load a gaggle config file, its types, and its errors.
-export { ConfigError, describeValue } from "./errors.js";
+export { ConfigError, describeValue, issuePlaces } from "./errors.js";
 export { expandEnv, expandString } from "./expand.js";
 export { emptyConfig, findConfigPath, loadConfig, validateConfigText } from "./load.js";
 export { makeStateDir, stateDir } from "./state-dir.js";

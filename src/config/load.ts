@@ -6,6 +6,7 @@ import { expandEnv } from "./expand.js";
 import { homeOf } from "./find.js";
 import { parseDocument } from "./parse.js";
 import { type GaggleConfig, configFileSchema } from "./schema.js";
+import { VIRTUAL_CHILD_NAMES } from "./virtual/index.js";
 
 export { CONFIG_FILE_NAMES, configSearchPaths, findConfigPath, type FindConfigOptions } from "./find.js";
 
@@ -44,10 +45,12 @@ export function validateConfigText(text: string, path: string, env: NodeJS.Proce
 }
 
 /**
- * The config of a file with nothing in it, for a gaggle that serves while its file does not load: no children,
- * every default, `path` kept so that the file is watched and named.
+ * The config a gaggle serves while its file does not load and none has: no children, not even the built-in ones
+ * enabled by default (the file may hold the policy that would confine them), every other default, `path` kept so
+ * that the file is watched and named.
  */
 export function emptyConfig(path: string, env: NodeJS.ProcessEnv = process.env): GaggleConfig {
   const file = resolve(path);
-  return configFileSchema({ path: file, home: homeOf(env) }).parse({});
+  const virtual = Object.fromEntries(VIRTUAL_CHILD_NAMES.map((name) => [name, { enabled: false }]));
+  return configFileSchema({ path: file, home: homeOf(env) }).parse({ virtual });
 }

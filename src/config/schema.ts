@@ -141,10 +141,10 @@ const gatewaySchema = closed({
   session_idle_timeout_ms: durationMs("a positive integer", { min: 1 }).default(30 * 60_000),
   /**
    * How long a proxy-mode list waits for children the catalog knows nothing of; those not there by then are
-   * left out, and list_changed tells the client once they are. Under a second: some clients (Claude Code's
-   * `claude -p`) give their first lists about two seconds in all, tools, prompts and resources one after another.
+   * left out, and list_changed tells the client once they are. Short: Claude Code asks for its lists as it connects
+   * and sends its first request to the model with the tools listed by then, not waiting for the rest.
    */
-  list_wait_ms: durationMs("an integer >= 0", { min: 0, max: 600_000 }).default(800),
+  list_wait_ms: durationMs("an integer >= 0", { min: 0, max: 600_000 }).default(500),
   /** Where built-in children keep logs and state, and gaggle its catalog and tokens; absolute once loaded. Defaults to $XDG_STATE_HOME/gaggle/. */
   state_dir: z.string(expected("a directory path")).min(1).optional(),
   /**

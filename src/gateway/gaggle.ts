@@ -11,7 +11,7 @@ import { configSecrets, makeStateDir, stateDir, VIRTUAL_CHILD_NAMES, type ChildC
 import { ProxyCatalog, type Exposure } from "./proxy-catalog.js";
 import { MemberRegistry } from "./members.js";
 import { SessionHub } from "./session-hub.js";
-import { createVirtualChildren, virtualSettingsProblems } from "../virtual/index.js";
+import { BuiltInChildren, virtualSettingsProblems } from "../virtual/index.js";
 import type { Observer } from "../shared/observer.js";
 
 export interface Gaggle {
@@ -79,9 +79,10 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
   withholdFromChildren(configSecrets(config));
   const childOptions = { shutdownGraceMs: config.gateway.shutdownGraceMs, stateDir: stateDir(config), switchboard };
   makeStateDir(childOptions.stateDir);
+  const builtIns = new BuiltInChildren(config, switchboard, members);
   const router = new Router([
     ...config.children.filter((child) => child.enabled).map((child) => routed(child, childOptions)),
-    ...createVirtualChildren(config, switchboard, members).map((child) => ({ child, concurrency: BUILT_IN_CONCURRENCY })),
+    ...builtIns.children().map((child) => ({ child, concurrency: BUILT_IN_CONCURRENCY })),
   ]);
   const late = (child: string, kind: "tools" | "resources" | "prompts") => switchboard.listChanged(child, kind);
   const catalog = new ProxyCatalog(router, exposures(config), config.gateway.expose, { ms: config.gateway.listWaitMs, late });
@@ -102,13 +103,24 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
     const added = [...after.keys()].filter((name) => !before.has(name));
     const changed = [...after.keys()].filter((name) => before.has(name) && !sameChild(before.get(name)!, after.get(name)!));
     const needRestart = restartOnlyKeys(current, next);
-    current = { ...next, gateway: { ...current.gateway, logLevel: next.gateway.logLevel } };
+    const offeredBefore = JSON.stringify([...exposures(current)]);
+    current = running(current, next);
     const closing = removed.map((name) => router.remove(name));
     for (const name of [...changed, ...added]) closing.push(router.put(routed(after.get(name)!, childOptions)));
+    const builtInChanges = builtIns.reconfigure(current);
+    for (const name of builtInChanges.removed) closing.push(router.remove(name));
+    removed.push(...builtInChanges.removed);
+    for (const child of builtInChanges.made) {
+      const before = router.put({ child, concurrency: BUILT_IN_CONCURRENCY });
+      closing.push(before);
+      (before ? changed : added).push(child.name);
+    }
     catalog.reconfigure(exposures(current));
     await Promise.allSettled(closing.map((child) => child?.close()));
-    router.warmUp(eager([...changed, ...added].map((name) => after.get(name)!)));
-    if (added.length + removed.length + changed.length > 0) hub.everyListChanged();
+    router.warmUp(eager([...changed, ...added].flatMap((name) => after.get(name) ?? [])));
+    // A built-in child's `expose` changes what is listed (and whether the meta-tools are) without remaking it.
+    const reoffered = JSON.stringify([...exposures(current)]) !== offeredBefore;
+    if (added.length + removed.length + changed.length > 0 || reoffered) hub.everyListChanged();
     return { added, removed, changed, needRestart };
   };
   return {
@@ -148,17 +160,26 @@ function sameChild(a: ChildConfig, b: ChildConfig): boolean {
 
 /**
  * The settings a running gaggle cannot follow, named as the file writes them: every gateway key but log_level
- * (the listen address, the state dir, tokens, limits), and the built-in children's, telemetry and audit sections.
+ * (the admin listen address, the state dir, whether stdio clients share a daemon, tokens, limits), and the
+ * telemetry and audit sections.
  */
 function restartOnlyKeys(before: GaggleConfig, after: GaggleConfig): string[] {
   const gateway = Object.keys({ ...before.gateway, ...after.gateway }) as (keyof GaggleConfig["gateway"])[];
   const keys = gateway
     .filter((key) => key !== "logLevel" && JSON.stringify(before.gateway[key]) !== JSON.stringify(after.gateway[key]))
     .map((key) => `gateway.${snake(key)}`);
-  for (const section of ["virtual", "telemetry", "audit"] as const) {
+  for (const section of ["telemetry", "audit"] as const) {
     if (JSON.stringify(before[section]) !== JSON.stringify(after[section])) keys.push(`[${section}]`);
   }
   return keys;
+}
+
+/**
+ * The config in force after a reload: the edited one, but for what a running gaggle cannot follow (see
+ * restartOnlyKeys), which stays as it runs, so that a later edit is compared with what runs; the log level follows.
+ */
+function running(current: GaggleConfig, next: GaggleConfig): GaggleConfig {
+  return { ...next, gateway: { ...current.gateway, logLevel: next.gateway.logLevel }, telemetry: current.telemetry, audit: current.audit };
 }
 
 function snake(key: string): string {

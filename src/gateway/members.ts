@@ -10,8 +10,11 @@ import type { MemberUrl, MemberUrls } from "../virtual/index.js";
  */
 export class MemberRegistry implements MemberUrls {
   private readonly bySecret = new Map<string, MemberIdentity>();
-  /** Kept after a URL is revoked: what the member started may outlive its membership, and stays its lead's to see. */
-  private readonly leads = new Map<string, string>();
+  /**
+   * Each member principal's lead and team, kept after its URL is revoked: what the member started may outlive its
+   * membership, and stays its lead's and its team's to see.
+   */
+  private readonly teams = new Map<string, { lead: string; teamId: string }>();
 
   constructor(private readonly base: () => Promise<string>) {}
 
@@ -19,7 +22,7 @@ export class MemberRegistry implements MemberUrls {
     const base = await this.base();
     const secret = randomBytes(24).toString("base64url");
     this.bySecret.set(secret, identity);
-    this.leads.set(memberPrincipal(identity), lead);
+    this.teams.set(memberPrincipal(identity), { lead, teamId: identity.teamId });
     return { url: `${base}${memberPath(secret)}`, revoke: () => this.bySecret.delete(secret) };
   }
 
@@ -28,7 +31,12 @@ export class MemberRegistry implements MemberUrls {
   }
 
   leadOf(member: string): string | undefined {
-    return this.leads.get(member);
+    return this.teams.get(member)?.lead;
+  }
+
+  sameTeam(member: string, other: string): boolean {
+    const [one, two] = [this.teams.get(member), this.teams.get(other)];
+    return one !== undefined && two !== undefined && one.lead === two.lead && one.teamId === two.teamId;
   }
 }
 

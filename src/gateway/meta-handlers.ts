@@ -14,8 +14,8 @@ import { ToolSearch } from "./tool-search.js";
 
 /** The surface the meta-tools answer on. */
 export interface MetaHandlerOptions {
-  /** How hints speak to the caller (the meta-tools' words by default). */
-  wording?: Wording;
+  /** How hints speak to the caller (the meta-tools' words by default); asked at each answer, as a reload may change the tools listed. */
+  wording?: () => Wording;
   /** How long search_tools waits for children that are starting and whose tools nobody knows yet (none by default). */
   waitMs?: number;
   /** Whether a child is built in: its tools are known without any run, so finding only them is a cold search. */
@@ -32,7 +32,7 @@ export interface MetaHandlerOptions {
 }
 
 export class MetaHandlers {
-  private readonly wording: Wording;
+  private readonly wording: () => Wording;
   private readonly waitMs: number;
   private readonly builtIn: (name: string) => boolean;
   private readonly configErrors: () => string[];
@@ -43,7 +43,7 @@ export class MetaHandlers {
     private readonly router: Router,
     options: MetaHandlerOptions = {},
   ) {
-    this.wording = options.wording ?? META_WORDING;
+    this.wording = options.wording ?? (() => META_WORDING);
     this.waitMs = options.waitMs ?? 0;
     this.builtIn = options.builtIn ?? (() => false);
     this.configErrors = options.configErrors ?? (() => []);
@@ -62,11 +62,11 @@ export class MetaHandlers {
       }
       return this.run(name, args, ctx).catch((error: unknown) => {
         ctx.operation?.failed(error);
-        return refusedOrFailed(error, this.wording.lookup);
+        return refusedOrFailed(error, this.wording().lookup);
       });
     } catch (error) {
       ctx.operation?.failed(error);
-      return Promise.resolve(failureResult(error, this.wording.lookup));
+      return Promise.resolve(failureResult(error, this.wording().lookup));
     }
   }
 
@@ -126,11 +126,11 @@ export class MetaHandlers {
     const hits = cold ? [] : new ToolSearch(entries).search(args.query, { serverId: args.server_id, limit: args.limit ?? 10 });
     return jsonResult({
       query: args.query,
-      ...(cold && { cold: `no child whose tools are learned by running it has run yet, so there is nothing to rank: ${this.wording.notRun}` }),
+      ...(cold && { cold: `no child whose tools are learned by running it has run yet, so there is nothing to rank: ${this.wording().notRun}` }),
       hits,
       searched: { children: children.length - unknown.length, tools: entries.length },
       ...(unknown.length > 0 && {
-        not_searched: { children: unknown, why: `they have not run yet, so their tools are not known; ${this.wording.notRun}` },
+        not_searched: { children: unknown, why: `they have not run yet, so their tools are not known; ${this.wording().notRun}` },
       }),
       ...(signIns.length > 0 && { needs_sign_in: signIns }),
     });

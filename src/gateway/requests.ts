@@ -33,7 +33,7 @@ export class GatewayRequests {
   constructor(private readonly gaggle: Gaggle) {
     const { catalog } = gaggle;
     this.meta = new MetaHandlers(gaggle.router, {
-      wording: catalog.wording,
+      wording: () => catalog.wording,
       waitMs: gaggle.config.gateway.listWaitMs,
       builtIn: (name) => catalog.isBuiltIn(name),
       configErrors: () => gaggle.configErrors(),

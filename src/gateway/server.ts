@@ -6,7 +6,7 @@ import { LOCAL_PRINCIPAL, type ClientPrincipal } from "../children/child.js";
 import { NoiseLog } from "../children/wire/noise-log.js";
 import type { Gaggle } from "./gaggle.js";
 import { GAGGLE_NAME, GAGGLE_VERSION } from "../shared/version.js";
-import { CAPABILITIES } from "./capabilities.js";
+import { CAPABILITIES, configErrorText, instructionsWith } from "./capabilities.js";
 import { CheckedServer } from "./checked-server.js";
 import { ClientSession } from "./client-session.js";
 import { GatewayRequests } from "./requests.js";
@@ -41,7 +41,7 @@ export function createGatewayServer(gaggle: Gaggle, sessionId: string, who: Clie
   const problems = gaggle.configErrors();
   const server = new CheckedServer(
     { name: GAGGLE_NAME, version: GAGGLE_VERSION },
-    { capabilities: CAPABILITIES, instructions: withConfigErrors(gaggle.catalog.instructions, problems), jsonSchemaValidator: SCHEMA_VALIDATOR },
+    { capabilities: CAPABILITIES, instructions: instructionsWith(gaggle.catalog.instructions, problems), jsonSchemaValidator: SCHEMA_VALIDATOR },
   );
   const session = new ClientSession(sessionId, server, who);
   // A client that connects while the config does not load hears why, besides the instructions that say it.
@@ -76,13 +76,4 @@ export function createGatewayServer(gaggle: Gaggle, sessionId: string, who: Clie
     if (method !== "initialize") session.active = true;
   };
   return { server, callTool, closed, requested };
-}
-
-/** What a client is told while the config file does not load: the errors, and that fixing the file applies it. */
-export function configErrorText(problems: string[]): string {
-  return `gaggle's config file does not load, so gaggle serves the last config that did (none at start); fix the file and it is applied without a reconnect:\n${problems.join("\n")}`;
-}
-
-function withConfigErrors(instructions: string, problems: string[]): string {
-  return problems.length === 0 ? instructions : `${configErrorText(problems)}\n\n${instructions}`;
 }

@@ -9,10 +9,15 @@ export interface MemberUrl {
   revoke(): void;
 }
 
-/** Whose team a member principal is in: its lead sees and stops the work that member started (see Visibility). */
+/**
+ * Whose team a member principal is in: its lead sees and stops the work that member started, and the team's other
+ * members see it (see Visibility).
+ */
 export interface TeamLeads {
   /** The principal whose team the member with principal `member` is (or was) in; undefined for any other principal. */
   leadOf(member: string): string | undefined;
+  /** Whether two member principals are (or were) members of one team. */
+  sameTeam(member: string, other: string): boolean;
 }
 
 /** Issues URLs on which an agent gaggle starts connects back to it as one team member. */
@@ -48,6 +53,11 @@ export interface BuiltIn<Settings> {
    * built-in children made before it, by name, for one built on another.
    */
   create(settings: Settings, context: VirtualContext, built: ReadonlyMap<string, Child>): Child | undefined;
+  /**
+   * What the child is made of beyond its own table, read from the config by create (the `[agents.NAME]` tables
+   * for `agents`): a reload that changes it makes the child again.
+   */
+  madeFrom?(config: GaggleConfig): unknown;
   /**
    * What `gaggle validate` reports of settings that validate as config but would leave the child unable to work;
    * each problem names its source. At serve time such a child still starts, refusing what it cannot do safely.

@@ -27,17 +27,89 @@ const BUILT_INS: { [K in BuiltInName]: BuiltIn<VirtualSettings[K]> } = {
 
 /** The enabled built-in children, made in the order of their tables, so that one built on another finds it. */
 export function createVirtualChildren(config: GaggleConfig, switchboard: Switchboard, members: MemberUrls): Child[] {
-  const context: VirtualContext = { config, switchboard, stateDir: stateDir(config), members };
-  const built = new Map<string, Child>();
-  for (const name of VIRTUAL_CHILD_NAMES) {
-    const child = config.virtual[name].enabled ? create(name, config, context, built) : undefined;
-    if (child) built.set(name, child);
-  }
-  return [...built.values()];
+  return new BuiltInChildren(config, switchboard, members).children();
 }
 
-function create<K extends BuiltInName>(name: K, config: GaggleConfig, context: VirtualContext, built: ReadonlyMap<string, Child>): Child | undefined {
-  return BUILT_INS[name].create(config.virtual[name], context, built);
+/** What a new config changed of the built-in children: the ones made (anew or again), and the ones gone. */
+export interface BuiltInChanges {
+  made: Child[];
+  removed: string[];
+}
+
+/**
+ * The owner of the built-in children of a gaggle across reloads. A child is made again when its settings change
+ * (`expose` aside) or when a child it was built on (one its create asked for) is made again or gone; any other is
+ * left running.
+ */
+export class BuiltInChildren {
+  private readonly made = new Map<BuiltInName, { child: Child; builtOn: ReadonlySet<string> }>();
+
+  constructor(
+    private config: GaggleConfig,
+    private readonly switchboard: Switchboard,
+    private readonly members: MemberUrls,
+  ) {
+    const context = this.contextOf(config);
+    for (const name of VIRTUAL_CHILD_NAMES) if (config.virtual[name].enabled) this.make(name, context);
+  }
+
+  children(): Child[] {
+    return [...this.made.values()].map(({ child }) => child);
+  }
+
+  reconfigure(next: GaggleConfig): BuiltInChanges {
+    const before = this.config;
+    this.config = next;
+    const context = this.contextOf(next);
+    const changes: BuiltInChanges = { made: [], removed: [] };
+    const redone = new Set<string>();
+    for (const name of VIRTUAL_CHILD_NAMES) {
+      const old = this.made.get(name);
+      const stale = old === undefined || settingsOf(before, name) !== settingsOf(next, name) || [...old.builtOn].some((under) => redone.has(under));
+      if (!stale) continue;
+      this.made.delete(name);
+      const child = next.virtual[name].enabled ? this.make(name, context) : undefined;
+      if (child) changes.made.push(child);
+      else if (old) changes.removed.push(name);
+      if (old || child) redone.add(name);
+    }
+    return changes;
+  }
+
+  private contextOf(config: GaggleConfig): VirtualContext {
+    return { config, switchboard: this.switchboard, stateDir: stateDir(config), members: this.members };
+  }
+
+  /** Makes `name`, noting which children made before it its create asked for. */
+  private make<K extends BuiltInName>(name: K, context: VirtualContext): Child | undefined {
+    const built = new AskedFor(this.children().map((child) => [child.name, child]));
+    const child = BUILT_INS[name].create(context.config.virtual[name], context, built);
+    if (child) this.made.set(name, { child, builtOn: built.asked });
+    return child;
+  }
+}
+
+/**
+ * What a built-in child is made of: its table but `expose`, which only changes how it is listed (see ProxyCatalog),
+ * and what else of the config it says it is made from.
+ */
+function settingsOf(config: GaggleConfig, name: BuiltInName): string {
+  return JSON.stringify({ table: { ...config.virtual[name], expose: undefined }, also: BUILT_INS[name].madeFrom?.(config) });
+}
+
+/** A map that notes every name asked of it. */
+class AskedFor extends Map<string, Child> {
+  readonly asked = new Set<string>();
+
+  override get(name: string): Child | undefined {
+    this.asked.add(name);
+    return super.get(name);
+  }
+
+  override has(name: string): boolean {
+    this.asked.add(name);
+    return super.has(name);
+  }
 }
 
 /** An enabled built-in child as validate and doctor report it. */

@@ -1,5 +1,5 @@
 // Who sees and stops the work a client started (processes, goslings, teams): its principal and the lead of the team
-// it is a member of, or everyone (seeing only) when the config widens it.
+// it is a member of; the team's other members see it too; everyone sees it (seeing only) when the config widens it.
 import type { GaggleConfig } from "../config/index.js";
 import type { TeamLeads } from "./context.js";
 
@@ -22,7 +22,7 @@ export class Visibility {
 
   /** Whether `viewer` may list and read work `owner` started (null: every operator's). */
   sees(owner: string | null, viewer: string): boolean {
-    return this.everyone || owner === null || this.governs(owner, viewer);
+    return this.everyone || owner === null || this.governs(owner, viewer) || this.teams.sameTeam(owner, viewer);
   }
 
   /** Whether `actor` may stop (kill, release, close) work `owner` started: its own, or a member's of a team it leads. */

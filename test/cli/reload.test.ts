@@ -5,16 +5,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { failureOf, startGaggle, textOf, type RunningGaggle } from "../helpers/gaggle.js";
+import { envelope } from "../helpers/modern-http.js";
 import { listen } from "../helpers/notifications.js";
+import { RawStdioGaggle } from "../helpers/raw-stdio.js";
 import { NO_BUILT_INS, fixtureChild } from "../helpers/paths.js";
 import { until } from "../helpers/poll.js";
 import { isAlive, waitGone } from "../helpers/processes.js";
 
 const gaggles: RunningGaggle[] = [];
+const raws: RawStdioGaggle[] = [];
 afterEach(async () => {
-  await Promise.allSettled(gaggles.splice(0).map((gaggle) => gaggle.close()));
+  await Promise.allSettled([...gaggles.splice(0), ...raws.splice(0)].map((gaggle) => gaggle.close()));
 });
 
 async function start(config: string, args: string[] = []): Promise<RunningGaggle> {
@@ -33,6 +36,8 @@ async function childNames(gaggle: RunningGaggle): Promise<string[]> {
 }
 
 const child = (name: string, extra = "") => fixtureChild(name, "echo.mjs", extra);
+/** Proxy mode, whose lists wait for a child however long its start takes on a busy machine. */
+const PROXY = '[gateway]\nexpose = "tools"\nlist_wait_ms = 30000\n';
 
 describe("a config edit", () => {
   it("adds, removes and restarts children, and leaves the unchanged ones running in the same process", async () => {
@@ -104,6 +109,95 @@ describe("a config edit", () => {
       /gateway\.shutdown_grace_ms changed and take effect only when gaggle starts again/,
     );
   });
+
+  it("names the admin listen address, the state dir and gateway.shared, each of them", async () => {
+    const gaggle = await start([NO_BUILT_INS, child("first")].join("\n"));
+    const heard = listen(gaggle.client);
+    const stateDir = mkdtempSync(join(tmpdir(), "reload-state-"));
+    const gateway = `[gateway]\nadmin = "127.0.0.1:0"\nstate_dir = ${JSON.stringify(stateDir)}\nshared = false\n`;
+    writeFileSync(gaggle.configPath, [gateway, NO_BUILT_INS, child("first")].join("\n"));
+    const told = await until(
+      () => heard.logs,
+      (logs) => logs.some((log) => log.level === "warning"),
+    );
+    const warning = String(told.find((log) => log.level === "warning")!.data);
+    for (const key of ["gateway.admin", "gateway.state_dir", "gateway.shared"]) expect(warning).toContain(key);
+  });
+});
+
+describe("a reload that changes what is offered", () => {
+  it("lists the meta-tools once a child is offered through them, with one list_changed, and hints speak of them", async () => {
+    const gaggle = await start([PROXY, NO_BUILT_INS, child("a")].join("\n"));
+    expect(gaggle.client.getInstructions()).toMatch(/tools\/list lists their tools/);
+    const first = (await gaggle.client.listTools()).tools.map((tool) => tool.name);
+    expect(first).toContain("a__echo");
+    expect(first).not.toContain("list_registered_children");
+    let toolChanges = 0;
+    gaggle.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void toolChanges++);
+
+    writeFileSync(gaggle.configPath, [PROXY, NO_BUILT_INS, child("a"), child("b", 'expose = "meta"')].join("\n"));
+    const names = await until(
+      async () => (await gaggle.client.listTools()).tools.map((tool) => tool.name),
+      (listed) => listed.includes("list_registered_children"),
+    );
+    expect(names).toContain("a__echo");
+    expect(names.some((name) => name.startsWith("b__"))).toBe(false);
+    await until(
+      () => toolChanges,
+      (count) => count > 0,
+    );
+    expect(toolChanges).toBe(1);
+    // The hints of a meta-tool's failure name the meta-tools now listed, not tools/list.
+    const invalid = failureOf(await gaggle.meta("execute_child_tool", { server_id: "a", tool_name: "echo", arguments: {} }));
+    expect(invalid.code).toBe("INVALID_ARGS");
+    expect(invalid.hint).toMatch(/get_schema\("a", "echo"\)/);
+  });
+
+  it("offers a built-in child's tools when its expose changes, with one list_changed, keeping the child and its work", async () => {
+    const withProcess = (expose: string) =>
+      ["[virtual.goose]\nenabled = false\n", "[virtual.team]\nenabled = false\n", `[virtual.process]\nenabled = true\n${expose}`, child("a")].join(
+        "\n",
+      );
+    const gaggle = await start(withProcess(""));
+    const heard = listen(gaggle.client);
+    expect((await gaggle.client.listTools()).tools.map((tool) => tool.name)).not.toContain("gg_process_run");
+    const processTool = (tool: string, args: Record<string, unknown>) =>
+      gaggle.meta("execute_child_tool", { server_id: "process", tool_name: tool, arguments: args });
+    const { pid } = JSON.parse(textOf(await processTool("gg_process_run", { command: "sleep 300" }))) as { pid: number };
+    let toolChanges = 0;
+    gaggle.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void toolChanges++);
+
+    writeFileSync(gaggle.configPath, withProcess("expose = true\n"));
+    await until(
+      () => toolChanges,
+      (count) => count > 0,
+    );
+    expect((await gaggle.client.listTools()).tools.map((tool) => tool.name)).toContain("gg_process_run");
+    expect(toolChanges).toBe(1);
+    expect(heard.logs.filter((log) => log.level === "warning")).toEqual([]);
+    // Only how it is listed changed: the same child still runs the command it started.
+    expect(JSON.parse(textOf(await processTool("gg_process_status", { pid })))).toMatchObject({ status: "running" });
+    await processTool("gg_process_kill", { pid });
+    expect(await waitGone([pid])).toEqual([]);
+  });
+
+  it("tells a 2026-07-28 client the instructions of the running config in server/discover", async () => {
+    const gaggle = new RawStdioGaggle([PROXY, NO_BUILT_INS, child("a")].join("\n"));
+    raws.push(gaggle);
+    const discover = async (id: string) => {
+      gaggle.send({ id, method: "server/discover", params: { _meta: envelope() } });
+      return ((await gaggle.answerTo(id)).result as { instructions: string }).instructions;
+    };
+    expect(await discover("d1")).toMatch(/tools\/list lists their tools/);
+    writeFileSync(gaggle.configPath, [PROXY, NO_BUILT_INS, child("a"), child("b", 'expose = "meta"')].join("\n"));
+    let round = 0;
+    expect(
+      await until(
+        () => discover(`d${++round + 1}`),
+        (instructions) => !/tools\/list lists their tools/.test(instructions),
+      ),
+    ).toMatch(/list_registered_children names the children/);
+  });
 });
 
 describe("a config that does not load at start", () => {
@@ -130,6 +224,51 @@ describe("a config that does not load at start", () => {
     );
     expect((await gaggle.metaJson("list_registered_children")).config_errors).toBeUndefined();
     expect(await pidOf(gaggle, "fixed")).toBeGreaterThan(0);
+  });
+});
+
+describe("a config that does not load at start, to a 2026-07-28 client", () => {
+  it("says why in server/discover's instructions, with a log message, and in the meta-tools' answers", async () => {
+    const gaggle = new RawStdioGaggle([NO_BUILT_INS, "[mcp_servers.broken]\ncommand = 7\n"].join("\n"));
+    raws.push(gaggle);
+    gaggle.send({ id: "d", method: "server/discover", params: { _meta: envelope({ "io.modelcontextprotocol/logLevel": "error" }) } });
+    const discovered = (await gaggle.answerTo("d")).result as { instructions: string };
+    expect(discovered.instructions).toMatch(/config file does not load[\s\S]*mcp_servers\.broken\.command/);
+    const logged = gaggle.messages.find((message) => message.method === "notifications/message");
+    expect(logged?.params).toMatchObject({ level: "error", logger: "gaggle" });
+    expect(String((logged?.params as { data: unknown }).data)).toMatch(/does not load[\s\S]*mcp_servers\.broken\.command/);
+
+    const call = (id: string, name: string, args: Record<string, unknown>) =>
+      gaggle.send({ id, method: "tools/call", params: { name, arguments: args, _meta: envelope() } });
+    call("l", "list_registered_children", {});
+    const listed = JSON.parse(textOf((await gaggle.answerTo("l")).result as CallToolResult)) as { config_errors: string[] };
+    expect(listed.config_errors.join("\n")).toMatch(/mcp_servers\.broken\.command/);
+    call("s", "get_child_status", { server_id: "broken" });
+    expect(textOf((await gaggle.answerTo("s")).result as CallToolResult)).toMatch(/config file does not load, so its children are not served/);
+  });
+});
+
+describe("a config that does not load at start and holds a command policy", () => {
+  it("serves no built-in child until it loads, so no command runs unconfined; once fixed, the policy applies", async () => {
+    const policy = '[virtual.process.policy]\nallow = ["echo *"]\n';
+    const gaggle = await start(['[virtual.process]\ncwd = "/tmp"\n', policy].join("\n"));
+    expect((await gaggle.metaJson<{ children: string[] }>("list_registered_children")).children).toEqual([]);
+    const run = () => gaggle.meta("execute_child_tool", { server_id: "process", tool_name: "gg_process_run", arguments: { command: "id" } });
+    expect(failureOf(await run())).toMatchObject({ code: "SERVER_NOT_FOUND" });
+
+    writeFileSync(gaggle.configPath, policy);
+    await until(
+      () => childNames(gaggle),
+      (names) => names.includes("process"),
+    );
+    expect(failureOf(await run())).toMatchObject({ code: "PERMISSION_DENIED" });
+
+    // An edit of the policy remakes the process child with it.
+    writeFileSync(gaggle.configPath, '[virtual.process.policy]\nallow = ["echo *", "id"]\n');
+    await until(
+      () => run(),
+      (answer) => !answer.isError,
+    );
   });
 });
 

@@ -200,14 +200,14 @@ tools = { alow = ["*"] }
 
   it("lists the known keys when nothing is close", () => {
     expect(problems(`[virtual.swarm]\n`)).toEqual([
-      'virtual.swarm: unknown key; expected one of "process", "goose", "team", "duckdb", "imagen", "workspace", "agents"',
+      'virtual.swarm: unknown key; expected one of "process", "goose", "agents", "team", "duckdb", "imagen", "workspace"',
     ]);
   });
 
   it("never takes a suggestion from what every object has", () => {
     expect(problems(`constructor = 1\n[virtual]\ntoString = 2\n[mcp_servers.echo]\ncommand = "n"\nconstructor = 3\n`)).toEqual([
       expect.stringMatching(/^mcp_servers\.echo\.constructor: unknown key; expected one of "command", "args", /),
-      'virtual.toString: unknown key; expected one of "process", "goose", "team", "duckdb", "imagen", "workspace", "agents"',
+      'virtual.toString: unknown key; expected one of "process", "goose", "agents", "team", "duckdb", "imagen", "workspace"',
       'constructor: unknown key; expected one of "mcp_servers", "mcpServers", "gateway", "virtual", "agents", "telemetry", "audit"',
     ]);
   });

@@ -21,6 +21,7 @@ import type { Subject } from "./harness.js";
 const NO_MEMBER_LISTENER: MemberUrls = {
   urlFor: async () => ({ url: "http://127.0.0.1:9/members/unused/mcp", revoke: () => {} }),
   leadOf: () => undefined,
+  sameTeam: () => false,
 };
 
 const ONLY = {

@@ -11,6 +11,8 @@ import { startGaggle, textOf } from "../helpers/gaggle.js";
 import { fixtureChild, NO_BUILT_INS, ROOT } from "../helpers/paths.js";
 
 const PROXY = '[gateway]\nexpose = "both"\n';
+/** Proxy mode whose first list waits for a child the catalog does not know, however busy the machine. */
+const WAITING = '[gateway]\nexpose = "both"\nlist_wait_ms = 30000\n';
 /**
  * Each run writes its config to a new folder, which a child's cwd defaults to; the cwd is part of what defines a
  * child, so these children name theirs.
@@ -30,7 +32,7 @@ const stateOf = async (gaggle: Awaited<ReturnType<typeof startGaggle>>, server_i
 describe("the catalog", () => {
   it("answers the next run's tools/list without starting the child, and a call to a catalogued tool starts it", async () => {
     const state = newState();
-    const config = [PROXY, NO_BUILT_INS, fixtureChild("echo", "echo.mjs", SAME_CWD)].join("\n");
+    const config = [WAITING, NO_BUILT_INS, fixtureChild("echo", "echo.mjs", SAME_CWD)].join("\n");
     const first = await gatewayIn(state, config);
     const listed = await toolNames(first);
     expect(listed).toContain("echo__echo");
@@ -51,13 +53,13 @@ describe("the catalog", () => {
 
   it("does not answer for a child whose definition changed: that child is started and listed afresh", async () => {
     const state = newState();
-    const first = await gatewayIn(state, [PROXY, NO_BUILT_INS, fixtureChild("echo", "echo.mjs", SAME_CWD)].join("\n"));
+    const first = await gatewayIn(state, [WAITING, NO_BUILT_INS, fixtureChild("echo", "echo.mjs", SAME_CWD)].join("\n"));
     await toolNames(first);
     await first.close();
 
     const changed = await gatewayIn(
       state,
-      [PROXY, NO_BUILT_INS, fixtureChild("echo", "echo.mjs", `${SAME_CWD}\nenv = { GREETING = "changed" }`)].join("\n"),
+      [WAITING, NO_BUILT_INS, fixtureChild("echo", "echo.mjs", `${SAME_CWD}\nenv = { GREETING = "changed" }`)].join("\n"),
     );
     try {
       expect(await toolNames(changed)).toContain("echo__echo");
@@ -69,8 +71,8 @@ describe("the catalog", () => {
 
   it("keeps an entry for each of two configs sharing a state dir that define a child of the same name", async () => {
     const state = newState();
-    const one = [PROXY, NO_BUILT_INS, fixtureChild("echo", "echo.mjs", `${SAME_CWD}\nenv = { GREETING = "one" }`)].join("\n");
-    const two = [PROXY, NO_BUILT_INS, fixtureChild("echo", "echo.mjs", SAME_CWD)].join("\n");
+    const one = [WAITING, NO_BUILT_INS, fixtureChild("echo", "echo.mjs", `${SAME_CWD}\nenv = { GREETING = "one" }`)].join("\n");
+    const two = [WAITING, NO_BUILT_INS, fixtureChild("echo", "echo.mjs", SAME_CWD)].join("\n");
     for (const config of [one, two]) {
       const first = await gatewayIn(state, config);
       await toolNames(first);
@@ -90,7 +92,7 @@ describe("the catalog", () => {
 
   it("an out-of-date entry is listed first, then corrected with list_changed once the child runs", async () => {
     const state = newState();
-    const config = [PROXY, NO_BUILT_INS, fixtureChild("echo", "echo.mjs", SAME_CWD)].join("\n");
+    const config = [WAITING, NO_BUILT_INS, fixtureChild("echo", "echo.mjs", SAME_CWD)].join("\n");
     const first = await gatewayIn(state, config);
     await toolNames(first);
     await first.close();

@@ -2,18 +2,24 @@
 // (oidc-provider): it is listed as one tool NAME__authenticate, whose call sends the person to its sign-in page
 // through the client's URL elicitation (or answers with the page and the command); once signed in, the child's
 // own tools are listed in its place and the client is told the list changed. search_tools names it meanwhile.
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ElicitRequestSchema, ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browse, startAuthServer, type AuthServer } from "../helpers/auth-server.js";
-import { textOf } from "../helpers/gaggle.js";
+import { runCli } from "../helpers/cli.js";
+import { textOf, writeConfig } from "../helpers/gaggle.js";
 import { startHttpGaggle, type HttpGaggle } from "../helpers/gaggle-http.js";
 import { startListeningFixture, type ListeningFixture } from "../helpers/listening-fixture.js";
-import { NO_BUILT_INS } from "../helpers/paths.js";
+import { envelope, modernCall, modernRequest, type ModernResponse } from "../helpers/modern-http.js";
+import { CLI, NO_BUILT_INS } from "../helpers/paths.js";
 import { until } from "../helpers/poll.js";
+import { killCarrying } from "../helpers/processes.js";
 
 let as: AuthServer;
 let resource: ListeningFixture;
@@ -33,13 +39,11 @@ afterAll(async () => {
 });
 
 /** A gateway of its own state (no sign-in kept from another test), fronting one remote child named `name`. */
-async function gatewayFor(mode: "tools" | "search", name: string): Promise<HttpGaggle> {
-  const config = [
-    `[gateway]\nexpose = "${mode}"\nlist_wait_ms = 30000\n`,
-    NO_BUILT_INS,
-    `[mcp_servers.${name}]\ntype = "http"\nurl = "${url}"\n`,
-  ].join("\n");
-  const gaggle = await startHttpGaggle(config, { env: { XDG_STATE_HOME: mkdtempSync(join(tmpdir(), "sign-in-tool-")) } });
+const configText = (mode: "tools" | "search", name: string) =>
+  [`[gateway]\nexpose = "${mode}"\nlist_wait_ms = 30000\n`, NO_BUILT_INS, `[mcp_servers.${name}]\ntype = "http"\nurl = "${url}"\n`].join("\n");
+
+async function gatewayFor(mode: "tools" | "search", name: string, state = mkdtempSync(join(tmpdir(), "sign-in-tool-"))): Promise<HttpGaggle> {
+  const gaggle = await startHttpGaggle(configText(mode, name), { env: { XDG_STATE_HOME: state } });
   running.push(gaggle);
   return gaggle;
 }
@@ -126,8 +130,214 @@ describe("a child that needs a sign-in", () => {
     // The person opens the page on gaggle's machine: the redirect comes back to gaggle, which goes on alone.
     await browse(answer.url as string, as.issuer);
     await until(changes, (count) => count > before);
-    const names = await toolNames(client);
-    expect(names).toContain("notes__echo");
+    // Told at once, the client may list while the child is still starting: then it lists neither tool.
+    const names = await until(
+      () => toolNames(client),
+      (listed) => listed.includes("notes__echo"),
+    );
     expect(names).not.toContain("notes__authenticate");
+  });
+});
+
+describe("a child that needs a sign-in, to a 2026-07-28 client", () => {
+  type Result = Record<string, unknown> & {
+    resultType?: string;
+    requestState?: string;
+    inputRequests?: Record<string, { method: string; params: { mode: string; url: string } }>;
+    content?: Array<{ text: string }>;
+  };
+  const URLS = { elicitation: { url: {} } };
+  const modern = async (gaggle: HttpGaggle, id: number, method: string, params: Record<string, unknown>, capabilities: object = {}) => {
+    const { message } = await modernCall(gaggle.port, {
+      id,
+      method,
+      params: { ...params, _meta: envelope({ "io.modelcontextprotocol/clientCapabilities": capabilities }) },
+    });
+    if (message.error) throw new Error(JSON.stringify(message.error));
+    return message.result as Result;
+  };
+  const modernNames = async (gaggle: HttpGaggle) =>
+    ((await modern(gaggle, 1, "tools/list", {})).tools as Array<{ name: string }>).map((tool) => tool.name).sort();
+  /** A subscriptions/listen stream for tool list changes, once acknowledged. */
+  const listen = async (gaggle: HttpGaggle): Promise<ModernResponse> => {
+    const stream = await modernRequest(gaggle.port, {
+      id: "listen",
+      method: "subscriptions/listen",
+      params: { notifications: { toolsListChanged: true } },
+    });
+    await stream.waitFor(1);
+    return stream;
+  };
+  const changed = (stream: ModernResponse) => stream.frames.filter((frame) => frame.method === "notifications/tools/list_changed").length;
+
+  for (const mode of ["tools", "search"] as const) {
+    it(`in ${mode === "tools" ? "proxy" : "search"} mode: the call's input_required result asks the client to open the page; the retry ends signed in and the child's tools are listed`, async () => {
+      const name = `modern_${mode}`;
+      const gaggle = await gatewayFor(mode, name);
+      const stream = await listen(gaggle);
+      expect(
+        await until(
+          () => modernNames(gaggle),
+          (names) => names.includes(`${name}__authenticate`),
+        ),
+      ).toContain(`${name}__authenticate`);
+
+      const call = { name: `${name}__authenticate`, arguments: {} };
+      const first = await modern(gaggle, 2, "tools/call", call, URLS);
+      expect(first.resultType).toBe("input_required");
+      const [[key, request]] = Object.entries(first.inputRequests!) as [[string, { method: string; params: { mode: string; url: string } }]];
+      expect(request).toMatchObject({
+        method: "elicitation/create",
+        params: { mode: "url", url: expect.stringMatching(new RegExp(`^${as.issuer}/auth\\?`)) },
+      });
+      const before = changed(stream);
+      const retry = modern(
+        gaggle,
+        3,
+        "tools/call",
+        { ...call, requestState: first.requestState, inputResponses: { [key]: { action: "accept" } } },
+        URLS,
+      );
+      await browse(request.params.url, as.issuer);
+      const done = await retry;
+      expect(JSON.parse(done.content![0]!.text)).toMatchObject({ server_id: name, status: "signed_in" });
+      await until(
+        () => changed(stream),
+        (count) => count > before,
+      );
+      const names = await modernNames(gaggle);
+      expect(names).not.toContain(`${name}__authenticate`);
+      if (mode === "tools") expect(names).toContain(`${name}__echo`);
+      else
+        expect(
+          (
+            JSON.parse((await modern(gaggle, 4, "tools/call", { name: "search_tools", arguments: { query: "echo text" } })).content![0]!.text) as {
+              hits: unknown[];
+            }
+          ).hits[0],
+        ).toMatchObject({ server_id: name, tool_name: "echo" });
+      stream.abort();
+    });
+  }
+
+  it("without URL elicitation: answers with the page and the command; the sign-in there lists the child's tools", async () => {
+    const gaggle = await gatewayFor("tools", "modern_plain");
+    const stream = await listen(gaggle);
+    expect(
+      await until(
+        () => modernNames(gaggle),
+        (names) => names.length > 0,
+      ),
+    ).toEqual(["modern_plain__authenticate"]);
+    const answer = await modern(gaggle, 2, "tools/call", { name: "modern_plain__authenticate", arguments: {} });
+    expect(answer.resultType).not.toBe("input_required");
+    const body = JSON.parse(answer.content![0]!.text) as Record<string, unknown>;
+    expect(body).toMatchObject({
+      server_id: "modern_plain",
+      status: "sign_in_needed",
+      url: expect.stringMatching(new RegExp(`^${as.issuer}/auth\\?`)),
+      command: "gaggle auth login modern_plain",
+    });
+    const before = changed(stream);
+    await browse(body.url as string, as.issuer);
+    await until(
+      () => changed(stream),
+      (count) => count > before,
+    );
+    const names = await until(
+      () => modernNames(gaggle),
+      (listed) => listed.includes("modern_plain__echo"),
+    );
+    expect(names).not.toContain("modern_plain__authenticate");
+    stream.abort();
+  });
+});
+
+/** `gaggle auth login NAME` in a shell of its own, the person at the browser signing in once it prints the page. */
+async function loginInShell(config: string, name: string, state: string): Promise<number | null> {
+  const login = spawn(process.execPath, [CLI, "auth", "login", name, "--config", config], {
+    env: { ...process.env, XDG_STATE_HOME: state },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exited = new Promise<number | null>((resolve) => login.once("close", resolve));
+  let stdout = "";
+  const page = await new Promise<string>((resolve, reject) => {
+    login.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+      const match = /^\s+(http\S+)$/m.exec(stdout);
+      if (match) resolve(match[1]!);
+    });
+    void exited.then(() => reject(new Error(`gaggle auth login ended before printing a page:\n${stdout}`)));
+  });
+  await browse(page, as.issuer);
+  return exited;
+}
+
+describe("a sign-in made with gaggle auth login in another shell", () => {
+  // What proves the running gaggle noticed: its status shows the child running though no client asked anything since.
+  it("starts the child in a running gaggle: its clients are told the tool list changed, and its tools replace NAME__authenticate", async () => {
+    const state = mkdtempSync(join(tmpdir(), "sign-in-shell-"));
+    const gaggle = await gatewayFor("tools", "shell", state);
+    const { client, changes } = await clientOf(gaggle, false);
+    expect(
+      await until(
+        () => toolNames(client),
+        (names) => names.length > 0,
+      ),
+    ).toEqual(["shell__authenticate"]);
+    const before = changes();
+    const childState = async () => {
+      const response = await fetch(new URL("/api/status", gaggle.url));
+      const { children } = (await response.json()) as { children: Array<{ server_id: string; status: string }> };
+      return children.find((child) => child.server_id === "shell")?.status;
+    };
+    expect(await childState()).toBe("needs_auth");
+
+    expect(await loginInShell(gaggle.config, "shell", state)).toBe(0);
+    await until(childState, (status) => status === "running");
+    await until(changes, (count) => count > before);
+    const names = await toolNames(client);
+    expect(names).toContain("shell__echo");
+    expect(names).not.toContain("shell__authenticate");
+  });
+
+  it("starts the child in the daemon: a stdio client of it is told the tool list changed and lists the child's tools", async () => {
+    const state = mkdtempSync(join(tmpdir(), "sign-in-daemon-"));
+    const mark = `GAGGLE_SIGN_IN_TEST=${randomUUID()}`;
+    const [markName, markValue] = mark.split("=") as [string, string];
+    const config = writeConfig(configText("tools", "daemon_docs"));
+    const env = { ...(process.env as Record<string, string>), GAGGLE_STANDALONE: "", XDG_STATE_HOME: state, [markName]: markValue };
+    const childState = async () => {
+      const { stdout } = await runCli(["status", "daemon_docs", "--json", "--config", config], { env });
+      return (JSON.parse(stdout) as { children: Array<{ status: string }> }).children[0]?.status;
+    };
+    const client = new Client({ name: "sign-in-daemon-test", version: "0.0.0" }, { capabilities: {} });
+    let changes = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++);
+    try {
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, "--config", config], env, stderr: "pipe" }));
+      expect(
+        await until(
+          () => toolNames(client),
+          (names) => names.length > 0,
+        ),
+      ).toEqual(["daemon_docs__authenticate"]);
+      const before = changes;
+      expect(await childState()).toBe("needs_auth");
+
+      expect(await loginInShell(config, "daemon_docs", state)).toBe(0);
+      await until(childState, (status) => status === "running");
+      await until(
+        () => changes,
+        (count) => count > before,
+      );
+      const names = await toolNames(client);
+      expect(names).toContain("daemon_docs__echo");
+      expect(names).not.toContain("daemon_docs__authenticate");
+    } finally {
+      await client.close();
+      await runCli(["stop", "--config", config], { env });
+      killCarrying(mark);
+    }
   });
 });

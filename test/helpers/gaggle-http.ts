@@ -11,6 +11,8 @@ export interface HttpGaggle {
   pid: number;
   url: string;
   port: number;
+  /** The config file it runs with. */
+  config: string;
   stderr(): string;
   /**
    * A new client session; `headers` go on every request (e.g. Authorization). Resolves once the session's
@@ -25,7 +27,8 @@ export async function startHttpGaggle(
   configText: string,
   options: { env?: Record<string, string>; listen?: string; args?: string[] } = {},
 ): Promise<HttpGaggle> {
-  const child = spawn(process.execPath, [CLI, "--config", writeConfig(configText), "--http", options.listen ?? "0", ...(options.args ?? [])], {
+  const config = writeConfig(configText);
+  const child = spawn(process.execPath, [CLI, "--config", config, "--http", options.listen ?? "0", ...(options.args ?? [])], {
     env: { ...process.env, ...options.env },
     stdio: ["ignore", "ignore", "pipe"],
   });
@@ -45,6 +48,7 @@ export async function startHttpGaggle(
     pid: child.pid!,
     url,
     port: Number(new URL(url).port),
+    config,
     stderr: () => stderr,
     connect: async ({ headers, client: clientOptions, name } = {}) => {
       const client = new Client({ name: name ?? "gaggle-http-test", version: "0.0.0" }, clientOptions ?? { capabilities: {} });

@@ -13,8 +13,12 @@ export class RawStdioGaggle {
   private closed = false;
   private waiters: Array<() => void> = [];
 
+  /** The config file it serves, which a test may edit. */
+  readonly configPath: string;
+
   constructor(configText: string) {
-    this.process = spawn(process.execPath, [CLI, "--config", writeConfig(configText)], { stdio: "pipe" });
+    this.configPath = writeConfig(configText);
+    this.process = spawn(process.execPath, [CLI, "--config", this.configPath], { stdio: "pipe" });
     this.process.stderr.setEncoding("utf8").on("data", (chunk: string) => (this.stderrText += chunk));
     this.process.stdout.setEncoding("utf8").on("data", (chunk: string) => this.read(chunk));
     // "close" comes once stdout has been read to its end: no answer can come after it.

@@ -6,6 +6,8 @@ import { builtInSettings } from "./settings.js";
 import { OptionError, parseRunOptions, type RunOption } from "./goose-options.js";
 
 export const OUTPUT_FORMATS = ["stream-json", "text"] as const;
+/** How goslings' turns run: over `goose acp` when Goose has it ("auto"), always ("acp"), or one `goose run` per turn ("run"). */
+export const TRANSPORTS = ["auto", "acp", "run"] as const;
 
 const count = (what: string) => z.int(expected(what)).min(1, { error: `expected ${what}` });
 const minutes = (what: string) => z.number(expected(what));
@@ -38,6 +40,7 @@ const table = settingsTable({
   model: z.string(expected("a model name")).min(1).optional(),
   options: optionsSchema.default(() => []),
   output_format: oneOf(OUTPUT_FORMATS).default("stream-json"),
+  transport: oneOf(TRANSPORTS).default("auto"),
   max_active: count("an integer >= 1").default(5),
   max_total: count("an integer >= 1").default(20),
   max_runtime_minutes: minutes("a number of minutes > 0").positive({ error: "expected a number of minutes > 0" }).default(30),

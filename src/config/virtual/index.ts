@@ -15,15 +15,15 @@ import { workspaceSettings, type WorkspaceSettings } from "./workspace.js";
 
 export type { AgentsSettings, DuckDbSettings, GooseSettings, ImagenSettings, ProcessSettings, TeamSettings, WorkspaceSettings };
 
-/** In the order the children are built: one built on another (team on goose, agents on process) comes after it. */
+/** In the order the children are built: one built on another (agents on process, team on goose and agents) comes after it. */
 export const BUILT_IN_SETTINGS = {
   process: processSettings,
   goose: gooseSettings,
+  agents: agentsSettings,
   team: teamSettings,
   duckdb: duckdbSettings,
   imagen: imagenSettings,
   workspace: workspaceSettings,
-  agents: agentsSettings,
 } as const;
 
 export type BuiltInName = keyof typeof BUILT_IN_SETTINGS;

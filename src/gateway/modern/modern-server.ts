@@ -4,7 +4,7 @@ import type { CallContext } from "../../children/child.js";
 import { WireError } from "../../shared/errors.js";
 import { describeJson, isObject } from "../../shared/json.js";
 import { GAGGLE_NAME, GAGGLE_VERSION } from "../../shared/version.js";
-import { CAPABILITIES } from "../capabilities.js";
+import { CAPABILITIES, configErrorText, instructionsWith } from "../capabilities.js";
 import type { Gaggle } from "../gaggle.js";
 import type { GatewayRequests } from "../requests.js";
 import { contextOf } from "../call-context.js";
@@ -75,7 +75,7 @@ export class ModernServer {
     const requests = this.requests;
     switch (method) {
       case "server/discover":
-        return discoverResult(this.gaggle.catalog.instructions);
+        return this.discover(envelope, exchange);
       case "tools/list":
         return requests.listTools() as Promise<Params>;
       case "tools/call": {
@@ -105,6 +105,16 @@ export class ModernServer {
       default:
         throw methodNotFound(`Method not found: ${method}`);
     }
+  }
+
+  /**
+   * What a modern client learns first, as a 2025 client does from initialize: while the config file does not load,
+   * why, in the instructions and (to a client that named a log level) as a log message.
+   */
+  private discover(envelope: Envelope, exchange: ModernExchange): Params {
+    const problems = this.gaggle.configErrors();
+    if (problems.length > 0) new ModernCaller(exchange, envelope).log({ level: "error", logger: "gaggle", data: configErrorText(problems) });
+    return discoverResult(instructionsWith(this.gaggle.catalog.instructions, problems));
   }
 
   /** Progress goes on the request's own stream; the envelope's keys stay here. */

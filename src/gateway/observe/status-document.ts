@@ -4,6 +4,7 @@ import type { BackgroundWork } from "../../children/child.js";
 import type { Gaggle } from "../gaggle.js";
 import { statusView } from "../status-view.js";
 import { GAGGLE_VERSION } from "../../shared/version.js";
+import { Visibility } from "../../virtual/visibility.js";
 import type { Observatory } from "./observatory.js";
 
 /** Who is looking: with named tokens each principal sees its own clients, work and calls; without, the one person sees all. */
@@ -18,11 +19,15 @@ export interface StatusExtras {
   startedAt: Date;
   /** A config edit that did not load, kept until one does. */
   configErrors(): string[];
+  /** Where each of those errors is, without what it says: for readers shown no config text (/readyz). */
+  configErrorPlaces(): string[];
 }
 
 export function statusDocument(gaggle: Gaggle, observatory: Observatory, viewer: Viewer, extras: StatusExtras) {
   const { router, hub } = gaggle;
-  const mine = (owner: string | null) => viewer.everything || owner === null || owner === viewer.principal;
+  // What the tools let the viewer see: its own, its team members' (it leads their team), everyone's with visibility "all".
+  const visibility = Visibility.of(gaggle.config, gaggle.members);
+  const mine = (owner: string | null) => viewer.everything || visibility.sees(owner, viewer.principal);
   return {
     gaggle: {
       version: GAGGLE_VERSION,
@@ -54,7 +59,7 @@ export function statusDocument(gaggle: Gaggle, observatory: Observatory, viewer:
         .filter((work) => mine(work.owner))
         .map((work) => backgroundView(child.name, work)),
     ),
-    recent_calls: observatory.recent.latest(viewer.everything ? undefined : viewer.principal),
+    recent_calls: observatory.recent.latest().filter((record) => mine(record.principal)),
     config_errors: extras.configErrors(),
   };
 }

@@ -70,9 +70,16 @@ export class AdminRoutes {
     const { config, router } = this.gaggle;
     const eager = config.children.filter((child) => child.enabled && child.startup === "eager");
     const waiting = eager.filter((child) => router.status(child.name).state !== "running").length;
-    const errors = this.extras.configErrors().length;
-    const ready = waiting === 0 && errors === 0;
-    const body = { status: ready ? "ready" : "not_ready", eager_children: eager.length, eager_not_running: waiting, config_errors: errors };
+    // An open path: it says where the config is broken, not what the error quotes of it.
+    const places = this.extras.configErrorPlaces();
+    const ready = waiting === 0 && places.length === 0;
+    const body = {
+      status: ready ? "ready" : "not_ready",
+      eager_children: eager.length,
+      eager_not_running: waiting,
+      config_errors: places.length,
+      config_errors_at: places,
+    };
     send(res, ready ? 200 : 503, "application/json", JSON.stringify(body));
   }
 

@@ -27,6 +27,8 @@ export interface AgentLaunch {
   cwd: string;
   env: Record<string, string>;
   graceMs: number;
+  /** Whether gaggle offers fs/read_text_file and fs/write_text_file. */
+  files: boolean;
   /** Whether gaggle offers terminal/* (a process child is there to run them). */
   terminals: boolean;
 }
@@ -107,7 +109,7 @@ export class AgentProcess {
         "initialize",
         {
           protocolVersion: acp.PROTOCOL_VERSION,
-          clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: launch.terminals },
+          clientCapabilities: { fs: { readTextFile: launch.files, writeTextFile: launch.files }, terminal: launch.terminals },
           clientInfo: { name: "gaggle", version: GAGGLE_VERSION },
         },
         { cancellationSignal: AbortSignal.any([AbortSignal.timeout(INITIALIZE_MS), connection.signal]), stopWaitingOnCancel: true },
@@ -157,20 +159,20 @@ export class AgentProcess {
     return this.sessions.size;
   }
 
-  async newSession(cwd: string, roots: string[]): Promise<string> {
+  async newSession(cwd: string, roots: string[], mcpServers: acp.McpServer[] = []): Promise<string> {
     const extra = roots.filter((root) => root !== cwd);
     const made = await this.connection.agent.request("session/new", {
       cwd,
-      mcpServers: [],
+      mcpServers,
       ...(extra.length > 0 && { additionalDirectories: extra }),
     });
     return made.sessionId;
   }
 
   /** Resumes `sessionId` in this process; the agent replays the conversation as updates, which reach `side`. */
-  async loadSession(sessionId: string, cwd: string, side: AcpClientSide): Promise<void> {
+  async loadSession(sessionId: string, cwd: string, side: AcpClientSide, mcpServers: acp.McpServer[] = []): Promise<void> {
     this.attach(sessionId, side);
-    await this.connection.agent.request("session/load", { sessionId, cwd, mcpServers: [] });
+    await this.connection.agent.request("session/load", { sessionId, cwd, mcpServers });
   }
 
   prompt(sessionId: string, text: string): Promise<acp.PromptResponse> {

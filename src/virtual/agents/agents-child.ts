@@ -2,22 +2,23 @@
 // the sessions and who owns them, and the notices when turns end.
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
+import type * as acp from "@agentclientprotocol/sdk";
 import type { ReadResourceResult, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
 import { LOCAL_PRINCIPAL, type BackgroundWork, type CallContext } from "../../children/child.js";
 import type { Switchboard } from "../../children/switchboard.js";
 import type { AgentConfig } from "../../config/agents.js";
 import { GaggleError, errorMessage } from "../../shared/errors.js";
-import { findExecutable, isDirectory } from "../../shared/fs-checks.js";
+import { canonical, findExecutable, isDirectory } from "../../shared/fs-checks.js";
 import { logger } from "../../shared/log.js";
 import { formatDuration } from "../goose/format.js";
 import type { ProcessTable } from "../process/process-table.js";
 import type { Visibility } from "../visibility.js";
-import { WorkspaceRoots } from "../workspace/roots.js";
+import { isInside, WorkspaceRoots, type CallRoots } from "../workspace/roots.js";
 import { VirtualChild, type VirtualTool } from "../virtual-child.js";
 import { AgentProcess, type AgentLaunch } from "./agent-process.js";
 import type { Ask } from "./permissions.js";
 import { AGENTS_RESOURCE_TEMPLATES, readAgentsResource, transcriptUri } from "./resources.js";
-import { AgentSession, type PromptSource, type SessionHost, type Turn } from "./session.js";
+import { AgentSession, type PromptSource, type SessionFollower, type SessionHost, type SessionOptions, type Turn } from "./session.js";
 import { agentsTools } from "./tools.js";
 
 const NAME = "agents";
@@ -110,7 +111,48 @@ export class AgentsChild extends VirtualChild {
     ctx: CallContext,
     ask?: Ask,
   ): Promise<{ session: AgentSession; turn: Turn | undefined }> {
-    const entry = this.entry(request.agent);
+    const entry = this.startable(request.agent);
+    const roots = await entry.roots.forCall(ctx);
+    const home = entry.roots.home(roots);
+    const cwd = entry.roots.confine(request.cwd === undefined ? home : resolve(home, request.cwd), home, roots);
+    if (!isDirectory(cwd)) throw new GaggleError("INVALID_ARGS", `cwd "${request.cwd ?? cwd}" is not a directory (resolved to ${cwd})`);
+    const session = this.open(entry, principalOf(ctx), ctx.caller?.sessionId, cwd, roots, { loadFrom: request.loadSession });
+    const turn = request.prompt === undefined ? undefined : session.send(request.prompt, this.sourceOf(ctx, ask));
+    return { session, turn };
+  }
+
+  /** Where a session of `agentName` starts unless told otherwise: the first of its roots. */
+  homeOf(agentName: string): string {
+    return this.entry(agentName).roots.configured[0]!;
+  }
+
+  /**
+   * A session for a team member, owned by `owner` (the team's owner) and started on `prompt`. Its roots are the
+   * agent's when `cwd` lies inside them, else `cwd` alone (a worktree gaggle made for the member); no client's roots
+   * narrow them, and nobody is asked about its permission requests: the agent's `permission` policy answers them.
+   * `member.loadSession` resumes the member's conversation where the agent can load it, else a new one starts.
+   */
+  startMember(
+    member: { agent: string; owner: string; cwd: string; loadSession: string | undefined; mcpServers: acp.McpServer[]; follower: SessionFollower },
+    prompt: string,
+  ): { session: AgentSession; turn: Turn } {
+    const entry = this.startable(member.agent);
+    const cwd = canonical(member.cwd);
+    if (!isDirectory(cwd)) throw new GaggleError("INVALID_ARGS", `the member's folder ${member.cwd} is not a directory`);
+    const inside = isInside(cwd, { configured: entry.roots.configured, client: undefined });
+    const roots: CallRoots = { configured: inside ? entry.roots.configured : [cwd], client: undefined };
+    const session = this.open(entry, member.owner, undefined, cwd, roots, {
+      loadFrom: member.loadSession,
+      newIfUnloadable: true,
+      mcpServers: member.mcpServers,
+      follower: member.follower,
+    });
+    return { session, turn: session.send(prompt, { clientSession: undefined, ask: undefined }) };
+  }
+
+  /** The agent's entry, when it may start one more session and its command is there. */
+  private startable(agentName: string | undefined): AgentEntry {
+    const entry = this.entry(agentName);
     const { config } = entry;
     const live = [...this.sessions.values()].filter((session) => session.config.name === config.name && session.live);
     if (live.length >= config.maxActive) {
@@ -128,26 +170,23 @@ export class AgentsChild extends VirtualChild {
         hint: `install the agent, or set [agents.${config.name}] command`,
       });
     }
-    const roots = await entry.roots.forCall(ctx);
-    const home = entry.roots.home(roots);
-    const cwd = entry.roots.confine(request.cwd === undefined ? home : resolve(home, request.cwd), home, roots);
-    if (!isDirectory(cwd)) throw new GaggleError("INVALID_ARGS", `cwd "${request.cwd ?? cwd}" is not a directory (resolved to ${cwd})`);
-    const session = new AgentSession(
-      randomUUID(),
-      config,
-      principalOf(ctx),
-      ctx.caller?.sessionId,
-      cwd,
-      roots,
-      this.hostFor(entry),
-      request.loadSession,
-    );
+    return entry;
+  }
+
+  private open(
+    entry: AgentEntry,
+    owner: string,
+    startedBy: string | undefined,
+    cwd: string,
+    roots: CallRoots,
+    options: SessionOptions,
+  ): AgentSession {
+    const session = new AgentSession(randomUUID(), entry.config, owner, startedBy, cwd, roots, this.hostFor(entry), options);
     this.sessions.set(session.id, session);
     this.prune();
     session.open();
-    const turn = request.prompt === undefined ? undefined : session.send(request.prompt, this.sourceOf(ctx, ask));
     this.events.listChanged(this.name, "resources");
-    return { session, turn };
+    return session;
   }
 
   send(session: AgentSession, prompt: string, ctx: CallContext): { turn: Turn; ahead: number } {

@@ -10,6 +10,7 @@ import { Visibility } from "../visibility.js";
 import { AgentsChild } from "./agents-child.js";
 
 export const agentsChild: BuiltIn<AgentsSettings> = {
+  madeFrom: (config) => config.agents,
   create(_settings, { config, switchboard, members }, built) {
     if (config.agents.length === 0) return undefined;
     const processes = built.get("process");
@@ -26,6 +27,7 @@ export const agentsChild: BuiltIn<AgentsSettings> = {
         cwd: agent.cwd,
         env: childEnv(agent.env, true),
         graceMs,
+        files: true,
         terminals: table !== undefined,
       }),
       table,

@@ -29,6 +29,8 @@ export class Turn {
   stopReason: acp.StopReason | undefined;
   problem: string | undefined;
   answer = "";
+  /** The agent was given the prompt: a turn that failed before (its process or session did not start) never reached it. */
+  reached = false;
   readonly queuedAt = new Date();
   startedAt: Date | undefined;
   endedAt: Date | undefined;
@@ -67,6 +69,25 @@ export interface SessionHost {
   idle(session: AgentSession): void;
 }
 
+/** Who follows one session's turns besides the child that holds it (a team member's roster); handed in at its start. */
+export interface SessionFollower {
+  turnStarted(session: AgentSession, turn: Turn): void;
+  turnEnded(session: AgentSession, turn: Turn): void;
+  /** Released or failed: it takes no more prompts, and its queued ones were dropped. */
+  ended(session: AgentSession): void;
+}
+
+/** What a session may start with besides its folder and roots. */
+export interface SessionOptions {
+  /** An ACP session of this agent to resume (session/load) rather than a new one. */
+  loadFrom?: string | undefined;
+  /** When the agent cannot load sessions, `loadFrom` is left and a new conversation starts instead of failing. */
+  newIfUnloadable?: boolean;
+  /** MCP servers the agent is to connect to (only those of a transport it declares it takes are passed). */
+  mcpServers?: acp.McpServer[];
+  follower?: SessionFollower | undefined;
+}
+
 /** How often, at most, a growing transcript is announced. */
 const CHANGE_EVERY_MS = 200;
 
@@ -103,9 +124,9 @@ export class AgentSession implements AcpClientSide {
     readonly cwd: string,
     readonly roots: CallRoots,
     private readonly host: SessionHost,
-    /** An ACP session of this agent to resume (session/load) rather than a new one. */
-    loadFrom?: string,
+    private readonly options: SessionOptions = {},
   ) {
+    const loadFrom = options.loadFrom;
     this.transcript = new Transcript(config.maxOutputBytes);
     this.writer = new TranscriptWriter(this.transcript, config.maxOutputBytes);
     this.terminals = new SessionTerminals(host.terminals, { principal: owner, session: startedBy ?? "local" });
@@ -184,6 +205,7 @@ export class AgentSession implements AcpClientSide {
     this.attached = undefined;
     await this.terminals.stopAll();
     this.changed();
+    this.options.follower?.ended(this);
     return { wasWorking, dropped: dropped.length };
   }
 
@@ -295,8 +317,11 @@ export class AgentSession implements AcpClientSide {
     const process = await this.host.process();
     if (!this.live) throw new GaggleError("SESSION_ERROR", `session ${this.id} was released while it started`);
     const acpId = this.acpSessionId;
-    if (acpId === undefined) {
-      const made = await process.newSession(this.cwd, this.roots.client ?? this.roots.configured);
+    const servers = this.mcpServersFor(process);
+    const unloadable = acpId !== undefined && !process.capabilities.loadSession && this.options.newIfUnloadable === true;
+    if (unloadable) this.writer.note("gaggle", `agent "${this.config.name}" cannot load ACP session ${acpId}: a new conversation starts`);
+    if (acpId === undefined || unloadable) {
+      const made = await process.newSession(this.cwd, this.roots.client ?? this.roots.configured, servers);
       this.acpSessionId = made;
       process.attach(made, this);
     } else {
@@ -312,7 +337,7 @@ export class AgentSession implements AcpClientSide {
       // A conversation this session already showed is not shown twice: only a resumed one's history is new here.
       this.muted = this.connected;
       try {
-        await process.loadSession(acpId, this.cwd, this);
+        await process.loadSession(acpId, this.cwd, this, servers);
       } finally {
         this.muted = false;
       }
@@ -323,6 +348,25 @@ export class AgentSession implements AcpClientSide {
     return process;
   }
 
+  /** The MCP servers the agent takes: an HTTP one only from an agent that declares `mcpCapabilities.http`. */
+  private mcpServersFor(process: AgentProcess): acp.McpServer[] {
+    const given = this.options.mcpServers ?? [];
+    const taken = given.filter(
+      (server) =>
+        !("type" in server) || (server.type === "http" ? process.capabilities.mcpCapabilities?.http : process.capabilities.mcpCapabilities?.sse),
+    );
+    if (taken.length < given.length) {
+      this.writer.note(
+        "gaggle",
+        `agent "${this.config.name}" takes no HTTP MCP servers (mcpCapabilities.http): it runs without ${given
+          .filter((server) => !taken.includes(server))
+          .map((server) => server.name)
+          .join(", ")}`,
+      );
+    }
+    return taken;
+  }
+
   private fail(problem: string): void {
     if (!this.live) return;
     this.status = "failed";
@@ -330,6 +374,7 @@ export class AgentSession implements AcpClientSide {
     this.writer.note("gaggle", `failed: ${problem}`);
     for (const turn of this.queued) turn.end("dropped", problem);
     this.changed();
+    this.options.follower?.ended(this);
   }
 
   private async pump(): Promise<void> {
@@ -343,6 +388,7 @@ export class AgentSession implements AcpClientSide {
     clearTimeout(this.idleTimer);
     this.writer.prompt(turn.number, turn.text);
     this.changed();
+    this.options.follower?.turnStarted(this, turn);
     const limitMs = this.config.promptTimeoutMinutes * 60_000;
     let timer: NodeJS.Timeout | undefined;
     let outcome: { state: TurnState; problem?: string };
@@ -353,6 +399,7 @@ export class AgentSession implements AcpClientSide {
         // Counted from when the agent has the prompt: starting its process is not the turn's time.
         timer = setTimeout(() => this.cancel(`it ran past prompt_timeout_minutes (${formatDuration(limitMs)})`), timerDelay(limitMs));
         timer.unref();
+        turn.reached = true;
         const { stopReason } = await process.prompt(this.acpSessionId!, turn.text);
         turn.stopReason = stopReason;
         outcome = {
@@ -374,6 +421,7 @@ export class AgentSession implements AcpClientSide {
     if (this.live) this.status = "idle";
     this.changed();
     this.host.turnEnded(this, turn);
+    this.options.follower?.turnEnded(this, turn);
     this.armIdle();
     void this.pump();
   }

@@ -7,31 +7,25 @@ import type { ChildEvents } from "../../children/switchboard.js";
 import { GaggleError } from "../../shared/errors.js";
 import { isDirectory } from "../../shared/fs-checks.js";
 import { VirtualChild, type VirtualTool } from "../virtual-child.js";
-import { sessionName, turnArgv } from "./argv.js";
-import { spawnProblem } from "../../children/processes/spawn-problem.js";
+import { sessionName } from "./argv.js";
 import { findExecutable } from "../../shared/fs-checks.js";
+import { logger } from "../../shared/log.js";
+import { probeAcp } from "./acp-probe.js";
+import { acpCanTake, AcpTurns } from "./acp-turns.js";
+import { ChosenTurns, RunTurns, type GooseLaunch, type GoslingTurns } from "./turns.js";
 import { gooseMissing } from "./command.js";
 import { runDispatch } from "./dispatch.js";
 import { formatDuration } from "./format.js";
 import { Gosling, type GoslingHost, type GoslingKind, type PromptEntry } from "./gosling.js";
 import { checkFollowUp, checkNewGosling } from "./limits.js";
-import { mergeOptions, OptionError, parseRunOptions } from "../../config/virtual/goose-options.js";
+import { mergeOptions, OptionError, parseRunOptions, type RunOption } from "../../config/virtual/goose-options.js";
 import { gooseResources, gooseResourceTemplates, readGooseResource } from "./resources.js";
 import type { GooseSettings } from "../../config/virtual/goose.js";
 import { gooseTools } from "./tools.js";
-import { LineProcess } from "../../children/processes/line-process.js";
 import { GoslingWatchers, type GoslingWatcher } from "./watchers.js";
 import type { Visibility } from "../visibility.js";
 
-/** How `goose` is started, resolved from the config once. */
-export interface GooseLaunch {
-  command: string;
-  /** Absolute. */
-  cwd: string;
-  /** gaggle's environment with `[virtual.goose] env` over it, and NO_COLOR=1. */
-  env: Record<string, string>;
-  graceMs: number;
-}
+export type { GooseLaunch } from "./turns.js";
 
 const DESCRIPTION = "Goose agents (goslings): start them, follow their transcripts, talk to them, release them";
 
@@ -41,6 +35,8 @@ export class GooseChild extends VirtualChild implements GoslingHost {
   /** Gosling id -> the principal that started it. */
   private readonly owners = new Map<string, string>();
   private readonly watchers = new GoslingWatchers();
+  /** Whether the installed Goose has `goose acp`, probed once when the first gosling's first turn starts. */
+  private acp: Promise<boolean> | undefined;
 
   constructor(
     events: ChildEvents,
@@ -52,9 +48,6 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     this.virtualTools = gooseTools(this);
   }
 
-  get outputFormat(): "stream-json" | "text" {
-    return this.settings.outputFormat;
-  }
   get maxOutputBytes(): number {
     return this.settings.maxOutputBytes;
   }
@@ -160,7 +153,9 @@ export class GooseChild extends VirtualChild implements GoslingHost {
       throw gooseMissing(this.launch.command, "was not found");
     const id = randomUUID();
     const options = mergeOptions(this.settings.options, given);
-    const gosling = new Gosling(id, continueSession ?? sessionName(id), kind, options, cwd, this, continueSession !== undefined);
+    const session = continueSession ?? sessionName(id);
+    const turns = new ChosenTurns(() => this.turnsFor(session, options, cwd, continueSession));
+    const gosling = new Gosling(id, session, kind, options, cwd, this, turns, continueSession !== undefined);
     this.goslings.set(id, gosling);
     this.owners.set(id, owner);
     const entry = gosling.send(prompt, ctx.caller?.sessionId);
@@ -194,37 +189,45 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     return runDispatch(this, gosling, entry, ctx);
   }
 
-  async startTurn(
-    gosling: Gosling,
-    prompt: PromptEntry,
-    resume: boolean,
-    sinks: { stdout(line: string): void; stderr(line: string): void },
-  ): Promise<LineProcess> {
-    const argv = turnArgv({
-      prefixArgs: this.settings.args,
-      session: gosling.session,
-      resume,
-      prompt: prompt.text,
-      outputFormat: this.settings.outputFormat,
-      provider: this.settings.provider,
-      model: this.settings.model,
-      options: gosling.options,
-    });
-    try {
-      return await LineProcess.start({
-        command: this.launch.command,
-        argv,
-        cwd: gosling.cwd,
-        env: this.launch.env,
-        graceMs: this.launch.graceMs,
-        // Half the transcript's cap: a cut line still fits in the transcript with room to spare.
-        maxLineChars: Math.max(1024, Math.floor(this.settings.maxOutputBytes / 2)),
-        onStdoutLine: sinks.stdout,
-        onStderrLine: sinks.stderr,
+  /**
+   * How a gosling's turns run: over its own `goose acp` process when [virtual.goose] transport allows it ("auto": the
+   * installed Goose lists `acp`) and every option it has takes an ACP form; otherwise one `goose run` per turn.
+   */
+  private async turnsFor(session: string, options: readonly RunOption[], cwd: string, continues: string | undefined): Promise<GoslingTurns> {
+    const { settings } = this;
+    if (settings.transport !== "run" && acpCanTake(options) && (settings.transport === "acp" || (await this.hasAcp()))) {
+      return new AcpTurns({
+        launch: this.launch,
+        prefixArgs: settings.args,
+        cwd,
+        options,
+        provider: settings.provider,
+        model: settings.model,
+        loadFrom: continues,
       });
-    } catch (error) {
-      throw new Error(`"${this.launch.command}" ${spawnProblem(error)}`, { cause: error });
     }
+    return new RunTurns({
+      launch: this.launch,
+      prefixArgs: settings.args,
+      session,
+      cwd,
+      options,
+      outputFormat: settings.outputFormat,
+      provider: settings.provider,
+      model: settings.model,
+      maxOutputBytes: settings.maxOutputBytes,
+    });
+  }
+
+  private hasAcp(): Promise<boolean> {
+    this.acp ??= probeAcp(this.launch, this.settings.args).then((found) => {
+      logger({ child: this.name }).info(
+        { command: this.launch.command, acp: found },
+        found ? "goslings run over goose acp" : "goslings run over goose run: this Goose has no acp",
+      );
+      return found;
+    });
+    return this.acp;
   }
 
   turnStarted(gosling: Gosling, prompt: PromptEntry): void {

@@ -3,9 +3,10 @@ import { errorMessage } from "../../shared/errors.js";
 import { formatDuration } from "./format.js";
 import { timerDelay } from "../../shared/timer-delay.js";
 import type { RunOption } from "../../config/virtual/goose-options.js";
-import { StreamJsonReader, TextReader, type OutputReader } from "./stream-json.js";
+import type { TurnFacts } from "./stream-json.js";
 import { Transcript } from "./transcript.js";
-import type { LineProcess, ProcessExit } from "../../children/processes/line-process.js";
+import type { ProcessExit } from "../../children/processes/group-process.js";
+import type { GoslingTurns, RunningTurn } from "./turns.js";
 
 export type GoslingStatus = "running" | "completed" | "error" | "released";
 export type PromptState = "queued" | "running" | "completed" | "error" | "cancelled";
@@ -30,17 +31,10 @@ export interface PromptEntry {
 
 /** What a gosling needs from the child that owns it. */
 export interface GoslingHost {
-  readonly outputFormat: "stream-json" | "text";
   readonly maxOutputBytes: number;
   readonly maxRuntimeMs: number;
   /** 0 = never. */
   readonly idleReleaseMs: number;
-  startTurn(
-    gosling: Gosling,
-    prompt: PromptEntry,
-    resume: boolean,
-    sinks: { stdout(line: string): void; stderr(line: string): void },
-  ): Promise<LineProcess>;
   turnStarted(gosling: Gosling, prompt: PromptEntry): void;
   turnEnded(gosling: Gosling, prompt: PromptEntry): void;
   /** A systemNotification Goose printed (stream-json only). */
@@ -71,7 +65,7 @@ export class Gosling {
   private workedMs = 0;
   /** Whether an earlier turn got far enough for Goose to have created the session. */
   private resumable: boolean;
-  private current: { prompt: PromptEntry; process: LineProcess | undefined; stopReason?: "release" | "runtime" } | undefined;
+  private current: { prompt: PromptEntry; process: RunningTurn | undefined; stopReason?: "release" | "runtime" } | undefined;
   private draining: Promise<void> | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private readonly settled = new Map<number, () => void>();
@@ -84,6 +78,8 @@ export class Gosling {
     readonly options: readonly RunOption[],
     readonly cwd: string,
     private readonly host: GoslingHost,
+    /** How its turns run (goose run, or its own goose acp process); closed when it is released. */
+    private readonly turns: GoslingTurns,
     /** True for a gosling that continues a Goose session an earlier gosling created: every turn resumes it. */
     continues = false,
   ) {
@@ -93,6 +89,16 @@ export class Gosling {
 
   get working(): boolean {
     return this.draining !== undefined;
+  }
+
+  /** Its conversation as a later gosling continues it: the ACP session id over goose acp, else its Goose session name. */
+  get conversation(): string {
+    return this.turns.conversation ?? this.session;
+  }
+
+  /** How its turns run ("goose run" or "goose acp"), once its first turn has started. */
+  get transport(): string | undefined {
+    return this.turns.transport;
   }
 
   get queued(): PromptEntry[] {
@@ -140,6 +146,7 @@ export class Gosling {
       await this.current.process?.stop();
     }
     await this.draining;
+    await this.turns.close();
     this.transcript.line(`=== released: ${note} ===`);
     return { wasWorking, dropped: dropped.length };
   }
@@ -171,19 +178,18 @@ export class Gosling {
     this.transcript.line(`>>> [prompt ${prompt.number}] ${prompt.startedAt.toISOString()}`);
     this.transcript.line(prompt.text.replace(/^/gm, ">>> "));
     this.host.turnStarted(this, prompt);
-    const reader: OutputReader =
-      this.host.outputFormat === "text"
-        ? new TextReader(this.transcript)
-        : new StreamJsonReader(this.transcript, (text) => this.host.notice(this, text));
     const stderr: string[] = [];
     const sinks = {
-      stdout: (line: string) => reader.read(line),
+      transcript: this.transcript,
+      notice: (text: string) => this.host.notice(this, text),
       stderr: (line: string) => void (stderr.push(line) > STDERR_LINES && stderr.shift()),
     };
     let exit: ProcessExit | undefined;
     let problem: string | undefined;
+    let facts: TurnFacts = { complete: false, tokens: undefined, errors: [], events: 0, answer: "" };
     try {
-      const turn = await this.host.startTurn(this, prompt, this.resumable, sinks);
+      const started = await this.turns.start(prompt.text, this.resumable, sinks);
+      const turn = started.turn;
       current.process = turn;
       // Released while goose was starting: it stops at once.
       if (this.status === "released") current.stopReason = "release";
@@ -196,10 +202,10 @@ export class Gosling {
       );
       if (current.stopReason) void turn.stop();
       exit = await turn.done.finally(() => clearTimeout(timer));
+      facts = started.reader.finish();
     } catch (error) {
       problem = `goose could not be started: ${errorMessage(error)}`;
     }
-    const facts = reader.finish();
     this.workedMs += Date.now() - prompt.startedAt.getTime();
     if (facts.events > 0 || exit?.code === 0) this.resumable = true;
     if (facts.tokens !== undefined && facts.tokens !== null) this.tokens = facts.tokens;
@@ -224,7 +230,7 @@ export class Gosling {
     this.transcript.line(`<<< [prompt ${prompt.number}] ${state} after ${took}${tokens != null ? ` · ${tokens} tokens` : ""}`);
   }
 
-  private problemOf(exit: ProcessExit, facts: ReturnType<OutputReader["finish"]>, stopReason: "release" | "runtime" | undefined): string | undefined {
+  private problemOf(exit: ProcessExit, facts: TurnFacts, stopReason: "release" | "runtime" | undefined): string | undefined {
     if (stopReason === "release") return `stopped: ${this.releaseNote ?? "released"}`;
     if (stopReason === "runtime") return `stopped after ${formatDuration(this.workedMs)} of work: the gosling reached max_runtime_minutes`;
     if (exit.signal) return `goose was killed by ${exit.signal}`;

@@ -55,6 +55,9 @@ function header(gosling: Gosling, limits: ViewLimits): string {
   const lines = [
     `=== Gosling ${gosling.id} ===`,
     `Session: ${gosling.session} (${gosling.kind})`,
+    ...(gosling.transport
+      ? [`Runs over: ${gosling.transport}${gosling.conversation === gosling.session ? "" : ` (ACP session ${gosling.conversation})`}`]
+      : []),
     `Status: ${gosling.status}`,
     `Started: ${formatTime(gosling.createdAt)}`,
     `Duration: ${formatDuration((gosling.releasedAt?.getTime() ?? now) - gosling.createdAt.getTime())}${gosling.status === "released" ? "" : " (so far)"}`,

@@ -27,7 +27,7 @@ export class Transcript {
   private droppedBytes = 0;
   private open = false;
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(readonly maxBytes: number) {}
 
   get total(): number {
     return this.first + this.lines.length - this.head;

@@ -1,14 +1,13 @@
 // Owns delivering messages: one delivery per recipient, member turns one at a time in order, and their states.
 import { errorMessage } from "../../shared/errors.js";
 import type { Logger } from "../../shared/log.js";
-import type { GooseChild } from "../goose/goose-child.js";
-import type { Gosling, PromptEntry } from "../goose/gosling.js";
 import { LimitReached } from "../goose/limits.js";
 import type { LeadInbox } from "./inbox.js";
 import { compactionText, messageTurn } from "./prompts.js";
 import { LEAD, now, SYSTEM, type DeliveryRecord, type MessageKind, type MessageRecord, type MessageScope, type TeamRecord } from "./records.js";
 import { newId, type TeamRegistry } from "./registry.js";
 import type { Roster } from "./roster.js";
+import type { MemberEvents, MemberRunner, MemberTurn } from "./runners.js";
 
 export interface Draft {
   kind: MessageKind;
@@ -29,35 +28,29 @@ interface Carried {
 const COMPACTION = /auto-compact/i;
 
 /**
- * A member gets one message per turn: a delivery is handed to its gosling only when the gosling is idle, so
- * messages arrive in the order sent and each is `delivered` when its turn starts. While the member is busy
- * or starting, its deliveries are `deferred`; when a turn ends, waiting deliveries are tried again.
+ * A member gets one message per turn: a delivery is handed to its runner (gosling or agent session) only when the
+ * runner is idle, so messages arrive in the order sent and each is `delivered` when its turn starts. While the
+ * member is busy or starting, its deliveries are `deferred`; when a turn ends, waiting deliveries are tried again.
  */
-export class Courier {
-  /** Per agent: the delivery attempt in progress, so two never race for one gosling. */
+export class Courier implements MemberEvents {
+  /** Per agent: the delivery attempt in progress, so two never race for one runner. */
   private readonly chains = new Map<string, Promise<void>>();
-  /** Handed to a gosling that queued it behind prompts of its own: delivered when its turn starts. */
-  private readonly handed = new Map<PromptEntry, Carried>();
+  /** Handed to a runner that queued it behind prompts of its own: delivered when its turn starts. */
+  private readonly handed = new Map<MemberTurn, Carried>();
   /** Delivered, its turn still running. */
-  private readonly inTurn = new Map<PromptEntry, Carried>();
+  private readonly inTurn = new Map<MemberTurn, Carried>();
   private paused = false;
 
   constructor(
     private readonly registry: TeamRegistry,
     private readonly roster: Roster,
-    private readonly goose: GooseChild,
     private readonly inbox: LeadInbox,
     private readonly log: Logger,
   ) {}
 
-  /** Follows every gosling; returns the way to stop. */
+  /** Follows every member's runner; returns the way to stop. */
   watch(): () => void {
-    return this.goose.watch({
-      turnStarted: (_gosling, prompt) => this.turnStarted(prompt),
-      turnEnded: (gosling, prompt) => this.turnEnded(gosling, prompt),
-      released: (gosling) => this.released(gosling),
-      notice: (gosling, text) => this.notice(gosling, text),
-    });
+    return this.roster.watch(this);
   }
 
   /** While paused (the team child closing) nothing is handed over and no gosling is started. */
@@ -88,6 +81,7 @@ export class Courier {
       delivered_at: null,
       read_at: null,
       gosling_id: null,
+      agent_session_id: null,
     }));
     team.messages.push(message);
     team.deliveries.push(...deliveries);
@@ -104,9 +98,9 @@ export class Courier {
   }
 
   /** The onboarding turn carried this delivery. */
-  deliveredBy(team: TeamRecord, delivery: DeliveryRecord, gosling: Gosling, entry: PromptEntry): void {
-    if (entry.state === "queued") this.handed.set(entry, { team, delivery });
-    else this.markDelivered({ team, delivery }, gosling.id, entry);
+  deliveredBy(team: TeamRecord, delivery: DeliveryRecord, runner: MemberRunner, turn: MemberTurn): void {
+    if (turn.state === "queued") this.handed.set(turn, { team, delivery });
+    else this.markDelivered({ team, delivery }, runner, turn);
   }
 
   /** Tries every agent that has deliveries waiting (after gaggle restarted, members start again here). */
@@ -151,16 +145,16 @@ export class Courier {
       if (live?.working) return this.deferAll(agentId, `${agentId} is busy; the message waits for its current turn to end`);
       const text = messageTurn(next.team, message, this.registry.titleOf(message.from));
       try {
-        const { gosling, entry } = live
-          ? { gosling: live, entry: this.goose.send(live.id, text, {}).entry }
+        const { runner, turn } = live
+          ? { runner: live, turn: live.send(text) }
           : await this.roster.whileStarting(agentId, () => this.roster.launch(home.team, home.member, text, {}));
         if (!live) this.registry.save(home.team);
-        if (entry.state === "queued") {
-          this.handed.set(entry, next);
-          return this.deferAll(agentId, `${agentId}'s gosling has other prompts queued first`);
+        if (turn.state === "queued") {
+          this.handed.set(turn, next);
+          return this.deferAll(agentId, `${agentId}'s ${runner.kind === "gosling" ? "gosling" : "agent session"} has other prompts queued first`);
         }
         // The rest now wait for this turn: the next pass marks them deferred.
-        this.markDelivered(next, gosling.id, entry);
+        this.markDelivered(next, runner, turn);
       } catch (error) {
         if (waitable(error)) return this.deferAll(agentId, errorMessage(error));
         this.settle(next, "failed", errorMessage(error));
@@ -176,9 +170,10 @@ export class Courier {
     }
   }
 
-  private markDelivered(carried: Carried, goslingId: string, entry: PromptEntry): void {
-    carried.delivery.gosling_id = goslingId;
-    this.inTurn.set(entry, carried);
+  private markDelivered(carried: Carried, runner: MemberRunner, turn: MemberTurn): void {
+    if (runner.kind === "gosling") carried.delivery.gosling_id = runner.id;
+    else carried.delivery.agent_session_id = runner.id;
+    this.inTurn.set(turn, carried);
     this.settle(carried, "delivered", null);
   }
 
@@ -189,43 +184,44 @@ export class Courier {
     this.registry.save(team);
   }
 
-  private turnStarted(prompt: PromptEntry): void {
-    const carried = this.handed.get(prompt);
+  turnStarted(runner: MemberRunner, turn: MemberTurn): void {
+    const carried = this.handed.get(turn);
     if (!carried) return;
-    this.handed.delete(prompt);
-    this.markDelivered(carried, carried.delivery.gosling_id ?? "", prompt);
+    this.handed.delete(turn);
+    this.markDelivered(carried, runner, turn);
   }
 
-  private turnEnded(gosling: Gosling, prompt: PromptEntry): void {
-    const agentId = this.roster.agentOf(gosling);
+  turnEnded(runner: MemberRunner, turn: MemberTurn): void {
+    const agentId = this.roster.agentOf(runner);
     const home = agentId ? this.registry.agent(agentId) : undefined;
     if (home) {
-      home.member.tokens = gosling.tokens ?? home.member.tokens;
+      home.member.tokens = runner.tokens ?? home.member.tokens;
+      home.member.session = runner.conversation ?? home.member.session;
       home.member.last_activity_at = now();
       this.registry.save(home.team);
     }
-    const carried = this.inTurn.get(prompt);
-    this.inTurn.delete(prompt);
-    // A turn that never reached Goose never showed the member its message.
-    if (carried && prompt.problem?.startsWith("goose could not be started")) this.settle(carried, "failed", prompt.problem);
-    if (gosling.status === "released" || this.paused) return;
-    // After the gosling's drain loop has settled (idle), which happens in the microtasks after this call.
+    const carried = this.inTurn.get(turn);
+    this.inTurn.delete(turn);
+    // A turn that never reached the agent never showed the member its message.
+    if (carried && !runner.reached(turn)) this.settle(carried, "failed", turn.problem ?? `its turn ended (${turn.state}) before the agent had it`);
+    if (!runner.live || this.paused) return;
+    // After the runner's own bookkeeping has settled (idle), which happens in the microtasks after this call.
     setImmediate(() => this.pumpAll());
   }
 
   /** Handed over but never run: back to waiting, tried again on the next team call. */
-  private released(gosling: Gosling): void {
-    for (const [entry, carried] of this.handed) {
-      if (!gosling.prompts.includes(entry)) continue;
-      this.handed.delete(entry);
+  released(runner: MemberRunner): void {
+    for (const [turn, carried] of this.handed) {
+      if (!runner.holds(turn)) continue;
+      this.handed.delete(turn);
       this.settle(carried, "pending", null);
     }
   }
 
   /** Goose compacted a member's context: the member that added it hears so, unless it unsubscribed. */
-  private notice(gosling: Gosling, text: string): void {
+  notice(runner: MemberRunner, text: string): void {
     if (!COMPACTION.test(text)) return;
-    const agentId = this.roster.agentOf(gosling);
+    const agentId = this.roster.agentOf(runner);
     const home = agentId ? this.registry.agent(agentId) : undefined;
     if (!home || home.member.removed_at || !home.member.compaction_notices || this.paused) return;
     const { team, member } = home;

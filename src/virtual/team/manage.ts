@@ -1,7 +1,6 @@
 // Owns gg_team_manage: adding a member (team, worktree, gosling, onboarding) with rollback, and removing members.
 import type { CallContext } from "../../children/child.js";
 import { errorMessage } from "../../shared/errors.js";
-import type { GooseChild } from "../goose/goose-child.js";
 import type { Courier } from "./courier.js";
 import { checkImages, type ImagePlace } from "./images.js";
 import { onboardingTurn } from "./prompts.js";
@@ -17,7 +16,8 @@ export interface ManageDeps {
   registry: TeamRegistry;
   roster: Roster;
   courier: Courier;
-  goose: GooseChild;
+  /** The team's folder: [virtual.goose] cwd, where goslings run and worktrees are made from. */
+  home: string;
   worktrees: Worktrees;
   settings: TeamSettings;
   /** The team child's resources changed (a new team's inbox). */
@@ -25,14 +25,14 @@ export interface ManageDeps {
 }
 
 /** Where a sender's relative paths start: its own working directory. */
-export function cwdOf(agentId: string, deps: Pick<ManageDeps, "registry" | "goose">): string {
-  return deps.registry.agent(agentId)?.member.cwd ?? deps.goose.defaultCwd;
+export function cwdOf(agentId: string, deps: Pick<ManageDeps, "registry" | "home">): string {
+  return deps.registry.agent(agentId)?.member.cwd ?? deps.home;
 }
 
-/** Where a sender's images may come from: its working directory and the goose child's. */
-export function imagePlaceOf(agentId: string, deps: Pick<ManageDeps, "registry" | "goose">): ImagePlace {
+/** Where a sender's images may come from: its working directory and the team's folder. */
+export function imagePlaceOf(agentId: string, deps: Pick<ManageDeps, "registry" | "home">): ImagePlace {
   const cwd = cwdOf(agentId, deps);
-  return { cwd, roots: [cwd, deps.goose.defaultCwd] };
+  return { cwd, roots: [cwd, deps.home] };
 }
 
 export async function addMember(deps: ManageDeps, who: TeamCaller, request: AddRequest, ctx: CallContext): Promise<Record<string, unknown>> {
@@ -43,6 +43,8 @@ export async function addMember(deps: ManageDeps, who: TeamCaller, request: AddR
   const created = !team;
   if (team) requireManager(team, caller, deps.settings.allowMemberManage, "add members to");
   const preset = resolvePreset(request.modelPreset, deps.settings.modelPresets);
+  // Checked before anything is made: the agent is configured, or Goose is there for a gosling.
+  const cwd = request.agent === undefined ? roster.goslingHome() : roster.requireAgents().homeOf(request.agent);
   const images = checkImages(request.imagePaths, imagePlaceOf(caller, deps));
   team ??= registry.create(request.teamId, caller, who.owner);
   const at = now();
@@ -52,12 +54,14 @@ export async function addMember(deps: ManageDeps, who: TeamCaller, request: AddR
     added_by: caller,
     added_at: at,
     removed_at: null,
-    cwd: deps.goose.defaultCwd,
+    agent: request.agent ?? null,
+    cwd,
     worktree: null,
     model_preset: request.modelPreset ?? null,
     options: preset ? ["--provider", preset.provider, "--model", preset.model] : [],
     session: null,
     gosling_id: null,
+    agent_session_id: null,
     compaction_notices: request.compactionNotices,
     tokens: null,
     last_activity_at: at,
@@ -80,7 +84,8 @@ export async function addMember(deps: ManageDeps, who: TeamCaller, request: AddR
       const turn = onboardingTurn({ team, member, adderTitle: registry.titleOf(caller), message: hasMessage ? onboarding.message : undefined });
       return { onboarding, ...(await roster.launch(team, member, turn, ctx)) };
     });
-    courier.deliveredBy(team, launched.onboarding.deliveries[0]!, launched.gosling, launched.entry);
+    const { runner } = launched;
+    courier.deliveredBy(team, launched.onboarding.deliveries[0]!, runner, launched.turn);
     registry.save(team);
     if (created) deps.teamsChanged();
     courier.pump(member.agent_id);
@@ -93,8 +98,10 @@ export async function addMember(deps: ManageDeps, who: TeamCaller, request: AddR
       title: member.title,
       added_by: member.added_by,
       state: roster.state(member),
-      gosling_id: launched.gosling.id,
-      session: launched.gosling.session,
+      agent: member.agent,
+      gosling_id: member.gosling_id,
+      agent_session_id: member.agent_session_id,
+      session: member.session,
       cwd: member.cwd,
       worktree: member.worktree && {
         ...member.worktree,
@@ -104,7 +111,9 @@ export async function addMember(deps: ManageDeps, who: TeamCaller, request: AddR
       model_preset: member.model_preset,
       image_count: images.length,
       onboarding: { message_id: launched.onboarding.message.message_id, delivery_id: launched.onboarding.deliveries[0]!.delivery_id },
-      next: `gg_team_message to talk to it; gg_team_status for the team; get_gosling_output (goose) with process_id "${launched.gosling.id}" for its transcript`,
+      next: `gg_team_message to talk to it; gg_team_status for the team; ${
+        runner.kind === "gosling" ? `get_gosling_output (goose) with process_id` : `get_agent_output (agents) with session_id`
+      } "${runner.id}" for its transcript`,
     };
   } catch (error) {
     await undoAdd(deps, team, member, created);
@@ -165,7 +174,10 @@ export async function removeMembers(deps: ManageDeps, who: TeamCaller, request: 
           was,
           gosling: member.gosling_id
             ? `released${wasWorking ? " (its turn was stopped)" : ""}; its transcript stays readable with get_gosling_output`
-            : "none",
+            : null,
+          agent_session: member.agent_session_id
+            ? `released${wasWorking ? " (its turn was cancelled)" : ""}; its transcript stays readable with get_agent_output`
+            : null,
           worktree_left: member.worktree?.path ?? null,
           note: `${agentId} was removed; ${left}.`,
         });

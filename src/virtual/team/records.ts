@@ -27,16 +27,20 @@ export interface MemberRecord {
   added_by: string;
   added_at: string;
   removed_at: string | null;
-  /** Where its gosling runs: the worktree, or the goose child's cwd. */
+  /** The `[agents.NAME]` it runs as over ACP; null for a gosling. */
+  agent: string | null;
+  /** Where it runs: the worktree, else the goose child's cwd (a gosling) or its agent's first root (an ACP agent). */
   cwd: string;
   worktree: WorktreeRecord | null;
   model_preset: string | null;
   /** goose run flags from the preset (--provider, --model), fixed when the member was added. */
   options: string[];
-  /** The Goose session its goslings live in, once the first one started. */
+  /** Its conversation, once the first runner made it: the Goose session its goslings live in, or its ACP session id. */
   session: string | null;
   /** Its current (or last) gosling. */
   gosling_id: string | null;
+  /** Its current (or last) agent session (of the agents child), for an ACP member. */
+  agent_session_id: string | null;
   /** Whether the member that added it hears when its context is compacted. */
   compaction_notices: boolean;
   /** Goose's token count for its session, as last reported. */
@@ -70,6 +74,8 @@ export interface DeliveryRecord {
   read_at: string | null;
   /** The gosling whose turn carried it. */
   gosling_id: string | null;
+  /** The agent session whose turn carried it (an ACP member). */
+  agent_session_id: string | null;
 }
 
 export interface TeamRecord {

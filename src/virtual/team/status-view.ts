@@ -21,9 +21,9 @@ export function statusView(team: TeamRecord, caller: string, roster: Roster, unr
 }
 
 function memberRow(team: TeamRecord, member: MemberRecord, roster: Roster): Record<string, unknown> {
-  const gosling = roster.gosling(member.agent_id);
+  const runner = roster.runner(member.agent_id);
   const last = lastMessage(team, member.agent_id);
-  const activity = [member.last_activity_at, gosling?.activitySince.toISOString(), last?.at]
+  const activity = [member.last_activity_at, runner?.activitySince.toISOString(), last?.at]
     .filter((at): at is string => at !== undefined)
     .sort()
     .at(-1);
@@ -42,9 +42,11 @@ function memberRow(team: TeamRecord, member: MemberRecord, roster: Roster): Reco
     worktree_name: member.worktree?.name ?? null,
     branch: member.worktree?.branch ?? null,
     cwd: member.cwd,
-    gosling_id: gosling?.id ?? member.gosling_id,
-    session: member.session,
-    tokens: gosling?.tokens ?? member.tokens,
+    agent: member.agent,
+    gosling_id: member.gosling_id,
+    agent_session_id: member.agent_session_id,
+    session: runner?.conversation ?? member.session,
+    tokens: runner?.tokens ?? member.tokens,
     model_preset: member.model_preset,
     compaction_notices: member.compaction_notices,
     waiting_deliveries: team.deliveries.filter((delivery) => delivery.to === member.agent_id && outstanding(delivery)).length,
@@ -81,6 +83,7 @@ function deliveryRows(team: TeamRecord): Array<Record<string, unknown>> {
         delivered_at: delivery.delivered_at,
         read_at: delivery.read_at,
         gosling_id: delivery.gosling_id,
+        agent_session_id: delivery.agent_session_id,
       };
     });
 }

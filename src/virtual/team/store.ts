@@ -30,6 +30,12 @@ export class TeamStore {
         if (typeof record.team_id !== "string" || !Array.isArray(record.members)) throw new Error("not a team record");
         // A team saved before teams had owners was the local user's.
         if (typeof record.owner !== "string") record.owner = LOCAL_PRINCIPAL;
+        // A member saved before members could be ACP agents was a gosling.
+        for (const member of record.members) {
+          member.agent ??= null;
+          member.agent_session_id ??= null;
+        }
+        for (const delivery of record.deliveries) delivery.agent_session_id ??= null;
         return [record];
       } catch (error) {
         this.log.warn({ err: error, path }, "team file left out: it cannot be read");

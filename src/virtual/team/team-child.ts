@@ -8,7 +8,7 @@ import { teamTools, type ToolDeps } from "./tools.js";
 
 const NAME = "team";
 const DESCRIPTION =
-  "Agent teams of goslings: gg_team_manage adds and removes members (optionally in git worktrees), gg_team_message talks, gg_team_status shows the team";
+  "Agent teams of goslings and ACP agents: gg_team_manage adds and removes members (optionally in git worktrees), gg_team_message talks, gg_team_status shows the team";
 
 export class TeamChild extends VirtualChild {
   protected readonly virtualTools: VirtualTool[];
@@ -19,7 +19,7 @@ export class TeamChild extends VirtualChild {
   ) {
     super(NAME, DESCRIPTION, events);
     this.virtualTools = teamTools(deps);
-    // For gaggle's lifetime: the goose child lives exactly as long.
+    // For gaggle's lifetime: the goose and agents children live exactly as long.
     deps.courier.watch();
   }
 
@@ -48,7 +48,7 @@ export class TeamChild extends VirtualChild {
   }
 
   /**
-   * close_child_session("team") and shutdown: members' goslings are released, none is started meanwhile.
+   * close_child_session("team") and shutdown: members' goslings and agent sessions are released, none is started meanwhile.
    * Teams, members and waiting deliveries stay on disk; the next team call starts members again as needed.
    */
   protected async stopAll(): Promise<void> {

@@ -6,9 +6,10 @@ const paths = (description: string) => z.array(z.string().min(1)).describe(descr
 const TEAM_ID = text("The team's id (letters, digits, . _ -). gg_team_manage with a new id creates the team, its caller the lead.");
 
 /** gg_team_manage's arguments; a description names the configured model presets. */
-export function manageInput(presetText: string) {
+export function manageInput(presetText: string, agentText: string) {
   return z.strictObject({
     team_id: TEAM_ID,
+    agent: text(`Add: the member is this ACP agent (an [agents.NAME]) instead of a gosling; ${agentText}`).optional(),
     title: text('Add: the member\'s role, shown in its messages (default: the worktree name, else "member")').optional(),
     prompt: z.string().describe("Add: onboarding instructions, delivered as the member's first message").optional(),
     image_paths: paths("Add: images (PNG, JPEG, GIF, WebP, BMP) attached to the onboarding message, in order").optional(),

@@ -26,6 +26,8 @@ type TeamToolSpec<Input extends z.ZodObject<{ team_id: z.ZodString }>> = Omit<To
 export function teamTools(deps: ToolDeps): VirtualTool[] {
   const presets = Object.keys(deps.settings.modelPresets);
   const presetText = presets.length > 0 ? `one of: ${presets.join(", ")}` : "none are configured ([virtual.team.model_presets.NAME])";
+  const agents = deps.roster.agentNames();
+  const agentText = agents.length > 0 ? `one of: ${agents.join(", ")}` : "none are configured ([agents.NAME])";
   /** Every call: the caller is known from its session, the lead's session is remembered, waiting deliveries are tried. */
   const teamTool = <Input extends z.ZodObject<{ team_id: z.ZodString }>>(spec: TeamToolSpec<Input>): VirtualTool =>
     defineTool({
@@ -49,12 +51,12 @@ export function teamTools(deps: ToolDeps): VirtualTool[] {
     teamTool({
       name: "gg_team_manage",
       description:
-        "Manage team membership. Omit remove_agent_ids to add one member: a Goose agent (gosling) that joins with gaggle as its MCP " +
-        "extension, speaks as itself, and starts on an onboarding turn carrying `prompt`; optionally in its own git worktree " +
+        "Manage team membership. Omit remove_agent_ids to add one member: a Goose agent (gosling), or with `agent` a coding agent over ACP, " +
+        "that joins with gaggle as its MCP server, speaks as itself, and starts on an onboarding turn carrying `prompt`; optionally in its own git worktree " +
         `(worktree_name: a new branch and checkout, then ./.agents/gg/worktree-init.sh if present; use_existing_worktree reuses one). model_preset: ${presetText}. ` +
-        "The first add creates the team and makes its caller the lead. Give remove_agent_ids to remove members: their goslings are " +
+        "The first add creates the team and makes its caller the lead. Give remove_agent_ids to remove members: their goslings or agent sessions are " +
         "released (transcripts kept) and their worktrees left in place. Only the lead manages a team unless [virtual.team] allow_member_manage = true.",
-      input: manageInput(presetText),
+      input: manageInput(presetText, agentText),
       annotations: { destructiveHint: true, openWorldHint: true },
       run: (args, caller, ctx) => {
         const request = parseManage(args);

@@ -6,6 +6,7 @@ import type { ManageArgs } from "./tool-args.js";
 
 /** Fields that only mean something when adding a member; in remove mode each one is refused by name. */
 export const ADD_ONLY_FIELDS = [
+  "agent",
   "title",
   "prompt",
   "image_paths",
@@ -25,6 +26,8 @@ export function patternText(pattern: RegExp): string {
 export interface AddRequest {
   mode: "add";
   teamId: string;
+  /** The [agents.NAME] the member runs as over ACP; undefined for a gosling. */
+  agent: string | undefined;
   title: string | undefined;
   prompt: string | undefined;
   imagePaths: string[];
@@ -66,9 +69,17 @@ export function parseManage(args: ManageArgs): AddRequest | RemoveRequest {
   const existing = args.use_existing_worktree === true;
   const name = worktreeName(args.worktree_name);
   if (existing && name === undefined) throw invalid("worktree_name is required when use_existing_worktree is true");
+  const agent = blankless(args.agent);
+  if (agent !== undefined && args.model_preset !== undefined) {
+    throw invalid(
+      "model_preset cannot be provided with agent: presets are Goose's --provider and --model",
+      "leave model_preset out; the agent's own config chooses its model",
+    );
+  }
   return {
     mode: "add",
     teamId,
+    agent,
     title: blankless(args.title),
     prompt: blankless(args.prompt),
     imagePaths: args.image_paths ?? [],

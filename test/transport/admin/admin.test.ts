@@ -1,4 +1,5 @@
 // The admin listener of a real gaggle: health, readiness, the status document, metrics, and who may read them.
+import { writeFileSync } from "node:fs";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { textOf } from "../../helpers/gaggle.js";
@@ -23,7 +24,42 @@ describe("readiness of a gaggle whose eager child does not start", () => {
     expect(failed.status).toBe("failed");
     const ready = await get(`${gaggle.admin}readyz`);
     expect(ready.status).toBe(503);
-    expect(JSON.parse(ready.body)).toEqual({ status: "not_ready", eager_children: 1, eager_not_running: 1, config_errors: 0 });
+    expect(JSON.parse(ready.body)).toEqual({ status: "not_ready", eager_children: 1, eager_not_running: 1, config_errors: 0, config_errors_at: [] });
+  });
+});
+
+describe("readiness of a gaggle whose config file does not load", () => {
+  let gaggle: AdminGaggle;
+  const good = `${NO_BUILT_INS}\n${fixtureChild("echo", "echo.mjs")}`;
+  beforeAll(async () => {
+    gaggle = await startAdminGaggle(good);
+  });
+  afterAll(() => gaggle?.close());
+
+  it("answers /readyz with 503 naming where the error is while it is pending, and 200 once the file is fixed", async () => {
+    expect((await get(`${gaggle.admin}readyz`)).status).toBe(200);
+    // An edit that does not load: the config in force stays, with the error pending.
+    writeFileSync(gaggle.configPath, `[gateway]\nadmin = "127.0.0.1:0"\n\n${good}\n[mcp_servers.broken]\ncommand = 7\n`);
+    const pending = await until(
+      () => get(`${gaggle.admin}readyz`),
+      (answer) => answer.status === 503,
+    );
+    expect(JSON.parse(pending.body)).toEqual({
+      status: "not_ready",
+      eager_children: 0,
+      eager_not_running: 0,
+      config_errors: 1,
+      config_errors_at: ["children_config.toml: mcp_servers.broken.command"],
+    });
+    // The open path names where, not what: the message may quote a value of the file.
+    expect(pending.body).not.toContain("number 7");
+
+    writeFileSync(gaggle.configPath, `[gateway]\nadmin = "127.0.0.1:0"\n\n${good}\n`);
+    const fixed = await until(
+      () => get(`${gaggle.admin}readyz`),
+      (answer) => answer.status === 200,
+    );
+    expect(JSON.parse(fixed.body)).toEqual({ status: "ready", eager_children: 0, eager_not_running: 0, config_errors: 0, config_errors_at: [] });
   });
 });
 

@@ -1,6 +1,7 @@
 // The goose child's pure parts on their own: options allowlist, argv, transcript, stream-json reading, settings.
 import { describe, expect, it } from "vitest";
 import { sessionName, turnArgv } from "../../../src/virtual/goose/argv.js";
+import { listsAcp } from "../../../src/virtual/goose/acp-probe.js";
 import { mergeOptions, OptionError, optionTokens, parseRunOptions } from "../../../src/config/virtual/goose-options.js";
 import { gooseSettings } from "../../../src/config/virtual/goose.js";
 import { StreamJsonReader, TextReader } from "../../../src/virtual/goose/stream-json.js";
@@ -189,6 +190,7 @@ describe("[virtual.goose] settings", () => {
       model: undefined,
       options: [],
       outputFormat: "stream-json",
+      transport: "auto",
       maxActive: 5,
       maxTotal: 20,
       maxRuntimeMinutes: 30,
@@ -203,5 +205,21 @@ describe("[virtual.goose] settings", () => {
     const result = gooseSettings.table.safeParse({ options: ["--resume"] });
     expect(result.success).toBe(false);
     expect(result.error?.issues[0]).toMatchObject({ path: ["options"], message: expect.stringContaining('option "--resume" is not allowed') });
+  });
+});
+
+describe("the probe of goose acp", () => {
+  const help = (commands: string) => `An AI agent\n\nUsage: goose [COMMAND]\n\nCommands:\n${commands}\n\nOptions:\n  -h, --help  Print help\n`;
+
+  it("finds acp in the command list of goose --help", () => {
+    expect(
+      listsAcp(help("  configure  Configure goose settings\n  acp        Run goose as an ACP agent server on stdio\n  run        Run goose")),
+    ).toBe(true);
+  });
+
+  it("finds no acp in a list without it, outside the list, or in no help at all", () => {
+    expect(listsAcp(help("  configure  Configure goose settings\n  run        Run goose; acp is not here"))).toBe(false);
+    expect(listsAcp("acp\nCommands:\n  run  Run goose\n\n  acp  not a command: after the list")).toBe(false);
+    expect(listsAcp("")).toBe(false);
   });
 });

@@ -1,5 +1,6 @@
 // What a team member's own session starts (processes, goslings) is its lead's to see and stop, and no one else's:
-// over HTTP with a token per person, the lead lists, reads and stops it, and the other person finds none of it.
+// over HTTP with a token per person, the lead lists, reads and stops it, and the other person finds none of it. The
+// team's other members see it and cannot stop it; a member of another team finds none of it.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -88,5 +89,27 @@ describe("the work of a team member's own session", () => {
       () => call(ann, "goose", "get_gosling_status", { process_id: gosling }).then(textOf),
       (status) => status.includes("RELEASED"),
     );
+  });
+
+  it("is seen, not stopped, by the team's other members, and not seen by another team's", async () => {
+    const [mine, mate, stranger] = await Promise.all([
+      gaggle.members.urlFor({ teamId: "t2", agentId: "m1" }, "ann"),
+      gaggle.members.urlFor({ teamId: "t2", agentId: "m2" }, "ann"),
+      gaggle.members.urlFor({ teamId: "t3", agentId: "m1" }, "ann"),
+    ]);
+    const member = await connect(mine.url);
+    const teammate = await connect(mate.url);
+    const outsider = await connect(stranger.url);
+
+    const { pid } = await json<{ pid: number }>(call(member, "process", "gg_process_run", { command: "sleep 300", timeout_ms: 0 }));
+    const listed = (client: Client) => json<{ processes: Array<{ pid: number }> }>(call(client, "process", "gg_process_status"));
+    expect((await listed(teammate)).processes.map((entry) => entry.pid)).toContain(pid);
+    expect(await json<{ status: string }>(call(teammate, "process", "gg_process_status", { pid }))).toMatchObject({ status: "running" });
+    expect(failureOf(await call(teammate, "process", "gg_process_kill", { pid }))).toMatchObject({ code: "PERMISSION_DENIED" });
+    expect((await listed(outsider)).processes.map((entry) => entry.pid)).not.toContain(pid);
+    expect(failureOf(await call(outsider, "process", "gg_process_status", { pid }))).toMatchObject({ code: "NOT_FOUND" });
+
+    expect(await json<{ status: string }>(call(member, "process", "gg_process_kill", { pid }))).toMatchObject({ status: "killed" });
+    expect(await waitGone([pid])).toEqual([]);
   });
 });
