@@ -28,12 +28,30 @@ export interface PermissionQuestion {
   who: string;
   /** Writes one line of the decision into the transcript. */
   note(text: string): void;
+  /** The paths the tool call names (its locations and diffs) that lie outside the session's roots, and those roots. */
+  outside: { paths: string[]; roots: string };
+}
+
+/**
+ * The files a tool call names: its locations and the paths of its diffs. An agent that acts through its own tools
+ * (not through gaggle's fs/ and terminal/ methods) is held to the session's roots by these alone.
+ */
+export function toolCallPaths(toolCall: acp.ToolCallUpdate): string[] {
+  const paths = (toolCall.locations ?? []).map((location) => location.path);
+  for (const item of toolCall.content ?? []) if (item.type === "diff") paths.push(item.path);
+  return [...new Set(paths)];
 }
 
 export async function answerPermission(question: PermissionQuestion): Promise<acp.RequestPermissionResponse> {
   const { request, ask, note } = question;
   const title = oneLine(request.toolCall.title ?? request.toolCall.toolCallId, 200);
   note(`${title} asks permission: ${request.options.map((option) => `${option.name} (${option.kind})`).join(", ")}`);
+  const { outside } = question;
+  if (outside.paths.length > 0) {
+    // Nobody is asked: the session's roots bound what its agent may touch, whatever a person or the policy would say.
+    note(`it reaches ${outside.paths.join(", ")}, outside the session's roots (${outside.roots}): rejected`);
+    return reject(request);
+  }
   if (ask) {
     const asked = await elicit(question, ask, title);
     if (asked !== "cannot ask") return asked;

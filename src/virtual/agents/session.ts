@@ -11,7 +11,7 @@ import type { Place } from "../workspace/place.js";
 import { confine, describeRoots, isInside, type CallRoots } from "../workspace/roots.js";
 import type { AcpClientSide, AgentProcess } from "./agent-process.js";
 import { readTextFile, writeTextFile } from "./client-files.js";
-import { answerPermission, type Ask } from "./permissions.js";
+import { answerPermission, toolCallPaths, type Ask } from "./permissions.js";
 import { SessionTerminals } from "./terminals.js";
 import { TranscriptWriter } from "./transcript-lines.js";
 
@@ -243,6 +243,7 @@ export class AgentSession implements AcpClientSide {
       signal: AbortSignal.any([signal, turn.abort.signal]),
       who: `Agent "${this.config.name}" (session ${this.id})`,
       note: (text) => this.writer.note("permission", text),
+      outside: this.outside(toolCallPaths(request.toolCall)),
     });
     this.changed();
     return answer;
@@ -287,6 +288,22 @@ export class AgentSession implements AcpClientSide {
       confine: (path) => confine(path, this.cwd, this.roots, source),
       inside: (real) => isInside(real, this.roots),
       roots: describeRoots(this.roots),
+    };
+  }
+
+  /** Which of `paths` (relative ones from the session's folder) lie outside its roots, symlinks followed. */
+  private outside(paths: string[]): { paths: string[]; roots: string } {
+    const place = this.place();
+    return {
+      paths: paths.filter((path) => {
+        try {
+          place.confine(path);
+          return false;
+        } catch {
+          return true;
+        }
+      }),
+      roots: place.roots,
     };
   }
 

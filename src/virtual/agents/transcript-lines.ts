@@ -77,7 +77,9 @@ export class TranscriptWriter {
 
   private stream(kind: StreamKind, { content, messageId }: acp.ContentChunk): void {
     const text = content.type === "text" ? content.text : `(${content.type})`;
-    const another = messageId != null && this.messageId !== undefined && messageId !== this.messageId;
+    // A chunk of another message than the open line's (a named one, or an unnamed notice after a named one) is a
+    // message of its own, even of the same kind.
+    const another = (messageId ?? undefined) !== this.messageId;
     this.messageId = messageId ?? undefined;
     if (this.streaming !== kind || another) {
       // Each message of the answer on a line of its own.

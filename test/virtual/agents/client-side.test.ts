@@ -22,7 +22,7 @@ describe("files", () => {
       `read ${join(dirs.root, "inside.txt")}`,
       `read ${join(dirs.outside, "secret.txt")}`,
       `read ${dirs.root}/../outside/secret.txt`,
-      `write ${join(dirs.outside, "planted.txt")} planted`,
+      `put ${join(dirs.outside, "planted.txt")} planted`,
       "read relative.txt",
     ].join("\n");
     const id = await startSession(gaggle.client, { prompt });

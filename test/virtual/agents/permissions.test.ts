@@ -98,6 +98,20 @@ describe("permission requests", () => {
     expect(readFileSync(file, "utf8")).toBe("hello from the agent");
   });
 
+  it("are rejected unasked when the tool call reaches outside the session's roots, whatever the policy", async () => {
+    const dirs = agentDirs();
+    const { client, asked } = askingClient(async () => ({ action: "accept", content: { decision: "yes" } }));
+    gaggle = await startAgentsGaggle(dirs, 'permission = "allow"', "", client);
+    const file = join(dirs.outside, "escaped.txt");
+    const id = await startSession(gaggle.client, { prompt: `write ${file} from outside` });
+    await settled(gaggle.client, id, 1);
+    const text = await transcript(gaggle.client, id);
+    expect(asked).toHaveLength(0);
+    expect(text).toContain(`[permission] it reaches ${file}, outside the session's roots (${dirs.root}): rejected`);
+    expect(text).toContain("permission refused (no)");
+    expect(existsSync(file)).toBe(false);
+  });
+
   it('follow the policy when the client cannot be asked: "ask" fails closed', async () => {
     const dirs = agentDirs();
     const { text, file } = await writeThrough(dirs, "");

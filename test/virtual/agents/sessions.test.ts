@@ -55,6 +55,15 @@ describe("agent sessions", () => {
     expect(list).toContain(second);
   });
 
+  it("writes a message chunk naming no message, after a named message, on a line of its own", async () => {
+    const dirs = agentDirs();
+    gaggle = await startAgentsGaggle(dirs);
+    const id = await startSession(gaggle.client, { prompt: "say the answer\nnotice a notice of the agent's\nsay more" });
+    await settled(gaggle.client, id, 1);
+    const text = await transcript(gaggle.client, id);
+    expect(text).toContain("\n[agent] the answer\n[agent] a notice of the agent's\n[agent] more\n");
+  });
+
   it("pages the transcript by lines", async () => {
     const dirs = agentDirs();
     gaggle = await startAgentsGaggle(dirs);
