@@ -2,34 +2,29 @@
 // shared mode: a relay to the daemon), `claude mcp list`, and `claude -p` against a stand-in for the model API,
 // with proxy-mode children that start slowly, as cold `npx -y` children do.
 import { execFile, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StandInModel, type ModelTurn } from "../helpers/model-api.js";
+import { PinnedPackage } from "../helpers/npm-install.js";
 import { CLI, fixture, ROOT } from "../helpers/paths.js";
 import { waitGone } from "../helpers/processes.js";
 
 const run = promisify(execFile);
 
 /** The release the test is pinned to: what it asserts is this client's behaviour. */
-const CLAUDE_CODE = "2.1.197";
-/** Installed once per checkout (npm ci clears it); npm's own cache keeps the download. */
-const PREFIX = join(ROOT, "node_modules", ".cache", "gaggle-test-claude-code", CLAUDE_CODE);
-const CLAUDE = join(PREFIX, "node_modules", ".bin", "claude");
+const CLAUDE_CODE = new PinnedPackage("claude-code", "@anthropic-ai/claude-code", "2.1.197", "claude");
+const CLAUDE = CLAUDE_CODE.bin;
 
 /** Children that start as slowly as cold `npx -y` ones, and one real npm server through npx. */
 const SLOW = ["slow0", "slow1", "slow2"];
 const CHILDREN = ["memory", ...SLOW];
 const TARGET = "mcp__gaggle__slow2__echo";
 
-beforeAll(async () => {
-  if (existsSync(CLAUDE)) return;
-  mkdirSync(PREFIX, { recursive: true });
-  await run("npm", ["install", "--prefix", PREFIX, "--no-audit", "--no-fund", `@anthropic-ai/claude-code@${CLAUDE_CODE}`], { timeout: 170_000 });
-}, 180_000);
+beforeAll(() => CLAUDE_CODE.install(), 180_000);
 
 /** A person's home with gaggle added to Claude Code in one project, and the config gaggle serves there. */
 class Home {
