@@ -104,6 +104,7 @@ export class AgentProcess {
     );
     const connection = app.connect(stream);
     void process.exited.then(() => connection.close());
+    const timeout = AbortSignal.timeout(INITIALIZE_MS);
     try {
       const initialized = await connection.agent.request(
         "initialize",
@@ -112,21 +113,24 @@ export class AgentProcess {
           clientCapabilities: { fs: { readTextFile: launch.files, writeTextFile: launch.files }, terminal: launch.terminals },
           clientInfo: { name: "gaggle", version: GAGGLE_VERSION },
         },
-        { cancellationSignal: AbortSignal.any([AbortSignal.timeout(INITIALIZE_MS), connection.signal]), stopWaitingOnCancel: true },
+        { cancellationSignal: AbortSignal.any([timeout, connection.signal]), stopWaitingOnCancel: true },
       );
       holder.agent = new AgentProcess(process, connection, stderr, initialized);
       return holder.agent;
     } catch (error) {
-      await process.stop();
+      // Read before stopping it: the connection closed by itself when the agent's output ended, as it exited.
+      const ended = connection.signal.aborted && !timeout.aborted;
+      const exit = await process.stop();
+      const why = ended
+        ? `it exited (${exit.code !== null ? `code ${exit.code}` : exit.signal}) before answering initialize`
+        : timeout.aborted
+          ? `it did not answer initialize within ${INITIALIZE_MS / 1000} s`
+          : errorMessage(error);
       const tail = stderr.tail(5).join("\n");
-      throw new GaggleError(
-        "SERVER_FAILED",
-        `agent "${launch.name}" did not initialize over ACP: ${errorMessage(error)}${tail ? `\nits stderr:\n${tail}` : ""}`,
-        {
-          hint: `check that [agents.${launch.name}] command speaks the Agent Client Protocol on stdio (some agents need a flag such as --acp)`,
-          cause: error,
-        },
-      );
+      throw new GaggleError("SERVER_FAILED", `agent "${launch.name}" did not initialize over ACP: ${why}${tail ? `\nits stderr:\n${tail}` : ""}`, {
+        hint: `check that [agents.${launch.name}] command speaks the Agent Client Protocol on stdio (some agents need a flag such as --acp)`,
+        cause: error,
+      });
     }
   }
 

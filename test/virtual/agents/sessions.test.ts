@@ -119,6 +119,16 @@ describe("agent sessions", () => {
     await agentsText(client, "cancel_agent_turn", { session_id: id });
   });
 
+  it("fails a session whose agent exits before initializing, saying how it ended and what it wrote to stderr", async () => {
+    const dirs = agentDirs();
+    const broken = `[agents.broken]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ["-e", "console.error('no credentials here'); process.exit(3)"]\n`;
+    gaggle = await startAgentsGaggle(dirs, "", broken);
+    const id = await startSession(gaggle.client, { agent: "broken", prompt: "say hi" });
+    const status = await settled(gaggle.client, id, 1);
+    expect(status).toContain('agent "broken" did not initialize over ACP: it exited (code 3) before answering initialize');
+    expect(await transcript(gaggle.client, id)).toContain("its stderr:\nno credentials here");
+  });
+
   it("refuses an unknown agent, naming the ones there are", async () => {
     const dirs = agentDirs();
     gaggle = await startAgentsGaggle(dirs);
