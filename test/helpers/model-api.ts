@@ -8,6 +8,8 @@ export interface ModelRequest {
   tools: string[];
   /** The text of each result of the model's last tool uses, by the name of the tool that was used. */
   results: Array<{ tool: string; text: string }>;
+  /** The text of the conversation's last user message that holds text (the prompt, and what a client adds to it). */
+  prompt: string;
 }
 
 /** What the model answers: a tool use, or a final text that ends the turn. */
@@ -69,7 +71,8 @@ export class StandInModel {
       const results = blocks
         .filter((block) => block.type === "tool_result")
         .map((block) => ({ tool: this.used.get(block.tool_use_id ?? "") ?? "", text: resultText(block.content) }));
-      const seen = { tools, results };
+      const said = messages.findLast((message) => message.role === "user" && textOf(message.content) !== "");
+      const seen = { tools, results, prompt: said ? textOf(said.content) : "" };
       this.requests.push(seen);
       turn = await this.script(seen);
     }
@@ -82,6 +85,16 @@ export class StandInModel {
     this.used.set(id, turn.use);
     return { type: "tool_use", id, name: turn.use, input: turn.input };
   }
+}
+
+/** The text blocks of a message's content (tool results left out). */
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return (content as Block[])
+    .filter((block) => block.type === "text")
+    .map((block) => block.text ?? "")
+    .join("\n");
 }
 
 function resultText(content: Block["content"]): string {

@@ -18,12 +18,19 @@ const ADAPTER = new PinnedPackage("claude-agent-acp", "@agentclientprotocol/clau
 
 beforeAll(() => ADAPTER.install(), 180_000);
 
-/** What the model does with the next prompt: this first, then a final text naming the results it was given. */
-let firstMove: ModelTurn | undefined;
-function script({ results }: ModelRequest): ModelTurn {
-  const move = firstMove;
-  firstMove = undefined;
-  return move ?? { text: `done: ${results.map((result) => `${result.tool} said ${result.text}`).join("; ")}` };
+/**
+ * What the model does with the next prompt: this move first, then a final text naming the results it was given.
+ * Claude Code asks the model other things meanwhile (a suggestion of the person's next prompt, after a turn): those
+ * get the final text, the move going to the request that carries the prompt itself.
+ */
+let next: { prompt: string; move: ModelTurn } | undefined;
+function script({ results, prompt }: ModelRequest): ModelTurn {
+  if (next && prompt.endsWith(next.prompt)) {
+    const { move } = next;
+    next = undefined;
+    return move;
+  }
+  return { text: `done: ${results.map((result) => `${result.tool} said ${result.text}`).join("; ")}` };
 }
 
 /** The options of a permission question, as gaggle offers them: the agent's option ids. */
@@ -76,8 +83,8 @@ afterAll(async () => {
 
 /** Sends a prompt, the model making `move` first, and waits until its turn completed; returns the transcript. */
 async function turn(id: string, number: number, move: ModelTurn): Promise<string> {
-  firstMove = move;
-  await agentsText(gaggle.client, "prompt_agent", { session_id: id, prompt: `prompt ${number}` });
+  next = { prompt: `prompt ${number}`, move };
+  await agentsText(gaggle.client, "prompt_agent", { session_id: id, prompt: next.prompt });
   return completed(id, number);
 }
 
@@ -88,8 +95,8 @@ async function completed(id: string, number: number): Promise<string> {
 
 describe("Claude through the agents child", () => {
   it("answers a turn, writes inside the session's roots when the person allows it, is refused outside them, and leaves no process", async () => {
-    firstMove = { text: "the stand-in model's answer" };
-    const id = await startSession(gaggle.client, { agent: "claude", prompt: "prompt 1" });
+    next = { prompt: "prompt 1", move: { text: "the stand-in model's answer" } };
+    const id = await startSession(gaggle.client, { agent: "claude", prompt: next.prompt });
     const first = await completed(id, 1);
     expect(first).toContain("[agent] the stand-in model's answer");
     const status = await agentsText(gaggle.client, "get_agent_status", { session_id: id });
