@@ -1,11 +1,12 @@
 // A real agent through the agents child: Claude, as its ACP adapter (@agentclientprotocol/claude-agent-acp, which
 // runs Claude Code through the Claude Agent SDK) is installed from the npm registry, pointed at a stand-in for the
-// model API. Claude Code writes files and runs commands with its own tools, so gaggle holds it to the session's
-// roots through the permission requests it answers.
+// model API: turns and their answers, a permission asked of the person, cancel, session/load and dispatch_agent.
+// Claude Code writes files and runs commands with its own tools, not through gaggle's fs/ and terminal/ methods, so
+// gaggle holds it to the session's roots through the permission requests it answers.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ElicitRequestSchema, type ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitRequestSchema, type CallToolResult, type ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningGaggle } from "../../helpers/gaggle.js";
 import { StandInModel, type ModelRequest, type ModelTurn } from "../../helpers/model-api.js";
@@ -23,12 +24,12 @@ beforeAll(() => ADAPTER.install(), 180_000);
  * Claude Code asks the model other things meanwhile (a suggestion of the person's next prompt, after a turn): those
  * get the final text, the move going to the request that carries the prompt itself.
  */
-let next: { prompt: string; move: ModelTurn } | undefined;
-function script({ results, prompt }: ModelRequest): ModelTurn {
+let next: { prompt: string; move: ModelTurn | (() => Promise<ModelTurn>) } | undefined;
+function script({ results, prompt }: ModelRequest): ModelTurn | Promise<ModelTurn> {
   if (next && prompt.endsWith(next.prompt)) {
     const { move } = next;
     next = undefined;
-    return move;
+    return typeof move === "function" ? move() : move;
   }
   return { text: `done: ${results.map((result) => `${result.tool} said ${result.text}`).join("; ")}` };
 }
@@ -123,4 +124,42 @@ describe("Claude through the agents child", () => {
     expect(await agentsText(gaggle.client, "release_agent", { session_id: id })).toContain("Released agent session");
     expect(await waitGone(processes)).toEqual([]);
   }, 120_000);
+
+  it("cancels a turn while the model is still answering, and the session takes the next prompt", async () => {
+    let answering!: () => void;
+    const asking = new Promise<void>((resolve) => (answering = resolve));
+    const answered = new Promise<ModelTurn>(() => {});
+    next = { prompt: "think long", move: () => (answering(), answered) };
+    const id = await startSession(gaggle.client, { agent: "claude", prompt: "think long" });
+    await asking;
+    await agentsText(gaggle.client, "cancel_agent_turn", { session_id: id });
+    expect(await settled(gaggle.client, id, 1, 30_000)).toMatch(/^ {2}1\. .* \(cancelled in /m);
+    expect(await transcript(gaggle.client, id)).toContain("[prompt 1] cancelled: stop reason: cancelled");
+    // The session goes on.
+    expect(await turn(id, 2, { text: "after the cancel" })).toContain("[agent] after the cancel");
+    await agentsText(gaggle.client, "release_agent", { session_id: id });
+  });
+
+  it("resumes a released session with load_session, the agent replaying the conversation", async () => {
+    next = { prompt: "remember this", move: { text: "remembered" } };
+    const first = await startSession(gaggle.client, { agent: "claude", prompt: "remember this" });
+    await completed(first, 1);
+    const status = await agentsText(gaggle.client, "get_agent_status", { session_id: first });
+    const acpId = /^ACP session: (\S+)$/m.exec(status)![1]!;
+    await agentsText(gaggle.client, "release_agent", { session_id: first });
+    next = { prompt: "and now", move: { text: "still here" } };
+    const resumed = await startSession(gaggle.client, { agent: "claude", load_session: acpId, prompt: "and now" });
+    const text = await completed(resumed, 1);
+    expect(text).toContain(`[user] remember this\n[agent] remembered\n[gaggle] ACP session ${acpId} loaded\n[agent] still here\n`);
+    await agentsText(gaggle.client, "release_agent", { session_id: resumed });
+  });
+
+  it("runs one prompt to its end with dispatch_agent and returns the answer", async () => {
+    next = { prompt: "a question", move: { text: "an answer" } };
+    const result = (await gaggle.client.callTool({
+      name: "execute_child_tool",
+      arguments: { server_id: "agents", tool_name: "dispatch_agent", arguments: { prompt: "a question", agent: "claude" } },
+    })) as CallToolResult;
+    expect(result.content[0]).toEqual({ type: "text", text: "an answer" });
+  });
 });
