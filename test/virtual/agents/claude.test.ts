@@ -1,6 +1,7 @@
 // A real agent through the agents child: Claude, as its ACP adapter (@agentclientprotocol/claude-agent-acp, which
 // runs Claude Code through the Claude Agent SDK) is installed from the npm registry, pointed at a stand-in for the
-// model API: turns and their answers, a permission asked of the person, cancel, session/load and dispatch_agent.
+// model API: turns and their answers, a permission asked of the person, cancel, session/load, dispatch_agent, and no
+// process left behind, a background command of Claude's included.
 // Claude Code writes files and runs commands with its own tools, not through gaggle's fs/ and terminal/ methods, so
 // gaggle holds it to the session's roots through the permission requests it answers.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -11,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningGaggle } from "../../helpers/gaggle.js";
 import { StandInModel, type ModelRequest, type ModelTurn } from "../../helpers/model-api.js";
 import { PinnedPackage } from "../../helpers/npm-install.js";
-import { descendants, waitGone } from "../../helpers/processes.js";
+import { descendants, groupOf, waitGone } from "../../helpers/processes.js";
 import { agentDirs, agentsText, settled, startAgentsGaggle, startSession, transcript, type AgentDirs } from "./helpers.js";
 
 /** The adapter's release the test is pinned to; it pins the Claude Agent SDK, whose native Claude Code is a package of its own. */
@@ -47,11 +48,10 @@ let gaggle: RunningGaggle;
 /** What the person at the MCP client was asked; each question is answered with the agent's first option. */
 const asked: ElicitRequest[] = [];
 
-beforeAll(async () => {
-  model = await StandInModel.start(script);
-  dirs = agentDirs();
+/** A gaggle whose [agents.claude] runs the adapter in `at`'s root against the stand-in model; `client` is connected to it. */
+async function claudeGaggle(at: AgentDirs, agent = "", client?: Client): Promise<RunningGaggle> {
   // The person's home, with Claude's own settings: ask before edits (its default would let its classifier decide).
-  const home = join(dirs.dir, "home");
+  const home = join(at.dir, "home");
   mkdirSync(join(home, ".claude"), { recursive: true });
   writeFileSync(join(home, ".claude", "settings.json"), JSON.stringify({ permissions: { defaultMode: "default" } }));
   const env = {
@@ -63,18 +63,27 @@ beforeAll(async () => {
     // Claude Code refuses to start as root outside a sandbox; containers that run tests are one.
     IS_SANDBOX: "1",
   };
+  const table = [
+    "[agents.claude]",
+    `command = ${JSON.stringify(ADAPTER.bin)}`,
+    `cwd = ${JSON.stringify(at.root)}`,
+    `env = { ${Object.entries(env)
+      .map(([key, value]) => `${key} = ${JSON.stringify(value)}`)
+      .join(", ")} }`,
+    agent,
+  ];
+  return startAgentsGaggle(at, "", table.join("\n"), client);
+}
+
+beforeAll(async () => {
+  model = await StandInModel.start(script);
+  dirs = agentDirs();
   const client = new Client({ name: "person", version: "0.0.0" }, { capabilities: { elicitation: {} } });
   client.setRequestHandler(ElicitRequestSchema, async (request) => {
     asked.push(request);
     return { action: "accept", content: { decision: choices(request)[0] } };
   });
-  const table = [
-    `command = ${JSON.stringify(ADAPTER.bin)}`,
-    `env = { ${Object.entries(env)
-      .map(([key, value]) => `${key} = ${JSON.stringify(value)}`)
-      .join(", ")} }`,
-  ];
-  gaggle = await startAgentsGaggle(dirs, "", `[agents.claude]\n${table.join("\n")}\ncwd = ${JSON.stringify(dirs.root)}\n`, client);
+  gaggle = await claudeGaggle(dirs, "", client);
 }, 30_000);
 
 afterAll(async () => {
@@ -89,9 +98,26 @@ async function turn(id: string, number: number, move: ModelTurn): Promise<string
   return completed(id, number);
 }
 
-async function completed(id: string, number: number): Promise<string> {
-  expect(await settled(gaggle.client, id, number, 30_000)).toMatch(new RegExp(`^  ${number}\\. .* \\(completed in `, "m"));
-  return transcript(gaggle.client, id);
+async function completed(id: string, number: number, client = gaggle.client): Promise<string> {
+  expect(await settled(client, id, number, 30_000)).toMatch(new RegExp(`^  ${number}\\. .* \\(completed in `, "m"));
+  return transcript(client, id);
+}
+
+/** The adapter's process of a session, and every process under it. */
+async function processesOf(client: Client, id: string): Promise<{ pid: number; tree: number[] }> {
+  const status = await agentsText(client, "get_agent_status", { session_id: id });
+  const pid = Number(/^Agent: claude \(process (\d+)\)$/m.exec(status)?.[1]);
+  return { pid, tree: [pid, ...descendants(pid)] };
+}
+
+/** Starts a session whose first turn has Claude run `sleep 300` in the background, in a process group of its own. */
+async function sleepInBackground(client: Client): Promise<{ id: string; tree: number[] }> {
+  next = { prompt: "start a server", move: { use: "Bash", input: { command: "sleep 300", run_in_background: true, description: "a server" } } };
+  const id = await startSession(client, { agent: "claude", prompt: "start a server" });
+  expect(await completed(id, 1, client)).toContain("Bash said Command running in background");
+  const { pid, tree } = await processesOf(client, id);
+  expect(tree.filter((member) => groupOf(member) !== pid)).not.toEqual([]);
+  return { id, tree };
 }
 
 describe("Claude through the agents child", () => {
@@ -100,9 +126,7 @@ describe("Claude through the agents child", () => {
     const id = await startSession(gaggle.client, { agent: "claude", prompt: next.prompt });
     const first = await completed(id, 1);
     expect(first).toContain("[agent] the stand-in model's answer");
-    const status = await agentsText(gaggle.client, "get_agent_status", { session_id: id });
-    const pid = Number(/^Agent: claude \(process (\d+)\)$/m.exec(status)?.[1]);
-    const processes = [pid, ...descendants(pid)];
+    const { tree: processes } = await processesOf(gaggle.client, id);
     expect(processes.length).toBeGreaterThan(1);
 
     const inside = join(dirs.root, "notes.txt");
@@ -161,5 +185,20 @@ describe("Claude through the agents child", () => {
       arguments: { server_id: "agents", tool_name: "dispatch_agent", arguments: { prompt: "a question", agent: "claude" } },
     })) as CallToolResult;
     expect(result.content[0]).toEqual({ type: "text", text: "an answer" });
+  });
+});
+
+describe("no process of Claude outlives its session", () => {
+  it("a command it left running in the background, in a process group of its own, ends with the session's release", async () => {
+    const { id, tree } = await sleepInBackground(gaggle.client);
+    await agentsText(gaggle.client, "release_agent", { session_id: id });
+    expect(await waitGone(tree)).toEqual([]);
+  });
+
+  it("nor a gaggle killed with SIGKILL while such a command runs", async () => {
+    const killed = await claudeGaggle(agentDirs(), 'permission = "allow"');
+    const { tree } = await sleepInBackground(killed.client);
+    process.kill(killed.pid, "SIGKILL");
+    expect(await waitGone(tree)).toEqual([]);
   });
 });
