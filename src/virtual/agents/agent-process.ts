@@ -154,9 +154,20 @@ export class AgentProcess {
     for (const update of waiting) side.update(update);
   }
 
-  detach(sessionId: string): void {
+  private detach(sessionId: string): void {
     this.sessions.delete(sessionId);
     this.early.delete(sessionId);
+  }
+
+  /**
+   * Detaches `sessionId` and, where the agent offers `session/close`, has it end its side of the session (the
+   * processes and background work it keeps for it) now rather than when its process ends with its last session.
+   * Its answer is not awaited: a failure leaves only what the process's end sweeps.
+   */
+  close(sessionId: string): void {
+    this.detach(sessionId);
+    if (!this.capabilities.sessionCapabilities?.close) return;
+    void this.connection.agent.request("session/close", { sessionId }).catch(() => {});
   }
 
   get attached(): number {

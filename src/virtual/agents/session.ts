@@ -201,7 +201,7 @@ export class AgentSession implements AcpClientSide {
     clearTimeout(this.idleTimer);
     this.writer.note("gaggle", `released: ${note}`);
     this.running?.end("cancelled", note);
-    if (this.attached && this.acpSessionId) this.attached.detach(this.acpSessionId);
+    if (this.attached && this.acpSessionId) this.attached.close(this.acpSessionId);
     this.attached = undefined;
     await this.terminals.stopAll();
     this.changed();

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningGaggle } from "../../helpers/gaggle.js";
 import { StandInModel, type ModelRequest, type ModelTurn } from "../../helpers/model-api.js";
 import { PinnedPackage } from "../../helpers/npm-install.js";
-import { descendants, groupOf, waitGone } from "../../helpers/processes.js";
+import { descendants, groupOf, isAlive, waitGone } from "../../helpers/processes.js";
 import { agentDirs, agentsText, settled, startAgentsGaggle, startSession, transcript, type AgentDirs } from "./helpers.js";
 
 /** The adapter's release the test is pinned to; it pins the Claude Agent SDK, whose native Claude Code is a package of its own. */
@@ -149,6 +149,21 @@ describe("Claude through the agents child", () => {
     expect(await waitGone(processes)).toEqual([]);
   }, 120_000);
 
+  it("is refused a read outside the session's roots: the file's text never reaches the model", async () => {
+    const secret = join(dirs.outside, "secret.txt");
+    writeFileSync(secret, "the secret text");
+    next = { prompt: "read it", move: { use: "Read", input: { file_path: secret } } };
+    const questions = asked.length;
+    const id = await startSession(gaggle.client, { agent: "claude", prompt: "read it" });
+    const text = await completed(id, 1);
+    expect(text).toContain(`[permission] it reaches ${secret}, outside the session's roots (${dirs.root}): rejected`);
+    expect(asked).toHaveLength(questions);
+    // Requests after the turn (a suggestion of the next prompt) may carry the result again.
+    const reads = model.requests.flatMap((request) => request.results).filter((result) => result.tool === "Read");
+    expect(new Set(reads.map((result) => result.text))).toEqual(new Set(["User refused permission to run tool"]));
+    await agentsText(gaggle.client, "release_agent", { session_id: id });
+  });
+
   it("cancels a turn while the model is still answering, and the session takes the next prompt", async () => {
     let answering!: () => void;
     const asking = new Promise<void>((resolve) => (answering = resolve));
@@ -191,7 +206,15 @@ describe("Claude through the agents child", () => {
 describe("no process of Claude outlives its session", () => {
   it("a command it left running in the background, in a process group of its own, ends with the session's release", async () => {
     const { id, tree } = await sleepInBackground(gaggle.client);
+    const [adapter, ...session] = tree;
+    // Another session keeps the adapter running: the released one is closed in it (session/close).
+    next = { prompt: "stay", move: { text: "staying" } };
+    const other = await startSession(gaggle.client, { agent: "claude", prompt: "stay" });
+    await completed(other, 1);
     await agentsText(gaggle.client, "release_agent", { session_id: id });
+    expect(await waitGone(session)).toEqual([]);
+    expect(isAlive(adapter!)).toBe(true);
+    await agentsText(gaggle.client, "release_agent", { session_id: other });
     expect(await waitGone(tree)).toEqual([]);
   });
 

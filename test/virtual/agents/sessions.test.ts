@@ -1,5 +1,7 @@
 // Agent sessions over ACP: one agent process serves every turn of every session, and the transcript shows what the
 // agent streamed (message text, thoughts, tool calls, plans) as session/update delivered it.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { failureOf, type RunningGaggle } from "../../helpers/gaggle.js";
@@ -134,6 +136,24 @@ describe("agent sessions", () => {
     gaggle = await startAgentsGaggle(dirs);
     const failure = failureOf(await callAgents(gaggle.client, "start_agent", { agent: "nope" }));
     expect(failure).toMatchObject({ code: "INVALID_ARGS", error: 'no agent named "nope"; the agents are "fake"' });
+  });
+
+  it("closes a released session in the agent (session/close) while the agent serves others", async () => {
+    const dirs = agentDirs();
+    gaggle = await startAgentsGaggle(dirs);
+    const { client } = gaggle;
+    const [first, second] = [await startSession(client, { prompt: "say one" }), await startSession(client, { prompt: "say two" })];
+    await settled(client, first, 1);
+    await settled(client, second, 1);
+    const acpId = /^ACP session: (\S+)$/m.exec(await agentsText(client, "get_agent_status", { session_id: first }))![1]!;
+    await agentsText(client, "release_agent", { session_id: first });
+    await until(
+      () => existsSync(join(dirs.state, `${acpId}.closed`)),
+      (closed) => closed,
+    );
+    await agentsText(client, "prompt_agent", { session_id: second, prompt: "say still here" });
+    expect(await settled(client, second, 2)).toMatch(/^ {2}2\. .* \(completed in /m);
+    expect(agentPids(dirs)).toHaveLength(1);
   });
 
   it("stops the agent process and its descendants when its last session is released, and at shutdown", async () => {
