@@ -1,7 +1,7 @@
 // A real agent through the agents child: Claude, as its ACP adapter (@agentclientprotocol/claude-agent-acp, which
 // runs Claude Code through the Claude Agent SDK) is installed from the npm registry, pointed at a stand-in for the
-// model API: turns and their answers, a permission asked of the person, cancel, session/load, dispatch_agent, and no
-// process left behind, a background command of Claude's included.
+// model API: turns and their answers, a permission asked of the person, cancel, session/load, dispatch_agent, no
+// process left behind (a background command of Claude's included), and Claude as a team member using gaggle's tools.
 // Claude Code writes files and runs commands with its own tools, not through gaggle's fs/ and terminal/ methods, so
 // gaggle holds it to the session's roots through the permission requests it answers.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -9,9 +9,12 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningGaggle } from "../../helpers/gaggle.js";
+import { textOf, type RunningGaggle } from "../../helpers/gaggle.js";
+import { startHttpGaggle } from "../../helpers/gaggle-http.js";
+import { teamConfig } from "../team/helpers.js";
 import { StandInModel, type ModelRequest, type ModelTurn } from "../../helpers/model-api.js";
 import { PinnedPackage } from "../../helpers/npm-install.js";
+import { until } from "../../helpers/poll.js";
 import { descendants, groupOf, isAlive, waitGone } from "../../helpers/processes.js";
 import { agentDirs, agentsText, settled, startAgentsGaggle, startSession, transcript, type AgentDirs } from "./helpers.js";
 
@@ -50,6 +53,11 @@ const asked: ElicitRequest[] = [];
 
 /** A gaggle whose [agents.claude] runs the adapter in `at`'s root against the stand-in model; `client` is connected to it. */
 async function claudeGaggle(at: AgentDirs, agent = "", client?: Client): Promise<RunningGaggle> {
+  return startAgentsGaggle(at, "", claudeTable(at, agent), client);
+}
+
+/** [agents.claude], with the keys of `agent` added. */
+function claudeTable(at: AgentDirs, agent = ""): string {
   // The person's home, with Claude's own settings: ask before edits (its default would let its classifier decide).
   const home = join(at.dir, "home");
   mkdirSync(join(home, ".claude"), { recursive: true });
@@ -62,6 +70,8 @@ async function claudeGaggle(at: AgentDirs, agent = "", client?: Client): Promise
     DISABLE_AUTOUPDATER: "1",
     // Claude Code refuses to start as root outside a sandbox; containers that run tests are one.
     IS_SANDBOX: "1",
+    // MCP servers' tools offered to the model by name, rather than found through a search tool first.
+    ENABLE_TOOL_SEARCH: "false",
   };
   const table = [
     "[agents.claude]",
@@ -72,7 +82,7 @@ async function claudeGaggle(at: AgentDirs, agent = "", client?: Client): Promise
       .join(", ")} }`,
     agent,
   ];
-  return startAgentsGaggle(at, "", table.join("\n"), client);
+  return table.join("\n");
 }
 
 beforeAll(async () => {
@@ -224,4 +234,39 @@ describe("no process of Claude outlives its session", () => {
     process.kill(killed.pid, "SIGKILL");
     expect(await waitGone(tree)).toEqual([]);
   });
+});
+
+describe("Claude as a team member", () => {
+  it("answers the lead through gaggle's team tools on its member URL, its permission granted by policy", async () => {
+    const at = agentDirs();
+    const config = `${teamConfig(at.dir)}\n${claudeTable(at, 'permission = "allow"')}\n`;
+    const http = await startHttpGaggle(config, { env: { XDG_STATE_HOME: join(at.dir, "xdg-state") } });
+    try {
+      const lead = await http.connect({ name: "lead" });
+      const team = async (tool: string, args: Record<string, unknown>) => {
+        const result = (await lead.callTool({
+          name: "execute_child_tool",
+          arguments: { server_id: "team", tool_name: tool, arguments: { team_id: "t1", ...args } },
+        })) as CallToolResult;
+        return JSON.parse(textOf(result)) as Record<string, unknown>;
+      };
+      // The onboarding prompt ends by saying how to reply; the model does so through gaggle's meta-tool.
+      const message = { team_id: "t1", recipient_agent_id: "lead", message: "hello from Claude" };
+      next = {
+        prompt: 'recipient_agent_id "lead".)',
+        move: { use: "mcp__gaggle__execute_child_tool", input: { server_id: "team", tool_name: "gg_team_message", arguments: message } },
+      };
+      const added = await team("gg_team_manage", { title: "claude", agent: "claude", prompt: "report to the lead" });
+      const unread = await until(
+        async () => (await team("gg_team_status", {})).unread_messages as Array<Record<string, unknown>>,
+        (messages) => messages.length > 0,
+        30_000,
+      );
+      expect(unread).toEqual([expect.objectContaining({ from: added.agent_id, from_title: "claude", message: "hello from Claude" })]);
+      const output = await agentsText(lead, "get_agent_output", { session_id: added.agent_session_id, limit: 1000 });
+      expect(output).toMatch(/\[permission\] permission = "allow" allows this \w+ tool call: Yes/);
+    } finally {
+      await http.stop();
+    }
+  }, 60_000);
 });
