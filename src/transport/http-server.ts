@@ -138,7 +138,7 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
       // The streams the request opens, named as ClientOutbox names them: a GET opens the session's own (for messages
       // related to no request), a POST one for each request it carries.
       existing.outbox.carry(res, req.method === "GET" ? [undefined] : ids);
-      const call = req.method === "POST" ? directToolCall(req, body) : undefined;
+      const call = req.method === "POST" ? directToolCall(req, path, body) : undefined;
       if (call && existing.link.answer(call, res)) return;
       await existing.transport.handleRequest(req, res, body);
       // A cancelled request is never answered, as the spec asks; its response stream is closed instead of being

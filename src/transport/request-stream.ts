@@ -8,19 +8,34 @@ import { messageText } from "../shared/json-rpc-codec.js";
 const KEEP_ALIVE_MS = 15_000;
 
 /**
- * The tools/call `body` is, when its POST is one the SDK's transport would answer on an SSE stream of its own with
- * no check left to fail: an Accept of JSON and SSE, a JSON body (a content type of exactly application/json), a
- * protocol version header absent or one the SDK supports. The session's id, its token, Host and Origin are checked
- * by the caller; the message itself was checked by decodeBody as the SDK reads it. Anything else (another method, a
- * batch, a header the SDK may refuse) goes to the SDK, which answers it as it does.
+ * A Host the Node adapter under the SDK's transport (@hono/node-server) takes as it is, without parsing it as a URL
+ * (which refuses some names the guard lets through when gaggle is bound to every address and names no hosts).
  */
-export function directToolCall(req: IncomingMessage, body: JSONRPCMessage | JSONRPCMessage[] | undefined): JSONRPCRequest | undefined {
+const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
+
+/**
+ * The tools/call `body` is, when its POST is one the SDK's transport would answer on an SSE stream of its own with
+ * no check left to fail: sent to `path` itself (no query, nothing the URL parser rewrites) with a plain Host, an
+ * Accept of JSON and SSE, a JSON body (a content type of exactly application/json), a protocol version header absent
+ * or one the SDK supports. The session's id, its token, Host and Origin are checked by the caller; the message itself
+ * was checked by decodeBody as the SDK reads it. Anything else (another method, a batch, a header the SDK may refuse)
+ * goes to the SDK, which answers it as it does.
+ */
+export function directToolCall(req: IncomingMessage, path: string, body: JSONRPCMessage | JSONRPCMessage[] | undefined): JSONRPCRequest | undefined {
   if (body === undefined || Array.isArray(body) || !("method" in body) || body.method !== "tools/call" || !("id" in body)) return undefined;
+  if (req.url !== path || !PLAIN_HOST.test(req.headers.host ?? "")) return undefined;
   const { accept, "content-type": type, "mcp-protocol-version": version } = req.headers;
   if (accept === undefined || !accept.includes("application/json") || !accept.includes("text/event-stream")) return undefined;
-  if (type?.toLowerCase() !== "application/json") return undefined;
+  if (type?.toLowerCase() !== "application/json" || sentMoreThanOnce(req, "content-type")) return undefined;
   if (version !== undefined && (typeof version !== "string" || !SUPPORTED_PROTOCOL_VERSIONS.includes(version))) return undefined;
   return body;
+}
+
+/** Whether the request carries header `name` (lower case) more than once: Node keeps the first, the SDK reads them all. */
+function sentMoreThanOnce(req: IncomingMessage, name: string): boolean {
+  let seen = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === name && ++seen > 1) return true;
+  return false;
 }
 
 /**

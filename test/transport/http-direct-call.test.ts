@@ -14,10 +14,10 @@ import { fixtureChild, NO_BUILT_INS } from "../helpers/paths.js";
 const PROTOCOL = "2025-11-25";
 
 /** One HTTP/1.1 exchange on a connection of its own: the response's bytes as they came, up to the end of its body. */
-async function exchange(port: number, head: Record<string, string>, body: string): Promise<string> {
+async function exchange(port: number, head: Record<string, string>, body: string, extra: string[] = [], target = "/mcp"): Promise<string> {
   const socket = connect(port, "127.0.0.1");
   await once(socket, "connect");
-  const lines = [`POST /mcp HTTP/1.1`, `host: 127.0.0.1:${port}`, ...Object.entries(head).map(([name, value]) => `${name}: ${value}`)];
+  const lines = [`POST ${target} HTTP/1.1`, `host: 127.0.0.1:${port}`, ...Object.entries(head).map(([name, value]) => `${name}: ${value}`), ...extra];
   socket.write(`${lines.join("\r\n")}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   let bytes = Buffer.alloc(0);
   for await (const chunk of socket) {
@@ -180,6 +180,20 @@ describe("a 2025 session's POST of one tools/call", () => {
     const raw = await exchange(gaggle.port, { ...headers(session), "mcp-protocol-version": "1999-01-01" }, call);
     expect(raw).toMatch(/^HTTP\/1\.1 400 /);
     expect(raw).toContain("Unsupported protocol version: 1999-01-01");
+  });
+
+  it("with its content type sent twice is refused by the SDK, which reads both, as before", async () => {
+    const call = JSON.stringify({ jsonrpc: "2.0", id: 12, method: "tools/call", params: { name: "echo__echo", arguments: { text: "x" } } });
+    const raw = await exchange(gaggle.port, headers(session), call, ["content-type: application/json"]);
+    expect(raw).toMatch(/^HTTP\/1\.1 415 /);
+  });
+
+  it("sent with a query is answered by the SDK, with the bytes of the direct answer", async () => {
+    const call = JSON.stringify({ jsonrpc: "2.0", id: 13, method: "tools/call", params: { name: "no_such_tool", arguments: {} } });
+    const direct = await exchange(gaggle.port, headers(session), call);
+    const sdk = await exchange(gaggle.port, headers(session), call, [], "/mcp?via=sdk");
+    expect(direct).toMatch(/^HTTP\/1\.1 200 /);
+    expect(undated(direct)).toBe(undated(sdk));
   });
 
   it("naming a session that is not there is refused, as before", async () => {
