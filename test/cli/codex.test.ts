@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLI, fixture, ROOT } from "../helpers/paths.js";
+import { CLI, fixture, fixtureChild, ROOT } from "../helpers/paths.js";
 import { waitGone } from "../helpers/processes.js";
 
 const run = promisify(execFile);
@@ -91,6 +91,7 @@ class Home {
   /** What Codex passes its MCP servers is its own short list of variables; gaggle's state dir follows HOME. */
   readonly env: NodeJS.ProcessEnv;
   private readonly servers: AppServer[] = [];
+  private readonly configs = [this.config];
 
   constructor() {
     mkdirSync(this.project);
@@ -105,25 +106,36 @@ class Home {
     return stdout;
   }
 
-  appServer(): AppServer {
-    const server = new AppServer(this.env, this.project);
+  /** A `codex app-server` started from a shell with `env` (by default only what any shell holds). */
+  appServer(env = this.env): AppServer {
+    const server = new AppServer(env, this.project);
     this.servers.push(server);
     return server;
   }
 
   /** The daemon's live state, read as `gaggle status --json` does. */
-  async status(): Promise<{ daemon?: { pid: number }; children: Array<{ server_id: string; pid: number | null }> }> {
-    const { stdout } = await run(process.execPath, [CLI, "status", "--json", "--config", this.config], { env: this.env });
+  /** Another config in this home, whose daemon stop() stops too. */
+  otherConfig(name: string): string {
+    const path = join(this.dir, name);
+    this.configs.push(path);
+    return path;
+  }
+
+  async status(config = this.config): Promise<{ daemon?: { pid: number }; children: Array<{ server_id: string; pid: number | null }> }> {
+    const { stdout } = await run(process.execPath, [CLI, "status", "--json", "--config", config], { env: this.env });
     return JSON.parse(stdout) as { daemon?: { pid: number }; children: Array<{ server_id: string; pid: number | null }> };
   }
 
-  /** Ends Codex, stops the daemon, and proves it and every child it ran are gone. */
+  /** Ends Codex, stops the daemons, and proves them and every child they ran gone. */
   async stop(): Promise<void> {
     await Promise.all(this.servers.splice(0).map((server) => server.close()));
-    const { daemon, children } = await this.status().catch(() => ({ daemon: undefined, children: [] }));
-    await run(process.execPath, [CLI, "stop", "--config", this.config], { env: this.env });
-    const pids = [daemon?.pid, ...children.map((child) => child.pid)].filter((pid): pid is number => typeof pid === "number");
-    expect(await waitGone(pids)).toEqual([]);
+    for (const config of this.configs) {
+      const { daemon, children } = await this.status(config).catch(() => ({ daemon: undefined, children: [] }));
+      if (daemon === undefined) continue;
+      await run(process.execPath, [CLI, "stop", "--config", config], { env: this.env });
+      const pids = [daemon.pid, ...children.map((child) => child.pid)].filter((pid): pid is number => typeof pid === "number");
+      expect(await waitGone(pids)).toEqual([]);
+    }
   }
 }
 
@@ -216,4 +228,41 @@ describe("Codex with gaggle as its MCP server", () => {
     expect(after.daemon?.pid).toBe(running.daemon?.pid);
     expect(after.children.map((child) => child.pid)).toEqual(running.children.map((child) => child.pid));
   }, 60_000);
+
+  it("a ${VAR} of the shell's reaches gaggle once Codex's entry names it in env_vars, and gaggle says so until then", async () => {
+    const at = home();
+    const config = at.otherConfig("env_config.toml");
+    writeFileSync(config, `[gateway]\nexpose = "tools"\n\n${fixtureChild("echo", "echo.mjs", 'env = { GIVEN = "${DEMO_SETTING}" }')}`);
+    await at.codex(["mcp", "add", "gaggle", "--", process.execPath, CLI, "--config", config]);
+    const shell = { ...at.env, DEMO_SETTING: "from the shell" };
+
+    // Codex passes gaggle only its own short list of variables: the config does not load, and gaggle says why.
+    const without = at.appServer(shell);
+    const thread = await without.start();
+    expect(Object.keys((await without.gaggle(thread)).tools)).toContain("list_registered_children");
+    const listed = await without.request<{ content: Array<{ text: string }> }>("mcpServer/tool/call", {
+      threadId: thread,
+      server: "gaggle",
+      tool: "list_registered_children",
+      arguments: {},
+    });
+    expect((JSON.parse(listed.content[0]!.text) as { config_errors: string[] }).config_errors.join("\n")).toMatch(
+      /DEMO_SETTING is not set .*Codex passes only those its entry names in env_vars/,
+    );
+    await without.close();
+
+    writeFileSync(
+      join(at.dir, ".codex", "config.toml"),
+      `${readFileSync(join(at.dir, ".codex", "config.toml"), "utf8")}env_vars = ["DEMO_SETTING"]\n`,
+    );
+    const named = at.appServer(shell);
+    const next = await named.start();
+    const given = await named.request<{ content: Array<{ text: string }> }>("mcpServer/tool/call", {
+      threadId: next,
+      server: "gaggle",
+      tool: "echo__env",
+      arguments: { name: "GIVEN" },
+    });
+    expect(given.content[0]!.text).toBe("from the shell");
+  });
 });
