@@ -91,7 +91,8 @@ class Home {
   /** What Codex passes its MCP servers is its own short list of variables; gaggle's state dir follows HOME. */
   readonly env: NodeJS.ProcessEnv;
   private readonly servers: AppServer[] = [];
-  private readonly configs = [this.config];
+  /** Each config, and each environment its daemons were started from (another key, another daemon): stop() stops them. */
+  private readonly daemons: Array<{ config: string; env: NodeJS.ProcessEnv }> = [];
 
   constructor() {
     mkdirSync(this.project);
@@ -114,25 +115,26 @@ class Home {
   }
 
   /** The daemon's live state, read as `gaggle status --json` does. */
-  /** Another config in this home, whose daemon stop() stops too. */
-  otherConfig(name: string): string {
-    const path = join(this.dir, name);
-    this.configs.push(path);
-    return path;
+  /** A daemon stop() stops too: of another config, or of one started from a shell with more variables. */
+  alsoStop(config: string, env: NodeJS.ProcessEnv): void {
+    this.daemons.push({ config, env });
   }
 
-  async status(config = this.config): Promise<{ daemon?: { pid: number }; children: Array<{ server_id: string; pid: number | null }> }> {
-    const { stdout } = await run(process.execPath, [CLI, "status", "--json", "--config", config], { env: this.env });
+  async status(
+    config = this.config,
+    env = this.env,
+  ): Promise<{ daemon?: { pid: number }; children: Array<{ server_id: string; pid: number | null }> }> {
+    const { stdout } = await run(process.execPath, [CLI, "status", "--json", "--config", config], { env });
     return JSON.parse(stdout) as { daemon?: { pid: number }; children: Array<{ server_id: string; pid: number | null }> };
   }
 
   /** Ends Codex, stops the daemons, and proves them and every child they ran gone. */
   async stop(): Promise<void> {
     await Promise.all(this.servers.splice(0).map((server) => server.close()));
-    for (const config of this.configs) {
-      const { daemon, children } = await this.status(config).catch(() => ({ daemon: undefined, children: [] }));
+    for (const { config, env } of [{ config: this.config, env: this.env }, ...this.daemons]) {
+      const { daemon, children } = await this.status(config, env);
       if (daemon === undefined) continue;
-      await run(process.execPath, [CLI, "stop", "--config", config], { env: this.env });
+      await run(process.execPath, [CLI, "stop", "--config", config], { env });
       const pids = [daemon.pid, ...children.map((child) => child.pid)].filter((pid): pid is number => typeof pid === "number");
       expect(await waitGone(pids)).toEqual([]);
     }
@@ -231,10 +233,12 @@ describe("Codex with gaggle as its MCP server", () => {
 
   it("a ${VAR} of the shell's reaches gaggle once Codex's entry names it in env_vars, and gaggle says so until then", async () => {
     const at = home();
-    const config = at.otherConfig("env_config.toml");
+    const config = join(at.dir, "env_config.toml");
     writeFileSync(config, `[gateway]\nexpose = "tools"\n\n${fixtureChild("echo", "echo.mjs", 'env = { GIVEN = "${DEMO_SETTING}" }')}`);
     await at.codex(["mcp", "add", "gaggle", "--", process.execPath, CLI, "--config", config]);
     const shell = { ...at.env, DEMO_SETTING: "from the shell" };
+    at.alsoStop(config, at.env);
+    at.alsoStop(config, shell);
 
     // Codex passes gaggle only its own short list of variables: the config does not load, and gaggle says why.
     const without = at.appServer(shell);
