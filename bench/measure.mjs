@@ -4,13 +4,16 @@ import { performance } from "node:perf_hooks";
 /** Per-call limit: a healthy echo takes well under a millisecond, so this only catches a hang. */
 const CALL_TIMEOUT_MS = 10_000;
 
-/** `echo` on server-everything, either called by name or wrapped in gaggle's execute_child_tool. */
-export function echoCaller(endpoint, { viaGaggle, serverId = "everything" }) {
+/**
+ * `echo` on server-everything, either called by name (`name`: the name it is listed under, gaggle's proxy mode
+ * prefixing it) or wrapped in gaggle's execute_child_tool.
+ */
+export function echoCaller(endpoint, { viaGaggle, serverId = "everything", name = "echo" }) {
   return async (i) => {
     const message = `bench ${i}`;
     const request = viaGaggle
       ? { name: "execute_child_tool", arguments: { server_id: serverId, tool_name: "echo", arguments: { message } } }
-      : { name: "echo", arguments: { message } };
+      : { name, arguments: { message } };
     const result = await endpoint.client.callTool(request, undefined, { timeout: CALL_TIMEOUT_MS });
     const text = result.content?.[0]?.text;
     // A gaggle failure is an isError result, not a thrown error: without this check a broken child would look fast.

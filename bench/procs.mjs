@@ -1,5 +1,7 @@
 // Owns the processes a bench run starts: temp gaggle configs, connected SDK clients, /proc readings, cleanup checks.
 import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
+import { createServer } from "node:net";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -8,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { setTimeout as delay } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const GAGGLE_CLI = join(ROOT, "dist", "cli.js");
@@ -196,4 +199,63 @@ export function startLines(command, args, env = {}) {
       return performance.now() - endedAt;
     },
   };
+}
+
+/** A TCP port nothing listens on now, on the loopback. */
+export async function freePort() {
+  const server = createServer().listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** server-everything over Streamable HTTP on `port`, at /mcp; resolves with its process once it listens. */
+export async function startEverythingHttp(port) {
+  const server = spawn(process.execPath, [EVERYTHING, "streamableHttp"], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  server.stderr.setEncoding("utf8").on("data", (chunk) => (stderr += chunk));
+  const deadline = Date.now() + 20_000;
+  while (!stderr.includes(`port ${port}`)) {
+    if (server.exitCode !== null || Date.now() > deadline) throw new Error(`server-everything did not listen on ${port}: ${stderr.slice(-500)}`);
+    await delay(50);
+  }
+  return server;
+}
+
+/**
+ * The SDK's client over Streamable HTTP hands every fetch the transport's one signal, and fetch lets go of its
+ * listener on it only when the request is collected: past 1,500 calls each one prints a MaxListenersExceededWarning.
+ * From now on they are counted, not printed; the returned function reads the count.
+ */
+export function countListenerWarnings() {
+  let count = 0;
+  process.removeAllListeners("warning");
+  process.on("warning", (warning) => {
+    if (warning.name === "MaxListenersExceededWarning") count++;
+    else process.stderr.write(`${warning.name}: ${warning.message}\n`);
+  });
+  return () => count;
+}
+
+/**
+ * An SDK client over Streamable HTTP (as `{ label, client }`, what echoCaller takes), connected once the server at
+ * `url` answers; tried again every 100 ms until `exited()` says the server is gone or `waitMs` have passed.
+ */
+export async function connectHttp(url, label, exited, waitMs = 20_000) {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const client = new Client({ name: "gaggle-bench", version: "0" }, { capabilities: {} });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      return { label, client };
+    } catch (error) {
+      await client.close().catch(() => {});
+      if (exited() || Date.now() > deadline) throw new Error(`${label} did not answer at ${url}: ${error.message}`, { cause: error });
+      await delay(100);
+    }
+  }
 }

@@ -3,10 +3,7 @@
 // each target measured in turn over several rounds. Prints medians and the ratios gaggle / direct.
 //
 //   node bench/remote.mjs        (npm run bench builds dist/ first)
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -16,43 +13,13 @@ import * as procs from "./procs.mjs";
 
 const SETTINGS = { warmUpCalls: 3000, sequentialCalls: 1000, rounds: 3, throughputCalls: 2000, depth: 16 };
 
-async function freePort() {
-  const server = createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** server-everything over Streamable HTTP on `port`; resolves once it listens. */
-async function startServer(port) {
-  const server = spawn(process.execPath, [procs.EVERYTHING, "streamableHttp"], {
-    env: { ...process.env, PORT: String(port) },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  server.stderr.setEncoding("utf8").on("data", (chunk) => (stderr += chunk));
-  const deadline = Date.now() + 20_000;
-  while (!stderr.includes(`port ${port}`)) {
-    if (server.exitCode !== null || Date.now() > deadline) throw new Error(`server-everything did not listen on ${port}: ${stderr.slice(-500)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return server;
-}
-
-// The SDK client connected directly hands every fetch the transport's one signal, and fetch lets go of its listener
-// on it only when the request is collected: past 1,500 each call prints a warning. They are counted, not printed.
-let directWarnings = 0;
-process.removeAllListeners("warning");
-process.on("warning", (warning) => {
-  if (warning.name === "MaxListenersExceededWarning") directWarnings++;
-  else process.stderr.write(`${warning.name}: ${warning.message}\n`);
-});
+// The SDK client connected directly prints a warning per call past 1,500 (see countListenerWarnings).
+const directWarnings = procs.countListenerWarnings();
 
 async function main() {
   const dir = procs.makeTempDir();
-  const port = await freePort();
-  const server = await startServer(port);
+  const port = await procs.freePort();
+  const server = await procs.startEverythingHttp(port);
   const url = `http://127.0.0.1:${port}/mcp`;
   const off = "[virtual.process]\nenabled = false\n[virtual.goose]\nenabled = false\n[virtual.team]\nenabled = false\n";
   const config = join(dir, "remote.toml");
@@ -82,7 +49,7 @@ async function main() {
       `  throughput (${SETTINGS.depth} in flight)  direct ${cps.direct.toFixed(0)}/s, gaggle ${cps.gaggle.toFixed(0)}/s: ${(cps.gaggle / cps.direct).toFixed(2)}x`,
     );
     const gaggleWarnings = gaggle.stderrTail.filter((line) => line.includes("MaxListenersExceededWarning")).length;
-    console.log(`  MaxListenersExceededWarning  direct client ${directWarnings}, gaggle ${gaggleWarnings} (of its last stderr lines)`);
+    console.log(`  MaxListenersExceededWarning  direct client ${directWarnings()}, gaggle ${gaggleWarnings} (of its last stderr lines)`);
   } finally {
     await direct.close();
     await gaggle.close();

@@ -133,8 +133,9 @@ export class McpChild implements Child {
    * client at a time (RoutedChild.oneClientAtATime), so the child's own requests meanwhile go to that client.
    */
   callTool(name: string, args: Record<string, unknown>, ctx: CallContext, turn?: Turn): Promise<CallToolResult> {
-    const params = { name, arguments: args, ...(ctx.meta && { _meta: ctx.meta }) };
-    return this.idle.during(() => this.forwardFor(ctx, "tools/call", params, `tool "${name}"`, turn) as Promise<CallToolResult>);
+    const params: Record<string, unknown> = { name, arguments: args };
+    if (ctx.meta) params._meta = ctx.meta;
+    return this.forwardFor(ctx, "tools/call", params, `tool "${name}"`, turn) as Promise<CallToolResult>;
   }
 
   async readResource(uri: string, ctx: CallContext): Promise<ReadResourceResult> {
@@ -174,10 +175,16 @@ export class McpChild implements Child {
 
   /** Requests other than tools/call skip the queue: they read, and must not wait behind long tool calls. */
   private passThrough(method: string, params: Record<string, unknown>, ctx: CallContext, what: string): Promise<Record<string, unknown>> {
-    return this.idle.during(() => this.forwardFor(ctx, method, params, what));
+    return this.forwardFor(ctx, method, params, what);
   }
 
-  /** A client's request at the child: meanwhile the child's own requests may go to its caller. */
+  /**
+   * A client's request at the child, as use of the child (the idle timeout counts from its end); meanwhile the
+   * child's own requests may go to its caller. It is forwarded on the running session, started for it if needed (a
+   * child that died while the call waited its turn is restarted for it). A request that never reached a remote
+   * server (connection refused, or the server no longer knew the session) ran nowhere, so it is sent once more, on
+   * a new session.
+   */
   private async forwardFor(
     ctx: CallContext,
     method: string,
@@ -185,13 +192,25 @@ export class McpChild implements Child {
     what: string,
     turn?: Turn,
   ): Promise<Record<string, unknown>> {
+    this.idle.begin();
     this.callers.begin(ctx.caller);
     try {
-      return await this.forward(method, params, ctx, what, turn);
+      for (let retried = false; ; retried = true) {
+        const session = this.machine.running ?? (await this.ensureSession());
+        try {
+          return await exchangeInEra(session, method, params, this.limits, ctx, { child: this.name, what, queuedMs: turn?.queuedMs });
+        } catch (error) {
+          if (isRequestRefusal(error)) throw error;
+          if (retried || !session.remote?.neverReached(error)) throw this.failure(error, session, what, turn);
+          this.onSessionLost(session, error);
+          this.log.info({ reason: errorChain(error) }, `${what} never reached the server; sending it on a new session`);
+        }
+      }
     } finally {
       this.callers.end(ctx.caller);
       // Its client may have been what held the output (see outputHeld).
       this.newest?.hold.readAgain();
+      this.idle.end();
     }
   }
 
@@ -202,31 +221,6 @@ export class McpChild implements Child {
    */
   private outputHeld(): boolean {
     return this.machine.phase.state === "running" && this.switchboard.servesBacklogged(this.callers);
-  }
-
-  /**
-   * Forwards a request on the running session, started for it if needed (a child that died while the call
-   * waited its turn is restarted for it). A request that never reached a remote server (connection refused,
-   * or the server no longer knew the session) ran nowhere, so it is sent once more, on a new session.
-   */
-  private async forward(
-    method: string,
-    params: Record<string, unknown>,
-    ctx: CallContext,
-    what: string,
-    turn: Turn | undefined,
-  ): Promise<Record<string, unknown>> {
-    for (let retried = false; ; retried = true) {
-      const session = this.machine.running ?? (await this.ensureSession());
-      try {
-        return await exchangeInEra(session, method, params, this.limits, ctx, { child: this.name, what, queuedMs: turn?.queuedMs });
-      } catch (error) {
-        if (isRequestRefusal(error)) throw error;
-        if (retried || !session.remote?.neverReached(error)) throw this.failure(error, session, what, turn);
-        this.onSessionLost(session, error);
-        this.log.info({ reason: errorChain(error) }, `${what} never reached the server; sending it on a new session`);
-      }
-    }
   }
 
   /** Runs a request of gaggle's own on the session, started if needed, as use of the child. */

@@ -42,6 +42,8 @@ export interface ListWait {
  */
 export class ProxyCatalog {
   private toolIndex: Promise<Map<string, Owned<Tool>>> | undefined;
+  /** The tool index once built, with the promise it came from: current while that promise is `toolIndex`. */
+  private builtTools: { from: Promise<Map<string, Owned<Tool>>>; index: Map<string, Owned<Tool>> } | undefined;
   private promptIndex: Promise<Map<string, Owned<Prompt>>> | undefined;
   /** The sign-in tool of each child that offers one (see offersSignIn), made once. */
   private readonly signInTools = new Map<string, Tool>();
@@ -150,6 +152,12 @@ export class ProxyCatalog {
    * still needs it. A name in neither may be a tool of a child whose list was not there in time for it: a call,
    * unlike a list, waits for those children (each bounded by its own start timeout), then looks once more.
    */
+  /** The child's tool an exposed name stands for, when the current tool index is built and holds it: found without a wait. */
+  builtTool(name: string): Owned<Tool> | undefined {
+    const built = this.builtTools;
+    return built !== undefined && built.from === this.toolIndex ? built.index.get(name) : undefined;
+  }
+
   async resolveTool(name: string): Promise<Owned<Tool> | undefined> {
     const found = (await this.tools_()).get(name) ?? this.signInEntries().get(name);
     if (found) return found;
@@ -230,8 +238,14 @@ export class ProxyCatalog {
         if (error instanceof GaggleError && error.code === "AUTH_REQUIRED" && this.offersSignIn(child.name)) return [];
         throw error;
       });
-    this.toolIndex ??= this.index("tool", this.listed("tools", own));
-    return this.toolIndex;
+    if (this.toolIndex) return this.toolIndex;
+    const from = this.index("tool", this.listed("tools", own));
+    this.toolIndex = from;
+    from.then(
+      (index) => (this.builtTools = { from, index }),
+      () => {},
+    );
+    return from;
   }
 
   private prompts_(): Promise<Map<string, Owned<Prompt>>> {

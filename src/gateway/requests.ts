@@ -10,11 +10,13 @@ import {
   type ListResourceTemplatesResult,
   type ListToolsResult,
   type ReadResourceResult,
+  type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { LOCAL_PRINCIPAL, type CallContext, type Child } from "../children/child.js";
 import { resourceNotFound, WireError } from "../shared/errors.js";
 import { failureOutcome, resultOutcome, type ClientRequest } from "../shared/observer.js";
 import type { Gaggle } from "./gaggle.js";
+import type { Owned } from "./proxy-catalog.js";
 import { MetaHandlers } from "./meta-handlers.js";
 import { answeredOrFailed } from "./wire-errors.js";
 import { isMetaTool } from "./meta-tools.js";
@@ -56,15 +58,23 @@ export class GatewayRequests {
   }
 
   private callToolAs(name: string, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
-    const { catalog, router } = this.gaggle;
+    const { catalog } = this.gaggle;
     if (isMetaTool(name) && catalog.listsMetaTools) return this.meta.call(name, args, ctx);
+    // A tool of the built index is called at once; any other name waits for the index, or for a child's late list.
+    const built = catalog.builtTool(name);
+    if (built) return this.callOwned(built, args, ctx);
     return catalog.resolveTool(name).then((owned) => {
       if (!owned) throw new WireError(ErrorCode.InvalidParams, `Unknown tool: ${name}; tools/list shows the tools this gateway offers`);
-      const call = catalog.isSignInTool(owned) ? authenticate(router, owned.child, ctx) : router.call(owned.child, owned.item, args, ctx);
-      return call.catch((error: unknown) => {
-        ctx.operation?.failed(error);
-        return answeredOrFailed(error, catalog.wording.lookup);
-      });
+      return this.callOwned(owned, args, ctx);
+    });
+  }
+
+  private callOwned(owned: Owned<Tool>, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
+    const { catalog, router } = this.gaggle;
+    const call = catalog.isSignInTool(owned) ? authenticate(router, owned.child, ctx) : router.call(owned.child, owned.item, args, ctx);
+    return call.catch((error: unknown) => {
+      ctx.operation?.failed(error);
+      return answeredOrFailed(error, catalog.wording.lookup);
     });
   }
 

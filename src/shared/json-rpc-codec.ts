@@ -195,8 +195,27 @@ export function encodeMessage(message: JSONRPCMessage): string {
   return messageText(message) + "\n";
 }
 
+/**
+ * A request gaggle sends a child under an id of its own: its text is written member by member, as JSON.stringify
+ * writes the object (jsonrpc, id, method, params, in that order), with only the params left to JSON.stringify.
+ */
+export class OutgoingRequest {
+  readonly jsonrpc = "2.0";
+
+  constructor(
+    readonly id: string,
+    readonly method: string,
+    readonly params: Record<string, unknown>,
+  ) {}
+
+  text(): string {
+    return `{"jsonrpc":"2.0","id":${jsonString(this.id)},"method":${jsonString(this.method)},"params":${JSON.stringify(this.params)}}`;
+  }
+}
+
 /** The JSON text of a message, as encodeMessage writes it without the line's end: for an HTTP body or an SSE event. */
 export function messageText(message: JSONRPCMessage): string {
+  if (message instanceof OutgoingRequest) return message.text();
   if ("result" in message) {
     const text = answerText(message.id, message.result);
     if (text !== undefined) return text;
@@ -230,26 +249,102 @@ const ENVELOPE_CHARS = 64;
  * The child's line with `id` in place of the child-side id, when the child-side id's token is found exactly once in
  * it and where it can only be the top-level "id": the last member (before the top-level close, or before a last
  * "jsonrpc"), or the first after an opening "jsonrpc" with no "id" after it. Undefined otherwise, and the answer is
- * serialized: the splice never guesses.
+ * serialized: the splice never guesses. The envelope is read in place, character by character: no piece of the
+ * line is copied to be looked at.
  */
 function answerText(id: RequestId, result: object): string | undefined {
   const kept = answerLines.get(result);
   if (kept === undefined) return undefined;
   const { line } = kept;
-  const token = JSON.stringify(kept.id);
+  const token = jsonString(kept.id);
   const at = line.indexOf(token);
   if (at < 0 || line.indexOf(token, at + token.length) >= 0) return undefined;
   const end = at + token.length;
-  const before = line.slice(Math.max(0, at - ENVELOPE_CHARS), at);
-  const last = line.length - end <= ENVELOPE_CHARS && LAST_MEMBER.test(line.slice(end)) && ID_KEY_BEFORE.test(before);
-  const first = !last && at <= ENVELOPE_CHARS && FIRST_MEMBER.test(before) && line.indexOf('"id"', end) < 0;
+  const key = idKeyBefore(line, at);
+  const last = key >= 0 && line.length - end <= ENVELOPE_CHARS && closesAfter(line, end);
+  const first = !last && key >= 0 && at <= ENVELOPE_CHARS && opensBefore(line, key) && line.indexOf('"id"', end) < 0;
   if (!last && !first) return undefined;
-  return `${line.slice(0, at)}${JSON.stringify(id)}${line.slice(end)}`;
+  return `${line.slice(0, at)}${typeof id === "number" ? String(id) : jsonString(id)}${line.slice(end)}`;
 }
 
-const ID_KEY_BEFORE = /[{,]\s*"id"\s*:\s*$/;
-const LAST_MEMBER = /^\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$/;
-const FIRST_MEMBER = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*$/;
+/** JSON text of a string; one of printable ASCII without quote or backslash is written as it is, without JSON.stringify. */
+function jsonString(text: string): string {
+  for (let at = 0; at < text.length; at++) {
+    const char = text.charCodeAt(at);
+    if (char < 0x20 || char > 0x7e || char === QUOTE || char === BACKSLASH) return JSON.stringify(text);
+  }
+  return `"${text}"`;
+}
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const COMMA = 44;
+const COLON = 58;
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+const ID_KEY = '"id"';
+const JSONRPC_MEMBER = '"jsonrpc"';
+const VERSION = '"2.0"';
+
+function isSpace(char: number): boolean {
+  return char === 32 || char === 9 || char === 10 || char === 13;
+}
+
+/** Skips JSON whitespace backwards from `at` (exclusive); the index after the last character that is not, or `stop`. */
+function skipSpaceBack(line: string, at: number, stop: number): number {
+  while (at > stop && isSpace(line.charCodeAt(at - 1))) at--;
+  return at;
+}
+
+function skipSpace(line: string, at: number): number {
+  while (at < line.length && isSpace(line.charCodeAt(at))) at++;
+  return at;
+}
+
+/** Where `"id"` begins, when `"id" :` (spaced as JSON allows) ends at `at` after a `{` or `,`, within ENVELOPE_CHARS; else -1. */
+function idKeyBefore(line: string, at: number): number {
+  const stop = Math.max(0, at - ENVELOPE_CHARS);
+  let i = skipSpaceBack(line, at, stop);
+  if (i <= stop || line.charCodeAt(i - 1) !== COLON) return -1;
+  i = skipSpaceBack(line, i - 1, stop);
+  const key = i - ID_KEY.length;
+  if (key < stop || !line.startsWith(ID_KEY, key)) return -1;
+  const before = skipSpaceBack(line, key, stop);
+  if (before <= stop) return -1;
+  const char = line.charCodeAt(before - 1);
+  return char === OPEN_BRACE || char === COMMA ? key : -1;
+}
+
+/** Whether the line from `at` is the object's close, with at most a last `"jsonrpc": "2.0"` member before it. */
+function closesAfter(line: string, at: number): boolean {
+  let i = skipSpace(line, at);
+  if (line.charCodeAt(i) === COMMA) {
+    i = skipSpace(line, i + 1);
+    if (!line.startsWith(JSONRPC_MEMBER, i)) return false;
+    i = skipSpace(line, i + JSONRPC_MEMBER.length);
+    if (line.charCodeAt(i) !== COLON) return false;
+    i = skipSpace(line, i + 1);
+    if (!line.startsWith(VERSION, i)) return false;
+    i = skipSpace(line, i + VERSION.length);
+  }
+  if (line.charCodeAt(i) !== CLOSE_BRACE) return false;
+  return skipSpace(line, i + 1) === line.length;
+}
+
+/** Whether the line up to `key` is the object's opening, with at most a first `"jsonrpc": "2.0",` member after it. */
+function opensBefore(line: string, key: number): boolean {
+  let i = skipSpaceBack(line, key, 0);
+  if (line.charCodeAt(i - 1) === COMMA) {
+    i = skipSpaceBack(line, i - 1, 0) - VERSION.length;
+    if (i < 0 || !line.startsWith(VERSION, i)) return false;
+    i = skipSpaceBack(line, i, 0);
+    if (line.charCodeAt(i - 1) !== COLON) return false;
+    i = skipSpaceBack(line, i - 1, 0) - JSONRPC_MEMBER.length;
+    if (i < 0 || !line.startsWith(JSONRPC_MEMBER, i)) return false;
+    i = skipSpaceBack(line, i, 0);
+  }
+  return i > 0 && line.charCodeAt(i - 1) === OPEN_BRACE && skipSpaceBack(line, i - 1, 0) === 0;
+}
 
 /**
  * The reply line a sender gets for a line that could not be taken, so that it is not left waiting; written as

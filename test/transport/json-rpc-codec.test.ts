@@ -10,6 +10,7 @@ import {
   keepAnswerLine,
   MAX_NESTING,
   MessageDecodeError,
+  OutgoingRequest,
   PARSE_ERROR,
 } from "../../src/shared/json-rpc-codec.js";
 
@@ -202,6 +203,24 @@ describe("a child's answer passed on as it was written", () => {
     expect(passedOn(last, "gaggle-9", 1).line).toBe('{"result":{},"id":1,"jsonrpc":"2.0"}\n');
     // What a client reads of it is what gaggle read of the child's, but the id.
     expect(JSON.parse(passedOn(sdk, "gaggle-7", 3).line)).toEqual({ ...JSON.parse(sdk), id: 3 });
+    const opened = ' \t{ "jsonrpc" : "2.0" ,\r\n "id" : "gaggle-2" , "result": {"a": 1.0}}';
+    expect(passedOn(opened, "gaggle-2", 5).line).toBe(opened.replace('"gaggle-2"', "5") + "\n");
+    const closed = '{"result":{"a":1.0} , "id" :\t"gaggle-3" , "jsonrpc" : "2.0" } ';
+    expect(passedOn(closed, "gaggle-3", 5).line).toBe(closed.replace('"gaggle-3"', "5") + "\n");
+    // A client's string id is written as JSON writes it, escapes and all.
+    const escaped = passedOn('{"result":{"a":1.0},"jsonrpc":"2.0","id":"gaggle-6"}', "gaggle-6", 'say "hi"\\\n\u00e9').line;
+    expect(escaped).toBe(`{"result":{"a":1.0},"jsonrpc":"2.0","id":${JSON.stringify('say "hi"\\\n\u00e9')}}\n`);
+  });
+
+  it("is serialized when the token sits where no top-level id can be", () => {
+    // The token is a value inside the result: under an "id" of an inner object, or under another name.
+    const inner = '{"jsonrpc":"2.0","result":{"x":{"id":"gaggle-1"}},"id":"gaggle-0"}';
+    expect(passedOn(inner, "gaggle-1", 3).line).toBe('{"jsonrpc":"2.0","id":3,"result":{"x":{"id":"gaggle-1"}}}\n');
+    const named = '{"jsonrpc":"2.0","result":{"xid":"gaggle-1"},"id":"gaggle-0"}';
+    expect(passedOn(named, "gaggle-1", 3).line).toBe('{"jsonrpc":"2.0","id":3,"result":{"xid":"gaggle-1"}}\n');
+    // First after "jsonrpc", but that member is not "2.0" as written (a child's line is checked before it gets here).
+    const nested = '{"result":{"a":[{"jsonrpc":"2.0","id":"gaggle-1"}]},"jsonrpc":"2.0","id":"gaggle-0"}';
+    expect(passedOn(nested, "gaggle-1", 3).line).toBe('{"jsonrpc":"2.0","id":3,"result":{"a":[{"jsonrpc":"2.0","id":"gaggle-1"}]}}\n');
   });
 
   it("is serialized when the id cannot be told for sure to be the top-level one, or the result was made anew", () => {
@@ -214,5 +233,24 @@ describe("a child's answer passed on as it was written", () => {
     const kept = passedOn('{"result":{"a":1.0},"jsonrpc":"2.0","id":"gaggle-5"}', "gaggle-5", 3).result;
     expect(encodeMessage({ jsonrpc: "2.0", id: 3, result: { ...kept } })).toBe('{"jsonrpc":"2.0","id":3,"result":{"a":1}}\n');
     expect(encodeMessage({ jsonrpc: "2.0", id: 3, result: { a: 1 } })).toBe('{"jsonrpc":"2.0","id":3,"result":{"a":1}}\n');
+  });
+});
+
+describe("a request gaggle sends a child", () => {
+  it("is written as JSON.stringify writes the same request, whatever its id, method and params hold", () => {
+    const params = {
+      name: "echo",
+      arguments: { message: 'a "quoted" line\n\u00e9\ud800', n: 1.5, none: undefined, list: [null, {}] },
+      _meta: { k: "v" },
+    };
+    for (const [id, method] of [
+      ["gaggle-1", "tools/call"],
+      ['odd "id"\\', "x\ty"],
+    ]) {
+      const plain = { jsonrpc: "2.0", id, method, params };
+      expect(encodeMessage(new OutgoingRequest(id!, method!, params))).toBe(JSON.stringify(plain) + "\n");
+      // Copied, as a 2026-07-28 child's envelope copies it, it is the same request.
+      expect({ ...new OutgoingRequest(id!, method!, params) }).toEqual(plain);
+    }
   });
 });

@@ -3,6 +3,7 @@
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, JSONRPCRequest, MessageExtraInfo, Progress, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { Link, LinkReceiver } from "../../shared/link.js";
+import { OutgoingRequest } from "../../shared/json-rpc-codec.js";
 import { timerDelay } from "../../shared/timer-delay.js";
 import { cancelledError } from "../calls/cancellation.js";
 import { ChildEra, type EraOptions } from "./child-era.js";
@@ -93,7 +94,7 @@ export class ChildWire implements Transport, LinkReceiver, RequestLane {
       if (cancel?.aborted) return reject(cancelledError(cancel.reason));
       const request = new ForwardedRequest(id, this, limits, hooks, queuedMs, resolve, reject);
       this.await(id, request);
-      const message: JSONRPCRequest = { jsonrpc: "2.0", id, method, params };
+      const message: JSONRPCRequest = new OutgoingRequest(id, method, params);
       (this.era.modern ? this.era.send(message) : this.link.send(message)).catch((error: unknown) => {
         if (this.pending.get(id) === request) request.fail(error instanceof Error ? error : new Error(String(error)));
       });

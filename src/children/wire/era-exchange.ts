@@ -65,7 +65,8 @@ async function observedExchange(
   }
 }
 
-async function exchange(
+/** A 2025 child's answer is the wire's own promise, handed on without a wrapper of its own to settle. */
+function exchange(
   session: Session,
   method: string,
   params: Record<string, unknown>,
@@ -73,16 +74,26 @@ async function exchange(
   ctx: CallContext,
   label: RequestLabel,
 ): Promise<Record<string, unknown>> {
-  if (!session.era.modern) {
-    if (ctx.resume?.requestState !== undefined) {
-      throw new WireError(
-        ErrorCode.InvalidParams,
-        `requestState was not issued by gaggle, and ${label.child} speaks MCP ${session.era.version}, so it issued none; send the request again without it`,
-        { reason: "invalid_request_state" },
-      );
-    }
-    return session.wire.forward(method, params, limits, ctx, label.queuedMs);
+  if (session.era.modern) return modernExchange(session, method, params, limits, ctx, label);
+  if (ctx.resume?.requestState !== undefined) {
+    const refusal = new WireError(
+      ErrorCode.InvalidParams,
+      `requestState was not issued by gaggle, and ${label.child} speaks MCP ${session.era.version}, so it issued none; send the request again without it`,
+      { reason: "invalid_request_state" },
+    );
+    return Promise.reject(refusal);
   }
+  return session.wire.forward(method, params, limits, ctx, label.queuedMs);
+}
+
+async function modernExchange(
+  session: Session,
+  method: string,
+  params: Record<string, unknown>,
+  limits: ForwardLimits,
+  ctx: CallContext,
+  label: RequestLabel,
+): Promise<Record<string, unknown>> {
   const meta = { ...ctx.meta, ...ctx.caller?.envelope };
   const sent = { ...params, ...(Object.keys(meta).length > 0 && { _meta: meta }), ...ctx.resume };
   let result = await session.wire.forward(method, sent, limits, ctx, label.queuedMs);

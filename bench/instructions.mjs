@@ -1,0 +1,130 @@
+// Owns the per-call instruction count: gaggle (or the bare relay) run under valgrind's callgrind, a fixed number of
+// echo calls counted after warm-up. Instructions do not move with the machine's load, as wall-clock and CPU time do,
+// so a change to the call path can be judged on a busy machine: run this before and after it.
+//
+//   node bench/instructions.mjs [--target gaggle|relay] [--mode proxy|meta] [--calls N] [--warm N] [--depth N]
+//                               [--cpu-prof DIR] [--gaggle CLI] [--http]
+//   (after npm run build; needs valgrind, unless --cpu-prof)
+//
+// With --cpu-prof the target runs without valgrind, under node --cpu-prof, and writes its profile to DIR when it
+// ends: where the time of the same calls goes, function by function (open it in Chrome's DevTools). --gaggle runs
+// another build's dist/cli.js (a checkout of the commit before a change) for a count to compare with. --http serves
+// gaggle over Streamable HTTP (gaggle --http) to an SDK client over HTTP, in proxy mode.
+import { spawn, spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { echoCaller, latencySamples, throughput } from "./measure.mjs";
+import * as procs from "./procs.mjs";
+
+const { values } = parseArgs({
+  options: {
+    target: { type: "string", default: "gaggle" },
+    mode: { type: "string", default: "proxy" },
+    calls: { type: "string", default: "3000" },
+    warm: { type: "string", default: "6000" },
+    depth: { type: "string", default: "1" },
+    "cpu-prof": { type: "string" },
+    http: { type: "boolean" },
+    gaggle: { type: "string", default: procs.GAGGLE_CLI },
+    help: { type: "boolean", short: "h" },
+  },
+});
+if (values.help || !["gaggle", "relay"].includes(values.target) || !["proxy", "meta"].includes(values.mode)) {
+  process.stdout.write(
+    "usage: node bench/instructions.mjs [--target gaggle|relay] [--mode proxy|meta] [--calls N] [--warm N] [--depth N] [--cpu-prof DIR] [--gaggle CLI] [--http]\n",
+  );
+  process.exit(values.help ? 0 : 2);
+}
+const calls = Number(values.calls);
+const warm = Number(values.warm);
+const depth = Number(values.depth);
+
+/** gaggle with one server-everything child at concurrency 64, in proxy mode (its tools under their own names) or meta mode. */
+function gaggleConfig(dir) {
+  const path = procs.writeConfig(dir, "count.toml", { everything: ["concurrency = 64"] });
+  const expose = values.mode === "proxy" ? 'expose = "tools"\n' : "";
+  const off = "\n[virtual.process]\nenabled = false\n[virtual.goose]\nenabled = false\n[virtual.team]\nenabled = false\n";
+  writeFileSync(path, readFileSync(path, "utf8").replace("[gateway]\n", `[gateway]\n${expose}`) + off);
+  return path;
+}
+
+/** A call of server-everything's echo as the target's client makes it. */
+function caller(endpoint) {
+  if (values.target === "relay") return echoCaller(endpoint, { viaGaggle: false });
+  return values.mode === "meta" ? echoCaller(endpoint, { viaGaggle: true }) : echoCaller(endpoint, { viaGaggle: false, name: "everything__echo" });
+}
+
+function control(pid, ...args) {
+  const result = spawnSync("callgrind_control", [...args, String(pid)], { encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`callgrind_control ${args.join(" ")}: ${result.stderr || result.stdout}`);
+}
+
+/**
+ * The instructions a callgrind dump counted: its "totals:" line. Only the main thread's are read (the dump of thread
+ * 1): V8's helper threads (concurrent marking, optimizing compiles) run as the machine's timing lets them, and would
+ * make the count vary from run to run.
+ */
+function dumpedInstructions(file) {
+  const line = /^totals:\s+(\d+)/m.exec(readFileSync(file, "utf8"));
+  if (!line) throw new Error(`no totals in ${file}`);
+  return Number(line[1]);
+}
+
+/** gaggle serving Streamable HTTP, as an endpoint: an SDK client over HTTP, the pid of the process, and its close. */
+async function httpEndpoint(command, args) {
+  const port = await procs.freePort();
+  const server = spawn(command, [...args, "--http", `127.0.0.1:${port}`], { stdio: "ignore" });
+  const { client } = await procs.connectHttp(`http://127.0.0.1:${port}/mcp`, "gaggle", () => server.exitCode !== null, 120_000);
+  const exited = new Promise((resolve) => server.once("exit", resolve));
+  const close = async () => {
+    await client.close();
+    server.kill("SIGTERM");
+    await exited;
+  };
+  return { label: "gaggle", client, pid: server.pid, close };
+}
+
+async function main() {
+  const dir = procs.makeTempDir();
+  const profiling = values["cpu-prof"] !== undefined;
+  const node = process.execPath;
+  const program =
+    values.target === "relay" ? [procs.RELAY, node, procs.EVERYTHING, "stdio"] : [resolve(values.gaggle), "--config", gaggleConfig(dir)];
+  const out = join(dir, "callgrind.out");
+  const [command, args] = profiling
+    ? [node, ["--cpu-prof", "--cpu-prof-interval", "50", "--cpu-prof-dir", resolve(values["cpu-prof"]), ...program]]
+    : ["valgrind", ["--tool=callgrind", "--instr-atstart=no", "--separate-threads=yes", `--callgrind-out-file=${out}`, node, ...program]];
+  const endpoint = values.http ? await httpEndpoint(command, args) : await procs.Endpoint.start(values.target, command, args);
+  try {
+    if (values.http) procs.countListenerWarnings();
+    if (values.target === "gaggle" && values.mode === "proxy") {
+      for (let tries = 0; !(await endpoint.client.listTools()).tools.some((tool) => tool.name === "everything__echo"); tries++) {
+        if (tries > 300) throw new Error("tools/list does not show everything__echo");
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    const call = caller(endpoint);
+    await latencySamples(call, warm);
+    if (!profiling) control(endpoint.pid, "-i", "on");
+    const run = depth > 1 ? await throughput(call, calls, depth) : { seconds: (await latencySamples(call, calls)).reduce((a, b) => a + b, 0) / 1000 };
+    if (profiling) {
+      process.stdout.write(
+        `${values.target} (${values.mode}): ${calls} calls, ${depth} in flight, in ${run.seconds.toFixed(2)} s; profile in ${values["cpu-prof"]}\n`,
+      );
+      return;
+    }
+    control(endpoint.pid, "-i", "off");
+    control(endpoint.pid, "-d");
+    const counted = dumpedInstructions(`${out}.1-01`);
+    const label = values.target === "gaggle" ? `gaggle (${values.mode} mode${values.http ? ", over HTTP" : ""})` : "relay";
+    process.stdout.write(
+      `${label}: ${Math.round(counted / calls).toLocaleString("en-US")} instructions per call (${calls} calls, ${depth} in flight)\n`,
+    );
+  } finally {
+    await endpoint.close();
+    procs.removeDir(dir);
+  }
+}
+
+await main();
