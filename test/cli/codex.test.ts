@@ -185,18 +185,19 @@ describe("Codex with gaggle as its MCP server", () => {
     expect((await at.status()).daemon).toBeUndefined();
   });
 
-  it("`codex app-server` lists gaggle's tools with the daemon cold, calls them, and a later Codex gets them all at once", async () => {
+  it("`codex app-server` lists every child's tools with the daemon cold, calls them, and a later Codex gets them at once", async () => {
     const at = home();
     await addGaggle(at);
 
     // Cold: the thread's connection starts the daemon. Codex keeps the tool list it got when it connected (it does
-    // not list again on tools/list_changed), so that list holds what was ready within gateway.list_wait_ms: the
-    // built-in children's tools at least. A call goes to gaggle by name whatever the list held.
+    // not list again on tools/list_changed), so gaggle's first list to Codex waits for the children to start
+    // (gateway.list_wait_ms_by_client): the list holds them all.
     const cold = at.appServer();
     const thread = await cold.start();
     const first = await cold.gaggle(thread);
     expect(first.toolsError ?? null).toBeNull();
     expect(Object.keys(first.tools)).toEqual(expect.arrayContaining(["gg_process_run", "gg_process_status", "gg_process_kill"]));
+    expect(childrenListed(first)).toEqual(["echo", "memory"]);
     const echoed = await cold.request<{ content: Array<{ text: string }> }>("mcpServer/tool/call", {
       threadId: thread,
       server: "gaggle",
