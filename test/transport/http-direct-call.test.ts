@@ -92,8 +92,25 @@ async function sdkServer(session: string, script: (id: RequestId) => JSONRPCMess
 let gaggle: HttpGaggle;
 let session: string;
 
+/**
+ * A free port whose Host header the SDK's Node adapter takes without parsing it (10000 to 59999; of the ephemeral
+ * ports, those from 60000 up send the direct path's requests to the SDK, see PLAIN_HOST).
+ */
+async function plainPort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 30_000);
+    const probe = createServer().listen(port, "127.0.0.1");
+    const free = await Promise.race([once(probe, "listening").then(() => true), once(probe, "error").then(() => false)]);
+    if (free) {
+      await new Promise((resolve) => probe.close(resolve));
+      return port;
+    }
+  }
+}
+
 beforeAll(async () => {
-  gaggle = await startHttpGaggle(['[gateway]\nexpose = "tools"\n', NO_BUILT_INS, fixtureChild("echo", "echo.mjs")].join("\n"));
+  const config = ['[gateway]\nexpose = "tools"\n', NO_BUILT_INS, fixtureChild("echo", "echo.mjs")].join("\n");
+  gaggle = await startHttpGaggle(config, { listen: `127.0.0.1:${await plainPort()}` });
   const init = {
     jsonrpc: "2.0",
     id: 0,
