@@ -3,16 +3,19 @@ import { readdirSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import type { GaggleConfig } from "../config/index.js";
 import { alive, placeOfFile, readRecord } from "./daemon-files.js";
 
 /** How long `gaggle stop` waits for the daemon to exit; it stops its children first, within its shutdown grace. */
 const STOP_WAIT_MS = 10_000;
 
-export async function runStop(config: GaggleConfig): Promise<number> {
-  const record = readRecord(placeOfFile(config.path));
+/**
+ * The daemon is found by the config file's path and text (see daemon-key.ts), never by loading it: a daemon runs,
+ * and is stopped, whether or not its file loads in this shell's environment.
+ */
+export async function runStop(configPath: string): Promise<number> {
+  const record = readRecord(placeOfFile(configPath));
   if (!record) {
-    process.stdout.write(`no gaggle daemon runs for ${config.path}\n`);
+    process.stdout.write(`no gaggle daemon runs for ${configPath}\n`);
     return 0;
   }
   process.kill(record.pid, "SIGTERM");
@@ -22,13 +25,13 @@ export async function runStop(config: GaggleConfig): Promise<number> {
     process.stderr.write(`gaggle: the daemon (pid ${record.pid}) is still stopping after ${STOP_WAIT_MS} ms\n`);
     return 1;
   }
-  process.stdout.write(`stopped the gaggle daemon for ${config.path} (pid ${record.pid})\n`);
+  process.stdout.write(`stopped the gaggle daemon for ${configPath} (pid ${record.pid})\n`);
   return 0;
 }
 
 /** The last `lines` lines of the log of this config's daemon, or of the daemon that logged last when it has none. */
-export async function runLogs(config: GaggleConfig, lines = 200): Promise<number> {
-  const place = placeOfFile(config.path);
+export async function runLogs(configPath: string, lines = 200): Promise<number> {
+  const place = placeOfFile(configPath);
   const file = newestLog(place.dir, place.log);
   if (!file) {
     process.stderr.write(`gaggle: no daemon has logged in ${place.dir} yet\n`);

@@ -90,6 +90,15 @@ async function main(argv: string[]): Promise<number> {
 
   const path = findConfigPath({ explicit: values.config, cwd: process.cwd(), env: process.env });
   if (values.config === undefined) process.stderr.write(`gaggle: using config ${path}\n`);
+  // The daemon of a config is found by its file, loaded or not: a config that does not load in this shell may
+  // still run, as the client that started it saw it.
+  if (command === "stop") return (await import("./daemon-commands.js")).runStop(path);
+  if (command === "logs") return (await import("./daemon-commands.js")).runLogs(path);
+  if (command === "status") {
+    setLogLevel((level as LogLevel | undefined) ?? "warn");
+    const load = () => loadConfig(path, process.env);
+    return (await import("./status.js")).runStatus(operands, path, load, values.json === true, values.web === true);
+  }
   const serving = command === undefined;
   const { config, problem } = serving ? loadToServe(path) : { config: loadConfig(path, process.env), problem: undefined };
   // One-shot commands keep the shell quiet unless asked; the server logs at the configured level;
@@ -100,9 +109,6 @@ async function main(argv: string[]): Promise<number> {
   if (command === "validate") return validateCommand(path, config);
   if (command === "auth") return (await import("./auth.js")).runAuth(operands, config);
   if (command === "doctor") return (await import("./doctor.js")).runDoctor(operands, config, values.json === true);
-  if (command === "status") return (await import("./status.js")).runStatus(operands, config, values.json === true, values.web === true);
-  if (command === "stop") return (await import("./daemon-commands.js")).runStop(config);
-  if (command === "logs") return (await import("./daemon-commands.js")).runLogs(config);
   if (command !== undefined) return runOneShot(command as OneShotCommand, operands, config);
   const options = { fixedLevel: level !== undefined, problem };
   if (address) await serveHttpUntilStopped(config, address, options);

@@ -15,10 +15,14 @@ import { UsageError } from "./one-shot.js";
 
 type Row = ReturnType<typeof statusView>;
 
-export async function runStatus(names: string[], config: GaggleConfig, json: boolean, web = false): Promise<number> {
-  const record = readRecord(placeOfFile(config.path));
+/**
+ * The running daemon is found by the config file's path alone, so that its state shows whether or not the file loads
+ * here; `load` gives the config for the view of a config no daemon runs.
+ */
+export async function runStatus(names: string[], configPath: string, load: () => GaggleConfig, json: boolean, web = false): Promise<number> {
+  const record = readRecord(placeOfFile(configPath));
   if (web) {
-    if (!record?.admin_url) throw new UsageError(`no gaggle daemon with a status page runs for ${config.path}`);
+    if (!record?.admin_url) throw new UsageError(`no gaggle daemon with a status page runs for ${configPath}`);
     process.stdout.write(`${record.admin_url}${record.admin_token ? `#token=${record.admin_token}` : ""}\n`);
     return 0;
   }
@@ -29,14 +33,14 @@ export async function runStatus(names: string[], config: GaggleConfig, json: boo
       if (!known.includes(name)) throw new UsageError(`no child server named "${name}" in the running daemon (gaggle list shows them)`);
     const children = names.length > 0 ? live.children.filter((child) => names.includes(child.server_id)) : live.children;
     const document = {
-      daemon: { pid: record.pid, socket: record.socket, admin_url: record.admin_url, log: placeOfFile(config.path).log },
+      daemon: { pid: record.pid, socket: record.socket, admin_url: record.admin_url, log: placeOfFile(configPath).log },
       ...live,
       children,
     };
     process.stdout.write(json ? `${JSON.stringify(document, null, 2)}\n` : liveTable(document));
     return 0;
   }
-  const { gaggle, members } = createGaggleWithListener(config);
+  const { gaggle, members } = createGaggleWithListener(load());
   try {
     // Every row before any is printed: an unknown name prints nothing but the usage error.
     const rows = (names.length > 0 ? names : gaggle.router.names()).map((name) => row(gaggle.router, name));

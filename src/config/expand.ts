@@ -4,6 +4,13 @@ import { type ConfigIssue, formatPath } from "./errors.js";
 const REFERENCE = /\$\{([^}]*)\}/g;
 const INNER = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
 
+/**
+ * A variable set in the person's shell may still be missing from gaggle's environment, which is the one the MCP
+ * client starts gaggle with: the clients that pass only some of theirs, and how each is told to pass more.
+ */
+export const CLIENT_ENV_HINT =
+  "; an MCP client starts gaggle with its own environment, which may leave out variables of your shell: Codex passes only those its entry names in env_vars, and Gemini CLI none whose name holds KEY, TOKEN, SECRET, PASSWORD or AUTH (write the value into its entry's env)";
+
 export interface Expanded {
   value: unknown;
   /** One issue per string that could not be expanded; that string is left as written. */
@@ -35,6 +42,7 @@ export function expandEnv(doc: unknown, env: NodeJS.ProcessEnv): Expanded {
 /** Expands one string; on failure `error` says which variable and how to fix it. */
 export function expandString(text: string, env: NodeJS.ProcessEnv): { value: string; error?: string } {
   const errors: string[] = [];
+  let unset = false;
   const value = text.replace(REFERENCE, (whole, inner: string) => {
     const match = INNER.exec(inner);
     const name = match?.[1];
@@ -47,13 +55,15 @@ export function expandString(text: string, env: NodeJS.ProcessEnv): { value: str
     if (fallback !== undefined) return found === undefined || found === "" ? fallback : found;
     if (found === undefined) {
       errors.push(`environment variable ${name} is not set (use \${${name}:-default} to give a default)`);
+      unset = true;
       return whole;
     }
     return found;
   });
   const open = text.replace(REFERENCE, "").indexOf("${");
   if (errors.length === 0 && open !== -1) errors.push(`unterminated variable reference: "\${" without a closing "}"`);
-  return errors.length === 0 ? { value } : { value, error: errors.join("; ") };
+  if (errors.length === 0) return { value };
+  return { value, error: `${errors.join("; ")}${unset ? CLIENT_ENV_HINT : ""}` };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -145,6 +145,14 @@ const gatewaySchema = closed({
    * and sends its first request to the model with the tools listed by then, not waiting for the rest.
    */
   list_wait_ms: durationMs("an integer >= 0", { min: 0, max: 600_000 }).default(500),
+  /**
+   * Longer waits for the tools/list of clients that list once and never again (they ignore list_changed), by the
+   * name they give in initialize: a child that came later would be missing from their whole session. Codex (0.171)
+   * waits 10 s for a server's start.
+   */
+  list_wait_ms_by_client: z
+    .record(z.string(), durationMs("an integer >= 0", { min: 0, max: 600_000 }), expected("a table of client names and milliseconds"))
+    .default(() => ({ "codex-mcp-client": 8000 })),
   /** Where built-in children keep logs and state, and gaggle its catalog and tokens; absolute once loaded. Defaults to $XDG_STATE_HOME/gaggle/. */
   state_dir: z.string(expected("a directory path")).min(1).optional(),
   /**

@@ -158,6 +158,22 @@ export class ProxyCatalog {
     return built !== undefined && built.from === this.toolIndex ? built.index.get(name) : undefined;
   }
 
+  /**
+   * The exposed children's tools once those not known yet have answered (each started if it is not), waiting at
+   * most `ms` for them: for a client that lists once and would never see a child that came later.
+   */
+  async toolsWaiting(ms: number): Promise<Tool[]> {
+    const unlisted = this.exposedChildren().filter((child) => child.known().tools === undefined);
+    if (unlisted.length > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      // Unref: a list waiting out its bound must not keep a stopping gaggle alive.
+      const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms).unref()));
+      await Promise.race([Promise.allSettled(unlisted.map((child) => child.tools())), waited]).finally(() => clearTimeout(timer));
+      this.toolIndex = undefined;
+    }
+    return this.tools();
+  }
+
   async resolveTool(name: string): Promise<Owned<Tool> | undefined> {
     const found = (await this.tools_()).get(name) ?? this.signInEntries().get(name);
     if (found) return found;

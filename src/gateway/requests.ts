@@ -42,9 +42,12 @@ export class GatewayRequests {
     });
   }
 
-  async listTools(): Promise<ListToolsResult> {
-    const { catalog } = this.gaggle;
-    return { tools: [...catalog.metaTools, ...(await catalog.tools())] };
+  /** `client` is the name the client gave in initialize, when it is known: some clients list only once. */
+  async listTools(client?: string): Promise<ListToolsResult> {
+    const { catalog, config } = this.gaggle;
+    const waitMs = client === undefined ? undefined : config.gateway.listWaitMsByClient[client];
+    const tools = waitMs === undefined ? await catalog.tools() : await catalog.toolsWaiting(waitMs);
+    return { tools: [...catalog.metaTools, ...tools] };
   }
 
   /**

@@ -23,7 +23,7 @@ export type ToolCallHandler = (params: ToolCallParams, extra: CallExtra) => Prom
  * it does not know and refuses newer block types. A gateway passes the child's result on as written.
  */
 export function registerToolHandlers(server: Server, session: ClientSession, requests: GatewayRequests): ToolCallHandler {
-  server.setRequestHandler(ListToolsRequestSchema, () => onTheWire(() => requests.listTools()));
+  server.setRequestHandler(ListToolsRequestSchema, () => onTheWire(() => requests.listTools(server.getClientVersion()?.name)));
   return (params, extra) => requests.callTool(params.name, params.arguments, callContext(session, params._meta, extra));
 }
 

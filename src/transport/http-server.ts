@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, isInitializeRequest, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, isInitializeRequest, type JSONRPCMessage, type JSONRPCRequest, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { memberPrincipal, type MemberIdentity } from "../children/child.js";
 import type { Gaggle } from "../gateway/gaggle.js";
 import { memberSecretOf } from "../gateway/members.js";
@@ -21,6 +21,7 @@ import { BodyError, closeAfterAnswer, readBody } from "./http-body.js";
 import { ClientOutbox, type OutboxOptions } from "./client-outbox.js";
 import { ClientConnection } from "./client-connection.js";
 import { writeAnswersAsWritten } from "./sdk-sse-answer.js";
+import { directToolCall, RequestStreams } from "./request-stream.js";
 import { isModernRequest, serveModernRequest } from "./modern-http.js";
 import { bracketed, HttpGuard, isLoopback, isWildcard, startupProblem } from "./http-guard.js";
 import type { AdminRoutes } from "./admin/admin-routes.js";
@@ -40,6 +41,7 @@ export interface HttpListenOptions {
 
 interface HttpSession {
   transport: StreamableHTTPServerTransport;
+  link: HttpSessionLink;
   /** What the session's streams have not delivered yet, bounded; the client's connection sends through it. */
   outbox: ClientOutbox;
   /** When its last request or stream ended (or began, while none has ended yet). */
@@ -136,11 +138,13 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
       // The streams the request opens, named as ClientOutbox names them: a GET opens the session's own (for messages
       // related to no request), a POST one for each request it carries.
       existing.outbox.carry(res, req.method === "GET" ? [undefined] : ids);
+      const call = req.method === "POST" ? directToolCall(req, path, body) : undefined;
+      if (call && existing.link.answer(call, res)) return;
       await existing.transport.handleRequest(req, res, body);
       // A cancelled request is never answered, as the spec asks; its response stream is closed instead of being
       // left open until the client gives up on it.
       const cancelled = cancelledRequestId(body);
-      if (cancelled !== undefined) existing.transport.closeSSEStream(cancelled);
+      if (cancelled !== undefined) existing.link.closeStream(cancelled);
       return;
     }
     if (id !== undefined) return send(res, 404, jsonRpcError("session not found; it expired or was closed: initialize a new one"));
@@ -167,7 +171,7 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
     });
     const connection = new ClientConnection(link, { session: createGatewayServer(gaggle, sessionId, { identity, principal }) });
     const { transport, outbox } = link;
-    sessions.set(sessionId, { transport, outbox, lastSeen: Date.now(), open: 0, secret, principal, answering: new Set(), used: false });
+    sessions.set(sessionId, { transport, link, outbox, lastSeen: Date.now(), open: 0, secret, principal, answering: new Set(), used: false });
     void connection.ended.then(() => {
       sessions.delete(sessionId);
       release();
@@ -237,22 +241,52 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
 }
 
 /**
- * One client session's link: the SDK's Streamable HTTP transport takes the session's requests and streams, and
- * what the connection sends waits its turn in the outbox, one lane per stream (see ClientOutbox.carry).
+ * One client session's link: the SDK's Streamable HTTP transport takes the session's requests and streams, but for
+ * a POST of one tools/call, answered on a RequestStream of its own; what the connection sends waits its turn in the
+ * outbox, one lane per stream (see ClientOutbox.carry), and goes to the request's RequestStream or to the SDK.
  */
 class HttpSessionLink implements Link {
   private readonly link: TransportLink<StreamableHTTPServerTransport>;
   readonly outbox: ClientOutbox;
+  private readonly streams = new RequestStreams();
   private receiver: LinkReceiver | undefined;
+  private ended = false;
 
   constructor(sessionId: string, outbox: Omit<OutboxOptions, "onUnsent">) {
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => sessionId });
     writeAnswersAsWritten(transport);
     this.link = new TransportLink(transport);
-    this.outbox = new ClientOutbox((message, options) => this.link.send(message, options), {
+    this.outbox = new ClientOutbox((message, options) => this.write(message, options), {
       ...outbox,
       onUnsent: (error) => this.receiver?.error(error),
     });
+  }
+
+  /**
+   * Answers a POST of one tools/call (see directToolCall) on a stream of its own, as the SDK's transport would;
+   * false, and nothing done, while the session is not yet initialized or has closed (the SDK answers those).
+   */
+  answer(call: JSONRPCRequest, res: ServerResponse): boolean {
+    const sessionId = this.link.sessionId;
+    if (this.ended || sessionId === undefined || !this.receiver) return false;
+    this.streams.open(call.id, res, sessionId);
+    this.receiver.receive(call);
+    return true;
+  }
+
+  /** Ends the stream of a cancelled request, wherever it is answered. */
+  closeStream(id: RequestId): void {
+    this.streams.close(id);
+    this.link.transport.closeSSEStream(id);
+  }
+
+  private write(message: JSONRPCMessage, options: TransportSendOptions | undefined): Promise<void> {
+    try {
+      if (this.streams.write(message, options?.relatedRequestId)) return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+    return this.link.send(message, options);
   }
 
   get transport(): StreamableHTTPServerTransport {
@@ -269,6 +303,8 @@ class HttpSessionLink implements Link {
       receive: (message, extra) => receiver.receive(message, extra),
       error: (error) => receiver.error(error),
       closed: () => {
+        this.ended = true;
+        this.streams.closeAll();
         this.outbox.closed();
         receiver.closed();
       },

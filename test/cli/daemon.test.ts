@@ -171,6 +171,23 @@ describe("the daemon", () => {
     await client.close();
   });
 
+  it("whose config does not load in the shell is still shown by gaggle status, and stopped by gaggle stop", async () => {
+    // A client that leaves a variable of the shell out of gaggle's environment starts a daemon of a config that
+    // does not load there, nor in the shell without the variable, where gaggle status and stop are run.
+    const path = writeConfig(["[gateway]\n", fixtureChild("echo", "echo.mjs", 'env = { WHO = "${GAGGLE_DAEMON_TEST_UNSET}" }')].join("\n"));
+    const client = await relay(path);
+    const [daemon] = daemons();
+    const status = await runCli(["status", "--json", "--config", path], { env: process.env });
+    expect(status.code).toBe(0);
+    const live = JSON.parse(status.stdout) as { daemon: { pid: number }; config_errors: string[] };
+    expect(live.daemon.pid).toBe(daemon);
+    expect(live.config_errors.join("\n")).toMatch(/GAGGLE_DAEMON_TEST_UNSET is not set/);
+    const stopped = await runCli(["stop", "--config", path], { env: process.env });
+    expect(stopped.stdout).toMatch(`stopped the gaggle daemon for ${path} (pid ${daemon})`);
+    expect(await waitGone([daemon!, client.pid])).toEqual([]);
+    await client.close();
+  });
+
   it("killed with SIGKILL leaves no process: its children, their watchdog and the relays go too", async () => {
     const path = config();
     const client = await relay(path);

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { expandEnv, expandString, loadConfig } from "../../src/config/index.js";
+import { CLIENT_ENV_HINT } from "../../src/config/expand.js";
 import { configError, tempDir } from "./files.js";
 
 describe("expandString", () => {
@@ -20,7 +21,19 @@ describe("expandString", () => {
   });
 
   it("reports an unset variable without a default", () => {
-    expect(expandString("Bearer ${TOKEN}", env).error).toBe("environment variable TOKEN is not set (use ${TOKEN:-default} to give a default)");
+    const { error } = expandString("Bearer ${TOKEN}", env);
+    expect(error).toMatch(
+      /^environment variable TOKEN is not set \(use \$\{TOKEN:-default\} to give a default\); an MCP client starts gaggle with its own environment/,
+    );
+    expect(error).toContain("Codex passes only those its entry names in env_vars");
+  });
+
+  it("says once per string that a client may leave variables out", () => {
+    const { error } = expandString("${A}:${B}", env);
+    expect(error).toBe(
+      `environment variable A is not set (use \${A:-default} to give a default); environment variable B is not set (use \${B:-default} to give a default)${CLIENT_ENV_HINT}`,
+    );
+    expect(expandString("${", env).error).not.toContain(CLIENT_ENV_HINT);
   });
 
   it("leaves a $ that does not open ${...} alone", () => {
@@ -51,7 +64,7 @@ describe("expandEnv", () => {
     expect(issues).toEqual([
       {
         path: "mcp_servers.github.env.TOKEN",
-        message: "environment variable GITHUB_TOKEN is not set (use ${GITHUB_TOKEN:-default} to give a default)",
+        message: `environment variable GITHUB_TOKEN is not set (use \${GITHUB_TOKEN:-default} to give a default)${CLIENT_ENV_HINT}`,
       },
       { path: "mcp_servers.github.args[1]", message: expect.stringContaining("variable X is not set") },
     ]);
@@ -97,8 +110,8 @@ url = "\${BASE_URL}/mcp"
     // The unexpanded url would also fail URL validation; only the expansion error is reported.
     expect(err.message).toBe(
       [
-        `${path}: mcp_servers.github.env.TOKEN: environment variable GITHUB_TOKEN is not set (use \${GITHUB_TOKEN:-default} to give a default)`,
-        `${path}: mcp_servers.remote.url: environment variable BASE_URL is not set (use \${BASE_URL:-default} to give a default)`,
+        `${path}: mcp_servers.github.env.TOKEN: environment variable GITHUB_TOKEN is not set (use \${GITHUB_TOKEN:-default} to give a default)${CLIENT_ENV_HINT}`,
+        `${path}: mcp_servers.remote.url: environment variable BASE_URL is not set (use \${BASE_URL:-default} to give a default)${CLIENT_ENV_HINT}`,
       ].join("\n"),
     );
   });

@@ -5,6 +5,7 @@
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { startGaggle, textOf } from "../helpers/gaggle.js";
@@ -154,6 +155,25 @@ describe("a first tools/list over children the catalog does not know", () => {
       expect((await gaggle.client.listResourceTemplates(undefined, left())).resourceTemplates).toEqual(expect.any(Array));
     } finally {
       await gaggle.close();
+    }
+  });
+});
+
+describe("a first tools/list for a client that lists only once", () => {
+  it("waits for the children the catalog does not know, up to that client's own bound, where others get what is ready", async () => {
+    const config = [
+      `[gateway]\nexpose = "both"\nlist_wait_ms = 300\nlist_wait_ms_by_client = { lists-once = 30000 }\n`,
+      NO_BUILT_INS,
+      fixtureChild("slow", "slow.mjs", 'env = { SLOW_START_MS = "2500" }'),
+    ].join("\n");
+    const other = await startGaggle(config, { env: { XDG_STATE_HOME: newState() } });
+    const once = await startGaggle(config, { env: { XDG_STATE_HOME: newState() }, client: new Client({ name: "lists-once", version: "1" }) });
+    try {
+      const [forOther, forOnce] = await Promise.all([toolNames(other), toolNames(once)]);
+      expect(forOther.filter((name) => name.startsWith("slow__"))).toEqual([]);
+      expect(forOnce.filter((name) => name.startsWith("slow__")).length).toBeGreaterThan(0);
+    } finally {
+      await Promise.all([other.close(), once.close()]);
     }
   });
 });

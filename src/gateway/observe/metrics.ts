@@ -3,6 +3,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { BackgroundWork } from "../../children/child.js";
 import type { RoutedStatus } from "../../children/router.js";
+import { LabelHistogram } from "./label-histogram.js";
 
 /**
  * The conventions' bucket boundaries, with finer ones below 10 ms: a gateway's own share of a call is well under
@@ -46,17 +47,6 @@ export interface OperationLabels {
 
 const MISNAMED_DEFAULTS = ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"];
 
-const LABEL_NAMES = [
-  "mcp_method_name",
-  "gen_ai_tool_name",
-  "gen_ai_prompt_name",
-  "gen_ai_operation_name",
-  "gaggle_child",
-  "error_type",
-  "mcp_protocol_version",
-  "network_transport",
-] as const;
-
 /** What the gauges read at each scrape. */
 export interface GaugeSource {
   children(): RoutedStatus[];
@@ -69,28 +59,25 @@ export const SESSION_BUCKETS = [1, 5, 10, 30, 60, 300, 900, 1800, 3600, 7200, 14
 
 export class Metrics {
   readonly registry = new Registry();
-  private readonly server: Histogram<(typeof LABEL_NAMES)[number]>;
-  private readonly client: Histogram<(typeof LABEL_NAMES)[number]>;
+  /** A call's labels come from few values: each label set's series is made once, and an observation hashes none. */
+  private readonly server: LabelHistogram;
+  private readonly client: LabelHistogram;
   private readonly sessions: Histogram<"network_transport">;
-  /** Each label set's values, made once: a call's labels come from few values, and prom-client reads them on every observe. */
-  private readonly labelSets = new Map<string, Labels>();
 
   constructor(source: GaugeSource) {
     const registers = [this.registry];
-    this.server = new Histogram({
-      name: "mcp_server_operation_duration_seconds",
-      help: "The duration of an MCP request a client made to gaggle, until gaggle answered it (mcp.server.operation.duration).",
-      labelNames: LABEL_NAMES,
-      buckets: DURATION_BUCKETS,
-      registers,
-    });
-    this.client = new Histogram({
-      name: "mcp_client_operation_duration_seconds",
-      help: "The duration of an MCP request gaggle made to a child, until the child answered (mcp.client.operation.duration).",
-      labelNames: LABEL_NAMES,
-      buckets: DURATION_BUCKETS,
-      registers,
-    });
+    this.server = new LabelHistogram(
+      "mcp_server_operation_duration_seconds",
+      "The duration of an MCP request a client made to gaggle, until gaggle answered it (mcp.server.operation.duration).",
+      DURATION_BUCKETS,
+      this.registry,
+    );
+    this.client = new LabelHistogram(
+      "mcp_client_operation_duration_seconds",
+      "The duration of an MCP request gaggle made to a child, until the child answered (mcp.client.operation.duration).",
+      DURATION_BUCKETS,
+      this.registry,
+    );
     this.sessions = new Histogram({
       name: "mcp_server_session_duration_seconds",
       help: "How long a client's session with gaggle lasted, from its start until it closed (mcp.server.session.duration).",
@@ -173,25 +160,15 @@ export class Metrics {
   }
 
   serverOperation(labels: OperationLabels, seconds: number): void {
-    this.server.observe(this.labelSet(labels), seconds);
+    this.server.seriesOf(labelKey(labels), () => labelValues(labels)).observe(seconds);
   }
 
   clientOperation(labels: OperationLabels, seconds: number): void {
-    this.client.observe(this.labelSet(labels), seconds);
+    this.client.seriesOf(labelKey(labels), () => labelValues(labels)).observe(seconds);
   }
 
   sessionDuration(transport: "pipe" | "tcp", seconds: number): void {
     this.sessions.observe({ network_transport: transport }, seconds);
-  }
-
-  private labelSet(labels: OperationLabels): Labels {
-    const { method, tool, prompt, child, error, protocol, transport } = labels;
-    // Absent and "" stay apart: an absent value is written as a character no label value holds.
-    const none = "\u0001";
-    const key = `${method}\u0000${tool ?? none}\u0000${prompt ?? none}\u0000${child ?? none}\u0000${error ?? none}\u0000${protocol ?? none}\u0000${transport}`;
-    let set = this.labelSets.get(key);
-    if (!set) this.labelSets.set(key, (set = labelValues(labels)));
-    return set;
   }
 
   text(): Promise<string> {
@@ -203,7 +180,26 @@ export class Metrics {
   }
 }
 
-type Labels = Partial<Record<(typeof LABEL_NAMES)[number], string>>;
+/** The label names of an operation histogram's series. */
+type Labels = Partial<
+  Record<
+    | "mcp_method_name"
+    | "gen_ai_tool_name"
+    | "gen_ai_prompt_name"
+    | "gen_ai_operation_name"
+    | "gaggle_child"
+    | "error_type"
+    | "mcp_protocol_version"
+    | "network_transport",
+    string
+  >
+>;
+
+/** One string per label set; absent and "" stay apart, an absent value written as a character no label value holds. */
+function labelKey({ method, tool, prompt, child, error, protocol, transport }: OperationLabels): string {
+  const none = "\u0001";
+  return `${method}\u0000${tool ?? none}\u0000${prompt ?? none}\u0000${child ?? none}\u0000${error ?? none}\u0000${protocol ?? none}\u0000${transport}`;
+}
 
 function labelValues(labels: OperationLabels): Labels {
   const method = METHODS.has(labels.method) ? labels.method : "_OTHER";

@@ -1,0 +1,74 @@
+// A stand-in for the Gemini API's generateContent, for a real client (Gemini CLI) pointed at it with
+// GOOGLE_GEMINI_BASE_URL: it records the tools each request offers the model, and the test's script says what the
+// model answers.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { ModelRequest, ModelTurn } from "./model-api.js";
+
+interface Part {
+  text?: string;
+  functionCall?: { name: string; args: Record<string, unknown> };
+  functionResponse?: { name: string; response: unknown };
+}
+
+export class StandInGemini {
+  /** Every request that offered tools (the conversation loop's), in order. */
+  readonly requests: ModelRequest[] = [];
+  private readonly server = createServer((request, response) => void this.serve(request, response));
+
+  private constructor(private readonly script: (request: ModelRequest) => ModelTurn | Promise<ModelTurn>) {}
+
+  static async start(script: (request: ModelRequest) => ModelTurn | Promise<ModelTurn>): Promise<StandInGemini> {
+    const model = new StandInGemini(script);
+    await new Promise<void>((resolve) => model.server.listen(0, "127.0.0.1", resolve));
+    return model;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    let body = "";
+    for await (const chunk of request) body += String(chunk);
+    const url = request.url ?? "";
+    if (request.method !== "POST" || !/:(stream)?generateContent/i.test(url)) {
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ totalTokens: 1 }));
+      return;
+    }
+    const sent = JSON.parse(body) as {
+      tools?: Array<{ functionDeclarations?: Array<{ name: string }> }>;
+      contents?: Array<{ role: string; parts?: Part[] }>;
+    };
+    const tools = (sent.tools ?? []).flatMap((tool) => (tool.functionDeclarations ?? []).map((declaration) => declaration.name));
+    let turn: ModelTurn = { text: "ok" };
+    if (tools.length > 0) {
+      // The results of the model's last function calls are the parts of the last content, when it answers them.
+      const last = sent.contents?.at(-1)?.parts ?? [];
+      const results = last.flatMap(({ functionResponse }) =>
+        functionResponse ? [{ tool: functionResponse.name, text: JSON.stringify(functionResponse.response) }] : [],
+      );
+      // The prompt: the text of the last user content that holds text.
+      const said = (sent.contents ?? []).findLast((content) => content.role === "user" && (content.parts ?? []).some((part) => part.text));
+      const prompt = (said?.parts ?? []).flatMap((part) => (part.text ? [part.text] : [])).join("\n");
+      const seen = { tools, results, prompt };
+      this.requests.push(seen);
+      turn = await this.script(seen);
+    }
+    const part: Part = "text" in turn ? { text: turn.text } : { functionCall: { name: turn.use, args: turn.input } };
+    const answer = {
+      candidates: [{ content: { role: "model", parts: [part] }, finishReason: "STOP", index: 0 }],
+      usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 },
+    };
+    if (url.includes("alt=sse")) {
+      response.writeHead(200, { "content-type": "text/event-stream" }).end(`data: ${JSON.stringify(answer)}\n\n`);
+      return;
+    }
+    response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
+  }
+}
