@@ -2,28 +2,23 @@
 // mode: a relay to the daemon), `codex mcp list`, and `codex app-server`, the JSON-RPC interface Codex's editor
 // extensions use, which lists each MCP server's tools and calls one without a model.
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PinnedPackage } from "../helpers/npm-install.js";
 import { CLI, fixture, fixtureChild, ROOT } from "../helpers/paths.js";
 import { waitGone } from "../helpers/processes.js";
 
 const run = promisify(execFile);
 
 /** The release the test is pinned to: what it asserts is this client's behaviour. */
-const CODEX_VERSION = "0.171.0";
-/** Installed once per checkout (npm ci clears it); npm's own cache keeps the download. */
-const PREFIX = join(ROOT, "node_modules", ".cache", "gaggle-test-codex", CODEX_VERSION);
-const CODEX = join(PREFIX, "node_modules", ".bin", "codex");
+const CODEX_VERSION = new PinnedPackage("codex", "@openai/codex", "0.171.0", "codex");
+const CODEX = CODEX_VERSION.bin;
 
-beforeAll(async () => {
-  if (existsSync(CODEX)) return;
-  mkdirSync(PREFIX, { recursive: true });
-  await run("npm", ["install", "--prefix", PREFIX, "--no-audit", "--no-fund", `@openai/codex@${CODEX_VERSION}`], { timeout: 170_000 });
-}, 180_000);
+beforeAll(() => CODEX_VERSION.install(), 180_000);
 
 interface ServerStatus {
   name: string;

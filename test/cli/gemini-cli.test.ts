@@ -2,7 +2,7 @@
 // shared mode: a relay to the daemon), `gemini mcp list`, which connects to it, and `gemini -p` against a stand-in
 // for the Gemini API, with proxy-mode children that start slowly, as cold `npx -y` children do.
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
@@ -10,16 +10,15 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StandInGemini } from "../helpers/gemini-api.js";
 import type { ModelRequest, ModelTurn } from "../helpers/model-api.js";
+import { PinnedPackage } from "../helpers/npm-install.js";
 import { CLI, fixture, ROOT } from "../helpers/paths.js";
 import { waitGone } from "../helpers/processes.js";
 
 const run = promisify(execFile);
 
 /** The release the test is pinned to: what it asserts is this client's behaviour. */
-const GEMINI_CLI = "0.61.0";
-/** Installed once per checkout (npm ci clears it); npm's own cache keeps the download. */
-const PREFIX = join(ROOT, "node_modules", ".cache", "gaggle-test-gemini-cli", GEMINI_CLI);
-const GEMINI = join(PREFIX, "node_modules", ".bin", "gemini");
+const GEMINI_CLI = new PinnedPackage("gemini-cli", "@google/gemini-cli", "0.61.0", "gemini");
+const GEMINI = GEMINI_CLI.bin;
 
 /** Children that start as slowly as cold `npx -y` ones, and one real npm server through npx. */
 const SLOW = ["slow0", "slow1"];
@@ -27,11 +26,7 @@ const CHILDREN = ["memory", ...SLOW];
 /** Gemini CLI offers an MCP server's tools as `mcp_<server>_<tool>`. */
 const TARGET = "mcp_gaggle_slow1__echo";
 
-beforeAll(async () => {
-  if (existsSync(GEMINI)) return;
-  mkdirSync(PREFIX, { recursive: true });
-  await run("npm", ["install", "--prefix", PREFIX, "--no-audit", "--no-fund", `@google/gemini-cli@${GEMINI_CLI}`], { timeout: 170_000 });
-}, 180_000);
+beforeAll(() => GEMINI_CLI.install(), 180_000);
 
 /** A person's home with gaggle added to Gemini CLI in one project, and the config gaggle serves there. */
 class Home {
