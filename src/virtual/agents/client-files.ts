@@ -2,7 +2,7 @@
 // session's roots, and opened by descriptor, with the workspace child's checks.
 import { readFileSync } from "node:fs";
 import { isAbsolute } from "node:path";
-import type * as acp from "@agentclientprotocol/sdk";
+import * as acp from "@agentclientprotocol/sdk";
 import { GaggleError } from "../../shared/errors.js";
 import { closeQuietly, openToRead, openToWrite, rewrite } from "../workspace/opened.js";
 import type { Place } from "../workspace/place.js";
@@ -12,7 +12,7 @@ export const MAX_FILE_BYTES = 16 * 1024 * 1024;
 
 export function readTextFile(place: Place, request: acp.ReadTextFileRequest): acp.ReadTextFileResponse {
   const path = place.confine(absolute(request.path));
-  const opened = openToRead(place, path);
+  const opened = missingAsNotFound(path, () => openToRead(place, path));
   try {
     if (opened.stat.size > MAX_FILE_BYTES) {
       throw new GaggleError("LIMIT_REACHED", `${path} has ${opened.stat.size} bytes, over the ${MAX_FILE_BYTES} an agent reads through gaggle`, {
@@ -43,6 +43,19 @@ export function writeTextFile(place: Place, request: acp.WriteTextFileRequest): 
     closeQuietly(file.folder.fd);
   }
   return {};
+}
+
+/**
+ * A file that is not there is ACP's resource-not-found error (-32002), which agents take for "no such file" (a write
+ * tool reads the file first to learn whether it creates it); other failures keep gaggle's words.
+ */
+function missingAsNotFound<T>(path: string, open: () => T): T {
+  try {
+    return open();
+  } catch (error) {
+    if (error instanceof GaggleError && error.code === "NOT_FOUND") throw acp.RequestError.resourceNotFound(path);
+    throw error;
+  }
 }
 
 /** ACP paths are absolute: a relative one is refused rather than guessed at. */

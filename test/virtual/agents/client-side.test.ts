@@ -24,6 +24,7 @@ describe("files", () => {
       `read ${dirs.root}/../outside/secret.txt`,
       `put ${join(dirs.outside, "planted.txt")} planted`,
       "read relative.txt",
+      `read ${join(dirs.root, "missing.txt")}`,
     ].join("\n");
     const id = await startSession(gaggle.client, { prompt });
     await settled(gaggle.client, id, 1);
@@ -38,6 +39,8 @@ describe("files", () => {
     );
     expect(text).toMatch(/write failed: ".*\/outside\/planted\.txt" is outside the allowed roots .*\[agents\.fake\] roots sets them/);
     expect(text).toContain('read failed: "relative.txt" is not an absolute path');
+    // ACP's own error for a file that is not there.
+    expect(text).toContain(`read failed: Resource not found: ${join(dirs.root, "missing.txt")}`);
   });
 });
 
