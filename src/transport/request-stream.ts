@@ -8,14 +8,30 @@ import { messageText } from "../shared/json-rpc-codec.js";
 const KEEP_ALIVE_MS = 15_000;
 
 /**
- * A Host the Node adapter under the SDK's transport (@hono/node-server) takes as it is, without parsing it as a URL
- * (which refuses some names the guard lets through when gaggle is bound to every address and names no hosts).
+ * A Host the Node adapter under the SDK's transport (@hono/node-server) takes as it is, without parsing it as a URL;
+ * any other it parses, and refuses one whose parsed host name is not the Host (see hostAccepted).
  */
 const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
 
 /**
+ * Whether the adapter accepts `host` as a request's Host: plain, or one whose parsed host name is the Host itself or
+ * the Host without its port, lower-cased (a port from 60000 up, an upper-case name). Some names the guard lets through
+ * when gaggle is bound to every address and names no hosts are refused there; those requests go to the SDK.
+ */
+function hostAccepted(host: string): boolean {
+  if (PLAIN_HOST.test(host)) return true;
+  let hostname: string;
+  try {
+    hostname = new URL(`http://${host}/`).hostname;
+  } catch {
+    return false;
+  }
+  return hostname.length === host.length || hostname === host.replace(/:\d+$/, "").toLowerCase();
+}
+
+/**
  * The tools/call `body` is, when its POST is one the SDK's transport would answer on an SSE stream of its own with
- * no check left to fail: sent to `path` itself (no query, nothing the URL parser rewrites) with a plain Host, an
+ * no check left to fail: sent to `path` itself (no query, nothing the URL parser rewrites) with a Host the adapter accepts, an
  * Accept of JSON and SSE, a JSON body (a content type of exactly application/json), a protocol version header absent
  * or one the SDK supports. The session's id, its token, Host and Origin are checked by the caller; the message itself
  * was checked by decodeBody as the SDK reads it. Anything else (another method, a batch, a header the SDK may refuse)
@@ -23,7 +39,7 @@ const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
  */
 export function directToolCall(req: IncomingMessage, path: string, body: JSONRPCMessage | JSONRPCMessage[] | undefined): JSONRPCRequest | undefined {
   if (body === undefined || Array.isArray(body) || !("method" in body) || body.method !== "tools/call" || !("id" in body)) return undefined;
-  if (req.url !== path || !PLAIN_HOST.test(req.headers.host ?? "")) return undefined;
+  if (req.url !== path || !hostAccepted(req.headers.host ?? "")) return undefined;
   const { accept, "content-type": type, "mcp-protocol-version": version } = req.headers;
   if (accept === undefined || !accept.includes("application/json") || !accept.includes("text/event-stream")) return undefined;
   if (type?.toLowerCase() !== "application/json" || sentMoreThanOnce(req, "content-type")) return undefined;

@@ -2,12 +2,13 @@
 // the bytes on the wire are those the SDK's transport writes for the same request and the same messages, so an SDK
 // whose answer changes fails here. Everything else a session sends still goes to the SDK.
 import { once } from "node:events";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import { connect } from "node:net";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { directToolCall } from "../../src/transport/request-stream.js";
 import { startHttpGaggle, type HttpGaggle } from "../helpers/gaggle-http.js";
 import { fixtureChild, NO_BUILT_INS } from "../helpers/paths.js";
 
@@ -93,8 +94,8 @@ let gaggle: HttpGaggle;
 let session: string;
 
 /**
- * A free port whose Host header the SDK's Node adapter takes without parsing it (10000 to 59999; of the ephemeral
- * ports, those from 60000 up send the direct path's requests to the SDK, see PLAIN_HOST).
+ * A free port whose Host header the SDK's Node adapter takes without parsing it (10000 to 59999), so that the SDK's
+ * answer compared with gaggle's is the one its adapter gives most hosts.
  */
 async function plainPort(): Promise<number> {
   for (;;) {
@@ -217,5 +218,27 @@ describe("a 2025 session's POST of one tools/call", () => {
     const call = JSON.stringify({ jsonrpc: "2.0", id: 11, method: "tools/call", params: { name: "echo__echo", arguments: { message: "x" } } });
     const raw = await exchange(gaggle.port, headers("00000000-0000-0000-0000-000000000000"), call);
     expect(raw).toMatch(/^HTTP\/1\.1 404 /);
+  });
+});
+
+describe("which POSTs are answered without the SDK", () => {
+  const call = { jsonrpc: "2.0" as const, id: 1, method: "tools/call", params: { name: "echo__echo", arguments: {} } };
+  const post = (host: string) =>
+    ({
+      url: "/mcp",
+      headers: { host, accept: "application/json, text/event-stream", "content-type": "application/json" },
+      rawHeaders: ["host", host, "content-type", "application/json"],
+    }) as unknown as IncomingMessage;
+
+  it("those whose Host the SDK's adapter accepts, parsed or not: any port, any case", () => {
+    for (const host of ["127.0.0.1:8080", "localhost:61234", "127.0.0.1:65535", "Example.COM:3000", "[::1]:60001", "localhost"]) {
+      expect({ host, direct: directToolCall(post(host), "/mcp", call) !== undefined }).toEqual({ host, direct: true });
+    }
+  });
+
+  it("not those whose Host it refuses, which the SDK answers", () => {
+    for (const host of ["a b", "127.0.0.1:99999", "exa%mple.com", ""]) {
+      expect({ host, direct: directToolCall(post(host), "/mcp", call) !== undefined }).toEqual({ host, direct: false });
+    }
   });
 });
