@@ -1,19 +1,16 @@
 // Claude Code itself, from the npm registry, as a user runs it: `claude mcp add` gaggle over stdio (the default
 // shared mode: a relay to the daemon), `claude mcp list`, and `claude -p` against a stand-in for the model API,
 // with proxy-mode children that start slowly, as cold `npx -y` children do.
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StandInModel, type ModelTurn } from "../helpers/model-api.js";
 import { PinnedPackage } from "../helpers/npm-install.js";
+import { daemonStatus, stopDaemon, type DaemonStatus } from "../helpers/cli.js";
 import { CLI, fixture, ROOT } from "../helpers/paths.js";
-import { waitGone } from "../helpers/processes.js";
-
-const run = promisify(execFile);
 
 /** The release the test is pinned to: what it asserts is this client's behaviour. */
 const CLAUDE_CODE = new PinnedPackage("claude-code", "@anthropic-ai/claude-code", "2.1.197", "claude");
@@ -75,17 +72,13 @@ class Home {
   }
 
   /** The daemon's live state, read as `gaggle status --json` does. */
-  async status(): Promise<{ daemon: { pid: number }; children: Array<{ server_id: string; pid: number | null }> }> {
-    const { stdout } = await run(process.execPath, [CLI, "status", "--json", "--config", this.config], { env: this.env });
-    return JSON.parse(stdout) as { daemon: { pid: number }; children: Array<{ server_id: string; pid: number | null }> };
+  status(): Promise<DaemonStatus> {
+    return daemonStatus(this.config, this.env);
   }
 
   /** Stops the daemon, and proves it and every child it ran are gone. */
   async stop(): Promise<void> {
-    const { daemon, children } = await this.status().catch(() => ({ daemon: undefined, children: [] }));
-    await run(process.execPath, [CLI, "stop", "--config", this.config], { env: this.env });
-    const pids = [daemon?.pid, ...children.map((child) => child.pid)].filter((pid): pid is number => typeof pid === "number");
-    expect(await waitGone(pids)).toEqual([]);
+    expect(await stopDaemon(this.config, this.env)).toEqual([]);
   }
 }
 
@@ -149,7 +142,8 @@ describe("Claude Code with gaggle as its MCP server", () => {
     expect(childrenOffered(warm.requests[0]!.tools)).toEqual(CHILDREN);
     expect(warm.requests).toHaveLength(2);
     const after = await at.status();
-    expect(after.daemon.pid).toBe(running.daemon.pid);
+    expect(after.daemon?.pid).toBe(running.daemon?.pid);
+    expect(after.daemon).toBeDefined();
     expect(after.children.map((child) => child.pid)).toEqual(running.children.map((child) => child.pid));
   }, 60_000);
 });

@@ -9,8 +9,8 @@ import { createInterface } from "node:readline";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PinnedPackage } from "../helpers/npm-install.js";
+import { daemonStatus, stopDaemon, type DaemonStatus } from "../helpers/cli.js";
 import { CLI, fixture, fixtureChild, ROOT } from "../helpers/paths.js";
-import { waitGone } from "../helpers/processes.js";
 
 const run = promisify(execFile);
 
@@ -109,30 +109,20 @@ class Home {
     return server;
   }
 
-  /** The daemon's live state, read as `gaggle status --json` does. */
   /** A daemon stop() stops too: of another config, or of one started from a shell with more variables. */
   alsoStop(config: string, env: NodeJS.ProcessEnv): void {
     this.daemons.push({ config, env });
   }
 
-  async status(
-    config = this.config,
-    env = this.env,
-  ): Promise<{ daemon?: { pid: number }; children: Array<{ server_id: string; pid: number | null }> }> {
-    const { stdout } = await run(process.execPath, [CLI, "status", "--json", "--config", config], { env });
-    return JSON.parse(stdout) as { daemon?: { pid: number }; children: Array<{ server_id: string; pid: number | null }> };
+  /** The daemon's live state, read as `gaggle status --json` does. */
+  status(config = this.config, env = this.env): Promise<DaemonStatus> {
+    return daemonStatus(config, env);
   }
 
   /** Ends Codex, stops the daemons, and proves them and every child they ran gone. */
   async stop(): Promise<void> {
     await Promise.all(this.servers.splice(0).map((server) => server.close()));
-    for (const { config, env } of [{ config: this.config, env: this.env }, ...this.daemons]) {
-      const { daemon, children } = await this.status(config, env);
-      if (daemon === undefined) continue;
-      await run(process.execPath, [CLI, "stop", "--config", config], { env });
-      const pids = [daemon.pid, ...children.map((child) => child.pid)].filter((pid): pid is number => typeof pid === "number");
-      expect(await waitGone(pids)).toEqual([]);
-    }
+    for (const { config, env } of [{ config: this.config, env: this.env }, ...this.daemons]) expect(await stopDaemon(config, env)).toEqual([]);
   }
 }
 
@@ -160,7 +150,7 @@ const childrenListed = (status: ServerStatus) =>
   ].sort();
 
 /** Polls the daemon until every child runs: what a later Codex finds warm. */
-async function untilRunning(at: Home, names: string[]): Promise<Awaited<ReturnType<Home["status"]>>> {
+async function untilRunning(at: Home, names: string[]): Promise<DaemonStatus> {
   for (let polls = 1; ; polls++) {
     const status = await at.status();
     const running = status.children.filter((child) => child.pid !== null).map((child) => child.server_id);

@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StandInGemini } from "../helpers/gemini-api.js";
 import type { ModelRequest, ModelTurn } from "../helpers/model-api.js";
 import { PinnedPackage } from "../helpers/npm-install.js";
+import { daemonStatus, stopDaemon, type DaemonStatus } from "../helpers/cli.js";
 import { CLI, fixture, ROOT } from "../helpers/paths.js";
-import { waitGone } from "../helpers/processes.js";
 
 const run = promisify(execFile);
 
@@ -69,18 +69,13 @@ class Home {
   }
 
   /** The daemon's live state, read as `gaggle status --json` does. */
-  async status(): Promise<{ daemon?: { pid: number }; children: Array<{ server_id: string; pid: number | null }> }> {
-    const { stdout } = await run(process.execPath, [CLI, "status", "--json", "--config", this.config], { env: this.env });
-    return JSON.parse(stdout) as { daemon?: { pid: number }; children: Array<{ server_id: string; pid: number | null }> };
+  status(): Promise<DaemonStatus> {
+    return daemonStatus(this.config, this.env);
   }
 
   /** Stops the daemon, and proves it and every child it ran are gone. */
   async stop(): Promise<void> {
-    const { daemon, children } = await this.status().catch(() => ({ daemon: undefined, children: [] }));
-    if (daemon === undefined) return;
-    await run(process.execPath, [CLI, "stop", "--config", this.config], { env: this.env });
-    const pids = [daemon.pid, ...children.map((child) => child.pid)].filter((pid): pid is number => typeof pid === "number");
-    expect(await waitGone(pids)).toEqual([]);
+    expect(await stopDaemon(this.config, this.env)).toEqual([]);
   }
 }
 

@@ -1,6 +1,7 @@
 // Runs the gaggle command line to its end, as a user would from a shell.
 import { spawn } from "node:child_process";
 import { CLI } from "./paths.js";
+import { waitGone } from "./processes.js";
 
 export interface CliRun {
   code: number | null;
@@ -16,4 +17,25 @@ export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.Pro
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
   return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+/** A daemon's live state as `gaggle status --json` gives it: no `daemon` when none runs for the config. */
+export interface DaemonStatus {
+  daemon?: { pid: number };
+  children: Array<{ server_id: string; pid: number | null }>;
+}
+
+export async function daemonStatus(config: string, env: NodeJS.ProcessEnv): Promise<DaemonStatus> {
+  const { code, stdout, stderr } = await runCli(["status", "--json", "--config", config], { env });
+  if (code !== 0) throw new Error(`gaggle status ended with ${code}:\n${stderr}`);
+  return JSON.parse(stdout) as DaemonStatus;
+}
+
+/** Stops the daemon of `config` started from `env`, if one runs; resolves with the pids of it and its children that outlived it. */
+export async function stopDaemon(config: string, env: NodeJS.ProcessEnv): Promise<number[]> {
+  const { daemon, children } = await daemonStatus(config, env).catch((): DaemonStatus => ({ children: [] }));
+  if (daemon === undefined) return [];
+  await runCli(["stop", "--config", config], { env });
+  const pids = [daemon.pid, ...children.map((child) => child.pid)].filter((pid): pid is number => typeof pid === "number");
+  return waitGone(pids);
 }
