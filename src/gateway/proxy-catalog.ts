@@ -1,4 +1,5 @@
 // Proxy mode's view of the children: their tools and prompts under exposed names, and who owns which resource.
+import { setTimeout as delay } from "node:timers/promises";
 import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import type { Prompt, Resource, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { CHANGED_WITH, type Child, type ChildSchema } from "../children/child.js";
@@ -165,10 +166,8 @@ export class ProxyCatalog {
   async toolsWaiting(ms: number): Promise<Tool[]> {
     const unlisted = this.exposedChildren().filter((child) => child.known().tools === undefined);
     if (unlisted.length > 0) {
-      let timer: NodeJS.Timeout | undefined;
       // Unref: a list waiting out its bound must not keep a stopping gaggle alive.
-      const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms).unref()));
-      await Promise.race([Promise.allSettled(unlisted.map((child) => child.tools())), waited]).finally(() => clearTimeout(timer));
+      await Promise.race([Promise.allSettled(unlisted.map((child) => child.tools())), delay(ms, undefined, { ref: false })]);
       this.toolIndex = undefined;
     }
     return this.tools();

@@ -18,7 +18,8 @@ import { VirtualChild, type VirtualTool } from "../virtual-child.js";
 import { AgentProcess, type AgentLaunch } from "./agent-process.js";
 import type { Ask } from "./permissions.js";
 import { AGENTS_RESOURCE_TEMPLATES, readAgentsResource, transcriptUri } from "./resources.js";
-import { AgentSession, type PromptSource, type SessionFollower, type SessionHost, type SessionOptions, type Turn } from "./session.js";
+import { AgentSession, type SessionFollower, type SessionHost, type SessionOptions } from "./session.js";
+import type { PromptSource, Turn } from "./turn.js";
 import { agentsTools } from "./tools.js";
 
 const NAME = "agents";

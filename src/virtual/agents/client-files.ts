@@ -1,11 +1,12 @@
-// Owns fs/read_text_file and fs/write_text_file as gaggle answers them for one session: every path confined to the
-// session's roots, and opened by descriptor, with the workspace child's checks.
+// Owns fs/read_text_file and fs/write_text_file as gaggle answers them for one session, and the place they reach:
+// every path confined to the session's roots, and opened by descriptor, with the workspace child's checks.
 import { readFileSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { GaggleError } from "../../shared/errors.js";
 import { closeQuietly, openToRead, openToWrite, rewrite } from "../workspace/opened.js";
 import type { Place } from "../workspace/place.js";
+import { confine, describeRoots, isInside, type CallRoots } from "../workspace/roots.js";
 
 /** Largest file an agent reads or writes through gaggle. */
 export const MAX_FILE_BYTES = 16 * 1024 * 1024;
@@ -62,4 +63,29 @@ function missingAsNotFound<T>(path: string, open: () => T): T {
 function absolute(path: string): string {
   if (isAbsolute(path)) return path;
   throw new GaggleError("INVALID_ARGS", `"${path}" is not an absolute path; the Agent Client Protocol names files by absolute paths`);
+}
+
+/** Where a session's agent may reach: its roots (named by `source` in refusals), relative paths from `cwd`. */
+export function sessionPlace(source: string, cwd: string, roots: CallRoots): Place {
+  return {
+    cwd,
+    confine: (path) => confine(path, cwd, roots, source),
+    inside: (real) => isInside(real, roots),
+    roots: describeRoots(roots),
+  };
+}
+
+/** Which of `paths` (relative ones from the place's folder) lie outside its roots, symlinks followed. */
+export function outsideOf(place: Place, paths: string[]): { paths: string[]; roots: string } {
+  return {
+    paths: paths.filter((path) => {
+      try {
+        place.confine(path);
+        return false;
+      } catch {
+        return true;
+      }
+    }),
+    roots: place.roots,
+  };
 }

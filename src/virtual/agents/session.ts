@@ -8,55 +8,15 @@ import { formatDuration, oneLine } from "../goose/format.js";
 import { Transcript } from "../goose/transcript.js";
 import type { ProcessTable } from "../process/process-table.js";
 import type { Place } from "../workspace/place.js";
-import { confine, describeRoots, isInside, type CallRoots } from "../workspace/roots.js";
+import type { CallRoots } from "../workspace/roots.js";
 import type { AcpClientSide, AgentProcess } from "./agent-process.js";
-import { readTextFile, writeTextFile } from "./client-files.js";
-import { answerPermission, toolCallPaths, type Ask } from "./permissions.js";
+import { outsideOf, readTextFile, sessionPlace, writeTextFile } from "./client-files.js";
+import { answerPermission, toolCallPaths } from "./permissions.js";
 import { SessionTerminals } from "./terminals.js";
 import { TranscriptWriter } from "./transcript-lines.js";
+import { Turn, type PromptSource, type TurnState } from "./turn.js";
 
 export type SessionStatus = "starting" | "idle" | "working" | "released" | "failed";
-export type TurnState = "queued" | "running" | "completed" | "cancelled" | "failed" | "dropped";
-
-/** Where a prompt came from: the client session told when its turn ends, and who is asked for permissions meanwhile. */
-export interface PromptSource {
-  clientSession: string | undefined;
-  ask: Ask | undefined;
-}
-
-export class Turn {
-  state: TurnState = "queued";
-  stopReason: acp.StopReason | undefined;
-  problem: string | undefined;
-  answer = "";
-  /** The agent was given the prompt: a turn that failed before (its process or session did not start) never reached it. */
-  reached = false;
-  readonly queuedAt = new Date();
-  startedAt: Date | undefined;
-  endedAt: Date | undefined;
-  /** Aborted when the turn is cancelled or ends: permission questions still open are withdrawn. */
-  readonly abort = new AbortController();
-  readonly done: Promise<void>;
-  private resolveDone!: () => void;
-
-  constructor(
-    readonly number: number,
-    readonly text: string,
-    readonly source: PromptSource,
-  ) {
-    this.done = new Promise((resolve) => (this.resolveDone = resolve));
-  }
-
-  end(state: TurnState, problem?: string): void {
-    if (this.endedAt) return;
-    this.state = state;
-    this.problem = problem;
-    this.endedAt = new Date();
-    this.abort.abort();
-    this.resolveDone();
-  }
-}
-
 /** What a session needs of the child that holds it. */
 export interface SessionHost {
   /** This agent's process, started if it is not running. */
@@ -103,6 +63,8 @@ export class AgentSession implements AcpClientSide {
   readonly turns: Turn[] = [];
   private readonly writer: TranscriptWriter;
   private readonly terminals: SessionTerminals;
+  /** Where the agent may reach: the session's roots, relative paths from its folder. */
+  private readonly place: Place;
   private readonly watchers = new Set<() => void>();
   private attached: AgentProcess | undefined;
   private connecting: Promise<AgentProcess> | undefined;
@@ -130,6 +92,7 @@ export class AgentSession implements AcpClientSide {
     this.transcript = new Transcript(config.maxOutputBytes);
     this.writer = new TranscriptWriter(this.transcript, config.maxOutputBytes);
     this.terminals = new SessionTerminals(host.terminals, { principal: owner, session: startedBy ?? "local" });
+    this.place = sessionPlace(`[agents.${config.name}] roots`, cwd, roots);
     this.acpSessionId = loadFrom;
     this.writer.note("gaggle", `session of agent "${config.name}" in ${cwd}${loadFrom ? `, resuming ACP session ${loadFrom}` : ""}`);
   }
@@ -243,23 +206,23 @@ export class AgentSession implements AcpClientSide {
       signal: AbortSignal.any([signal, turn.abort.signal]),
       who: `Agent "${this.config.name}" (session ${this.id})`,
       note: (text) => this.writer.note("permission", text),
-      outside: this.outside(toolCallPaths(request.toolCall)),
+      outside: outsideOf(this.place, toolCallPaths(request.toolCall)),
     });
     this.changed();
     return answer;
   }
 
   async readTextFile(request: acp.ReadTextFileRequest): Promise<acp.ReadTextFileResponse> {
-    return this.recorded(`read ${request.path}`, () => readTextFile(this.place(), request));
+    return this.recorded(`read ${request.path}`, () => readTextFile(this.place, request));
   }
 
   async writeTextFile(request: acp.WriteTextFileRequest): Promise<acp.WriteTextFileResponse> {
-    return this.recorded(`write ${request.path}`, () => writeTextFile(this.place(), request));
+    return this.recorded(`write ${request.path}`, () => writeTextFile(this.place, request));
   }
 
   createTerminal(request: acp.CreateTerminalRequest): Promise<acp.CreateTerminalResponse> {
     const line = [request.command, ...(request.args ?? [])].join(" ");
-    return this.recorded(`terminal: ${oneLine(line, 200)}`, () => this.terminals.create(this.place(), request));
+    return this.recorded(`terminal: ${oneLine(line, 200)}`, () => this.terminals.create(this.place, request));
   }
 
   async terminalOutput(request: acp.TerminalOutputRequest): Promise<acp.TerminalOutputResponse> {
@@ -279,33 +242,6 @@ export class AgentSession implements AcpClientSide {
   }
 
   // ---- inside
-
-  /** Where the agent may reach: the session's roots, relative paths from its folder. */
-  private place(): Place {
-    const source = `[agents.${this.config.name}] roots`;
-    return {
-      cwd: this.cwd,
-      confine: (path) => confine(path, this.cwd, this.roots, source),
-      inside: (real) => isInside(real, this.roots),
-      roots: describeRoots(this.roots),
-    };
-  }
-
-  /** Which of `paths` (relative ones from the session's folder) lie outside its roots, symlinks followed. */
-  private outside(paths: string[]): { paths: string[]; roots: string } {
-    const place = this.place();
-    return {
-      paths: paths.filter((path) => {
-        try {
-          place.confine(path);
-          return false;
-        } catch {
-          return true;
-        }
-      }),
-      roots: place.roots,
-    };
-  }
 
   /** A refusal is written into the transcript too, so that the person reading it sees what the agent was refused. */
   private async recorded<T>(what: string, run: () => T | Promise<T>): Promise<T> {

@@ -1,7 +1,8 @@
 // Owns the text the agents child answers with: a session's status, the list of sessions, and its transcript by lines.
 import { formatBytes } from "../../shared/byte-size.js";
 import { excerpt, formatDuration, formatTime, plural } from "../goose/format.js";
-import type { AgentSession, Turn } from "./session.js";
+import type { AgentSession } from "./session.js";
+import type { Turn } from "./turn.js";
 
 export const DEFAULT_LIMIT = 100;
 

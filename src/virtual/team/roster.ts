@@ -3,7 +3,8 @@
 import type { CallContext } from "../../children/child.js";
 import { GaggleError } from "../../shared/errors.js";
 import type { AgentsChild } from "../agents/agents-child.js";
-import type { AgentSession, SessionFollower, Turn } from "../agents/session.js";
+import type { AgentSession, SessionFollower } from "../agents/session.js";
+import type { Turn } from "../agents/turn.js";
 import type { MemberUrl, MemberUrls } from "../context.js";
 import type { GooseChild } from "../goose/goose-child.js";
 import type { Gosling, PromptEntry } from "../goose/gosling.js";

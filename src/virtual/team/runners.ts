@@ -1,7 +1,8 @@
 // Owns what a team needs of a member's running agent, a gosling or an ACP agent session, so that the roster and the
 // courier never ask which of the two they hold.
 import type { AgentsChild } from "../agents/agents-child.js";
-import type { AgentSession, Turn } from "../agents/session.js";
+import type { AgentSession } from "../agents/session.js";
+import type { Turn } from "../agents/turn.js";
 import type { GooseChild } from "../goose/goose-child.js";
 import type { Gosling, PromptEntry } from "../goose/gosling.js";
 
