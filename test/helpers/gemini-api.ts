@@ -1,9 +1,8 @@
 // A stand-in for the Gemini API's generateContent, for a real client (Gemini CLI) pointed at it with
 // GOOGLE_GEMINI_BASE_URL: it records the tools each request offers the model, and the test's script says what the
 // model answers.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import type { ModelRequest, ModelTurn } from "./model-api.js";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { StandInApi, type ModelScript, type ModelTurn } from "./model-api.js";
 
 interface Part {
   text?: string;
@@ -11,31 +10,12 @@ interface Part {
   functionResponse?: { name: string; response: unknown };
 }
 
-export class StandInGemini {
-  /** Every request that offered tools (the conversation loop's), in order. */
-  readonly requests: ModelRequest[] = [];
-  private readonly server = createServer((request, response) => void this.serve(request, response));
-
-  private constructor(private readonly script: (request: ModelRequest) => ModelTurn | Promise<ModelTurn>) {}
-
-  static async start(script: (request: ModelRequest) => ModelTurn | Promise<ModelTurn>): Promise<StandInGemini> {
-    const model = new StandInGemini(script);
-    await new Promise<void>((resolve) => model.server.listen(0, "127.0.0.1", resolve));
-    return model;
+export class StandInGemini extends StandInApi {
+  static start(script: ModelScript): Promise<StandInGemini> {
+    return new StandInGemini(script).listen();
   }
 
-  get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-
-  private async serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    let body = "";
-    for await (const chunk of request) body += String(chunk);
+  protected async serve(request: IncomingMessage, body: string, response: ServerResponse): Promise<void> {
     const url = request.url ?? "";
     if (request.method !== "POST" || !/:(stream)?generateContent/i.test(url)) {
       response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ totalTokens: 1 }));

@@ -23,18 +23,24 @@ interface Block {
   content?: string | Array<{ type: string; text?: string }>;
 }
 
-export class StandInModel {
+/** What the test's script says the model answers to each request of the conversation loop. */
+export type ModelScript = (request: ModelRequest) => ModelTurn | Promise<ModelTurn>;
+
+/**
+ * A stand-in model API on a loopback port: it reads each request's body, serves it as its API does (`serve`), and
+ * keeps every request that offered tools in `requests`.
+ */
+export abstract class StandInApi {
   /** Every request that offered tools (the conversation loop's), in order. */
   readonly requests: ModelRequest[] = [];
-  private readonly used = new Map<string, string>();
-  private readonly server = createServer((request, response) => void this.serve(request, response));
+  private readonly server = createServer((request, response) => void this.read(request, response));
 
-  private constructor(private readonly script: (request: ModelRequest) => ModelTurn | Promise<ModelTurn>) {}
+  protected constructor(protected readonly script: ModelScript) {}
 
-  static async start(script: (request: ModelRequest) => ModelTurn | Promise<ModelTurn>): Promise<StandInModel> {
-    const model = new StandInModel(script);
-    await new Promise<void>((resolve) => model.server.listen(0, "127.0.0.1", resolve));
-    return model;
+  /** Resolves once it listens. */
+  protected async listen(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+    return this;
   }
 
   get url(): string {
@@ -46,9 +52,23 @@ export class StandInModel {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 
-  private async serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  protected abstract serve(request: IncomingMessage, body: string, response: ServerResponse): Promise<void>;
+
+  private async read(request: IncomingMessage, response: ServerResponse): Promise<void> {
     let body = "";
     for await (const chunk of request) body += String(chunk);
+    await this.serve(request, body, response);
+  }
+}
+
+export class StandInModel extends StandInApi {
+  private readonly used = new Map<string, string>();
+
+  static start(script: ModelScript): Promise<StandInModel> {
+    return new StandInModel(script).listen();
+  }
+
+  protected async serve(request: IncomingMessage, body: string, response: ServerResponse): Promise<void> {
     // A reachability check (HEAD /), a token count: answered, and not part of the conversation.
     if (request.method !== "POST" || !request.url?.startsWith("/v1/messages") || request.url.includes("count_tokens")) {
       response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ input_tokens: 1 }));
