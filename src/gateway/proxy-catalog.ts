@@ -105,11 +105,7 @@ export class ProxyCatalog {
    * listing them starts nothing; its tools and prompts, like a configured child's, only when it is exposed.
    */
   lists(childName: string, kind: "tools" | "resources" | "prompts"): boolean {
-    return (
-      this.exposes(childName) ||
-      (kind === "resources" && this.exposureOf(childName).builtIn === true) ||
-      (kind === "tools" && this.offersSignIn(childName))
-    );
+    return this.exposes(childName) || (kind === "resources" && this.isBuiltIn(childName)) || (kind === "tools" && this.offersSignIn(childName));
   }
 
   /**
@@ -159,28 +155,27 @@ export class ProxyCatalog {
     return built !== undefined && built.from === this.toolIndex ? built.index.get(name) : undefined;
   }
 
-  /**
-   * The exposed children's tools once those not known yet have answered (each started if it is not), waiting at
-   * most `ms` for them: for a client that lists once and would never see a child that came later.
-   */
+  /** The exposed children's tools once those not known yet have answered, waiting at most `ms`: for a client that lists once. */
   async toolsWaiting(ms: number): Promise<Tool[]> {
-    const unlisted = this.exposedChildren().filter((child) => child.known().tools === undefined);
-    if (unlisted.length > 0) {
-      // Unref: a list waiting out its bound must not keep a stopping gaggle alive.
-      await Promise.race([Promise.allSettled(unlisted.map((child) => child.tools())), delay(ms, undefined, { ref: false })]);
-      this.toolIndex = undefined;
-    }
+    await this.listUnlisted(ms);
     return this.tools();
   }
 
   async resolveTool(name: string): Promise<Owned<Tool> | undefined> {
     const found = (await this.tools_()).get(name) ?? this.signInEntries().get(name);
     if (found) return found;
+    return (await this.listUnlisted(Infinity)) ? (await this.tools_()).get(name) : undefined;
+  }
+
+  /** Waits at most `ms` for exposed children whose tools are unknown (starting them), for the next index; false if none. */
+  private async listUnlisted(ms: number): Promise<boolean> {
     const unlisted = this.exposedChildren().filter((child) => child.known().tools === undefined);
-    if (unlisted.length === 0) return undefined;
-    await Promise.allSettled(unlisted.map((child) => child.tools()));
+    if (unlisted.length === 0) return false;
+    const listed = Promise.allSettled(unlisted.map((child) => child.tools()));
+    // Unref: a list waiting out its bound must not keep a stopping gaggle alive.
+    await (Number.isFinite(ms) ? Promise.race([listed, delay(ms, undefined, { ref: false })]) : listed);
     this.toolIndex = undefined;
-    return (await this.tools_()).get(name);
+    return true;
   }
 
   /** Each sign-in tool under its exposed name: `<prefix>__authenticate`, the child's name standing in for an empty prefix. */
