@@ -22,6 +22,7 @@ function startGaggle(dir, port) {
   writeFileSync(config, readFileSync(config, "utf8").replace("[gateway]\n", '[gateway]\nexpose = "tools"\n') + off);
   const gaggle = spawn(process.execPath, [procs.GAGGLE_CLI, "--config", config, "--http", `127.0.0.1:${port}`], {
     stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, ...procs.STEADY_ENV },
   });
   let stderr = "";
   gaggle.stderr.setEncoding("utf8").on("data", (chunk) => (stderr = (stderr + chunk).slice(-4000)));

@@ -74,7 +74,7 @@ function dumpedInstructions(file) {
 /** gaggle serving Streamable HTTP, as an endpoint: an SDK client over HTTP, the pid of the process, and its close. */
 async function httpEndpoint(command, args) {
   const port = await procs.freePort();
-  const server = spawn(command, [...args, "--http", `127.0.0.1:${port}`], { stdio: "ignore" });
+  const server = spawn(command, [...args, "--http", `127.0.0.1:${port}`], { stdio: "ignore", env: { ...process.env, ...procs.STEADY_ENV } });
   const { client } = await procs.connectHttp(`http://127.0.0.1:${port}/mcp`, "gaggle", () => server.exitCode !== null, 120_000);
   const exited = new Promise((resolve) => server.once("exit", resolve));
   const close = async () => {
@@ -95,7 +95,7 @@ async function main() {
   const [command, args] = profiling
     ? [node, ["--cpu-prof", "--cpu-prof-interval", "50", "--cpu-prof-dir", resolve(values["cpu-prof"]), ...program]]
     : ["valgrind", ["--tool=callgrind", "--instr-atstart=no", "--separate-threads=yes", `--callgrind-out-file=${out}`, node, ...program]];
-  const endpoint = values.http ? await httpEndpoint(command, args) : await procs.Endpoint.start(values.target, command, args);
+  const endpoint = values.http ? await httpEndpoint(command, args) : await procs.Endpoint.start(values.target, command, args, procs.STEADY_ENV);
   try {
     if (values.http) procs.countListenerWarnings();
     if (values.target === "gaggle" && values.mode === "proxy") {

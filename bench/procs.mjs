@@ -24,6 +24,13 @@ export const RELAY = join(ROOT, "bench", "relay.mjs");
 process.env.GAGGLE_STANDALONE = "1";
 const STANDALONE = { GAGGLE_STANDALONE: "1" };
 
+/**
+ * For a gaggle whose calls are measured once warm: no code cache. gaggle saves its code cache ten seconds after a
+ * start, a one-time serialization of everything compiled that would land inside a measured window (under valgrind
+ * it is 40k instructions per call over 3,000 calls). bench/startup.mjs measures starts with the cache.
+ */
+export const STEADY_ENV = { GAGGLE_CODE_CACHE: "off" };
+
 /** Lines of a process's stderr kept for the error message when something goes wrong. */
 const STDERR_TAIL_LINES = 20;
 

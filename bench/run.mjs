@@ -49,7 +49,7 @@ async function timed(run) {
 }
 
 async function open(label, args) {
-  const { value: endpoint, ms } = await timed(() => procs.Endpoint.start(label, process.execPath, args));
+  const { value: endpoint, ms } = await timed(() => procs.Endpoint.start(label, process.execPath, args, procs.STEADY_ENV));
   endpoints.push(endpoint);
   pids.add(endpoint.pid);
   return { endpoint, connectMs: ms };
