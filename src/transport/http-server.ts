@@ -91,7 +91,7 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
   let guard: HttpGuard | undefined;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const path = new URL(req.url ?? "/", "http://gaggle").pathname;
+    const path = pathOf(req.url);
     if (path === "/healthz" && req.method === "GET") return send(res, 200, { status: "ok" });
     const { admin } = options;
     if (admin?.isOpen(path)) return admin.serve(req, res, path, { principal: "", everything: false });
@@ -127,11 +127,11 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
       }
       for (const requestId of ids) existing.answering.add(requestId);
       if (ids.length > 0) existing.used = true;
-      res.once("close", () => ids.forEach((requestId) => existing.answering.delete(requestId)));
       existing.lastSeen = Date.now();
       const counted = req.method !== "GET";
       if (counted) existing.open++;
       res.once("close", () => {
+        for (const requestId of ids) existing.answering.delete(requestId);
         if (counted) existing.open--;
         existing.lastSeen = Date.now();
       });
@@ -344,10 +344,24 @@ function jsonRpcError(message: string, id: unknown = null) {
 
 /** The ids of the requests in a body (one message or a batch); notifications and answers have none that count. */
 function requestIdsOf(body: unknown): RequestId[] {
-  const messages = Array.isArray(body) ? body : [body];
-  return messages.flatMap((message) =>
-    isObject(message) && typeof message.method === "string" && (typeof message.id === "string" || typeof message.id === "number") ? [message.id] : [],
-  );
+  const ids: RequestId[] = [];
+  for (const message of Array.isArray(body) ? (body as unknown[]) : [body]) {
+    if (!isObject(message) || typeof message.method !== "string") continue;
+    if (typeof message.id === "string" || typeof message.id === "number") ids.push(message.id);
+  }
+  return ids;
+}
+
+/**
+ * A request target that is a plain absolute path: one the URL parser leaves as it is (no query, fragment, escape,
+ * dot segment or authority), so it is its own pathname.
+ */
+const PLAIN_PATH = /^\/(?!\/)[\w/-]*$/;
+
+/** The path of a request's target, as the URL parser reads it against gaggle's origin. */
+export function pathOf(url: string | undefined): string {
+  if (url !== undefined && PLAIN_PATH.test(url)) return url;
+  return new URL(url ?? "/", "http://gaggle").pathname;
 }
 
 /** The id of a request the answer is for, when the body is one; an error must carry it. */

@@ -49,8 +49,12 @@ export function directToolCall(req: IncomingMessage, path: string, body: JSONRPC
 
 /** Whether the request carries header `name` (lower case) more than once: Node keeps the first, the SDK reads them all. */
 function sentMoreThanOnce(req: IncomingMessage, name: string): boolean {
+  const { rawHeaders } = req;
   let seen = 0;
-  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === name && ++seen > 1) return true;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const raw = rawHeaders[i]!;
+    if (raw.length === name.length && raw.toLowerCase() === name && ++seen > 1) return true;
+  }
   return false;
 }
 
