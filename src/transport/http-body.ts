@@ -31,7 +31,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
       req.resume();
       reject(new BodyError(413, `request body is over the limit of ${limit} bytes (gateway.max_body_bytes)`));
     };
-    const onEnd = () => resolve(Buffer.concat(chunks).toString("utf8"));
+    const onEnd = () => resolve((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString("utf8"));
     req.on("data", onData).on("end", onEnd).on("error", reject);
   });
 }
