@@ -2,7 +2,7 @@
 // echo calls counted after warm-up. Instructions do not move with the machine's load, as wall-clock and CPU time do,
 // so a change to the call path can be judged on a busy machine: run this before and after it.
 //
-//   node bench/instructions.mjs [--target gaggle|relay] [--mode proxy|meta] [--calls N] [--warm N] [--depth N]
+//   node bench/instructions.mjs [--target gaggle|relay|reading-relay] [--mode proxy|meta] [--calls N] [--warm N] [--depth N]
 //                               [--cpu-prof DIR] [--gaggle CLI] [--http]
 //   (after npm run build; needs valgrind, unless --cpu-prof)
 //
@@ -30,9 +30,9 @@ const { values } = parseArgs({
     help: { type: "boolean", short: "h" },
   },
 });
-if (values.help || !["gaggle", "relay"].includes(values.target) || !["proxy", "meta"].includes(values.mode)) {
+if (values.help || !["gaggle", "relay", "reading-relay"].includes(values.target) || !["proxy", "meta"].includes(values.mode)) {
   process.stdout.write(
-    "usage: node bench/instructions.mjs [--target gaggle|relay] [--mode proxy|meta] [--calls N] [--warm N] [--depth N] [--cpu-prof DIR] [--gaggle CLI] [--http]\n",
+    "usage: node bench/instructions.mjs [--target gaggle|relay|reading-relay] [--mode proxy|meta] [--calls N] [--warm N] [--depth N] [--cpu-prof DIR] [--gaggle CLI] [--http]\n",
   );
   process.exit(values.help ? 0 : 2);
 }
@@ -51,7 +51,7 @@ function gaggleConfig(dir) {
 
 /** A call of server-everything's echo as the target's client makes it. */
 function caller(endpoint) {
-  if (values.target === "relay") return echoCaller(endpoint, { viaGaggle: false });
+  if (values.target !== "gaggle") return echoCaller(endpoint, { viaGaggle: false });
   return values.mode === "meta" ? echoCaller(endpoint, { viaGaggle: true }) : echoCaller(endpoint, { viaGaggle: false, name: "everything__echo" });
 }
 
@@ -90,7 +90,9 @@ async function main() {
   const profiling = values["cpu-prof"] !== undefined;
   const node = process.execPath;
   const program =
-    values.target === "relay" ? [procs.RELAY, node, procs.EVERYTHING, "stdio"] : [resolve(values.gaggle), "--config", gaggleConfig(dir)];
+    values.target === "gaggle"
+      ? [resolve(values.gaggle), "--config", gaggleConfig(dir)]
+      : [values.target === "relay" ? procs.RELAY : procs.READING_RELAY, node, procs.EVERYTHING, "stdio"];
   const out = join(dir, "callgrind.out");
   const [command, args] = profiling
     ? [node, ["--cpu-prof", "--cpu-prof-interval", "50", "--cpu-prof-dir", resolve(values["cpu-prof"]), ...program]]
@@ -117,7 +119,7 @@ async function main() {
     control(endpoint.pid, "-i", "off");
     control(endpoint.pid, "-d");
     const counted = dumpedInstructions(`${out}.1-01`);
-    const label = values.target === "gaggle" ? `gaggle (${values.mode} mode${values.http ? ", over HTTP" : ""})` : "relay";
+    const label = values.target === "gaggle" ? `gaggle (${values.mode} mode${values.http ? ", over HTTP" : ""})` : values.target;
     process.stdout.write(
       `${label}: ${Math.round(counted / calls).toLocaleString("en-US")} instructions per call (${calls} calls, ${depth} in flight)\n`,
     );

@@ -16,6 +16,7 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const GAGGLE_CLI = join(ROOT, "dist", "cli.js");
 export const EVERYTHING = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 export const RELAY = join(ROOT, "bench", "relay.mjs");
+export const READING_RELAY = join(ROOT, "bench", "reading-relay.mjs");
 
 /**
  * The gaggles a bench starts over stdio each run alone (not through the daemon), as the figures are of one gaggle;

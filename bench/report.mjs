@@ -78,6 +78,13 @@ function oneCoreSection(oneCore, s) {
     table(latencyRows(oneCore, "warm", ["p50", "p90", "mean"]), W),
     `  CPU per call (/proc/<pid>/schedstat): server-everything direct ${us(oneCore.direct.cpuUsPerCall)}, ` +
       `the relay ${us(oneCore.relay.cpuUsPerCall)}, gaggle ${us(oneCore.gaggle.cpuUsPerCall)}`,
+    ...(oneCore.reading
+      ? [
+          `  the reading relay (parses each message once, as any hop that checks them must): p50 ${ms(oneCore.reading.warm.p50Ms)}, ` +
+            `CPU ${us(oneCore.reading.cpuUsPerCall)}; gaggle against it: p50 ${ratio(oneCore.gaggle.warm.p50Ms / oneCore.reading.warm.p50Ms)}, ` +
+            `CPU ${ratio(oneCore.gaggle.cpuUsPerCall / oneCore.reading.cpuUsPerCall)}`,
+        ]
+      : []),
   ];
 }
 
