@@ -130,7 +130,8 @@ export interface CallContext {
  * spreads a context of whatever shape defines each member after the spread the slow way, on every call.
  */
 export function contextWith(ctx: CallContext, operation: ServerOperation | undefined, meta: Record<string, unknown> | undefined): CallContext {
-  return {
+  // Every member named: a member added to CallContext and not copied here is a type error.
+  const copy: { [K in keyof Required<CallContext>]: CallContext[K] } = {
     cancel: ctx.cancel,
     onprogress: ctx.onprogress,
     caller: ctx.caller,
@@ -140,6 +141,7 @@ export function contextWith(ctx: CallContext, operation: ServerOperation | undef
     operation,
     endsWithCall: ctx.endsWithCall,
   };
+  return copy;
 }
 
 /** The refusal of background work in a call gaggle ends with (CallContext.endsWithCall). */
