@@ -2,17 +2,20 @@
 // echo calls counted after warm-up. Instructions do not move with the machine's load, as wall-clock and CPU time do,
 // so a change to the call path can be judged on a busy machine: run this before and after it.
 //
-//   node bench/instructions.mjs [--target gaggle|relay] [--mode proxy|meta] [--calls N] [--warm N] [--depth N]
-//                               [--cpu-prof DIR] [--gaggle CLI] [--http]
+//   node bench/instructions.mjs [--target gaggle|relay|reading-relay] [--mode proxy|meta] [--calls N] [--warm N] [--depth N]
+//                               [--cpu-prof DIR] [--gaggle CLI] [--http | --daemon]
 //   (after npm run build; needs valgrind, unless --cpu-prof)
 //
 // With --cpu-prof the target runs without valgrind, under node --cpu-prof, and writes its profile to DIR when it
 // ends: where the time of the same calls goes, function by function (open it in Chrome's DevTools). --gaggle runs
 // another build's dist/cli.js (a checkout of the commit before a change) for a count to compare with. --http serves
-// gaggle over Streamable HTTP (gaggle --http) to an SDK client over HTTP, in proxy mode.
+// gaggle over Streamable HTTP (gaggle --http) to an SDK client over HTTP, in proxy mode. --daemon counts the daemon a
+// client reaches through gaggle's relay (the way a person's clients share one gaggle), started by the bench itself so
+// that it runs under valgrind; the relay in front of it copies bytes, as the bare relay does.
 import { spawn, spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { echoCaller, latencySamples, throughput } from "./measure.mjs";
 import * as procs from "./procs.mjs";
@@ -26,13 +29,20 @@ const { values } = parseArgs({
     depth: { type: "string", default: "1" },
     "cpu-prof": { type: "string" },
     http: { type: "boolean" },
+    daemon: { type: "boolean" },
     gaggle: { type: "string", default: procs.GAGGLE_CLI },
     help: { type: "boolean", short: "h" },
   },
 });
-if (values.help || !["gaggle", "relay"].includes(values.target) || !["proxy", "meta"].includes(values.mode)) {
+const daemonAsked = values.daemon && values.target === "gaggle" && !values.http;
+if (
+  values.help ||
+  !["gaggle", "relay", "reading-relay"].includes(values.target) ||
+  !["proxy", "meta"].includes(values.mode) ||
+  (values.daemon && !daemonAsked)
+) {
   process.stdout.write(
-    "usage: node bench/instructions.mjs [--target gaggle|relay] [--mode proxy|meta] [--calls N] [--warm N] [--depth N] [--cpu-prof DIR] [--gaggle CLI] [--http]\n",
+    "usage: node bench/instructions.mjs [--target gaggle|relay|reading-relay] [--mode proxy|meta] [--calls N] [--warm N] [--depth N] [--cpu-prof DIR] [--gaggle CLI] [--http | --daemon]\n",
   );
   process.exit(values.help ? 0 : 2);
 }
@@ -51,7 +61,7 @@ function gaggleConfig(dir) {
 
 /** A call of server-everything's echo as the target's client makes it. */
 function caller(endpoint) {
-  if (values.target === "relay") return echoCaller(endpoint, { viaGaggle: false });
+  if (values.target !== "gaggle") return echoCaller(endpoint, { viaGaggle: false });
   return values.mode === "meta" ? echoCaller(endpoint, { viaGaggle: true }) : echoCaller(endpoint, { viaGaggle: false, name: "everything__echo" });
 }
 
@@ -85,17 +95,57 @@ async function httpEndpoint(command, args) {
   return { label: "gaggle", client, pid: server.pid, close };
 }
 
+/**
+ * gaggle's daemon of `config`, started as `command args --daemon KEY` with its own state dir, and a client of it
+ * through gaggle's relay (the executable run as a client's MCP server runs it), as an endpoint whose pid is the
+ * daemon's.
+ */
+async function daemonEndpoint(command, args, config, dir) {
+  const { daemonKeyOf } = await import(pathToFileURL(join(dirname(resolve(values.gaggle)), "cli", "daemon-key.js")).href);
+  const { daemonPlace } = await import(pathToFileURL(join(dirname(resolve(values.gaggle)), "cli", "daemon-files.js")).href);
+  const env = { XDG_STATE_HOME: join(dir, "state"), GAGGLE_STANDALONE: "" };
+  const daemonEnv = { ...process.env, ...procs.STEADY_ENV, ...env };
+  const place = daemonPlace(daemonKeyOf(config, readFileSync(config, "utf8"), daemonEnv, resolve(values.gaggle)), daemonEnv);
+  mkdirSync(place.dir, { recursive: true, mode: 0o700 });
+  const daemon = spawn(command, [...args, "--daemon", place.key], { stdio: "ignore", env: daemonEnv });
+  const exited = new Promise((resolve) => daemon.once("exit", resolve));
+  for (let tries = 0; !existsSync(place.socket); tries++) {
+    if (tries > 1200 || daemon.exitCode !== null) throw new Error(`the daemon did not listen at ${place.socket}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const client = await procs.Endpoint.start("gaggle", process.execPath, [resolve(values.gaggle), "--config", config], {
+    ...procs.STEADY_ENV,
+    ...env,
+  });
+  return {
+    label: "gaggle",
+    client: client.client,
+    pid: daemon.pid,
+    close: async () => {
+      await client.close();
+      daemon.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
 async function main() {
   const dir = procs.makeTempDir();
   const profiling = values["cpu-prof"] !== undefined;
   const node = process.execPath;
   const program =
-    values.target === "relay" ? [procs.RELAY, node, procs.EVERYTHING, "stdio"] : [resolve(values.gaggle), "--config", gaggleConfig(dir)];
+    values.target === "gaggle"
+      ? [resolve(values.gaggle), "--config", gaggleConfig(dir)]
+      : [values.target === "relay" ? procs.RELAY : procs.READING_RELAY, node, procs.EVERYTHING, "stdio"];
   const out = join(dir, "callgrind.out");
   const [command, args] = profiling
     ? [node, ["--cpu-prof", "--cpu-prof-interval", "50", "--cpu-prof-dir", resolve(values["cpu-prof"]), ...program]]
     : ["valgrind", ["--tool=callgrind", "--instr-atstart=no", "--separate-threads=yes", `--callgrind-out-file=${out}`, node, ...program]];
-  const endpoint = values.http ? await httpEndpoint(command, args) : await procs.Endpoint.start(values.target, command, args, procs.STEADY_ENV);
+  const endpoint = values.http
+    ? await httpEndpoint(command, args)
+    : daemonAsked
+      ? await daemonEndpoint(command, args, gaggleConfig(dir), dir)
+      : await procs.Endpoint.start(values.target, command, args, procs.STEADY_ENV);
   try {
     if (values.http) procs.countListenerWarnings();
     if (values.target === "gaggle" && values.mode === "proxy") {
@@ -117,7 +167,8 @@ async function main() {
     control(endpoint.pid, "-i", "off");
     control(endpoint.pid, "-d");
     const counted = dumpedInstructions(`${out}.1-01`);
-    const label = values.target === "gaggle" ? `gaggle (${values.mode} mode${values.http ? ", over HTTP" : ""})` : "relay";
+    const label =
+      values.target === "gaggle" ? `gaggle (${values.mode} mode${values.http ? ", over HTTP" : daemonAsked ? ", its daemon" : ""})` : values.target;
     process.stdout.write(
       `${label}: ${Math.round(counted / calls).toLocaleString("en-US")} instructions per call (${calls} calls, ${depth} in flight)\n`,
     );

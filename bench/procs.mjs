@@ -13,9 +13,11 @@ import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotoc
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-export const GAGGLE_CLI = join(ROOT, "dist", "cli.js");
+/** The gaggle measured: this checkout's build, or another's named by GAGGLE_BENCH_CLI (to compare with the commit before). */
+export const GAGGLE_CLI = process.env.GAGGLE_BENCH_CLI ? resolve(process.env.GAGGLE_BENCH_CLI) : join(ROOT, "dist", "cli.js");
 export const EVERYTHING = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 export const RELAY = join(ROOT, "bench", "relay.mjs");
+export const READING_RELAY = join(ROOT, "bench", "reading-relay.mjs");
 
 /**
  * The gaggles a bench starts over stdio each run alone (not through the daemon), as the figures are of one gaggle;

@@ -1,6 +1,13 @@
 // Owns the report: the goals a run is judged by, and the text printed to stdout from a results object.
 
-export const GOALS = { maxP50Ratio: 2, maxToolsListTokens: 1500 };
+export const GOALS = {
+  maxP50Ratio: 2,
+  maxToolsListTokens: 1500,
+  // The call path's goals against the bare relay: its p50 and CPU per call on one core, its throughput with many in flight.
+  maxOneCoreP50OverRelay: 1.1,
+  maxCpuOverRelay: 1.3,
+  minDeepThroughputOverRelay: 0.9,
+};
 
 /** Token estimate used throughout: JSON characters / 4. */
 export function sizeOf(listToolsResult) {
@@ -23,9 +30,37 @@ export function judge(r) {
   };
   // Idle cores that halt at once make every wake-up on the other core an exit to the hypervisor.
   const haltsAtOnce = r.machine.idle?.endsWith("guest_halt_poll_ns = 0") ? "; idle cores halt at once here, guest_halt_poll_ns = 0" : "";
+  const overRelay = (a, b) => a / b;
+  const relayGoals = r.oneCore.skipped
+    ? []
+    : [
+        (() => {
+          const x = overRelay(r.oneCore.gaggle.warm.p50Ms, r.oneCore.relay.warm.p50Ms);
+          return goal(
+            `gaggle sequential p50 on one core at most ${GOALS.maxOneCoreP50OverRelay}x the bare relay's`,
+            x <= GOALS.maxOneCoreP50OverRelay,
+            `${x.toFixed(2)}x`,
+          );
+        })(),
+        (() => {
+          const x = overRelay(r.oneCore.gaggle.cpuUsPerCall, r.oneCore.relay.cpuUsPerCall);
+          return goal(
+            `gaggle CPU per call on one core at most ${GOALS.maxCpuOverRelay}x the bare relay's`,
+            x <= GOALS.maxCpuOverRelay,
+            `${x.toFixed(2)}x`,
+          );
+        })(),
+      ];
+  const deep = overRelay(r.throughput.deep.gaggle.callsPerSecond, r.throughput.deep.relay.callsPerSecond);
   return [
     ...(r.oneCore.skipped ? [] : [p50Goal("every process on one core", r.oneCore)]),
     p50Goal("unpinned", r.latency, haltsAtOnce),
+    ...relayGoals,
+    goal(
+      `gaggle throughput with ${r.settings.depth} in flight at least ${GOALS.minDeepThroughputOverRelay}x the bare relay's`,
+      deep >= GOALS.minDeepThroughputOverRelay,
+      `${deep.toFixed(2)}x`,
+    ),
     ...[
       ["oneChild", "1 child"],
       ["twentyChildren", "20 children"],
@@ -78,6 +113,13 @@ function oneCoreSection(oneCore, s) {
     table(latencyRows(oneCore, "warm", ["p50", "p90", "mean"]), W),
     `  CPU per call (/proc/<pid>/schedstat): server-everything direct ${us(oneCore.direct.cpuUsPerCall)}, ` +
       `the relay ${us(oneCore.relay.cpuUsPerCall)}, gaggle ${us(oneCore.gaggle.cpuUsPerCall)}`,
+    ...(oneCore.reading
+      ? [
+          `  the reading relay (parses each message once, as any hop that checks them must): p50 ${ms(oneCore.reading.warm.p50Ms)}, ` +
+            `CPU ${us(oneCore.reading.cpuUsPerCall)}; gaggle against it: p50 ${ratio(oneCore.gaggle.warm.p50Ms / oneCore.reading.warm.p50Ms)}, ` +
+            `CPU ${ratio(oneCore.gaggle.cpuUsPerCall / oneCore.reading.cpuUsPerCall)}`,
+        ]
+      : []),
   ];
 }
 

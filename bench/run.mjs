@@ -152,10 +152,10 @@ async function twentyChildren(r, memory) {
 async function oneCoreLatency(config) {
   const unavailable = procs.pinToOneCore();
   if (unavailable) return { skipped: unavailable };
-  const { opened, targets } = await openTargets(config, ", one core");
+  const { opened, targets } = await openTargets(config, ", one core", true);
   await interleave(targets, 1, (call) => latencySamples(call, SETTINGS.warmUpCalls));
   pids.add(await childPidOf(opened.gaggle.endpoint, "everything"));
-  // CPU of the process each target's client talks to: the child itself for direct, the hop for relay and gaggle.
+  // CPU of the process each target's client talks to: the child itself for direct, the hop for the others.
   const hopPids = Object.fromEntries(Object.entries(opened).map(([name, { endpoint }]) => [name, endpoint.pid]));
   const cpuBefore = Object.fromEntries(Object.entries(hopPids).map(([name, pid]) => [name, procs.cpuNsOf(pid)]));
   const warm = await warmLatency(targets);
@@ -167,20 +167,26 @@ async function oneCoreLatency(config) {
   return result;
 }
 
-/** Fresh processes for the three targets: server-everything direct, behind the bare relay, and behind gaggle. */
-async function openTargets(gaggleConfig, labelSuffix = "") {
+/**
+ * Fresh processes for the three targets: server-everything direct, behind the bare relay, and behind gaggle; with
+ * `reading`, a fourth behind the reading relay (bench/reading-relay.mjs: what any hop that checks each message pays).
+ */
+async function openTargets(gaggleConfig, labelSuffix = "", reading = false) {
   const opened = {
     direct: await open(`direct${labelSuffix}`, [procs.EVERYTHING, "stdio"]),
     relay: await open(`relay${labelSuffix}`, [procs.RELAY, process.execPath, procs.EVERYTHING, "stdio"]),
+    ...(reading && { reading: await open(`reading relay${labelSuffix}`, [procs.READING_RELAY, process.execPath, procs.EVERYTHING, "stdio"]) }),
     gaggle: await open(`gaggle${labelSuffix}`, [procs.GAGGLE_CLI, "--config", gaggleConfig]),
   };
   const relayPid = opened.relay.endpoint.pid;
   const relayChild = procs.childrenOf(relayPid)[0];
   if (relayChild === undefined) throw new Error(`the relay (pid ${relayPid}) has no child process`);
   pids.add(relayChild);
+  if (reading) for (const pid of procs.childrenOf(opened.reading.endpoint.pid)) pids.add(pid);
   const targets = {
     direct: echoCaller(opened.direct.endpoint, { viaGaggle: false }),
     relay: echoCaller(opened.relay.endpoint, { viaGaggle: false }),
+    ...(reading && { reading: echoCaller(opened.reading.endpoint, { viaGaggle: false }) }),
     gaggle: echoCaller(opened.gaggle.endpoint, { viaGaggle: true }),
   };
   return { opened, targets, relayChild };

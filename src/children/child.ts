@@ -125,6 +125,25 @@ export interface CallContext {
   endsWithCall?: boolean;
 }
 
+/**
+ * `ctx` with another operation or `_meta`, for the calls made under it. Copied member by member: a literal that
+ * spreads a context of whatever shape defines each member after the spread the slow way, on every call.
+ */
+export function contextWith(ctx: CallContext, operation: ServerOperation | undefined, meta: Record<string, unknown> | undefined): CallContext {
+  // Every member named: a member added to CallContext and not copied here is a type error.
+  const copy: { [K in keyof Required<CallContext>]: CallContext[K] } = {
+    cancel: ctx.cancel,
+    onprogress: ctx.onprogress,
+    caller: ctx.caller,
+    meta,
+    holds: ctx.holds,
+    resume: ctx.resume,
+    operation,
+    endsWithCall: ctx.endsWithCall,
+  };
+  return copy;
+}
+
 /** The refusal of background work in a call gaggle ends with (CallContext.endsWithCall). */
 export function backgroundRefusal(what: string): GaggleError {
   return new GaggleError("INVALID_ARGS", `${what} would be killed as soon as this command exits: gaggle call ends when the call does`, {

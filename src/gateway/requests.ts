@@ -12,7 +12,7 @@ import {
   type ReadResourceResult,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { LOCAL_PRINCIPAL, type CallContext, type Child } from "../children/child.js";
+import { contextWith, LOCAL_PRINCIPAL, type CallContext, type Child } from "../children/child.js";
 import { resourceNotFound, WireError } from "../shared/errors.js";
 import { failureOutcome, resultOutcome, type ClientRequest } from "../shared/observer.js";
 import type { Gaggle } from "./gaggle.js";
@@ -56,7 +56,8 @@ export class GatewayRequests {
    * result is the child's as written: a gateway passes fields it does not know, and newer block types, on untouched.
    */
   callTool(name: string, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
-    if (this.gaggle.observer) return this.observed({ method: "tools/call", name, arguments: args }, ctx, (seen) => this.callToolAs(name, args, seen));
+    if (this.gaggle.observer)
+      return this.observed({ method: "tools/call", name, uri: undefined, arguments: args }, ctx, (seen) => this.callToolAs(name, args, seen));
     return this.callToolAs(name, args, ctx);
   }
 
@@ -90,7 +91,8 @@ export class GatewayRequests {
   }
 
   readResource(uri: string, ctx: CallContext): Promise<ReadResourceResult> {
-    if (this.gaggle.observer) return this.observed({ method: "resources/read", uri }, ctx, (seen) => this.readResourceAs(uri, seen));
+    if (this.gaggle.observer)
+      return this.observed({ method: "resources/read", name: undefined, uri, arguments: undefined }, ctx, (seen) => this.readResourceAs(uri, seen));
     return this.readResourceAs(uri, ctx);
   }
 
@@ -122,7 +124,7 @@ export class GatewayRequests {
 
   getPrompt(name: string, args: Record<string, string> | undefined, ctx: CallContext): Promise<GetPromptResult> {
     if (this.gaggle.observer)
-      return this.observed({ method: "prompts/get", name, arguments: args }, ctx, (seen) => this.getPromptAs(name, args, seen));
+      return this.observed({ method: "prompts/get", name, uri: undefined, arguments: args }, ctx, (seen) => this.getPromptAs(name, args, seen));
     return this.getPromptAs(name, args, ctx);
   }
 
@@ -149,13 +151,18 @@ export class GatewayRequests {
    * throws ends it. Only taken when something observes gaggle: otherwise a request costs nothing more.
    */
   private observed<T>(
-    request: Pick<ClientRequest, "method" | "name" | "uri" | "arguments">,
+    request: { [K in "method" | "name" | "uri" | "arguments"]-?: ClientRequest[K] },
     ctx: CallContext,
     run: (ctx: CallContext) => Promise<T>,
   ): Promise<T> {
     const { caller } = ctx;
+    // Written member by member, as the context below: a literal that spreads another defines each member after the
+    // spread the slow way, on every request.
     const operation = this.gaggle.observer!.clientRequest({
-      ...request,
+      method: request.method,
+      name: request.name,
+      uri: request.uri,
+      arguments: request.arguments,
       session: caller?.sessionId ?? "local",
       principal: caller?.principal ?? LOCAL_PRINCIPAL,
       transport: caller?.sessionId === "stdio" ? "pipe" : "tcp",
@@ -165,7 +172,7 @@ export class GatewayRequests {
     });
     let answer: Promise<T>;
     try {
-      answer = run({ ...ctx, operation });
+      answer = run(contextWith(ctx, operation, ctx.meta));
     } catch (error) {
       answer = Promise.reject(error);
     }

@@ -90,7 +90,12 @@ const KNOWN_CODES = new Set([-32700, -32600, -32601, -32602, -32603, -32000, -32
 
 /** A result's outcome: a tool's isError result is "tool_error", as the MCP conventions say. */
 export function resultOutcome(result: unknown): Outcome {
-  return (result as { isError?: unknown } | null)?.isError === true ? { error: "tool_error", answer: result } : { answer: result };
+  return outcomeOf((result as { isError?: unknown } | null)?.isError === true ? "tool_error" : undefined, undefined, result);
+}
+
+/** An Outcome with every member present, in one order: what reads outcomes sees one shape. */
+export function outcomeOf(error: string | undefined, message: string | undefined, answer: unknown): Outcome {
+  return { error, message, answer };
 }
 
 /**
@@ -100,7 +105,7 @@ export function resultOutcome(result: unknown): Outcome {
 export function failureOutcome(error: unknown): Outcome {
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === "string" && /^[A-Z_]{1,40}$/.test(code)) return { error: code, message };
-  if (typeof code === "number") return { error: KNOWN_CODES.has(code) ? String(code) : "_OTHER", message };
-  return { error: "_OTHER", message };
+  if (typeof code === "string" && /^[A-Z_]{1,40}$/.test(code)) return outcomeOf(code, message, undefined);
+  if (typeof code === "number") return outcomeOf(KNOWN_CODES.has(code) ? String(code) : "_OTHER", message, undefined);
+  return outcomeOf("_OTHER", message, undefined);
 }

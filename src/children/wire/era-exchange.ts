@@ -4,7 +4,7 @@ import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { WireError } from "../../shared/errors.js";
 import { isObject } from "../../shared/json.js";
 import { failureOutcome, resultOutcome, type ChildOperation } from "../../shared/observer.js";
-import type { CallContext } from "../child.js";
+import { contextWith, type CallContext } from "../child.js";
 import type { Session } from "../child-session.js";
 import type { ForwardLimits } from "./forwarded-request.js";
 
@@ -56,7 +56,14 @@ async function observedExchange(
 ): Promise<Record<string, unknown>> {
   const meta = operation.meta(ctx.meta);
   try {
-    const result = await exchange(session, method, meta ? { ...params, _meta: meta } : params, limits, meta ? { ...ctx, meta } : ctx, label);
+    const result = await exchange(
+      session,
+      method,
+      meta ? { ...params, _meta: meta } : params,
+      limits,
+      meta ? contextWith(ctx, ctx.operation, meta) : ctx,
+      label,
+    );
     operation.end(resultOutcome(result));
     return result;
   } catch (error) {

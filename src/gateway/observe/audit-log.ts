@@ -4,7 +4,7 @@ import { chmod, mkdir, open, rename, rm, type FileHandle } from "node:fs/promise
 import { dirname } from "node:path";
 import type { AuditSettings } from "../../config/observe.js";
 import { lazyLogger } from "../../shared/log.js";
-import type { AuditRecord } from "./audit-record.js";
+import { withTime, type AuditRecord, type CallRecord } from "./audit-record.js";
 
 const log = lazyLogger({ subsystem: "audit" });
 
@@ -16,17 +16,22 @@ const MAX_QUEUED = 10_000;
 export const AUDIT_FLUSH_DELAY_MS = 100;
 
 export class CallRing {
-  private readonly records: AuditRecord[] = [];
+  private readonly records: { at: number; record: CallRecord }[] = [];
 
-  add(record: AuditRecord): void {
-    this.records.push(record);
+  /** `at`: when the call was made, in ms since the epoch. */
+  add(at: number, record: CallRecord): void {
+    this.records.push({ at, record });
     if (this.records.length > RECENT_CALLS) this.records.shift();
   }
 
   /** Newest first; only `principal`'s when one is given. */
   latest(principal?: string): AuditRecord[] {
-    const mine = principal === undefined ? this.records : this.records.filter((record) => record.principal === principal);
-    return mine.slice().reverse();
+    const latest: AuditRecord[] = [];
+    for (let i = this.records.length - 1; i >= 0; i--) {
+      const { at, record } = this.records[i]!;
+      if (principal === undefined || record.principal === principal) latest.push(withTime(at, record));
+    }
+    return latest;
   }
 }
 

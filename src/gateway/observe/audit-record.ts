@@ -3,8 +3,12 @@ import { createHash } from "node:crypto";
 import type { AuditArguments } from "../../config/observe.js";
 import { MAX_NESTING } from "../../shared/json-rpc-codec.js";
 
-export interface AuditRecord {
+export interface AuditRecord extends CallRecord {
   time: string;
+}
+
+/** An audit record without its time, as a call leaves it. */
+export interface CallRecord {
   principal: string;
   session: string;
   /** The client's name and version, as it introduced itself. */
@@ -22,6 +26,11 @@ export interface AuditRecord {
   bytes_in: number | null;
   bytes_out: number | null;
   arguments?: unknown;
+}
+
+/** The record of a call made at `at` (ms since the epoch), its time first. */
+export function withTime(at: number, record: CallRecord): AuditRecord {
+  return { time: new Date(at).toISOString(), ...record };
 }
 
 /** Names whose values are never written, at any depth: what a person would call a secret. */

@@ -44,15 +44,21 @@ interface ValuePair {
   exemplar: null | undefined;
 }
 
+/** One level of a histogram's series, found by a label's value: the next level, or at the last, the series. */
+type SeriesLevel = Map<string | undefined, SeriesLevel | HistogramSeries>;
+
 /**
  * A histogram that prom-client's Registry serves as it serves its own Histogram, with the same text (pinned by
- * test/gateway/observe/label-histogram.test.ts against prom-client's). Its series are found by a key the caller
- * makes, and made from the caller's labels only the first time.
+ * test/gateway/observe/label-histogram.test.ts against prom-client's). Its series are found by the label values the
+ * caller gives, one level of maps per value (no key is built and hashed per observation), and made from the
+ * caller's labels only the first time.
  */
 export class LabelHistogram {
   readonly type = "histogram";
   readonly aggregator = "sum";
-  private readonly series = new Map<string, HistogramSeries>();
+  private readonly levels: SeriesLevel = new Map();
+  /** Every series, in the order first seen. */
+  private readonly series: HistogramSeries[] = [];
 
   constructor(
     readonly name: string,
@@ -63,22 +69,36 @@ export class LabelHistogram {
     registry.registerMetric(this as unknown as Metric);
   }
 
-  /** The series of `key`, made with `labels()` the first time the key is seen. */
-  seriesOf(key: string, labels: () => Readonly<Record<string, string>>): HistogramSeries {
-    let series = this.series.get(key);
-    if (!series) this.series.set(key, (series = new HistogramSeries(labels(), this.bounds)));
+  /**
+   * The series of these label values (as many, in the same order, on every call: undefined for a label a call
+   * does not have), made with `labels()` the first time they are seen together.
+   */
+  seriesOf(values: readonly (string | undefined)[], labels: () => Readonly<Record<string, string>>): HistogramSeries {
+    let level = this.levels;
+    const last = values.length - 1;
+    for (let i = 0; i < last; i++) {
+      let next = level.get(values[i]) as SeriesLevel | undefined;
+      if (!next) level.set(values[i], (next = new Map()));
+      level = next;
+    }
+    let series = level.get(values[last]) as HistogramSeries | undefined;
+    if (!series) {
+      level.set(values[last], (series = new HistogramSeries(labels(), this.bounds)));
+      this.series.push(series);
+    }
     return series;
   }
 
   reset(): void {
-    this.series.clear();
+    this.levels.clear();
+    this.series.length = 0;
   }
 
   /** What the registry writes as text: each series' buckets, then +Inf, sum and count, series in the order first seen. */
   getForPromString(): Promise<{ name: string; help: string; type: string; values: ValuePair[]; aggregator: string }> {
     const bucket = `${this.name}_bucket`;
     const values: ValuePair[] = [];
-    for (const series of this.series.values()) {
+    for (const series of this.series) {
       const shared = series.labels;
       series
         .cumulative()

@@ -160,11 +160,11 @@ export class Metrics {
   }
 
   serverOperation(labels: OperationLabels, seconds: number): void {
-    this.server.seriesOf(labelKey(labels), () => labelValues(labels)).observe(seconds);
+    this.server.seriesOf(labelPath(labels), () => labelValues(labels)).observe(seconds);
   }
 
   clientOperation(labels: OperationLabels, seconds: number): void {
-    this.client.seriesOf(labelKey(labels), () => labelValues(labels)).observe(seconds);
+    this.client.seriesOf(labelPath(labels), () => labelValues(labels)).observe(seconds);
   }
 
   sessionDuration(transport: "pipe" | "tcp", seconds: number): void {
@@ -195,10 +195,9 @@ type Labels = Partial<
   >
 >;
 
-/** One string per label set; absent and "" stay apart, an absent value written as a character no label value holds. */
-function labelKey({ method, tool, prompt, child, error, protocol, transport }: OperationLabels): string {
-  const none = "\u0001";
-  return `${method}\u0000${tool ?? none}\u0000${prompt ?? none}\u0000${child ?? none}\u0000${error ?? none}\u0000${protocol ?? none}\u0000${transport}`;
+/** The label set's values in one order, an absent one undefined (apart from ""): the series' path in its histogram. */
+function labelPath({ method, tool, prompt, child, error, protocol, transport }: OperationLabels): (string | undefined)[] {
+  return [method, tool, prompt, child, error, protocol, transport];
 }
 
 function labelValues(labels: OperationLabels): Labels {

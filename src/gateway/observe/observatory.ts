@@ -6,6 +6,7 @@ import { tracesWanted, type AuditArguments } from "../../config/observe.js";
 import type { GaggleConfig } from "../../config/index.js";
 import {
   failureOutcome,
+  outcomeOf,
   type ChildOperation,
   type ChildRequest,
   type ClientRequest,
@@ -18,7 +19,7 @@ import type { Gaggle } from "../gaggle.js";
 import { isMetaTool } from "../meta-tools.js";
 import { AuditFile, CallRing } from "./audit-log.js";
 import { answerLineBytes } from "../../shared/json-rpc-codec.js";
-import { estimatedJsonBytes, recordedArguments, type AuditRecord } from "./audit-record.js";
+import { estimatedJsonBytes, recordedArguments, withTime, type CallRecord } from "./audit-record.js";
 import { CallStats } from "./call-stats.js";
 import type { GaugeSource, Metrics } from "./metrics.js";
 import type { Tracing } from "./tracing.js";
@@ -132,7 +133,8 @@ class ServerOp implements ServerOperation {
 
   end(answered: Outcome): void {
     const ms = performance.now() - this.started;
-    const outcome = this.failure ? { ...this.failure, answer: answered.answer } : answered;
+    const { failure } = this;
+    const outcome = failure ? outcomeOf(failure.error, failure.message, answered.answer) : answered;
     const { method, name } = this.request;
     // Only names gaggle knows become labels: one a client made up never grows the label set.
     const known = name !== undefined && (this.child !== undefined || (method === "tools/call" && isMetaTool(name))) ? name : undefined;
@@ -155,8 +157,7 @@ class ServerOp implements ServerOperation {
   private record(outcome: Outcome, ms: number): void {
     const { request, observatory } = this;
     const file = observatory.audit;
-    const record: AuditRecord = {
-      time: new Date(Date.now() - ms).toISOString(),
+    const record: CallRecord = {
       principal: request.principal,
       session: request.session,
       client: request.client ? `${request.client.name}/${request.client.version}` : null,
@@ -174,8 +175,10 @@ class ServerOp implements ServerOperation {
     };
     if (request.method === "tools/call" && observatory.arguments !== "none")
       record.arguments = recordedArguments(request.arguments, observatory.arguments);
-    observatory.recent.add(record);
-    file?.write(record);
+    // The time is written out only where it is read: at once for the file, when the page asks for the ring.
+    const at = Date.now() - ms;
+    observatory.recent.add(at, record);
+    file?.write(withTime(at, record));
   }
 }
 

@@ -111,10 +111,15 @@ describe("the audit file", () => {
 describe("the ring of recent calls", () => {
   it("keeps the latest, newest first, and each principal's own on asking", () => {
     const ring = new CallRing();
-    for (let n = 0; n < RECENT_CALLS + 5; n++) ring.add(record(n, n % 2 === 0 ? "alice" : "bob"));
+    for (let n = 0; n < RECENT_CALLS + 5; n++) {
+      const { time: _time, ...call } = record(n, n % 2 === 0 ? "alice" : "bob");
+      ring.add(Date.UTC(2026, 0, 1, 0, 0, n), call);
+    }
     const all = ring.latest();
     expect(all).toHaveLength(RECENT_CALLS);
     expect(all[0]!.duration_ms).toBe(RECENT_CALLS + 4);
+    expect(all[0]!.time).toBe(new Date(Date.UTC(2026, 0, 1, 0, 0, RECENT_CALLS + 4)).toISOString());
+    expect(Object.keys(all[0]!)[0]).toBe("time");
     expect(ring.latest("bob").every((entry) => entry.principal === "bob")).toBe(true);
     expect(ring.latest("bob")).toHaveLength(RECENT_CALLS / 2);
   });

@@ -36,7 +36,7 @@ function both(contentType: RegistryContentType = Registry.PROMETHEUS_CONTENT_TYP
   VALUES.forEach((value, i) => {
     const labels = LABELS[i % LABELS.length]!;
     histogram.observe(labels, value);
-    labelled.seriesOf(String(i % LABELS.length), () => labels).observe(value);
+    labelled.seriesOf([String(i % LABELS.length)], () => labels).observe(value);
   });
   return { theirs, ours, histogram, labelled };
 }
@@ -63,9 +63,29 @@ describe("LabelHistogram", () => {
     expect(await ours.metrics()).not.toContain("_bucket");
   });
 
+  it("finds a series by its label values, an absent one apart from an empty one", async () => {
+    const registry = new Registry();
+    const labelled = new LabelHistogram("paths_seconds", "Paths.", DURATION_BUCKETS, registry);
+    const made: string[] = [];
+    const series = (values: (string | undefined)[], tool: string) =>
+      labelled.seriesOf(values, () => {
+        made.push(tool);
+        return { tool };
+      });
+    series(["tools/call", undefined, "a"], "absent").observe(1);
+    series(["tools/call", "", "a"], "empty").observe(2);
+    series(["tools/call", undefined, "a"], "again").observe(3);
+    series(["tools/call", undefined, "b"], "other").observe(4);
+    expect(made).toEqual(["absent", "empty", "other"]);
+    const text = await registry.metrics();
+    expect(text).toContain('paths_seconds_sum{tool="absent"} 4');
+    expect(text).toContain('paths_seconds_sum{tool="empty"} 2');
+    expect(text.indexOf('tool="absent"')).toBeLessThan(text.indexOf('tool="empty"'));
+  });
+
   it("refuses a value that is not a number, as prom-client does", () => {
     const { histogram, labelled } = both();
     expect(() => histogram.observe(LABELS[0]!, Number.NaN)).toThrow(TypeError);
-    expect(() => labelled.seriesOf("0", () => LABELS[0]!).observe(Number.NaN)).toThrow(TypeError);
+    expect(() => labelled.seriesOf(["0"], () => LABELS[0]!).observe(Number.NaN)).toThrow(TypeError);
   });
 });
