@@ -17,6 +17,8 @@ export interface GuardOptions {
 export interface Refusal {
   status: number;
   message: string;
+  /** For a 401: the WWW-Authenticate challenge the answer carries (RFC 6750: the scheme, and why a token sent failed). */
+  challenge?: string;
 }
 
 /** Loopback names as they appear in a Host header (an IPv6 address in brackets). */
@@ -77,8 +79,15 @@ export class HttpGuard {
       return { status: 403, message: `Origin ${JSON.stringify(origin)} is not allowed; add it to gateway.allowed_origins to accept it` };
     }
     if (!needsToken || this.tokens.length === 0) return { principal: LOCAL_PRINCIPAL };
-    const principal = this.principalOf(req.headers.authorization);
-    if (principal === undefined) return { status: 401, message: "missing or wrong bearer token (send Authorization: Bearer <token>)" };
+    const { authorization } = req.headers;
+    const principal = this.principalOf(authorization);
+    if (principal === undefined) {
+      return {
+        status: 401,
+        message: "missing or wrong bearer token (send Authorization: Bearer <token>)",
+        challenge: authorization === undefined ? 'Bearer realm="gaggle"' : 'Bearer realm="gaggle", error="invalid_token"',
+      };
+    }
     return { principal };
   }
 

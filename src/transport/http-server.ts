@@ -98,7 +98,7 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
     // A member's secret in its path is its credential, in place of the bearer token.
     const secret = memberSecretOf(path);
     const checked = guard!.check(req, secret === undefined && (!admin?.handles(path) || admin.needsToken(path)));
-    if ("status" in checked) return send(res, checked.status, jsonRpcError(checked.message));
+    if ("status" in checked) return send(res, checked.status, jsonRpcError(checked.message), checked.challenge);
     const identity = secret === undefined ? undefined : gaggle.members.resolve(secret);
     if (secret !== undefined && !identity) return send(res, 401, jsonRpcError("unknown or revoked member credential"));
     const principal = identity ? memberPrincipal(identity) : checked.principal;
@@ -377,8 +377,9 @@ function refuse(res: ServerResponse, refusal: LimitRefusal, id: unknown = null):
   send(res, 503, jsonRpcError(refusal.message, id));
 }
 
-function send(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+/** `challenge`: a 401's WWW-Authenticate. */
+function send(res: ServerResponse, status: number, body: unknown, challenge?: string): void {
+  res.writeHead(status, { "content-type": "application/json", ...(challenge && { "www-authenticate": challenge }) }).end(JSON.stringify(body));
 }
 
 /** The id a notifications/cancelled names, when `body` is one. */

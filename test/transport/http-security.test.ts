@@ -120,6 +120,10 @@ describe("bearer token", () => {
       const response = await postMcp(port, INITIALIZE, headers);
       expect(response.status, JSON.stringify(headers)).toBe(401);
       expect(errorMessage(response)).toContain("bearer token");
+      // RFC 6750: the scheme to use, and for a token sent, that it was not taken.
+      expect(response.headers["www-authenticate"]).toBe(
+        headers.authorization ? 'Bearer realm="gaggle", error="invalid_token"' : 'Bearer realm="gaggle"',
+      );
     }
     expect((await rawRequest(port, { method: "GET", headers: { accept: "text/event-stream" } })).status).toBe(401);
     expect((await rawRequest(port, { method: "DELETE", headers: { "mcp-session-id": "anything" } })).status).toBe(401);

@@ -50,7 +50,7 @@ export async function serveAdmin(gaggle: Gaggle, observatory: Observatory, optio
     if (!routes.handles(path)) return refuse(res, 404, `no such path ${path}; the status page is at /`);
     if (routes.isOpen(path)) return routes.serve(req, res, path, { principal: "", everything: false });
     const checked = guard!.check(req, routes.needsToken(path));
-    if ("status" in checked) return refuse(res, checked.status, checked.message);
+    if ("status" in checked) return refuse(res, checked.status, checked.message, checked.challenge);
     return routes.serve(req, res, path, viewerOf(checked.principal, options.tokens));
   };
 
@@ -84,6 +84,9 @@ export function viewerOf(principal: string, tokens: Record<string, string>): Vie
   return { principal, everything: Object.keys(tokens).length === 0 };
 }
 
-function refuse(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" }).end(JSON.stringify({ error: message }));
+/** `challenge`: a 401's WWW-Authenticate. */
+function refuse(res: ServerResponse, status: number, message: string, challenge?: string): void {
+  res
+    .writeHead(status, { "content-type": "application/json", "cache-control": "no-store", ...(challenge && { "www-authenticate": challenge }) })
+    .end(JSON.stringify({ error: message }));
 }

@@ -192,8 +192,12 @@ describe("the admin paths beside /mcp, with two named tokens", () => {
 
   it("refuses the status, its events and the metrics without a token, and answers the page and health without one", async () => {
     for (const path of ["api/status", "api/events", "metrics"]) {
-      expect((await get(`${base()}${path}`)).status, path).toBe(401);
-      expect((await get(`${base()}${path}`, { authorization: "Bearer wrong" })).status, path).toBe(401);
+      const missing = await get(`${base()}${path}`);
+      expect(missing.status, path).toBe(401);
+      expect(missing.headers["www-authenticate"]).toBe('Bearer realm="gaggle"');
+      const wrong = await get(`${base()}${path}`, { authorization: "Bearer wrong" });
+      expect(wrong.status, path).toBe(401);
+      expect(wrong.headers["www-authenticate"]).toBe('Bearer realm="gaggle", error="invalid_token"');
     }
     expect((await get(`${base()}metrics`, bob)).status).toBe(200);
     expect((await get(base())).status).toBe(200);
