@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { renameSync, rmSync } from "node:fs";
 import { LOCAL_PRINCIPAL } from "../children/child.js";
 import { rename, stat } from "node:fs/promises";
-import type { GaggleConfig } from "../config/index.js";
+import { bearerTokens, type GaggleConfig } from "../config/index.js";
 import type { Gaggle } from "../gateway/gaggle.js";
 import { ModernServer } from "../gateway/modern/modern-server.js";
 import { GatewayRequests } from "../gateway/requests.js";
@@ -12,10 +12,11 @@ import { lazyLogger, logToFile, reopenLog } from "../shared/log.js";
 import { GAGGLE_VERSION } from "../shared/version.js";
 import { createGaggleWithListener } from "../transport/members-listener.js";
 import { serveSocket } from "../transport/socket-listener.js";
+import type { AdminListener } from "../transport/admin/admin-listener.js";
 import { daemonKeyOf } from "./daemon-key.js";
 import { clearPlace, daemonPlace, makePrivateDirs, takeLock, writeRecord, type DaemonPlace, type DaemonRecord } from "./daemon-files.js";
 import { ConfigStanding } from "./reload.js";
-import { follow, openObservatory, startAdmin, statusExtras, stopOnce, tokensOf, type ServeOptions } from "./serve.js";
+import { follow, openObservatory, startAdmin, statusExtras, stopOnce, type ServeOptions } from "./serve.js";
 
 const log = lazyLogger({ subsystem: "daemon" });
 
@@ -41,24 +42,37 @@ export async function serveDaemon(config: GaggleConfig, key: string, options: Se
   const adminAddress = config.gateway.admin === false ? undefined : (config.gateway.admin ?? { host: "127.0.0.1", port: 0 });
   const observatory = await openObservatory(config, adminAddress !== undefined);
   const standing = new ConfigStanding(options.problem);
-  const { gaggle, members } = createGaggleWithListener(config, observatory, () => standing.errors());
+  // Without tokens of the config's own, the daemon makes one: a loopback port is open to every user of the machine,
+  // the socket only to this one, and the record that holds the token is this user's alone. Made once, it stays
+  // while the config in force names none.
+  const own = { [LOCAL_PRINCIPAL]: randomBytes(24).toString("hex") };
+  const tokensOf = (inForce: GaggleConfig) => {
+    const configured = bearerTokens(inForce);
+    return Object.keys(configured).length > 0 ? configured : own;
+  };
+  let admin: AdminListener | undefined;
+  let recorded = false;
+  const { gaggle, members } = createGaggleWithListener(
+    config,
+    observatory,
+    () => standing.errors(),
+    (inForce) => {
+      if (!admin) return;
+      const tokens = tokensOf(inForce);
+      const problem = admin.useTokens(tokens);
+      if (problem) return log.error(`the admin listener keeps the bearer tokens in force: ${problem}`);
+      // `gaggle status` reads the admin listener with the token the record holds.
+      record.admin_token = Object.values(tokens)[0] ?? null;
+      if (recorded) writeRecord(place, record);
+    },
+  );
   observatory.attach(gaggle);
   const reloader = follow(gaggle, standing, options, (next, text) => {
     place = moveToKey(place, daemonPlace(daemonKeyOf(next.path, text, process.env)), record);
   });
   const extras = { ...statusExtras(standing), startedAt };
-  // Without tokens of the config's own, the daemon makes one: a loopback port is open to every user of the machine,
-  // the socket only to this one, and the record that holds the token is this user's alone.
-  const configured = tokensOf(config);
-  const tokens = Object.keys(configured).length > 0 ? configured : { [LOCAL_PRINCIPAL]: randomBytes(24).toString("hex") };
-  const admin = adminAddress ? await startAdmin(gaggle, observatory, adminAddress, extras, tokens) : undefined;
-  const modern = new ModernServer(gaggle, new GatewayRequests(gaggle));
-  const idle = new IdleStop(
-    config.gateway.daemonIdleMs,
-    () => busy(gaggle),
-    () => void stop("idle"),
-  );
-  const listener = await serveSocket(gaggle, modern, place.socket, (clients) => idle.clients(clients));
+  const tokens = tokensOf(gaggle.config);
+  admin = adminAddress ? await startAdmin(gaggle, observatory, adminAddress, extras, tokens) : undefined;
   const record: DaemonRecord = {
     pid: process.pid,
     key: place.key,
@@ -69,7 +83,16 @@ export async function serveDaemon(config: GaggleConfig, key: string, options: Se
     admin_token: admin ? (Object.values(tokens)[0] ?? null) : null,
     started_at: startedAt.toISOString(),
   };
+  const modern = new ModernServer(gaggle, new GatewayRequests(gaggle));
+  const idle = new IdleStop(
+    config.gateway.daemonIdleMs,
+    () => busy(gaggle),
+    () => void stop("idle"),
+  );
+  const listener = await serveSocket(gaggle, modern, place.socket, (clients) => idle.clients(clients));
+  // Written once the socket it names is served.
   writeRecord(place, record);
+  recorded = true;
   const rotation = setInterval(() => void rotateLog(place.log).then((moved) => moved && reopenLog()), LOG_CHECK_MS).unref();
   const stop = stopOnce(
     gaggle,

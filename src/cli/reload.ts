@@ -2,23 +2,26 @@
 // not is reported (log, clients, status) while the config in force stays.
 import type { LevelWithSilent } from "pino";
 import { ConfigWatcher, issuePlaces, type ConfigError, type GaggleConfig } from "../config/index.js";
-import type { Gaggle } from "../gateway/gaggle.js";
+import type { Gaggle, KeptSetting } from "../gateway/gaggle.js";
 import { lazyLogger, setLogLevel } from "../shared/log.js";
 
 const log = lazyLogger({ subsystem: "reload" });
 
 /** Whether the config file is the config in force, and why not when it is not: made before the gaggle that shows it. */
 export class ConfigStanding {
+  /** Settings of the last config applied that gaggle did not take, keeping the ones in force (see Reloaded.kept). */
+  kept: KeptSetting[] = [];
+
   constructor(public problem: ConfigError | undefined = undefined) {}
 
   /** Why the file on disk is not the config in force, each problem a line; empty when it is. */
   errors(): string[] {
-    return this.problem ? this.problem.message.split("\n") : [];
+    return [...(this.problem ? this.problem.message.split("\n") : []), ...this.kept.map(({ key, reason }) => `${key}: ${reason}`)];
   }
 
   /** Where each of those problems is, without what it says (see issuePlaces). */
   places(): string[] {
-    return this.problem ? issuePlaces(this.problem) : [];
+    return [...(this.problem ? issuePlaces(this.problem) : []), ...this.kept.map(({ key }) => key)];
   }
 }
 
@@ -62,12 +65,17 @@ export class Reloader {
       // A level given on the command line stays; the file's otherwise.
       if (!this.fixedLevel) setLogLevel(config.gateway.logLevel as LevelWithSilent);
       const done = await this.gaggle.reload(config);
+      this.standing.kept = done.kept;
       log.info({ added: done.added, removed: done.removed, changed: done.changed, fixed }, "config reloaded");
       this.applied?.(config, text);
       if (done.needRestart.length > 0) {
         const message = `config reloaded, but ${done.needRestart.join(", ")} changed and take effect only when gaggle starts again (gaggle stop, then reconnect)`;
         log.warn({ keys: done.needRestart }, message);
         this.tellClients("warning", message);
+      }
+      for (const { key, reason } of done.kept) {
+        log.error({ key }, `config reloaded, but ${key} is not applied: ${reason}`);
+        this.tellClients("error", `config reloaded, but ${key} is not applied: ${reason}`);
       }
     });
     return this.applying;

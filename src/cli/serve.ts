@@ -2,7 +2,7 @@
 import { realpathSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 import { closeQuickly } from "../children/processes/group-process.js";
-import type { ConfigError, GaggleConfig } from "../config/index.js";
+import { bearerTokens, type ConfigError, type GaggleConfig } from "../config/index.js";
 import { createGaggle, type Gaggle } from "../gateway/gaggle.js";
 import { ModernServer } from "../gateway/modern/modern-server.js";
 import { GatewayRequests } from "../gateway/requests.js";
@@ -76,24 +76,34 @@ export async function serveStdio(config: GaggleConfig, options: ServeOptions = {
 export async function serveHttpUntilStopped(config: GaggleConfig, address: ListenAddress, options: ServeOptions = {}): Promise<void> {
   // Imported here: serving stdio never loads the HTTP server.
   const { serveHttp } = await import("../transport/http-server.js");
+  const { isLoopback } = await import("../transport/http-guard.js");
   // The admin paths are served beside /mcp, so their metrics are always kept.
   const observatory = await openObservatory(config, true);
   // gaggle's own agents connect to the listener it serves, with their secret in place of the token.
   const standing = new ConfigStanding(options.problem);
+  const adminAddress = config.gateway.admin || undefined;
+  let adminListening: Promise<AdminListener> | undefined;
   const gaggle = createGaggle(config, {
     memberBase: async () => (await listening).localBase,
     observer: observatory,
     configErrors: () => standing.errors(),
+    tokensRequiredOn: [address.host, adminAddress?.host].find((host) => host !== undefined && !isLoopback(host)),
+    // Read when each listener is up, so that one still starting takes the tokens of the config in force by then.
+    inForce: () => {
+      void listening.then((listener) => useTokens(listener, "/mcp", gaggle.config));
+      void adminListening?.then((listener) => useTokens(listener, "admin", gaggle.config));
+    },
   });
   observatory.attach(gaggle);
-  const tokens = tokensOf(config);
   const { AdminRoutes } = await import("../transport/admin/admin-routes.js");
   const reloader = follow(gaggle, standing, options);
   const extras = statusExtras(standing);
   const admin = new AdminRoutes(gaggle, observatory, extras);
+  const tokens = bearerTokens(gaggle.config);
   const listening: Promise<HttpGateway> = serveHttp(gaggle, { ...address, tokens, admin });
   const http = await listening;
-  const adminListener = config.gateway.admin ? await startAdmin(gaggle, observatory, config.gateway.admin, extras) : undefined;
+  adminListening = adminAddress ? startAdmin(gaggle, observatory, adminAddress, extras) : undefined;
+  const adminListener = await adminListening;
   stopOnce(
     gaggle,
     async () => {
@@ -105,17 +115,21 @@ export async function serveHttpUntilStopped(config: GaggleConfig, address: Liste
   );
   // stderr, so a script that starts gaggle on port 0 can read where it landed.
   process.stderr.write(`gaggle: serving MCP at ${http.url}\n`);
-  log.info(
-    { config: config.path, url: http.url, auth: Object.keys(tokens).length > 0 ? `bearer (${Object.keys(tokens).join(", ")})` : "none" },
-    "gaggle serving MCP over Streamable HTTP",
-  );
+  log.info({ config: config.path, url: http.url, auth: authOf(tokens) }, "gaggle serving MCP over Streamable HTTP");
   gaggle.startEager();
 }
 
-/** The bearer tokens of the config and GAGGLE_AUTH_TOKEN, by the principal each names. */
-export function tokensOf(config: GaggleConfig): Record<string, string> {
-  const token = config.gateway.authToken ?? process.env.GAGGLE_AUTH_TOKEN;
-  return { ...(token && { auth_token: token }), ...config.gateway.authTokens };
+/** A listener takes the bearer tokens of the config in force, or says why it keeps its own. */
+function useTokens(listener: HttpGateway | AdminListener, name: string, config: GaggleConfig): void {
+  const tokens = bearerTokens(config);
+  const problem = listener.useTokens(tokens);
+  if (problem) log.error({ listener: name }, `the ${name} listener keeps the bearer tokens in force: ${problem}`);
+  else log.debug({ listener: name, auth: authOf(tokens) }, "bearer tokens follow the config");
+}
+
+/** The names of the tokens a listener takes, for the log: never a token. */
+function authOf(tokens: Record<string, string>): string {
+  return Object.keys(tokens).length > 0 ? `bearer (${Object.keys(tokens).join(", ")})` : "none";
 }
 
 /** An audit log or traces: something observes gaggle even without an admin listener. */
@@ -156,7 +170,7 @@ export async function startAdmin(
   observatory: Observatory,
   address: ListenAddress,
   extras: StatusExtras,
-  tokens: Record<string, string> = tokensOf(gaggle.config),
+  tokens: Record<string, string> = bearerTokens(gaggle.config),
 ): Promise<AdminListener> {
   const { serveAdmin } = await import("../transport/admin/admin-listener.js");
   const { allowedHosts, allowedOrigins } = gaggle.config.gateway;

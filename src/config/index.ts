@@ -3,7 +3,7 @@ export { ConfigError, describeValue, issuePlaces } from "./errors.js";
 export { expandEnv, expandString } from "./expand.js";
 export { emptyConfig, findConfigPath, loadConfig, validateConfigText } from "./load.js";
 export { makeStateDir, stateDir } from "./state-dir.js";
-export { configSecrets } from "./secrets.js";
+export { bearerTokens, configSecrets } from "./secrets.js";
 export { fetchesOnFirstRun } from "./child.js";
 export {
   type AgentConfig,

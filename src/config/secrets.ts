@@ -17,3 +17,12 @@ export function configSecrets(config: GaggleConfig): string[] {
   }
   return secrets;
 }
+
+/**
+ * The bearer tokens of the config and GAGGLE_AUTH_TOKEN (when the config sets no auth_token), by the principal each
+ * names: what an HTTP listener serving this config takes.
+ */
+export function bearerTokens(config: GaggleConfig, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const token = config.gateway.authToken ?? env.GAGGLE_AUTH_TOKEN;
+  return { ...(token && { auth_token: token }), ...config.gateway.authTokens };
+}

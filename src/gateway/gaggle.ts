@@ -7,7 +7,7 @@ import { setReaperGrace } from "../children/processes/reaper.js";
 import { withholdFromChildren } from "../children/processes/child-env.js";
 import { Router, type RoutedChild } from "../children/router.js";
 import { Switchboard } from "../children/switchboard.js";
-import { configSecrets, makeStateDir, stateDir, VIRTUAL_CHILD_NAMES, type ChildConfig, type GaggleConfig } from "../config/index.js";
+import { bearerTokens, configSecrets, makeStateDir, stateDir, VIRTUAL_CHILD_NAMES, type ChildConfig, type GaggleConfig } from "../config/index.js";
 import { ProxyCatalog, type Exposure } from "./proxy-catalog.js";
 import { MemberRegistry } from "./members.js";
 import { SessionHub } from "./session-hub.js";
@@ -46,6 +46,15 @@ export interface Reloaded {
   changed: string[];
   /** Config keys that changed but take effect only when gaggle starts again (the listen address, the state dir). */
   needRestart: string[];
+  /** Settings of the edited config that were not applied, the ones in force being kept, and why. */
+  kept: KeptSetting[];
+}
+
+export interface KeptSetting {
+  /** The key as the file writes it: `gateway.auth_tokens`. */
+  key: string;
+  /** Why, and what to do; one sentence. */
+  reason: string;
 }
 
 /** What the layer that serves gaggle hands its core. */
@@ -59,6 +68,16 @@ export interface GaggleOptions {
   observer?: Observer | undefined;
   /** Why the config file is not the one in force, kept by whoever follows the file; none by default. */
   configErrors?: (() => string[]) | undefined;
+  /**
+   * The address of a listener off loopback that serves this gaggle with the config's bearer tokens: such a listener
+   * never serves without one, so a reload that would leave it none keeps the tokens in force.
+   */
+  tokensRequiredOn?: string | undefined;
+  /**
+   * Told of the config in force as soon as a reload takes it, before children are closed and started: what must
+   * follow it at once (the bearer tokens the listeners take) follows it here.
+   */
+  inForce?: ((config: GaggleConfig) => void) | undefined;
 }
 
 /**
@@ -103,8 +122,12 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
     const added = [...after.keys()].filter((name) => !before.has(name));
     const changed = [...after.keys()].filter((name) => before.has(name) && !sameChild(before.get(name)!, after.get(name)!));
     const needRestart = restartOnlyKeys(current, next);
+    const kept = tokensKept(next, options.tokensRequiredOn);
     const offeredBefore = JSON.stringify([...exposures(current)]);
-    current = running(current, next);
+    // A revoked token's text stays out of children's environments as well as the new ones.
+    withholdFromChildren([...configSecrets(current), ...configSecrets(next)]);
+    current = running(current, next, kept.length === 0);
+    options.inForce?.(current);
     const closing = removed.map((name) => router.remove(name));
     for (const name of [...changed, ...added]) closing.push(router.put(routed(after.get(name)!, childOptions)));
     const builtInChanges = builtIns.reconfigure(current);
@@ -121,7 +144,7 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
     // A built-in child's `expose` changes what is listed (and whether the meta-tools are) without remaking it.
     const reoffered = JSON.stringify([...exposures(current)]) !== offeredBefore;
     if (added.length + removed.length + changed.length > 0 || reoffered) hub.everyListChanged();
-    return { added, removed, changed, needRestart };
+    return { added, removed, changed, needRestart, kept };
   };
   return {
     get config() {
@@ -158,15 +181,18 @@ function sameChild(a: ChildConfig, b: ChildConfig): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
+/** The gateway keys a running gaggle follows: the log level, and the bearer tokens (see tokensKept). */
+const FOLLOWED_GATEWAY_KEYS: ReadonlySet<string> = new Set(["logLevel", "authToken", "authTokens"]);
+
 /**
- * The settings a running gaggle cannot follow, named as the file writes them: every gateway key but log_level
- * (the admin listen address, the state dir, whether stdio clients share a daemon, tokens, limits), and the
+ * The settings a running gaggle cannot follow, named as the file writes them: every gateway key but those it
+ * follows (the admin listen address, the state dir, whether stdio clients share a daemon, limits), and the
  * telemetry and audit sections.
  */
 function restartOnlyKeys(before: GaggleConfig, after: GaggleConfig): string[] {
   const gateway = Object.keys({ ...before.gateway, ...after.gateway }) as (keyof GaggleConfig["gateway"])[];
   const keys = gateway
-    .filter((key) => key !== "logLevel" && JSON.stringify(before.gateway[key]) !== JSON.stringify(after.gateway[key]))
+    .filter((key) => !FOLLOWED_GATEWAY_KEYS.has(key) && JSON.stringify(before.gateway[key]) !== JSON.stringify(after.gateway[key]))
     .map((key) => `gateway.${snake(key)}`);
   for (const section of ["telemetry", "audit"] as const) {
     if (JSON.stringify(before[section]) !== JSON.stringify(after[section])) keys.push(`[${section}]`);
@@ -176,10 +202,20 @@ function restartOnlyKeys(before: GaggleConfig, after: GaggleConfig): string[] {
 
 /**
  * The config in force after a reload: the edited one, but for what a running gaggle cannot follow (see
- * restartOnlyKeys), which stays as it runs, so that a later edit is compared with what runs; the log level follows.
+ * restartOnlyKeys), which stays as it runs, so that a later edit is compared with what runs; the log level follows,
+ * and the bearer tokens unless `tokensFollow` is false (see tokensKept).
  */
-function running(current: GaggleConfig, next: GaggleConfig): GaggleConfig {
-  return { ...next, gateway: { ...current.gateway, logLevel: next.gateway.logLevel }, telemetry: current.telemetry, audit: current.audit };
+function running(current: GaggleConfig, next: GaggleConfig, tokensFollow: boolean): GaggleConfig {
+  const { logLevel, authToken, authTokens } = next.gateway;
+  const gateway = { ...current.gateway, logLevel, ...(tokensFollow && { authToken, authTokens }) };
+  return { ...next, gateway, telemetry: current.telemetry, audit: current.audit };
+}
+
+/** Why the edited config's tokens are not taken: they would leave a listener off loopback (`on`) without any. */
+function tokensKept(next: GaggleConfig, on: string | undefined): KeptSetting[] {
+  if (on === undefined || Object.keys(bearerTokens(next)).length > 0) return [];
+  const reason = `the edited config names no bearer token (gateway.auth_token, gateway.auth_tokens, GAGGLE_AUTH_TOKEN), so gaggle keeps the tokens in force: it serves HTTP on ${on}, which it never does without one; set a token, or bind to 127.0.0.1 and restart`;
+  return [{ key: "gateway.auth_tokens", reason }];
 }
 
 function snake(key: string): string {

@@ -26,9 +26,10 @@ export interface MetaHandlerOptions {
   signInTool?: (name: string) => string | undefined;
   /**
    * Whether clients are told apart by named tokens: close_child_session then closes only the caller's part of a
-   * built-in child. Otherwise every client is the same person, and it closes the child whole.
+   * built-in child. Otherwise every client is the same person, and it closes the child whole. Asked at each close:
+   * the tokens follow the config in force.
    */
-  principals?: boolean;
+  principals?: () => boolean;
 }
 
 export class MetaHandlers {
@@ -37,7 +38,7 @@ export class MetaHandlers {
   private readonly builtIn: (name: string) => boolean;
   private readonly configErrors: () => string[];
   private readonly signInTool: (name: string) => string | undefined;
-  private readonly principals: boolean;
+  private readonly principals: () => boolean;
 
   constructor(
     private readonly router: Router,
@@ -48,7 +49,7 @@ export class MetaHandlers {
     this.builtIn = options.builtIn ?? (() => false);
     this.configErrors = options.configErrors ?? (() => []);
     this.signInTool = options.signInTool ?? (() => undefined);
-    this.principals = options.principals ?? false;
+    this.principals = options.principals ?? (() => false);
   }
 
   call(name: MetaToolName, rawArgs: unknown, ctx: CallContext): Promise<CallToolResult> {
@@ -161,7 +162,7 @@ export class MetaHandlers {
   }
 
   private async close(args: Args<"close_child_session">, ctx: CallContext): Promise<CallToolResult> {
-    const by = this.principals ? (ctx.caller?.principal ?? LOCAL_PRINCIPAL) : undefined;
+    const by = this.principals() ? (ctx.caller?.principal ?? LOCAL_PRINCIPAL) : undefined;
     const { uptimeMs } = await this.router.get(args.server_id).close(by);
     return jsonResult({
       server_id: args.server_id,

@@ -38,7 +38,7 @@ export class GatewayRequests {
       builtIn: (name) => catalog.isBuiltIn(name),
       configErrors: () => gaggle.configErrors(),
       signInTool: (name) => catalog.signInToolName(name),
-      principals: Object.keys(gaggle.config.gateway.authTokens ?? {}).length > 0,
+      principals: () => Object.keys(gaggle.config.gateway.authTokens ?? {}).length > 0,
     });
   }
 

@@ -1,14 +1,17 @@
 // Who may talk to the HTTP endpoint, and who they are: bearer tokens (each naming a principal), Host and Origin
 // allowlists (against DNS rebinding).
 import { timingSafeEqual } from "node:crypto";
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { LOCAL_PRINCIPAL } from "../children/child.js";
 
 export interface GuardOptions {
   /** The address the listener is bound to, and its port. */
   host: string;
   port: number;
-  /** Principal name -> its bearer token (gateway.auth_tokens, and gateway.auth_token as "auth_token"); empty: none required. */
+  /**
+   * Principal name -> its bearer token (gateway.auth_tokens, and gateway.auth_token as "auth_token"); empty: none
+   * required. Replaced as the config in force changes them (see useTokens).
+   */
   tokens: Record<string, string>;
   allowedHosts: string[];
   allowedOrigins: string[];
@@ -45,15 +48,18 @@ export function startupProblem(options: Pick<GuardOptions, "host" | "tokens">): 
 }
 
 export class HttpGuard {
+  private readonly host: string;
   private readonly hosts: Set<string>;
   private readonly origins: Set<string>;
-  private readonly tokens: Array<{ principal: string; token: Buffer }>;
+  /** Made once per set of tokens taken, not per request: every request but the open paths is checked against them. */
+  private tokens: Array<{ principal: string; token: Buffer }> = [];
 
   /** Bound to every address with no names configured: any Host is accepted, and the required token guards. */
   private readonly anyHost: boolean;
 
   constructor(options: GuardOptions) {
     const { port } = options;
+    this.host = options.host;
     this.anyHost = isWildcard(options.host) && options.allowedHosts.length === 0;
     const names = [...LOOPBACK_NAMES, bracketed(options.host)];
     this.hosts = new Set([...names.map((name) => `${name}:${port}`), ...options.allowedHosts.map((host) => host.toLowerCase())]);
@@ -61,7 +67,28 @@ export class HttpGuard {
       ...names.flatMap((name) => [`http://${name}:${port}`, `https://${name}:${port}`]),
       ...options.allowedOrigins.map((origin) => origin.toLowerCase()),
     ]);
-    this.tokens = Object.entries(options.tokens).map(([principal, token]) => ({ principal, token: Buffer.from(token) }));
+    this.useTokens(options.tokens);
+  }
+
+  /**
+   * Takes these tokens from the next request on, in place of the ones it took. Refused, keeping those, when they would
+   * leave a listener off loopback without any (see startupProblem): answers why then.
+   */
+  useTokens(tokens: Record<string, string>): string | undefined {
+    const problem = startupProblem({ host: this.host, tokens });
+    if (problem) return problem;
+    this.tokens = Object.entries(tokens).map(([principal, token]) => ({ principal, token: Buffer.from(token) }));
+    return undefined;
+  }
+
+  /** No token is required: the listener serves one person (LOCAL_PRINCIPAL), who sees everything. */
+  get open(): boolean {
+    return this.tokens.length === 0;
+  }
+
+  /** Whether a client let in as `principal` still would be: its token is still taken, or it came in when none was needed and none is. */
+  admits(principal: string): boolean {
+    return this.open ? principal === LOCAL_PRINCIPAL : this.tokens.some((entry) => entry.principal === principal);
   }
 
   /**
@@ -101,5 +128,20 @@ export class HttpGuard {
       if (given.length === token.length && timingSafeEqual(given, token)) found ??= principal;
     }
     return found;
+  }
+}
+
+/** Answers still being written (status streams), each with the principal let in for it: ended when its token is gone. */
+export class OpenAnswers {
+  private readonly open = new Map<ServerResponse, string>();
+
+  add(res: ServerResponse, principal: string): void {
+    this.open.set(res, principal);
+    res.once("close", () => this.open.delete(res));
+  }
+
+  /** Ends every answer whose principal is `gone`. */
+  end(gone: (principal: string) => boolean): void {
+    for (const [res, principal] of this.open) if (gone(principal)) res.destroy();
   }
 }

@@ -23,7 +23,7 @@ import { ClientConnection } from "./client-connection.js";
 import { writeAnswersAsWritten } from "./sdk-sse-answer.js";
 import { directToolCall, RequestStreams } from "./request-stream.js";
 import { isModernRequest, serveModernRequest } from "./modern-http.js";
-import { bracketed, HttpGuard, isLoopback, isWildcard, startupProblem } from "./http-guard.js";
+import { bracketed, HttpGuard, isLoopback, isWildcard, OpenAnswers, startupProblem } from "./http-guard.js";
 import type { AdminRoutes } from "./admin/admin-routes.js";
 import { viewerOf } from "./admin/admin-listener.js";
 import { ListenerUsage, type LimitRefusal } from "./http-limits.js";
@@ -67,6 +67,12 @@ export interface HttpGateway {
   readonly port: number;
   /** Where agents on this machine reach it, e.g. http://127.0.0.1:8080 (no path). */
   readonly localBase: string;
+  /**
+   * Takes these bearer tokens from the next request on (a reload): a session, listen stream or status stream opened
+   * with a token no longer taken is ended. Refused, keeping the tokens in force, when they would leave a listener off
+   * loopback without any: answers why then.
+   */
+  useTokens(tokens: Record<string, string>): string | undefined;
   /** Closes every client session and the listener; the children are the caller's to close. */
   close(): Promise<void>;
 }
@@ -89,6 +95,7 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
   const modern = new ModernServer(gaggle, new GatewayRequests(gaggle));
   const usage = new ListenerUsage(settings);
   let guard: HttpGuard | undefined;
+  const viewers = new OpenAnswers();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = pathOf(req.url);
@@ -104,7 +111,10 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
     const principal = identity ? memberPrincipal(identity) : checked.principal;
     const crowded = usage.admitConnection(req.socket, principal);
     if (crowded) return refuse(res, crowded);
-    if (admin?.handles(path) && !identity) return admin.serve(req, res, path, viewerOf(checked.principal, options.tokens));
+    if (admin?.handles(path) && !identity) {
+      viewers.add(res, checked.principal);
+      return admin.serve(req, res, path, viewerOf(checked.principal, guard!.open));
+    }
     if (path !== "/mcp" && !identity) return send(res, 404, jsonRpcError(`no such endpoint ${path}; MCP is served at /mcp`));
     if (options.membersOnly && !identity) return send(res, 404, jsonRpcError("this listener serves gaggle's own agents only"));
 
@@ -230,6 +240,20 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
     url: `http://${host}:${port}/mcp`,
     port,
     localBase: `http://${localHost}:${port}`,
+    useTokens: (tokens) => {
+      const problem = guard!.useTokens(tokens);
+      if (problem !== undefined) return problem;
+      // A member's session is its secret's, not a token's.
+      const gone = (principal: string) => !guard!.admits(principal);
+      for (const [id, session] of sessions) {
+        if (session.secret !== undefined || !gone(session.principal)) continue;
+        log.info({ session: id, principal: session.principal }, "client session's token is no longer taken; closing");
+        void session.transport.close();
+      }
+      modern.endListensOf((who) => who.identity === undefined && gone(who.principal));
+      viewers.end(gone);
+      return undefined;
+    },
     close: async () => {
       clearInterval(sweep);
       modern.endListens();

@@ -1,6 +1,6 @@
 // A loopback listener for gaggle's own agents alone, for when gaggle serves no HTTP of its own (stdio, one-shot commands).
 import type { GaggleConfig } from "../config/index.js";
-import { createGaggle, type Gaggle } from "../gateway/gaggle.js";
+import { createGaggle, type Gaggle, type GaggleOptions } from "../gateway/gaggle.js";
 import type { Observer } from "../shared/observer.js";
 import type { HttpGateway } from "./http-server.js";
 
@@ -33,8 +33,9 @@ export function createGaggleWithListener(
   config: GaggleConfig,
   observer?: Observer,
   configErrors?: () => string[],
+  inForce?: GaggleOptions["inForce"],
 ): { gaggle: Gaggle; members: MembersListener } {
-  const gaggle = createGaggle(config, { memberBase: () => members.base(), observer, configErrors });
+  const gaggle = createGaggle(config, { memberBase: () => members.base(), observer, configErrors, inForce });
   const members = new MembersListener(gaggle);
   return { gaggle, members };
 }

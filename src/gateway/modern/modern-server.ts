@@ -1,6 +1,6 @@
 // gaggle's answers to 2026-07-28 requests: stateless, each request carrying who asks in its _meta envelope.
 import { ErrorCode, type JSONRPCMessage, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
-import type { CallContext } from "../../children/child.js";
+import type { CallContext, ClientPrincipal } from "../../children/child.js";
 import { WireError } from "../../shared/errors.js";
 import { describeJson, isObject } from "../../shared/json.js";
 import { GAGGLE_NAME, GAGGLE_VERSION } from "../../shared/version.js";
@@ -39,8 +39,8 @@ const INPUT_WAIT_MS = 600_000;
 const MAX_PARKED = 1024;
 
 export class ModernServer {
-  /** What ends each open listen stream gracefully. */
-  private readonly listens = new Set<() => void>();
+  /** What ends each open listen stream gracefully, and who opened it. */
+  private readonly listens = new Map<() => void, ClientPrincipal>();
   private readonly parked = new ParkedCalls<Round>({ ttlMs: INPUT_WAIT_MS, max: MAX_PARKED });
 
   constructor(
@@ -65,8 +65,13 @@ export class ModernServer {
 
   /** Ends every listen stream with its graceful result, and cancels every call waiting for input, as when gaggle shuts down. */
   endListens(): void {
-    for (const end of [...this.listens]) end();
+    for (const end of [...this.listens.keys()]) end();
     this.parked.abandonAll(new Error("gaggle is shutting down"));
+  }
+
+  /** Ends, gracefully, the listen streams of the clients `ended` picks (those whose bearer token is no longer taken). */
+  endListensOf(ended: (who: ClientPrincipal) => boolean): void {
+    for (const [end, who] of [...this.listens]) if (ended(who)) end();
   }
 
   private async dispatch(request: JSONRPCRequest, envelope: Envelope, exchange: ModernExchange): Promise<Params> {
@@ -193,7 +198,7 @@ export class ModernServer {
     let end!: () => void;
     await new Promise<void>((resolve) => {
       end = resolve;
-      this.listens.add(end);
+      this.listens.set(end, { identity: exchange.identity, principal: exchange.principal });
       exchange.cancel.onAbort(() => resolve());
     });
     this.listens.delete(end);

@@ -9,7 +9,7 @@ import { StartupError } from "../../shared/errors.js";
 import type { ListenAddress } from "../../shared/listen-address.js";
 import { lazyLogger } from "../../shared/log.js";
 import { withStack } from "../../shared/log-errors.js";
-import { bracketed, HttpGuard, isLoopback, isWildcard } from "../http-guard.js";
+import { bracketed, HttpGuard, isLoopback, isWildcard, OpenAnswers } from "../http-guard.js";
 import { AdminRoutes } from "./admin-routes.js";
 
 const log = lazyLogger({ subsystem: "admin" });
@@ -26,6 +26,11 @@ export interface AdminListener {
   /** The status page, e.g. http://127.0.0.1:7311/. */
   readonly url: string;
   readonly port: number;
+  /**
+   * Takes these bearer tokens from the next request on (a reload); a status stream whose token is gone is ended.
+   * Refused, keeping the tokens in force, when they would leave a listener off loopback without any: answers why then.
+   */
+  useTokens(tokens: Record<string, string>): string | undefined;
   close(): Promise<void>;
 }
 
@@ -51,8 +56,10 @@ export async function serveAdmin(gaggle: Gaggle, observatory: Observatory, optio
     if (routes.isOpen(path)) return routes.serve(req, res, path, { principal: "", everything: false });
     const checked = guard!.check(req, routes.needsToken(path));
     if ("status" in checked) return refuse(res, checked.status, checked.message, checked.challenge);
-    return routes.serve(req, res, path, viewerOf(checked.principal, options.tokens));
+    viewers.add(res, checked.principal);
+    return routes.serve(req, res, path, viewerOf(checked.principal, guard!.open));
   };
+  const viewers = new OpenAnswers();
 
   await new Promise<void>((resolve, reject) => {
     http.once("error", (error: NodeJS.ErrnoException) =>
@@ -72,6 +79,11 @@ export async function serveAdmin(gaggle: Gaggle, observatory: Observatory, optio
   return {
     url: `http://${host}:${port}/`,
     port,
+    useTokens: (tokens) => {
+      const problem = guard!.useTokens(tokens);
+      if (problem === undefined) viewers.end((principal) => !guard!.admits(principal));
+      return problem;
+    },
     close: async () => {
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
@@ -79,9 +91,9 @@ export async function serveAdmin(gaggle: Gaggle, observatory: Observatory, optio
   };
 }
 
-/** With named tokens each principal sees its own; without, the listener serves one person, who sees everything. */
-export function viewerOf(principal: string, tokens: Record<string, string>): Viewer {
-  return { principal, everything: Object.keys(tokens).length === 0 };
+/** With tokens each principal sees its own; without (`open`), the listener serves one person, who sees everything. */
+export function viewerOf(principal: string, open: boolean): Viewer {
+  return { principal, everything: open };
 }
 
 /** `challenge`: a 401's WWW-Authenticate. */

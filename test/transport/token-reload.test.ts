@@ -1,0 +1,100 @@
+// The bearer tokens in force follow the config file: an edit that revokes a token shuts it out at its next request,
+// one that adds a token lets it in, and a listener off loopback never ends up without one.
+import { writeFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { startHttpGaggle, type HttpGaggle } from "../helpers/gaggle-http.js";
+import { fixtureChild, NO_BUILT_INS } from "../helpers/paths.js";
+import { until } from "../helpers/poll.js";
+import { INITIALIZE, postMcp, rawRequest } from "../helpers/raw-http.js";
+
+const ALICE = "alice-token-6Hq2wX8pVn";
+const BOB = "bob-token-9Lm4kT1zRc";
+const CAROL = "carol-token-2Fs7jD5yQe";
+const echo = fixtureChild("echo", "echo.mjs");
+
+const gaggles: HttpGaggle[] = [];
+afterEach(async () => {
+  await Promise.allSettled(gaggles.splice(0).map((gaggle) => gaggle.stop()));
+});
+
+async function start(config: string, listen?: string): Promise<HttpGaggle> {
+  const gaggle = await startHttpGaggle(config, { ...(listen && { listen }) });
+  gaggles.push(gaggle);
+  return gaggle;
+}
+
+function tokens(named: Record<string, string>): string {
+  const lines = Object.entries(named).map(([name, token]) => `${name} = "${token}"`);
+  return `[gateway.auth_tokens]\n${lines.join("\n")}\n`;
+}
+
+/** The status of an initialize sent with `token` (none: no Authorization header). */
+async function initializeStatus(gaggle: HttpGaggle, token?: string): Promise<number> {
+  const response = await postMcp(gaggle.port, INITIALIZE, token === undefined ? {} : { authorization: `Bearer ${token}` });
+  return response.status;
+}
+
+describe("bearer tokens after a config edit", () => {
+  it("refuse a removed token at its next request, in its open session too, and keep taking the other", async () => {
+    const gaggle = await start([NO_BUILT_INS, tokens({ alice: ALICE, bob: BOB }), echo].join("\n"));
+    const alice = await gaggle.connect({ headers: { authorization: `Bearer ${ALICE}` } });
+    const bob = await gaggle.connect({ headers: { authorization: `Bearer ${BOB}` } });
+    expect((await alice.listTools()).tools.length).toBeGreaterThan(0);
+
+    writeFileSync(gaggle.config, [NO_BUILT_INS, tokens({ bob: BOB }), echo].join("\n"));
+    await until(
+      () => initializeStatus(gaggle, ALICE),
+      (status) => status === 401,
+    );
+    await expect(alice.listTools()).rejects.toThrow(/missing or wrong bearer token/);
+    expect((await bob.listTools()).tools.length).toBeGreaterThan(0);
+    expect(await initializeStatus(gaggle, BOB)).toBe(200);
+    expect(await initializeStatus(gaggle)).toBe(401);
+  });
+
+  it("let an added token in", async () => {
+    const gaggle = await start([NO_BUILT_INS, tokens({ alice: ALICE }), echo].join("\n"));
+    expect(await initializeStatus(gaggle, CAROL)).toBe(401);
+
+    writeFileSync(gaggle.config, [NO_BUILT_INS, tokens({ alice: ALICE, carol: CAROL }), echo].join("\n"));
+    await until(
+      () => initializeStatus(gaggle, CAROL),
+      (status) => status === 200,
+    );
+    const carol = await gaggle.connect({ headers: { authorization: `Bearer ${CAROL}` } });
+    expect((await carol.listTools()).tools.length).toBeGreaterThan(0);
+    expect(await initializeStatus(gaggle, ALICE)).toBe(200);
+  });
+
+  it("are required once a config that did not load at start is fixed, and its children are served behind them", async () => {
+    const gaggle = await start([NO_BUILT_INS, echo, "[mcp_servers.broken]\ncommand = 7\n"].join("\n"));
+    expect(await initializeStatus(gaggle)).toBe(200);
+
+    writeFileSync(gaggle.config, [NO_BUILT_INS, tokens({ alice: ALICE }), echo].join("\n"));
+    await until(
+      () => initializeStatus(gaggle),
+      (status) => status === 401,
+    );
+    const alice = await gaggle.connect({ headers: { authorization: `Bearer ${ALICE}` } });
+    const listed = await alice.callTool({ name: "list_registered_children", arguments: {} });
+    expect(JSON.stringify(listed.content)).toContain("echo");
+  });
+
+  it("stay in force on a listener off loopback when the edit would leave it none, and the config errors say why", async () => {
+    const gaggle = await start([NO_BUILT_INS, tokens({ alice: ALICE }), echo].join("\n"), "0.0.0.0:0");
+
+    writeFileSync(gaggle.config, [NO_BUILT_INS, echo, fixtureChild("marker", "echo.mjs")].join("\n"));
+    await until(
+      () => gaggle.stderr(),
+      (stderr) => stderr.includes("gateway.auth_tokens is not applied"),
+    );
+    expect(await initializeStatus(gaggle)).toBe(401);
+    expect(await initializeStatus(gaggle, ALICE)).toBe(200);
+    const ready = await rawRequest(gaggle.port, { path: "/readyz" });
+    expect(JSON.parse(ready.body)).toMatchObject({ status: "not_ready", config_errors_at: ["gateway.auth_tokens"] });
+    // The rest of the edit is applied.
+    const alice = await gaggle.connect({ headers: { authorization: `Bearer ${ALICE}` } });
+    const listed = await alice.callTool({ name: "list_registered_children", arguments: {} });
+    expect(JSON.stringify(listed.content)).toContain("marker");
+  });
+});
