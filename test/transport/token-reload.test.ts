@@ -97,4 +97,20 @@ describe("bearer tokens after a config edit", () => {
     const listed = await alice.callTool({ name: "list_registered_children", arguments: {} });
     expect(JSON.stringify(listed.content)).toContain("marker");
   });
+
+  it("are followed by the admin listener too", async () => {
+    const gateway = '[gateway]\nadmin = "127.0.0.1:0"\n';
+    const gaggle = await start([gateway, NO_BUILT_INS, tokens({ alice: ALICE, bob: BOB }), echo].join("\n"));
+    const adminPort = Number(/status page at http:\/\/127\.0\.0\.1:(\d+)\//.exec(gaggle.stderr())![1]);
+    const status = async (token: string) =>
+      (await rawRequest(adminPort, { path: "/api/status", headers: { authorization: `Bearer ${token}` } })).status;
+    expect(await status(ALICE)).toBe(200);
+
+    writeFileSync(gaggle.config, [gateway, NO_BUILT_INS, tokens({ bob: BOB }), echo].join("\n"));
+    await until(
+      () => status(ALICE),
+      (code) => code === 401,
+    );
+    expect(await status(BOB)).toBe(200);
+  });
 });
