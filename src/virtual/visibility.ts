@@ -16,8 +16,12 @@ export class Visibility {
   ) {}
 
   static of(config: GaggleConfig, teams: TeamLeads): Visibility {
-    const everyone = config.gateway.visibility === "all";
-    return new Visibility(everyone, everyone || Object.keys(config.gateway.authTokens ?? {}).length === 0, teams);
+    return new Visibility(config.gateway.visibility === "all", Visibility.listsWorkUnder(config), teams);
+  }
+
+  /** listsWork as `config` has it: everyone sees everyone's work, or no named tokens tell clients apart. */
+  static listsWorkUnder(config: GaggleConfig): boolean {
+    return config.gateway.visibility === "all" || Object.keys(config.gateway.authTokens ?? {}).length === 0;
   }
 
   /** Whether `viewer` may list and read work `owner` started (null: every operator's). */
