@@ -12,7 +12,6 @@ import { ProxyCatalog, type Exposure } from "./proxy-catalog.js";
 import { MemberRegistry } from "./members.js";
 import { SessionHub } from "./session-hub.js";
 import { BuiltInChildren, virtualSettingsProblems } from "../virtual/index.js";
-import { Visibility } from "../virtual/visibility.js";
 import type { Observer } from "../shared/observer.js";
 
 export interface Gaggle {
@@ -124,16 +123,10 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
     const changed = [...after.keys()].filter((name) => before.has(name) && !sameChild(before.get(name)!, after.get(name)!));
     const needRestart = restartOnlyKeys(current, next);
     const kept = tokensKept(next, options.tokensRequiredOn);
-    const listedWork = Visibility.listsWorkUnder(current);
     const offeredBefore = JSON.stringify([...exposures(current)]);
     // A revoked token's text stays out of children's environments as well as the new ones.
     withholdFromChildren([...configSecrets(current), ...configSecrets(next)]);
     current = running(current, next, kept.length === 0);
-    // A built-in child decides when it is made whether resources/list, the same for every client, may name each
-    // piece of its work (Visibility.listsWork): named tokens that turn that around reach it when gaggle starts again.
-    if (builtIns.children().length > 0 && Visibility.listsWorkUnder(current) !== listedWork) {
-      needRestart.push("gateway.auth_tokens (what built-in children list to every client)");
-    }
     options.inForce?.(current);
     const closing = removed.map((name) => router.remove(name));
     for (const name of [...changed, ...added]) closing.push(router.put(routed(after.get(name)!, childOptions)));

@@ -27,7 +27,10 @@ export interface MemberUrls extends TeamLeads {
 }
 
 export interface VirtualContext {
+  /** The config the child is made from. */
   config: GaggleConfig;
+  /** The config in force now: a reload changes it without remaking every child (see Visibility). */
+  inForce(): GaggleConfig;
   /** Children report through it, and follow on it what clients change. */
   switchboard: Switchboard;
   /** Absolute; created by the child that needs it. */

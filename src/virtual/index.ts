@@ -77,7 +77,7 @@ export class BuiltInChildren {
   }
 
   private contextOf(config: GaggleConfig): VirtualContext {
-    return { config, switchboard: this.switchboard, stateDir: stateDir(config), members: this.members };
+    return { config, inForce: () => this.config, switchboard: this.switchboard, stateDir: stateDir(config), members: this.members };
   }
 
   /** Makes `name`, noting which children made before it its create asked for. */

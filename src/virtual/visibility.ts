@@ -4,24 +4,29 @@ import type { GaggleConfig } from "../config/index.js";
 import type { TeamLeads } from "./context.js";
 
 export class Visibility {
-  constructor(
-    /** "all": every principal sees every principal's work (gateway.visibility). */
-    private readonly everyone: boolean,
-    /**
-     * Whether lists that no caller asks for in particular (resources/list) may name each piece of work: only when
-     * every client could read it anyway, since such a list is the same for every client.
-     */
-    readonly listsWork: boolean,
+  private constructor(
+    /** The config in force, read at each question: the named tokens follow a reload. */
+    private readonly config: () => GaggleConfig,
     private readonly teams: TeamLeads,
   ) {}
 
-  static of(config: GaggleConfig, teams: TeamLeads): Visibility {
-    return new Visibility(config.gateway.visibility === "all", Visibility.listsWorkUnder(config), teams);
+  /** Under `config`, or the config in force as a built-in child's context gives it. */
+  static of(config: GaggleConfig | (() => GaggleConfig), teams: TeamLeads): Visibility {
+    return new Visibility(typeof config === "function" ? config : () => config, teams);
   }
 
-  /** listsWork as `config` has it: everyone sees everyone's work, or no named tokens tell clients apart. */
-  static listsWorkUnder(config: GaggleConfig): boolean {
-    return config.gateway.visibility === "all" || Object.keys(config.gateway.authTokens ?? {}).length === 0;
+  /**
+   * Whether lists that no caller asks for in particular (resources/list) may name each piece of work: only when
+   * every client could read it anyway, since such a list is the same for every client.
+   */
+  get listsWork(): boolean {
+    const { gateway } = this.config();
+    return gateway.visibility === "all" || Object.keys(gateway.authTokens ?? {}).length === 0;
+  }
+
+  /** "all": every principal sees every principal's work (gateway.visibility). */
+  private get everyone(): boolean {
+    return this.config().gateway.visibility === "all";
   }
 
   /** Whether `viewer` may list and read work `owner` started (null: every operator's). */

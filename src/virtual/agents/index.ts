@@ -11,7 +11,7 @@ import { AgentsChild } from "./agents-child.js";
 
 export const agentsChild: BuiltIn<AgentsSettings> = {
   madeFrom: (config) => config.agents,
-  create(_settings, { config, switchboard, members }, built) {
+  create(_settings, { config, inForce, switchboard, members }, built) {
     if (config.agents.length === 0) return undefined;
     const processes = built.get("process");
     const table = processes instanceof ProcessChild ? processes.table : undefined;
@@ -31,7 +31,7 @@ export const agentsChild: BuiltIn<AgentsSettings> = {
         terminals: table !== undefined,
       }),
       table,
-      Visibility.of(config, members),
+      Visibility.of(inForce, members),
     );
     switchboard.onCallerGone((sessionId) => child.callerGone(sessionId));
     switchboard.onRootsChanged(() => child.rootsChanged());

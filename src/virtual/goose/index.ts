@@ -9,7 +9,7 @@ import { GooseChild } from "./goose-child.js";
 import { Visibility } from "../visibility.js";
 
 export const gooseChild: BuiltIn<GooseSettings> = {
-  create(settings, { switchboard, config, members }) {
+  create(settings, { switchboard, config, inForce, members }) {
     // The config layer made cwd absolute (the config file's folder by default), and a command path too.
     const { command, cwd } = settings;
     // NO_COLOR=1 keeps ANSI codes out of what gaggle parses, whatever the environment says.
@@ -24,7 +24,7 @@ export const gooseChild: BuiltIn<GooseSettings> = {
       }
       log.error({ command }, "[virtual.goose] is enabled, but its command is not found: every run_goose will fail until Goose is installed");
     }
-    return new GooseChild(switchboard, settings, { command, cwd, env, graceMs: config.gateway.shutdownGraceMs }, Visibility.of(config, members));
+    return new GooseChild(switchboard, settings, { command, cwd, env, graceMs: config.gateway.shutdownGraceMs }, Visibility.of(inForce, members));
   },
   check(settings) {
     const lookup = findExecutable(settings.command, settings.cwd, childEnv(settings.env, true).PATH);

@@ -65,7 +65,7 @@ export class ProcessChild extends VirtualChild {
 }
 
 export const processChild: BuiltIn<ProcessSettings> = {
-  create(settings, { config, switchboard, stateDir, members }) {
+  create(settings, { config, inForce, switchboard, stateDir, members }) {
     const log = logger({ child: NAME });
     const policy = loadPolicy(settings, config.path);
     announcePolicy(policy, log);
@@ -82,7 +82,7 @@ export const processChild: BuiltIn<ProcessSettings> = {
       defaultTimeoutMs: settings.defaultTimeoutMs,
       killGraceMs: settings.killGraceMs ?? config.gateway.shutdownGraceMs,
       keepFinished: settings.keepFinished,
-      visibility: Visibility.of(config, members),
+      visibility: Visibility.of(inForce, members),
       log,
     });
     return new ProcessChild(table, switchboard, settings.defaultTimeoutMs, baseDir);

@@ -53,6 +53,16 @@ function createTeamChild(settings: TeamSettings, context: VirtualContext, kinds:
   });
   context.switchboard.onCallerGone((sessionId) => inbox.forgetSession(sessionId));
   const teamsChanged = () => context.switchboard.listChanged("team", "resources");
-  const { listsWork } = Visibility.of(context.config, context.members);
-  return new TeamChild(context.switchboard, { registry, roster, courier, home, worktrees, settings, inbox, teamsChanged, listsWork });
+  const visibility = Visibility.of(context.inForce, context.members);
+  return new TeamChild(context.switchboard, {
+    registry,
+    roster,
+    courier,
+    home,
+    worktrees,
+    settings,
+    inbox,
+    teamsChanged,
+    listsWork: () => visibility.listsWork,
+  });
 }

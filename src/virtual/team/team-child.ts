@@ -24,7 +24,7 @@ export class TeamChild extends VirtualChild {
   }
 
   protected override listResources(): Resource[] {
-    return teamResources(this.deps.registry, this.deps.listsWork);
+    return teamResources(this.deps.registry, this.deps.listsWork());
   }
 
   protected override listResourceTemplates(): ResourceTemplate[] {

@@ -14,8 +14,8 @@ import { checkTeamId, parseManage } from "./validate.js";
 
 export interface ToolDeps extends ManageDeps {
   inbox: LeadInbox;
-  /** Whether resources/list may name each team's inbox (see Visibility.listsWork). */
-  listsWork: boolean;
+  /** Whether resources/list may name each team's inbox (see Visibility.listsWork), asked at each list. */
+  listsWork: () => boolean;
 }
 
 /** A team tool's spec: every one names its team, and its handler learns who calls and answers with JSON. */

@@ -1,5 +1,5 @@
 // When a turn ends, the client that sent its prompt is told: a log message and resources/updated for its output.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -9,6 +9,7 @@ import { startHttpGaggle, type HttpGaggle } from "../../helpers/gaggle-http.js";
 import { readJsonResource, textOf } from "../../helpers/gaggle.js";
 import { listen } from "../../helpers/notifications.js";
 import { until } from "../../helpers/poll.js";
+import { INITIALIZE, postMcp } from "../../helpers/raw-http.js";
 import { gooseConfig, idOf, startGooseGaggle, type GooseGaggle } from "./helpers.js";
 
 async function runGoose(client: Client, prompt: string): Promise<string> {
@@ -119,6 +120,24 @@ describe("the turn-end notice", () => {
     // Ann, from a new session, still owns it.
     const annAgain = await http.connect({ headers: { authorization: `Bearer ${tokens.GAGGLE_TEST_ANN}` } });
     expect(textOf(await gooseTool(annAgain, "release_gosling", { process_id: id }))).toContain(`Released gosling ${id}`);
+  });
+
+  it("over HTTP, stops naming a gosling in the list every client reads once the config's edit gives each person a token", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gaggle-goose-"));
+    const tokens = { GAGGLE_TEST_ANN: "ann-token-0123456789" };
+    http = await startHttpGaggle(gooseConfig(dir), { env: tokens });
+    const anyone = await http.connect();
+    const id = await runGoose(anyone, "[answer hi]");
+    expect((await anyone.listResources()).resources.map((resource) => resource.uri)).toContain(`goslings://${id}/output`);
+
+    writeFileSync(http.config, gooseConfig(dir, "", 'auth_tokens = { ann = "${GAGGLE_TEST_ANN}" }'));
+    const gaggle = http;
+    await until(
+      async () => (await postMcp(gaggle.port, INITIALIZE)).status,
+      (status) => status === 401,
+    );
+    const ann = await http.connect({ headers: { authorization: `Bearer ${tokens.GAGGLE_TEST_ANN}` } });
+    expect((await ann.listResources()).resources.map((resource) => resource.uri)).not.toContain(`goslings://${id}/output`);
   });
 
   it("over HTTP with a token per person, by default, another person neither sees a gosling nor closes it", async () => {
