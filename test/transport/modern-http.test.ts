@@ -186,7 +186,8 @@ describe("requests reach the children as in a session", () => {
       const status = await call("get_child_status", { server_id: "protocol" });
       const text = (status.message.result as { content: Array<{ text: string }> }).content[0]!.text;
       stderr = (JSON.parse(text) as { stderr: string[] }).stderr;
-      if (stderr.some((line) => line.includes("cancelled slow_cancel"))) break;
+      // The fixture's own line after the cancel, not sleepFor's "cancelled slow_cancel" written just before it.
+      if (stderr.some((line) => line.includes("protocol: cancelled slow_cancel"))) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(stderr.join("\n")).toContain("protocol: cancelled slow_cancel");
