@@ -6,10 +6,10 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { StandInModel, type ModelTurn } from "../helpers/model-api.js";
 import { PinnedPackage } from "../helpers/npm-install.js";
-import { daemonStatus, stopDaemon, type DaemonStatus } from "../helpers/cli.js";
+import { daemonStatus, type DaemonStatus, stopDaemon, stoppedAfterAll } from "../helpers/cli.js";
 import { CLI, fixture, ROOT } from "../helpers/paths.js";
 
 /** The release the test is pinned to: what it asserts is this client's behaviour. */
@@ -82,16 +82,7 @@ class Home {
   }
 }
 
-const homes: Home[] = [];
-afterAll(async () => {
-  for (const home of homes.splice(0)) await home.stop();
-});
-
-function home(): Home {
-  const made = new Home();
-  homes.push(made);
-  return made;
-}
+const home = stoppedAfterAll(() => new Home());
 
 const addGaggle = (at: Home) => at.claude(["mcp", "add", "gaggle", "--", process.execPath, CLI, "--config", at.config]);
 

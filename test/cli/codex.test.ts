@@ -7,9 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { PinnedPackage } from "../helpers/npm-install.js";
-import { daemonStatus, stopDaemon, type DaemonStatus } from "../helpers/cli.js";
+import { daemonStatus, type DaemonStatus, stopDaemon, stoppedAfterAll } from "../helpers/cli.js";
 import { CLI, fixture, fixtureChild, ROOT } from "../helpers/paths.js";
 
 const run = promisify(execFile);
@@ -126,16 +126,7 @@ class Home {
   }
 }
 
-const homes: Home[] = [];
-afterAll(async () => {
-  for (const home of homes.splice(0)) await home.stop();
-});
-
-function home(): Home {
-  const made = new Home();
-  homes.push(made);
-  return made;
-}
+const home = stoppedAfterAll(() => new Home());
 
 const addGaggle = (at: Home) => at.codex(["mcp", "add", "gaggle", "--", process.execPath, CLI, "--config", at.config]);
 

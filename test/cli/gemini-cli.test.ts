@@ -7,11 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { StandInGemini } from "../helpers/gemini-api.js";
 import type { ModelRequest, ModelTurn } from "../helpers/model-api.js";
 import { PinnedPackage } from "../helpers/npm-install.js";
-import { daemonStatus, stopDaemon, type DaemonStatus } from "../helpers/cli.js";
+import { daemonStatus, type DaemonStatus, stopDaemon, stoppedAfterAll } from "../helpers/cli.js";
 import { CLI, fixture, ROOT } from "../helpers/paths.js";
 
 const run = promisify(execFile);
@@ -79,16 +79,7 @@ class Home {
   }
 }
 
-const homes: Home[] = [];
-afterAll(async () => {
-  for (const home of homes.splice(0)) await home.stop();
-});
-
-function home(): Home {
-  const made = new Home();
-  homes.push(made);
-  return made;
-}
+const home = stoppedAfterAll(() => new Home());
 
 const addGaggle = async (at: Home) => {
   const { stdout, stderr } = await at.gemini(["mcp", "add", "gaggle", process.execPath, CLI, "--config", at.config]);

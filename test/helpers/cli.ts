@@ -1,5 +1,6 @@
 // Runs the gaggle command line to its end, as a user would from a shell.
 import { spawn } from "node:child_process";
+import { afterAll } from "vitest";
 import { CLI } from "./paths.js";
 import { waitGone } from "./processes.js";
 
@@ -38,4 +39,20 @@ export async function stopDaemon(config: string, env: NodeJS.ProcessEnv): Promis
   await runCli(["stop", "--config", config], { env });
   const pids = [daemon.pid, ...children.map((child) => child.pid)].filter((pid): pid is number => typeof pid === "number");
   return waitGone(pids);
+}
+
+/**
+ * A maker of things a test file starts (a client's home with its daemon), each stopped once the file's tests are
+ * done: call it in the file's top level.
+ */
+export function stoppedAfterAll<T extends { stop(): Promise<void> }>(make: () => T): () => T {
+  const made: T[] = [];
+  afterAll(async () => {
+    for (const item of made.splice(0)) await item.stop();
+  });
+  return () => {
+    const item = make();
+    made.push(item);
+    return item;
+  };
 }
