@@ -1,7 +1,8 @@
-// The bearer tokens in force follow the config file: an edit that revokes a token shuts it out at its next request,
-// one that adds a token lets it in, and a listener off loopback never ends up without one.
+// The bearer tokens in force follow the config file: an edit that revokes a token shuts it out at its next request
+// and ends the streams it holds open, one that adds a token lets it in, and a listener off loopback never ends up without one.
 import { writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
+import { openEventStream, openListenStream, type EventStream } from "../helpers/event-stream.js";
 import { startHttpGaggle, type HttpGaggle } from "../helpers/gaggle-http.js";
 import { fixtureChild, NO_BUILT_INS } from "../helpers/paths.js";
 import { until } from "../helpers/poll.js";
@@ -13,7 +14,9 @@ const CAROL = "carol-token-2Fs7jD5yQe";
 const echo = fixtureChild("echo", "echo.mjs");
 
 const gaggles: HttpGaggle[] = [];
+const streams: EventStream[] = [];
 afterEach(async () => {
+  for (const stream of streams.splice(0)) stream.close();
   await Promise.allSettled(gaggles.splice(0).map((gaggle) => gaggle.stop()));
 });
 
@@ -26,6 +29,23 @@ async function start(config: string, listen?: string): Promise<HttpGaggle> {
 function tokens(named: Record<string, string>): string {
   const lines = Object.entries(named).map(([name, token]) => `${name} = "${token}"`);
   return `[gateway.auth_tokens]\n${lines.join("\n")}\n`;
+}
+
+/** The port of the admin listener a gaggle with `gateway.admin` serves. */
+function adminPortOf(gaggle: HttpGaggle): number {
+  return Number(/status page at http:\/\/127\.0\.0\.1:(\d+)\//.exec(gaggle.stderr())![1]);
+}
+
+/** The children a status stream's events named, latest last. */
+function childrenHeard(stream: EventStream): string[][] {
+  return stream.events
+    .filter((event) => event.event === "status")
+    .map((event) => (JSON.parse(event.data) as { children: Array<{ server_id: string }> }).children.map((child) => child.server_id));
+}
+
+/** The JSON-RPC methods a listen stream carried. */
+function methodsHeard(stream: EventStream): string[] {
+  return stream.events.filter((event) => event.data !== "").map((event) => (JSON.parse(event.data) as { method?: string }).method ?? "");
 }
 
 /** The status of an initialize sent with `token` (none: no Authorization header). */
@@ -101,7 +121,7 @@ describe("bearer tokens after a config edit", () => {
   it("are followed by the admin listener too", async () => {
     const gateway = '[gateway]\nadmin = "127.0.0.1:0"\n';
     const gaggle = await start([gateway, NO_BUILT_INS, tokens({ alice: ALICE, bob: BOB }), echo].join("\n"));
-    const adminPort = Number(/status page at http:\/\/127\.0\.0\.1:(\d+)\//.exec(gaggle.stderr())![1]);
+    const adminPort = adminPortOf(gaggle);
     const status = async (token: string) =>
       (await rawRequest(adminPort, { path: "/api/status", headers: { authorization: `Bearer ${token}` } })).status;
     expect(await status(ALICE)).toBe(200);
@@ -112,5 +132,46 @@ describe("bearer tokens after a config edit", () => {
       (code) => code === 401,
     );
     expect(await status(BOB)).toBe(200);
+  });
+
+  it("end the streams a removed token holds open, and keep the other token's open and delivering", async () => {
+    const gateway = '[gateway]\nadmin = "127.0.0.1:0"\n';
+    const config = (named: Record<string, string>, ...children: string[]) => [gateway, NO_BUILT_INS, tokens(named), echo, ...children].join("\n");
+    const gaggle = await start(config({ alice: ALICE, bob: BOB }));
+    const adminPort = adminPortOf(gaggle);
+    // Each token holds a session's listen stream, and the status stream beside /mcp and on the admin listener.
+    const open = async (token: string) => {
+      const headers = { authorization: `Bearer ${token}` };
+      const held = {
+        listen: await openListenStream(gaggle.port, headers),
+        status: await openEventStream(gaggle.port, "/api/events", headers),
+        admin: await openEventStream(adminPort, "/api/events", headers),
+      };
+      streams.push(held.listen, held.status, held.admin);
+      expect([held.status.status, held.admin.status]).toEqual([200, 200]);
+      return held;
+    };
+    const alice = await open(ALICE);
+    const bob = await open(BOB);
+    await until(
+      () => [alice.status, alice.admin, bob.status, bob.admin].map((stream) => childrenHeard(stream).length),
+      (counts) => counts.every((count) => count > 0),
+    );
+
+    writeFileSync(gaggle.config, config({ bob: BOB }, fixtureChild("marker", "echo.mjs")));
+    await until(
+      () => [alice.listen, alice.status, alice.admin].map((stream) => stream.closed()),
+      (closed) => closed.every(Boolean),
+    );
+    // Alice's token is gone by now: what bob's streams carry from here on came after it was taken away.
+    const listChanges = () => methodsHeard(bob.listen).filter((method) => method === "notifications/tools/list_changed").length;
+    const before = listChanges();
+    writeFileSync(gaggle.config, config({ bob: BOB }, fixtureChild("marker", "echo.mjs"), fixtureChild("later", "echo.mjs")));
+    await until(listChanges, (count) => count > before);
+    await until(
+      () => [bob.status, bob.admin].map((stream) => childrenHeard(stream).at(-1) ?? []),
+      (latest) => latest.every((children) => children.includes("later")),
+    );
+    expect([bob.listen, bob.status, bob.admin].map((stream) => stream.closed())).toEqual([false, false, false]);
   });
 });
