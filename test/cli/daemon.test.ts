@@ -1,13 +1,14 @@
 // The daemon: stdio clients of one config share one gaggle through relays; background work outlives a client;
 // the daemon stops when idle or told to, and leaves no process behind, kill -9 included.
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { DaemonRecord } from "../../src/cli/daemon-files.js";
 import { runCli } from "../helpers/cli.js";
 import { textOf, writeConfig } from "../helpers/gaggle.js";
 import { CLI, fixtureChild } from "../helpers/paths.js";
@@ -43,8 +44,8 @@ async function relay(config: string, env: Record<string, string> = {}): Promise<
   return { client, pid: transport.pid!, call, close: () => client.close() };
 }
 
-/** The pids of the daemons running now (their records in the state dir). */
-function daemons(): number[] {
+/** The records of the daemons in the state dir, the dead ones' too. */
+function records(): DaemonRecord[] {
   const dir = join(STATE, "gaggle", "daemon");
   let names: string[];
   try {
@@ -52,7 +53,21 @@ function daemons(): number[] {
   } catch {
     return [];
   }
-  return names.map((name) => (JSON.parse(readFileSync(join(dir, name), "utf8")) as { pid: number }).pid).filter(isAlive);
+  // A daemon moving to its edited config's key removes its record from under the listing.
+  return names.flatMap((name) => {
+    try {
+      return [JSON.parse(readFileSync(join(dir, name), "utf8")) as DaemonRecord];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** The pids of the daemons running now (their records in the state dir). */
+function daemons(): number[] {
+  return records()
+    .map((record) => record.pid)
+    .filter(isAlive);
 }
 
 const config = (extra = "") =>
@@ -126,6 +141,50 @@ describe("gaggle status", () => {
       expect((await fetch(new URL("api/status", url))).status).toBe(401);
       const withToken = await fetch(new URL("api/status", url), { headers: { authorization: `Bearer ${token}` } });
       expect(withToken.ok).toBe(true);
+    } finally {
+      await client.close();
+      await runCli(["stop", "--config", path], { env: process.env });
+    }
+  });
+
+  it("reaches the live state after an edit of the config's tokens, with the token the daemon rewrote in its record", async () => {
+    const [oldToken, newToken] = ["daemon-old-token-5Rw8nB2qLx", "daemon-new-token-7Tk3mV9pJz"];
+    const path = config(`auth_tokens = { ann = "${oldToken}" }`);
+    const client = await relay(path);
+    try {
+      const child = await pidOf(client);
+      const [daemon] = daemons();
+      const recorded = () => records().find((record) => record.pid === daemon);
+      expect(recorded()?.admin_token).toBe(oldToken);
+      const statusWith = async (token: string) =>
+        (await fetch(new URL("api/status", recorded()!.admin_url!), { headers: { authorization: `Bearer ${token}` } })).status;
+      const live = async () => {
+        const status = await runCli(["status", "--json", "--config", path], { env: process.env });
+        expect(status.code, status.stderr).toBe(0);
+        return JSON.parse(status.stdout) as { daemon?: { pid: number }; children: Array<{ server_id: string; pid: number | null }> };
+      };
+
+      writeFileSync(path, readFileSync(path, "utf8").replace(oldToken, newToken));
+      await until(
+        () => recorded()?.admin_token,
+        (token) => token === newToken,
+      );
+      expect(await statusWith(oldToken)).toBe(401);
+      expect(await statusWith(newToken)).toBe(200);
+      // Only the live state names the daemon: without it, gaggle status would show the children from the config.
+      const read = await live();
+      expect(read.daemon?.pid).toBe(daemon);
+      expect(read.children.find((row) => row.server_id === "echo")?.pid).toBe(child);
+
+      // A config that names no token any more: the daemon takes the token it made itself, and records that.
+      writeFileSync(path, readFileSync(path, "utf8").replace(`auth_tokens = { ann = "${newToken}" }`, ""));
+      const own = await until(
+        () => recorded()?.admin_token,
+        (token) => typeof token === "string" && token !== newToken,
+      );
+      expect(await statusWith(newToken)).toBe(401);
+      expect(await statusWith(own!)).toBe(200);
+      expect((await live()).daemon?.pid).toBe(daemon);
     } finally {
       await client.close();
       await runCli(["stop", "--config", path], { env: process.env });
