@@ -6,6 +6,7 @@ import { openEventStream, openListenStream, type EventStream } from "../helpers/
 import { startHttpGaggle, type HttpGaggle } from "../helpers/gaggle-http.js";
 import { fixtureChild, NO_BUILT_INS } from "../helpers/paths.js";
 import { until } from "../helpers/poll.js";
+import { modernRequest } from "../helpers/modern-http.js";
 import { INITIALIZE, postMcp, rawRequest } from "../helpers/raw-http.js";
 
 const ALICE = "alice-token-6Hq2wX8pVn";
@@ -14,9 +15,10 @@ const CAROL = "carol-token-2Fs7jD5yQe";
 const echo = fixtureChild("echo", "echo.mjs");
 
 const gaggles: HttpGaggle[] = [];
-const streams: EventStream[] = [];
+/** What closes each stream a test holds open, from the client's end. */
+const closers: Array<() => void> = [];
 afterEach(async () => {
-  for (const stream of streams.splice(0)) stream.close();
+  for (const close of closers.splice(0)) close();
   await Promise.allSettled(gaggles.splice(0).map((gaggle) => gaggle.stop()));
 });
 
@@ -139,16 +141,24 @@ describe("bearer tokens after a config edit", () => {
     const config = (named: Record<string, string>, ...children: string[]) => [gateway, NO_BUILT_INS, tokens(named), echo, ...children].join("\n");
     const gaggle = await start(config({ alice: ALICE, bob: BOB }));
     const adminPort = adminPortOf(gaggle);
-    // Each token holds a session's listen stream, and the status stream beside /mcp and on the admin listener.
+    // Each token holds a session's listen stream, a 2026-07-28 subscriptions/listen, and the status stream beside
+    // /mcp and on the admin listener.
     const open = async (token: string) => {
       const headers = { authorization: `Bearer ${token}` };
       const held = {
         listen: await openListenStream(gaggle.port, headers),
+        modern: await modernRequest(gaggle.port, {
+          id: "listen",
+          method: "subscriptions/listen",
+          params: { notifications: { toolsListChanged: true } },
+          headers,
+        }),
         status: await openEventStream(gaggle.port, "/api/events", headers),
         admin: await openEventStream(adminPort, "/api/events", headers),
       };
-      streams.push(held.listen, held.status, held.admin);
-      expect([held.status.status, held.admin.status]).toEqual([200, 200]);
+      closers.push(() => held.modern.abort(), ...[held.listen, held.status, held.admin].map((stream) => () => stream.close()));
+      expect([held.modern.status, held.status.status, held.admin.status]).toEqual([200, 200, 200]);
+      await held.modern.waitFor(1);
       return held;
     };
     const alice = await open(ALICE);
@@ -160,18 +170,24 @@ describe("bearer tokens after a config edit", () => {
 
     writeFileSync(gaggle.config, config({ bob: BOB }, fixtureChild("marker", "echo.mjs")));
     await until(
-      () => [alice.listen, alice.status, alice.admin].map((stream) => stream.closed()),
+      () => [alice.listen.closed(), alice.modern.message.complete, alice.status.closed(), alice.admin.closed()],
       (closed) => closed.every(Boolean),
     );
+    // The subscription ends gracefully, with its result.
+    expect((await alice.modern.all()).at(-1)).toMatchObject({ id: "listen", result: {} });
     // Alice's token is gone by now: what bob's streams carry from here on came after it was taken away.
-    const listChanges = () => methodsHeard(bob.listen).filter((method) => method === "notifications/tools/list_changed").length;
+    const listChanged = "notifications/tools/list_changed";
+    const listChanges = () => [
+      methodsHeard(bob.listen).filter((method) => method === listChanged).length,
+      bob.modern.frames.filter((frame) => frame.method === listChanged).length,
+    ];
     const before = listChanges();
     writeFileSync(gaggle.config, config({ bob: BOB }, fixtureChild("marker", "echo.mjs"), fixtureChild("later", "echo.mjs")));
-    await until(listChanges, (count) => count > before);
+    await until(listChanges, (counts) => counts.every((count, at) => count > before[at]!));
     await until(
       () => [bob.status, bob.admin].map((stream) => childrenHeard(stream).at(-1) ?? []),
       (latest) => latest.every((children) => children.includes("later")),
     );
-    expect([bob.listen, bob.status, bob.admin].map((stream) => stream.closed())).toEqual([false, false, false]);
+    expect([bob.listen.closed(), bob.modern.message.complete, bob.status.closed(), bob.admin.closed()]).toEqual([false, false, false, false]);
   });
 });
