@@ -1,7 +1,7 @@
 // The process policy: its grammar, how it loads (never failing the config), and each refusal through a real gaggle.
 import { mkdirSync, mkdtempSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { GaggleError } from "../../../src/shared/errors.js";
 import { checkPolicy, matches, type Policy } from "../../../src/virtual/process/policy.js";
@@ -119,6 +119,35 @@ describe("checkPolicy", async () => {
     }
   });
 
+  it("follows && and || as bash does: what runs after a cd's success or failure is judged from where that leaves the shell", async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "gaggle-flow-")));
+    const parent = dirname(dir);
+    mkdirSync(join(dir, "sub"));
+    const flow: Policy = { kind: "rules", source: "p", allow: ["cd *", "make", "true", "echo *"], cwdAllow: [dir] };
+    const left = `"cd .." may leave the shell in ${parent}, under none of the cwd_allow directories, which the policy refuses`;
+    // `cd ..` runs only if `cd sub` (and make) succeeded, so only from sub.
+    expect(await refusal(flow, "cd sub && cd ..", dir)).toBeUndefined();
+    expect(await refusal(flow, "cd sub && make && cd ..", dir)).toBeUndefined();
+    expect(await refusal(flow, "cd sub && cd .. && cd sub && cd ..", dir)).toBeUndefined();
+    // Only if it failed, so from where the line started; `;` runs it either way, as does `||` after a command that may fail.
+    expect(await refusal(flow, "cd sub || cd ..", dir)).toBe(left);
+    expect(await refusal(flow, "cd sub; cd ..", dir)).toBe(left);
+    expect(await refusal(flow, "cd sub || true; cd ..", dir)).toBe(left);
+    expect(await refusal(flow, "cd sub && make || cd ..", dir)).toBe(left);
+    expect(await refusal(flow, "! cd sub && cd ..", dir)).toBe(left);
+    expect(await refusal(flow, "cd sub & cd ..", dir)).toBe(left);
+    // A pipeline's commands run in subshells: a cd in one is never trusted to have moved the shell.
+    expect(await refusal(flow, "cd sub | true && cd ..", dir)).toBe(left);
+    // A folder that does not exist yet is where its cd would leave the shell if it is made before it runs.
+    expect(await refusal(flow, "cd nonexistent && cd ..", dir)).toBeUndefined();
+    expect(await refusal(flow, "cd nonexistent && cd ../..", dir)).toBe(
+      `"cd ../.." may leave the shell in ${parent} (from ${dir}/nonexistent, where "cd nonexistent" may leave it), under none of the cwd_allow directories, which the policy refuses`,
+    );
+    // A redirection is opened from where its own command runs.
+    expect(await refusal(flow, "cd sub && echo x > ../f", dir)).toBeUndefined();
+    expect(await refusal(flow, "cd sub || echo x > ../f", dir)).toContain('the redirection > "../f" is refused');
+  });
+
   it("opens a redirection's path as the kernel does: a symlink's .. is the parent of its target", async () => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), "gaggle-dotdot-")));
     const outside = realpathSync(mkdtempSync(join(tmpdir(), "gaggle-dotdot-outside-")));
@@ -226,6 +255,24 @@ describe("the policy in a running gaggle", () => {
       const written = await processFailure(gaggle.client, "gg_process_run", { command: "echo hi > /tmp/gaggle-policy-escape", cwd: allowed });
       expect(written).toMatchObject({ code: "PERMISSION_DENIED", error: expect.stringContaining("redirection") });
       expect(readdirSync(allowed)).toEqual([]);
+    } finally {
+      await gaggle.close();
+    }
+  });
+
+  it("runs what follows a cd's success from where it leaves the shell, and refuses what may run after its failure", async () => {
+    const allowed = realpathSync(mkdtempSync(join(tmpdir(), "gaggle-flow-run-")));
+    mkdirSync(join(allowed, "sub"));
+    const config = processConfig(`[virtual.process.policy]\nallow = ["cd *", "pwd"]\ncwd_allow = [${JSON.stringify(allowed)}]\n`);
+    const gaggle = await startGaggle(config.text);
+    try {
+      const moved = await run(gaggle.client, "cd sub && pwd && cd .. && pwd", { cwd: allowed });
+      expect((await ended(gaggle.client, moved.pid)).output).toBe(`${allowed}/sub\n${allowed}`);
+      const refused = await processFailure(gaggle.client, "gg_process_run", { command: "cd sub || cd .. && pwd", cwd: allowed });
+      expect(refused).toMatchObject({
+        code: "PERMISSION_DENIED",
+        error: expect.stringContaining(`"cd .." may leave the shell in ${dirname(allowed)}`),
+      });
     } finally {
       await gaggle.close();
     }
