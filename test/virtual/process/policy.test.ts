@@ -1,5 +1,6 @@
 // The process policy: its grammar, how it loads (never failing the config), and each refusal through a real gaggle.
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -7,6 +8,7 @@ import { GaggleError } from "../../../src/shared/errors.js";
 import { checkPolicy, matches, type Policy } from "../../../src/virtual/process/policy.js";
 import { loadPolicy } from "../../../src/virtual/process/policy-load.js";
 import { startGaggle } from "../../helpers/gaggle.js";
+import { seeded } from "../../helpers/chaos.js";
 import { until } from "../../helpers/poll.js";
 import { ended, processConfig, processFailure, run } from "./helpers.js";
 
@@ -146,6 +148,38 @@ describe("checkPolicy", async () => {
     // A redirection is opened from where its own command runs.
     expect(await refusal(flow, "cd sub && echo x > ../f", dir)).toBeUndefined();
     expect(await refusal(flow, "cd sub || echo x > ../f", dir)).toContain('the redirection > "../f" is refused');
+  });
+
+  it("never allows a line that takes the shell out of cwd_allow in bash itself, for generated lines of cd, true and false", async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "gaggle-flow-oracle-")));
+    const top = join(root, "top");
+    mkdirSync(join(top, "a", "b"), { recursive: true });
+    const flow: Policy = { kind: "rules", source: "p", allow: ["cd *", "true", "false"], cwdAllow: [top] };
+    const commands = ["cd a", "cd b", "cd ..", "cd a/b", "cd ../..", "cd missing", "cd -P ..", "true", "false"];
+    const joints = [" && ", " || ", "; ", " | ", " & ", "\n"];
+    const random = seeded(20261128);
+    const log = join(root, "pwd.log");
+    const escapes: string[] = [];
+    const seen = { allowed: 0, refusedAndLeft: 0 };
+    for (let n = 0; n < 160; n++) {
+      const start = n % 2 === 0 ? top : join(top, "a");
+      const words = Array.from({ length: 2 + random.int(4) }, () => (random.chance(0.15) ? "! " : "") + random.pick(commands));
+      const line = words.map((word, at) => (at === 0 ? word : random.pick(joints) + word)).join("");
+      const allowed = (await refusal(flow, line, start)) === undefined;
+      // Every folder the shell (or a subshell of it) is in before each command, and at the end.
+      writeFileSync(log, "");
+      spawnSync("bash", ["-c", `set -T; trap 'echo "$PWD" >> ${log}' DEBUG\n${line}\nwait; echo "$PWD" >> ${log}`], { cwd: start, stdio: "ignore" });
+      const left = readFileSync(log, "utf8")
+        .split("\n")
+        .find((place) => place !== "" && place !== top && !place.startsWith(`${top}/`));
+      if (allowed) seen.allowed++;
+      if (allowed && left !== undefined) escapes.push(`${JSON.stringify(line)} from ${start} reached ${left}`);
+      if (!allowed && left !== undefined) seen.refusedAndLeft++;
+    }
+    expect(escapes).toEqual([]);
+    // Neither side is empty: the lines test both what is allowed and what bash shows leaving.
+    expect(seen.allowed).toBeGreaterThan(0);
+    expect(seen.refusedAndLeft).toBeGreaterThan(0);
   });
 
   it("opens a redirection's path as the kernel does: a symlink's .. is the parent of its target", async () => {
