@@ -224,7 +224,7 @@ export async function closeSession(session: Session, graceMs: number): Promise<v
 export async function restoreSessionState(
   session: Session,
   logLevel: LoggingLevel | undefined,
-  subscriptions: Set<string>,
+  subscriptions: ReadonlySet<string>,
   log: Logger,
   timeoutMs: number,
 ): Promise<void> {

@@ -4,6 +4,7 @@
 // been a one-shot command) keeps the larger cache. Node 22's module.enableCompileCache does the like for modules;
 // this works on every Node gaggle supports.
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import vm from "node:vm";
@@ -11,8 +12,10 @@ import { defaultStateDir } from "../config/state-dir.js";
 
 /** Long enough for a server's start to have compiled what every start compiles; a one-shot command saves at exit. */
 const SAVE_AFTER_MS = 10_000;
-/** Caches of other builds (or Node versions) are removed once unused this long. */
+/** Caches of other builds (or Node versions) are removed once unused this long, */
 const STALE_AFTER_MS = 7 * 24 * 3600_000;
+/** and past this many of them, the oldest first: an installed gaggle and a build or two beside it keep theirs. */
+const KEPT_OTHERS = 3;
 
 /**
  * Where the cache lives: $GAGGLE_CODE_CACHE, an absolute folder, or "off"; else `code-cache` in the default
@@ -50,34 +53,57 @@ function readIfThere(file: string): Buffer | undefined {
 }
 
 /**
- * Saves the cache once, if it is larger than the `usedBytes` this start was given: after SAVE_AFTER_MS, or at
- * exit when there was no usable cache. Written whole or not at all (a rename).
+ * Saves the cache once, if it is larger than the `usedBytes` this start was given: after SAVE_AFTER_MS (written
+ * without blocking, as a server may be answering calls by then), or at exit when there was no usable cache. Written
+ * whole or not at all (a rename).
  */
 function keepCompiled(script: vm.Script, file: string, usedBytes: number): void {
-  let saved = false;
-  const save = () => {
-    if (saved) return;
-    saved = true;
+  let taken = false;
+  const larger = (): Buffer | undefined => {
+    if (taken) return undefined;
+    taken = true;
+    const data = script.createCachedData();
+    return data.length > usedBytes ? data : undefined;
+  };
+  const temporary = `${file}.${process.pid}.tmp`;
+  setTimeout(() => {
+    const data = larger();
+    if (!data) return;
+    void (async () => {
+      await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+      await writeFile(temporary, data, { mode: 0o600 });
+      await rename(temporary, file);
+      const entries = await Promise.all(
+        (await readdir(dirname(file))).map(async (name) => ({ name, mtimeMs: (await stat(join(dirname(file), name))).mtimeMs })),
+      );
+      await Promise.all(unwanted(entries, basename(file)).map((name) => rm(join(dirname(file), name), { force: true })));
+    })().catch(() => {
+      // A cache that cannot be written costs the next start its compile, nothing more.
+    });
+  }, SAVE_AFTER_MS).unref();
+  if (usedBytes > 0) return;
+  process.once("exit", () => {
     try {
-      const data = script.createCachedData();
-      if (data.length <= usedBytes) return;
+      const data = larger();
+      if (!data) return;
       mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-      const temporary = `${file}.${process.pid}.tmp`;
       writeFileSync(temporary, data, { mode: 0o600 });
       renameSync(temporary, file);
-      removeStale(dirname(file), basename(file));
+      const entries = readdirSync(dirname(file)).map((name) => ({ name, mtimeMs: statSync(join(dirname(file), name)).mtimeMs }));
+      for (const name of unwanted(entries, basename(file))) rmSync(join(dirname(file), name), { force: true });
     } catch {
-      // A cache that cannot be written costs the next start its compile, nothing more.
+      // As above.
     }
-  };
-  setTimeout(save, SAVE_AFTER_MS).unref();
-  if (usedBytes === 0) process.once("exit", save);
+  });
 }
 
-function removeStale(dir: string, keep: string): void {
+/**
+ * The files of the cache folder to remove beside `keep` (this build's cache): the caches of other builds (or Node
+ * versions) unused for STALE_AFTER_MS, and all but the KEPT_OTHERS newest of them, so that a developer's many
+ * builds do not pile up. A file's time is when it was last written.
+ */
+function unwanted(entries: Array<{ name: string; mtimeMs: number }>, keep: string): string[] {
   const now = Date.now();
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (name !== keep && now - statSync(path).mtimeMs > STALE_AFTER_MS) rmSync(path, { force: true });
-  }
+  const others = entries.filter((entry) => entry.name !== keep).sort((a, b) => b.mtimeMs - a.mtimeMs);
+  return others.filter((entry, rank) => rank >= KEPT_OTHERS || now - entry.mtimeMs > STALE_AFTER_MS).map((entry) => entry.name);
 }

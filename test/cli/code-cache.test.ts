@@ -1,5 +1,5 @@
 // gaggle's executable keeps V8's compiled form of its one-file build, and starts from it the next time.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -61,6 +61,28 @@ describe("the code cache", () => {
     expect(again.code).toBe(0);
     expect(again.stdout).toContain("Usage:");
     expect(readFileSync(file).equals(Buffer.alloc(statSync(file).size, 7))).toBe(false);
+  });
+
+  it("keeps the caches of a few other builds, the newest, and none unused for a week", async () => {
+    const { home, run } = cacheRun({});
+    const dir = join(home, "state", "gaggle", "code-cache");
+    mkdirSync(dir, { recursive: true });
+    const now = Date.now() / 1000;
+    const day = 24 * 3600;
+    // Other builds' caches, newest first: written an hour, a day, two, three and four days ago, and eight days ago.
+    const others = [1 / 24, 1, 2, 3, 4, 8].map((daysAgo, rank) => {
+      const name = `${"0".repeat(15)}${rank}-node20.0.0-linux-x64.bin`;
+      writeFileSync(join(dir, name), "old");
+      utimesSync(join(dir, name), now - daysAgo * day, now - daysAgo * day);
+      return name;
+    });
+
+    expect((await run(["--version"])).code).toBe(0);
+    const left = readdirSync(dir);
+    const own = left.filter((name) => !others.includes(name));
+    expect(own).toHaveLength(1);
+    expect(own[0]).toMatch(CACHE_FILE);
+    expect(left.filter((name) => others.includes(name)).sort()).toEqual(others.slice(0, 3).sort());
   });
 
   it("goes where GAGGLE_CODE_CACHE says, and nowhere when it says off", async () => {

@@ -1,5 +1,6 @@
-// Where the shell may be at each point of a command line: where it started, and wherever each cd, pushd or popd
-// before that point may have left it (failed or not), every directory it may reach judged against cwd_allow.
+// Where the shell may be as each command of a line runs: where it started, and wherever the cd, pushd and popd that
+// may have run before it left it, following `&&` and `||` as bash does; every directory it may reach judged against
+// cwd_allow.
 import { resolve } from "node:path";
 import { isUnder, kernelTarget, realTarget } from "../../shared/fs-checks.js";
 import type { DirectoryChange, SimpleCommand } from "../shell/command-grammar.js";
@@ -12,39 +13,118 @@ export interface ShellPlace {
   via?: string;
 }
 
+/** Every folder the shell may be in; undefined after a change to a folder known only at run time. */
+type Where = ShellPlace[] | undefined;
+
 /** Past this many folders the line is refused: each cd may double them, and a real line has a few. */
 const MAX_PLACES = 64;
 
 export interface Places {
-  /** Every folder the shell may be in at `at` (a position in the line); undefined after a change to a folder known only at run time. */
-  before(at: number): ShellPlace[] | undefined;
+  /**
+   * Every folder the shell may be in when the command written at `at` (a position in the line) runs and opens its
+   * redirections; undefined when a change to a folder known only at run time may have come before.
+   */
+  at(at: number): ShellPlace[] | undefined;
 }
 
 /**
- * The folders the shell may be in through `line`, starting at `start`. A directory change is refused when a folder
- * it may reach lies outside `cwdAllow`, or, with `cwdAllow`, when its folder is known only at run time (`cd "$D"`).
+ * The folders the shell may be in through `line`, starting at `start`. A pipeline after `&&` runs only where the
+ * one before may leave the shell on success, after `||` only where it may leave it on failure; after `;`, `&` or a
+ * newline, wherever the list before may leave it. Any command may fail; a cd that fails leaves the shell where it
+ * was. The commands of a pipeline run in subshells, but are judged as though each cd in them may move the shell for
+ * the rest of the line. A directory change is refused when a folder it may reach lies outside `cwdAllow`, or, with
+ * `cwdAllow`, when its folder is known only at run time (`cd "$D"`).
  */
 export function placesAfter(line: { commands: SimpleCommand[] }, start: ShellPlace, cwdAllow: string[] | undefined): Places | { refused: string } {
-  const steps: Array<{ at: number; places: ShellPlace[] | undefined }> = [{ at: -1, places: [start] }];
-  for (const command of line.commands) {
-    if (!command.chdir) continue;
-    const now = steps.at(-1)!.places;
-    if (command.chdir.to === undefined || now === undefined) {
-      if (cwdAllow) return { refused: `"${command.text}" goes to a directory known only when it runs` };
-      steps.push({ at: command.at, places: undefined });
-      continue;
+  const steps: Array<{ at: number; places: Where }> = [];
+  const { commands } = line;
+  // Where the list so far may leave the shell when its last pipeline succeeded, and when it failed.
+  let succeeded: Where = [start];
+  let failed: Where = [];
+  try {
+    for (let first = 0; first < commands.length;) {
+      const head = commands[first]!;
+      let end = first + 1;
+      while (end < commands.length && commands[end]!.joint === "|") end++;
+      const from = head.joint === "&&" ? succeeded : head.joint === "||" ? failed : union(succeeded, failed, head);
+      let outcome: [Where, Where];
+      if (end === first + 1) {
+        steps.push({ at: head.at, places: from });
+        outcome = after(head, from, cwdAllow);
+      } else {
+        let now = from;
+        for (const command of commands.slice(first, end)) {
+          steps.push({ at: command.at, places: now });
+          now = union(...after(command, now, cwdAllow), command);
+        }
+        outcome = [now, now];
+      }
+      const [ok, notOk] = head.negated ? [outcome[1], outcome[0]] : outcome;
+      // A pipeline skipped keeps the status of the list before it, and the shell where that left it.
+      if (head.joint === "&&") [succeeded, failed] = [ok, union(failed, notOk, head)];
+      else if (head.joint === "||") [succeeded, failed] = [union(succeeded, ok, head), notOk];
+      else [succeeded, failed] = [ok, notOk];
+      first = end;
     }
-    const reached = now.flatMap((place) => destinations(place, command.chdir!, command.text));
-    if (cwdAllow) {
-      const outside = reached.find((place) => !cwdAllow.some((dir) => isUnder(place.real, dir)));
-      if (outside) return { refused: `"${command.text}" may leave the shell in ${outside.real}, under none of the cwd_allow directories` };
-    }
-    const places = [...now];
-    for (const place of reached) if (!places.some((known) => known.real === place.real && known.logical === place.logical)) places.push(place);
-    if (places.length > MAX_PLACES) return { refused: `"${command.text}" is one directory change too many to follow (over ${MAX_PLACES} places)` };
-    steps.push({ at: command.at, places });
+  } catch (error) {
+    if (error instanceof Refusal) return { refused: error.message };
+    throw error;
   }
-  return { before: (at) => steps.findLast((step) => step.at < at)!.places };
+  return {
+    at: (at) => {
+      // The last command written at or before `at`: the one a redirection belongs to.
+      let low = 0;
+      let high = steps.length;
+      while (low < high) {
+        const middle = (low + high) >> 1;
+        if (steps[middle]!.at <= at) low = middle + 1;
+        else high = middle;
+      }
+      return low === 0 ? [start] : steps[low - 1]!.places;
+    },
+  };
+}
+
+/** Why a line is refused, thrown out of the walk over its commands. */
+class Refusal extends Error {}
+
+/** Where the shell may be after `command` runs from `from`: when it succeeds, and when it fails. */
+function after(command: SimpleCommand, from: Where, cwdAllow: string[] | undefined): [Where, Where] {
+  const change = command.chdir;
+  if (!change) return [from, from];
+  if (change.to === undefined || from === undefined) {
+    if (cwdAllow) throw new Refusal(`"${command.text}" goes to a directory known only when it runs`);
+    return [undefined, from];
+  }
+  const reached: ShellPlace[] = [];
+  for (const place of from) {
+    const found = destinations(place, change, command.text);
+    for (const there of found) {
+      if (cwdAllow && !cwdAllow.some((dir) => isUnder(there.real, dir))) {
+        const origin = place.via ? ` (from ${place.real}, where "${place.via}" may leave it)` : "";
+        throw new Refusal(`"${command.text}" may leave the shell in ${there.real}${origin}, under none of the cwd_allow directories`);
+      }
+    }
+    // A cd that can reach no folder now (through a dangling symlink) is judged as staying: what follows its success
+    // is still judged from somewhere, since the folder may appear before it runs.
+    for (const there of found.length > 0 ? found : [place]) add(reached, there, command);
+  }
+  return [reached, from];
+}
+
+/** Every folder of `a` and `b`, each once. */
+function union(a: Where, b: Where, command: SimpleCommand): Where {
+  if (a === undefined || b === undefined) return undefined;
+  const places = [...a];
+  for (const place of b) add(places, place, command);
+  return places;
+}
+
+function add(places: ShellPlace[], place: ShellPlace, command: SimpleCommand): void {
+  if (places.some((known) => known.real === place.real && known.logical === place.logical)) return;
+  places.push(place);
+  if (places.length > MAX_PLACES)
+    throw new Refusal(`by "${command.text}" the shell may be in over ${MAX_PLACES} folders, too many directory changes to follow`);
 }
 
 /**

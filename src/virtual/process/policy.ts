@@ -18,9 +18,9 @@ export type Policy =
  * Throws PERMISSION_DENIED when the policy refuses `command` in `cwd` (absolute; as the shell knows it, symlinks and
  * all). The command is read with bash's grammar: every simple command in it must match an allow pattern, every
  * directory it changes to (cd, pushd, popd) must lie under cwd_allow, and every file a redirection opens must be
- * /dev/null or lie under cwd_allow or redirect_allow, judged from each folder the shell may be in by then. What
- * cannot be known before it runs (command substitution, subshells, an expanded command name or redirection path) is
- * refused.
+ * /dev/null or lie under cwd_allow or redirect_allow, judged from each folder the shell may be in by then, `&&` and
+ * `||` followed as bash follows them (directory-changes.ts). What cannot be known before it runs (command
+ * substitution, subshells, an expanded command name or redirection path) is refused.
  */
 export async function checkPolicy(policy: Policy, command: string, cwd: string): Promise<void> {
   if (policy.kind === "open") return;
@@ -66,7 +66,7 @@ export async function checkPolicy(policy: Policy, command: string, cwd: string):
   const dirs = [...(policy.cwdAllow ?? []), ...(policy.redirectAllow ?? [])];
   for (const redirect of line.redirects) {
     // After a change to a folder known only at run time, a relative path could be anywhere; an absolute one is where it says.
-    const from = places.before(redirect.at) ?? (isAbsolute(redirect.path) ? [start] : undefined);
+    const from = places.at(redirect.at) ?? (isAbsolute(redirect.path) ? [start] : undefined);
     const outside = from?.find((place) => !redirectAllowed(redirect, place, dirs));
     if (from === undefined || outside !== undefined) {
       const where =

@@ -15,7 +15,17 @@ export interface SimpleCommand {
   at: number;
   /** For cd, pushd and popd: where the shell goes (see DirectoryChange); absent for a command that stays. */
   chdir?: DirectoryChange;
+  /**
+   * What joins it to the command before, as bash groups a line: `&&` (its pipeline runs only if the one before
+   * succeeded), `||` (only if it failed), `|` (the same pipeline, `|&` included); absent when it starts a new list
+   * (the line's start, `;`, `&`, a newline).
+   */
+  joint?: Joint;
+  /** Its pipeline starts with `!`, which reverses the pipeline's status; set on a pipeline's first command. */
+  negated?: true;
 }
+
+export type Joint = "&&" | "||" | "|";
 
 /** Where `cd DIR`, `pushd DIR` or `popd` leaves the shell: `to` as written, undefined when known only at run time. */
 export interface DirectoryChange {
@@ -98,15 +108,21 @@ function construct(node: Node): string {
   return CONSTRUCTS[node.type] ?? `the shell construct "${node.type}"`;
 }
 
+/** The operators between the commands of a line: what joins them, what separates lists, and `!`. */
+const OPERATORS = new Set(["&&", "||", "|", "|&", ";", "&", "!"]);
+
 /** Iterative, so that a deeply nested line cannot exhaust the stack. */
 function walk(root: Node): CommandLine {
   if (root.hasError) return { unverifiable: firstError(root) };
   const commands: SimpleCommand[] = [];
   const redirects: FileRedirect[] = [];
+  const operators: Array<{ op: string; at: number }> = [];
   const stack: Node[] = [root];
   for (let node = stack.pop(); node; node = stack.pop()) {
     if (node.type === "comment") continue;
     if (CHAINS.has(node.type)) {
+      for (const child of node.children)
+        if (child && !child.isNamed && OPERATORS.has(child.type)) operators.push({ op: child.type, at: child.startIndex });
       const parts = node.namedChildren.filter((child): child is Node => child !== null);
       if (node.type === "redirected_statement") {
         const body = parts.filter((part) => !part.type.endsWith("_redirect"));
@@ -151,7 +167,31 @@ function walk(root: Node): CommandLine {
     return { unverifiable: construct(node) };
   }
   // A redirection before a command is read after the command's own: in source order again.
-  return { commands, redirects: redirects.sort((a, b) => a.at - b.at) };
+  return { commands: joined(commands, operators), redirects: redirects.sort((a, b) => a.at - b.at) };
+}
+
+/**
+ * Each command with what joins it to the one before, read from the operators between them in source order. Only
+ * simple commands reach here (every compound is refused), so bash's own grouping follows from that order alone:
+ * tree-sitter-bash nests a redirection or pipeline after `&&` around the whole list (`a && b > f | c`), bash does not.
+ */
+function joined(commands: SimpleCommand[], operators: Array<{ op: string; at: number }>): SimpleCommand[] {
+  commands.sort((a, b) => a.at - b.at);
+  operators.sort((a, b) => a.at - b.at);
+  let next = 0;
+  return commands.map((command) => {
+    let joint: Joint | undefined;
+    let negated = false;
+    for (; next < operators.length && operators[next]!.at < command.at; next++) {
+      const { op } = operators[next]!;
+      if (op === "!") negated = !negated;
+      else {
+        joint = op === "|&" ? "|" : op === "&&" || op === "||" || op === "|" ? op : undefined;
+        negated = false;
+      }
+    }
+    return { ...command, ...(joint && { joint }), ...(negated && { negated: true as const }) };
+  });
 }
 
 const CDPATH_CHANGE = "a change to CDPATH, which moves where cd goes";
@@ -183,6 +223,8 @@ function readCommand(node: Node): { command: SimpleCommand; redirects: FileRedir
     name = literal(nameNode);
     if (name === undefined) return { unverifiable: `a command name that is expanded when it runs (${nameNode.text})` };
     if (name === "coproc") return { unverifiable: "coproc, whose command bash's grammar here does not read as one" };
+    // Bash negates twice (`! ! cmd`); the grammar here reads the second `!` as a command's name, hiding what runs.
+    if (name === "!") return { unverifiable: "`!` twice in a row, whose command bash's grammar here does not read as one" };
     const code = codeInBuiltin(argv) ?? cdpathChange(argv);
     if (code) return { unverifiable: code };
   }

@@ -1,12 +1,14 @@
 // The process policy: its grammar, how it loads (never failing the config), and each refusal through a real gaggle.
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { GaggleError } from "../../../src/shared/errors.js";
 import { checkPolicy, matches, type Policy } from "../../../src/virtual/process/policy.js";
 import { loadPolicy } from "../../../src/virtual/process/policy-load.js";
 import { startGaggle } from "../../helpers/gaggle.js";
+import { seeded } from "../../helpers/chaos.js";
 import { until } from "../../helpers/poll.js";
 import { ended, processConfig, processFailure, run } from "./helpers.js";
 
@@ -119,6 +121,67 @@ describe("checkPolicy", async () => {
     }
   });
 
+  it("follows && and || as bash does: what runs after a cd's success or failure is judged from where that leaves the shell", async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "gaggle-flow-")));
+    const parent = dirname(dir);
+    mkdirSync(join(dir, "sub"));
+    const flow: Policy = { kind: "rules", source: "p", allow: ["cd *", "make", "true", "echo *"], cwdAllow: [dir] };
+    const left = `"cd .." may leave the shell in ${parent}, under none of the cwd_allow directories, which the policy refuses`;
+    // `cd ..` runs only if `cd sub` (and make) succeeded, so only from sub.
+    expect(await refusal(flow, "cd sub && cd ..", dir)).toBeUndefined();
+    expect(await refusal(flow, "cd sub && make && cd ..", dir)).toBeUndefined();
+    expect(await refusal(flow, "cd sub && cd .. && cd sub && cd ..", dir)).toBeUndefined();
+    // Only if it failed, so from where the line started; `;` runs it either way, as does `||` after a command that may fail.
+    expect(await refusal(flow, "cd sub || cd ..", dir)).toBe(left);
+    expect(await refusal(flow, "cd sub; cd ..", dir)).toBe(left);
+    expect(await refusal(flow, "cd sub || true; cd ..", dir)).toBe(left);
+    expect(await refusal(flow, "cd sub && make || cd ..", dir)).toBe(left);
+    expect(await refusal(flow, "! cd sub && cd ..", dir)).toBe(left);
+    expect(await refusal(flow, "cd sub & cd ..", dir)).toBe(left);
+    // A pipeline's commands run in subshells: a cd in one is never trusted to have moved the shell.
+    expect(await refusal(flow, "cd sub | true && cd ..", dir)).toBe(left);
+    // A folder that does not exist yet is where its cd would leave the shell if it is made before it runs.
+    expect(await refusal(flow, "cd nonexistent && cd ..", dir)).toBeUndefined();
+    expect(await refusal(flow, "cd nonexistent && cd ../..", dir)).toBe(
+      `"cd ../.." may leave the shell in ${parent} (from ${dir}/nonexistent, where "cd nonexistent" may leave it), under none of the cwd_allow directories, which the policy refuses`,
+    );
+    // A redirection is opened from where its own command runs.
+    expect(await refusal(flow, "cd sub && echo x > ../f", dir)).toBeUndefined();
+    expect(await refusal(flow, "cd sub || echo x > ../f", dir)).toContain('the redirection > "../f" is refused');
+  });
+
+  it("never allows a line that takes the shell out of cwd_allow in bash itself, for generated lines of cd, true and false", async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "gaggle-flow-oracle-")));
+    const top = join(root, "top");
+    mkdirSync(join(top, "a", "b"), { recursive: true });
+    const flow: Policy = { kind: "rules", source: "p", allow: ["cd *", "true", "false"], cwdAllow: [top] };
+    const commands = ["cd a", "cd b", "cd ..", "cd a/b", "cd ../..", "cd missing", "cd -P ..", "true", "false"];
+    const joints = [" && ", " || ", "; ", " | ", " & ", "\n"];
+    const random = seeded(20261128);
+    const log = join(root, "pwd.log");
+    const escapes: string[] = [];
+    const seen = { allowed: 0, refusedAndLeft: 0 };
+    for (let n = 0; n < 160; n++) {
+      const start = n % 2 === 0 ? top : join(top, "a");
+      const words = Array.from({ length: 2 + random.int(4) }, () => (random.chance(0.15) ? "! " : "") + random.pick(commands));
+      const line = words.map((word, at) => (at === 0 ? word : random.pick(joints) + word)).join("");
+      const allowed = (await refusal(flow, line, start)) === undefined;
+      // Every folder the shell (or a subshell of it) is in before each command, and at the end.
+      writeFileSync(log, "");
+      spawnSync("bash", ["-c", `set -T; trap 'echo "$PWD" >> ${log}' DEBUG\n${line}\nwait; echo "$PWD" >> ${log}`], { cwd: start, stdio: "ignore" });
+      const left = readFileSync(log, "utf8")
+        .split("\n")
+        .find((place) => place !== "" && place !== top && !place.startsWith(`${top}/`));
+      if (allowed) seen.allowed++;
+      if (allowed && left !== undefined) escapes.push(`${JSON.stringify(line)} from ${start} reached ${left}`);
+      if (!allowed && left !== undefined) seen.refusedAndLeft++;
+    }
+    expect(escapes).toEqual([]);
+    // Neither side is empty: the lines test both what is allowed and what bash shows leaving.
+    expect(seen.allowed).toBeGreaterThan(0);
+    expect(seen.refusedAndLeft).toBeGreaterThan(0);
+  });
+
   it("opens a redirection's path as the kernel does: a symlink's .. is the parent of its target", async () => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), "gaggle-dotdot-")));
     const outside = realpathSync(mkdtempSync(join(tmpdir(), "gaggle-dotdot-outside-")));
@@ -226,6 +289,24 @@ describe("the policy in a running gaggle", () => {
       const written = await processFailure(gaggle.client, "gg_process_run", { command: "echo hi > /tmp/gaggle-policy-escape", cwd: allowed });
       expect(written).toMatchObject({ code: "PERMISSION_DENIED", error: expect.stringContaining("redirection") });
       expect(readdirSync(allowed)).toEqual([]);
+    } finally {
+      await gaggle.close();
+    }
+  });
+
+  it("runs what follows a cd's success from where it leaves the shell, and refuses what may run after its failure", async () => {
+    const allowed = realpathSync(mkdtempSync(join(tmpdir(), "gaggle-flow-run-")));
+    mkdirSync(join(allowed, "sub"));
+    const config = processConfig(`[virtual.process.policy]\nallow = ["cd *", "pwd"]\ncwd_allow = [${JSON.stringify(allowed)}]\n`);
+    const gaggle = await startGaggle(config.text);
+    try {
+      const moved = await run(gaggle.client, "cd sub && pwd && cd .. && pwd", { cwd: allowed });
+      expect((await ended(gaggle.client, moved.pid)).output).toBe(`${allowed}/sub\n${allowed}`);
+      const refused = await processFailure(gaggle.client, "gg_process_run", { command: "cd sub || cd .. && pwd", cwd: allowed });
+      expect(refused).toMatchObject({
+        code: "PERMISSION_DENIED",
+        error: expect.stringContaining(`"cd .." may leave the shell in ${dirname(allowed)}`),
+      });
     } finally {
       await gaggle.close();
     }

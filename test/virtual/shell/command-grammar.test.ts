@@ -24,6 +24,22 @@ describe("readCommandLine", () => {
     expect(texts(await readCommandLine("FOO=1 make"))).toEqual(["FOO=1 make"]);
   });
 
+  it("says what joins each command to the one before, as bash groups the line", async () => {
+    const line = await readCommandLine("a && ! b || c | d |& e; ! f & g\nh && i > out | j");
+    expect("commands" in line && line.commands.map(({ name, joint, negated }) => ({ name, joint, negated }))).toEqual([
+      { name: "a", joint: undefined, negated: undefined },
+      { name: "b", joint: "&&", negated: true },
+      { name: "c", joint: "||", negated: undefined },
+      { name: "d", joint: "|", negated: undefined },
+      { name: "e", joint: "|", negated: undefined },
+      { name: "f", joint: undefined, negated: true },
+      { name: "g", joint: undefined, negated: undefined },
+      { name: "h", joint: undefined, negated: undefined },
+      { name: "i", joint: "&&", negated: undefined },
+      { name: "j", joint: "|", negated: undefined },
+    ]);
+  });
+
   it("sees the command an escaped redirection character hides: \\>& and \\>| end the command before them", async () => {
     for (const attack of ["echo \\>&touch X", "echo \\>|touch X", "echo \\<&touch X", "echo a\\>&touch X"]) {
       const line = await readCommandLine(attack);
@@ -64,6 +80,7 @@ describe("readCommandLine", () => {
       ["/usr/bin/c?rl x", "a command name that is expanded when it runs (/usr/bin/c?rl)"],
       ['echo > "$HOME/x"', 'a redirection to a path that is expanded when it runs ("$HOME/x")'],
       ["echo 'open", 'a syntax error near "\'open"'],
+      ["! ! rm x", "`!` twice in a row, whose command bash's grammar here does not read as one"],
     ];
     for (const [command, construct] of cases) expect({ command, ...(await readCommandLine(command)) }).toEqual({ command, unverifiable: construct });
     // Quoted, they are only text.
