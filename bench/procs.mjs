@@ -119,6 +119,19 @@ export function cpuNsOf(pid) {
   return Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]);
 }
 
+/** As cpuNsOf, for every thread of the process (V8's collector and compiler threads too); a thread that ended meanwhile is not counted. */
+export function processCpuNsOf(pid) {
+  let ns = 0;
+  for (const thread of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${thread}/schedstat`, "utf8").split(" ")[0]);
+    } catch {
+      // It ended between the listing and the read.
+    }
+  }
+  return ns;
+}
+
 /** Zombies count as gone: the process has exited and only waits to be reaped. */
 export function isAlive(pid) {
   try {
