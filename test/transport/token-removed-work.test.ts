@@ -6,11 +6,14 @@ import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { validateConfigText } from "../../src/config/index.js";
+import { createGaggle } from "../../src/gateway/gaggle.js";
+import { serveHttp } from "../../src/transport/http-server.js";
 import { textOf } from "../helpers/gaggle.js";
 import { startHttpGaggle, type HttpGaggle } from "../helpers/gaggle-http.js";
 import { until } from "../helpers/poll.js";
 import { descendants, isAlive, waitGone } from "../helpers/processes.js";
-import { INITIALIZE, postMcp } from "../helpers/raw-http.js";
+import { connectClient, INITIALIZE, postMcp } from "../helpers/raw-http.js";
 import { processJson, run, status, type Status } from "../virtual/process/helpers.js";
 
 const ALICE = "alice-token-3Kd8sQ1wZm";
@@ -18,8 +21,11 @@ const BOB = "bob-token-7Xr2nV5cLp";
 const BOB_AGAIN = "bob-token-4Tg9hB6yWe";
 
 const gaggles: HttpGaggle[] = [];
+/** What a test served in this process, closed after it. */
+const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
   await Promise.allSettled(gaggles.splice(0).map((gaggle) => gaggle.stop()));
+  for (const close of closers.splice(0)) await close().catch(() => {});
 });
 
 /** Process and duckdb children, goose and team off; `named`: the bearer tokens, none for an open loopback listener. */
@@ -170,5 +176,42 @@ describe("a principal whose token leaves the config", () => {
     const alice = await connect(gaggle, ALICE);
     const listed = await processJson<{ processes: unknown[] }>(alice, "gg_process_status");
     expect(listed.processes).toEqual([]);
+  });
+});
+
+describe("the members of a team whose lead's token leaves the config", () => {
+  it("have their work stopped too, while the members of another principal's team keep theirs", async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "gaggle-token-members-")));
+    const loaded = validateConfigText(config(dir, { alice: ALICE, bob: BOB }), join(dir, "children_config.toml"), {});
+    const gaggle = createGaggle(loaded, { memberBase: async () => (await listening).localBase });
+    const listening = serveHttp(gaggle, { host: "127.0.0.1", port: 0, tokens: { alice: ALICE, bob: BOB } });
+    const http = await listening;
+    closers.push(
+      () => http.close(),
+      () => gaggle.close(),
+    );
+    const member = async (teamId: string, lead: string) => {
+      const { url } = await gaggle.members.urlFor({ teamId, agentId: "m1" }, lead);
+      const { client } = await connectClient(url, { name: `${lead}'s member` });
+      closers.unshift(() => client.close());
+      return client;
+    };
+    const alices = await member("t-alice", "alice");
+    const bobs = await member("t-bob", "bob");
+    const alicesRun = await sleeper(alices, 4106);
+    const bobsRun = await sleeper(bobs, 4107);
+    // A member's in-memory database is its own, not its lead's: only the member's own principal reaches it.
+    await rows(alices, "create table notes as select 'alice member' as who");
+    await rows(bobs, "create table notes as select 'bob member' as who");
+
+    expect(http.useTokens({ bob: BOB })).toBeUndefined();
+    expect(await waitGone([alicesRun.pid, alicesRun.sleep])).toEqual([]);
+    const gone = await until(
+      () => sql(alices, "select who from notes"),
+      (result) => result.isError === true,
+    );
+    expect(textOf(gone)).toContain("does not exist");
+    expect([bobsRun.pid, bobsRun.sleep].map(isAlive)).toEqual([true, true]);
+    expect(await rows(bobs, "select who from notes")).toEqual([{ who: "bob member" }]);
   });
 });
