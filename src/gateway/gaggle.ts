@@ -13,6 +13,12 @@ import { MemberRegistry } from "./members.js";
 import { SessionHub } from "./session-hub.js";
 import { BuiltInChildren, virtualSettingsProblems } from "../virtual/index.js";
 import type { Observer } from "../shared/observer.js";
+import { GaggleError } from "../shared/errors.js";
+import { lazyLogger } from "../shared/log.js";
+import { withStack } from "../shared/log-errors.js";
+
+/** Bound on first use, after the log level is set. */
+const log = lazyLogger({ subsystem: "gateway" });
 
 export interface Gaggle {
   /** The config the children follow: the one loaded last (see reload). */
@@ -35,6 +41,12 @@ export interface Gaggle {
    * (any field) are closed and replaced, unchanged ones are not touched; clients hear one list_changed per kind.
    */
   reload(next: GaggleConfig): Promise<Reloaded>;
+  /**
+   * `principal` is let in no more (its token left the config): what it started in the built-in children, and what the
+   * members of the teams it leads started, would run on with nobody able to see or stop it, so each child stops it.
+   * A child whose state every client shares has nothing of one principal's to stop. Resolves once stopped; never rejects.
+   */
+  principalGone(principal: string): Promise<void>;
   /** Closes every child session; resolves once every process gaggle started is gone. */
   close(): Promise<void>;
 }
@@ -158,8 +170,36 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
     configErrors: options.configErrors ?? (() => []),
     startEager: () => router.warmUp(eager(config.children.filter((child) => child.enabled))),
     reload,
+    principalGone: (principal) => stopWorkOf(builtIns.children(), principal, members.ledBy(principal)),
     close: () => router.closeAll(),
   };
+}
+
+/** Each child stops what `principal` and its team members started; the log names them, the children and the work. */
+async function stopWorkOf(children: Child[], principal: string, members: string[]): Promise<void> {
+  const owners = [principal, ...members];
+  const work = children
+    .flatMap((child) => child.background())
+    .filter((item) => item.owner !== null && owners.includes(item.owner))
+    .map(({ kind, id, state }) => `${kind} ${id} (${state})`);
+  const stopped = await Promise.all(
+    children.map(async (child) => {
+      for (const owner of owners) {
+        try {
+          await child.close(owner);
+        } catch (error) {
+          // A child shared by every client refuses: nothing in it is one principal's.
+          if (error instanceof GaggleError && error.code === "PERMISSION_DENIED") return undefined;
+          log.warn({ err: withStack(error), child: child.name, principal: owner }, "could not stop the work of a principal let in no more");
+        }
+      }
+      return child.name;
+    }),
+  );
+  log.info(
+    { principal, members, children: stopped.filter((name) => name !== undefined), work },
+    "principal let in no more: its work in the built-in children is stopped",
+  );
 }
 
 function routed(child: ChildConfig, childOptions: McpChildOptions & { stateDir: string }): RoutedChild {

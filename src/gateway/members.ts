@@ -34,6 +34,20 @@ export class MemberRegistry implements MemberUrls {
     return this.teams.get(member)?.lead;
   }
 
+  /** Every member principal of a team `lead` leads, and of the teams those members lead in turn. */
+  ledBy(lead: string): string[] {
+    const found: string[] = [];
+    const leads = [lead];
+    for (let next = 0; next < leads.length; next++) {
+      for (const [member, team] of this.teams) {
+        if (team.lead !== leads[next] || found.includes(member)) continue;
+        found.push(member);
+        leads.push(member);
+      }
+    }
+    return found;
+  }
+
   sameTeam(member: string, other: string): boolean {
     const [one, two] = [this.teams.get(member), this.teams.get(other)];
     return one !== undefined && two !== undefined && one.lead === two.lead && one.teamId === two.teamId;

@@ -86,6 +86,11 @@ export class HttpGuard {
     return this.tokens.length === 0;
   }
 
+  /** Every principal it lets in: each token's name, or LOCAL_PRINCIPAL when no token is required. */
+  principals(): string[] {
+    return this.open ? [LOCAL_PRINCIPAL] : this.tokens.map((entry) => entry.principal);
+  }
+
   /** Whether a client let in as `principal` still would be: its token is still taken, or it came in when none was needed and none is. */
   admits(principal: string): boolean {
     return this.open ? principal === LOCAL_PRINCIPAL : this.tokens.some((entry) => entry.principal === principal);

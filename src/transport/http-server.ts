@@ -67,7 +67,8 @@ export interface HttpGateway {
   readonly localBase: string;
   /**
    * Takes these bearer tokens from the next request on (a reload): a session, listen stream or status stream opened
-   * with a token no longer taken is ended. Refused, keeping the tokens in force, when they would leave a listener off
+   * with a token no longer taken is ended, and the work its principal started in the built-in children is stopped
+   * (see Gaggle.principalGone); a token whose text changes under the same name keeps both. Refused, keeping the tokens in force, when they would leave a listener off
    * loopback without any: answers why then.
    */
   useTokens(tokens: Record<string, string>): string | undefined;
@@ -239,6 +240,7 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
     port,
     localBase: `http://${localHost}:${port}`,
     useTokens: (tokens) => {
+      const before = guard!.principals();
       const problem = guard!.useTokens(tokens);
       if (problem !== undefined) return problem;
       // A member's session is its secret's, not a token's.
@@ -250,6 +252,8 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
       }
       modern.endListensOf((who) => who.identity === undefined && gone(who.principal));
       viewers.end(gone);
+      // What a principal let in no more started would run on owned by no one who can reach it.
+      for (const principal of before.filter(gone)) void gaggle.principalGone(principal);
       return undefined;
     },
     close: async () => {
