@@ -12,6 +12,7 @@ import { ProxyCatalog, type Exposure } from "./proxy-catalog.js";
 import { MemberRegistry } from "./members.js";
 import { SessionHub } from "./session-hub.js";
 import { BuiltInChildren, virtualSettingsProblems } from "../virtual/index.js";
+import { VirtualChild } from "../virtual/virtual-child.js";
 import type { Observer } from "../shared/observer.js";
 import { GaggleError } from "../shared/errors.js";
 import { lazyLogger } from "../shared/log.js";
@@ -175,31 +176,45 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
   };
 }
 
-/** Each child stops what `principal` and its team members started; the log names them, the children and the work. */
+/**
+ * Each child stops what `principal` and its team members started; the log names them, the children and the work.
+ * A built-in child's call of theirs in flight may start work after that (it was awaiting something): once those
+ * calls end, the child stops their work again. A long call holds up only its own child's second stop.
+ */
 async function stopWorkOf(children: Child[], principal: string, members: string[]): Promise<void> {
   const owners = [principal, ...members];
   const work = children
     .flatMap((child) => child.background())
     .filter((item) => item.owner !== null && owners.includes(item.owner))
     .map(({ kind, id, state }) => `${kind} ${id} (${state})`);
-  const stopped = await Promise.all(
-    children.map(async (child) => {
-      for (const owner of owners) {
-        try {
-          await child.close(owner);
-        } catch (error) {
-          // A child shared by every client refuses: nothing in it is one principal's.
-          if (error instanceof GaggleError && error.code === "PERMISSION_DENIED") return undefined;
-          log.warn({ err: withStack(error), child: child.name, principal: owner }, "could not stop the work of a principal let in no more");
-        }
-      }
-      return child.name;
-    }),
-  );
+  const pending = children.map((child) => (child instanceof VirtualChild ? owners.flatMap((owner) => child.callsOf(owner)) : []));
+  const stopped = await Promise.all(children.map((child) => stopOwners(child, owners)));
   log.info(
-    { principal, members, children: stopped.filter((name) => name !== undefined), work },
+    { principal, members, children: children.filter((_, at) => stopped[at]).map((child) => child.name), work },
     "principal let in no more: its work in the built-in children is stopped",
   );
+  await Promise.all(
+    children.map(async (child, at) => {
+      const calls = pending[at]!;
+      if (!stopped[at] || calls.length === 0) return;
+      await Promise.allSettled(calls);
+      await stopOwners(child, owners);
+    }),
+  );
+}
+
+/** `child` stops what each of `owners` started; false when it refuses, being shared by every client. */
+async function stopOwners(child: Child, owners: string[]): Promise<boolean> {
+  for (const owner of owners) {
+    try {
+      await child.close(owner);
+    } catch (error) {
+      // A child shared by every client refuses: nothing in it is one principal's.
+      if (error instanceof GaggleError && error.code === "PERMISSION_DENIED") return false;
+      log.warn({ err: withStack(error), child: child.name, principal: owner }, "could not stop the work of a principal let in no more");
+    }
+  }
+  return true;
 }
 
 function routed(child: ChildConfig, childOptions: McpChildOptions & { stateDir: string }): RoutedChild {

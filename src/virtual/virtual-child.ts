@@ -9,7 +9,7 @@ import type {
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
-import type { BackgroundWork, CallContext, Child, ChildSchema, ChildStatus } from "../children/child.js";
+import { LOCAL_PRINCIPAL, type BackgroundWork, type CallContext, type Child, type ChildSchema, type ChildStatus } from "../children/child.js";
 import type { ChildEvents } from "../children/switchboard.js";
 import { GaggleError, resourceNotFound } from "../shared/errors.js";
 import { toolInputSchema } from "../shared/tool-schema.js";
@@ -54,6 +54,8 @@ export function defineTool<Input extends z.ZodObject>(spec: ToolSpec<Input>): Vi
 export abstract class VirtualChild implements Child {
   private readonly createdAt = new Date();
   private toolsByName: Map<string, VirtualTool> | undefined;
+  /** The tool calls in flight, by the principal that owns what they start: the caller's, as each child's tools take it. */
+  private readonly callsInFlight = new Map<string, Set<Promise<CallToolResult>>>();
 
   constructor(
     readonly name: string,
@@ -134,7 +136,25 @@ export abstract class VirtualChild implements Child {
     const tool = this.byName().get(name);
     if (!tool)
       return Promise.reject(new GaggleError("TOOL_NOT_FOUND", `${this.name} has no tool named "${name}"`, { lookup: { server: this.name } }));
-    return tool.run(args, ctx);
+    const owner = ctx.caller?.principal ?? LOCAL_PRINCIPAL;
+    const call = tool.run(args, ctx);
+    let calls = this.callsInFlight.get(owner);
+    if (!calls) this.callsInFlight.set(owner, (calls = new Set()));
+    calls.add(call);
+    const ended = () => {
+      calls.delete(call);
+      if (calls.size === 0 && this.callsInFlight.get(owner) === calls) this.callsInFlight.delete(owner);
+    };
+    call.then(ended, ended);
+    return call;
+  }
+
+  /**
+   * The tool calls of `principal` in flight now. A call may start work after close(principal) stopped its owner's
+   * (its await ends later): whoever stops a principal for good waits for these, then closes it again.
+   */
+  callsOf(principal: string): Promise<CallToolResult>[] {
+    return [...(this.callsInFlight.get(principal) ?? [])];
   }
 
   async readResource(uri: string, ctx: CallContext): Promise<ReadResourceResult> {

@@ -1,10 +1,11 @@
 // The work a principal started in the built-in children ends when its token leaves the config: nobody could see or
 // stop it any more. Another principal's work, and the work of a principal whose token only changed its text, run on.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ListRootsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { validateConfigText } from "../../src/config/index.js";
 import { createGaggle } from "../../src/gateway/gaggle.js";
@@ -14,6 +15,7 @@ import { startHttpGaggle, type HttpGaggle } from "../helpers/gaggle-http.js";
 import { until } from "../helpers/poll.js";
 import { descendants, isAlive, waitGone } from "../helpers/processes.js";
 import { connectClient, INITIALIZE, postMcp } from "../helpers/raw-http.js";
+import { agentConfig, agentDirs, agentPids, agentsText, callAgents } from "../virtual/agents/helpers.js";
 import { processJson, run, status, type Status } from "../virtual/process/helpers.js";
 
 const ALICE = "alice-token-3Kd8sQ1wZm";
@@ -213,5 +215,60 @@ describe("the members of a team whose lead's token leaves the config", () => {
     expect(textOf(gone)).toContain("does not exist");
     expect([bobsRun.pid, bobsRun.sleep].map(isAlive)).toEqual([true, true]);
     expect(await rows(bobs, "select who from notes")).toEqual([{ who: "bob member" }]);
+  });
+
+  it("have what a call in flight when it left starts afterwards stopped once the call ends", async () => {
+    const dirs = agentDirs();
+    const rest = `[gateway.auth_tokens]\nalice = "${ALICE}"\nbob = "${BOB}"\n[virtual.goose]\nenabled = false\n[virtual.team]\nenabled = false\n`;
+    const loaded = validateConfigText(agentConfig(dirs, "", rest), join(dirs.dir, "children_config.toml"), {});
+    const gaggle = createGaggle(loaded, { memberBase: async () => (await listening).localBase });
+    const listening = serveHttp(gaggle, { host: "127.0.0.1", port: 0, tokens: { alice: ALICE, bob: BOB } });
+    const http = await listening;
+    closers.push(
+      () => http.close(),
+      () => gaggle.close(),
+    );
+    const member = async (teamId: string, lead: string) => {
+      const { url } = await gaggle.members.urlFor({ teamId, agentId: "m1" }, lead);
+      // Roots offered, so that start_agent awaits the member's answer to roots/list before its session exists.
+      const { client } = await connectClient(url, { name: `${lead}'s member`, client: { capabilities: { roots: {} } } });
+      closers.unshift(() => client.close());
+      return client;
+    };
+    const alices = await member("t-alice", "alice");
+    const bobs = await member("t-bob", "bob");
+    let roots = () => {};
+    const answered = new Promise<void>((resolve) => (roots = resolve));
+    let asked = () => {};
+    const askedFor = new Promise<void>((resolve) => (asked = resolve));
+    alices.setRequestHandler(ListRootsRequestSchema, async () => {
+      asked();
+      await answered;
+      return { roots: [{ uri: pathToFileURL(dirs.root).href }] };
+    });
+    const alicesRun = await sleeper(alices, 4108);
+    const bobsRun = await sleeper(bobs, 4109);
+
+    const starting = callAgents(alices, "start_agent", {});
+    await askedFor;
+    expect(http.useTokens({ bob: BOB })).toBeUndefined();
+    // The member's process gone: the work it had is stopped, while its start_agent still waits on its roots.
+    expect(await waitGone([alicesRun.pid, alicesRun.sleep])).toEqual([]);
+    roots();
+    const started = await starting;
+    expect(started.isError, textOf(started)).toBeFalsy();
+    const session = /Started agent session ([0-9a-f-]{36})/.exec(textOf(started))![1]!;
+
+    // The session that call started is released, and the agent process it ran in ends.
+    await until(
+      () => agentsText(alices, "get_agent_status", { session_id: session }),
+      (text) => text.includes("released"),
+    );
+    const agents = await until(
+      () => agentPids(dirs),
+      (pids) => pids.length > 0,
+    );
+    expect(await waitGone(agents)).toEqual([]);
+    expect([bobsRun.pid, bobsRun.sleep].map(isAlive)).toEqual([true, true]);
   });
 });
