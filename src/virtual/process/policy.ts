@@ -70,7 +70,7 @@ export async function checkPolicy(policy: Policy, command: string, cwd: string):
     const outside = from?.find((place) => !redirectAllowed(redirect, place, dirs));
     if (from === undefined || outside !== undefined) {
       const where =
-        dirs.length === 0 ? "only /dev/null is allowed (no cwd_allow or redirect_allow)" : `it is /dev/null or under none of ${list(dirs)}`;
+        dirs.length === 0 ? "only /dev/null is allowed (no cwd_allow or redirect_allow)" : `only /dev/null and files under ${list(dirs)} are allowed`;
       const after =
         outside === undefined
           ? " after a directory change to a place known only when it runs"

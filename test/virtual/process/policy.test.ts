@@ -76,7 +76,7 @@ describe("checkPolicy", async () => {
     expect(await refusal(scoped, "echo hi > /var/tmp/gaggle-logs/x", dir)).toBeUndefined();
     expect(await refusal(scoped, "echo hi >> ../FILE", logs)).toBeUndefined(); // still under cwd_allow
     expect(await refusal(scoped, "echo hi >> ../FILE", dir)).toBe(
-      `the redirection >> "../FILE" is refused by the policy: it is /dev/null or under none of ${JSON.stringify(dir)}, "/var/tmp/gaggle-logs"`,
+      `the redirection >> "../FILE" is refused by the policy: only /dev/null and files under ${JSON.stringify(dir)}, "/var/tmp/gaggle-logs" are allowed`,
     );
     expect(await refusal(scoped, "echo hi > etc-link/passwd", dir)).toContain('the redirection > "etc-link/passwd" is refused');
     expect(await refusal(scoped, "true < /etc/passwd", dir)).toContain("is refused by the policy");
@@ -108,7 +108,7 @@ describe("checkPolicy", async () => {
     // Without cwd_allow, a redirection after the change is judged from each folder the shell may be in.
     const redirectOnly: Policy = { ...withCd, cwdAllow: undefined, redirectAllow: [dir] };
     expect(await refusal(redirectOnly, `echo x > f; cd ${outside}; echo x > f`, dir)).toBe(
-      `the redirection > "f" from ${outside}, where "cd ${outside}" may leave the shell, is refused by the policy: it is /dev/null or under none of ${JSON.stringify(dir)}`,
+      `the redirection > "f" from ${outside}, where "cd ${outside}" may leave the shell, is refused by the policy: only /dev/null and files under ${JSON.stringify(dir)} are allowed`,
     );
     expect(await refusal(redirectOnly, `cd "$X" && echo x > f`, dir)).toContain("after a directory change to a place known only when it runs");
     expect(await refusal(redirectOnly, `cd "$X" && echo x > ${dir}/f 2>/dev/null`, dir)).toBeUndefined();
