@@ -40,7 +40,8 @@ export function parseDocument(text: string, file: string): ParsedDocument {
     } catch (err) {
       if (!(err instanceof TomlError)) throw err;
       const first = err.message.split("\n")[0] ?? err.message;
-      throw syntaxError(err.line, err.column, first.replace(/^Invalid TOML document: /, ""), err);
+      const message = first.replace(/^Invalid TOML document: /, "");
+      throw syntaxError(err.line, err.column, explainToml(message, body, offsetOf(body, err.line, err.column)), err);
     }
   }
   let doc: unknown;
@@ -109,6 +110,18 @@ function trailingComma(text: string, at: number): number | undefined {
   let before = at - 1;
   while (before >= 0 && /\s/.test(text[before]!)) before--;
   return text[before] === "," ? before : undefined;
+}
+
+/**
+ * smol-toml's message, with what to do for the mistakes it words by their symptom: a string left open (it reports
+ * the line's end as a control character in the string) and a string written without quotes (an "invalid value").
+ */
+function explainToml(message: string, text: string, at: number): string {
+  if (message === "control characters are not allowed in strings" && (text[at] === "\n" || text[at] === "\r"))
+    return 'a string is not closed before the end of its line: end it with the quote it opens with, or write text of several lines between """ and """';
+  const word = message === "invalid value" ? /^[A-Za-z_][\w-]*/.exec(text.slice(at, at + 200))?.[0] : undefined;
+  if (word !== undefined) return `invalid value: a string needs quotes, as in "${word}"`;
+  return message;
 }
 
 function cleanJsonMessage(message: string): string {

@@ -21,6 +21,18 @@ describe("TOML syntax errors", () => {
     expect(message).toBe(`${path}:3:8: TOML syntax error: invalid value`);
   });
 
+  it("say that a string is not closed, at the end of its line", () => {
+    const { path, message } = syntaxMessage("open.toml", `[gateway]\nexpose = "meta\n\n[mcp_servers.echo]\ncommand = "node"\n`);
+    expect(message).toBe(
+      `${path}:2:15: TOML syntax error: a string is not closed before the end of its line: end it with the quote it opens with, or write text of several lines between """ and """`,
+    );
+  });
+
+  it("say that a string needs quotes", () => {
+    const { path, message } = syntaxMessage("bare.toml", `[gateway]\nexpose = meta\n`);
+    expect(message).toBe(`${path}:2:10: TOML syntax error: invalid value: a string needs quotes, as in "meta"`);
+  });
+
   it("report a key defined twice where the second one is", () => {
     const { path, message } = syntaxMessage("twice.toml", `[mcp_servers.echo]\ncommand = "a"\ncommand = "b"\n`);
     expect(message).toBe(`${path}:3:1: TOML syntax error: trying to redefine an already defined table or value`);
