@@ -41,6 +41,8 @@ export function placesAfter(line: { commands: SimpleCommand[] }, start: ShellPla
   // Where the list so far may leave the shell when its last pipeline succeeded, and when it failed.
   let succeeded: Where = [start];
   let failed: Where = [];
+  // Whether a directory change comes before the command judged: the line's start is then left only if it succeeds.
+  let changed = false;
   try {
     for (let first = 0; first < commands.length;) {
       const head = commands[first]!;
@@ -50,12 +52,14 @@ export function placesAfter(line: { commands: SimpleCommand[] }, start: ShellPla
       let outcome: [Where, Where];
       if (end === first + 1) {
         steps.push({ at: head.at, places: from });
-        outcome = after(head, from, cwdAllow);
+        outcome = after(head, from, cwdAllow, changed);
+        changed ||= head.chdir !== undefined;
       } else {
         let now = from;
         for (const command of commands.slice(first, end)) {
           steps.push({ at: command.at, places: now });
-          now = union(...after(command, now, cwdAllow), command);
+          now = union(...after(command, now, cwdAllow, changed), command);
+          changed ||= command.chdir !== undefined;
         }
         outcome = [now, now];
       }
@@ -88,8 +92,11 @@ export function placesAfter(line: { commands: SimpleCommand[] }, start: ShellPla
 /** Why a line is refused, thrown out of the walk over its commands. */
 class Refusal extends Error {}
 
-/** Where the shell may be after `command` runs from `from`: when it succeeds, and when it fails. */
-function after(command: SimpleCommand, from: Where, cwdAllow: string[] | undefined): [Where, Where] {
+/**
+ * Where the shell may be after `command` runs from `from`: when it succeeds, and when it fails. `changed`: a directory
+ * change comes before it in the line.
+ */
+function after(command: SimpleCommand, from: Where, cwdAllow: string[] | undefined, changed: boolean): [Where, Where] {
   const change = command.chdir;
   if (!change) return [from, from];
   if (change.to === undefined || from === undefined) {
@@ -101,7 +108,11 @@ function after(command: SimpleCommand, from: Where, cwdAllow: string[] | undefin
     const found = destinations(place, change, command.text);
     for (const there of found) {
       if (cwdAllow && !cwdAllow.some((dir) => isUnder(there.real, dir))) {
-        const origin = place.via ? ` (from ${place.real}, where "${place.via}" may leave it)` : "";
+        const origin = place.via
+          ? ` (from ${place.real}, where "${place.via}" may leave it)`
+          : changed
+            ? ` (from ${place.real}, where the shell still is if a directory change before it fails or is skipped)`
+            : "";
         throw new Refusal(`"${command.text}" may leave the shell in ${there.real}${origin}, under none of the cwd_allow directories`);
       }
     }

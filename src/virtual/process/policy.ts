@@ -60,7 +60,7 @@ export async function checkPolicy(policy: Policy, command: string, cwd: string):
   const places = placesAfter(line, start, policy.cwdAllow);
   if ("refused" in places) {
     throw new GaggleError("PERMISSION_DENIED", `${places.refused}, which the policy refuses`, {
-      hint: `change only to directories under cwd_allow, written out (cd ./sub, not cd "$DIR"), or run the command with that cwd${policy.cwdAllow ? `; cwd_allow is ${list(policy.cwdAllow)}` : ""}`,
+      hint: `change only to directories under cwd_allow, written out (cd ./sub, not cd "$DIR") and joined with && to what must run there (cd sub && make && cd ..), or run the command with that cwd${policy.cwdAllow ? `; cwd_allow is ${list(policy.cwdAllow)}` : ""}`,
     });
   }
   const dirs = [...(policy.cwdAllow ?? []), ...(policy.redirectAllow ?? [])];

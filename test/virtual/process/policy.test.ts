@@ -126,7 +126,8 @@ describe("checkPolicy", async () => {
     const parent = dirname(dir);
     mkdirSync(join(dir, "sub"));
     const flow: Policy = { kind: "rules", source: "p", allow: ["cd *", "make", "true", "echo *"], cwdAllow: [dir] };
-    const left = `"cd .." may leave the shell in ${parent}, under none of the cwd_allow directories, which the policy refuses`;
+    // After a cd that may fail or be skipped, the refusal says the shell may still be where the line started.
+    const left = `"cd .." may leave the shell in ${parent} (from ${dir}, where the shell still is if a directory change before it fails or is skipped), under none of the cwd_allow directories, which the policy refuses`;
     // `cd ..` runs only if `cd sub` (and make) succeeded, so only from sub.
     expect(await refusal(flow, "cd sub && cd ..", dir)).toBeUndefined();
     expect(await refusal(flow, "cd sub && make && cd ..", dir)).toBeUndefined();
@@ -135,7 +136,13 @@ describe("checkPolicy", async () => {
     expect(await refusal(flow, "cd sub || cd ..", dir)).toBe(left);
     expect(await refusal(flow, "cd sub; cd ..", dir)).toBe(left);
     expect(await refusal(flow, "cd sub || true; cd ..", dir)).toBe(left);
+    await expect(checkPolicy(flow, "cd sub; cd ..", dir)).rejects.toMatchObject({
+      hint: expect.stringContaining("joined with && to what must run there"),
+    });
     expect(await refusal(flow, "cd sub && make || cd ..", dir)).toBe(left);
+    expect(await refusal(flow, "true; cd ..", dir)).toBe(
+      `"cd .." may leave the shell in ${parent}, under none of the cwd_allow directories, which the policy refuses`,
+    );
     expect(await refusal(flow, "! cd sub && cd ..", dir)).toBe(left);
     expect(await refusal(flow, "cd sub & cd ..", dir)).toBe(left);
     // A pipeline's commands run in subshells: a cd in one is never trusted to have moved the shell.
