@@ -11,7 +11,7 @@ import { nearest } from "../shared/suggest.js";
 import { GAGGLE_VERSION } from "../shared/version.js";
 import { runOneShot, UsageError, type OneShotCommand } from "./one-shot.js";
 import { serveHttpUntilStopped, serveStdio } from "./serve.js";
-import { parseListenAddress } from "../shared/listen-address.js";
+import { parseListenAddress, portProblem } from "../shared/listen-address.js";
 import { findCommand } from "../children/processes/command-path.js";
 import { checkBuiltIns } from "../virtual/index.js";
 
@@ -80,7 +80,8 @@ async function main(argv: string[]): Promise<number> {
 
   const address = values.http === undefined ? undefined : parseListenAddress(values.http);
   if (values.http !== undefined && !address) {
-    throw new UsageError(`--http takes PORT, HOST:PORT or [IPV6]:PORT; got "${values.http}"`);
+    const problem = portProblem(values.http);
+    throw new UsageError(`--http takes PORT, HOST:PORT or [IPV6]:PORT; got "${values.http}"${problem ? `: ${problem}` : ""}`);
   }
   if (values.json && command !== "doctor" && command !== "status") throw new UsageError(`--json goes with gaggle doctor or gaggle status`);
   if (values.web && command !== "status") throw new UsageError(`--web goes with gaggle status`);

@@ -1,7 +1,7 @@
 // `gateway.admin`, `[telemetry]` and `[audit]`: where gaggle shows what it does (a status page, metrics, health), where
 // it sends traces, and where it writes one line per call. Validated with the rest of the config.
 import { z } from "zod";
-import { parseListenAddress, type ListenAddress } from "../shared/listen-address.js";
+import { parseListenAddress, portProblem, type ListenAddress } from "../shared/listen-address.js";
 import { describeValue } from "./errors.js";
 import { closed, expected, oneOf } from "./zod-kit.js";
 
@@ -12,7 +12,7 @@ export const adminAddressSchema = z.unknown().transform((value, ctx): ListenAddr
   if (address) return address;
   const message =
     typeof value === "string"
-      ? `expected "HOST:PORT", "PORT" or "[IPV6]:PORT", got ${JSON.stringify(value)}`
+      ? `expected "HOST:PORT", "PORT" or "[IPV6]:PORT", got ${JSON.stringify(value)}${portProblem(value) ? `: ${portProblem(value)}` : ""}`
       : `expected "HOST:PORT", "PORT" or false, got ${describeValue(value)}`;
   ctx.addIssue({ code: "custom", message, input: value });
   return z.NEVER;
