@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { ConfigError, LOG_LEVELS, emptyConfig, findConfigPath, loadConfig, type GaggleConfig } from "../config/index.js";
+import { displayPath } from "../config/errors.js";
 import { StartupError } from "../shared/errors.js";
 import { setLogLevel } from "../shared/log.js";
 import { configProblems } from "../gateway/gaggle.js";
@@ -126,7 +127,7 @@ async function main(argv: string[]): Promise<number> {
 function validateCommand(path: string, config: GaggleConfig): number {
   const problems = configProblems(config);
   if (problems.length > 0) {
-    for (const problem of problems) process.stderr.write(`gaggle: ${problem}\n`);
+    for (const problem of problems) process.stderr.write(`gaggle: ${displayPath(path)}: ${problem}\n`);
     return 1;
   }
   // A command that does not resolve is no error in the file (it may be installed later), but is worth a word.

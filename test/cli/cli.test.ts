@@ -69,7 +69,9 @@ describe("validate", () => {
     expect(code).toBe(1);
     expect(stdout).toBe("");
     expect(stderr).toContain("the process policy is invalid, so every command would be refused");
-    expect(stderr).toContain("virtual.process.policy");
+    // The file first, as every other error of validate names it.
+    const prefix = `gaggle: ${path}: [virtual.process.policy]: `;
+    expect(stderr.slice(0, prefix.length)).toBe(prefix);
   });
 
   it("exits 0 with a one-line summary on a good file", async () => {
