@@ -114,14 +114,33 @@ function trailingComma(text: string, at: number): number | undefined {
 
 /**
  * smol-toml's message, with what to do for the mistakes it words by their symptom: a string left open (it reports
- * the line's end as a control character in the string) and a string written without quotes (an "invalid value").
+ * the line's end as a control character in the string), a string written without quotes (an "invalid value"), a
+ * table header left open (an "illegal character in key" at the line's end), and a key or table written twice,
+ * named.
  */
 function explainToml(message: string, text: string, at: number): string {
-  if (message === "control characters are not allowed in strings" && (text[at] === "\n" || text[at] === "\r"))
+  const endOfLine = at >= text.length || text[at] === "\n" || text[at] === "\r";
+  if (message === "control characters are not allowed in strings" && endOfLine)
     return 'a string is not closed before the end of its line: end it with the quote it opens with, or write text of several lines between """ and """';
   const word = message === "invalid value" ? /^[A-Za-z_][\w-]*/.exec(text.slice(at, at + 200))?.[0] : undefined;
   if (word !== undefined) return `invalid value: a string needs quotes, as in "${word}"`;
+  const line = lineAround(text, at).trim();
+  if (message === "illegal character in key" && endOfLine && line.startsWith("["))
+    return `the table header ${line} is not closed: end it with ${line.startsWith("[[") ? "]]" : "]"}`;
+  if (message === "trying to redefine an already defined table or value") {
+    const header = /^\[\[?\s*([^\]]*?)\s*\]/.exec(line)?.[1];
+    const key = header === undefined ? /^([^=]*?)\s*=/.exec(line)?.[1] : undefined;
+    if (header !== undefined) return `the table [${header}] is defined twice: write each table once, with all of its keys`;
+    if (key) return `the key ${key} is defined twice in its table: keep one`;
+  }
   return message;
+}
+
+/** The line of `text` that holds offset `at`, at most 200 characters of it. */
+function lineAround(text: string, at: number): string {
+  const start = text.lastIndexOf("\n", at - 1) + 1;
+  const end = text.indexOf("\n", start);
+  return text.slice(start, Math.min(end < 0 ? text.length : end, start + 200));
 }
 
 function cleanJsonMessage(message: string): string {

@@ -33,9 +33,19 @@ describe("TOML syntax errors", () => {
     expect(message).toBe(`${path}:2:10: TOML syntax error: invalid value: a string needs quotes, as in "meta"`);
   });
 
-  it("report a key defined twice where the second one is", () => {
+  it("report a key defined twice where the second one is, and name it", () => {
     const { path, message } = syntaxMessage("twice.toml", `[mcp_servers.echo]\ncommand = "a"\ncommand = "b"\n`);
-    expect(message).toBe(`${path}:3:1: TOML syntax error: trying to redefine an already defined table or value`);
+    expect(message).toBe(`${path}:3:1: TOML syntax error: the key command is defined twice in its table: keep one`);
+  });
+
+  it("name a table defined twice", () => {
+    const { path, message } = syntaxMessage("tables.toml", `[gateway]\nexpose = "meta"\n\n[ gateway ]\n`);
+    expect(message).toBe(`${path}:4:2: TOML syntax error: the table [gateway] is defined twice: write each table once, with all of its keys`);
+  });
+
+  it("say that a table header is not closed", () => {
+    const { path, message } = syntaxMessage("header.toml", `[gateway\nexpose = "meta"\n`);
+    expect(message).toBe(`${path}:1:9: TOML syntax error: the table header [gateway is not closed: end it with ]`);
   });
 });
 
