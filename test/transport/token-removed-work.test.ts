@@ -181,23 +181,32 @@ describe("a principal whose token leaves the config", () => {
   });
 });
 
+/**
+ * gaggle made in this process from `configText` and served over HTTP with alice's and bob's tokens, and a client for
+ * a member (`m1`) of a team of `lead`'s: what gaggle's own agents connect with, a principal of its own.
+ */
+async function servedInProcess(configText: string, dir: string) {
+  const loaded = validateConfigText(configText, join(dir, "children_config.toml"), {});
+  const gaggle = createGaggle(loaded, { memberBase: async () => (await listening).localBase });
+  const listening = serveHttp(gaggle, { host: "127.0.0.1", port: 0, tokens: { alice: ALICE, bob: BOB } });
+  const http = await listening;
+  closers.push(
+    () => http.close(),
+    () => gaggle.close(),
+  );
+  const member = async (teamId: string, lead: string, options: Parameters<typeof connectClient>[1] = {}) => {
+    const { url } = await gaggle.members.urlFor({ teamId, agentId: "m1" }, lead);
+    const { client } = await connectClient(url, { name: `${lead}'s member`, ...options });
+    closers.unshift(() => client.close());
+    return client;
+  };
+  return { http, member };
+}
+
 describe("the members of a team whose lead's token leaves the config", () => {
   it("have their work stopped too, while the members of another principal's team keep theirs", async () => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), "gaggle-token-members-")));
-    const loaded = validateConfigText(config(dir, { alice: ALICE, bob: BOB }), join(dir, "children_config.toml"), {});
-    const gaggle = createGaggle(loaded, { memberBase: async () => (await listening).localBase });
-    const listening = serveHttp(gaggle, { host: "127.0.0.1", port: 0, tokens: { alice: ALICE, bob: BOB } });
-    const http = await listening;
-    closers.push(
-      () => http.close(),
-      () => gaggle.close(),
-    );
-    const member = async (teamId: string, lead: string) => {
-      const { url } = await gaggle.members.urlFor({ teamId, agentId: "m1" }, lead);
-      const { client } = await connectClient(url, { name: `${lead}'s member` });
-      closers.unshift(() => client.close());
-      return client;
-    };
+    const { http, member } = await servedInProcess(config(dir, { alice: ALICE, bob: BOB }), dir);
     const alices = await member("t-alice", "alice");
     const bobs = await member("t-bob", "bob");
     const alicesRun = await sleeper(alices, 4106);
@@ -220,23 +229,11 @@ describe("the members of a team whose lead's token leaves the config", () => {
   it("have what a call in flight when it left starts afterwards stopped once the call ends", async () => {
     const dirs = agentDirs();
     const rest = `[gateway.auth_tokens]\nalice = "${ALICE}"\nbob = "${BOB}"\n[virtual.goose]\nenabled = false\n[virtual.team]\nenabled = false\n`;
-    const loaded = validateConfigText(agentConfig(dirs, "", rest), join(dirs.dir, "children_config.toml"), {});
-    const gaggle = createGaggle(loaded, { memberBase: async () => (await listening).localBase });
-    const listening = serveHttp(gaggle, { host: "127.0.0.1", port: 0, tokens: { alice: ALICE, bob: BOB } });
-    const http = await listening;
-    closers.push(
-      () => http.close(),
-      () => gaggle.close(),
-    );
-    const member = async (teamId: string, lead: string) => {
-      const { url } = await gaggle.members.urlFor({ teamId, agentId: "m1" }, lead);
-      // Roots offered, so that start_agent awaits the member's answer to roots/list before its session exists.
-      const { client } = await connectClient(url, { name: `${lead}'s member`, client: { capabilities: { roots: {} } } });
-      closers.unshift(() => client.close());
-      return client;
-    };
-    const alices = await member("t-alice", "alice");
-    const bobs = await member("t-bob", "bob");
+    const { http, member } = await servedInProcess(agentConfig(dirs, "", rest), dirs.dir);
+    // Roots offered, so that start_agent awaits the member's answer to roots/list before its session exists.
+    const withRoots = { client: { capabilities: { roots: {} } } };
+    const alices = await member("t-alice", "alice", withRoots);
+    const bobs = await member("t-bob", "bob", withRoots);
     let roots = () => {};
     const answered = new Promise<void>((resolve) => (roots = resolve));
     let asked = () => {};
