@@ -56,6 +56,8 @@ export interface Session {
   catalogued: boolean;
   /** What a remote session's transport and errors need; undefined for a stdio child. */
   remote: RemoteKit | undefined;
+  /** Where this session's stderr begins in the child's ring (StderrRing.mark): its failures show its own lines. */
+  stderrFrom: number;
 }
 
 export type RemoteKit = typeof RemoteKitModule;
@@ -150,6 +152,7 @@ export function createSession(wiring: SessionWiring): Session {
     endedBecause: undefined,
     catalogued: wiring.catalog.read().tools !== undefined,
     remote,
+    stderrFrom: wiring.stderr.mark(),
     cache: new SchemaCache(
       client,
       { timeout: config.timeoutMs },

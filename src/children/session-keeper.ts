@@ -156,7 +156,7 @@ export class SessionKeeper {
       queue: turn?.queue,
       endedBecause: session.endedBecause,
       closing: session.closing,
-      stderrTail: this.parts.stderr.tail(),
+      stderrTail: this.parts.stderr.since(session.stderrFrom),
     });
   }
 
@@ -262,7 +262,9 @@ export class SessionKeeper {
     const { config, clock, stderr, log } = this.parts;
     this.failedBecause = `failed to start: ${startFailureReason(error, session, this.startupTimeoutMs)}`;
     this.machine.move({ state: "failed", failedStarts, retryAt: clock.now() + backoffMs(failedStarts) });
-    this.failure = startFailure(config, this.startupTimeoutMs, this.failedBecause, stderr.tail(), error);
+    // The lines of the run that failed: a child started again after the era probe ended it wrote its first run's too.
+    const lines = session ? stderr.since(session.stderrFrom) : stderr.tail();
+    this.failure = startFailure(config, this.startupTimeoutMs, this.failedBecause, lines, error);
     log.warn({ reason: this.failedBecause, hint: this.failure.hint, failedStarts }, "start failed");
     this.signIn.started(this.failure.code === "AUTH_REQUIRED");
     if (this.failure.code === "AUTH_REQUIRED" && !neededSignIn) this.signInChanged();

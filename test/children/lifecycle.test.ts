@@ -129,6 +129,9 @@ describe("failures", () => {
     expect(first.code).toBe("SERVER_FAILED");
     expect(first.error).toContain("broken failed to start: exited (code 1)");
     expect(first.error).toContain("fatal: FIXTURE_API_KEY is not set");
+    // Started twice (it ended at the era probe, so it was started again to be initialized): the error shows the
+    // stderr of the run that failed, not that run's line after the first run's.
+    expect(first.error.split("fatal: FIXTURE_API_KEY is not set")).toHaveLength(2);
     const second = failureOf(await call("broken", "anything"));
     expect(second.code).toBe("SERVER_FAILED");
     expect(second.error).toMatch(/failed to start 1 time\(s\) in a row; the next attempt is allowed in [01]\.\ds/);

@@ -14,6 +14,18 @@ describe("StderrRing", () => {
     expect(ring.tail(10)).toEqual(["two", "three", "four", "fi"]);
     expect(ring.tail()).toEqual(["three", "four", "fi"]);
   });
+
+  it("gives the lines written since a mark, as many as it still holds", () => {
+    const ring = new StderrRing(3);
+    ring.push("first run\n");
+    const mark = ring.mark();
+    expect(ring.since(mark)).toEqual([]);
+    ring.push("second run\nstill the second\npartial");
+    expect(ring.since(mark)).toEqual(["second run", "still the second", "partial"]);
+    ring.push(" line\nmore\nand more\n");
+    // Five lines since the mark; the ring holds three.
+    expect(ring.since(mark)).toEqual(["partial line", "more", "and more"]);
+  });
 });
 
 describe("toolFilter", () => {

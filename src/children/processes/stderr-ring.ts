@@ -9,6 +9,8 @@ export class StderrRing {
   private readonly lines: string[] = [];
   private readonly splitter = new LineSplitter(STDERR_LINE_CHARS, (line) => this.keep(line));
   private fresh: string[] = [];
+  /** Lines kept so far, over the child's every run: a mark `since` counts from. */
+  private kept = 0;
 
   constructor(private readonly capacity = STDERR_LINES_KEPT) {}
 
@@ -26,7 +28,24 @@ export class StderrRing {
     return all.slice(-count);
   }
 
+  /** Where the lines written from now on begin: for `since`. */
+  mark(): number {
+    return this.kept;
+  }
+
+  /**
+   * The lines written since `mark` (as many as the ring still holds), the pending partial line included: what one
+   * run of the child wrote, without an earlier run's.
+   */
+  since(mark: number): string[] {
+    const count = this.kept - mark;
+    const partial = this.splitter.pending;
+    const lines = count > 0 ? this.lines.slice(-count) : [];
+    return partial ? [...lines, partial] : lines;
+  }
+
   private keep(line: string): void {
+    this.kept++;
     this.fresh.push(line);
     this.lines.push(line);
     if (this.lines.length > this.capacity) this.lines.shift();
