@@ -12,12 +12,14 @@ export class UsageError extends Error {}
 
 /** A shell user's words: the commands that show what the meta-tools would. */
 const CLI_WORDING: Wording = {
-  lookup: ({ server, tool }) =>
-    server === undefined
-      ? "`gaggle list` names every child"
-      : tool === undefined
-        ? `\`gaggle schema ${server}\` lists its tools`
-        : `\`gaggle schema ${server} ${tool}\` shows its input schema`,
+  lookup: ({ server, tool, stderr }) =>
+    stderr
+      ? `\`gaggle doctor ${server}\` starts it and shows its stderr`
+      : server === undefined
+        ? "`gaggle list` names every child"
+        : tool === undefined
+          ? `\`gaggle schema ${server}\` lists its tools`
+          : `\`gaggle schema ${server} ${tool}\` shows its input schema`,
   notRun: "`gaggle schema SERVER` starts one and lists its tools",
 };
 

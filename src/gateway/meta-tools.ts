@@ -95,21 +95,24 @@ export interface Wording {
 
 export const META_WORDING: Wording = { lookup: sayWithMetaTools, notRun: "get_schema(server_id) starts one and lists them" };
 
-/** Search mode's words: search_tools, the one tool there that shows a child's tools. */
+/** Search mode's words: search_tools, the one tool there that shows a child's tools (none shows its stderr). */
 export const SEARCH_WORDING: Wording = {
-  lookup: ({ server, tool }) =>
-    server === undefined
-      ? "search_tools(query) finds tools across every child"
-      : tool === undefined
-        ? `search_tools(query, server_id: "${server}") finds its tools`
-        : `search_tools(query, server_id: "${server}") finds it with its input_schema`,
+  lookup: ({ server, tool, stderr }) =>
+    stderr
+      ? ""
+      : server === undefined
+        ? "search_tools(query) finds tools across every child"
+        : tool === undefined
+          ? `search_tools(query, server_id: "${server}") finds its tools`
+          : `search_tools(query, server_id: "${server}") finds it with its input_schema`,
   // Search mode starts the children nobody knows with gaggle (see createGaggle).
   notRun: "they start with gaggle and are searched once they run, so search again in a moment",
 };
 
-/** Proxy mode's words, where no meta-tool is listed: the tool list itself. */
+/** Proxy mode's words, where no meta-tool is listed: the tool list itself (nothing shows a child's stderr). */
 export const TOOL_LIST_WORDING: Wording = {
-  lookup: ({ tool }) => (tool === undefined ? "tools/list lists the tools this gateway offers" : "tools/list gives its input schema"),
+  lookup: ({ tool, stderr }) =>
+    stderr ? "" : tool === undefined ? "tools/list lists the tools this gateway offers" : "tools/list gives its input schema",
   notRun: "tools/list lists them once they run",
 };
 

@@ -22,23 +22,28 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /**
  * What a caller reads next to get a call right: every child's name (neither field), a child's tools (`server`), or
- * one tool's input schema (`server` and `tool`). Each surface says how in its own words (see SayLookup).
+ * one tool's input schema (`server` and `tool`); with `stderr`, where the child's stderr is shown (`server`), which a
+ * surface without such a tool leaves unsaid (the error carries the last lines). Each surface says how in its own
+ * words (see SayLookup).
  */
 export interface Lookup {
   server?: string;
   tool?: string;
+  stderr?: true;
 }
 
 /** How one surface (the meta-tools, search mode, proxy mode, the command line) tells a caller to make a Lookup. */
 export type SayLookup = (lookup: Lookup) => string;
 
 /** The meta-tools' words: what a hint says wherever get_schema and list_registered_children are listed. */
-export const sayWithMetaTools: SayLookup = ({ server, tool }) =>
-  server === undefined
-    ? "list_registered_children lists every name"
-    : tool === undefined
-      ? `call get_schema("${server}") for its tools`
-      : `call get_schema("${server}", "${tool}") for its input schema`;
+export const sayWithMetaTools: SayLookup = ({ server, tool, stderr }) =>
+  stderr
+    ? "get_child_status shows its stderr"
+    : server === undefined
+      ? "list_registered_children lists every name"
+      : tool === undefined
+        ? `call get_schema("${server}") for its tools`
+        : `call get_schema("${server}", "${tool}") for its input schema`;
 
 export class GaggleError extends Error {
   override readonly name = "GaggleError";
@@ -62,7 +67,8 @@ export class GaggleError extends Error {
 
   hintFor(say: SayLookup): string | undefined {
     const parts = [this.advice, this.lookup && say(this.lookup)].filter((part) => part !== undefined && part !== "");
-    return parts.length > 0 ? parts.join(" ") : undefined;
+    // Where the stderr is follows the advice as a clause of its own; a lookup of names or tools, as a sentence.
+    return parts.length > 0 ? parts.join(this.lookup?.stderr ? "; " : " ") : undefined;
   }
 }
 

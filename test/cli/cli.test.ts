@@ -180,6 +180,14 @@ describe("one-shot commands against the echo fixture", () => {
       expect(JSON.parse(run.stdout)).toMatchObject({ code, hint });
       expect(run.stdout).not.toMatch(/get_schema|list_registered_children/);
     }
+    // A child that fails to start: where its stderr is shown, in a shell.
+    const broken = await gaggle(["call", "broken", "anything", "--config", writeConfig(fixtureChild("broken", "exit-at-start.mjs"))]);
+    expect(broken.code).toBe(1);
+    expect(JSON.parse(broken.stdout)).toMatchObject({
+      code: "SERVER_FAILED",
+      hint: "check the command, args and env of broken in the config; `gaggle doctor broken` starts it and shows its stderr",
+    });
+    expect(broken.stdout).not.toContain("get_child_status");
   });
 
   it("call refuses a background process, which would die with the command, and says where it can run", async () => {

@@ -65,6 +65,15 @@ describe("tools/list by expose mode", () => {
     expect(textOf(await call(builtIns, "View", { file_path: join(dir, "note.txt"), show_line_numbers: false }))).toContain("listed");
   });
 
+  it("a failure's hint names no meta-tool where none is listed: the error carries the child's last stderr lines", async () => {
+    const crashing = await start(
+      ['[gateway]\nexpose = "tools"\nlist_wait_ms = 30000\n', NO_BUILT_INS, fixtureChild("crashy", "crash.mjs")].join("\n"),
+    );
+    const failed = failureOf(await call(crashing, "crashy__crash", { after_ms: 10 }));
+    expect(failed).toMatchObject({ code: "SERVER_FAILED", hint: "the next call restarts crashy" });
+    expect(failed.error).toContain("crash fixture: about to die");
+  });
+
   it("a built-in child with expose = false stays behind the meta-tools, which are listed for it", async () => {
     const quiet = await start(
       ['[gateway]\nexpose = "tools"\nlist_wait_ms = 30000\n', "[virtual.process]\nexpose = false\n", fixtureChild("echo", "echo.mjs")].join("\n"),

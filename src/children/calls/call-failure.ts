@@ -1,6 +1,6 @@
 // The GaggleErrors a real child fails with: what the SDK threw during a request, a failed start, a back-off refusal; each says what to do.
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { GaggleError, errorMessage, refusedPort } from "../../shared/errors.js";
+import { GaggleError, errorMessage, refusedPort, type Lookup } from "../../shared/errors.js";
 import type { ChildConfig } from "../../config/index.js";
 import type { QueueDepth } from "../child.js";
 import { isStartTimeout, slowStartAdvice } from "./slow-start.js";
@@ -57,7 +57,7 @@ export function callFailure(error: unknown, ctx: FailureContext): GaggleError {
     return new GaggleError(
       "SERVER_FAILED",
       `${ctx.child} ${ctx.endedBecause ?? "closed its connection"} while serving ${ctx.what}${stderrSuffix(ctx.stderrTail)}`,
-      { hint: `the next call restarts ${ctx.child}; get_child_status shows its stderr`, cause: error },
+      { hint: `the next call restarts ${ctx.child}`, lookup: { server: ctx.child, stderr: true }, cause: error },
     );
   }
   if (error instanceof McpError) {
@@ -83,7 +83,7 @@ export class StartFailure extends GaggleError {
   /** The time limit a start that was still starting when it ran out had been given; undefined when it failed otherwise. */
   readonly timedOutAfterMs: number | undefined;
 
-  constructor(message: string, options: { hint: string; cause: unknown }, timedOutAfterMs: number | undefined) {
+  constructor(message: string, options: { hint: string; lookup?: Lookup; cause: unknown }, timedOutAfterMs: number | undefined) {
     super("SERVER_FAILED", message, options);
     this.timedOutAfterMs = timedOutAfterMs;
   }
@@ -103,11 +103,14 @@ export function startFailure(config: ChildConfig, timeoutMs: number, reason: str
   const known = cause instanceof GaggleError && cause.code === "SERVER_FAILED" ? cause.hint : undefined;
   const hint =
     known ??
-    (timedOutAfterMs !== undefined ? `${slowStartAdvice(config, timedOutAfterMs).join("; ")}; get_child_status shows its stderr` : undefined) ??
+    (timedOutAfterMs !== undefined ? slowStartAdvice(config, timedOutAfterMs).join("; ") : undefined) ??
     (config.transport === "stdio"
-      ? `check the command, args and env of ${child} in the config; get_child_status shows its stderr`
+      ? `check the command, args and env of ${child} in the config`
       : (portAdvice(config, cause) ?? `check the url and headers of ${child} in the config, and that the server is up`));
-  return new StartFailure(`${child} ${reason}${stderrSuffix(stderrTail)}`, { hint, cause }, timedOutAfterMs);
+  // A process's stderr (or a start that ran out of time) says more than the config does: where to read it follows.
+  const stderr = known === undefined && (timedOutAfterMs !== undefined || config.transport === "stdio");
+  const lookup: Lookup | undefined = stderr ? { server: child, stderr: true } : undefined;
+  return new StartFailure(`${child} ${reason}${stderrSuffix(stderrTail)}`, { hint, ...(lookup && { lookup }), cause }, timedOutAfterMs);
 }
 
 /** A port fetch refuses to reach (see refusedPort): named, with what to do, in place of the url's general advice. */
