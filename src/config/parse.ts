@@ -127,9 +127,10 @@ function explainToml(message: string, text: string, at: number): string {
   const line = lineAround(text, at).trim();
   if (message === "illegal character in key" && endOfLine && line.startsWith("["))
     return `the table header ${line} is not closed: end it with ${line.startsWith("[[") ? "]]" : "]"}`;
-  if (message === "trying to redefine an already defined table or value") {
+  if (message === "trying to redefine an already defined table or value" || message === "trying to redefine an already defined value") {
     const header = /^\[\[?\s*([^\]]*?)\s*\]/.exec(line)?.[1];
-    const key = header === undefined ? /^([^=]*?)\s*=/.exec(line)?.[1] : undefined;
+    // The position is the key's own, in a line of its own or in an inline table.
+    const key = header === undefined ? /^([^=\n]*?)\s*=/.exec(text.slice(at, at + 200))?.[1] : undefined;
     if (header !== undefined) return `the table [${header}] is defined twice: write each table once, with all of its keys`;
     if (key) return `the key ${key} is defined twice in its table: keep one`;
   }

@@ -38,6 +38,11 @@ describe("TOML syntax errors", () => {
     expect(message).toBe(`${path}:3:1: TOML syntax error: the key command is defined twice in its table: keep one`);
   });
 
+  it("name a key defined twice in an inline table", () => {
+    const { path, message } = syntaxMessage("inline.toml", `[mcp_servers.echo]\ncommand = "node"\nenv = { A = "1", A = "2" }\n`);
+    expect(message).toBe(`${path}:3:18: TOML syntax error: the key A is defined twice in its table: keep one`);
+  });
+
   it("name a table defined twice", () => {
     const { path, message } = syntaxMessage("tables.toml", `[gateway]\nexpose = "meta"\n\n[ gateway ]\n`);
     expect(message).toBe(`${path}:4:2: TOML syntax error: the table [gateway] is defined twice: write each table once, with all of its keys`);
