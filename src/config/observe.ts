@@ -10,9 +10,10 @@ export const adminAddressSchema = z.unknown().transform((value, ctx): ListenAddr
   if (value === false) return false;
   const address = typeof value === "string" ? parseListenAddress(value) : undefined;
   if (address) return address;
+  const problem = typeof value === "string" ? portProblem(value) : undefined;
   const message =
     typeof value === "string"
-      ? `expected "HOST:PORT", "PORT" or "[IPV6]:PORT", got ${JSON.stringify(value)}${portProblem(value) ? `: ${portProblem(value)}` : ""}`
+      ? `expected "HOST:PORT", "PORT" or "[IPV6]:PORT", got ${JSON.stringify(value)}${problem ? `: ${problem}` : ""}`
       : `expected "HOST:PORT", "PORT" or false, got ${describeValue(value)}`;
   ctx.addIssue({ code: "custom", message, input: value });
   return z.NEVER;
