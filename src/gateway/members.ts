@@ -34,6 +34,21 @@ export class MemberRegistry implements MemberUrls {
     return this.teams.get(member)?.lead;
   }
 
+  /**
+   * The principal whose teams `principal` works in, through members that lead teams of their own: a token's name
+   * or the local client's, never a member's. `principal` itself when it is no member.
+   */
+  rootOf(principal: string): string {
+    let at = principal;
+    // Each member's lead existed before it, so the chain ends; the bound only guards that.
+    for (let steps = 0; steps <= this.teams.size; steps++) {
+      const lead = this.teams.get(at)?.lead;
+      if (lead === undefined) return at;
+      at = lead;
+    }
+    return at;
+  }
+
   /** Every member principal of a team `lead` leads, and of the teams those members lead in turn. */
   ledBy(lead: string): string[] {
     const found: string[] = [];

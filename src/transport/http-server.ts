@@ -108,6 +108,8 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
     const identity = secret === undefined ? undefined : gaggle.members.resolve(secret);
     if (secret !== undefined && !identity) return send(res, 401, jsonRpcError("unknown or revoked member credential"));
     const principal = identity ? memberPrincipal(identity) : checked.principal;
+    // A member is let in while the person whose team it works in is: that person's token leaving the config ends it.
+    if (identity && !guard!.admits(gaggle.members.rootOf(principal))) return send(res, 401, jsonRpcError("unknown or revoked member credential"));
     const crowded = usage.admitConnection(req.socket, principal);
     if (crowded) return refuse(res, crowded);
     if (admin?.handles(path) && !identity) {
@@ -243,14 +245,14 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
       const before = guard!.principals();
       const problem = guard!.useTokens(tokens);
       if (problem !== undefined) return problem;
-      // A member's session is its secret's, not a token's.
-      const gone = (principal: string) => !guard!.admits(principal);
+      // A member's session goes with the token of the person whose team it works in.
+      const gone = (principal: string) => !guard!.admits(gaggle.members.rootOf(principal));
       for (const [id, session] of sessions) {
-        if (session.secret !== undefined || !gone(session.principal)) continue;
+        if (!gone(session.principal)) continue;
         log.info({ session: id, principal: session.principal }, "client session's token is no longer taken; closing");
         void session.transport.close();
       }
-      modern.endListensOf((who) => who.identity === undefined && gone(who.principal));
+      modern.endListensOf((who) => gone(who.principal));
       viewers.end(gone);
       // What a principal let in no more started would run on owned by no one who can reach it.
       for (const principal of before.filter(gone)) void gaggle.principalGone(principal);

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { connectClient, httpTransportOf } from "../helpers/raw-http.js";
 import { validateConfigText } from "../../src/config/index.js";
 import { createGaggle, type Gaggle } from "../../src/gateway/gaggle.js";
+import { memberPrincipal } from "../../src/children/child.js";
 import { serveHttp, type HttpGateway } from "../../src/transport/http-server.js";
 import { createGaggleWithListener } from "../../src/transport/members-listener.js";
 import { until } from "../helpers/poll.js";
@@ -83,5 +84,28 @@ describe("member URLs", () => {
     expect(gaggle.hub.clients()[0]!.identity).toEqual({ teamId: "t9", agentId: "m1" });
     // The lead's endpoint still wants the token.
     expect(await statusOf(http.url, { method: "POST", body: "{}", headers: { "content-type": "application/json" } })).toBe(401);
+  });
+
+  it("lets a member in while the person whose team it works in is let in, through members that lead teams of their own", async () => {
+    const tokens = { alice: "alice-token-0123456789", bob: "bob-token-0123456789" };
+    const gaggle = gaggleFor(NO_BUILT_INS, async () => (await listening).localBase);
+    const listening = serveHttp(gaggle, { host: "127.0.0.1", port: 0, tokens });
+    const http: HttpGateway = await listening;
+    open.push(http);
+    const lead = { teamId: "t1", agentId: "a1" };
+    const alices = await gaggle.members.urlFor(lead, "alice");
+    // a1 leads a team of its own, whose member works for alice too.
+    const nested = await gaggle.members.urlFor({ teamId: "t2", agentId: "a2" }, memberPrincipal(lead));
+    const bobs = await gaggle.members.urlFor({ teamId: "t3", agentId: "b1" }, "bob");
+    const session = await connect(nested.url);
+    await session.listTools();
+
+    expect(http.useTokens({ bob: tokens.bob })).toBeUndefined();
+    for (const url of [alices.url, nested.url]) await expect(connect(url)).rejects.toThrow(/unknown or revoked member credential/);
+    await expect(session.listTools()).rejects.toThrow();
+    await (await connect(bobs.url)).listTools();
+
+    expect(http.useTokens(tokens)).toBeUndefined();
+    await (await connect(nested.url)).listTools();
   });
 });

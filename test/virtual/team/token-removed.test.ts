@@ -1,0 +1,116 @@
+// A person whose token leaves the config: the goslings they started and the members of the teams they lead are
+// stopped, and the members' URLs stop letting anyone in. Another person's goslings and members work on.
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { startHttpGaggle, type HttpGaggle } from "../../helpers/gaggle-http.js";
+import { textOf } from "../../helpers/gaggle.js";
+import { until } from "../../helpers/poll.js";
+import { isAlive, waitGone } from "../../helpers/processes.js";
+import { connectClient } from "../../helpers/raw-http.js";
+import { idOf, readRuns, type FakeRun } from "../goose/helpers.js";
+import { promptOf, teamConfig, type TeamStatus } from "./helpers.js";
+
+const ANN = "ann-token-5Qw8zR2kTy";
+const BOB = "bob-token-9Lm3vX6pHd";
+
+let gaggle: HttpGaggle | undefined;
+const clients: Client[] = [];
+afterEach(async () => {
+  await Promise.allSettled(clients.splice(0).map((client) => client.close()));
+  await gaggle?.stop();
+  gaggle = undefined;
+});
+
+const call = (client: Client, server: string, tool: string, args: Record<string, unknown>) =>
+  client.callTool({ name: "execute_child_tool", arguments: { server_id: server, tool_name: tool, arguments: args } }) as Promise<CallToolResult>;
+
+async function text(client: Client, server: string, tool: string, args: Record<string, unknown>): Promise<string> {
+  const result = await call(client, server, tool, args);
+  if (result.isError) throw new Error(`${server}.${tool} failed: ${textOf(result)}`);
+  return textOf(result);
+}
+
+/** The fake goose's run whose prompt holds `words`, once it has started. */
+async function runOf(dir: string, words: string): Promise<FakeRun> {
+  const found = await until(
+    () => readRuns(join(dir, "argv.jsonl")).find((run) => promptOf(run).includes(words)),
+    (run) => run !== undefined,
+    15_000,
+  );
+  if (!found) throw new Error(`no goose run was started with "${words}"`);
+  return found;
+}
+
+function memberUrlOf(run: FakeRun): string {
+  return run.argv[run.argv.indexOf("--with-streamable-http-extension") + 1]!;
+}
+
+async function connectMember(url: string): Promise<Client> {
+  const { client } = await connectClient(url, { name: "member" });
+  clients.push(client);
+  return client;
+}
+
+describe("a person whose token leaves the config", () => {
+  it("has their goslings and their teams' members stopped and the members' URLs revoked; another person's work on", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gaggle-token-team-"));
+    const config = (tokens: Record<string, string>) =>
+      teamConfig(
+        dir,
+        "",
+        "",
+        `auth_tokens = { ${Object.entries(tokens)
+          .map(([name, token]) => `${name} = "${token}"`)
+          .join(", ")} }`,
+      );
+    gaggle = await startHttpGaggle(config({ ann: ANN, bob: BOB }), { env: { XDG_STATE_HOME: join(dir, "xdg-state") } });
+    const ann = await gaggle.connect({ name: "ann", headers: { authorization: `Bearer ${ANN}` } });
+    const bob = await gaggle.connect({ name: "bob", headers: { authorization: `Bearer ${BOB}` } });
+
+    // Each starts a gosling and a team member that work for ever.
+    const annsGosling = idOf(await text(ann, "goose", "run_goose", { prompt: "[hang] ann's own" }));
+    const bobsGosling = idOf(await text(bob, "goose", "run_goose", { prompt: "[hang] bob's own" }));
+    await text(ann, "team", "gg_team_manage", { team_id: "t-ann", prompt: "[hang] ann's member" });
+    const bobsMember = JSON.parse(await text(bob, "team", "gg_team_manage", { team_id: "t-bob", prompt: "[hang] bob's member" })) as {
+      agent_id: string;
+    };
+    const [annsOwn, annsMember, bobsOwn, bobsMemberRun] = await Promise.all(
+      ["ann's own", "ann's member", "bob's own", "bob's member"].map((words) => runOf(dir, words)),
+    );
+    const annsUrl = memberUrlOf(annsMember!);
+    const bobsUrl = memberUrlOf(bobsMemberRun!);
+    // Before the edit, a member's URL lets its member in.
+    await connectMember(annsUrl);
+
+    writeFileSync(gaggle.config, config({ bob: BOB }));
+    expect(await waitGone([annsOwn!.pid, annsMember!.pid])).toEqual([]);
+    await expect(connectMember(annsUrl)).rejects.toThrow(/unknown or revoked member credential/);
+
+    // Bob's gosling and member work on, and his member's URL still lets it in.
+    expect([bobsOwn!.pid, bobsMemberRun!.pid].map(isAlive)).toEqual([true, true]);
+    expect(await text(bob, "goose", "get_gosling_status", { process_id: bobsGosling })).toMatch(/Activity: WORKING/);
+    const status = JSON.parse(await text(bob, "team", "gg_team_status", { team_id: "t-bob" })) as TeamStatus;
+    expect(status.members).toEqual([expect.objectContaining({ agent_id: bobsMember.agent_id, state: "working" })]);
+    const member = await connectMember(bobsUrl);
+    expect((await member.listTools()).tools.length).toBeGreaterThan(0);
+
+    // Let in again, ann finds her gosling released and her member stopped.
+    writeFileSync(gaggle.config, config({ ann: ANN, bob: BOB }));
+    const back = await until(
+      () =>
+        gaggle!
+          .connect({ name: "ann again", headers: { authorization: `Bearer ${ANN}` } })
+          .then((client) => client)
+          .catch(() => undefined),
+      (client) => client !== undefined,
+    );
+    clients.push(back!);
+    expect(await text(back!, "goose", "get_gosling_status", { process_id: annsGosling })).toMatch(/Activity: RELEASED/);
+    const hers = JSON.parse(await text(back!, "team", "gg_team_status", { team_id: "t-ann" })) as TeamStatus;
+    expect(hers.members.map((row) => row.state)).toEqual(["exited"]);
+  });
+});
