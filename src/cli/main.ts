@@ -50,23 +50,25 @@ Options:
 type LogLevel = (typeof LOG_LEVELS)[number];
 const COMMANDS = ["validate", "list", "schema", "call", "status", "doctor", "auth", "stop", "logs"];
 
+const OPTIONS = {
+  config: { type: "string", short: "c" },
+  http: { type: "string" },
+  "log-level": { type: "string", short: "l" },
+  version: { type: "boolean", short: "v" },
+  help: { type: "boolean", short: "h" },
+  json: { type: "boolean" },
+  standalone: { type: "boolean" },
+  web: { type: "boolean" },
+  // The daemon a relay starts, with its key: not for people to type.
+  daemon: { type: "string" },
+} as const;
+
+/** The options a person may type, for "did you mean": every one but the daemon's. */
+const TYPED_OPTIONS = Object.keys(OPTIONS).filter((name) => name !== "daemon");
+
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      config: { type: "string", short: "c" },
-      http: { type: "string" },
-      "log-level": { type: "string", short: "l" },
-      version: { type: "boolean", short: "v" },
-      help: { type: "boolean", short: "h" },
-      json: { type: "boolean" },
-      standalone: { type: "boolean" },
-      web: { type: "boolean" },
-      // The daemon a relay starts, with its key: not for people to type.
-      daemon: { type: "string" },
-    },
-  });
+  refuseUnknownOptions(argv);
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
   if (values.help) return print(HELP);
   if (values.version) return print(`${GAGGLE_VERSION}\n`);
   const [command, ...operands] = positionals;
@@ -168,6 +170,16 @@ function loadToServe(path: string): { config: GaggleConfig; problem: ConfigError
 function standaloneByEnv(env: NodeJS.ProcessEnv): boolean {
   const value = env.GAGGLE_STANDALONE;
   return value === "1" || value === "true";
+}
+
+/** An option gaggle does not have is a usage error naming it and, when one is near, the option meant. */
+function refuseUnknownOptions(argv: string[]): void {
+  const { tokens } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS, strict: false, tokens: true });
+  for (const token of tokens) {
+    if (token.kind !== "option" || Object.hasOwn(OPTIONS, token.name)) continue;
+    const guess = nearest(token.name, TYPED_OPTIONS);
+    throw new UsageError(`unknown option "${token.rawName}"; ${guess ? `did you mean "--${guess}"? ` : ""}see gaggle --help`);
+  }
 }
 
 function isParseArgsError(error: unknown): error is Error {

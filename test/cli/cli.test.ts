@@ -54,11 +54,15 @@ describe("flags", () => {
     expect(level.stderr).toContain('--log-level must be one of fatal, error, warn, info, debug, trace, silent; got "loud"');
   });
 
-  it("exits 2 on an unknown option, like every other usage error", async () => {
+  it("exits 2 on an unknown option, like every other usage error, naming the option meant when one is near", async () => {
     const option = await gaggle(["list", "--bogus", "--config", echoConfig]);
-    expect(option.stderr).toContain("'--bogus'");
-    expect(option.stderr).toContain("see gaggle --help");
-    expect(option.code).toBe(2);
+    expect(option).toMatchObject({ code: 2, stdout: "", stderr: 'gaggle: unknown option "--bogus"; see gaggle --help\n' });
+    const typo = await gaggle(["--confg", echoConfig]);
+    expect(typo).toMatchObject({ code: 2, stdout: "", stderr: 'gaggle: unknown option "--confg"; did you mean "--config"? see gaggle --help\n' });
+    expect((await gaggle(["status", "--jsn", "--config", echoConfig])).stderr).toContain('did you mean "--json"?');
+    expect((await gaggle(["list", "-x", "--config", echoConfig])).stderr).toBe('gaggle: unknown option "-x"; see gaggle --help\n');
+    // The daemon's own option is not offered to a person.
+    expect((await gaggle(["--daemonn", "k"])).stderr).toBe('gaggle: unknown option "--daemonn"; see gaggle --help\n');
   });
 });
 
