@@ -115,7 +115,7 @@ describe("validate", () => {
   it("exits 1 naming the path when --config points at nothing", async () => {
     const { code, stderr } = await gaggle(["validate", "--config", "missing.toml"], { cwd: isolated() });
     expect(code).toBe(1);
-    expect(stderr).toBe("gaggle: missing.toml: config file not found\n");
+    expect(stderr).toBe("gaggle: missing.toml: config file not found: check the path given to --config\n");
   });
 });
 
