@@ -54,6 +54,33 @@ describe("flags", () => {
     expect(level.stderr).toContain('--log-level must be one of fatal, error, warn, info, debug, trace, silent; got "loud"');
   });
 
+  it("refuses a config file given as an operand, or an operand too many, instead of checking another file", async () => {
+    // A children_config.toml of its own in the folder: the file an ignored operand would have had checked.
+    const cwd = isolated();
+    write(cwd, "children_config.toml", "[mcp_servers.here]\nurl = 3\n");
+    write(cwd, "mine.toml", "");
+    const file = await gaggle(["validate", "mine.toml"], { cwd });
+    expect(file).toMatchObject({
+      code: 2,
+      stdout: "",
+      stderr: "gaggle: validate takes the config file with --config: gaggle validate --config mine.toml\n",
+    });
+    expect((await gaggle(["doctor", "mine.toml"], { cwd })).stderr).toBe(
+      "gaggle: doctor takes the config file with --config: gaggle doctor --config mine.toml\n",
+    );
+    expect((await gaggle(["mine.toml"], { cwd })).stderr).toBe(
+      'gaggle: unknown command "mine.toml"; to serve that config file, give it with --config: gaggle --config mine.toml\n',
+    );
+    const extra = await gaggle(["list", "echo", "--config", echoConfig]);
+    expect(extra).toMatchObject({ code: 2, stdout: "", stderr: 'gaggle: list takes no operand; "echo" is one too many; see gaggle --help\n' });
+    expect((await gaggle(["schema", "echo", "echo", "more", "--config", echoConfig])).stderr).toBe(
+      'gaggle: schema takes at most 2 operand(s); "more" is one too many; see gaggle --help\n',
+    );
+    // A tool's name and its arguments may hold a dot; the server's may not.
+    const call = await gaggle(["call", "echo", "echo", '{"text": "a.json"}', "--config", echoConfig]);
+    expect(call).toMatchObject({ code: 0, stdout: "a.json\n" });
+  });
+
   it("exits 2 on an unknown option, like every other usage error, naming the option meant when one is near", async () => {
     const option = await gaggle(["list", "--bogus", "--config", echoConfig]);
     expect(option).toMatchObject({ code: 2, stdout: "", stderr: 'gaggle: unknown option "--bogus"; see gaggle --help\n' });
