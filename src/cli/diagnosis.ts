@@ -19,10 +19,10 @@ export function diagnose(config: ChildConfig, error: unknown, status: ChildStatu
     return { reason, advice: [`run: gaggle auth login ${config.name}`] };
   }
   if (error instanceof StartFailure && error.timedOutAfterMs !== undefined) {
-    return { reason, advice: [...noiseAdvice(status), ...slowStartAdvice(config, error.timedOutAfterMs), ...stderrAdvice(status)] };
+    return { reason, advice: [...noiseAdvice(status), ...slowStartAdvice(config, error.timedOutAfterMs), ...stderrAdvice(status.stderrTail)] };
   }
   if (config.transport !== "stdio") return badPort(config, error) ?? { reason, advice: networkAdvice(config, causeCodes(error)) };
-  return { reason, advice: [...noiseAdvice(status), `check ${key}.command, args and env`, ...stderrAdvice(status)] };
+  return { reason, advice: [...noiseAdvice(status), `check ${key}.command, args and env`, ...stderrAdvice(status.stderrTail)] };
 }
 
 /**
@@ -97,8 +97,8 @@ const CAUSE_LINE = /^\s*(?!at\s)(?:[\w.$]*(?:Error|Exception)\b|error\b|fatal\b|
  * What the child's stderr says of why it gave up: the last line naming the cause, which a stack trace after it
  * would push out of a tail; else its last lines. One line, however many times the child was started and said it.
  */
-function stderrAdvice(status: ChildStatus): string[] {
-  const lines = status.stderrTail.filter((line) => line.trim() !== "");
+export function stderrAdvice(stderrTail: string[]): string[] {
+  const lines = stderrTail.filter((line) => line.trim() !== "");
   const cause = lines.findLast((line) => CAUSE_LINE.test(line));
   if (cause) return [`its stderr says: ${cause.trim()}`];
   const tail = lines.slice(-5);

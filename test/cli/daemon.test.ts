@@ -147,6 +147,21 @@ describe("gaggle status", () => {
     }
   });
 
+  it("shows under a failed child the line of its stderr that names the cause", async () => {
+    const path = writeConfig([fixtureChild("echo", "echo.mjs"), fixtureChild("broken", "exit-at-start.mjs", 'startup = "eager"')].join("\n"));
+    const client = await relay(path);
+    try {
+      const table = await until(
+        async () => (await runCli(["status", "--config", path], { env: process.env })).stdout,
+        (stdout) => /broken\s+stdio\s+failed/.test(stdout),
+      );
+      expect(table).toContain("broken: failed to start: exited (code 1)\n  -> its stderr says: fatal: FIXTURE_API_KEY is not set\n");
+    } finally {
+      await client.close();
+      await runCli(["stop", "--config", path], { env: process.env });
+    }
+  });
+
   it("reaches the live state after an edit of the config's tokens, with the token the daemon rewrote in its record", async () => {
     const [oldToken, newToken] = ["daemon-old-token-5Rw8nB2qLx", "daemon-new-token-7Tk3mV9pJz"];
     const path = config(`auth_tokens = { ann = "${oldToken}" }`);
