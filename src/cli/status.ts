@@ -30,8 +30,13 @@ export async function runStatus(names: string[], configPath: string, load: () =>
   const live = record?.admin_url ? await liveStatus(record.admin_url, record.admin_token) : undefined;
   if (record && live) {
     const known = live.children.map((child) => child.server_id);
-    for (const name of names)
-      if (!known.includes(name)) throw new UsageError(`no child server named "${name}" in the running daemon (gaggle list shows them)`);
+    for (const name of names) {
+      if (known.includes(name)) continue;
+      const guess = nearest(name, known);
+      throw new UsageError(
+        `no child server named "${name}" in the running daemon${guess ? `; did you mean "${guess}"?` : ""} (gaggle list shows them)`,
+      );
+    }
     const children = names.length > 0 ? live.children.filter((child) => names.includes(child.server_id)) : live.children;
     const document = {
       daemon: { pid: record.pid, socket: record.socket, admin_url: record.admin_url, log: placeOfFile(configPath).log },

@@ -133,6 +133,10 @@ describe("gaggle status", () => {
       expect(live.clients).toHaveLength(1);
       const table = await runCli(["status", "--config", path], { env: process.env });
       expect(table.stdout).toContain(`gaggle daemon pid ${daemon}`);
+      expect(await runCli(["status", "ech", "--config", path], { env: process.env })).toMatchObject({
+        code: 2,
+        stderr: 'gaggle: no child server named "ech" in the running daemon; did you mean "echo"? (gaggle list shows them)\n',
+      });
       expect(table.stdout).toMatch(new RegExp(`echo\\s+stdio\\s+running\\s+${child}`));
       const web = await runCli(["status", "--web", "--config", path], { env: process.env });
       const [url, token] = web.stdout.trim().split("#token=") as [string, string];
