@@ -95,10 +95,10 @@ export interface Wording {
 
 export const META_WORDING: Wording = { lookup: sayWithMetaTools, notRun: "get_schema(server_id) starts one and lists them" };
 
-/** Search mode's words: search_tools, the one tool there that shows a child's tools (none shows its stderr). */
+/** Search mode's words: search_tools, the one tool there that shows a child's tools (none shows its stderr or state). */
 export const SEARCH_WORDING: Wording = {
-  lookup: ({ server, tool, stderr }) =>
-    stderr
+  lookup: ({ server, tool, stderr, retry }) =>
+    stderr || retry
       ? ""
       : server === undefined
         ? "search_tools(query) finds tools across every child"
@@ -109,10 +109,10 @@ export const SEARCH_WORDING: Wording = {
   notRun: "they start with gaggle and are searched once they run, so search again in a moment",
 };
 
-/** Proxy mode's words, where no meta-tool is listed: the tool list itself (nothing shows a child's stderr). */
+/** Proxy mode's words, where no meta-tool is listed: the tool list itself (nothing shows a child's stderr or state). */
 export const TOOL_LIST_WORDING: Wording = {
-  lookup: ({ tool, stderr }) =>
-    stderr ? "" : tool === undefined ? "tools/list lists the tools this gateway offers" : "tools/list gives its input schema",
+  lookup: ({ tool, stderr, retry }) =>
+    stderr || retry ? "" : tool === undefined ? "tools/list lists the tools this gateway offers" : "tools/list gives its input schema",
   notRun: "tools/list lists them once they run",
 };
 

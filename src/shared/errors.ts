@@ -22,32 +22,36 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /**
  * What a caller reads next to get a call right: every child's name (neither field), a child's tools (`server`), or
- * one tool's input schema (`server` and `tool`); with `stderr`, where the child's stderr is shown (`server`), which a
- * surface without such a tool leaves unsaid (the error carries the last lines). Each surface says how in its own
- * words (see SayLookup).
+ * one tool's input schema (`server` and `tool`); with `stderr`, where the child's stderr is shown (`server`); with
+ * `retry`, where a child that keeps failing to start shows why, and how to start it again before its back-off ends
+ * (`server`). A surface without such a tool leaves those two unsaid (the error carries the last lines and the last
+ * error). Each surface says how in its own words (see SayLookup).
  */
 export interface Lookup {
   server?: string;
   tool?: string;
   stderr?: true;
+  retry?: true;
 }
 
 /** How one surface (the meta-tools, search mode, proxy mode, the command line) tells a caller to make a Lookup. */
 export type SayLookup = (lookup: Lookup) => string;
 
 /** The meta-tools' words: what a hint says wherever get_schema and list_registered_children are listed. */
-export const sayWithMetaTools: SayLookup = ({ server, tool, stderr }) =>
-  stderr
-    ? "get_child_status shows its stderr"
-    : server === undefined
-      ? "list_registered_children lists every name"
-      : tool === undefined
-        ? `call get_schema("${server}") for its tools`
-        : `call get_schema("${server}", "${tool}") for its input schema`;
+export const sayWithMetaTools: SayLookup = ({ server, tool, stderr, retry }) =>
+  retry
+    ? `get_child_status("${server}") shows why, and close_child_session("${server}") starts it again at once`
+    : stderr
+      ? "get_child_status shows its stderr"
+      : server === undefined
+        ? "list_registered_children lists every name"
+        : tool === undefined
+          ? `call get_schema("${server}") for its tools`
+          : `call get_schema("${server}", "${tool}") for its input schema`;
 
 /** A person's words, at a shell or reading the log: the commands that show what the meta-tools would. */
-export const sayToPerson: SayLookup = ({ server, tool, stderr }) =>
-  stderr
+export const sayToPerson: SayLookup = ({ server, tool, stderr, retry }) =>
+  stderr || retry
     ? `\`gaggle doctor ${server}\` starts it and shows its stderr`
     : server === undefined
       ? "`gaggle list` names every child"
@@ -77,8 +81,8 @@ export class GaggleError extends Error {
 
   hintFor(say: SayLookup): string | undefined {
     const parts = [this.advice, this.lookup && say(this.lookup)].filter((part) => part !== undefined && part !== "");
-    // Where the stderr is follows the advice as a clause of its own; a lookup of names or tools, as a sentence.
-    return parts.length > 0 ? parts.join(this.lookup?.stderr ? "; " : " ") : undefined;
+    // Where the stderr or the cause is follows the advice as a clause of its own; a lookup of names or tools, as a sentence.
+    return parts.length > 0 ? parts.join(this.lookup?.stderr || this.lookup?.retry ? "; " : " ") : undefined;
   }
 }
 

@@ -135,6 +135,9 @@ describe("failures", () => {
     const second = failureOf(await call("broken", "anything"));
     expect(second.code).toBe("SERVER_FAILED");
     expect(second.error).toMatch(/failed to start 1 time\(s\) in a row; the next attempt is allowed in [01]\.\ds/);
+    expect(second.hint).toBe(
+      'fix the cause the last error names; get_child_status("broken") shows why, and close_child_session("broken") starts it again at once',
+    );
     const s = await status("broken");
     expect(s.status).toBe("failed");
     expect(s.error).toContain("failed to start");

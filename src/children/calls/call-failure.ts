@@ -127,6 +127,6 @@ export function backoffRefusal(child: string, failedStarts: number, waitMs: numb
     "SERVER_FAILED",
     `${child} failed to start ${failedStarts} time(s) in a row; the next attempt is allowed in ` +
       `${(waitMs / 1000).toFixed(1)}s. Last error: ${lastError ?? "unknown"}`,
-    { hint: `fix the cause shown by get_child_status("${child}"), or close_child_session to retry at once` },
+    { hint: "fix the cause the last error names", lookup: { server: child, retry: true } },
   );
 }
