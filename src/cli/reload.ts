@@ -68,6 +68,8 @@ export class Reloader {
       this.standing.kept = done.kept;
       log.info({ added: done.added, removed: done.removed, changed: done.changed, fixed }, "config reloaded");
       this.applied?.(config, text);
+      // The clients were told the file does not load; without this they would go on believing it.
+      if (fixed) this.tellClients("info", "the config file loads again: it is applied, and the errors reported before are gone");
       if (done.needRestart.length > 0) {
         const message = `config reloaded, but ${done.needRestart.join(", ")} changed and take effect only when gaggle starts again (gaggle stop, then reconnect)`;
         log.warn({ keys: done.needRestart }, message);
@@ -88,7 +90,7 @@ export class Reloader {
     this.tellClients("error", message);
   }
 
-  private tellClients(level: "warning" | "error", data: string): void {
+  private tellClients(level: "info" | "warning" | "error", data: string): void {
     this.gaggle.hub.log("gaggle", { level, data }, []);
   }
 }

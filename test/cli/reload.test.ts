@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { failureOf, startGaggle, textOf, type RunningGaggle } from "../helpers/gaggle.js";
+import { startHttpGaggle } from "../helpers/gaggle-http.js";
 import { envelope } from "../helpers/modern-http.js";
 import { listen } from "../helpers/notifications.js";
 import { RawStdioGaggle } from "../helpers/raw-stdio.js";
@@ -95,6 +96,29 @@ describe("a config edit", () => {
       (names) => names.includes("second"),
     );
     expect(await pidOf(gaggle, "first")).toBe(first);
+  });
+
+  it("that does not load, once fixed, tells the clients it loads again", async () => {
+    const gaggle = await startHttpGaggle([NO_BUILT_INS, child("first")].join("\n"));
+    try {
+      const client = await gaggle.connect();
+      const heard = listen(client);
+      writeFileSync(gaggle.config, [NO_BUILT_INS, child("first"), "[mcp_servers.broken]\ncommand = 7\n"].join("\n"));
+      await until(
+        () => heard.logs,
+        (logs) => logs.some((log) => log.level === "error"),
+      );
+      writeFileSync(gaggle.config, [NO_BUILT_INS, child("first"), child("second")].join("\n"));
+      const told = await until(
+        () => heard.logs,
+        (logs) => logs.some((log) => log.level === "info"),
+      );
+      const fixed = told.find((log) => log.level === "info")!;
+      expect(fixed.logger).toBe("gaggle");
+      expect(String(fixed.data)).toMatch(/config file loads again/);
+    } finally {
+      await gaggle.stop();
+    }
   });
 
   it("names the settings that take effect only when gaggle starts again", async () => {
