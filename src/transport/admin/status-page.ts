@@ -45,7 +45,7 @@ const SCRIPT = String.raw`
   function childRow(child) {
     const where = child.pid != null ? "pid " + child.pid : child.url || child.transport;
     const error = child.error || (child.last_error && child.last_error.type + (child.last_error.message ? ": " + child.last_error.message : "")) || "";
-    const stderr = child.stderr.length === 0 ? "" : el("details", {}, el("summary", {}, child.stderr.length + " lines"), el("pre", {}, child.stderr.join("\n")));
+    const stderr = child.stderr.length === 0 ? "" : el("details", {}, el("summary", {}, child.stderr.length + (child.stderr.length === 1 ? " line" : " lines")), el("pre", {}, child.stderr.join("\n")));
     return el("tr", { "data-child": child.server_id },
       el("td", { class: "name" }, child.server_id), el("td", {}, badge(child.status)), el("td", {}, child.protocol || "–"),
       el("td", {}, where), el("td", {}, duration(child.uptime_ms)), el("td", { class: "num" }, child.restarts),

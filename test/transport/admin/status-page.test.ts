@@ -78,6 +78,14 @@ describe("the status page in a browser", () => {
     expect(await page.locator("img").count()).toBe(0);
   });
 
+  it("counts a child's stderr lines in words that fit the count", async () => {
+    // Listing its tools starts the echo fixture, which writes one line to stderr when it is ready (and one per call).
+    await gaggle.meta("get_schema", { server_id: "echo" });
+    await page.locator('tr[data-child="echo"] [data-state="running"]').waitFor({ timeout: 10_000 });
+    await page.locator('tr[data-child="echo"] summary').waitFor({ timeout: 10_000 });
+    expect(await page.locator('tr[data-child="echo"] summary').textContent()).toBe("1 line");
+  });
+
   it("shows how long finished background work ran, and a failed call's error code as it is written", async () => {
     const run = await gaggle.meta("execute_child_tool", { server_id: "process", tool_name: "gg_process_run", arguments: { command: "sleep 1" } });
     const id = String((JSON.parse(textOf(run)) as { pid: number }).pid);
