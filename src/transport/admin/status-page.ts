@@ -83,7 +83,9 @@ const SCRIPT = String.raw`
     for (;;) {
       try {
         const response = await fetch("/api/events", { headers, cache: "no-store" });
-        if (!response.ok) throw new Error(response.status === 401 ? "this gaggle wants a token: open the page as /#token=YOUR_TOKEN" : "HTTP " + response.status);
+        if (response.status === 401)
+          throw new Error(token ? "the token this page was opened with is not taken (any more): open the page as /#token=YOUR_TOKEN" : "this gaggle wants a token: open the page as /#token=YOUR_TOKEN");
+        if (!response.ok) throw new Error("HTTP " + response.status);
         connected(true);
         const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
         let buffer = "";

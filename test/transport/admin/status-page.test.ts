@@ -1,12 +1,13 @@
 // The status page in a real headless Chromium: it follows a child from starting to running and counts its call,
 // live, with nothing loaded from anywhere but gaggle, and shows finished background work and failed calls as they
 // were. A screenshot is kept in test-output/.
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { textOf } from "../../helpers/gaggle.js";
+import { startHttpGaggle } from "../../helpers/gaggle-http.js";
 import { ROOT, fixtureChild } from "../../helpers/paths.js";
 import { until } from "../../helpers/poll.js";
 import { json, startAdminGaggle, type AdminGaggle, type Status } from "./helpers.js";
@@ -108,5 +109,23 @@ describe("the status page in a browser", () => {
     const failed = page.locator("#calls tbody tr", { hasText: "process.nowhere" }).first();
     await failed.waitFor({ timeout: 10_000 });
     expect(await failed.locator('[data-state="error"]').textContent()).toBe("TOOL_NOT_FOUND");
+  });
+
+  it("says the token it was opened with is not taken once an edit of the config removes it", async () => {
+    const tokens = (names: string[]) =>
+      `[gateway]\nauth_tokens = { ${names.map((name) => `${name} = "${name}-token-0123456789abcdef"`).join(", ")} }\n`;
+    const served = await startHttpGaggle(`${tokens(["ann", "bob"])}${PROCESS_ONLY}`);
+    const tab = await browser.newPage();
+    try {
+      await tab.goto(`${served.url.replace(/mcp$/, "")}#token=bob-token-0123456789abcdef`);
+      await tab.locator("#live.on").waitFor({ timeout: 10_000 });
+      writeFileSync(served.config, `${tokens(["ann"])}${PROCESS_ONLY}`);
+      // The stream it followed ends first; the page's next request is the one refused.
+      await tab.locator("#live.off", { hasText: "token" }).waitFor({ timeout: 10_000 });
+      expect(await tab.locator("#live").textContent()).toMatch(/the token this page was opened with is not taken \(any more\)/);
+    } finally {
+      await tab.close();
+      await served.stop();
+    }
   });
 });
