@@ -7,6 +7,7 @@ import { textOf } from "../../helpers/gaggle.js";
 import { refusal } from "../../helpers/mcp-child.js";
 import { startHttpFixture, type HttpFixture } from "../../helpers/http-fixture.js";
 import { STATE_DIR } from "../../helpers/paths.js";
+import { until } from "../../helpers/poll.js";
 
 /** The server answers GET with 405: no standalone stream is there to notice first that it went away. */
 const NO_GET_STREAM = { args: ["--no-get-stream"] };
@@ -51,7 +52,12 @@ describe("a remote child whose server goes away", () => {
     // The new server does not know the old session (404): the call never ran, so it is sent on a new one.
     expect(textOf(await child.callTool("echo", { text: "after" }, {}))).toBe("after");
     expect(child.status()).toMatchObject({ state: "running", restarts: 1 });
-    expect(second.stderr().match(/call echo/g)).toHaveLength(1);
+    // The server logs the call on stderr, which may be read after its answer.
+    const calls = await until(
+      () => second.stderr().match(/call echo/g)?.length ?? 0,
+      (count) => count > 0,
+    );
+    expect(calls).toBe(1);
   });
 
   it("says why a server that is not there cannot be reached: the connection was refused, and where", async () => {
