@@ -130,8 +130,25 @@ describe("a config edit", () => {
       (logs) => logs.some((log) => log.level === "warning"),
     );
     expect(String(told.find((log) => log.level === "warning")!.data)).toMatch(
-      /gateway\.shutdown_grace_ms changed and take effect only when gaggle starts again/,
+      /gateway\.shutdown_grace_ms changed and take effect only when gaggle starts again \(reconnect the client, which starts gaggle again\)/,
     );
+  });
+
+  it("says how to start a gaggle serving HTTP again for the settings it cannot follow", async () => {
+    const gaggle = await startHttpGaggle([NO_BUILT_INS, child("first")].join("\n"));
+    try {
+      const heard = listen(await gaggle.connect());
+      writeFileSync(gaggle.config, ["[gateway]\nmax_sessions = 50\n", NO_BUILT_INS, child("first")].join("\n"));
+      const told = await until(
+        () => heard.logs,
+        (logs) => logs.some((log) => log.level === "warning"),
+      );
+      expect(String(told.find((log) => log.level === "warning")!.data)).toMatch(
+        /gateway\.max_sessions changed and take effect only when gaggle starts again \(stop this gaggle --http and run it again\)/,
+      );
+    } finally {
+      await gaggle.stop();
+    }
   });
 
   it("names the admin listen address, the state dir and gateway.shared, each of them", async () => {
