@@ -3,7 +3,7 @@
 import { ErrorCode, McpError, type LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
 import type { ChildConfig } from "../config/index.js";
 import type { Clock } from "../shared/clock.js";
-import { errorChain, type GaggleError } from "../shared/errors.js";
+import { errorChain, sayToPerson, type GaggleError } from "../shared/errors.js";
 import type { Logger } from "../shared/log.js";
 import { backoffMs } from "./backoff.js";
 import { backoffRefusal, callFailure, startFailure } from "./calls/call-failure.js";
@@ -265,7 +265,8 @@ export class SessionKeeper {
     // The lines of the run that failed: a child started again after the era probe ended it wrote its first run's too.
     const lines = session ? stderr.since(session.stderrFrom) : stderr.tail();
     this.failure = startFailure(config, this.startupTimeoutMs, this.failedBecause, lines, error);
-    log.warn({ reason: this.failedBecause, hint: this.failure.hint, failedStarts }, "start failed");
+    // The log is read by a person, who has the command line rather than the meta-tools.
+    log.warn({ reason: this.failedBecause, hint: this.failure.hintFor(sayToPerson), failedStarts }, "start failed");
     this.signIn.started(this.failure.code === "AUTH_REQUIRED");
     if (this.failure.code === "AUTH_REQUIRED" && !neededSignIn) this.signInChanged();
     return this.failure;

@@ -1,6 +1,6 @@
 // Why a child did not start, in a person's words, and what to do about it: the cause behind the error (a command
 // not on PATH, a host that does not resolve, a port nobody listens on, a refused certificate, a sign-in, a start
-// past its time limit) rather than the error's own wording.
+// past its time limit, stdout lines that are not JSON-RPC) rather than the error's own wording.
 import type { ChildStatus } from "../children/child.js";
 import { StartFailure } from "../children/calls/call-failure.js";
 import { slowStartAdvice } from "../children/calls/slow-start.js";
@@ -19,10 +19,23 @@ export function diagnose(config: ChildConfig, error: unknown, status: ChildStatu
     return { reason, advice: [`run: gaggle auth login ${config.name}`] };
   }
   if (error instanceof StartFailure && error.timedOutAfterMs !== undefined) {
-    return { reason, advice: [...slowStartAdvice(config, error.timedOutAfterMs), ...stderrAdvice(status)] };
+    return { reason, advice: [...noiseAdvice(status), ...slowStartAdvice(config, error.timedOutAfterMs), ...stderrAdvice(status.stderrTail)] };
   }
   if (config.transport !== "stdio") return badPort(config, error) ?? { reason, advice: networkAdvice(config, causeCodes(error)) };
-  return { reason, advice: [`check ${key}.command, args and env`, ...stderrAdvice(status)] };
+  return { reason, advice: [...noiseAdvice(status), `check ${key}.command, args and env`, ...stderrAdvice(status.stderrTail)] };
+}
+
+/**
+ * Lines on stdout that are not JSON-RPC, from a child that then failed: often the cause itself (a command that
+ * prints its usage, a banner, or is no MCP server at all), so named first, with the first line still kept.
+ */
+function noiseAdvice({ stdoutNoise }: ChildStatus): string[] {
+  const [first] = stdoutNoise.recent;
+  if (first === undefined) return [];
+  return [
+    `it wrote ${stdoutNoise.lines} line(s) to stdout that are not JSON-RPC, such as ${JSON.stringify(first.line)}: ` +
+      "stdout is the MCP channel, so check that the command runs an MCP server over stdio and that it logs to stderr",
+  ];
 }
 
 /** TLS failures by their codes: OpenSSL's certificate checks (CERT_HAS_EXPIRED, DEPTH_ZERO_SELF_SIGNED_CERT, ...) and Node's. */
@@ -84,8 +97,8 @@ const CAUSE_LINE = /^\s*(?!at\s)(?:[\w.$]*(?:Error|Exception)\b|error\b|fatal\b|
  * What the child's stderr says of why it gave up: the last line naming the cause, which a stack trace after it
  * would push out of a tail; else its last lines. One line, however many times the child was started and said it.
  */
-function stderrAdvice(status: ChildStatus): string[] {
-  const lines = status.stderrTail.filter((line) => line.trim() !== "");
+export function stderrAdvice(stderrTail: string[]): string[] {
+  const lines = stderrTail.filter((line) => line.trim() !== "");
   const cause = lines.findLast((line) => CAUSE_LINE.test(line));
   if (cause) return [`its stderr says: ${cause.trim()}`];
   const tail = lines.slice(-5);

@@ -48,32 +48,39 @@ Options:
 `;
 
 type LogLevel = (typeof LOG_LEVELS)[number];
-const COMMANDS = ["validate", "list", "schema", "call", "status", "doctor", "auth", "stop", "logs"];
+/** Each command and the most operands it takes. */
+const OPERANDS: Record<string, number> = { validate: 0, list: 0, schema: 2, call: 3, status: 1, doctor: Infinity, auth: 2, stop: 0, logs: 0 };
+const COMMANDS = Object.keys(OPERANDS);
+
+const OPTIONS = {
+  config: { type: "string", short: "c" },
+  http: { type: "string" },
+  "log-level": { type: "string", short: "l" },
+  version: { type: "boolean", short: "v" },
+  help: { type: "boolean", short: "h" },
+  json: { type: "boolean" },
+  standalone: { type: "boolean" },
+  web: { type: "boolean" },
+  // The daemon a relay starts, with its key: not for people to type.
+  daemon: { type: "string" },
+} as const;
+
+/** The options a person may type, for "did you mean": every one but the daemon's. */
+const TYPED_OPTIONS = Object.keys(OPTIONS).filter((name) => name !== "daemon");
 
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      config: { type: "string", short: "c" },
-      http: { type: "string" },
-      "log-level": { type: "string", short: "l" },
-      version: { type: "boolean", short: "v" },
-      help: { type: "boolean", short: "h" },
-      json: { type: "boolean" },
-      standalone: { type: "boolean" },
-      web: { type: "boolean" },
-      // The daemon a relay starts, with its key: not for people to type.
-      daemon: { type: "string" },
-    },
-  });
+  refuseUnknownOptions(argv);
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
   if (values.help) return print(HELP);
   if (values.version) return print(`${GAGGLE_VERSION}\n`);
   const [command, ...operands] = positionals;
   if (command !== undefined && !COMMANDS.includes(command)) {
+    if (isConfigFileName(command))
+      throw new UsageError(`unknown command "${command}"; to serve that config file, give it with --config: gaggle --config ${command}`);
     const guess = nearest(command, COMMANDS);
     throw new UsageError(`unknown command "${command}"; ${guess ? `did you mean "gaggle ${guess}"? ` : ""}see gaggle --help`);
   }
+  if (command !== undefined) refuseStrayOperands(command, operands);
   const level = values["log-level"];
   if (level !== undefined && !LOG_LEVELS.includes(level as LogLevel)) {
     throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}; got "${level}"`);
@@ -168,6 +175,36 @@ function loadToServe(path: string): { config: GaggleConfig; problem: ConfigError
 function standaloneByEnv(env: NodeJS.ProcessEnv): boolean {
   const value = env.GAGGLE_STANDALONE;
   return value === "1" || value === "true";
+}
+
+/**
+ * Operands past what a command takes, or a config file where a server's name goes (a name has no dot), are refused
+ * rather than ignored: `gaggle validate mine.toml` would otherwise check another file.
+ */
+function refuseStrayOperands(command: string, operands: string[]): void {
+  // A call's TOOL and JSON_ARGS may hold anything; its SERVER is a name like the others.
+  const file = (command === "call" ? operands.slice(0, 1) : operands).find(isConfigFileName);
+  if (file !== undefined) {
+    throw new UsageError(`${command} takes the config file with --config: gaggle ${command} --config ${file}`);
+  }
+  const most = OPERANDS[command]!;
+  if (operands.length <= most) return;
+  const takes = most === 0 ? "takes no operand" : `takes at most ${most} operand(s)`;
+  throw new UsageError(`${command} ${takes}; "${operands[most]}" is one too many; see gaggle --help`);
+}
+
+function isConfigFileName(word: string): boolean {
+  return /\.(toml|json)$/i.test(word);
+}
+
+/** An option gaggle does not have is a usage error naming it and, when one is near, the option meant. */
+function refuseUnknownOptions(argv: string[]): void {
+  const { tokens } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS, strict: false, tokens: true });
+  for (const token of tokens) {
+    if (token.kind !== "option" || Object.hasOwn(OPTIONS, token.name)) continue;
+    const guess = nearest(token.name, TYPED_OPTIONS);
+    throw new UsageError(`unknown option "${token.rawName}"; ${guess ? `did you mean "--${guess}"? ` : ""}see gaggle --help`);
+  }
 }
 
 function isParseArgsError(error: unknown): error is Error {

@@ -1,6 +1,7 @@
 // `gaggle list | schema | call`: one request through the same router and meta-tools, printed for a shell.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { GaggleConfig } from "../config/index.js";
+import { sayToPerson } from "../shared/errors.js";
 import { isObject } from "../shared/json.js";
 import { MetaHandlers } from "../gateway/meta-handlers.js";
 import { createGaggleWithListener } from "../transport/members-listener.js";
@@ -12,14 +13,7 @@ export class UsageError extends Error {}
 
 /** A shell user's words: the commands that show what the meta-tools would. */
 const CLI_WORDING: Wording = {
-  lookup: ({ server, tool, stderr }) =>
-    stderr
-      ? `\`gaggle doctor ${server}\` starts it and shows its stderr`
-      : server === undefined
-        ? "`gaggle list` names every child"
-        : tool === undefined
-          ? `\`gaggle schema ${server}\` lists its tools`
-          : `\`gaggle schema ${server} ${tool}\` shows its input schema`,
+  lookup: sayToPerson,
   notRun: "`gaggle schema SERVER` starts one and lists its tools",
 };
 

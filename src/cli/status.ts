@@ -8,6 +8,7 @@ import type { GaggleConfig } from "../config/index.js";
 import type { StatusDocument } from "../gateway/observe/status-document.js";
 import { formatUptime, statusView } from "../gateway/status-view.js";
 import { GaggleError } from "../shared/errors.js";
+import { stderrAdvice } from "./diagnosis.js";
 import { nearest } from "../shared/suggest.js";
 import { createGaggleWithListener } from "../transport/members-listener.js";
 import { placeOfFile, readRecord } from "./daemon-files.js";
@@ -29,8 +30,13 @@ export async function runStatus(names: string[], configPath: string, load: () =>
   const live = record?.admin_url ? await liveStatus(record.admin_url, record.admin_token) : undefined;
   if (record && live) {
     const known = live.children.map((child) => child.server_id);
-    for (const name of names)
-      if (!known.includes(name)) throw new UsageError(`no child server named "${name}" in the running daemon (gaggle list shows them)`);
+    for (const name of names) {
+      if (known.includes(name)) continue;
+      const guess = nearest(name, known);
+      throw new UsageError(
+        `no child server named "${name}" in the running daemon${guess ? `; did you mean "${guess}"?` : ""} (gaggle list shows them)`,
+      );
+    }
     const children = names.length > 0 ? live.children.filter((child) => names.includes(child.server_id)) : live.children;
     const document = {
       daemon: { pid: record.pid, socket: record.socket, admin_url: record.admin_url, log: placeOfFile(configPath).log },
@@ -115,7 +121,10 @@ function liveTable(live: LiveDocument): string {
     String(row.calls),
     row.tool_count === null ? "?" : String(row.tool_count),
   ]);
-  const errors = live.children.filter((row) => row.error ?? row.last_error).map((row) => `${row.server_id}: ${row.error ?? row.last_error}`);
+  // A child's failure, with the line of its stderr that names the cause, as doctor gives it.
+  const errors = live.children
+    .filter((row) => row.error ?? row.last_error)
+    .flatMap((row) => [`${row.server_id}: ${row.error ?? row.last_error}`, ...stderrAdvice(row.stderr).map((advice) => `  -> ${advice}`)]);
   const background = live.background.map((work) => `  ${work.child} ${work.kind} ${work.id}: ${work.state} (${work.title})`);
   const clients = live.clients.map((client) => `  ${client.session}: ${client.client_name ?? "?"} ${client.client_version ?? ""}`.trimEnd());
   return [

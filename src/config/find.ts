@@ -2,7 +2,7 @@
 // that the executable's relay can find the file without loading the config's schema.
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { isFile } from "../shared/fs-checks.js";
+import { isDirectory, isFile } from "../shared/fs-checks.js";
 import { ConfigError } from "./errors.js";
 
 export const CONFIG_FILE_NAMES = ["children_config.toml", "children_config.json"] as const;
@@ -27,7 +27,7 @@ export function findConfigPath(opts: FindConfigOptions): string {
   if (opts.explicit !== undefined) {
     const path = resolve(opts.cwd, opts.explicit);
     if (isFile(path)) return path;
-    throw new ConfigError(path, [{ path: "", message: "config file not found" }], "not_found");
+    throw new ConfigError(path, [{ path: "", message: notAFile(path) }], "not_found");
   }
   const candidates = configSearchPaths(opts);
   const found = candidates.find(isFile);
@@ -36,6 +36,15 @@ export function findConfigPath(opts: FindConfigOptions): string {
     "\n",
   );
   throw new ConfigError("", [{ path: "", message }], "not_found");
+}
+
+/** Why the path given is no config file, and what to give instead. */
+function notAFile(path: string): string {
+  if (!isDirectory(path)) return "config file not found: check the path given to --config";
+  const inside = CONFIG_FILE_NAMES.map((name) => join(path, name)).find(isFile);
+  return inside === undefined
+    ? "is a folder, not a config file: give --config the path of a .toml or .json file"
+    : `is a folder, not a config file: give --config the file in it, ${inside}`;
 }
 
 export function homeOf(env: NodeJS.ProcessEnv): string {

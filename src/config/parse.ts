@@ -21,6 +21,17 @@ export function formatOf(file: string, text: string): { format: ConfigFormat; gu
   return { format: stripBom(text).trimStart().startsWith("{") ? "json" : "toml", guessed: true };
 }
 
+/**
+ * The other format, when text named for one plainly is the other: a Claude Desktop JSON pasted into a `.toml`
+ * (an object first), or TOML in a `.json` (a comment, a table header or a `key =` first).
+ */
+function readsAsOther(format: ConfigFormat, body: string): ConfigFormat | undefined {
+  const first = body.trimStart();
+  if (format === "toml") return first.startsWith("{") ? "json" : undefined;
+  const line = first.split("\n", 1)[0] ?? "";
+  return /^(#|\[\[?[A-Za-z0-9_."-]+\]\]?\s*$|[A-Za-z0-9_-]+\s*=)/.test(line) ? "toml" : undefined;
+}
+
 /** Deeper than any setting of gaggle's nests, shallow enough that no reader of the document runs out of stack. */
 const MAX_DEPTH = 64;
 
@@ -28,7 +39,12 @@ const MAX_DEPTH = 64;
 export function parseDocument(text: string, file: string): ParsedDocument {
   const { format, guessed } = formatOf(file, text);
   const body = stripBom(text);
-  const note = guessed ? ` (format guessed from content; name the file .toml or .json)` : "";
+  const other = guessed ? undefined : readsAsOther(format, body);
+  const note = guessed
+    ? ` (format guessed from content; name the file .toml or .json)`
+    : other
+      ? ` (the file reads as ${other.toUpperCase()}: name it .${other})`
+      : "";
   const syntaxError = (line: number, col: number, message: string, cause: unknown): ConfigError => {
     const issue = { path: "", at: { line, col }, message: `${format.toUpperCase()} syntax error${note}: ${message}` };
     return new ConfigError(file, [issue], "syntax", { cause });

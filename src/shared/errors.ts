@@ -45,6 +45,16 @@ export const sayWithMetaTools: SayLookup = ({ server, tool, stderr }) =>
         ? `call get_schema("${server}") for its tools`
         : `call get_schema("${server}", "${tool}") for its input schema`;
 
+/** A person's words, at a shell or reading the log: the commands that show what the meta-tools would. */
+export const sayToPerson: SayLookup = ({ server, tool, stderr }) =>
+  stderr
+    ? `\`gaggle doctor ${server}\` starts it and shows its stderr`
+    : server === undefined
+      ? "`gaggle list` names every child"
+      : tool === undefined
+        ? `\`gaggle schema ${server}\` lists its tools`
+        : `\`gaggle schema ${server} ${tool}\` shows its input schema`;
+
 export class GaggleError extends Error {
   override readonly name = "GaggleError";
   readonly code: ErrorCode;

@@ -49,6 +49,10 @@ describe("warnings about a child that fails to start", () => {
       );
       expect(stderr).not.toContain("    at ");
       expect(stderr).not.toContain('"stack"');
+      // In the words of the person who reads the log, who has the command line and not the meta-tools.
+      const shown = "check the command, args and env of quitter in the config; `gaggle doctor quitter` starts it and shows its stderr";
+      expect(warningsOf(stderr, "quitter").find((line) => line.msg === "start failed")?.hint).toBe(shown);
+      expect(warningsOf(stderr, "quitter").find((line) => line.msg === "child left out of the proxied lists")?.err?.hint).toBe(shown);
       for (const child of children) {
         const started = warningsOf(stderr, child).find((line) => line.msg === "start failed");
         expect(started?.reason, child).toMatch(/^failed to start: /);

@@ -54,11 +54,42 @@ describe("flags", () => {
     expect(level.stderr).toContain('--log-level must be one of fatal, error, warn, info, debug, trace, silent; got "loud"');
   });
 
-  it("exits 2 on an unknown option, like every other usage error", async () => {
+  it("refuses a config file given as an operand, or an operand too many, instead of checking another file", async () => {
+    // A children_config.toml of its own in the folder: the file an ignored operand would have had checked.
+    const cwd = isolated();
+    write(cwd, "children_config.toml", "[mcp_servers.here]\nurl = 3\n");
+    write(cwd, "mine.toml", "");
+    const file = await gaggle(["validate", "mine.toml"], { cwd });
+    expect(file).toMatchObject({
+      code: 2,
+      stdout: "",
+      stderr: "gaggle: validate takes the config file with --config: gaggle validate --config mine.toml\n",
+    });
+    expect((await gaggle(["doctor", "mine.toml"], { cwd })).stderr).toBe(
+      "gaggle: doctor takes the config file with --config: gaggle doctor --config mine.toml\n",
+    );
+    expect((await gaggle(["mine.toml"], { cwd })).stderr).toBe(
+      'gaggle: unknown command "mine.toml"; to serve that config file, give it with --config: gaggle --config mine.toml\n',
+    );
+    const extra = await gaggle(["list", "echo", "--config", echoConfig]);
+    expect(extra).toMatchObject({ code: 2, stdout: "", stderr: 'gaggle: list takes no operand; "echo" is one too many; see gaggle --help\n' });
+    expect((await gaggle(["schema", "echo", "echo", "more", "--config", echoConfig])).stderr).toBe(
+      'gaggle: schema takes at most 2 operand(s); "more" is one too many; see gaggle --help\n',
+    );
+    // A tool's name and its arguments may hold a dot; the server's may not.
+    const call = await gaggle(["call", "echo", "echo", '{"text": "a.json"}', "--config", echoConfig]);
+    expect(call).toMatchObject({ code: 0, stdout: "a.json\n" });
+  });
+
+  it("exits 2 on an unknown option, like every other usage error, naming the option meant when one is near", async () => {
     const option = await gaggle(["list", "--bogus", "--config", echoConfig]);
-    expect(option.stderr).toContain("'--bogus'");
-    expect(option.stderr).toContain("see gaggle --help");
-    expect(option.code).toBe(2);
+    expect(option).toMatchObject({ code: 2, stdout: "", stderr: 'gaggle: unknown option "--bogus"; see gaggle --help\n' });
+    const typo = await gaggle(["--confg", echoConfig]);
+    expect(typo).toMatchObject({ code: 2, stdout: "", stderr: 'gaggle: unknown option "--confg"; did you mean "--config"? see gaggle --help\n' });
+    expect((await gaggle(["status", "--jsn", "--config", echoConfig])).stderr).toContain('did you mean "--json"?');
+    expect((await gaggle(["list", "-x", "--config", echoConfig])).stderr).toBe('gaggle: unknown option "-x"; see gaggle --help\n');
+    // The daemon's own option is not offered to a person.
+    expect((await gaggle(["--daemonn", "k"])).stderr).toBe('gaggle: unknown option "--daemonn"; see gaggle --help\n');
   });
 });
 
@@ -111,7 +142,7 @@ describe("validate", () => {
   it("exits 1 naming the path when --config points at nothing", async () => {
     const { code, stderr } = await gaggle(["validate", "--config", "missing.toml"], { cwd: isolated() });
     expect(code).toBe(1);
-    expect(stderr).toBe("gaggle: missing.toml: config file not found\n");
+    expect(stderr).toBe("gaggle: missing.toml: config file not found: check the path given to --config\n");
   });
 });
 

@@ -137,6 +137,10 @@ describe("gaggle status", () => {
       expect(live.clients).toHaveLength(1);
       const table = await runCli(["status", "--config", path], { env: process.env });
       expect(table.stdout).toContain(`gaggle daemon pid ${daemon}`);
+      expect(await runCli(["status", "ech", "--config", path], { env: process.env })).toMatchObject({
+        code: 2,
+        stderr: 'gaggle: no child server named "ech" in the running daemon; did you mean "echo"? (gaggle list shows them)\n',
+      });
       expect(table.stdout).toMatch(new RegExp(`echo\\s+stdio\\s+running\\s+${child}`));
       const web = await runCli(["status", "--web", "--config", path], { env: process.env });
       const [url, token] = web.stdout.trim().split("#token=") as [string, string];
@@ -145,6 +149,21 @@ describe("gaggle status", () => {
       expect((await fetch(new URL("api/status", url))).status).toBe(401);
       const withToken = await fetch(new URL("api/status", url), { headers: { authorization: `Bearer ${token}` } });
       expect(withToken.ok).toBe(true);
+    } finally {
+      await client.close();
+      await runCli(["stop", "--config", path], { env: process.env });
+    }
+  });
+
+  it("shows under a failed child the line of its stderr that names the cause", async () => {
+    const path = writeConfig([fixtureChild("echo", "echo.mjs"), fixtureChild("broken", "exit-at-start.mjs", 'startup = "eager"')].join("\n"));
+    const client = await relay(path);
+    try {
+      const table = await until(
+        async () => (await runCli(["status", "--config", path], { env: process.env })).stdout,
+        (stdout) => /broken\s+stdio\s+failed/.test(stdout),
+      );
+      expect(table).toContain("broken: failed to start: exited (code 1)\n  -> its stderr says: fatal: FIXTURE_API_KEY is not set\n");
     } finally {
       await client.close();
       await runCli(["stop", "--config", path], { env: process.env });

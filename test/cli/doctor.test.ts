@@ -46,6 +46,8 @@ afterAll(() => {
 const child = (name: string, script: string, extra = "") =>
   `[mcp_servers.${name}]\ncommand = "node"\nargs = [${JSON.stringify(fixture(script))}, "${MARK}"]\n${extra}`;
 
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
 /** Processes whose command line carries MARK. */
 function leftovers(): string[] {
   return readdirSync("/proc")
@@ -149,6 +151,36 @@ describe("gaggle doctor", () => {
       "check mcp_servers.gone.command, args and env",
       expect.stringMatching(/^its stderr says: Error: Cannot find module '/),
     ]);
+  });
+
+  it("names the stdout lines that are not JSON-RPC of a child that then failed, first", async () => {
+    // A command that is no MCP server over stdio: one prints a banner and waits, one prints its usage and exits.
+    const script = (code: string) => `command = "node"\nargs = ["-e", ${JSON.stringify(code)}, "${MARK}"]\n`;
+    const config = writeConfig(
+      [
+        NO_BUILT_INS,
+        `[mcp_servers.banner]\n${script("console.log('Listening on port 3000'); setInterval(() => {}, 1000)")}startup_timeout_ms = 3000\n`,
+        `[mcp_servers.usage]\n${script("console.log('usage: tool [--port N]'); process.stdout.end(() => setTimeout(() => process.exit(2), 200))")}`,
+      ].join("\n"),
+    );
+    const out = await runCli(["doctor", "--json", "--config", config]);
+    expect(out.code).toBe(1);
+    const reports = (JSON.parse(out.stdout) as { children: Array<{ name: string; reason: string; advice: string[] }> }).children;
+    const advice = (name: string) => reports.find((report) => report.name === name)!.advice;
+    // One line a start; a child that exits is started more than once.
+    const noise = (line: string) =>
+      expect.stringMatching(
+        new RegExp(
+          `^it wrote \\d+ line\\(s\\) to stdout that are not JSON-RPC, such as ${escape(JSON.stringify(line))}: ` +
+            "stdout is the MCP channel, so check that the command runs an MCP server over stdio and that it logs to stderr$",
+        ),
+      );
+    expect(advice("banner")).toEqual([
+      noise("Listening on port 3000"),
+      "it was still starting when startup_timeout_ms (3000 ms) ran out: raise mcp_servers.banner.startup_timeout_ms",
+    ]);
+    expect(advice("usage")).toEqual([noise("usage: tool [--port N]"), "check mcp_servers.usage.command, args and env"]);
+    expect(leftovers()).toEqual([]);
   });
 
   it("counts and checks the built-in children: the DuckDB module loaded, ripgrep or the JavaScript search", async () => {

@@ -49,7 +49,19 @@ describe("findConfigPath", () => {
     const err = configError(() => findConfigPath({ ...opts(), explicit: "conf/other.toml" }));
     expect(err.code).toBe("not_found");
     expect(err.file).toBe(join(tmp.dir, "project/conf/other.toml"));
-    expect(err.message).toBe(`${err.file}: config file not found`);
+    expect(err.message).toBe(`${err.file}: config file not found: check the path given to --config`);
+  });
+
+  it("says a folder given is no config file, naming the config file in it when there is one", () => {
+    const folder = join(tmp.dir, "project/conf");
+    tmp.write("project/conf/mine.toml", "");
+    expect(configError(() => findConfigPath({ ...opts(), explicit: "conf" })).message).toBe(
+      `${folder}: is a folder, not a config file: give --config the path of a .toml or .json file`,
+    );
+    const inside = tmp.write("project/conf/children_config.json", "{}");
+    expect(configError(() => findConfigPath({ ...opts(), explicit: "conf" })).message).toBe(
+      `${folder}: is a folder, not a config file: give --config the file in it, ${inside}`,
+    );
   });
 
   it("lists every place it looked when nothing is found", () => {

@@ -110,6 +110,17 @@ describe("JSON syntax errors", () => {
       `${path}:1:17: JSON syntax error (format guessed from content; name the file .toml or .json): Expected property name or '}'`,
     );
   });
+
+  it("say when a file named for one format plainly holds the other", () => {
+    // Claude Desktop's JSON pasted into a .toml, and TOML written into a .json.
+    const pasted = syntaxMessage("children_config.toml", `{\n  "mcpServers": {}\n}\n`);
+    expect(pasted.message).toBe(`${pasted.path}:1:1: TOML syntax error (the file reads as JSON: name it .json): illegal character in key`);
+    for (const text of [`[mcp_servers.a]\ncommand = "x"\n`, `# mine\n`, `[[mcp_servers]]\nname = "a"\n`]) {
+      expect(syntaxMessage("children_config.json", text).message).toContain("JSON syntax error (the file reads as TOML: name it .toml): ");
+    }
+    // A JSON mistake in a .json file is only that.
+    expect(syntaxMessage("children_config.json", `[{"a": 1}`).message).not.toContain("reads as");
+  });
 });
 
 function escape(text: string): string {
