@@ -204,6 +204,8 @@ export interface BackgroundWork {
   /** What it is: a command, a gosling's name, a team's lead. */
   title: string;
   startedAt: Date | null;
+  /** When it ended (a background process that exited or was stopped); null while it goes on. */
+  endedAt: Date | null;
 }
 
 /**

@@ -16,7 +16,7 @@ import type { AdminListener } from "../transport/admin/admin-listener.js";
 import { daemonKeyOf } from "./daemon-key.js";
 import { clearPlace, daemonPlace, makePrivateDirs, takeLock, writeRecord, type DaemonPlace, type DaemonRecord } from "./daemon-files.js";
 import { ConfigStanding } from "./reload.js";
-import { follow, openObservatory, startAdmin, statusExtras, stopOnce, type ServeOptions } from "./serve.js";
+import { RESTART, follow, openObservatory, startAdmin, statusExtras, stopOnce, type ServeOptions } from "./serve.js";
 
 const log = lazyLogger({ subsystem: "daemon" });
 
@@ -67,7 +67,7 @@ export async function serveDaemon(config: GaggleConfig, key: string, options: Se
     },
   );
   observatory.attach(gaggle);
-  const reloader = follow(gaggle, standing, options, (next, text) => {
+  const reloader = follow(gaggle, standing, options, RESTART.daemon, (next, text) => {
     place = moveToKey(place, daemonPlace(daemonKeyOf(next.path, text, process.env)), record);
   });
   const extras = { ...statusExtras(standing), startedAt };

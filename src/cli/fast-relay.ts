@@ -23,10 +23,11 @@ export async function relayToRunningDaemon(argv: string[], env: NodeJS.ProcessEn
   } catch {
     return false;
   }
-  const socket = await reach(daemonPlace(daemonKeyOf(path, text, env), env).socket);
+  const place = daemonPlace(daemonKeyOf(path, text, env), env);
+  const socket = await reach(place.socket);
   if (!socket) return false;
   if (explicit === undefined) process.stderr.write(`gaggle: using config ${path}\n`);
-  pipeThrough(socket);
+  pipeThrough(socket, place.log);
   return true;
 }
 
@@ -52,12 +53,20 @@ export function reach(path: string): Promise<Socket | undefined> {
 
 /**
  * stdin to the socket, the socket to stdout. The daemon ending the connection (it stopped) ends the relay, as
- * gaggle's own exit would end a stdio session; the client closing stdin half-closes the socket, and the daemon then
- * ends it.
+ * gaggle's own exit would end a stdio session, and says so on stderr, which the client keeps; the client closing
+ * stdin half-closes the socket, and the daemon then ends it. `log` is the daemon's log.
  */
-export function pipeThrough(socket: Socket): void {
+export function pipeThrough(socket: Socket, log: string): void {
+  let clientLeft = false;
+  process.stdin.once("end", () => (clientLeft = true));
   socket.on("error", () => {});
-  socket.once("close", () => process.exit(0));
+  socket.once("close", () => {
+    if (!clientLeft)
+      process.stderr.write(
+        `gaggle: the daemon ended this connection: it was stopped (gaggle stop) or killed; reconnect to start it again; its log is ${log}\n`,
+      );
+    process.exit(0);
+  });
   process.stdin.pipe(socket);
   socket.pipe(process.stdout);
 }

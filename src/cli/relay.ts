@@ -20,7 +20,7 @@ const POLL_MS = 20;
  */
 export async function relay(config: GaggleConfig, text: string, daemonArgs: string[] = []): Promise<void> {
   const place = daemonPlace(daemonKeyOf(config.path, text, process.env));
-  pipeThrough((await reach(place.socket)) ?? (await startDaemon(config, place, daemonArgs)));
+  pipeThrough((await reach(place.socket)) ?? (await startDaemon(config, place, daemonArgs)), place.log);
 }
 
 /**

@@ -31,6 +31,8 @@ export class Reloader {
   private readonly applied: ((config: GaggleConfig, text: string) => void) | undefined;
   /** The log level was given on the command line: the file's does not replace it. */
   private readonly fixedLevel: boolean;
+  /** How this gaggle is started again, for the settings that apply only then: it depends on how it serves. */
+  private readonly restart: string;
   /** Reloads apply one at a time, in the order the file was read. */
   private applying: Promise<void> = Promise.resolve();
 
@@ -38,9 +40,14 @@ export class Reloader {
   constructor(
     private readonly gaggle: Gaggle,
     private readonly standing: ConfigStanding,
-    options: { fixedLevel?: boolean | undefined; applied?: ((config: GaggleConfig, text: string) => void) | undefined } = {},
+    options: {
+      fixedLevel?: boolean | undefined;
+      applied?: ((config: GaggleConfig, text: string) => void) | undefined;
+      restart: string;
+    },
   ) {
     this.applied = options.applied;
+    this.restart = options.restart;
     this.fixedLevel = options.fixedLevel === true;
     this.watcher = new ConfigWatcher(gaggle.config.path, gaggle.config, {
       loaded: (config, text) => void this.apply(config, text),
@@ -68,8 +75,10 @@ export class Reloader {
       this.standing.kept = done.kept;
       log.info({ added: done.added, removed: done.removed, changed: done.changed, fixed }, "config reloaded");
       this.applied?.(config, text);
+      // The clients were told the file does not load; without this they would go on believing it.
+      if (fixed) this.tellClients("info", "the config file loads again: it is applied, and the errors reported before are gone");
       if (done.needRestart.length > 0) {
-        const message = `config reloaded, but ${done.needRestart.join(", ")} changed and take effect only when gaggle starts again (gaggle stop, then reconnect)`;
+        const message = `config reloaded, but ${done.needRestart.join(", ")} changed and take effect only when gaggle starts again (${this.restart})`;
         log.warn({ keys: done.needRestart }, message);
         this.tellClients("warning", message);
       }
@@ -88,7 +97,7 @@ export class Reloader {
     this.tellClients("error", message);
   }
 
-  private tellClients(level: "warning" | "error", data: string): void {
+  private tellClients(level: "info" | "warning" | "error", data: string): void {
     this.gaggle.hub.log("gaggle", { level, data }, []);
   }
 }

@@ -39,7 +39,7 @@ export async function serveStdio(config: GaggleConfig, options: ServeOptions = {
   const standing = new ConfigStanding(options.problem);
   const { gaggle, members } = createGaggleWithListener(config, observatory, () => standing.errors());
   observatory?.attach(gaggle);
-  const reloader = follow(gaggle, standing, options);
+  const reloader = follow(gaggle, standing, options, RESTART.stdio);
   const listener = admin && observatory ? await startAdmin(gaggle, observatory, admin, statusExtras(standing)) : undefined;
   const session = "stdio";
   const modern = new ModernServer(gaggle, new GatewayRequests(gaggle));
@@ -96,7 +96,7 @@ export async function serveHttpUntilStopped(config: GaggleConfig, address: Liste
   });
   observatory.attach(gaggle);
   const { AdminRoutes } = await import("../transport/admin/admin-routes.js");
-  const reloader = follow(gaggle, standing, options);
+  const reloader = follow(gaggle, standing, options, RESTART.http);
   const extras = statusExtras(standing);
   const admin = new AdminRoutes(gaggle, observatory, extras);
   const tokens = bearerTokens(gaggle.config);
@@ -149,14 +149,22 @@ export function statusExtras(standing: ConfigStanding): StatusExtras {
   return { startedAt, configErrors: () => standing.errors(), configErrorPlaces: () => standing.places() };
 }
 
+/** How each way of serving is started again, for the settings a running gaggle cannot follow. */
+export const RESTART = {
+  daemon: "gaggle stop, then reconnect",
+  http: "stop this gaggle --http and run it again",
+  stdio: "reconnect the client, which starts gaggle again",
+} as const;
+
 /** The gaggle follows its config file, and reads it again on SIGHUP. */
 export function follow(
   gaggle: Gaggle,
   standing: ConfigStanding,
   options: ServeOptions,
+  restart: (typeof RESTART)[keyof typeof RESTART],
   applied?: (config: GaggleConfig, text: string) => void,
 ): Reloader {
-  const reloader = new Reloader(gaggle, standing, { fixedLevel: options.fixedLevel, applied });
+  const reloader = new Reloader(gaggle, standing, { fixedLevel: options.fixedLevel, applied, restart });
   // Said once more now that the log goes where it will stay (the daemon's file).
   if (options.problem)
     log.error({ file: options.problem.file }, `the config file does not load; gaggle serves no children until it does:\n${options.problem.message}`);

@@ -140,6 +140,15 @@ function explainToml(message: string, text: string, at: number): string {
     return 'a string is not closed before the end of its line: end it with the quote it opens with, or write text of several lines between """ and """';
   const word = message === "invalid value" ? /^[A-Za-z_][\w-]*/.exec(text.slice(at, at + 200))?.[0] : undefined;
   if (word !== undefined) return `invalid value: a string needs quotes, as in "${word}"`;
+  if (message === "invalid value" || message === "expected comma or end of structure") {
+    const open = openStructureAt(text, at);
+    if (open !== undefined) {
+      const { line, col } = lineCol(text, open.at);
+      const [kind, close] = open.bracket === "[" ? ["array", "]"] : ["inline table", "}"];
+      const expected = message === "invalid value" ? "a value" : "a comma";
+      return `expected ${expected} or ${close} to close the ${kind} opened at ${line}:${col}`;
+    }
+  }
   const line = lineAround(text, at).trim();
   if (message === "illegal character in key" && endOfLine && line.startsWith("["))
     return `the table header ${line} is not closed: end it with ${line.startsWith("[[") ? "]]" : "]"}`;
@@ -151,6 +160,34 @@ function explainToml(message: string, text: string, at: number): string {
     if (key) return `the key ${key} is defined twice in its table: keep one`;
   }
   return message;
+}
+
+/**
+ * The innermost array or inline table still open at offset `at`, read in one pass that skips strings and comments:
+ * a table header opens and closes its bracket on its line, so only a value's brackets stay open.
+ */
+function openStructureAt(text: string, at: number): { bracket: "[" | "{"; at: number } | undefined {
+  const open: Array<{ bracket: "[" | "{"; at: number }> = [];
+  let i = 0;
+  while (i < at) {
+    const c = text[i]!;
+    if (c === "#") {
+      const end = text.indexOf("\n", i);
+      i = end < 0 ? text.length : end;
+    } else if (c === '"' || c === "'") {
+      const triple = text.startsWith(c.repeat(3), i);
+      const quote = triple ? c.repeat(3) : c;
+      i += quote.length;
+      // A basic string's backslash escapes the next character; a literal string has no escapes.
+      while (i < text.length && !text.startsWith(quote, i) && (triple || text[i] !== "\n")) i += c === '"' && text[i] === "\\" ? 2 : 1;
+      i += quote.length;
+    } else {
+      if (c === "[" || c === "{") open.push({ bracket: c, at: i });
+      else if (c === "]" || c === "}") open.pop();
+      i++;
+    }
+  }
+  return open.at(-1);
 }
 
 /** The line of `text` that holds offset `at`, at most 200 characters of it. */

@@ -186,7 +186,7 @@ export async function serveHttp(gaggle: Gaggle, options: HttpListenOptions): Pro
     void connection.ended.then(() => {
       sessions.delete(sessionId);
       release();
-      log.info({ session: sessionId }, "client session closed");
+      log.info({ session: sessionId, principal }, "client session closed");
     });
     void connection.open();
     log.info({ session: sessionId, principal }, "client session opened");

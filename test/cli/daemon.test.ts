@@ -25,6 +25,8 @@ afterAll(() => killCarrying(MARK));
 interface Relay {
   client: Client;
   pid: number;
+  /** What the relay wrote to stderr so far (a client keeps it in its log). */
+  stderr(): string;
   call(server: string, tool: string, args?: Record<string, unknown>): Promise<CallToolResult>;
   close(): Promise<void>;
 }
@@ -37,11 +39,13 @@ async function relay(config: string, env: Record<string, string> = {}): Promise<
     env: { ...(process.env as Record<string, string>), GAGGLE_STANDALONE: "", [name]: value, ...env },
     stderr: "pipe",
   });
+  let stderr = "";
+  transport.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
   const client = new Client({ name: "daemon-test", version: "0.0.0" }, { capabilities: {} });
   await client.connect(transport);
   const call = async (server: string, tool: string, args: Record<string, unknown> = {}) =>
     (await client.callTool({ name: "execute_child_tool", arguments: { server_id: server, tool_name: tool, arguments: args } })) as CallToolResult;
-  return { client, pid: transport.pid!, call, close: () => client.close() };
+  return { client, pid: transport.pid!, stderr: () => stderr, call, close: () => client.close() };
 }
 
 /** The records of the daemons in the state dir, the dead ones' too. */
@@ -266,7 +270,7 @@ describe("the daemon", () => {
     await client.close();
   });
 
-  it("killed with SIGKILL leaves no process: its children, their watchdog and the relays go too", async () => {
+  it("killed with SIGKILL leaves no process: its children, their watchdog and the relays go too, each relay saying why", async () => {
     const path = config();
     const client = await relay(path);
     const child = await pidOf(client);
@@ -274,6 +278,9 @@ describe("the daemon", () => {
     const [daemon] = daemons();
     process.kill(daemon!, "SIGKILL");
     expect(await waitGone([daemon!, child, started.pid, client.pid])).toEqual([]);
+    expect(client.stderr()).toMatch(
+      /the daemon ended this connection: it was stopped \(gaggle stop\) or killed; reconnect to start it again; its log is \S+\.log/,
+    );
     await until(
       () => carrying(MARK),
       (left) => left.length === 0,

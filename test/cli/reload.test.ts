@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { failureOf, startGaggle, textOf, type RunningGaggle } from "../helpers/gaggle.js";
+import { startHttpGaggle } from "../helpers/gaggle-http.js";
 import { envelope } from "../helpers/modern-http.js";
 import { listen } from "../helpers/notifications.js";
 import { RawStdioGaggle } from "../helpers/raw-stdio.js";
@@ -97,6 +98,29 @@ describe("a config edit", () => {
     expect(await pidOf(gaggle, "first")).toBe(first);
   });
 
+  it("that does not load, once fixed, tells the clients it loads again", async () => {
+    const gaggle = await startHttpGaggle([NO_BUILT_INS, child("first")].join("\n"));
+    try {
+      const client = await gaggle.connect();
+      const heard = listen(client);
+      writeFileSync(gaggle.config, [NO_BUILT_INS, child("first"), "[mcp_servers.broken]\ncommand = 7\n"].join("\n"));
+      await until(
+        () => heard.logs,
+        (logs) => logs.some((log) => log.level === "error"),
+      );
+      writeFileSync(gaggle.config, [NO_BUILT_INS, child("first"), child("second")].join("\n"));
+      const told = await until(
+        () => heard.logs,
+        (logs) => logs.some((log) => log.level === "info"),
+      );
+      const fixed = told.find((log) => log.level === "info")!;
+      expect(fixed.logger).toBe("gaggle");
+      expect(String(fixed.data)).toMatch(/config file loads again/);
+    } finally {
+      await gaggle.stop();
+    }
+  });
+
   it("names the settings that take effect only when gaggle starts again", async () => {
     const gaggle = await start([NO_BUILT_INS, child("first")].join("\n"));
     const heard = listen(gaggle.client);
@@ -106,8 +130,25 @@ describe("a config edit", () => {
       (logs) => logs.some((log) => log.level === "warning"),
     );
     expect(String(told.find((log) => log.level === "warning")!.data)).toMatch(
-      /gateway\.shutdown_grace_ms changed and take effect only when gaggle starts again/,
+      /gateway\.shutdown_grace_ms changed and take effect only when gaggle starts again \(reconnect the client, which starts gaggle again\)/,
     );
+  });
+
+  it("says how to start a gaggle serving HTTP again for the settings it cannot follow", async () => {
+    const gaggle = await startHttpGaggle([NO_BUILT_INS, child("first")].join("\n"));
+    try {
+      const heard = listen(await gaggle.connect());
+      writeFileSync(gaggle.config, ["[gateway]\nmax_sessions = 50\n", NO_BUILT_INS, child("first")].join("\n"));
+      const told = await until(
+        () => heard.logs,
+        (logs) => logs.some((log) => log.level === "warning"),
+      );
+      expect(String(told.find((log) => log.level === "warning")!.data)).toMatch(
+        /gateway\.max_sessions changed and take effect only when gaggle starts again \(stop this gaggle --http and run it again\)/,
+      );
+    } finally {
+      await gaggle.stop();
+    }
   });
 
   it("names the admin listen address, the state dir and gateway.shared, each of them", async () => {

@@ -33,6 +33,15 @@ describe("TOML syntax errors", () => {
     expect(message).toBe(`${path}:2:10: TOML syntax error: invalid value: a string needs quotes, as in "meta"`);
   });
 
+  it("name the array or inline table a value or a comma is missing from, and where it opened", () => {
+    const truncated = syntaxMessage("truncated.toml", `[mcp_servers.echo]\ncommand = "node"\nargs = [\n`);
+    expect(truncated.message).toBe(`${truncated.path}:4:1: TOML syntax error: expected a value or ] to close the array opened at 3:8`);
+    const unclosed = syntaxMessage("unclosed.toml", `[mcp_servers.echo]\nargs = [\n  "a # [",\n  'b]'\n\ncommand = "node"\n`);
+    expect(unclosed.message).toBe(`${unclosed.path}:6:1: TOML syntax error: expected a comma or ] to close the array opened at 2:8`);
+    const table = syntaxMessage("table.toml", `[mcp_servers.echo]\ncommand = "node"\nenv = { A = "1"\n`);
+    expect(table.message).toBe(`${table.path}:4:1: TOML syntax error: expected a comma or } to close the inline table opened at 3:7`);
+  });
+
   it("report a key defined twice where the second one is, and name it", () => {
     const { path, message } = syntaxMessage("twice.toml", `[mcp_servers.echo]\ncommand = "a"\ncommand = "b"\n`);
     expect(message).toBe(`${path}:3:1: TOML syntax error: the key command is defined twice in its table: keep one`);

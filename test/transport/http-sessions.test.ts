@@ -79,6 +79,18 @@ describe("sessions", () => {
       ),
     ).toBe(1);
     expect(await statusOfSession(gaggle, idA)).toBe(404);
+    // The log says whose session ended, as it said whose opened.
+    const closed = await until(
+      () =>
+        gaggle
+          .stderr()
+          .split("\n")
+          .filter((line) => line.startsWith("{"))
+          .map((line) => JSON.parse(line) as { msg: string; session?: string; principal?: string })
+          .find((line) => line.msg === "client session closed" && line.session === idA),
+      (line) => line !== undefined,
+    );
+    expect(closed!.principal).toBe("local");
     // The other session is untouched.
     expect(await echo(b, "still here")).toBe("still here");
     expect(await statusOfSession(gaggle, idB)).toBe(200);

@@ -75,5 +75,6 @@ function backgroundView(child: string, work: BackgroundWork) {
     state: work.state,
     title: work.title,
     started_at: work.startedAt?.toISOString() ?? null,
+    ended_at: work.endedAt?.toISOString() ?? null,
   };
 }

@@ -31,7 +31,11 @@ const SCRIPT = String.raw`
     return Math.floor(s / 3600) + "h " + Math.floor((s % 3600) / 60) + "m";
   }
   const since = (iso) => (iso ? duration(Date.now() - Date.parse(iso)) : "–");
-  const badge = (state) => el("span", { class: "badge " + String(state).replace(/[^a-z_]/g, ""), "data-state": state }, String(state).replace("_", " "));
+  // A state is shown in words ("not started"); an error code as it is written, so it can be looked up.
+  const badge = (state, label) =>
+    el("span", { class: "badge " + String(state).replace(/[^a-z_]/g, ""), "data-state": state }, label ?? String(state).replaceAll("_", " "));
+  // Work that ended shows how long it ran, not how long ago it started.
+  const ran = (work) => (work.ended_at ? duration(Date.parse(work.ended_at) - Date.parse(work.started_at)) : since(work.started_at));
 
   function table(id, head, rows, empty) {
     const body = rows.length === 0 ? [el("tr", {}, el("td", { colspan: String(head.length), class: "empty" }, empty))] : rows;
@@ -41,7 +45,7 @@ const SCRIPT = String.raw`
   function childRow(child) {
     const where = child.pid != null ? "pid " + child.pid : child.url || child.transport;
     const error = child.error || (child.last_error && child.last_error.type + (child.last_error.message ? ": " + child.last_error.message : "")) || "";
-    const stderr = child.stderr.length === 0 ? "" : el("details", {}, el("summary", {}, child.stderr.length + " lines"), el("pre", {}, child.stderr.join("\n")));
+    const stderr = child.stderr.length === 0 ? "" : el("details", {}, el("summary", {}, child.stderr.length + (child.stderr.length === 1 ? " line" : " lines")), el("pre", {}, child.stderr.join("\n")));
     return el("tr", { "data-child": child.server_id },
       el("td", { class: "name" }, child.server_id), el("td", {}, badge(child.status)), el("td", {}, child.protocol || "–"),
       el("td", {}, where), el("td", {}, duration(child.uptime_ms)), el("td", { class: "num" }, child.restarts),
@@ -61,13 +65,13 @@ const SCRIPT = String.raw`
       status.children.map(childRow), "no children configured");
     table("clients", ["principal", "client", "session", "connected for"], status.clients.map((c) =>
       el("tr", {}, el("td", {}, c.principal), el("td", {}, c.client_name ? c.client_name + " " + c.client_version : "(not initialized)"), el("td", { class: "mono" }, c.session), el("td", {}, since(c.since)))), "no client connected");
-    table("background", ["kind", "id", "child", "owner", "state", "what", "running for"], status.background.map((w) =>
-      el("tr", {}, el("td", {}, w.kind), el("td", { class: "mono" }, w.id), el("td", {}, w.child), el("td", {}, w.owner || "every operator"), el("td", {}, badge(w.state)), el("td", { class: "mono" }, w.title), el("td", {}, since(w.started_at)))),
+    table("background", ["kind", "id", "child", "owner", "state", "what", "run time"], status.background.map((w) =>
+      el("tr", {}, el("td", {}, w.kind), el("td", { class: "mono" }, w.id), el("td", {}, w.child), el("td", {}, w.owner || "every operator"), el("td", {}, badge(w.state)), el("td", { class: "mono" }, w.title), el("td", { class: "ran" }, ran(w)))),
       "no background processes, goslings, agents or teams");
     table("calls", ["time", "principal", "client", "request", "child", "outcome", "duration"], status.recent_calls.map((c) =>
       el("tr", {}, el("td", {}, new Date(c.time).toLocaleTimeString()), el("td", {}, c.principal), el("td", {}, c.client || "–"),
         el("td", { class: "mono" }, c.method + " " + (c.target || "")), el("td", {}, c.child ? c.child + (c.tool ? "." + c.tool : "") : "–"),
-        el("td", {}, badge(c.outcome === "error" ? c.error : c.outcome)), el("td", { class: "num" }, ms(c.duration_ms)))), "no calls yet");
+        el("td", {}, c.outcome === "error" ? badge("error", c.error) : badge(c.outcome)), el("td", { class: "num" }, ms(c.duration_ms)))), "no calls yet");
   }
 
   function connected(live, why) {
@@ -79,7 +83,9 @@ const SCRIPT = String.raw`
     for (;;) {
       try {
         const response = await fetch("/api/events", { headers, cache: "no-store" });
-        if (!response.ok) throw new Error(response.status === 401 ? "this gaggle wants a token: open the page as /#token=YOUR_TOKEN" : "HTTP " + response.status);
+        if (response.status === 401)
+          throw new Error(token ? "the token this page was opened with is not taken (any more): open the page as /#token=YOUR_TOKEN" : "this gaggle wants a token: open the page as /#token=YOUR_TOKEN");
+        if (!response.ok) throw new Error("HTTP " + response.status);
         connected(true);
         const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
         let buffer = "";

@@ -210,6 +210,7 @@ export class AgentsChild extends VirtualChild {
       state: session.status,
       title: `${session.config.name} in ${session.cwd}`,
       startedAt: session.createdAt,
+      endedAt: null,
     }));
   }
 

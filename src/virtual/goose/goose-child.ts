@@ -80,6 +80,7 @@ export class GooseChild extends VirtualChild implements GoslingHost {
       state: gosling.working ? "working" : gosling.status,
       title: gosling.session,
       startedAt: gosling.createdAt,
+      endedAt: null,
     }));
   }
 

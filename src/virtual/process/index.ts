@@ -50,6 +50,7 @@ export class ProcessChild extends VirtualChild {
       state: entry.status,
       title: entry.command,
       startedAt: entry.startedAt,
+      endedAt: entry.endedAt ?? null,
     }));
   }
 

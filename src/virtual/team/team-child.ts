@@ -44,6 +44,7 @@ export class TeamChild extends VirtualChild {
       state: `${team.members.filter((member) => !member.removed_at).length} members`,
       title: `led by ${team.lead_agent_id}`,
       startedAt: new Date(team.created_at),
+      endedAt: null,
     }));
   }
 

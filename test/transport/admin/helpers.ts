@@ -57,7 +57,7 @@ export interface Status {
     protocol: string | null;
   }>;
   clients: Array<{ principal: string; client_name: string | null; session: string }>;
-  background: Array<{ kind: string; id: string; owner: string | null; title: string }>;
+  background: Array<{ kind: string; id: string; owner: string | null; title: string; started_at: string | null; ended_at: string | null }>;
   recent_calls: Array<{
     principal: string;
     method: string;
