@@ -107,6 +107,8 @@ class ServerOp implements ServerOperation {
   private readonly context: Context | undefined;
   private child: string | undefined;
   private childTool: string | undefined;
+  /** A request was sent to the child's wire for it: that request's ChildOp counts the call in the child's stats. */
+  private forwarded = false;
   private failure: Outcome | undefined;
 
   constructor(
@@ -124,6 +126,7 @@ class ServerOp implements ServerOperation {
   }
 
   childRequest(request: ChildRequest): ChildOperation {
+    this.forwarded = true;
     return new ChildOp(this.observatory, request, this.context);
   }
 
@@ -151,6 +154,9 @@ class ServerOp implements ServerOperation {
       if (prompt !== undefined) this.span.setAttribute("gen_ai.prompt.name", prompt);
       tracing.end(this.span, outcome, known === undefined ? undefined : `${method} ${known}`);
     }
+    // A built-in child answers without a wire, and a call refused for a child (its back-off, its arguments) never
+    // reaches one: counted here, so that the child's stats hold every call routed to it.
+    if (this.child !== undefined && !this.forwarded) this.observatory.stats.record(this.child, ms, statsError(outcome));
     if (AUDITED.has(method)) this.record(outcome, ms);
   }
 
@@ -210,9 +216,14 @@ class ChildOp implements ChildOperation {
       { method: request.method, tool, prompt, child: request.child, error: outcome.error, protocol: request.protocol, transport: request.transport },
       ms / 1000,
     );
-    observatory.stats.record(request.child, ms, outcome.error === undefined ? undefined : { type: outcome.error, message: outcome.message });
+    observatory.stats.record(request.child, ms, statsError(outcome));
     if (this.span) observatory.tracing?.end(this.span, outcome);
   }
+}
+
+/** What a child's stats keep of a call that failed; undefined for one that did not. */
+function statsError(outcome: Outcome): { type: string; message: string | undefined } | undefined {
+  return outcome.error === undefined ? undefined : { type: outcome.error, message: outcome.message };
 }
 
 /** An answer's size: the line it came in from the child, when it is still that child's own, else an estimate. */

@@ -127,7 +127,13 @@ describe("the admin listener of a stdio gaggle", () => {
   it("shows a child that failed to start as failed", async () => {
     await gaggle.meta("execute_child_tool", { server_id: "broken", tool_name: "x", arguments: {} });
     const status = await json<Status>(`${gaggle.admin}api/status`);
-    expect(status.children.find((child) => child.server_id === "broken")).toMatchObject({ status: "failed" });
+    // The call never reached a process, and counts as the child's failure all the same.
+    expect(status.children.find((child) => child.server_id === "broken")).toMatchObject({
+      status: "failed",
+      calls: 1,
+      errors: 1,
+      last_error: expect.objectContaining({ type: "SERVER_FAILED" }),
+    });
   });
 
   it("answers Host names it does not serve with 421, and unknown paths with 404", async () => {
@@ -169,8 +175,9 @@ describe("the admin paths beside /mcp, with two named tokens", () => {
     expect(seenByBob.background).toEqual([]);
     expect(new Set(seenByAlice.recent_calls.map((call) => call.principal))).toEqual(new Set(["alice"]));
     expect(new Set(seenByBob.recent_calls.map((call) => call.principal))).toEqual(new Set(["bob"]));
-    // The children are everyone's: both see the two calls.
+    // The children are everyone's: both see the two calls, and the built-in child's, which it answered itself.
     expect(seenByBob.children.find((child) => child.server_id === "echo")?.calls).toBe(2);
+    expect(seenByBob.children.find((child) => child.server_id === "process")).toMatchObject({ calls: 1, errors: 0, p50_ms: expect.any(Number) });
     await a.callTool({
       name: "execute_child_tool",
       arguments: { server_id: "process", tool_name: "gg_process_kill", arguments: { pid: Number(pid) } },
