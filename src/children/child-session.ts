@@ -25,7 +25,7 @@ import type { ChildOAuthProvider } from "./oauth/provider.js";
 import { TokenStore } from "./oauth/token-store.js";
 import type * as RemoteKitModule from "./wire/remote-kit.js";
 import type { CatalogShelf } from "./catalog.js";
-import { CHANGED_WITH } from "./child.js";
+import { CHANGED_WITH, type CloseReason } from "./child.js";
 import { SchemaCache } from "./schema-cache.js";
 import type { StderrRing } from "./processes/stderr-ring.js";
 import type { StdoutNoise } from "./processes/stdout-noise.js";
@@ -50,6 +50,8 @@ export interface Session {
   cache: SchemaCache;
   /** Set when gaggle ends the session on purpose; a call that fails after that failed because of it. */
   closing: boolean;
+  /** Why gaggle ended it, when a caller said (see Child.close). */
+  closedBecause: CloseReason | undefined;
   /** Why the session ended ("exited (code 3)"), once it has. */
   endedBecause: string | undefined;
   /** The catalog held the child's tool list when the session began. */
@@ -149,6 +151,7 @@ export function createSession(wiring: SessionWiring): Session {
     process: link instanceof ProcessLink ? link : undefined,
     hold,
     closing: false,
+    closedBecause: undefined,
     endedBecause: undefined,
     catalogued: wiring.catalog.read().tools !== undefined,
     remote,
@@ -217,8 +220,9 @@ export function abandonStart(session: Session): void {
 }
 
 /** Ends a session gaggle no longer needs: a remote one is told so first (Streamable HTTP's DELETE), within `graceMs`. */
-export async function closeSession(session: Session, graceMs: number): Promise<void> {
+export async function closeSession(session: Session, graceMs: number, why?: CloseReason): Promise<void> {
   session.closing = true;
+  session.closedBecause = why;
   await session.remote?.terminateRemoteSession(session.wire.link, graceMs);
   await session.client.close();
 }

@@ -253,7 +253,14 @@ export interface Child {
    * Ends the session and stops everything the child started; the next use starts it again. Resolves with the
    * uptime it had. With `principal` (close_child_session where clients are told apart by their tokens), a built-in
    * child ends only what that principal started, or refuses when what it holds is shared by every client; a
-   * configured server's one session is everyone's and ends whole.
+   * configured server's one session is everyone's and ends whole. `why` is what a call still in flight is told of
+   * its session's end.
    */
-  close(principal?: string): Promise<{ uptimeMs: number | null }>;
+  close(principal?: string, why?: CloseReason): Promise<{ uptimeMs: number | null }>;
 }
+
+/**
+ * Why gaggle ends a child's session: the child left the config, an edit of the config remade it, a client closed it
+ * (close_child_session), or gaggle is shutting down.
+ */
+export type CloseReason = "removed" | "edited" | "asked" | "shutdown";

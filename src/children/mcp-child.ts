@@ -5,7 +5,7 @@ import type { ChildConfig } from "../config/index.js";
 import { systemClock, type Clock } from "../shared/clock.js";
 import { errorChain, isRequestRefusal } from "../shared/errors.js";
 import { logger, type Logger } from "../shared/log.js";
-import type { BackgroundWork, CallContext, Child, ChildSchema, ChildStatus, Turn } from "./child.js";
+import type { BackgroundWork, CallContext, Child, ChildSchema, ChildStatus, CloseReason, Turn } from "./child.js";
 import { statusIn } from "./child-state.js";
 import { exchangeInEra } from "./wire/era-exchange.js";
 import type { ForwardLimits } from "./wire/forwarded-request.js";
@@ -148,8 +148,8 @@ export class McpChild implements Child {
   }
 
   /** Ends the session and frees its process; an explicit close also forgets past failed starts, so the next call starts at once. */
-  close(): Promise<{ uptimeMs: number | null }> {
-    return this.keeper.close();
+  close(_principal?: string, why?: CloseReason): Promise<{ uptimeMs: number | null }> {
+    return this.keeper.close(why);
   }
 
   /** Requests other than tools/call skip the queue: they read, and must not wait behind long tool calls. */

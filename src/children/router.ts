@@ -208,7 +208,7 @@ export class Router {
   }
 
   async closeAll(): Promise<void> {
-    await Promise.allSettled(this.all().map((child) => child.close()));
+    await Promise.allSettled(this.all().map((child) => child.close(undefined, "shutdown")));
   }
 
   private slot(serverId: string): Slot {

@@ -7,7 +7,7 @@ import { errorChain, sayToPerson, type GaggleError } from "../shared/errors.js";
 import type { Logger } from "../shared/log.js";
 import { backoffMs } from "./backoff.js";
 import { backoffRefusal, callFailure, startFailure } from "./calls/call-failure.js";
-import type { Turn } from "./child.js";
+import type { CloseReason, Turn } from "./child.js";
 import {
   abandonStart,
   closeSession,
@@ -156,19 +156,23 @@ export class SessionKeeper {
       queue: turn?.queue,
       endedBecause: session.endedBecause,
       closing: session.closing,
+      closedBecause: session.closedBecause,
       stderrTail: this.parts.stderr.since(session.stderrFrom),
     });
   }
 
-  /** Ends the session and frees its process; an explicit close also forgets past failed starts, so the next call starts at once. */
-  close(): Promise<{ uptimeMs: number | null }> {
+  /**
+   * Ends the session and frees its process; an explicit close also forgets past failed starts, so the next call
+   * starts at once. `why` is what its calls in flight are told.
+   */
+  close(why?: CloseReason): Promise<{ uptimeMs: number | null }> {
     this.idle.stopped();
     this.signIn.started(false);
     // A call made from now on waits for a start after this stop, not for a start under way that the stop ends.
     this.pendingStart = undefined;
     // A start under way holds the lock until it ends: its session is closed so that it ends now, not at its timeout.
     if (this.machine.phase.state === "starting" && this.newestSession) abandonStart(this.newestSession);
-    return this.lock.run(() => this.stop());
+    return this.lock.run(() => this.stop(why));
   }
 
   /**
@@ -184,7 +188,7 @@ export class SessionKeeper {
   }
 
   /** Runs under the lock. */
-  private async stop(): Promise<{ uptimeMs: number | null }> {
+  private async stop(why?: CloseReason): Promise<{ uptimeMs: number | null }> {
     const phase = this.machine.phase;
     if (phase.state !== "running") {
       if (phase.state === "failed") this.machine.move({ state: "stopped" });
@@ -193,7 +197,9 @@ export class SessionKeeper {
     const { session, startedAt } = phase;
     const uptimeMs = this.parts.clock.now() - startedAt.getTime();
     this.machine.move({ state: "stopping", session, startedAt });
-    await closeSession(session, this.parts.shutdownGraceMs).catch((error: unknown) => this.parts.log.warn({ err: error }, "error while closing"));
+    await closeSession(session, this.parts.shutdownGraceMs, why).catch((error: unknown) =>
+      this.parts.log.warn({ err: error }, "error while closing"),
+    );
     this.machine.move({ state: "stopped" });
     this.parts.log.info({ uptimeMs }, "session closed");
     return { uptimeMs };

@@ -1,6 +1,6 @@
 // Assembles a running gateway core from a loaded config: the children, their router, and the client-facing hub.
 import { BothEras } from "../children/both-eras.js";
-import type { Child } from "../children/child.js";
+import type { Child, CloseReason } from "../children/child.js";
 import { McpChild, type McpChildOptions } from "../children/mcp-child.js";
 import type { UrlOpener } from "../children/child.js";
 import { setReaperGrace } from "../children/processes/reaper.js";
@@ -141,18 +141,19 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
     withholdFromChildren([...configSecrets(current), ...configSecrets(next)]);
     current = running(current, next, kept.length === 0);
     options.inForce?.(current);
-    const closing = removed.map((name) => router.remove(name));
-    for (const name of [...changed, ...added]) closing.push(router.put(routed(after.get(name)!, childOptions)));
+    // Each child the edit replaces or drops, with what its calls in flight are told.
+    const closing: Array<[Child | undefined, CloseReason]> = removed.map((name) => [router.remove(name), "removed"]);
+    for (const name of [...changed, ...added]) closing.push([router.put(routed(after.get(name)!, childOptions)), "edited"]);
     const builtInChanges = builtIns.reconfigure(current);
-    for (const name of builtInChanges.removed) closing.push(router.remove(name));
+    for (const name of builtInChanges.removed) closing.push([router.remove(name), "removed"]);
     removed.push(...builtInChanges.removed);
     for (const child of builtInChanges.made) {
       const before = router.put({ child, concurrency: BUILT_IN_CONCURRENCY });
-      closing.push(before);
+      closing.push([before, "edited"]);
       (before ? changed : added).push(child.name);
     }
     catalog.reconfigure(exposures(current));
-    await Promise.allSettled(closing.map((child) => child?.close()));
+    await Promise.allSettled(closing.map(([child, why]) => child?.close(undefined, why)));
     router.warmUp(eager([...changed, ...added].flatMap((name) => after.get(name) ?? [])));
     // A built-in child's `expose` changes what is listed (and whether the meta-tools are) without remaking it.
     const reoffered = JSON.stringify([...exposures(current)]) !== offeredBefore;

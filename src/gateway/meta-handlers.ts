@@ -163,7 +163,7 @@ export class MetaHandlers {
 
   private async close(args: Args<"close_child_session">, ctx: CallContext): Promise<CallToolResult> {
     const by = this.principals() ? (ctx.caller?.principal ?? LOCAL_PRINCIPAL) : undefined;
-    const { uptimeMs } = await this.router.get(args.server_id).close(by);
+    const { uptimeMs } = await this.router.get(args.server_id).close(by, "asked");
     return jsonResult({
       server_id: args.server_id,
       status: "closed",

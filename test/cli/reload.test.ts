@@ -73,6 +73,52 @@ describe("a config edit", () => {
     expect(toolChanges).toBe(1);
   });
 
+  it("tells a call in flight on a child it removes or restarts why its session ended", async () => {
+    const slow = (extra = "") => fixtureChild("slow", "slow.mjs", extra);
+    const gaggle = await start([NO_BUILT_INS, slow(), child("other")].join("\n"));
+    const sleep = () => gaggle.meta("execute_child_tool", { server_id: "slow", tool_name: "sleep", arguments: { ms: 60_000 } });
+    /** A sleep the child is running; the call in an object, so that awaiting this does not await the call. */
+    const inFlight = async () => {
+      const call = sleep();
+      await until(
+        () => gaggle.metaJson<{ queue: { running: number } }>("get_child_status", { server_id: "slow" }),
+        (status) => status.queue.running === 1,
+      );
+      return { call };
+    };
+
+    const restarted = (await inFlight()).call;
+    writeFileSync(gaggle.configPath, [NO_BUILT_INS, slow('env = { MARK = "two" }'), child("other")].join("\n"));
+    expect(failureOf(await restarted)).toMatchObject({
+      code: "SESSION_ERROR",
+      error: 'slow was started again with its edited config while tool "sleep" was in flight',
+      hint: "call again: the next call reaches it as the config now sets it",
+    });
+
+    const removed = (await inFlight()).call;
+    writeFileSync(gaggle.configPath, [NO_BUILT_INS, child("other")].join("\n"));
+    expect(failureOf(await removed)).toMatchObject({
+      code: "SESSION_ERROR",
+      error: 'slow was removed from the config while tool "sleep" was in flight',
+      hint: "add mcp_servers.slow to the config again to call it",
+    });
+  });
+
+  it("tells a call in flight on a child closed by close_child_session why its session ended", async () => {
+    const gaggle = await start([NO_BUILT_INS, fixtureChild("slow", "slow.mjs")].join("\n"));
+    const call = gaggle.meta("execute_child_tool", { server_id: "slow", tool_name: "sleep", arguments: { ms: 60_000 } });
+    await until(
+      () => gaggle.metaJson<{ queue: { running: number } }>("get_child_status", { server_id: "slow" }),
+      (status) => status.queue.running === 1,
+    );
+    await gaggle.meta("close_child_session", { server_id: "slow" });
+    expect(failureOf(await call)).toMatchObject({
+      code: "SESSION_ERROR",
+      error: 'slow\'s session was closed by close_child_session while tool "sleep" was in flight',
+      hint: "call again: the next call starts a new session",
+    });
+  });
+
   it("that does not load keeps the running config, tells the client why, and is applied once fixed", async () => {
     const gaggle = await start([NO_BUILT_INS, child("first")].join("\n"));
     const heard = listen(gaggle.client);

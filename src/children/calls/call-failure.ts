@@ -2,7 +2,7 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { GaggleError, errorMessage, refusedPort, type Lookup } from "../../shared/errors.js";
 import type { ChildConfig } from "../../config/index.js";
-import type { QueueDepth } from "../child.js";
+import type { CloseReason, QueueDepth } from "../child.js";
 import { isStartTimeout, slowStartAdvice } from "./slow-start.js";
 
 export interface FailureContext {
@@ -15,6 +15,8 @@ export interface FailureContext {
   endedBecause: string | undefined;
   /** True when gaggle itself was closing the session. */
   closing: boolean;
+  /** Why, when the closer said. */
+  closedBecause: CloseReason | undefined;
   stderrTail: string[];
 }
 
@@ -48,12 +50,7 @@ export function callFailure(error: unknown, ctx: FailureContext): GaggleError {
     });
   }
   if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
-    if (ctx.closing) {
-      return new GaggleError("SESSION_ERROR", `${ctx.child}'s session was closed while ${ctx.what} was in flight`, {
-        hint: "call again: the next call starts a new session",
-        cause: error,
-      });
-    }
+    if (ctx.closing) return closedFailure(ctx, error);
     return new GaggleError(
       "SERVER_FAILED",
       `${ctx.child} ${ctx.endedBecause ?? "closed its connection"} while serving ${ctx.what}${stderrSuffix(ctx.stderrTail)}`,
@@ -66,6 +63,35 @@ export function callFailure(error: unknown, ctx: FailureContext): GaggleError {
     });
   }
   return new GaggleError("SESSION_ERROR", `${ctx.what} on ${ctx.child} failed: ${errorMessage(error)}`, { cause: error });
+}
+
+/** A request whose session gaggle closed under it, told why when the closer said. */
+function closedFailure({ child, what, closedBecause }: FailureContext, cause: unknown): GaggleError {
+  const inFlight = `while ${what} was in flight`;
+  switch (closedBecause) {
+    case "removed":
+      return new GaggleError("SESSION_ERROR", `${child} was removed from the config ${inFlight}`, {
+        hint: `add mcp_servers.${child} to the config again to call it`,
+        cause,
+      });
+    case "edited":
+      return new GaggleError("SESSION_ERROR", `${child} was started again with its edited config ${inFlight}`, {
+        hint: "call again: the next call reaches it as the config now sets it",
+        cause,
+      });
+    case "shutdown":
+      return new GaggleError("SESSION_ERROR", `gaggle is shutting down: ${child}'s session was closed ${inFlight}`, { cause });
+    case "asked":
+      return new GaggleError("SESSION_ERROR", `${child}'s session was closed by close_child_session ${inFlight}`, {
+        hint: "call again: the next call starts a new session",
+        cause,
+      });
+    default:
+      return new GaggleError("SESSION_ERROR", `${child}'s session was closed ${inFlight}`, {
+        hint: "call again: the next call starts a new session",
+        cause,
+      });
+  }
 }
 
 /** A tools/call whose time ran out while it waited for its turn (see CallTurn): it never reached the child. */
