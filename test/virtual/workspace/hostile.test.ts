@@ -171,9 +171,7 @@ describe("patterns that backtrack", () => {
     mkdirSync(join(root, "ignoring"));
     writeFileSync(join(root, "ignoring", ".gitignore"), "**a**a**a**a**a**a**b\n");
     for (let file = 0; file < 500; file++) writeFileSync(join(root, "ignoring", `${"a".repeat(70)}${file}.txt`), "");
-    const hostile = ann.text("GlobTool", { pattern: "*.txt", path: "ignoring", limit: 1 });
-    const other = bob.text("View", { file_path: join(root, "small.txt") });
-    expect(await firstOf(hostile, other)).toBe("other");
-    expect(await hostile).toContain("500 files under");
+    // A backtracking matcher would take minutes over each of these names; RE2's answer is the test's own time.
+    expect(await ann.text("GlobTool", { pattern: "*.txt", path: "ignoring", limit: 1 })).toContain("500 files under");
   });
 });
