@@ -228,6 +228,11 @@ export interface Child {
    */
   knownTool(name: string): Tool | undefined;
   /**
+   * The config key that leaves out tool `name`, one the child lists, of what it offers (`mcp_servers.NAME.tools.deny`);
+   * undefined when the child lists no such tool, or none leaves it out. Never starts the child.
+   */
+  hiddenBy?(name: string): string | undefined;
+  /**
    * The lists known without starting or fetching anything: a running session's, else those the catalog kept
    * from the child's last run. A list not known is absent. Tools as `tools()` gives them.
    */

@@ -14,7 +14,7 @@ import { StderrRing } from "./processes/stderr-ring.js";
 import { StdoutNoise } from "./processes/stdout-noise.js";
 import { SessionKeeper, type SessionParts } from "./session-keeper.js";
 import type { Switchboard } from "./switchboard.js";
-import { visibleTools, type VisibleTools } from "./tool-filter.js";
+import { hidingRule, visibleTools, type VisibleTools } from "./tool-filter.js";
 import { CallerTracker } from "./wire/caller-tracker.js";
 
 /** How McpChild makes its sessions (see SessionParts); the clock is the system's unless a test gives its own. */
@@ -86,6 +86,14 @@ export class McpChild implements Child {
   }
 
   /** A catalogued tool is known too: calling it starts the child. */
+  hiddenBy(name: string): string | undefined {
+    const running = this.keeper.running;
+    const listed = running ? running.cache.cachedTools : this.catalog.read().tools;
+    if (!listed?.some((tool) => tool.name === name)) return undefined;
+    const rule = hidingRule(this.config.tools, name);
+    return rule && `mcp_servers.${this.name}.tools.${rule}`;
+  }
+
   knownTool(name: string): Tool | undefined {
     const running = this.keeper.running;
     const tools = running ? running.cache.cachedTools : this.catalog.read().tools;

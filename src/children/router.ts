@@ -108,6 +108,12 @@ export class Router {
     const tools = await child.tools();
     const tool = tools.find((candidate) => candidate.name === toolName);
     if (tool) return { child, tool };
+    const hiddenBy = child.hiddenBy?.(toolName);
+    if (hiddenBy) {
+      throw new GaggleError("TOOL_NOT_FOUND", `${serverId} offers no tool "${toolName}": the config's ${hiddenBy} leaves it out`, {
+        hint: `change ${hiddenBy} to offer it`,
+      });
+    }
     const guess = nearest(
       toolName,
       tools.map((candidate) => candidate.name),

@@ -32,6 +32,12 @@ export class VisibleTools {
   }
 }
 
+/** Which of the rules leaves tool `name` out: `allow`, which names it in no glob, or `deny`, which names it; else undefined. */
+export function hidingRule(rules: { allow?: string[] | undefined; deny: string[] }, name: string): "allow" | "deny" | undefined {
+  if (rules.allow && !rules.allow.some((glob) => globToRegExp(glob).test(name))) return "allow";
+  return rules.deny.some((glob) => globToRegExp(glob).test(name)) ? "deny" : undefined;
+}
+
 export function toolFilter(rules: { allow?: string[] | undefined; deny: string[] }): (name: string) => boolean {
   const allow = rules.allow?.map(globToRegExp);
   const deny = rules.deny.map(globToRegExp);

@@ -108,7 +108,17 @@ describe("execute_child_tool", () => {
     const schema = await gaggle.metaJson<{ tools: Array<{ name: string }> }>("get_schema", { server_id: "filtered" });
     expect(schema.tools.map((tool) => tool.name).sort()).toEqual(["echo", "fail", "lines"]);
     const body = failureOf(await gaggle.meta("execute_child_tool", { server_id: "filtered", tool_name: "env", arguments: { name: "HOME" } }));
-    expect(body.code).toBe("TOOL_NOT_FOUND");
+    expect(body).toMatchObject({
+      code: "TOOL_NOT_FOUND",
+      error: `filtered offers no tool "env": the config's mcp_servers.filtered.tools.deny leaves it out`,
+      hint: "change mcp_servers.filtered.tools.deny to offer it",
+    });
+    const unlisted = failureOf(await gaggle.meta("execute_child_tool", { server_id: "filtered", tool_name: "pid" }));
+    expect(unlisted.error).toBe(`filtered offers no tool "pid": the config's mcp_servers.filtered.tools.allow leaves it out`);
+    // A tool the child does not have is only absent.
+    expect(failureOf(await gaggle.meta("execute_child_tool", { server_id: "filtered", tool_name: "nothing_like_it" })).error).toBe(
+      'filtered has no tool named "nothing_like_it"',
+    );
   });
 
   it("refuses malformed meta-tool arguments with INVALID_ARGS", async () => {
