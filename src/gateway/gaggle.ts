@@ -186,7 +186,8 @@ async function stopWorkOf(children: Child[], principal: string, members: string[
   const owners = [principal, ...members];
   const work = children
     .flatMap((child) => child.background())
-    .filter((item) => item.owner !== null && owners.includes(item.owner))
+    // What still runs: a process that ended is kept for its owner to read, and stops nothing.
+    .filter((item) => item.owner !== null && owners.includes(item.owner) && item.endedAt === null)
     .map(({ kind, id, state }) => `${kind} ${id} (${state})`);
   const pending = children.map((child) => (child instanceof VirtualChild ? owners.flatMap((owner) => child.callsOf(owner)) : []));
   const stopped = await Promise.all(children.map((child) => stopOwners(child, owners)));

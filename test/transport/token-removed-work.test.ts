@@ -16,7 +16,7 @@ import { until } from "../helpers/poll.js";
 import { descendants, isAlive, waitGone } from "../helpers/processes.js";
 import { connectClient, INITIALIZE, postMcp } from "../helpers/raw-http.js";
 import { agentConfig, agentDirs, agentPids } from "../virtual/agents/helpers.js";
-import { processJson, run, status, type Status } from "../virtual/process/helpers.js";
+import { ended, processJson, run, status, type Status } from "../virtual/process/helpers.js";
 
 const ALICE = "alice-token-3Kd8sQ1wZm";
 const BOB = "bob-token-7Xr2nV5cLp";
@@ -103,6 +103,8 @@ describe("a principal whose token leaves the config", () => {
     const bob = await connect(gaggle, BOB);
     const alices = await sleeper(alice, 4101);
     const bobs = await sleeper(bob, 4102);
+    const done = await run(alice, "true");
+    expect((await ended(alice, done.pid)).status).toBe("completed");
     await rows(alice, "create table notes as select 'alice' as who");
     await rows(bob, "create table notes as select 'bob' as who");
 
@@ -118,6 +120,8 @@ describe("a principal whose token leaves the config", () => {
       (found) => found !== undefined,
     );
     expect(line).toContain(`process ${alices.pid}`);
+    // A process of hers that had ended held nothing to stop.
+    expect(line).not.toContain(`process ${done.pid}`);
     expect(gaggle.stderr()).not.toContain(ALICE);
 
     // Bob's shell and its sleep run on; he lists his process and stops it himself.
