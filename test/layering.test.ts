@@ -76,3 +76,34 @@ describe("layers", () => {
     expect(all.length).toBeGreaterThan(300);
   });
 });
+
+/** Packages whose load costs a start of gaggle time that most starts never use: loaded by import() where first needed. */
+const LOADED_WHEN_USED = { "@agentclientprotocol/sdk": join("virtual", "agents", "acp-sdk.ts") };
+
+/** Each import of `pkg` in `file` that loads it with the file (a static import or re-export that is not type-only). */
+function staticLoadsOf(file: string, pkg: string): number {
+  const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+  let loads = 0;
+  const visit = (node: ts.Node): void => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      const typeOnly = ts.isImportDeclaration(node) ? node.importClause?.isTypeOnly === true : node.isTypeOnly;
+      if (node.moduleSpecifier.text === pkg && !typeOnly) loads++;
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return loads;
+}
+
+describe("packages most starts do not use", () => {
+  const files = sourceFiles(SRC);
+
+  it("are loaded only by import() in the one module that loads them, never with the modules that name their types", () => {
+    for (const [pkg, loader] of Object.entries(LOADED_WHEN_USED)) {
+      const loading = files.filter((file) => staticLoadsOf(file, pkg) > 0).map((file) => relative(SRC, file));
+      expect(loading, pkg).toEqual([]);
+      const text = readFileSync(join(SRC, loader), "utf8");
+      expect(text, loader).toContain(`import("${pkg}")`);
+    }
+  });
+});

@@ -1,7 +1,8 @@
 // One agent's process, spoken to over the Agent Client Protocol on its stdio: it serves every session of that agent
 // for as long as one lives. gaggle is its ACP client; each request the agent makes of a session goes to that session.
 import { Readable, Writable } from "node:stream";
-import * as acp from "@agentclientprotocol/sdk";
+import type * as acp from "@agentclientprotocol/sdk";
+import { acpLoaded, loadAcp } from "./acp-sdk.js";
 import { GroupProcess, type ProcessExit } from "../../children/processes/group-process.js";
 import { StderrRing } from "../../children/processes/stderr-ring.js";
 import { GaggleError, errorMessage } from "../../shared/errors.js";
@@ -62,6 +63,7 @@ export class AgentProcess {
 
   /** Starts the agent and initializes the connection; rejects with what went wrong, the agent's stderr tail included. */
   static async start(launch: AgentLaunch): Promise<AgentProcess> {
+    const sdk = await loadAcp();
     let process: GroupProcess;
     try {
       process = await GroupProcess.start({
@@ -84,10 +86,10 @@ export class AgentProcess {
     const holder: { agent?: AgentProcess } = {};
     const side = (sessionId: string): AcpClientSide => {
       const found = holder.agent?.sessions.get(sessionId);
-      if (!found) throw acp.RequestError.resourceNotFound(`session ${sessionId}`);
+      if (!found) throw sdk.RequestError.resourceNotFound(`session ${sessionId}`);
       return found;
     };
-    const app = acp
+    const app = sdk
       .client({ name: "gaggle" })
       .onNotification("session/update", ({ params }) => holder.agent?.deliver(params.sessionId, params.update))
       .onRequest("session/request_permission", ({ params, signal }) => side(params.sessionId).requestPermission(params, signal))
@@ -98,7 +100,7 @@ export class AgentProcess {
       .onRequest("terminal/wait_for_exit", ({ params, signal }) => answer(() => side(params.sessionId).waitForTerminalExit(params, signal)))
       .onRequest("terminal/kill", ({ params }) => answer(() => side(params.sessionId).killTerminal(params)))
       .onRequest("terminal/release", ({ params }) => answer(() => side(params.sessionId).releaseTerminal(params)));
-    const stream = acp.ndJsonStream(
+    const stream = sdk.ndJsonStream(
       Writable.toWeb(process.stdin!) as WritableStream<Uint8Array>,
       Readable.toWeb(process.stdout) as ReadableStream<Uint8Array>,
     );
@@ -109,7 +111,7 @@ export class AgentProcess {
       const initialized = await connection.agent.request(
         "initialize",
         {
-          protocolVersion: acp.PROTOCOL_VERSION,
+          protocolVersion: sdk.PROTOCOL_VERSION,
           clientCapabilities: { fs: { readTextFile: launch.files, writeTextFile: launch.files }, terminal: launch.terminals },
           clientInfo: { name: "gaggle", version: GAGGLE_VERSION },
         },
@@ -220,8 +222,9 @@ async function answer<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    if (error instanceof acp.RequestError) throw error;
+    const { RequestError } = acpLoaded();
+    if (error instanceof RequestError) throw error;
     const hint = error instanceof GaggleError && error.hint ? ` (${error.hint})` : "";
-    throw new acp.RequestError(-32603, `${errorMessage(error)}${hint}`, error instanceof GaggleError ? { code: error.code } : undefined);
+    throw new RequestError(-32603, `${errorMessage(error)}${hint}`, error instanceof GaggleError ? { code: error.code } : undefined);
   }
 }

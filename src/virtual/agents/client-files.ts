@@ -2,7 +2,8 @@
 // every path confined to the session's roots, and opened by descriptor, with the workspace child's checks.
 import { readFileSync } from "node:fs";
 import { isAbsolute } from "node:path";
-import * as acp from "@agentclientprotocol/sdk";
+import type * as acp from "@agentclientprotocol/sdk";
+import { acpLoaded } from "./acp-sdk.js";
 import { GaggleError } from "../../shared/errors.js";
 import { closeQuietly, openToRead, openToWrite, rewrite } from "../workspace/opened.js";
 import type { Place } from "../workspace/place.js";
@@ -54,7 +55,7 @@ function missingAsNotFound<T>(path: string, open: () => T): T {
   try {
     return open();
   } catch (error) {
-    if (error instanceof GaggleError && error.code === "NOT_FOUND") throw acp.RequestError.resourceNotFound(path);
+    if (error instanceof GaggleError && error.code === "NOT_FOUND") throw acpLoaded().RequestError.resourceNotFound(path);
     throw error;
   }
 }
