@@ -85,19 +85,22 @@ export class McpChild implements Child {
     return this.exposed.of(await this.keeper.withSession("tools/list", (session) => session.cache.tools())).tools;
   }
 
-  /** A catalogued tool is known too: calling it starts the child. */
   hiddenBy(name: string): string | undefined {
-    const running = this.keeper.running;
-    const listed = running ? running.cache.cachedTools : this.catalog.read().tools;
-    if (!listed?.some((tool) => tool.name === name)) return undefined;
+    if (!this.listedTools()?.some((tool) => tool.name === name)) return undefined;
     const rule = hidingRule(this.config.tools, name);
     return rule && `mcp_servers.${this.name}.tools.${rule}`;
   }
 
+  /** A catalogued tool is known too: calling it starts the child. */
   knownTool(name: string): Tool | undefined {
-    const running = this.keeper.running;
-    const tools = running ? running.cache.cachedTools : this.catalog.read().tools;
+    const tools = this.listedTools();
     return tools && this.exposed.of(tools).byName.get(name);
+  }
+
+  /** The child's whole tool list in hand, unfiltered: the running session's, else the catalog's from its last run. */
+  private listedTools(): Tool[] | undefined {
+    const running = this.keeper.running;
+    return running ? running.cache.cachedTools : this.catalog.read().tools;
   }
 
   known(): Partial<ChildSchema> {
