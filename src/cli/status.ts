@@ -77,7 +77,8 @@ function table(rows: Row[]): string {
   const cells = rows.map((row) => [
     row.server_id,
     row.transport,
-    row.status.replace("_", " "),
+    // A built-in child runs inside a gaggle: this command's own says nothing of one serving a client.
+    row.transport === "virtual" ? "built in" : row.status.replace("_", " "),
     row.tool_count === null ? "?" : String(row.tool_count),
   ]);
   const errors = rows.filter((row) => row.error).map((row) => `${row.server_id}: ${row.error}`);

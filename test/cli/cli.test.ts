@@ -240,6 +240,7 @@ describe("one-shot commands against the echo fixture", () => {
     // The configured children first, then the built-in virtual ones.
     expect(lines[1]).toMatch(/^echo +stdio +not started +(\?|10)$/);
     expect(lines[2]).toMatch(/^spare +stdio +not started +(\?|10)$/);
+    expect(lines[3]).toMatch(/^process +virtual +built in +3$/);
     expect(table.stdout).toContain("gaggle doctor starts them");
     expect(table.stdout).not.toMatch(/execute_child_tool|get_child_status|list_registered_children/);
 
