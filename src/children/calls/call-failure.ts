@@ -81,16 +81,13 @@ function closedFailure({ child, what, closedBecause }: FailureContext, cause: un
       });
     case "shutdown":
       return new GaggleError("SESSION_ERROR", `gaggle is shutting down: ${child}'s session was closed ${inFlight}`, { cause });
-    case "asked":
-      return new GaggleError("SESSION_ERROR", `${child}'s session was closed by close_child_session ${inFlight}`, {
+    default: {
+      const by = closedBecause === "asked" ? " by close_child_session" : "";
+      return new GaggleError("SESSION_ERROR", `${child}'s session was closed${by} ${inFlight}`, {
         hint: "call again: the next call starts a new session",
         cause,
       });
-    default:
-      return new GaggleError("SESSION_ERROR", `${child}'s session was closed ${inFlight}`, {
-        hint: "call again: the next call starts a new session",
-        cause,
-      });
+    }
   }
 }
 
