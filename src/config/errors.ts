@@ -43,11 +43,19 @@ export function formatIssues(file: string, issues: readonly ConfigIssue[]): stri
 
 /**
  * Where each issue is, without what it says (a message may quote a value of the file): `file: key.path` or
- * `file:12:5`, the file by its name alone. For readers that may see where a config is broken, not its contents.
+ * `file:12:5`, the file by its name alone. For readers that may see where a config is broken, not its contents,
+ * nor whom it lets in.
  */
 export function issuePlaces(error: ConfigError): string[] {
   const file = error.file === "" ? "" : basename(error.file);
-  return error.issues.map(({ path, at }) => (at ? `${file}:${at.line}:${at.col}` : [file, path].filter((part) => part !== "").join(": ")));
+  return error.issues.map(({ path, at }) => (at ? `${file}:${at.line}:${at.col}` : [file, openPath(path)].filter((part) => part !== "").join(": ")));
+}
+
+/** The token table's keys name the people a gaggle lets in: a place under it stops at the table. */
+const TOKENS_TABLE = "gateway.auth_tokens";
+
+function openPath(path: string): string {
+  return path.startsWith(`${TOKENS_TABLE}.`) || path.startsWith(`${TOKENS_TABLE}[`) ? TOKENS_TABLE : path;
 }
 
 /** Paths under the working directory are shown relative to it (`children_config.toml`), others absolute. */

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ConfigError, loadConfig, validateConfigText } from "../../src/config/index.js";
+import { ConfigError, issuePlaces, loadConfig, validateConfigText } from "../../src/config/index.js";
 import { configError, tempDir } from "./files.js";
 
 const tmp = tempDir();
@@ -50,6 +50,29 @@ timeout_ms = 0
       `${path}: verbose: unknown key; expected one of "mcp_servers", "mcpServers", "gateway", "virtual", "agents", "telemetry", "audit"`,
       `${path}: mcp_server: unknown key; did you mean "mcp_servers"?`,
     ]);
+  });
+});
+
+describe("issuePlaces, for readers without a token", () => {
+  it("names the file and key of each problem, not what it says", () => {
+    const err = configError(() => validateConfigText(`[mcp_servers.echo]\ncommand = "n"\ntimeout_ms = "secret-ish"\n`, tomlFile, {}));
+    expect(issuePlaces(err)).toEqual(["children_config.toml: mcp_servers.echo.timeout_ms"]);
+    const syntax = configError(() => validateConfigText(`[gateway\n`, tomlFile, {}));
+    expect(issuePlaces(syntax)).toEqual([expect.stringMatching(/^children_config\.toml:1:\d+$/)]);
+  });
+
+  it("stops a place in the token table at the table, so it names no one the gaggle lets in", () => {
+    const text = `[gateway]\nauth_tokens = { bob2 = "one-0123456789abcdef", "carol b" = "x", dan = "" }\nlog_level = "loud"\n`;
+    const err = configError(() => validateConfigText(text, tomlFile, {}));
+    expect(err.message).toContain("gateway.auth_tokens.dan");
+    expect(err.message).toContain('gateway.auth_tokens["carol b"]');
+    const places = issuePlaces(err);
+    expect(places).toContain("children_config.toml: gateway.log_level");
+    expect(places.filter((place) => place.includes("auth_tokens"))).toEqual([
+      "children_config.toml: gateway.auth_tokens",
+      "children_config.toml: gateway.auth_tokens",
+    ]);
+    expect(places.join("\n")).not.toMatch(/bob2|carol|dan/);
   });
 });
 
