@@ -26,6 +26,13 @@ export interface MemberUrls extends TeamLeads {
   urlFor(identity: MemberIdentity, lead: string): Promise<MemberUrl>;
 }
 
+/** Why a built-in child is not made: the owner logs it (see BuiltInChildren). */
+export interface LeftOut {
+  leftOut: string;
+  /** What the reason is about, as log fields (`{ command: "goose" }`). */
+  about?: Record<string, unknown>;
+}
+
 export interface VirtualContext {
   /** The config the child is made from. */
   config: GaggleConfig;
@@ -52,10 +59,10 @@ export interface BuiltInCheck {
  */
 export interface BuiltIn<Settings> {
   /**
-   * The child, or undefined when it is left out for a reason it logs (a command not found). `built` holds the
-   * built-in children made before it, by name, for one built on another.
+   * The child, or why it is left out (a command not found), or undefined when it is left out with nothing to say
+   * (no agent configured). `built` holds the built-in children made before it, by name, for one built on another.
    */
-  create(settings: Settings, context: VirtualContext, built: ReadonlyMap<string, Child>): Child | undefined;
+  create(settings: Settings, context: VirtualContext, built: ReadonlyMap<string, Child>): Child | LeftOut | undefined;
   /**
    * What the child is made of beyond its own table, read from the config by create (the `[agents.NAME]` tables
    * for `agents`): a reload that changes it makes the child again.

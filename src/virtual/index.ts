@@ -3,8 +3,9 @@
 import type { Child } from "../children/child.js";
 import type { Switchboard } from "../children/switchboard.js";
 import { stateDir, type GaggleConfig } from "../config/index.js";
+import { logger } from "../shared/log.js";
 import { VIRTUAL_CHILD_NAMES, type BuiltInName, type VirtualSettings } from "../config/virtual/index.js";
-import type { BuiltIn, BuiltInCheck, MemberUrls, VirtualContext } from "./context.js";
+import type { BuiltIn, BuiltInCheck, LeftOut, MemberUrls, VirtualContext } from "./context.js";
 import { agentsChild } from "./agents/index.js";
 import { duckdbChild } from "./duckdb/index.js";
 import { gooseChild } from "./goose/index.js";
@@ -43,6 +44,11 @@ export interface BuiltInChanges {
  */
 export class BuiltInChildren {
   private readonly made = new Map<BuiltInName, { child: Child; builtOn: ReadonlySet<string> }>();
+  /**
+   * Why each child left out was, as last said. A left-out child is tried again at each reload (Goose installed
+   * since is found), and the same reason is said again only at debug.
+   */
+  private readonly leftOut = new Map<BuiltInName, string>();
 
   constructor(
     private config: GaggleConfig,
@@ -83,9 +89,20 @@ export class BuiltInChildren {
   /** Makes `name`, noting which children made before it its create asked for. */
   private make<K extends BuiltInName>(name: K, context: VirtualContext): Child | undefined {
     const built = new AskedFor(this.children().map((child) => [child.name, child]));
-    const child = BUILT_INS[name].create(context.config.virtual[name], context, built);
-    if (child) this.made.set(name, { child, builtOn: built.asked });
-    return child;
+    const made = BUILT_INS[name].create(context.config.virtual[name], context, built);
+    if (made === undefined || isLeftOut(made)) {
+      if (made) this.sayLeftOut(name, made);
+      return undefined;
+    }
+    this.leftOut.delete(name);
+    this.made.set(name, { child: made, builtOn: built.asked });
+    return made;
+  }
+
+  private sayLeftOut(name: BuiltInName, { leftOut, about }: LeftOut): void {
+    const again = this.leftOut.get(name) === leftOut;
+    this.leftOut.set(name, leftOut);
+    logger({ child: name })[again ? "debug" : "info"]({ ...about }, `the ${name} child is left out: ${leftOut}`);
   }
 }
 
@@ -95,6 +112,10 @@ export class BuiltInChildren {
  */
 function settingsOf(config: GaggleConfig, name: BuiltInName): string {
   return JSON.stringify({ table: { ...config.virtual[name], expose: undefined }, also: BUILT_INS[name].madeFrom?.(config) });
+}
+
+function isLeftOut(made: Child | LeftOut): made is LeftOut {
+  return "leftOut" in made;
 }
 
 /** A map that notes every name asked of it. */

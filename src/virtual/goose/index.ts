@@ -17,12 +17,13 @@ export const gooseChild: BuiltIn<GooseSettings> = {
     // Without Goose its tools would only fail: they are left out unless asked for with enabled = true.
     const lookup = findExecutable(command, cwd, env.PATH);
     if ("missing" in lookup) {
-      const log = logger({ child: "goose" });
       if (!settings.required) {
-        log.info({ command }, "the goose child is left out: its command is not found; set [virtual.goose] enabled = true to keep it");
-        return undefined;
+        return { leftOut: "its command is not found; set [virtual.goose] enabled = true to keep it", about: { command } };
       }
-      log.error({ command }, "[virtual.goose] is enabled, but its command is not found: every run_goose will fail until Goose is installed");
+      logger({ child: "goose" }).error(
+        { command },
+        "[virtual.goose] is enabled, but its command is not found: every run_goose will fail until Goose is installed",
+      );
     }
     return new GooseChild(switchboard, settings, { command, cwd, env, graceMs: config.gateway.shutdownGraceMs }, Visibility.of(inForce, members));
   },

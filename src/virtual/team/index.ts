@@ -26,10 +26,7 @@ export const teamChild: BuiltIn<TeamSettings> = {
       agents: agents instanceof AgentsChild ? agents : undefined,
     };
     if (!kinds.goose && !kinds.agents) {
-      logger({ child: "team" }).info(
-        "the team child is left out: its members are goslings or ACP agents, and there is neither a goose nor an agents child",
-      );
-      return undefined;
+      return { leftOut: "its members are goslings or ACP agents, and there is neither a goose nor an agents child" };
     }
     return createTeamChild(settings, context, kinds);
   },

@@ -1,10 +1,11 @@
 // The goose child's place in gaggle, and the end of goslings: release, terminate_all, close, and gaggle's own exit.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { startGaggle, textOf } from "../../helpers/gaggle.js";
+import { fixtureChild } from "../../helpers/paths.js";
 import { until } from "../../helpers/poll.js";
 import { descendants, waitGone } from "../../helpers/processes.js";
 import { failureOf, gooseConfig, idOf, startGooseGaggle, type GooseGaggle } from "./helpers.js";
@@ -65,6 +66,27 @@ describe("the goose child in gaggle", () => {
       expect(children).not.toContain("goose");
       expect(children).not.toContain("team");
       await expect.poll(() => gaggle.stderr()).toContain("the goose child is left out: its command is not found");
+    } finally {
+      await gaggle.close();
+    }
+  });
+
+  it("says once that the goose and team children are left out, not again at each reload that leaves them out alike", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gaggle-goose-"));
+    const config = gooseConfig(dir, `command = "goose-not-installed-here"`);
+    const gaggle = await startGaggle(config);
+    try {
+      await expect.poll(() => gaggle.stderr()).toContain("the team child is left out");
+      for (const name of ["one", "two"]) {
+        writeFileSync(gaggle.configPath, `${config}\n${fixtureChild(name, "echo.mjs")}`);
+        await until(
+          () => gaggle.metaJson<{ children: string[] }>("list_registered_children"),
+          ({ children }) => children.includes(name),
+        );
+      }
+      const said = (text: string) => gaggle.stderr().split(text).length - 1;
+      expect(said("the goose child is left out: its command is not found")).toBe(1);
+      expect(said("the team child is left out: its members are goslings or ACP agents")).toBe(1);
     } finally {
       await gaggle.close();
     }
