@@ -53,6 +53,14 @@ const unreachable = new Set(["node:crypto"]);
 const reached = stray.filter((specifier) => !unreachable.has(specifier));
 if (reached.length > 0) throw new Error(`dist/gaggle.cjs imports ${reached.join(", ")} with import(): require them instead`);
 
+// The program's text is held by V8 as long as gaggle runs: all ASCII, one byte a character; a single character
+// beyond (an en dash in a string) would make V8 hold all of it two bytes a character.
+const wide = bundle.findIndex((byte) => byte > 0x7f);
+if (wide >= 0) {
+  const line = bundle.subarray(0, wide).toString("latin1").split("\n").length;
+  throw new Error(`dist/gaggle.cjs:${line} holds a character beyond ASCII: write it as an escape (\\u2013) in the source`);
+}
+
 const hash = createHash("sha256").update(bundle).digest("hex").slice(0, 16);
 await build({
   ...common,

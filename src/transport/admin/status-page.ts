@@ -22,15 +22,15 @@ const SCRIPT = String.raw`
     for (const child of children) node.append(child instanceof Node ? child : document.createTextNode(child == null ? "" : String(child)));
     return node;
   }
-  const ms = (value) => (value == null ? "–" : value < 1000 ? value.toFixed(1) + " ms" : (value / 1000).toFixed(2) + " s");
+  const ms = (value) => (value == null ? "\u2013" : value < 1000 ? value.toFixed(1) + " ms" : (value / 1000).toFixed(2) + " s");
   function duration(value) {
-    if (value == null) return "–";
+    if (value == null) return "\u2013";
     const s = Math.floor(value / 1000);
     if (s < 60) return s + "s";
     if (s < 3600) return Math.floor(s / 60) + "m " + (s % 60) + "s";
     return Math.floor(s / 3600) + "h " + Math.floor((s % 3600) / 60) + "m";
   }
-  const since = (iso) => (iso ? duration(Date.now() - Date.parse(iso)) : "–");
+  const since = (iso) => (iso ? duration(Date.now() - Date.parse(iso)) : "\u2013");
   // A state is shown in words ("not started"); an error code as it is written, so it can be looked up.
   const badge = (state, label) =>
     el("span", { class: "badge " + String(state).replace(/[^a-z_]/g, ""), "data-state": state }, label ?? String(state).replaceAll("_", " "));
@@ -47,7 +47,7 @@ const SCRIPT = String.raw`
     const error = child.error || (child.last_error && child.last_error.type + (child.last_error.message ? ": " + child.last_error.message : "")) || "";
     const stderr = child.stderr.length === 0 ? "" : el("details", {}, el("summary", {}, child.stderr.length + (child.stderr.length === 1 ? " line" : " lines")), el("pre", {}, child.stderr.join("\n")));
     return el("tr", { "data-child": child.server_id },
-      el("td", { class: "name" }, child.server_id), el("td", {}, badge(child.status)), el("td", {}, child.protocol || "–"),
+      el("td", { class: "name" }, child.server_id), el("td", {}, badge(child.status)), el("td", {}, child.protocol || "\u2013"),
       el("td", {}, where), el("td", {}, duration(child.uptime_ms)), el("td", { class: "num" }, child.restarts),
       el("td", { class: "num", "data-calls": String(child.calls) }, child.calls), el("td", { class: "num" }, child.errors),
       el("td", { class: "num" }, ms(child.p50_ms)), el("td", { class: "num" }, ms(child.p95_ms)),
@@ -57,7 +57,7 @@ const SCRIPT = String.raw`
 
   function render(status) {
     const g = status.gaggle;
-    $("summary").textContent = "gaggle " + g.version + " · pid " + g.pid + " · up " + duration(g.uptime_ms) + " · " + g.config + (g.viewer !== "local" ? " · as " + g.viewer : "");
+    $("summary").textContent = "gaggle " + g.version + " \u00b7 pid " + g.pid + " \u00b7 up " + duration(g.uptime_ms) + " \u00b7 " + g.config + (g.viewer !== "local" ? " \u00b7 as " + g.viewer : "");
     const errors = status.config_errors;
     $("config-errors").hidden = errors.length === 0;
     $("config-errors").replaceChildren(el("strong", {}, "The config file did not load; the running config stays: "), ...errors.map((text) => el("pre", {}, text)));
@@ -69,8 +69,8 @@ const SCRIPT = String.raw`
       el("tr", {}, el("td", {}, w.kind), el("td", { class: "mono" }, w.id), el("td", {}, w.child), el("td", {}, w.owner || "every operator"), el("td", {}, badge(w.state)), el("td", { class: "mono" }, w.title), el("td", { class: "ran" }, ran(w)))),
       "no background processes, goslings, agents or teams");
     table("calls", ["time", "principal", "client", "request", "child", "outcome", "duration"], status.recent_calls.map((c) =>
-      el("tr", {}, el("td", {}, new Date(c.time).toLocaleTimeString()), el("td", {}, c.principal), el("td", {}, c.client || "–"),
-        el("td", { class: "mono" }, c.method + " " + (c.target || "")), el("td", {}, c.child ? c.child + (c.tool ? "." + c.tool : "") : "–"),
+      el("tr", {}, el("td", {}, new Date(c.time).toLocaleTimeString()), el("td", {}, c.principal), el("td", {}, c.client || "\u2013"),
+        el("td", { class: "mono" }, c.method + " " + (c.target || "")), el("td", {}, c.child ? c.child + (c.tool ? "." + c.tool : "") : "\u2013"),
         el("td", {}, c.outcome === "error" ? badge("error", c.error) : badge(c.outcome)), el("td", { class: "num" }, ms(c.duration_ms)))), "no calls yet");
   }
 
