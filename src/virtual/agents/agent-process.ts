@@ -61,8 +61,11 @@ export class AgentProcess {
     this.exited = process.exited;
   }
 
-  /** Starts the agent and initializes the connection; rejects with what went wrong, the agent's stderr tail included. */
-  static async start(launch: AgentLaunch): Promise<AgentProcess> {
+  /**
+   * Starts the agent and initializes the connection; rejects with what went wrong, the agent's stderr tail included.
+   * `stop` aborted before the agent has answered `initialize` stops its process group and rejects at once.
+   */
+  static async start(launch: AgentLaunch, stop: AbortSignal = new AbortController().signal): Promise<AgentProcess> {
     const sdk = await loadAcp();
     let process: GroupProcess;
     try {
@@ -115,19 +118,21 @@ export class AgentProcess {
           clientCapabilities: { fs: { readTextFile: launch.files, writeTextFile: launch.files }, terminal: launch.terminals },
           clientInfo: { name: "gaggle", version: GAGGLE_VERSION },
         },
-        { cancellationSignal: AbortSignal.any([timeout, connection.signal]), stopWaitingOnCancel: true },
+        { cancellationSignal: AbortSignal.any([timeout, connection.signal, stop]), stopWaitingOnCancel: true },
       );
       holder.agent = new AgentProcess(process, connection, stderr, initialized);
       return holder.agent;
     } catch (error) {
       // Read before stopping it: the connection closed by itself when the agent's output ended, as it exited.
-      const ended = connection.signal.aborted && !timeout.aborted;
+      const ended = connection.signal.aborted && !timeout.aborted && !stop.aborted;
       const exit = await process.stop();
       const why = ended
         ? `it exited (${exit.code !== null ? `code ${exit.code}` : exit.signal}) before answering initialize`
         : timeout.aborted
           ? `it did not answer initialize within ${INITIALIZE_MS / 1000} s`
-          : errorMessage(error);
+          : stop.aborted
+            ? "it was stopped before it answered initialize (its last session was released, or gaggle shut down)"
+            : errorMessage(error);
       const tail = stderr.tail(5).join("\n");
       throw new GaggleError("SERVER_FAILED", `agent "${launch.name}" did not initialize over ACP: ${why}${tail ? `\nits stderr:\n${tail}` : ""}`, {
         hint: `check that [agents.${launch.name}] command speaks the Agent Client Protocol on stdio (some agents need a flag such as --acp)`,

@@ -32,6 +32,8 @@ interface AgentEntry {
   launch: AgentLaunch;
   roots: WorkspaceRoots;
   process: Promise<AgentProcess> | undefined;
+  /** Aborted to stop the process `process` resolves to, even while it has not answered `initialize` yet. */
+  stop: AbortController;
 }
 
 export class AgentsChild extends VirtualChild {
@@ -54,6 +56,7 @@ export class AgentsChild extends VirtualChild {
         launch: launchOf(config),
         roots: new WorkspaceRoots(config.roots, `[agents.${config.name}] roots`),
         process: undefined,
+        stop: new AbortController(),
       });
     }
     this.virtualTools = agentsTools(this);
@@ -268,7 +271,8 @@ export class AgentsChild extends VirtualChild {
 
   private processOf(entry: AgentEntry): Promise<AgentProcess> {
     if (entry.process) return entry.process;
-    const starting = AgentProcess.start(entry.launch);
+    entry.stop = new AbortController();
+    const starting = AgentProcess.start(entry.launch, entry.stop.signal);
     entry.process = starting;
     starting.then(
       (process) => {
@@ -303,6 +307,7 @@ export class AgentsChild extends VirtualChild {
   private async stopProcess(entry: AgentEntry): Promise<void> {
     const running = entry.process;
     entry.process = undefined;
+    entry.stop.abort();
     const process = await running?.catch(() => undefined);
     await process?.stop();
   }

@@ -1,10 +1,11 @@
 // An agent session's turns over time: cancelled mid-turn (by the client, or at prompt_timeout_minutes), resumed with
-// session/load after its process ends or in a new session, and no agent process left when gaggle is killed.
+// session/load after its process ends or in a new session, an agent that never answers initialize stopped on release,
+// and no agent process left when gaggle is killed.
 import { afterEach, describe, expect, it } from "vitest";
 import { failureOf, type RunningGaggle } from "../../helpers/gaggle.js";
 import { until } from "../../helpers/poll.js";
 import { waitGone } from "../../helpers/processes.js";
-import { agentDirs, agentPids, agentsText, callAgents, settled, startAgentsGaggle, startSession, transcript } from "./helpers.js";
+import { agentDirs, agentPids, agentsText, callAgents, settled, startAgentsGaggle, startSession, transcript, type AgentDirs } from "./helpers.js";
 
 let gaggle: RunningGaggle | undefined;
 afterEach(async () => {
@@ -152,5 +153,24 @@ describe("no agent process outlives gaggle", () => {
     process.kill(gaggle.pid, "SIGKILL");
     gaggle = undefined;
     expect(await waitGone(pids)).toEqual([]);
+  });
+});
+
+describe("an agent that never answers initialize", () => {
+  /** [agents.mute]: a process that writes its pid to the fake's pid log and then never speaks. */
+  const mute = (dirs: AgentDirs) =>
+    ["[agents.mute]", 'command = "sh"', `args = ["-c", ${JSON.stringify(`echo $$ >> '${dirs.pids}'; exec sleep 1000`)}]`].join("\n");
+
+  it("is stopped when its session is released, release_agent not waiting for the answer", async () => {
+    const dirs = agentDirs();
+    gaggle = await startAgentsGaggle(dirs, "", mute(dirs));
+    const id = await startSession(gaggle.client, { agent: "mute", prompt: "say hi" });
+    await until(
+      async () => agentPids(dirs),
+      (pids) => pids.length === 1,
+    );
+    expect(await agentsText(gaggle.client, "release_agent", { session_id: id })).toContain("It was working; its turn was cancelled.");
+    expect(await waitGone(agentPids(dirs))).toEqual([]);
+    expect(await agentsText(gaggle.client, "get_agent_status", { session_id: id })).toMatch(/^ {2}1\. "say hi" \(cancelled in /m);
   });
 });
