@@ -1,6 +1,7 @@
 // One agent's process, spoken to over the Agent Client Protocol on its stdio: it serves every session of that agent
 // for as long as one lives. gaggle is its ACP client; each request the agent makes of a session goes to that session.
 import { Readable, Writable } from "node:stream";
+import { setTimeout as delay } from "node:timers/promises";
 import type * as acp from "@agentclientprotocol/sdk";
 import { acpLoaded, loadAcp } from "./acp-sdk.js";
 import { GroupProcess, type ProcessExit } from "../../children/processes/group-process.js";
@@ -34,6 +35,8 @@ export interface AgentLaunch {
   terminals: boolean;
 }
 
+/** How long a request that failed as the agent's output closed waits for the process's exit, to say how it ended. */
+const EXIT_WAIT_MS = 1000;
 /** How long the agent gets to answer `initialize`. */
 const INITIALIZE_MS = 60_000;
 /** Updates for a session not attached yet (sent right after session/new answered) wait here, this many at most... */
@@ -51,6 +54,7 @@ export class AgentProcess {
   private stopping = false;
 
   private constructor(
+    private readonly name: string,
     private readonly process: GroupProcess,
     private readonly connection: acp.ClientConnection,
     private readonly stderr: StderrRing,
@@ -120,7 +124,7 @@ export class AgentProcess {
         },
         { cancellationSignal: AbortSignal.any([timeout, connection.signal, stop]), stopWaitingOnCancel: true },
       );
-      holder.agent = new AgentProcess(process, connection, stderr, initialized);
+      holder.agent = new AgentProcess(launch.name, process, connection, stderr, initialized);
       return holder.agent;
     } catch (error) {
       // Read before stopping it: the connection closed by itself when the agent's output ended, as it exited.
@@ -151,6 +155,15 @@ export class AgentProcess {
 
   stderrTail(count: number): string[] {
     return this.stderr.tail(count);
+  }
+
+  /** How the process ended ("exit code 3", "signal SIGKILL") and the last lines of its stderr; undefined while it runs. */
+  get ending(): string | undefined {
+    const exit = this.process.exitInfo;
+    if (!exit) return undefined;
+    const why = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
+    const tail = this.stderr.tail(3).join(" | ");
+    return tail ? `${why}; stderr: ${tail}` : why;
   }
 
   /** The agent's requests and updates for `sessionId` go to `side` from now on (updates that came early first). */
@@ -197,8 +210,18 @@ export class AgentProcess {
     await this.connection.agent.request("session/load", { sessionId, cwd, mcpServers });
   }
 
-  prompt(sessionId: string, text: string): Promise<acp.PromptResponse> {
-    return this.connection.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+  /** Runs a turn; when the agent's process ends under it, rejects saying how it ended rather than that the connection closed. */
+  async prompt(sessionId: string, text: string): Promise<acp.PromptResponse> {
+    try {
+      return await this.connection.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+    } catch (error) {
+      if (this.stopping || !this.connection.signal.aborted) throw error;
+      // The output can close a moment before the exit is seen.
+      await Promise.race([this.process.exited, delay(EXIT_WAIT_MS)]);
+      throw new GaggleError("SERVER_FAILED", `agent "${this.name}"'s process ended during the turn (${this.ending ?? "it closed its output"})`, {
+        cause: error,
+      });
+    }
   }
 
   cancel(sessionId: string): void {

@@ -289,11 +289,10 @@ export class AgentsChild extends VirtualChild {
 
   private async processEnded(entry: AgentEntry, process: AgentProcess, code: number | null, signal: NodeJS.Signals | null): Promise<void> {
     if (entry.process && (await entry.process.catch(() => undefined)) === process) entry.process = undefined;
-    const why = signal ? `signal ${signal}` : `exit code ${code}`;
-    const tail = process.stderrTail(3).join(" | ");
+    const why = process.ending ?? (signal ? `signal ${signal}` : `exit code ${code}`);
     this.log.info({ agent: entry.config.name, pid: process.pid, code, signal }, "agent process ended");
     for (const session of this.sessions.values()) {
-      if (session.config.name === entry.config.name && session.live) session.processLost(tail ? `${why}; stderr: ${tail}` : why);
+      if (session.config.name === entry.config.name && session.live) session.processLost(why);
     }
   }
 

@@ -54,7 +54,9 @@ export class AcpTurns implements GoslingTurns, AcpClientSide {
       (error: unknown) => {
         const tail = process.stderrTail(5);
         for (const line of tail) sinks.stderr(line);
-        reader.failed(process.alive ? errorMessage(error) : `goose acp ended during the turn (${errorMessage(error)})`);
+        // A GaggleError of the process says how it ended already.
+        const said = process.alive || error instanceof GaggleError;
+        reader.failed(said ? errorMessage(error) : `goose acp ended during the turn (${errorMessage(error)})`);
       },
     );
     const ended = done.then(() => {

@@ -66,4 +66,16 @@ describe("dispatch_agent", () => {
       hint: expect.stringMatching(/^get_agent_output with session_id="[0-9a-f-]{36}" shows its transcript/),
     });
   });
+
+  it("fails when the agent's process ends mid-turn, saying how it ended and what it wrote on stderr", async () => {
+    const dirs = agentDirs();
+    gaggle = await startAgentsGaggle(dirs);
+    const failure = failureOf(await dispatch(gaggle.client, { prompt: "say started\ncrash Error: out of credits" }));
+    expect(failure).toMatchObject({
+      code: "SERVER_FAILED",
+      error: expect.stringMatching(
+        /^the dispatched agent's turn failed after \d+\.\ds: agent "fake"'s process ended during the turn \(exit code 3; stderr: Error: out of credits\)$/,
+      ),
+    });
+  });
 });
