@@ -174,6 +174,8 @@ export class AgentsChild extends VirtualChild {
         hint: `install the agent, or set [agents.${config.name}] command`,
       });
     }
+    const missing = missingFolder(config);
+    if (missing) throw new GaggleError("SERVER_FAILED", `agent "${config.name}": ${missing.problem}`, { hint: missing.hint });
     return entry;
   }
 
@@ -339,6 +341,17 @@ export class AgentsChild extends VirtualChild {
       for (const session of all.filter((s) => !s.live).slice(0, excess)) this.sessions.delete(session.id);
     }
   }
+}
+
+/**
+ * The first of an agent's folders (its cwd, then its roots) that is not a directory: the agent could not run there
+ * (spawn would blame its command), nor its sessions start.
+ */
+export function missingFolder(config: AgentConfig): { problem: string; hint: string } | undefined {
+  const key = `[agents.${config.name}]`;
+  if (!isDirectory(config.cwd)) return { problem: `its folder ${config.cwd} (${key} cwd) is not a directory`, hint: `create it, or set ${key} cwd` };
+  const root = config.roots.find((path) => !isDirectory(path));
+  return root === undefined ? undefined : { problem: `its root ${root} (${key} roots) is not a directory`, hint: `create it, or set ${key} roots` };
 }
 
 export function principalOf(ctx: CallContext): string {

@@ -7,7 +7,7 @@ import { logger } from "../../shared/log.js";
 import type { BuiltIn } from "../context.js";
 import { ProcessChild } from "../process/index.js";
 import { Visibility } from "../visibility.js";
-import { AgentsChild } from "./agents-child.js";
+import { AgentsChild, missingFolder } from "./agents-child.js";
 
 export const agentsChild: BuiltIn<AgentsSettings> = {
   madeFrom: (config) => config.agents,
@@ -39,12 +39,18 @@ export const agentsChild: BuiltIn<AgentsSettings> = {
   },
   check(_settings, _present, config) {
     if (config.agents.length === 0) return undefined;
-    const notes = config.agents.map((agent) => {
+    let ok = true;
+    const notes = config.agents.flatMap((agent) => {
       const lookup = findExecutable(agent.command, agent.cwd, childEnv(agent.env, true).PATH);
-      return "found" in lookup
-        ? `${agent.name}: ${lookup.found}`
-        : `${agent.name}: its command ${agent.command} is not found: install the agent, or set [agents.${agent.name}] command`;
+      const missing = missingFolder(agent);
+      if ("missing" in lookup || missing) ok = false;
+      return [
+        "found" in lookup
+          ? `${agent.name}: ${lookup.found}`
+          : `${agent.name}: its command ${agent.command} is not found: install the agent, or set [agents.${agent.name}] command`,
+        ...(missing ? [`${agent.name}: ${missing.problem}: ${missing.hint}`] : []),
+      ];
     });
-    return { ok: notes.every((note) => !note.includes("is not found")), notes };
+    return { ok, notes };
   },
 };

@@ -8,7 +8,7 @@ import { failureOf, type RunningGaggle } from "../../helpers/gaggle.js";
 import { listen } from "../../helpers/notifications.js";
 import { until } from "../../helpers/poll.js";
 import { waitGone } from "../../helpers/processes.js";
-import { agentDirs, agentPids, agentsText, callAgents, settled, startAgentsGaggle, startSession, transcript } from "./helpers.js";
+import { FAKE_AGENT, agentDirs, agentPids, agentsText, callAgents, settled, startAgentsGaggle, startSession, transcript } from "./helpers.js";
 
 async function readText(client: Client, uri: string): Promise<string> {
   const { contents } = await client.readResource({ uri });
@@ -136,6 +136,24 @@ describe("agent sessions", () => {
     gaggle = await startAgentsGaggle(dirs);
     const failure = failureOf(await callAgents(gaggle.client, "start_agent", { agent: "nope" }));
     expect(failure).toMatchObject({ code: "INVALID_ARGS", error: 'no agent named "nope"; the agents are "fake"' });
+  });
+
+  it("refuses a session of an agent whose configured folder is not there, naming the key to fix", async () => {
+    const dirs = agentDirs();
+    const missing = join(dirs.dir, "missing");
+    const agent = (name: string, key: string) =>
+      `[agents.${name}]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(FAKE_AGENT)}]\n${key} = ${key === "cwd" ? JSON.stringify(missing) : `[${JSON.stringify(missing)}]`}\n`;
+    gaggle = await startAgentsGaggle(dirs, "", `${agent("nocwd", "cwd")}\n${agent("noroot", "roots")}`);
+    expect(failureOf(await callAgents(gaggle.client, "start_agent", { agent: "nocwd", prompt: "say hi" }))).toMatchObject({
+      code: "SERVER_FAILED",
+      error: `agent "nocwd": its folder ${missing} ([agents.nocwd] cwd) is not a directory`,
+      hint: "create it, or set [agents.nocwd] cwd",
+    });
+    expect(failureOf(await callAgents(gaggle.client, "start_agent", { agent: "noroot", prompt: "say hi" }))).toMatchObject({
+      code: "SERVER_FAILED",
+      error: `agent "noroot": its root ${missing} ([agents.noroot] roots) is not a directory`,
+      hint: "create it, or set [agents.noroot] roots",
+    });
   });
 
   it("closes a released session in the agent (session/close) while the agent serves others", async () => {
