@@ -346,8 +346,9 @@ export class AgentSession implements AcpClientSide {
     let timer: NodeJS.Timeout | undefined;
     let outcome: { state: TurnState; problem?: string };
     try {
-      const process = await this.ensure();
-      if (turn.abort.signal.aborted) outcome = { state: "cancelled", problem: "cancelled before it started" };
+      // A turn cancelled while the agent starts ends then; the start goes on for the session's next prompt.
+      const process = await unlessAborted(this.ensure(), turn.abort.signal);
+      if (!process || turn.abort.signal.aborted) outcome = { state: "cancelled", problem: "cancelled before it started" };
       else {
         // Counted from when the agent has the prompt: starting its process is not the turn's time.
         timer = setTimeout(() => this.cancel(`it ran past prompt_timeout_minutes (${formatDuration(limitMs)})`), timerDelay(limitMs));
@@ -396,5 +397,20 @@ export class AgentSession implements AcpClientSide {
       for (const watcher of this.watchers) watcher();
     }, CHANGE_EVERY_MS);
     this.changeTimer.unref();
+  }
+}
+
+/** `work`'s value, or undefined as soon as `signal` aborts (the work goes on, its failure handled where it began). */
+async function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) return undefined;
+  let onAbort = (): void => {};
+  const aborted = new Promise<undefined>((resolve) => {
+    onAbort = () => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([work, aborted]);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
   }
 }

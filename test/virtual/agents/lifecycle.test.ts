@@ -161,6 +161,18 @@ describe("an agent that never answers initialize", () => {
   const mute = (dirs: AgentDirs) =>
     ["[agents.mute]", 'command = "sh"', `args = ["-c", ${JSON.stringify(`echo $$ >> '${dirs.pids}'; exec sleep 1000`)}]`].join("\n");
 
+  it("has a turn cancelled with cancel_agent_turn end at once, not when the agent answers", async () => {
+    const dirs = agentDirs();
+    gaggle = await startAgentsGaggle(dirs, "", mute(dirs));
+    const id = await startSession(gaggle.client, { agent: "mute", prompt: "say hi" });
+    await until(
+      async () => agentPids(dirs),
+      (pids) => pids.length === 1,
+    );
+    expect(await agentsText(gaggle.client, "cancel_agent_turn", { session_id: id })).toContain("Cancelling prompt 1");
+    expect(await settled(gaggle.client, id, 1)).toMatch(/^ {2}1\. "say hi" \(cancelled in .*: cancelled before it started\)$/m);
+  });
+
   it("is stopped when its session is released, release_agent not waiting for the answer", async () => {
     const dirs = agentDirs();
     gaggle = await startAgentsGaggle(dirs, "", mute(dirs));
