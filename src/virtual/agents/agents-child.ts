@@ -119,7 +119,11 @@ export class AgentsChild extends VirtualChild {
     const roots = await entry.roots.forCall(ctx);
     const home = entry.roots.home(roots);
     const cwd = entry.roots.confine(request.cwd === undefined ? home : resolve(home, request.cwd), home, roots);
-    if (!isDirectory(cwd)) throw new GaggleError("INVALID_ARGS", `cwd "${request.cwd ?? cwd}" is not a directory (resolved to ${cwd})`);
+    if (!isDirectory(cwd)) {
+      throw new GaggleError("INVALID_ARGS", `cwd "${request.cwd ?? cwd}" is not a directory (resolved to ${cwd})`, {
+        hint: `give a folder that exists inside [agents.${entry.config.name}] roots (${entry.roots.configured.join(", ")}); a relative one is taken from ${home}`,
+      });
+    }
     const session = this.open(entry, principalOf(ctx), ctx.caller?.sessionId, cwd, roots, { loadFrom: request.loadSession });
     const turn = request.prompt === undefined ? undefined : session.send(request.prompt, this.sourceOf(ctx, ask));
     return { session, turn };

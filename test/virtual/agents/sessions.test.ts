@@ -156,6 +156,17 @@ describe("agent sessions", () => {
     });
   });
 
+  it("refuses a cwd that is not a folder, saying where it looked and what to give", async () => {
+    const dirs = agentDirs();
+    gaggle = await startAgentsGaggle(dirs);
+    expect(failureOf(await callAgents(gaggle.client, "start_agent", { cwd: "nowhere" }))).toEqual({
+      status: "failed",
+      code: "INVALID_ARGS",
+      error: `cwd "nowhere" is not a directory (resolved to ${join(dirs.root, "nowhere")})`,
+      hint: `give a folder that exists inside [agents.fake] roots (${dirs.root}); a relative one is taken from ${dirs.root}`,
+    });
+  });
+
   it("closes a released session in the agent (session/close) while the agent serves others", async () => {
     const dirs = agentDirs();
     gaggle = await startAgentsGaggle(dirs);
