@@ -196,29 +196,30 @@ export class AgentProcess {
 
   async newSession(cwd: string, roots: string[], mcpServers: acp.McpServer[] = []): Promise<string> {
     const extra = roots.filter((root) => root !== cwd);
-    const made = await this.connection.agent.request("session/new", {
-      cwd,
-      mcpServers,
-      ...(extra.length > 0 && { additionalDirectories: extra }),
-    });
+    const params: acp.NewSessionRequest = { cwd, mcpServers, ...(extra.length > 0 && { additionalDirectories: extra }) };
+    const made = await this.request("before it answered session/new", () => this.connection.agent.request("session/new", params));
     return made.sessionId;
   }
 
   /** Resumes `sessionId` in this process; the agent replays the conversation as updates, which reach `side`. */
   async loadSession(sessionId: string, cwd: string, side: AcpClientSide, mcpServers: acp.McpServer[] = []): Promise<void> {
     this.attach(sessionId, side);
-    await this.connection.agent.request("session/load", { sessionId, cwd, mcpServers });
+    await this.request("before it answered session/load", () => this.connection.agent.request("session/load", { sessionId, cwd, mcpServers }));
   }
 
-  /** Runs a turn; when the agent's process ends under it, rejects saying how it ended rather than that the connection closed. */
-  async prompt(sessionId: string, text: string): Promise<acp.PromptResponse> {
+  prompt(sessionId: string, text: string): Promise<acp.PromptResponse> {
+    return this.request("during the turn", () => this.connection.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] }));
+  }
+
+  /** `run`'s answer; when the agent's process ends under it, a rejection saying how it ended rather than that the connection closed. */
+  private async request<T>(when: string, run: () => Promise<T>): Promise<T> {
     try {
-      return await this.connection.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+      return await run();
     } catch (error) {
       if (this.stopping || !this.connection.signal.aborted) throw error;
       // The output can close a moment before the exit is seen.
       await Promise.race([this.process.exited, delay(EXIT_WAIT_MS)]);
-      throw new GaggleError("SERVER_FAILED", `agent "${this.name}"'s process ended during the turn (${this.ending ?? "it closed its output"})`, {
+      throw new GaggleError("SERVER_FAILED", `agent "${this.name}"'s process ended ${when} (${this.ending ?? "it closed its output"})`, {
         cause: error,
       });
     }

@@ -131,6 +131,15 @@ describe("agent sessions", () => {
     expect(await transcript(gaggle.client, id)).toContain("its stderr:\nno credentials here");
   });
 
+  it("fails a session whose agent exits before answering session/new, saying how it ended and what it wrote to stderr", async () => {
+    const dirs = agentDirs();
+    gaggle = await startAgentsGaggle(dirs, "", "", undefined, { FAKE_ACP_NEW_CRASH: "Error: not signed in" });
+    const id = await startSession(gaggle.client, { prompt: "say hi" });
+    expect(await settled(gaggle.client, id, 1)).toContain(
+      `Status: failed (agent "fake"'s process ended before it answered session/new (exit code 3; stderr: Error: not signed in))`,
+    );
+  });
+
   it("refuses an unknown agent, naming the ones there are", async () => {
     const dirs = agentDirs();
     gaggle = await startAgentsGaggle(dirs);
