@@ -253,12 +253,15 @@ describe("the daemon", () => {
     await client.close();
   });
 
-  it("started with another value of the config's ${VAR} is stopped by gaggle stop too, which says so", async () => {
+  it("started with another value of the config's ${VAR} is shown by gaggle status and stopped by gaggle stop, which says so", async () => {
     const path = config();
     const client = await relay(path, { WHO: "someone-else" });
     const child = await pidOf(client);
     const [daemon] = daemons();
     // This shell's key (no WHO) is not the daemon's: it is found by its record's config file.
+    const status = await runCli(["status", "--json", "--config", path], { env: { ...process.env, WHO: "" } });
+    expect(status.code).toBe(0);
+    expect((JSON.parse(status.stdout) as { daemon: { pid: number } }).daemon.pid).toBe(daemon);
     const stopped = await runCli(["stop", "--config", path], { env: { ...process.env, WHO: "" } });
     expect(stopped.code).toBe(0);
     expect(stopped.stdout).toContain(`stopped the gaggle daemon for ${path} (pid ${daemon}): gaggle `);
