@@ -309,8 +309,9 @@ export class ProxyCatalog {
         const name = exposedName(prefix, item.name);
         const taken = index.get(name);
         if (taken) {
+          // Under its own key: `name` is the logger's, and a JSON line with two would lose one.
           this.log.error(
-            { name, children: [taken.child.name, child.name] },
+            { [what]: name, children: [taken.child.name, child.name] },
             `${what} name collision: "${name}" is exposed by both ${taken.child.name} and ${child.name}; set "prefix" on one of them`,
           );
           continue;
