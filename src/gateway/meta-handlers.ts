@@ -180,12 +180,6 @@ export class MetaHandlers {
   }
 }
 
-/**
- * Each child's tools as known without starting it; undefined where unknown. A running child that announced a
- * change has no list in hand until it is asked again, and is asked then, since it runs anyway (server-everything
- * announces one as it starts); a child being started is waited for, since its list comes with its start, at most
- * `waitMs` for all of them.
- */
 /** A child that failed for a reason of its own (not a sign-in): searching again will not find its tools until that is fixed. */
 function hasFailed(child: Child): boolean {
   const { state, needsAuth } = child.status();
@@ -198,6 +192,12 @@ function failureOf(child: Child): { server_id: string; error: string | null; std
   return { server_id: child.name, error: lastError, stderr: stderrView(stderrTail) };
 }
 
+/**
+ * Each child's tools as known without starting it; undefined where unknown. A running child that announced a
+ * change has no list in hand until it is asked again, and is asked then, since it runs anyway (server-everything
+ * announces one as it starts); a child being started is waited for, since its list comes with its start, at most
+ * `waitMs` for all of them.
+ */
 async function knownToolsWithin(children: Child[], waitMs: number): Promise<Array<Tool[] | undefined>> {
   let timer: NodeJS.Timeout | undefined;
   // Unref: a search waiting out its bound must not keep a stopping gaggle alive.
