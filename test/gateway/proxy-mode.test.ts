@@ -189,7 +189,8 @@ describe("calling proxied tools", () => {
   it("answers an unknown tool name with a JSON-RPC invalid-params error", async () => {
     const unknown = call(proxy, "nobody__nothing");
     await expect(unknown).rejects.toMatchObject({ code: -32602 });
-    await expect(unknown).rejects.toThrow(/Unknown tool: nobody__nothing/);
+    await expect(unknown).rejects.toThrow(/Unknown tool: nobody__nothing; tools\/list shows/);
+    await expect(call(proxy, "echo__ecoh")).rejects.toThrow(/Unknown tool: echo__ecoh; did you mean "echo__echo"\? tools\/list shows/);
   });
 
   it("points a failed call to tools/list, where no meta-tool is listed to name", async () => {
