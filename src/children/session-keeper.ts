@@ -59,6 +59,8 @@ export class SessionKeeper {
   private starts = 0; // sessions started so far: the first is a start, the rest restarts
   private newestSession: Session | undefined; // the session made last: while a start is under way, the one starting
   private failedBecause: string | undefined;
+  /** The stderr lines of the start that failed last: a back-off refusal repeats them, as the failure did. */
+  private failedStderr: string[] = [];
   private failure: GaggleError | undefined;
   private readonly signIn: SignInWatch;
   /** Every request at the child, tool calls or others, is use; the idle timeout counts from the last. */
@@ -108,7 +110,7 @@ export class SessionKeeper {
     const wait = phase.state === "failed" ? phase.retryAt - this.parts.clock.now() : 0;
     // Waiting out the back-off helps nothing when a person had to sign in; once they have, the start is tried at once.
     if (phase.state === "failed" && wait > 0 && !this.signIn.signedInSince())
-      return Promise.reject(backoffRefusal(this.parts.config.name, phase.failedStarts, wait, this.failedBecause, this.failure));
+      return Promise.reject(backoffRefusal(this.parts.config.name, phase.failedStarts, wait, this.failedBecause, this.failedStderr, this.failure));
     const start = this.lock.run(() => this.startSession());
     this.pendingStart = start;
     const clear = () => {
@@ -270,6 +272,7 @@ export class SessionKeeper {
     this.machine.move({ state: "failed", failedStarts, retryAt: clock.now() + backoffMs(failedStarts) });
     // The lines of the run that failed: a child started again after the era probe ended it wrote its first run's too.
     const lines = session ? stderr.since(session.stderrFrom) : stderr.tail();
+    this.failedStderr = lines;
     this.failure = startFailure(config, this.startupTimeoutMs, this.failedBecause, lines, error);
     // The log is read by a person, who has the command line rather than the meta-tools.
     log.warn({ reason: this.failedBecause, hint: this.failure.hintFor(sayToPerson), failedStarts }, "start failed");

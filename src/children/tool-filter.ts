@@ -3,6 +3,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ChildConfig } from "../config/index.js";
 import type { Logger } from "../shared/log.js";
+import { nearest } from "../shared/suggest.js";
 import { headerParamsOf } from "./wire/param-headers.js";
 
 /** `*` matches any run of characters, `?` one character; everything else is literal. */
@@ -21,10 +22,13 @@ export class VisibleTools {
   constructor(
     private readonly visible: (name: string) => boolean,
     private readonly usable: (tool: Tool) => boolean = () => true,
+    /** Told of each list fetched, once. */
+    private readonly fetched: (tools: Tool[]) => void = () => {},
   ) {}
 
   of(tools: Tool[]): { tools: Tool[]; byName: Map<string, Tool> } {
     if (this.last?.from !== tools) {
+      this.fetched(tools);
       const shown = tools.filter((tool) => this.visible(tool.name) && this.usable(tool));
       this.last = { from: tools, tools: shown, byName: new Map(shown.map((tool) => [tool.name, tool])) };
     }
@@ -61,9 +65,35 @@ export function headerAnnotations(transport: string, era: () => { modern: boolea
 
 /** A child's visible tools: its globs, and the annotations rule for the era its running session speaks. */
 export function visibleTools(
-  config: Pick<ChildConfig, "tools" | "transport">,
+  config: Pick<ChildConfig, "name" | "tools" | "transport">,
   era: () => { modern: boolean } | undefined,
   log: Logger,
 ): VisibleTools {
-  return new VisibleTools(toolFilter(config.tools), headerAnnotations(config.transport, era, log));
+  return new VisibleTools(toolFilter(config.tools), headerAnnotations(config.transport, era, log), globsMatchingNone(config, log));
+}
+
+/**
+ * Warns, once for each, of a `tools.allow` or `tools.deny` glob that matches none of the tools the child lists: a
+ * typo in one hides a tool (allow) or shows it (deny) without a word otherwise.
+ */
+function globsMatchingNone(config: Pick<ChildConfig, "name" | "tools">, log: Logger): (tools: Tool[]) => void {
+  const warned = new Set<string>();
+  return (tools) => {
+    const names = tools.map((tool) => tool.name);
+    // A child that lists nothing yet may add its tools later (list_changed): nothing to hold a glob against.
+    if (names.length === 0) return;
+    for (const rule of ["allow", "deny"] as const) {
+      for (const glob of config.tools[rule] ?? []) {
+        const key = `mcp_servers.${config.name}.tools.${rule}`;
+        const pattern = globToRegExp(glob);
+        if (warned.has(`${rule}:${glob}`) || names.some((name) => pattern.test(name))) continue;
+        warned.add(`${rule}:${glob}`);
+        const guess = nearest(glob, names);
+        log.warn(
+          { key, glob },
+          `${key} holds "${glob}", which matches none of the ${names.length} tools ${config.name} lists${guess ? `; did you mean "${guess}"?` : ""}`,
+        );
+      }
+    }
+  };
 }

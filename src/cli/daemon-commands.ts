@@ -3,29 +3,45 @@ import { readdirSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import { alive, placeOfFile, readRecord } from "./daemon-files.js";
+import { alive, placeOfFile, readRecord, recordsOfConfig, type DaemonRecord } from "./daemon-files.js";
 
 /** How long `gaggle stop` waits for the daemon to exit; it stops its children first, within its shutdown grace. */
 const STOP_WAIT_MS = 10_000;
 
 /**
  * The daemon is found by the config file's path and text (see daemon-key.ts), never by loading it: a daemon runs,
- * and is stopped, whether or not its file loads in this shell's environment.
+ * and is stopped, whether or not its file loads in this shell's environment. Any other daemon of the same file is
+ * stopped too: one started by another build of gaggle (before an upgrade) or in another environment, which this
+ * shell's key does not reach and which would otherwise run until idle beside the next.
  */
 export async function runStop(configPath: string): Promise<number> {
-  const record = readRecord(placeOfFile(configPath));
-  if (!record) {
+  const own = readRecord(placeOfFile(configPath));
+  const others = recordsOfConfig(configPath).filter((record) => record.pid !== own?.pid);
+  if (!own && others.length === 0) {
     process.stdout.write(`no gaggle daemon runs for ${configPath}\n`);
     return 0;
   }
-  process.kill(record.pid, "SIGTERM");
+  const stops = [...(own ? [stop(own, configPath, "")] : []), ...others.map((record) => stop(record, configPath, elsewhere(record)))];
+  return Math.max(...(await Promise.all(stops)));
+}
+
+function elsewhere(record: DaemonRecord): string {
+  return `: gaggle ${record.version}, started from another build of gaggle or with other values of the config's \${VAR}s`;
+}
+
+async function stop(record: DaemonRecord, configPath: string, note: string): Promise<number> {
+  try {
+    process.kill(record.pid, "SIGTERM");
+  } catch {
+    // Gone since its record was read.
+  }
   const deadline = Date.now() + STOP_WAIT_MS;
   while (alive(record.pid) && Date.now() < deadline) await delay(50);
   if (alive(record.pid)) {
     process.stderr.write(`gaggle: the daemon (pid ${record.pid}) is still stopping after ${STOP_WAIT_MS} ms\n`);
     return 1;
   }
-  process.stdout.write(`stopped the gaggle daemon for ${configPath} (pid ${record.pid})\n`);
+  process.stdout.write(`stopped the gaggle daemon for ${configPath} (pid ${record.pid})${note}\n`);
   return 0;
 }
 

@@ -1,6 +1,6 @@
 // Where the daemon of one config lives in the default state dir: its socket, its record (pid, admin URL), its lock
 // and its log, all named by its key (see daemon-key.ts).
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeFileAtomic } from "../shared/atomic-file.js";
@@ -74,6 +74,24 @@ export function readRecord(place: Pick<DaemonPlace, "record">): DaemonRecord | u
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The records of every live daemon serving the config file at `configPath`, whatever its key: one started by another
+ * build of gaggle, or with other values reaching the config's `${VAR}`s, has a key of its own.
+ */
+export function recordsOfConfig(configPath: string, env: NodeJS.ProcessEnv = process.env): DaemonRecord[] {
+  const dir = daemonDir(env);
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((name) => name.endsWith(".json"));
+  } catch {
+    return [];
+  }
+  return names.flatMap((name) => {
+    const record = readRecord({ record: join(dir, name) });
+    return record?.config === configPath ? [record] : [];
+  });
 }
 
 export function writeRecord(place: DaemonPlace, record: DaemonRecord): void {

@@ -78,7 +78,8 @@ export class Reloader {
       // The clients were told the file does not load; without this they would go on believing it.
       if (fixed) this.tellClients("info", "the config file loads again: it is applied, and the errors reported before are gone");
       if (done.needRestart.length > 0) {
-        const message = `config reloaded, but ${done.needRestart.join(", ")} changed and take effect only when gaggle starts again (${this.restart})`;
+        const verb = done.needRestart.length === 1 ? "takes" : "take";
+        const message = `config reloaded, but ${done.needRestart.join(", ")} changed and ${verb} effect only when gaggle starts again (${this.restart})`;
         log.warn({ keys: done.needRestart }, message);
         this.tellClients("warning", message);
       }

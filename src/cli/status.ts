@@ -11,7 +11,7 @@ import { GaggleError } from "../shared/errors.js";
 import { stderrAdvice } from "./diagnosis.js";
 import { nearest } from "../shared/suggest.js";
 import { createGaggleWithListener } from "../transport/members-listener.js";
-import { placeOfFile, readRecord } from "./daemon-files.js";
+import { daemonPlace, placeOfFile, readRecord, recordsOfConfig } from "./daemon-files.js";
 import { UsageError } from "./one-shot.js";
 
 type Row = ReturnType<typeof statusView>;
@@ -21,7 +21,8 @@ type Row = ReturnType<typeof statusView>;
  * here; `load` gives the config for the view of a config no daemon runs.
  */
 export async function runStatus(names: string[], configPath: string, load: () => GaggleConfig, json: boolean, web = false): Promise<number> {
-  const record = readRecord(placeOfFile(configPath));
+  // This shell's daemon of the file, else one another build or environment started for it (see runStop).
+  const record = readRecord(placeOfFile(configPath)) ?? recordsOfConfig(configPath)[0];
   if (web) {
     if (!record?.admin_url) throw new UsageError(`no gaggle daemon with a status page runs for ${configPath}`);
     process.stdout.write(`${record.admin_url}${record.admin_token ? `#token=${record.admin_token}` : ""}\n`);
@@ -39,7 +40,7 @@ export async function runStatus(names: string[], configPath: string, load: () =>
     }
     const children = names.length > 0 ? live.children.filter((child) => names.includes(child.server_id)) : live.children;
     const document = {
-      daemon: { pid: record.pid, socket: record.socket, admin_url: record.admin_url, log: placeOfFile(configPath).log },
+      daemon: { pid: record.pid, socket: record.socket, admin_url: record.admin_url, log: daemonPlace(record.key).log },
       ...live,
       children,
     };

@@ -8,7 +8,7 @@ import { timerDelay } from "../shared/timer-delay.js";
 import { failureResult, jsonResult, refusedOrFailed } from "../shared/tool-results.js";
 import { META_WORDING, metaTool, type MetaToolArgs as Args, type MetaToolName, type Wording } from "./meta-tools.js";
 import { cutTextLines } from "./output.js";
-import { formatUptime, statusView } from "./status-view.js";
+import { formatUptime, statusView, stderrView } from "./status-view.js";
 import { schemaView, toolView } from "./schema-view.js";
 import { ToolSearch } from "./tool-search.js";
 
@@ -123,16 +123,23 @@ export class MetaHandlers {
       return (tools ?? []).map((tool) => ({ serverId: child.name, tool }));
     });
     const signIns = children.filter((child) => child.status().needsAuth).map((child) => this.signInOf(child));
+    const failed = children.filter((child) => unknown.includes(child.name) && hasFailed(child));
+    const notRun = unknown.filter((name) => !failed.some((child) => child.name === name));
     const cold = unknown.length > 0 && children.every((child) => unknown.includes(child.name) || this.builtIn(child.name));
     const hits = cold ? [] : new ToolSearch(entries).search(args.query, { serverId: args.server_id, limit: args.limit ?? 10 });
+    const coldWhy =
+      notRun.length > 0
+        ? `no child whose tools are learned by running it has run yet, so there is nothing to rank: ${this.wording().notRun}`
+        : "no child whose tools are learned by running it could start, so there is nothing to rank: failed says why";
     return jsonResult({
       query: args.query,
-      ...(cold && { cold: `no child whose tools are learned by running it has run yet, so there is nothing to rank: ${this.wording().notRun}` }),
+      ...(cold && { cold: coldWhy }),
       hits,
       searched: { children: children.length - unknown.length, tools: entries.length },
-      ...(unknown.length > 0 && {
-        not_searched: { children: unknown, why: `they have not run yet, so their tools are not known; ${this.wording().notRun}` },
+      ...(notRun.length > 0 && {
+        not_searched: { children: notRun, why: `they have not run yet, so their tools are not known; ${this.wording().notRun}` },
       }),
+      ...(failed.length > 0 && { failed: failed.map(failureOf) }),
       ...(signIns.length > 0 && { needs_sign_in: signIns }),
     });
   }
@@ -171,6 +178,18 @@ export class MetaHandlers {
       uptime_ms: uptimeMs,
     });
   }
+}
+
+/** A child that failed for a reason of its own (not a sign-in): searching again will not find its tools until that is fixed. */
+function hasFailed(child: Child): boolean {
+  const { state, needsAuth } = child.status();
+  return state === "failed" && !needsAuth;
+}
+
+/** Why a child failed, with its newest stderr lines as get_child_status shows them: in search mode nothing else does. */
+function failureOf(child: Child): { server_id: string; error: string | null; stderr: string[] } {
+  const { lastError, stderrTail } = child.status();
+  return { server_id: child.name, error: lastError, stderr: stderrView(stderrTail) };
 }
 
 /**

@@ -144,11 +144,6 @@ export class ProxyCatalog {
     return [...listed, ...signIns.map(([name, { item }]) => ({ ...item, name }))];
   }
 
-  /**
-   * The tool an exposed name stands for: a child's own tool first, else a sign-in tool, whether or not the child
-   * still needs it. A name in neither may be a tool of a child whose list was not there in time for it: a call,
-   * unlike a list, waits for those children (each bounded by its own start timeout), then looks once more.
-   */
   /** The child's tool an exposed name stands for, when the current tool index is built and holds it: found without a wait. */
   builtTool(name: string): Owned<Tool> | undefined {
     const built = this.builtTools;
@@ -161,6 +156,11 @@ export class ProxyCatalog {
     return this.tools();
   }
 
+  /**
+   * The tool an exposed name stands for: a child's own tool first, else a sign-in tool, whether or not the child
+   * still needs it. A name in neither may be a tool of a child whose list was not there in time for it: a call,
+   * unlike a list, waits for those children (each bounded by its own start timeout), then looks once more.
+   */
   async resolveTool(name: string): Promise<Owned<Tool> | undefined> {
     const found = (await this.tools_()).get(name) ?? this.signInEntries().get(name);
     if (found) return found;
@@ -309,8 +309,9 @@ export class ProxyCatalog {
         const name = exposedName(prefix, item.name);
         const taken = index.get(name);
         if (taken) {
+          // Under its own key: `name` is the logger's, and a JSON line with two would lose one.
           this.log.error(
-            { name, children: [taken.child.name, child.name] },
+            { [what]: name, children: [taken.child.name, child.name] },
             `${what} name collision: "${name}" is exposed by both ${taken.child.name} and ${child.name}; set "prefix" on one of them`,
           );
           continue;

@@ -14,6 +14,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { contextWith, LOCAL_PRINCIPAL, type CallContext, type Child } from "../children/child.js";
 import { resourceNotFound, WireError } from "../shared/errors.js";
+import { nearest } from "../shared/suggest.js";
 import { failureOutcome, resultOutcome, type ClientRequest } from "../shared/observer.js";
 import type { Gaggle } from "./gaggle.js";
 import type { Owned } from "./proxy-catalog.js";
@@ -67,8 +68,12 @@ export class GatewayRequests {
     // A tool of the built index is called at once; any other name waits for the index, or for a child's late list.
     const built = catalog.builtTool(name);
     if (built) return this.callOwned(built, args, ctx);
-    return catalog.resolveTool(name).then((owned) => {
-      if (!owned) throw new WireError(ErrorCode.InvalidParams, `Unknown tool: ${name}; tools/list shows the tools this gateway offers`);
+    return catalog.resolveTool(name).then(async (owned) => {
+      if (!owned) {
+        const guess = nearest(name, (await catalog.tools()).map((tool) => tool.name));
+        const hint = guess ? `did you mean "${guess}"? ` : "";
+        throw new WireError(ErrorCode.InvalidParams, `Unknown tool: ${name}; ${hint}tools/list shows the tools this gateway offers`);
+      }
       return this.callOwned(owned, args, ctx);
     });
   }

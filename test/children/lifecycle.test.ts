@@ -135,6 +135,8 @@ describe("failures", () => {
     const second = failureOf(await call("broken", "anything"));
     expect(second.code).toBe("SERVER_FAILED");
     expect(second.error).toMatch(/failed to start 1 time\(s\) in a row; the next attempt is allowed in [01]\.\ds/);
+    // The refusal says why as the failure did: a client that lists no get_child_status (search, proxy mode) has only this.
+    expect(second.error).toContain("Last error: failed to start: exited (code 1); last stderr lines:\nfatal: FIXTURE_API_KEY is not set");
     expect(second.hint).toBe(
       'fix the cause the last error names; get_child_status("broken") shows why, and close_child_session("broken") starts it again at once',
     );

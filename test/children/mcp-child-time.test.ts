@@ -52,7 +52,8 @@ describe("back-off after failed starts", () => {
     const refused = await attempt(child);
     expect(refused.code).toBe("SERVER_FAILED");
     expect(refused.message).toBe(
-      "subject failed to start 1 time(s) in a row; the next attempt is allowed in 1.0s. Last error: failed to start: exited (code 1)",
+      "subject failed to start 1 time(s) in a row; the next attempt is allowed in 1.0s. Last error: failed to start: exited (code 1)" +
+        "; last stderr lines:\nfatal: FIXTURE_API_KEY is not set",
     );
     expect(runs(child)).toBe(2);
     clock.advance(999);

@@ -253,6 +253,25 @@ describe("the daemon", () => {
     await client.close();
   });
 
+  it("started with another value of the config's ${VAR} is shown by gaggle status and stopped by gaggle stop, which says so", async () => {
+    const path = config();
+    const client = await relay(path, { WHO: "someone-else" });
+    const child = await pidOf(client);
+    const [daemon] = daemons();
+    // This shell's key (no WHO) is not the daemon's: it is found by its record's config file.
+    const status = await runCli(["status", "--json", "--config", path], { env: { ...process.env, WHO: "" } });
+    expect(status.code).toBe(0);
+    expect((JSON.parse(status.stdout) as { daemon: { pid: number } }).daemon.pid).toBe(daemon);
+    const stopped = await runCli(["stop", "--config", path], { env: { ...process.env, WHO: "" } });
+    expect(stopped.code).toBe(0);
+    expect(stopped.stdout).toContain(`stopped the gaggle daemon for ${path} (pid ${daemon}): gaggle `);
+    expect(stopped.stdout).toContain("started from another build of gaggle or with other values of the config's ${VAR}s");
+    expect(await waitGone([daemon!, child, client.pid])).toEqual([]);
+    await client.close();
+    const none = await runCli(["stop", "--config", path], { env: process.env });
+    expect(none.stdout).toBe(`no gaggle daemon runs for ${path}\n`);
+  });
+
   it("whose config does not load in the shell is still shown by gaggle status, and stopped by gaggle stop", async () => {
     // A client that leaves a variable of the shell out of gaggle's environment starts a daemon of a config that
     // does not load there, nor in the shell without the variable, where gaggle status and stop are run.

@@ -176,7 +176,7 @@ describe("a config edit", () => {
       (logs) => logs.some((log) => log.level === "warning"),
     );
     expect(String(told.find((log) => log.level === "warning")!.data)).toMatch(
-      /gateway\.shutdown_grace_ms changed and take effect only when gaggle starts again \(reconnect the client, which starts gaggle again\)/,
+      /gateway\.shutdown_grace_ms changed and takes effect only when gaggle starts again \(reconnect the client, which starts gaggle again\)/,
     );
   });
 
@@ -190,7 +190,7 @@ describe("a config edit", () => {
         (logs) => logs.some((log) => log.level === "warning"),
       );
       expect(String(told.find((log) => log.level === "warning")!.data)).toMatch(
-        /gateway\.max_sessions changed and take effect only when gaggle starts again \(stop this gaggle --http and run it again\)/,
+        /gateway\.max_sessions changed and takes effect only when gaggle starts again \(stop this gaggle --http and run it again\)/,
       );
     } finally {
       await gaggle.stop();

@@ -8,7 +8,7 @@ let gaggle: RunningGaggle;
 const config = [
   NO_BUILT_INS,
   fixtureChild("echo", "echo.mjs", 'description = "the echo fixture"'),
-  fixtureChild("filtered", "echo.mjs", 'tools = { allow = ["e*", "lines", "fail"], deny = ["env"] }'),
+  fixtureChild("filtered", "echo.mjs", 'tools = { allow = ["e*", "lines", "fail", "lnes"], deny = ["env", "pidd"] }'),
 ].join("\n");
 
 beforeAll(async () => {
@@ -119,6 +119,23 @@ describe("execute_child_tool", () => {
     expect(failureOf(await gaggle.meta("execute_child_tool", { server_id: "filtered", tool_name: "nothing_like_it" })).error).toBe(
       'filtered has no tool named "nothing_like_it"',
     );
+  });
+
+  it("warns once of each allow or deny glob that matches none of the child's tools, naming the nearest", async () => {
+    await gaggle.metaJson("get_schema", { server_id: "filtered" });
+    await gaggle.metaJson("get_schema", { server_id: "filtered" });
+    const warnings = gaggle
+      .stderr()
+      .split("\n")
+      .filter((line) => line.includes("which matches none of"));
+    expect(warnings).toEqual([
+      expect.stringContaining(
+        'mcp_servers.filtered.tools.allow holds \\"lnes\\", which matches none of the 10 tools filtered lists; did you mean \\"lines\\"?',
+      ),
+      expect.stringContaining(
+        'mcp_servers.filtered.tools.deny holds \\"pidd\\", which matches none of the 10 tools filtered lists; did you mean \\"pid\\"?',
+      ),
+    ]);
   });
 
   it("refuses malformed meta-tool arguments with INVALID_ARGS", async () => {

@@ -136,6 +136,30 @@ describe("calling proxied tools", () => {
     expect(textOf(await call(proxy, "echo", { text: "no prefix" }))).toBe("no prefix");
   });
 
+  it('two children with prefix = "" and a tool name in common: it is listed once, and the log names both', async () => {
+    const gaggle = await start(
+      [
+        '[gateway]\nexpose = "tools"\nlist_wait_ms = 30000\n',
+        NO_BUILT_INS,
+        fixtureChild("one", "echo.mjs", 'prefix = ""'),
+        fixtureChild("two", "echo.mjs", 'prefix = ""'),
+      ].join("\n"),
+    );
+    expect(await toolNames(gaggle)).toEqual(ECHO_TOOLS);
+    // Read as JSON, a log line keeps one value per key: the logger's name stays "gaggle", the tool has a key of its own.
+    const collision = await until(
+      () =>
+        gaggle
+          .stderr()
+          .split("\n")
+          .filter((line) => line.includes("tool name collision"))
+          .map((line) => JSON.parse(line) as Record<string, unknown>)
+          .find((record) => record.tool === "echo"),
+      (record) => record !== undefined,
+    );
+    expect(collision).toMatchObject({ name: "gaggle", tool: "echo", children: ["one", "two"] });
+  });
+
   it("shortens a name over 64 characters deterministically, keeps it callable, and gives the same name on the next run", async () => {
     const longNames = (names: string[]) => names.filter((name) => name.startsWith(LONG_PREFIX.slice(0, 20)));
     const first = longNames(await toolNames(proxy));
@@ -165,7 +189,8 @@ describe("calling proxied tools", () => {
   it("answers an unknown tool name with a JSON-RPC invalid-params error", async () => {
     const unknown = call(proxy, "nobody__nothing");
     await expect(unknown).rejects.toMatchObject({ code: -32602 });
-    await expect(unknown).rejects.toThrow(/Unknown tool: nobody__nothing/);
+    await expect(unknown).rejects.toThrow(/Unknown tool: nobody__nothing; tools\/list shows/);
+    await expect(call(proxy, "echo__ecoh")).rejects.toThrow(/Unknown tool: echo__ecoh; did you mean "echo__echo"\? tools\/list shows/);
   });
 
   it("points a failed call to tools/list, where no meta-tool is listed to name", async () => {

@@ -104,6 +104,29 @@ describe("search_tools", () => {
     }
   });
 
+  it("in search mode, a child that failed to start is named with why, not as one to search again in a moment", async () => {
+    const broken = fixtureChild("broken", "exit-at-start.mjs", `cwd = ${JSON.stringify(ROOT)}`);
+    const gaggle = await startGaggle([`[gateway]\nexpose = "search"\nlist_wait_ms = 10000\n`, NO_BUILT_INS, echo, broken].join("\n"), {
+      env: { XDG_STATE_HOME: mkdtempSync(join(tmpdir(), "search-state-")) },
+    });
+    try {
+      const found = await gaggle.metaJson<Found & { failed?: Array<{ server_id: string; error: string; stderr: string[] }> }>("search_tools", {
+        query: "echo",
+      });
+      expect(found.hits[0]).toMatchObject({ server_id: "echo" });
+      expect(found.not_searched).toBeUndefined();
+      expect(found.failed).toEqual([
+        { server_id: "broken", error: "failed to start: exited (code 1)", stderr: expect.arrayContaining(["fatal: FIXTURE_API_KEY is not set"]) },
+      ]);
+      // With only the broken child asked for, nothing could be ranked: the search says why, not to wait.
+      const alone = await gaggle.metaJson<Found & { cold?: string }>("search_tools", { query: "echo", server_id: "broken" });
+      expect(alone.hits).toEqual([]);
+      expect(alone.cold).toBe("no child whose tools are learned by running it could start, so there is nothing to rank: failed says why");
+    } finally {
+      await gaggle.close();
+    }
+  });
+
   it("a cold search, with only built-in children known, says so instead of ranking their tools", async () => {
     const gaggle = await startGaggle(["[virtual.goose]\nenabled = false\n[virtual.team]\nenabled = false\n", echo].join("\n"), {
       env: { XDG_STATE_HOME: mkdtempSync(join(tmpdir(), "search-state-")) },

@@ -5,7 +5,7 @@ import { SEARCH_WORDING, TOOL_LIST_WORDING } from "../../src/gateway/meta-tools.
 import { GaggleError, sayToPerson, sayWithMetaTools } from "../../src/shared/errors.js";
 
 describe("the hint of a child backing off after failed starts", () => {
-  const refusal = backoffRefusal("broken", 2, 1500, "failed to start: exited (code 1)");
+  const refusal = backoffRefusal("broken", 2, 1500, "failed to start: exited (code 1)", []);
 
   it("names get_child_status and close_child_session where the meta-tools are listed", () => {
     expect(refusal.hintFor(sayWithMetaTools)).toBe(
@@ -20,6 +20,6 @@ describe("the hint of a child backing off after failed starts", () => {
 
   it("is the sign-in's own when the child needs a person to sign in", () => {
     const signIn = new GaggleError("AUTH_REQUIRED", "remote needs a sign-in", { hint: "run: gaggle auth login remote" });
-    expect(backoffRefusal("remote", 1, 1000, "needs a sign-in", signIn)).toBe(signIn);
+    expect(backoffRefusal("remote", 1, 1000, "needs a sign-in", [], signIn)).toBe(signIn);
   });
 });

@@ -2,7 +2,7 @@
 // stop it any more. Another principal's work, and the work of a principal whose token only changed its text, run on.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ListRootsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -15,7 +15,7 @@ import { startHttpGaggle, type HttpGaggle } from "../helpers/gaggle-http.js";
 import { until } from "../helpers/poll.js";
 import { descendants, isAlive, waitGone } from "../helpers/processes.js";
 import { connectClient, INITIALIZE, postMcp } from "../helpers/raw-http.js";
-import { agentConfig, agentDirs, agentPids } from "../virtual/agents/helpers.js";
+import { agentConfig, agentDirs, agentPids, startSession } from "../virtual/agents/helpers.js";
 import { ended, processJson, run, status, type Status } from "../virtual/process/helpers.js";
 
 const ALICE = "alice-token-3Kd8sQ1wZm";
@@ -206,6 +206,46 @@ async function servedInProcess(configText: string, dir: string) {
   };
   return { http, member };
 }
+
+describe("an agent session whose owner's token leaves the config while the agent makes it", () => {
+  it("is closed at the agent once made, while the other principal's session in the same agent process runs on", async () => {
+    const dirs = agentDirs();
+    const gate = join(dirs.dir, "open");
+    const tokens = (named: Record<string, string>) =>
+      `[gateway.auth_tokens]\n${Object.entries(named)
+        .map(([name, token]) => `${name} = "${token}"`)
+        .join("\n")}\n`;
+    const text = (named: Record<string, string>) =>
+      agentConfig(dirs, "", `${tokens(named)}[virtual.goose]\nenabled = false\n[virtual.team]\nenabled = false\n`).replace(
+        /^env = .*$/m,
+        `env = { FAKE_ACP_PIDS = ${JSON.stringify(dirs.pids)}, FAKE_ACP_STATE = ${JSON.stringify(dirs.state)}, FAKE_ACP_NEW_GATE = ${JSON.stringify(gate)} }`,
+      );
+    const made = () => (existsSync(dirs.state) ? readdirSync(dirs.state).sort() : []);
+    const gaggle = await startHttpGaggle(text({ alice: ALICE, bob: BOB }));
+    gaggles.push(gaggle);
+    // Bob's session is made with the gate open; one agent process serves both people's sessions.
+    writeFileSync(gate, "");
+    await startSession(await connect(gaggle, BOB), {});
+    const [bobs] = await until(made, (files) => files.length === 1);
+    rmSync(gate);
+    await startSession(await connect(gaggle, ALICE), {});
+    await until(
+      () => existsSync(`${gate}.waiting`),
+      (waiting) => waiting,
+    );
+
+    writeFileSync(gaggle.config, text({ bob: BOB }));
+    await until(
+      () => stoppedLine(gaggle, "alice"),
+      (line) => line !== undefined,
+    );
+    writeFileSync(gate, "");
+    const files = await until(made, (found) => found.some((file) => file.endsWith(".closed")));
+    const alices = files.find((file) => file.endsWith(".json") && file !== bobs)!;
+    expect(files).toEqual([bobs, alices, alices.replace(/\.json$/, ".closed")].sort());
+    expect(agentPids(dirs).map(isAlive)).toEqual([true]);
+  });
+});
 
 describe("the members of a team whose lead's token leaves the config", () => {
   it("are let in no more and have their work stopped, while the members of another principal's team keep theirs", async () => {

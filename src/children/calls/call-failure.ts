@@ -142,14 +142,24 @@ function portAdvice(config: ChildConfig, cause: unknown): string | undefined {
   return why && `${why}; serve the child on another port, and change it in mcp_servers.${config.name}.url`;
 }
 
-/** A call refused while the back-off after `failedStarts` failed starts in a row lasts `waitMs` more. */
-export function backoffRefusal(child: string, failedStarts: number, waitMs: number, lastError: string | undefined, last?: GaggleError): GaggleError {
+/**
+ * A call refused while the back-off after `failedStarts` failed starts in a row lasts `waitMs` more; it carries the
+ * failed start's stderr lines, which a client listing no get_child_status (search and proxy modes) has no other way to read.
+ */
+export function backoffRefusal(
+  child: string,
+  failedStarts: number,
+  waitMs: number,
+  lastError: string | undefined,
+  stderrTail: string[],
+  last?: GaggleError,
+): GaggleError {
   // Waiting helps nothing when a person has to sign in: the call is told so, and how.
   if (last?.code === "AUTH_REQUIRED") return last;
   return new GaggleError(
     "SERVER_FAILED",
     `${child} failed to start ${failedStarts} time(s) in a row; the next attempt is allowed in ` +
-      `${(waitMs / 1000).toFixed(1)}s. Last error: ${lastError ?? "unknown"}`,
+      `${(waitMs / 1000).toFixed(1)}s. Last error: ${lastError ?? "unknown"}${stderrSuffix(stderrTail)}`,
     { hint: "fix the cause the last error names", lookup: { server: child, retry: true } },
   );
 }

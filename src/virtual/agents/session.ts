@@ -296,6 +296,11 @@ export class AgentSession implements AcpClientSide {
       }
       this.writer.note("gaggle", `ACP session ${acpId} loaded`);
     }
+    // Released while the agent made or loaded it (its owner let in no more, say): the agent's session is closed, not kept.
+    if (!this.live) {
+      if (this.acpSessionId) process.close(this.acpSessionId);
+      throw new GaggleError("SESSION_ERROR", `session ${this.id} was released while it started`);
+    }
     this.attached = process;
     this.connected = true;
     return process;

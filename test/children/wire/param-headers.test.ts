@@ -89,13 +89,17 @@ describe("visibleTools", () => {
   const bad = { ...tool({ region: { type: "string", "x-mcp-header": "My Region" } }), name: "bad" };
 
   it("leaves out a tool with invalid annotations for a 2026-07-28 child over HTTP, and says why", () => {
-    const shown = visibleTools({ tools: { deny: [] }, transport: "http" }, () => ({ modern: true }), log).of([good, bad]);
+    const shown = visibleTools({ name: "headers", tools: { deny: [] }, transport: "http" }, () => ({ modern: true }), log).of([good, bad]);
     expect(shown.tools.map((t) => t.name)).toEqual(["good"]);
     expect(warnings).toEqual([expect.objectContaining({ tool: "bad", reason: expect.stringContaining("My Region") })]);
   });
 
   it("lists it for a 2025 child, and for a 2026-07-28 child over stdio, where the annotations mean nothing", () => {
-    expect(visibleTools({ tools: { deny: [] }, transport: "http" }, () => ({ modern: false }), log).of([good, bad]).tools).toHaveLength(2);
-    expect(visibleTools({ tools: { deny: [] }, transport: "stdio" }, () => ({ modern: true }), log).of([good, bad]).tools).toHaveLength(2);
+    expect(
+      visibleTools({ name: "headers", tools: { deny: [] }, transport: "http" }, () => ({ modern: false }), log).of([good, bad]).tools,
+    ).toHaveLength(2);
+    expect(
+      visibleTools({ name: "headers", tools: { deny: [] }, transport: "stdio" }, () => ({ modern: true }), log).of([good, bad]).tools,
+    ).toHaveLength(2);
   });
 });
