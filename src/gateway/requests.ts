@@ -70,7 +70,10 @@ export class GatewayRequests {
     if (built) return this.callOwned(built, args, ctx);
     return catalog.resolveTool(name).then(async (owned) => {
       if (!owned) {
-        const guess = nearest(name, (await catalog.tools()).map((tool) => tool.name));
+        const guess = nearest(
+          name,
+          (await catalog.tools()).map((tool) => tool.name),
+        );
         const hint = guess ? `did you mean "${guess}"? ` : "";
         throw new WireError(ErrorCode.InvalidParams, `Unknown tool: ${name}; ${hint}tools/list shows the tools this gateway offers`);
       }
