@@ -29,13 +29,29 @@ type Handler<T extends AnyObjectSchema> = (
  * (initialize) come through here too: a subclass's method is in place before the base constructor runs.
  */
 export class CheckedServer extends Server {
+  /** Set by the answer to initialize; no initializer, as a field's would run after the constructor registered initialize. */
+  private negotiated?: string;
+
+  /** The MCP version the session speaks, as initialize agreed it; undefined before. */
+  get protocolVersion(): string | undefined {
+    return this.negotiated;
+  }
+
   override setRequestHandler<T extends AnyObjectSchema>(schema: T, handler: Handler<T>): void {
     const method = getLiteralValue(getObjectShape(schema)!.method!) as string;
     super.setRequestHandler(z.looseObject({ method: z.literal(method) }), (request, extra) => {
       const parsed = safeParse(schema, request);
       if (!parsed.success) throw new WireError(ErrorCode.InvalidParams, paramsProblem(request, parsed.error));
-      return handler(parsed.data as SchemaOutput<T>, extra);
+      const answer = handler(parsed.data as SchemaOutput<T>, extra);
+      return method === "initialize" ? this.agreed(answer) : answer;
     });
+  }
+
+  /** Keeps the version the server's answer to initialize names: the SDK's Server keeps it nowhere it can be read. */
+  private async agreed(answer: ServerResult | Result | Promise<ServerResult | Result>): Promise<ServerResult | Result> {
+    const result = await answer;
+    if ("protocolVersion" in result && typeof result.protocolVersion === "string") this.negotiated = result.protocolVersion;
+    return result;
   }
 }
 

@@ -1,5 +1,4 @@
 // One connected client: its MCP server object, its log level, its subscriptions, and how calls reach back to it.
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   ErrorCode,
@@ -13,6 +12,7 @@ import type { Cancellation } from "../children/calls/cancellation.js";
 import { AnyResultSchema } from "../children/wire/caller-tracker.js";
 import { WireError } from "../shared/errors.js";
 import type { PeerInfo } from "../shared/observer.js";
+import type { CheckedServer } from "./checked-server.js";
 import { CHANNEL_METHOD } from "./capabilities.js";
 
 /** RFC 5424 order, as MCP uses it: a client at level L receives L and everything more severe. */
@@ -48,7 +48,7 @@ export class ClientSession {
 
   constructor(
     readonly id: string,
-    readonly server: Server,
+    readonly server: CheckedServer,
     /** Fixed when the session opens: a session cannot become anyone else. */
     readonly who: ClientPrincipal,
   ) {}
@@ -137,6 +137,10 @@ class CallerOfCall implements Caller {
   get client(): PeerInfo | undefined {
     const info = this.session.server.getClientVersion();
     return info && { name: info.name, version: info.version };
+  }
+
+  get protocol(): string | undefined {
+    return this.session.server.protocolVersion;
   }
 
   get urls(): UrlOpener | undefined {

@@ -2,6 +2,7 @@
 // the client's traceparent, a CLIENT span per request to a child, and the child hearing gaggle's span in its _meta.
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
+import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGaggle, textOf, type RunningGaggle } from "../../helpers/gaggle.js";
 import { fixture, NO_BUILT_INS } from "../../helpers/paths.js";
@@ -91,6 +92,8 @@ describe("traces to an OTLP endpoint", () => {
     expect(attribute(server!, "gen_ai.operation.name")).toBe("execute_tool");
     expect(attribute(server!, "mcp.session.id")).toBe("stdio");
     expect(attribute(server!, "network.transport")).toBe("pipe");
+    // The version the client's session agreed at initialize (the SDK's client asks for its latest).
+    expect(attribute(server!, "mcp.protocol.version")).toBe(LATEST_PROTOCOL_VERSION);
     expect(clientSpan.traceId).toBe(CLIENT_TRACE);
     expect(clientSpan.name).toBe(`tools/call ${tool}`);
     expect(attribute(clientSpan, "gen_ai.tool.name")).toBe(tool);

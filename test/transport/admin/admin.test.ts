@@ -100,7 +100,7 @@ describe("the admin listener of a stdio gaggle", () => {
 
     const metrics = (await get(`${gaggle.admin}metrics`)).body;
     expect(metrics).toMatch(
-      /^mcp_server_operation_duration_seconds_count\{mcp_method_name="tools\/call",gen_ai_tool_name="execute_child_tool",gen_ai_operation_name="execute_tool",gaggle_child="echo",network_transport="pipe"\} 1$/m,
+      /^mcp_server_operation_duration_seconds_count\{mcp_method_name="tools\/call",gen_ai_tool_name="execute_child_tool",gen_ai_operation_name="execute_tool",gaggle_child="echo",mcp_protocol_version="2025-11-25",network_transport="pipe"\} 1$/m,
     );
     expect(metrics).toMatch(
       /^mcp_client_operation_duration_seconds_count\{mcp_method_name="tools\/call",gen_ai_tool_name="echo",gen_ai_operation_name="execute_tool",gaggle_child="echo",mcp_protocol_version="[-\d]+",network_transport="pipe"\} 1$/m,
@@ -182,6 +182,16 @@ describe("the admin paths beside /mcp, with two named tokens", () => {
       name: "execute_child_tool",
       arguments: { server_id: "process", tool_name: "gg_process_kill", arguments: { pid: Number(pid) } },
     });
+  });
+
+  it("labels the calls of an HTTP session with the MCP version its initialize agreed", async () => {
+    const client = await gaggle.connect({ headers: alice, name: "versioned" });
+    await client.callTool({ name: "execute_child_tool", arguments: { server_id: "echo", tool_name: "echo", arguments: { text: "versioned" } } });
+    const text = (await get(`${base()}metrics`, alice)).body;
+    expect(text).toMatch(
+      /^mcp_server_operation_duration_seconds_count\{mcp_method_name="tools\/call",[^}]*mcp_protocol_version="2025-11-25",network_transport="tcp"\} \d+$/m,
+    );
+    await client.close();
   });
 
   it("times each client session that ends: mcp.server.session.duration", async () => {
