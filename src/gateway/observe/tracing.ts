@@ -19,6 +19,15 @@ import { BatchSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import type { TelemetrySettings } from "../../config/observe.js";
 import { GAGGLE_NAME, GAGGLE_VERSION } from "../../shared/version.js";
 import type { ChildRequest, ClientRequest, Outcome } from "../../shared/observer.js";
+import { lazyLogger } from "../../shared/log.js";
+
+const log = lazyLogger({ subsystem: "traces" });
+
+/**
+ * How long a stopping gaggle waits for the collector to take the spans still batched. The exporter would wait its
+ * own timeout (ten seconds by default) for one that never answers, and a client that closes gaggle kills it sooner.
+ */
+export const TRACES_FLUSH_MS = 1000;
 
 /** The `_meta` keys trace context travels in, in either era: W3C traceparent and tracestate, and baggage. */
 const TRACE_KEYS = ["traceparent", "tracestate", "baggage"];
@@ -46,11 +55,14 @@ export interface Traced {
 export class Tracing {
   private readonly provider: TracerProvider;
   private readonly tracer: Tracer;
+  /** Where the spans go, for what gaggle says of them. */
+  private readonly endpoint: string | undefined;
   private readonly propagator = new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] });
 
   /** The table's endpoint and headers, else the exporter reads the OTEL_EXPORTER_OTLP_* variables itself. */
   constructor(settings: TelemetrySettings) {
     const url = settings.tracesEndpoint ?? (settings.endpoint && `${settings.endpoint.replace(/\/+$/, "")}/v1/traces`);
+    this.endpoint = url ?? envEndpoint(process.env);
     const exporter = new OTLPTraceExporter({
       ...(url && { url }),
       ...(Object.keys(settings.headers).length > 0 && { headers: settings.headers }),
@@ -117,6 +129,25 @@ export class Tracing {
 
   /** Sends what is still batched; gaggle calls this as it stops. */
   async shutdown(): Promise<void> {
-    await this.provider.shutdown();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, TRACES_FLUSH_MS, false)));
+    try {
+      const sent = await Promise.race([this.provider.shutdown().then(() => true), late]);
+      if (!sent)
+        log.warn(
+          { endpoint: this.endpoint, withinMs: TRACES_FLUSH_MS },
+          "the traces still batched are dropped: the OTLP endpoint did not take them in time as gaggle stopped",
+        );
+    } finally {
+      clearTimeout(timer);
+    }
   }
+}
+
+/** The traces URL the exporter takes from the standard variables, as the OTLP exporter specification resolves it. */
+function envEndpoint(env: NodeJS.ProcessEnv): string | undefined {
+  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  if (traces) return traces;
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  return base ? `${base.replace(/\/+$/, "")}/v1/traces` : undefined;
 }

@@ -1,11 +1,12 @@
 // Traces of real requests, received by a local OTLP/HTTP endpoint: a SERVER span per client request whose parent is
 // the client's traceparent, a CLIENT span per request to a child, and the child hearing gaggle's span in its _meta.
+import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startGaggle, textOf, type RunningGaggle } from "../../helpers/gaggle.js";
-import { fixture, NO_BUILT_INS } from "../../helpers/paths.js";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { startGaggle, textOf, writeConfig, type RunningGaggle } from "../../helpers/gaggle.js";
+import { CLI, fixture, fixtureChild, NO_BUILT_INS } from "../../helpers/paths.js";
 import { until } from "../../helpers/poll.js";
 
 interface OtlpSpan {
@@ -113,5 +114,64 @@ describe("traces to an OTLP endpoint", () => {
     expect(failed!.status?.message).toMatch(/no child server named "nowhere"/);
     // A call without a traceparent starts a trace of its own.
     expect(failed!.parentSpanId ?? "").toBe("");
+  });
+});
+
+describe("traces to an OTLP endpoint that never answers", () => {
+  let hole: Server;
+  beforeAll(async () => {
+    // Takes each export request and never answers it.
+    hole = createServer((req) => req.resume()).listen(0, "127.0.0.1");
+    await once(hole, "listening");
+  });
+  afterAll(() => {
+    hole?.closeAllConnections();
+    hole?.close();
+  });
+
+  it("does not keep a stopping gaggle running: it exits by itself, saying the batched traces were dropped", async () => {
+    const { port } = hole.address() as { port: number };
+    const gaggle = spawn(process.execPath, [CLI, "--config", writeConfig(`${NO_BUILT_INS}\n${fixtureChild("echo", "echo.mjs")}`)], {
+      // The exporter would wait for an answer far longer than any client waits for gaggle to exit.
+      env: {
+        ...process.env,
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+        OTEL_EXPORTER_OTLP_TIMEOUT: "600000",
+        OTEL_BSP_EXPORT_TIMEOUT: "600000",
+        OTEL_BSP_SCHEDULE_DELAY: "600000",
+      },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    gaggle.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+    gaggle.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    const exited = once(gaggle, "exit");
+    // A gaggle that would not stop is not left behind by a failing run.
+    onTestFinished(() => {
+      if (gaggle.exitCode === null && gaggle.signalCode === null) gaggle.kill("SIGKILL");
+    });
+    const send = (message: object) => gaggle.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+    send({
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
+    send({ method: "notifications/initialized" });
+    send({
+      id: 2,
+      method: "tools/call",
+      params: { name: "execute_child_tool", arguments: { server_id: "echo", tool_name: "echo", arguments: { text: "traced" } } },
+    });
+    await until(
+      () => stdout,
+      (text) => text.includes('"id":2'),
+    );
+    // The client is done: it closes gaggle's stdin, with a span still batched.
+    gaggle.stdin.end();
+    const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(stderr).toMatch(/"subsystem":"traces".*the traces still batched are dropped: the OTLP endpoint did not take them in time/);
+    expect(stderr).toContain(`http://127.0.0.1:${port}/v1/traces`);
   });
 });
