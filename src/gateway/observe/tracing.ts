@@ -12,10 +12,10 @@ import {
   type TextMapSetter,
   type Tracer,
 } from "@opentelemetry/api";
-import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from "@opentelemetry/core";
+import { CompositePropagator, ExportResultCode, W3CBaggagePropagator, W3CTraceContextPropagator, type ExportResult } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
-import { BatchSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
+import { BatchSpanProcessor, TracerProvider, type ReadableSpan, type SpanExporter } from "@opentelemetry/sdk-trace";
 import type { TelemetrySettings } from "../../config/observe.js";
 import { GAGGLE_NAME, GAGGLE_VERSION } from "../../shared/version.js";
 import type { ChildRequest, ClientRequest, Outcome } from "../../shared/observer.js";
@@ -71,7 +71,8 @@ export class Tracing {
     const resource = defaultResource()
       .merge(resourceFromAttributes({ "service.name": settings.serviceName, "service.version": GAGGLE_VERSION }))
       .merge(detectResources({ detectors: [envDetector] }));
-    this.provider = new TracerProvider({ resource, spanProcessors: [new BatchSpanProcessor({ exporter })] });
+    const reported = new ReportedExporter(exporter, this.endpoint);
+    this.provider = new TracerProvider({ resource, spanProcessors: [new BatchSpanProcessor({ exporter: reported })] });
     this.tracer = this.provider.getTracer(GAGGLE_NAME, GAGGLE_VERSION);
   }
 
@@ -141,6 +142,46 @@ export class Tracing {
     } finally {
       clearTimeout(timer);
     }
+  }
+}
+
+/**
+ * The OTLP exporter, its failures said in gaggle's log: OpenTelemetry itself logs nothing unless given a logger, and
+ * a wrong endpoint would lose every span unseen. Said once when exports start failing and once when they work again,
+ * so that a collector that is down does not fill the log.
+ */
+class ReportedExporter implements SpanExporter {
+  private failing = false;
+
+  constructor(
+    private readonly exporter: SpanExporter,
+    private readonly endpoint: string | undefined,
+  ) {}
+
+  export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
+    this.exporter.export(spans, (result) => {
+      if (result.code === ExportResultCode.FAILED) {
+        if (!this.failing) {
+          log.error(
+            { endpoint: this.endpoint, reason: result.error?.message, spans: spans.length },
+            "cannot send traces to the OTLP endpoint; spans are dropped until it takes them: check that a collector listens there ([telemetry] endpoint or OTEL_EXPORTER_OTLP_ENDPOINT) and its headers",
+          );
+        }
+        this.failing = true;
+      } else if (this.failing) {
+        this.failing = false;
+        log.info({ endpoint: this.endpoint }, "the OTLP endpoint takes traces again");
+      }
+      done(result);
+    });
+  }
+
+  forceFlush(): Promise<void> {
+    return this.exporter.forceFlush?.() ?? Promise.resolve();
+  }
+
+  shutdown(): Promise<void> {
+    return this.exporter.shutdown();
   }
 }
 

@@ -175,3 +175,37 @@ describe("traces to an OTLP endpoint that never answers", () => {
     expect(stderr).toContain(`http://127.0.0.1:${port}/v1/traces`);
   });
 });
+
+describe("traces to an OTLP endpoint where nothing listens", () => {
+  let gaggle: RunningGaggle;
+  let endpoint: string;
+  beforeAll(async () => {
+    // A port just freed: nothing listens there.
+    const taken = createServer().listen(0, "127.0.0.1");
+    await once(taken, "listening");
+    endpoint = `http://127.0.0.1:${(taken.address() as { port: number }).port}`;
+    await new Promise((resolve) => taken.close(resolve));
+    gaggle = await startGaggle(`${NO_BUILT_INS}\n${fixtureChild("echo", "echo.mjs")}`, {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: "100", OTEL_EXPORTER_OTLP_TIMEOUT: "500" },
+    });
+  });
+  afterAll(() => gaggle?.close());
+
+  it("answers the calls, and says in its log that the spans are dropped, where it sends them and what to check", async () => {
+    const result = await gaggle.meta("execute_child_tool", { server_id: "echo", tool_name: "echo", arguments: { text: "untraced" } });
+    expect(textOf(result)).toContain("untraced");
+    const line = await until(
+      () =>
+        gaggle
+          .stderr()
+          .split("\n")
+          .find((text) => text.includes('"subsystem":"traces"')),
+      (found) => found !== undefined,
+    );
+    const logged = JSON.parse(line!) as { level: number; endpoint: string; msg: string; reason?: string };
+    expect(logged).toMatchObject({ level: 50, endpoint: `${endpoint}/v1/traces` });
+    expect(logged.msg).toMatch(
+      /^cannot send traces to the OTLP endpoint; spans are dropped until it takes them: check that a collector listens there/,
+    );
+  });
+});
