@@ -46,6 +46,18 @@ export class AuditFile {
 
   constructor(private readonly settings: AuditSettings & { path: string }) {}
 
+  /**
+   * Opens the file as gaggle starts, so that a path it cannot write is said at once rather than at the first call.
+   * Never throws: gaggle serves without the file, and each later write tries again.
+   */
+  async open(): Promise<void> {
+    try {
+      await this.openFile();
+    } catch (error) {
+      this.cannotWrite(error);
+    }
+  }
+
   write(record: AuditRecord): void {
     if (this.queue.length >= MAX_QUEUED) {
       this.dropped++;
@@ -100,15 +112,26 @@ export class AuditFile {
         this.size += bytes;
         this.failed = false;
       } catch (error) {
-        // Said once per run of failures: a full disk must not fill the log as well.
-        if (!this.failed) log.error({ err: error, path: this.settings.path }, "cannot write the audit log; its records are lost until it can");
-        this.failed = true;
+        this.cannotWrite(error);
       }
       if (this.dropped > 0) {
         log.warn({ dropped: this.dropped, path: this.settings.path }, "audit records dropped while the disk did not keep up");
         this.dropped = 0;
       }
     }
+  }
+
+  /** Said once per run of failures: a full disk must not fill the log as well. */
+  private cannotWrite(error: unknown): void {
+    if (!this.failed) {
+      const { path } = this.settings;
+      const reason = error instanceof Error ? error.message : String(error);
+      log.error(
+        { path, reason },
+        `cannot write the audit log ${path} (${reason}); its records are lost until it can: give [audit] path a file in a folder gaggle may create and write`,
+      );
+    }
+    this.failed = true;
   }
 
   private async openFile(): Promise<FileHandle> {

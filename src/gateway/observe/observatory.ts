@@ -40,10 +40,12 @@ export async function openObservatory(config: GaggleConfig, options: Observatory
   const metrics = options.metrics ? await import("./metrics.js") : undefined;
   const tracing = tracesWanted(config.telemetry, options.env) ? await import("./tracing.js") : undefined;
   const { path } = config.audit;
+  const audit = path === undefined ? undefined : new AuditFile({ ...config.audit, path });
+  await audit?.open();
   return new Observatory({
     metrics: metrics && ((source) => new metrics.Metrics(source)),
     tracing: tracing && new tracing.Tracing(config.telemetry),
-    audit: path === undefined ? undefined : new AuditFile({ ...config.audit, path }),
+    audit,
     arguments: config.audit.arguments,
   });
 }

@@ -2,9 +2,12 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuditFile, CallRing, RECENT_CALLS } from "../../../src/gateway/observe/audit-log.js";
 import { estimatedJsonBytes, recordedArguments, type AuditRecord } from "../../../src/gateway/observe/audit-record.js";
+import { startGaggle, textOf, type RunningGaggle } from "../../helpers/gaggle.js";
+import { fixtureChild, NO_BUILT_INS } from "../../helpers/paths.js";
+import { until } from "../../helpers/poll.js";
 
 const dir = mkdtempSync(join(tmpdir(), "gaggle-audit-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -122,5 +125,34 @@ describe("the ring of recent calls", () => {
     expect(Object.keys(all[0]!)[0]).toBe("time");
     expect(ring.latest("bob").every((entry) => entry.principal === "bob")).toBe(true);
     expect(ring.latest("bob")).toHaveLength(RECENT_CALLS / 2);
+  });
+});
+
+describe("an audit path gaggle cannot write", () => {
+  let gaggle: RunningGaggle;
+  // A folder of that name cannot be made: a file holds the name.
+  const blocked = join(dir, "a-file");
+  const path = join(blocked, "audit.jsonl");
+  beforeAll(async () => {
+    writeFileSync(blocked, "not a folder\n");
+    gaggle = await startGaggle(`${NO_BUILT_INS}\n${fixtureChild("echo", "echo.mjs")}\n[audit]\npath = ${JSON.stringify(path)}\n`);
+  });
+  afterAll(() => gaggle?.close());
+
+  it("is said in the log as gaggle starts, with the path, the reason and what to do, and the calls are answered", async () => {
+    const line = await until(
+      () =>
+        gaggle
+          .stderr()
+          .split("\n")
+          .find((text) => text.includes('"subsystem":"audit"')),
+      (found) => found !== undefined,
+    );
+    const logged = JSON.parse(line!) as { level: number; path: string; reason: string; msg: string };
+    expect(logged).toMatchObject({ level: 50, path, reason: expect.stringContaining(blocked) });
+    expect(logged.msg).toContain(`cannot write the audit log ${path}`);
+    expect(logged.msg).toContain("give [audit] path a file in a folder gaggle may create and write");
+    const result = await gaggle.meta("execute_child_tool", { server_id: "echo", tool_name: "echo", arguments: { text: "unaudited" } });
+    expect(textOf(result)).toContain("unaudited");
   });
 });
