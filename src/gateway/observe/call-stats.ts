@@ -3,10 +3,18 @@
 /** Latencies kept per child: the percentiles are those of its latest calls. */
 const WINDOW = 512;
 
+/** A child's latest failed call; `principal` made it, and only a viewer who may see that principal's calls reads its message. */
+export interface LastError {
+  type: string;
+  message: string | undefined;
+  at: string;
+  principal: string;
+}
+
 interface ChildCalls {
   calls: number;
   errors: number;
-  lastError: { type: string; message: string | undefined; at: string } | null;
+  lastError: LastError | null;
   /** A ring of the latest durations, in milliseconds. */
   durations: Float64Array;
   next: number;
@@ -23,7 +31,8 @@ export interface CallSummary {
 export class CallStats {
   private readonly children = new Map<string, ChildCalls>();
 
-  record(child: string, ms: number, error: { type: string; message: string | undefined } | undefined): void {
+  /** `principal`: who made the call. */
+  record(child: string, ms: number, error: { type: string; message: string | undefined } | undefined, principal: string): void {
     let entry = this.children.get(child);
     if (!entry) {
       entry = { calls: 0, errors: 0, lastError: null, durations: new Float64Array(WINDOW), next: 0 };
@@ -34,7 +43,7 @@ export class CallStats {
     entry.calls++;
     if (error) {
       entry.errors++;
-      entry.lastError = { ...error, at: new Date().toISOString() };
+      entry.lastError = { ...error, at: new Date().toISOString(), principal };
     }
   }
 

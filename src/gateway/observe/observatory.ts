@@ -129,7 +129,7 @@ class ServerOp implements ServerOperation {
 
   childRequest(request: ChildRequest): ChildOperation {
     this.forwarded = true;
-    return new ChildOp(this.observatory, request, this.context);
+    return new ChildOp(this.observatory, request, this.context, this.request.principal);
   }
 
   failed(error: unknown): void {
@@ -158,7 +158,7 @@ class ServerOp implements ServerOperation {
     }
     // A built-in child answers without a wire, and a call refused for a child (its back-off, its arguments) never
     // reaches one: counted here, so that the child's stats hold every call routed to it.
-    if (this.child !== undefined && !this.forwarded) this.observatory.stats.record(this.child, ms, statsError(outcome));
+    if (this.child !== undefined && !this.forwarded) this.observatory.stats.record(this.child, ms, statsError(outcome), this.request.principal);
     if (AUDITED.has(method)) this.record(outcome, ms);
   }
 
@@ -199,6 +199,8 @@ class ChildOp implements ChildOperation {
     private readonly observatory: Observatory,
     private readonly request: ChildRequest,
     parent: Context | undefined,
+    /** Who made the client's request this one serves. */
+    private readonly principal: string,
   ) {
     this.traced = parent && observatory.tracing?.client(parent, request);
     this.span = this.traced?.span;
@@ -218,7 +220,7 @@ class ChildOp implements ChildOperation {
       { method: request.method, tool, prompt, child: request.child, error: outcome.error, protocol: request.protocol, transport: request.transport },
       ms / 1000,
     );
-    observatory.stats.record(request.child, ms, statsError(outcome));
+    observatory.stats.record(request.child, ms, statsError(outcome), this.principal);
     if (this.span) observatory.tracing?.end(this.span, outcome);
   }
 }

@@ -5,6 +5,7 @@ import type { Gaggle } from "../gaggle.js";
 import { statusView } from "../status-view.js";
 import { GAGGLE_VERSION } from "../../shared/version.js";
 import { Visibility } from "../../virtual/visibility.js";
+import type { LastError } from "./call-stats.js";
 import type { Observatory } from "./observatory.js";
 
 /** Who is looking: with named tokens each principal sees its own clients, work and calls; without, the one person sees all. */
@@ -39,9 +40,9 @@ export function statusDocument(gaggle: Gaggle, observatory: Observatory, viewer:
     },
     children: router.names().map((name) => {
       const view = statusView(router.status(name));
-      const calls = observatory.stats.summary(name);
+      const { last_error, ...calls } = observatory.stats.summary(name);
       const config = gaggle.config.children.find((child) => child.name === name);
-      return { ...view, url: config?.url ?? null, ...calls };
+      return { ...view, url: config?.url ?? null, ...calls, last_error: last_error && lastErrorView(last_error, mine(last_error.principal)) };
     }),
     clients: hub
       .clients()
@@ -65,6 +66,14 @@ export function statusDocument(gaggle: Gaggle, observatory: Observatory, viewer:
 }
 
 export type StatusDocument = ReturnType<typeof statusDocument>;
+
+/**
+ * A child's latest failure as a viewer may see it: its kind and time for all (the child is everyone's), its message
+ * only for a viewer who sees the calls of the principal that made it, as it may quote that call's arguments.
+ */
+function lastErrorView({ type, message, at }: LastError, visible: boolean) {
+  return { type, message: visible ? (message ?? null) : null, at };
+}
 
 function backgroundView(child: string, work: BackgroundWork) {
   return {

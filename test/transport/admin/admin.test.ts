@@ -6,7 +6,7 @@ import { textOf } from "../../helpers/gaggle.js";
 import { startHttpGaggle, type HttpGaggle } from "../../helpers/gaggle-http.js";
 import { fixtureChild, NO_BUILT_INS } from "../../helpers/paths.js";
 import { until } from "../../helpers/poll.js";
-import { get, json, startAdminGaggle, type AdminGaggle, type Status } from "./helpers.js";
+import { firstEvent, get, json, startAdminGaggle, type AdminGaggle, type Status } from "./helpers.js";
 
 describe("readiness of a gaggle whose eager child does not start", () => {
   let gaggle: AdminGaggle;
@@ -182,6 +182,25 @@ describe("the admin paths beside /mcp, with two named tokens", () => {
       name: "execute_child_tool",
       arguments: { server_id: "process", tool_name: "gg_process_kill", arguments: { pid: Number(pid) } },
     });
+  });
+
+  it("shows a child's latest failure to both, and what it says, which may quote the arguments, only to the caller", async () => {
+    const a = await gaggle.connect({ headers: alice, name: "alice-failing" });
+    // The arguments do not fit the tool's schema: the error quotes the value given.
+    await a.callTool({ name: "execute_child_tool", arguments: { server_id: "echo", tool_name: "add", arguments: { a: "alice-secret-7d2f", b: 1 } } });
+    const lastError = async (who: Record<string, string>) =>
+      (
+        await json<{ children: Array<{ server_id: string; last_error: { type: string; message: string | null } | null }> }>(
+          `${base()}api/status`,
+          who,
+        )
+      ).children.find((child) => child.server_id === "echo")!.last_error;
+    expect(await lastError(alice)).toMatchObject({ type: "INVALID_ARGS", message: expect.stringContaining("alice-secret-7d2f") });
+    expect(await lastError(bob)).toMatchObject({ type: "INVALID_ARGS", message: null });
+    const event = await firstEvent(`${base()}api/events`, bob);
+    expect(event).toContain("INVALID_ARGS");
+    expect(event).not.toContain("alice-secret-7d2f");
+    await a.close();
   });
 
   it("labels the calls of an HTTP session with the MCP version its initialize agreed", async () => {

@@ -69,3 +69,23 @@ export interface Status {
   }>;
   config_errors: string[];
 }
+
+/** The first server-sent event of a stream such as /api/events, after which the stream is closed. */
+export function firstEvent(url: string, headers: Record<string, string> = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => {
+        text += chunk;
+        const end = text.indexOf("\n\n");
+        if (end === -1) return;
+        resolve(text.slice(0, end));
+        req.destroy();
+      });
+      res.on("end", () => reject(new Error(`GET ${url}: ${res.statusCode} ended before an event: ${text}`)));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
