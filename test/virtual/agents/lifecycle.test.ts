@@ -2,6 +2,7 @@
 // session/load after its process ends or in a new session, an agent that never answers initialize stopped on release,
 // and no agent process left when gaggle is killed.
 import { writeFileSync } from "node:fs";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { failureOf, type RunningGaggle } from "../../helpers/gaggle.js";
 import { until } from "../../helpers/poll.js";
@@ -205,7 +206,8 @@ describe("an agent that never answers initialize", () => {
   const mute = (dirs: AgentDirs) =>
     ["[agents.mute]", 'command = "sh"', `args = ["-c", ${JSON.stringify(`echo $$ >> '${dirs.pids}'; exec sleep 1000`)}]`].join("\n");
 
-  it("has a turn cancelled with cancel_agent_turn end at once, not when the agent answers", async () => {
+  /** A session of the mute agent with a prompt, once its process has started. */
+  async function startMute(): Promise<{ dirs: AgentDirs; id: string; client: Client }> {
     const dirs = agentDirs();
     gaggle = await startAgentsGaggle(dirs, "", mute(dirs));
     const id = await startSession(gaggle.client, { agent: "mute", prompt: "say hi" });
@@ -213,20 +215,19 @@ describe("an agent that never answers initialize", () => {
       async () => agentPids(dirs),
       (pids) => pids.length === 1,
     );
-    expect(await agentsText(gaggle.client, "cancel_agent_turn", { session_id: id })).toContain("Cancelling prompt 1");
-    expect(await settled(gaggle.client, id, 1)).toMatch(/^ {2}1\. "say hi" \(cancelled in .*: cancelled before it started\)$/m);
+    return { dirs, id, client: gaggle.client };
+  }
+
+  it("has a turn cancelled with cancel_agent_turn end at once, not when the agent answers", async () => {
+    const { id, client } = await startMute();
+    expect(await agentsText(client, "cancel_agent_turn", { session_id: id })).toContain("Cancelling prompt 1");
+    expect(await settled(client, id, 1)).toMatch(/^ {2}1\. "say hi" \(cancelled in .*: cancelled before it started\)$/m);
   });
 
   it("is stopped when its session is released, release_agent not waiting for the answer", async () => {
-    const dirs = agentDirs();
-    gaggle = await startAgentsGaggle(dirs, "", mute(dirs));
-    const id = await startSession(gaggle.client, { agent: "mute", prompt: "say hi" });
-    await until(
-      async () => agentPids(dirs),
-      (pids) => pids.length === 1,
-    );
-    expect(await agentsText(gaggle.client, "release_agent", { session_id: id })).toContain("It was working; its turn was cancelled.");
+    const { dirs, id, client } = await startMute();
+    expect(await agentsText(client, "release_agent", { session_id: id })).toContain("It was working; its turn was cancelled.");
     expect(await waitGone(agentPids(dirs))).toEqual([]);
-    expect(await agentsText(gaggle.client, "get_agent_status", { session_id: id })).toMatch(/^ {2}1\. "say hi" \(cancelled in /m);
+    expect(await agentsText(client, "get_agent_status", { session_id: id })).toMatch(/^ {2}1\. "say hi" \(cancelled in /m);
   });
 });
