@@ -1,11 +1,24 @@
 // An agent session's turns over time: cancelled mid-turn (by the client, or at prompt_timeout_minutes), resumed with
 // session/load after its process ends or in a new session, an agent that never answers initialize stopped on release,
 // and no agent process left when gaggle is killed.
+import { writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { failureOf, type RunningGaggle } from "../../helpers/gaggle.js";
 import { until } from "../../helpers/poll.js";
 import { waitGone } from "../../helpers/processes.js";
-import { agentDirs, agentPids, agentsText, callAgents, settled, startAgentsGaggle, startSession, transcript, type AgentDirs } from "./helpers.js";
+import {
+  agentConfig,
+  agentDirs,
+  agentPids,
+  agentsText,
+  callAgents,
+  FAKE_AGENT,
+  settled,
+  startAgentsGaggle,
+  startSession,
+  transcript,
+  type AgentDirs,
+} from "./helpers.js";
 
 let gaggle: RunningGaggle | undefined;
 afterEach(async () => {
@@ -137,6 +150,37 @@ describe("limits", () => {
     });
     await agentsText(gaggle.client, "release_agent", { session_id: id });
     expect(await startSession(gaggle.client, {})).not.toBe(id);
+  });
+});
+
+describe("an edit of the [agents.NAME] tables", () => {
+  it("keeps the sessions of an agent whose table is unchanged, and releases those of one that changed", async () => {
+    const dirs = agentDirs();
+    gaggle = await startAgentsGaggle(dirs);
+    const { client } = gaggle;
+    const kept = await startSession(client, { prompt: "say before" });
+    await settled(client, kept, 1);
+    const [pid] = agentPids(dirs);
+    const other = `\n[agents.other]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(FAKE_AGENT)}]\ncwd = ${JSON.stringify(dirs.root)}\n`;
+
+    // A second agent added: the first one's session and process go on, and start_agent names both.
+    writeFileSync(gaggle.configPath, `${agentConfig(dirs)}${other}`);
+    await until(
+      () => gaggle!.metaJson<{ tools: Array<{ name: string }> }>("get_schema", { server_id: "agents" }),
+      ({ tools }) => JSON.stringify(tools.find((tool) => tool.name === "start_agent")).includes('\\"other\\"'),
+    );
+    expect(await agentsText(client, "prompt_agent", { session_id: kept, prompt: "say after" })).toContain("prompt 2");
+    expect(await settled(client, kept, 2)).toMatch(/^ {2}2\. "say after" \(completed in /m);
+    expect(agentPids(dirs)).toEqual([pid]);
+
+    // Its table changed: its session is released, saying why, and its process stops.
+    writeFileSync(gaggle.configPath, `${agentConfig(dirs, 'permission = "allow"')}${other}`);
+    await until(
+      () => agentsText(client, "get_agent_status", { session_id: kept }),
+      (text) => text.includes("Status: released ([agents.fake] was changed in the config)"),
+    );
+    expect(await waitGone([pid!])).toEqual([]);
+    expect(await transcript(client, kept)).toContain("[agent] after");
   });
 });
 
