@@ -4,6 +4,7 @@
 import type { ChildStatus } from "../children/child.js";
 import { StartFailure } from "../children/calls/call-failure.js";
 import { slowStartAdvice } from "../children/calls/slow-start.js";
+import { remoteAdvice } from "../children/calls/remote-advice.js";
 import { errorChain, GaggleError, refusedPort } from "../shared/errors.js";
 import type { ChildConfig } from "../config/index.js";
 
@@ -21,7 +22,7 @@ export function diagnose(config: ChildConfig, error: unknown, status: ChildStatu
   if (error instanceof StartFailure && error.timedOutAfterMs !== undefined) {
     return { reason, advice: [...noiseAdvice(status), ...slowStartAdvice(config, error.timedOutAfterMs), ...stderrAdvice(status.stderrTail)] };
   }
-  if (config.transport !== "stdio") return badPort(config, error) ?? { reason, advice: networkAdvice(config, causeCodes(error)) };
+  if (config.transport !== "stdio") return badPort(config, error) ?? { reason, advice: [remoteAdvice(config, error)] };
   return { reason, advice: [...noiseAdvice(status), `check ${key}.command, args and env`, ...stderrAdvice(status.stderrTail)] };
 }
 
@@ -38,53 +39,10 @@ function noiseAdvice({ stdoutNoise }: ChildStatus): string[] {
   ];
 }
 
-/** TLS failures by their codes: OpenSSL's certificate checks (CERT_HAS_EXPIRED, DEPTH_ZERO_SELF_SIGNED_CERT, ...) and Node's. */
-function isTlsCode(code: string): boolean {
-  return code.includes("CERT") || code.startsWith("ERR_TLS_") || code.startsWith("ERR_SSL_") || code === "HOSTNAME_MISMATCH" || code === "INVALID_CA";
-}
-
 /** A port fetch refuses to reach: named, with why and what to do. */
 function badPort(config: ChildConfig, error: unknown): Diagnosis | undefined {
   const reason = refusedPort(error, config.url!);
   return reason === undefined ? undefined : { reason, advice: [`serve the child on another port, and change it in mcp_servers.${config.name}.url`] };
-}
-
-const UNREACHABLE = new Set(["ETIMEDOUT", "ECONNRESET", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"]);
-
-/**
- * What the error and its causes say in fields: the system or TLS error code (fetch hides it under "fetch failed")
- * and the HTTP status (the SDK's transport errors carry it as a numeric code).
- */
-function causeCodes(error: unknown): { code: string | undefined; status: number | undefined } {
-  let code: string | undefined;
-  let status: number | undefined;
-  for (const at of causes(error)) {
-    const own = (at as { code?: unknown }).code;
-    // gaggle's own codes (SERVER_FAILED) say what kind of failure it is, not what failed underneath.
-    if (typeof own === "string" && !(at instanceof GaggleError)) code ??= own;
-    if (typeof own === "number" && own >= 400 && own < 600) status ??= own;
-  }
-  return { code, status };
-}
-
-/** The error and its causes, as far down as they go (a few levels at most). */
-function* causes(error: unknown): Generator<Error> {
-  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 8; at = at.cause, depth++) yield at;
-}
-
-function networkAdvice(config: ChildConfig, { code, status }: { code: string | undefined; status: number | undefined }): string[] {
-  const url = new URL(config.url!);
-  const key = `mcp_servers.${config.name}`;
-  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return [`the host ${url.hostname} does not resolve (DNS): check ${key}.url, or the network`];
-  if (code === "ECONNREFUSED") return [`nothing listens at ${url.host}: start the server, or check the port in ${key}.url`];
-  if (code !== undefined && UNREACHABLE.has(code)) return [`${url.host} cannot be reached from here: check the network, a proxy or a firewall`];
-  if (code !== undefined && isTlsCode(code)) {
-    return [`the TLS certificate of ${url.host} was refused: check the url's host name, or trust its issuer (NODE_EXTRA_CA_CERTS)`];
-  }
-  if (status === 401) return [`the server refused gaggle (401): check ${key}.headers (a token?), or add an [${key}.oauth] table`];
-  if (status === 403) return [`the server refused gaggle (403): the credentials in ${key}.headers are not allowed this`];
-  if (status === 404) return [`no MCP endpoint at ${url.href}: check the path (often /mcp, or /sse for the legacy transport)`];
-  return [`check ${key}.url and headers, and that the server is up`];
 }
 
 /**

@@ -152,8 +152,9 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
       closing.push([before, "edited"]);
       (before ? changed : added).push(child.name);
     }
+    changed.push(...builtInChanges.followed.map(({ name }) => name));
     catalog.reconfigure(exposures(current));
-    await Promise.allSettled(closing.map(([child, why]) => child?.close(undefined, why)));
+    await Promise.allSettled([...closing.map(([child, why]) => child?.close(undefined, why)), ...builtInChanges.followed.map(({ done }) => done)]);
     router.warmUp(eager([...changed, ...added].flatMap((name) => after.get(name) ?? [])));
     // A built-in child's `expose` changes what is listed (and whether the meta-tools are) without remaking it.
     const reoffered = JSON.stringify([...exposures(current)]) !== offeredBefore;

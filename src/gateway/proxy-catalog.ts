@@ -150,6 +150,11 @@ export class ProxyCatalog {
     return built !== undefined && built.from === this.toolIndex ? built.index.get(name) : undefined;
   }
 
+  /** The exposed names of the tools in the index last built, and of the sign-in tools: for naming the nearest. */
+  builtToolNames(): string[] {
+    return [...(this.builtTools?.index.keys() ?? []), ...this.signInEntries().keys()];
+  }
+
   /** The exposed children's tools once those not known yet have answered, waiting at most `ms`: for a client that lists once. */
   async toolsWaiting(ms: number): Promise<Tool[]> {
     await this.listUnlisted(ms);

@@ -68,12 +68,9 @@ export class GatewayRequests {
     // A tool of the built index is called at once; any other name waits for the index, or for a child's late list.
     const built = catalog.builtTool(name);
     if (built) return this.callOwned(built, args, ctx);
-    return catalog.resolveTool(name).then(async (owned) => {
+    return catalog.resolveTool(name).then((owned) => {
       if (!owned) {
-        const guess = nearest(
-          name,
-          (await catalog.tools()).map((tool) => tool.name),
-        );
+        const guess = nearest(name, catalog.builtToolNames());
         const hint = guess ? `did you mean "${guess}"? ` : "";
         throw new WireError(ErrorCode.InvalidParams, `Unknown tool: ${name}; ${hint}tools/list shows the tools this gateway offers`);
       }

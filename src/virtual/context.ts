@@ -69,6 +69,11 @@ export interface BuiltIn<Settings> {
    */
   madeFrom?(config: GaggleConfig): unknown;
   /**
+   * Takes a change of what it is made from (madeFrom, its own table unchanged) in the running child, resolving once
+   * done; undefined when it cannot, and the child is made again.
+   */
+  follow?(child: Child, config: GaggleConfig): Promise<void> | undefined;
+  /**
    * What `gaggle validate` reports of settings that validate as config but would leave the child unable to work;
    * each problem names its source. At serve time such a child still starts, refusing what it cannot do safely.
    */

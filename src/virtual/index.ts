@@ -31,10 +31,14 @@ export function createVirtualChildren(config: GaggleConfig, switchboard: Switchb
   return new BuiltInChildren(config, switchboard, members).children();
 }
 
-/** What a new config changed of the built-in children: the ones made (anew or again), and the ones gone. */
+/**
+ * What a new config changed of the built-in children: the ones made (anew or again), the ones gone, and the ones
+ * that took the change in place (each with its settling).
+ */
 export interface BuiltInChanges {
   made: Child[];
   removed: string[];
+  followed: Array<{ name: string; done: Promise<void> }>;
 }
 
 /**
@@ -67,12 +71,18 @@ export class BuiltInChildren {
     const before = this.config;
     this.config = next;
     const context = this.contextOf(next);
-    const changes: BuiltInChanges = { made: [], removed: [] };
+    const changes: BuiltInChanges = { made: [], removed: [], followed: [] };
     const redone = new Set<string>();
     for (const name of VIRTUAL_CHILD_NAMES) {
       const old = this.made.get(name);
-      const stale = old === undefined || settingsOf(before, name) !== settingsOf(next, name) || [...old.builtOn].some((under) => redone.has(under));
-      if (!stale) continue;
+      const remade = old === undefined || tableOf(before, name) !== tableOf(next, name) || [...old.builtOn].some((under) => redone.has(under));
+      const moved = !remade && madeOf(before, name) !== madeOf(next, name);
+      if (!remade && !moved) continue;
+      const done = moved ? BUILT_INS[name].follow?.(old.child, next) : undefined;
+      if (done) {
+        changes.followed.push({ name, done });
+        continue;
+      }
       this.made.delete(name);
       const child = next.virtual[name].enabled ? this.make(name, context) : undefined;
       if (child) changes.made.push(child);
@@ -106,12 +116,14 @@ export class BuiltInChildren {
   }
 }
 
-/**
- * What a built-in child is made of: its table but `expose`, which only changes how it is listed (see ProxyCatalog),
- * and what else of the config it says it is made from.
- */
-function settingsOf(config: GaggleConfig, name: BuiltInName): string {
-  return JSON.stringify({ table: { ...config.virtual[name], expose: undefined }, also: BUILT_INS[name].madeFrom?.(config) });
+/** A built-in child's table but `expose`, which only changes how it is listed (see ProxyCatalog). */
+function tableOf(config: GaggleConfig, name: BuiltInName): string {
+  return JSON.stringify({ ...config.virtual[name], expose: undefined });
+}
+
+/** What else of the config a built-in child says it is made from (see BuiltIn.madeFrom). */
+function madeOf(config: GaggleConfig, name: BuiltInName): string {
+  return JSON.stringify(BUILT_INS[name].madeFrom?.(config) ?? null);
 }
 
 function isLeftOut(made: Child | LeftOut): made is LeftOut {

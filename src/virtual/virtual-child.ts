@@ -193,6 +193,12 @@ export abstract class VirtualChild implements Child {
     return { uptimeMs: Date.now() - this.createdAt.getTime() };
   }
 
+  /** The child's tools are `virtualTools` as it now holds them (an edit of the config changed them): clients are told. */
+  protected toolsReplaced(): void {
+    this.toolsByName = undefined;
+    this.events.listChanged(this.name, "tools");
+  }
+
   private byName(): Map<string, VirtualTool> {
     this.toolsByName ??= new Map(this.virtualTools.map((tool) => [tool.definition.name, tool]));
     return this.toolsByName;

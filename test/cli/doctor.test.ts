@@ -216,6 +216,27 @@ describe("gaggle doctor", () => {
     });
   });
 
+  it("gives a call to a remote child that did not start the advice doctor gives", async () => {
+    const untrustedPort = (untrusted.address() as AddressInfo).port;
+    const config = writeConfig(
+      [
+        NO_BUILT_INS,
+        `[mcp_servers.down]\ntype = "http"\nurl = "http://127.0.0.1:${closedPort}/mcp"\n`,
+        `[mcp_servers.wrongpath]\ntype = "http"\nurl = "http://127.0.0.1:${gate.port}/no-mcp-here"\n`,
+        `[mcp_servers.untrusted]\ntype = "http"\nurl = "https://localhost:${untrustedPort}/mcp"\n`,
+      ].join("\n"),
+    );
+    const hints = {
+      down: `nothing listens at 127.0.0.1:${closedPort}: start the server, or check the port in mcp_servers.down.url`,
+      wrongpath: `no MCP endpoint at http://127.0.0.1:${gate.port}/no-mcp-here: check the path (often /mcp, or /sse for the legacy transport)`,
+      untrusted: `the TLS certificate of localhost:${untrustedPort} was refused: check the url's host name, or trust its issuer (NODE_EXTRA_CA_CERTS)`,
+    };
+    for (const [name, hint] of Object.entries(hints)) {
+      const call = await runCli(["call", name, "anything", "--config", config]);
+      expect(JSON.parse(call.stdout)).toMatchObject({ code: "SERVER_FAILED", hint });
+    }
+  });
+
   it("refuses a name that is not a child, suggesting the nearest", async () => {
     const config = writeConfig([NO_BUILT_INS, fixtureChild("echo", "echo.mjs")].join("\n"));
     const out = await runCli(["doctor", "ecko", "--config", config]);

@@ -3,6 +3,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { GaggleError, errorMessage, refusedPort, type Lookup } from "../../shared/errors.js";
 import type { ChildConfig } from "../../config/index.js";
 import type { CloseReason, QueueDepth } from "../child.js";
+import { remoteAdvice } from "./remote-advice.js";
 import { isStartTimeout, slowStartAdvice } from "./slow-start.js";
 
 export interface FailureContext {
@@ -129,7 +130,7 @@ export function startFailure(config: ChildConfig, timeoutMs: number, reason: str
     (timedOutAfterMs !== undefined ? slowStartAdvice(config, timedOutAfterMs).join("; ") : undefined) ??
     (config.transport === "stdio"
       ? `check the command, args and env of ${child} in the config`
-      : (portAdvice(config, cause) ?? `check the url and headers of ${child} in the config, and that the server is up`));
+      : (portAdvice(config, cause) ?? remoteAdvice(config, cause)));
   // A process's stderr (or a start that ran out of time) says more than the config does: where to read it follows.
   const stderr = known === undefined && (timedOutAfterMs !== undefined || config.transport === "stdio");
   const lookup: Lookup | undefined = stderr ? { server: child, stderr: true } : undefined;

@@ -45,6 +45,12 @@ export class ChildOAuthProvider implements OAuthClientProvider {
    */
   private rediscover: boolean;
 
+  /**
+   * A client registered during a sign-in, stored only with the tokens it obtains: a sign-in given up halfway
+   * leaves the client and tokens stored before it (whose refresh token belongs to that client) as they were.
+   */
+  private pendingClient: OAuthClientInformationMixed | undefined;
+
   /** The refresh under way, which every request that finds the access token due waits for. */
   private refreshing: Promise<void> | undefined;
 
@@ -135,6 +141,7 @@ export class ChildOAuthProvider implements OAuthClientProvider {
   clientInformation(): OAuthClientInformationMixed | undefined {
     const { clientId, clientSecret } = this.config ?? {};
     if (clientId !== undefined) return { client_id: clientId, ...(clientSecret !== undefined && { client_secret: clientSecret }) };
+    if (this.pendingClient) return this.pendingClient;
     const { client: stored, discovery } = this.store.read();
     const redirects = (stored as { redirect_uris?: unknown } | undefined)?.redirect_uris;
     const fits = !this.flow || !Array.isArray(redirects) || redirects.includes(this.flow.redirectUrl);
@@ -156,13 +163,22 @@ export class ChildOAuthProvider implements OAuthClientProvider {
     return undefined;
   }
 
-  /** A registration is kept; a client from the config stays there (its secret is not copied to disk). */
+  /**
+   * A registration is kept (during a sign-in, once it has tokens); a client from the config stays there (its
+   * secret is not copied to disk).
+   */
   saveClientInformation(client: OAuthClientInformationMixed): void {
     if (this.config?.clientId !== undefined) return;
-    this.store.update((stored) => ({ ...stored, client }));
+    if (this.flow) this.pendingClient = client;
+    else this.store.update((stored) => ({ ...stored, client }));
   }
 
+  /**
+   * None during a sign-in: a person asked for a new grant, and the stored one is neither refreshed in its place nor
+   * dropped when its refresh fails.
+   */
   tokens(): OAuthTokens | undefined {
+    if (this.flow) return undefined;
     const { tokens, scopeWanted, scopeAsked } = this.store.read();
     // A token answer without `scope` granted what was asked (RFC 6749 section 5.1).
     if (tokens === undefined || scopeWanted === undefined || coversScopes(tokens.scope ?? scopeAsked, scopeWanted)) return tokens;
@@ -195,7 +211,9 @@ export class ChildOAuthProvider implements OAuthClientProvider {
 
   /** A new grant answers what was wanted; the scopes of the grant are in the tokens. */
   saveTokens(tokens: OAuthTokens): void {
-    this.store.update(({ scopeWanted: _met, ...stored }) => ({ ...stored, tokens: { ...tokens, saved_at: Date.now() } }));
+    const client = this.pendingClient;
+    this.pendingClient = undefined;
+    this.store.update(({ scopeWanted: _met, ...stored }) => ({ ...stored, ...(client && { client }), tokens: { ...tokens, saved_at: Date.now() } }));
   }
 
   async redirectToAuthorization(url: URL): Promise<void> {

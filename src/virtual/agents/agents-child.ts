@@ -37,7 +37,7 @@ interface AgentEntry {
 }
 
 export class AgentsChild extends VirtualChild {
-  protected readonly virtualTools: VirtualTool[];
+  protected virtualTools: VirtualTool[];
   private readonly agents = new Map<string, AgentEntry>();
   private readonly sessions = new Map<string, AgentSession>();
   private readonly log = logger({ child: NAME });
@@ -45,21 +45,56 @@ export class AgentsChild extends VirtualChild {
   constructor(
     private readonly switchboard: Switchboard,
     configs: AgentConfig[],
-    launchOf: (config: AgentConfig) => AgentLaunch,
+    private readonly launchOf: (config: AgentConfig) => AgentLaunch,
     private readonly terminals: ProcessTable | undefined,
     private readonly visibility: Visibility,
   ) {
     super(NAME, DESCRIPTION, switchboard);
-    for (const config of configs) {
-      this.agents.set(config.name, {
-        config,
-        launch: launchOf(config),
-        roots: new WorkspaceRoots(config.roots, `[agents.${config.name}] roots`),
-        process: undefined,
-        stop: new AbortController(),
-      });
-    }
+    for (const config of configs) this.agents.set(config.name, this.entryOf(config));
     this.virtualTools = agentsTools(this);
+  }
+
+  /**
+   * Follows an edit of the `[agents.NAME]` tables in place: an agent whose table is as it was keeps its process and
+   * its sessions; one whose table changed or is gone has its live sessions released (their transcripts stay) and its
+   * process stopped; a new one is added. Resolves once the released sessions and stopped processes are done.
+   */
+  follow(configs: AgentConfig[]): Promise<void> {
+    const next = new Map(configs.map((config) => [config.name, config]));
+    const retired: Array<{ entry: AgentEntry; why: string }> = [];
+    for (const [name, entry] of this.agents) {
+      const config = next.get(name);
+      if (config && JSON.stringify(config) === JSON.stringify(entry.config)) continue;
+      this.agents.delete(name);
+      retired.push({ entry, why: `[agents.${name}] was ${config ? "changed" : "removed"} in the config` });
+    }
+    for (const config of configs) if (!this.agents.has(config.name)) this.agents.set(config.name, this.entryOf(config));
+    // The tools name the agents in their schemas.
+    this.virtualTools = agentsTools(this);
+    this.toolsReplaced();
+    return Promise.all(retired.map(({ entry, why }) => this.retire(entry, why))).then(() => undefined);
+  }
+
+  private entryOf(config: AgentConfig): AgentEntry {
+    return {
+      config,
+      launch: this.launchOf(config),
+      roots: new WorkspaceRoots(config.roots, `[agents.${config.name}] roots`),
+      process: undefined,
+      stop: new AbortController(),
+    };
+  }
+
+  /** An agent the config no longer has as it was: its sessions released, then its process stopped. */
+  private async retire(entry: AgentEntry, why: string): Promise<void> {
+    const sessions = [...this.sessions.values()].filter((session) => session.config === entry.config && session.live);
+    await Promise.all(
+      sessions.map(async (session) => {
+        await session.release(why);
+        this.events.resourceUpdated(this.name, transcriptUri(session.id));
+      }),
+    );
+    await this.stopProcess(entry);
   }
 
   /** A client session went away: its cached roots are forgotten. */
@@ -206,7 +241,7 @@ export class AgentsChild extends VirtualChild {
 
   async release(session: AgentSession, note: string): Promise<{ wasWorking: boolean; dropped: number }> {
     const outcome = await session.release(note);
-    await this.stopUnused(session.config.name);
+    await this.stopUnused(session.config);
     this.events.resourceUpdated(this.name, transcriptUri(session.id));
     return outcome;
   }
@@ -298,14 +333,14 @@ export class AgentsChild extends VirtualChild {
     const why = process.ending ?? (signal ? `signal ${signal}` : `exit code ${code}`);
     this.log.info({ agent: entry.config.name, pid: process.pid, code, signal }, "agent process ended");
     for (const session of this.sessions.values()) {
-      if (session.config.name === entry.config.name && session.live) session.processLost(why);
+      if (session.config === entry.config && session.live) session.processLost(why);
     }
   }
 
-  /** An agent's process ends with its last live session. */
-  private async stopUnused(name: string): Promise<void> {
-    const entry = this.agents.get(name);
-    if (!entry || [...this.sessions.values()].some((session) => session.config.name === name && session.live)) return;
+  /** An agent's process ends with its last live session; `config` is the sessions', which a retired agent no longer has. */
+  private async stopUnused(config: AgentConfig): Promise<void> {
+    const entry = this.agents.get(config.name);
+    if (entry?.config !== config || [...this.sessions.values()].some((session) => session.config === config && session.live)) return;
     await this.stopProcess(entry);
   }
 

@@ -11,6 +11,7 @@ import { AgentsChild, missingFolder } from "./agents-child.js";
 
 export const agentsChild: BuiltIn<AgentsSettings> = {
   madeFrom: (config) => config.agents,
+  follow: (child, config) => (child instanceof AgentsChild && config.agents.length > 0 ? child.follow(config.agents) : undefined),
   create(_settings, { config, inForce, switchboard, members }, built) {
     if (config.agents.length === 0) return undefined;
     const processes = built.get("process");

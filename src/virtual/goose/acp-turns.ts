@@ -37,6 +37,8 @@ export class AcpTurns implements GoslingTurns, AcpClientSide {
   readonly transport = "goose acp";
   conversation: string | undefined;
   private process: Promise<AgentProcess> | undefined;
+  /** Aborted to stop the process `process` resolves to, even before it has answered `initialize`. */
+  private stopping = new AbortController();
   /** The running turn's reader: updates between turns (a loaded session's replay) are not shown again. */
   private reader: AcpReader | undefined;
 
@@ -119,7 +121,8 @@ export class AcpTurns implements GoslingTurns, AcpClientSide {
 
   private connect(): Promise<AgentProcess> {
     if (!this.process) {
-      const starting = this.open();
+      this.stopping = new AbortController();
+      const starting = this.open(this.stopping.signal);
       this.process = starting;
       starting.then(
         (process) => void process.exited.then(() => this.forget(starting)),
@@ -129,25 +132,31 @@ export class AcpTurns implements GoslingTurns, AcpClientSide {
     return this.process;
   }
 
-  private async open(): Promise<AgentProcess> {
+  private async open(stop: AbortSignal): Promise<AgentProcess> {
     const { input } = this;
     const provider = value(input.options, "--provider") ?? input.provider;
     const model = value(input.options, "--model") ?? input.model;
     const builtins = input.options.filter((option) => option.flag === "--with-builtin").flatMap((option) => ["--with-builtin", option.value!]);
-    const process = await AgentProcess.start({
-      name: "goose",
-      command: input.launch.command,
-      args: [...input.prefixArgs, "acp", ...builtins],
-      cwd: input.cwd,
-      env: {
-        ...input.launch.env,
-        ...(provider !== undefined && { GOOSE_PROVIDER: provider }),
-        ...(model !== undefined && { GOOSE_MODEL: model }),
+    const process = await AgentProcess.start(
+      {
+        name: "goose",
+        command: input.launch.command,
+        args: [...input.prefixArgs, "acp", ...builtins],
+        cwd: input.cwd,
+        env: {
+          ...input.launch.env,
+          ...(provider !== undefined && { GOOSE_PROVIDER: provider }),
+          ...(model !== undefined && { GOOSE_MODEL: model }),
+        },
+        graceMs: input.launch.graceMs,
+        files: false,
+        terminals: false,
       },
-      graceMs: input.launch.graceMs,
-      files: false,
-      terminals: false,
-    });
+      stop,
+    );
+    // Stopped while its session is made: the process goes, and the request with it.
+    const onStop = () => void process.stop();
+    stop.addEventListener("abort", onStop, { once: true });
     try {
       const servers = this.servers(process);
       if (this.conversation === undefined) {
@@ -163,6 +172,8 @@ export class AcpTurns implements GoslingTurns, AcpClientSide {
     } catch (error) {
       await process.stop();
       throw error;
+    } finally {
+      stop.removeEventListener("abort", onStop);
     }
   }
 
@@ -189,6 +200,7 @@ export class AcpTurns implements GoslingTurns, AcpClientSide {
   private async stopProcess(): Promise<void> {
     const running = this.process;
     this.process = undefined;
+    this.stopping.abort();
     const process = await running?.catch(() => undefined);
     await process?.stop();
   }

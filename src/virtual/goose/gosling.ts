@@ -145,8 +145,8 @@ export class Gosling {
       this.current.stopReason ??= "release";
       await this.current.process?.stop();
     }
-    await this.draining;
-    await this.turns.close();
+    // Together: a turn whose process is still starting ends only once the process it waits for is stopped.
+    await Promise.all([this.draining, this.turns.close()]);
     this.transcript.line(`=== released: ${note} ===`);
     return { wasWorking, dropped: dropped.length };
   }

@@ -1,7 +1,7 @@
 // Signing in to a remote child behind a real authorization server (oidc-provider): gaggle auth login through the
 // browser, then calls with the token; refresh when the access token is refused; back to AUTH_REQUIRED when the
 // refresh token is too; the redirect listener's state check; the client credentials grant for unattended use.
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -69,10 +69,10 @@ const echo = (config: string, name: string, text: string) =>
 const storeOf = (name: string, at = url) => new TokenStore(join(state, "gaggle"), name, at);
 
 /**
- * Runs `gaggle auth login NAME` and plays the person at the browser once it prints the URL; `beforeBrowsing` may
- * answer "stop" when it has ended the sign-in itself.
+ * Runs `gaggle auth login NAME` and plays the person at the browser once it prints the URL; `beforeBrowsing` (given
+ * the URL and the process) may answer "stop" when it has ended the sign-in itself.
  */
-async function login(config: string, name: string, beforeBrowsing?: (authorizationUrl: string) => Promise<void | "stop">) {
+async function login(config: string, name: string, beforeBrowsing?: (authorizationUrl: string, signingIn: ChildProcess) => Promise<void | "stop">) {
   const child = spawn(process.execPath, [CLI, "auth", "login", name, "--config", config], { env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
@@ -86,7 +86,7 @@ async function login(config: string, name: string, beforeBrowsing?: (authorizati
     });
     void exited.then(() => reject(new Error(`gaggle auth login ended before printing a URL:\n${stdout}${stderr}`)));
   });
-  const landed = (await beforeBrowsing?.(authorizationUrl)) === "stop" ? undefined : await browse(authorizationUrl, as.issuer);
+  const landed = (await beforeBrowsing?.(authorizationUrl, child)) === "stop" ? undefined : await browse(authorizationUrl, as.issuer);
   return { code: await exited, stdout, stderr, landed };
 }
 
@@ -164,6 +164,22 @@ describe("a child behind a real authorization server", () => {
     const store = storeOf("docs");
     store.update((stored) => ({ ...stored, tokens: { ...stored.tokens!, access_token: "refused", refresh_token: "revoked" } }));
     expect(JSON.parse((await echo(config(), "docs", "x")).stdout)).toMatchObject({ code: "AUTH_REQUIRED" });
+  });
+
+  it("a gaggle auth login abandoned halfway leaves the sign-in before it working", async () => {
+    const config = configFor("kept");
+    expect((await login(config, "kept")).code).toBe(0);
+    const before = storeOf("kept").read();
+    // Again, and the person gives up at the authorization page: Ctrl-C.
+    const again = await login(config, "kept", async (_authorizationUrl, signingIn) => {
+      signingIn.kill("SIGINT");
+      return "stop";
+    });
+    expect(again.code).not.toBe(0);
+    expect(storeOf("kept").read()).toMatchObject({ client: before.client, tokens: before.tokens });
+    // Refreshed as it would have been: the refresh token still belongs to the client stored.
+    storeOf("kept").update((stored) => ({ ...stored, tokens: { ...stored.tokens!, access_token: "refused" } }));
+    expect((await echo(config, "kept", "still")).stdout.trim()).toBe("still");
   });
 
   it("gaggle auth logout revokes the refresh token at the authorization server, then forgets it", async () => {

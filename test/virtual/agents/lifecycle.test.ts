@@ -1,11 +1,25 @@
 // An agent session's turns over time: cancelled mid-turn (by the client, or at prompt_timeout_minutes), resumed with
 // session/load after its process ends or in a new session, an agent that never answers initialize stopped on release,
 // and no agent process left when gaggle is killed.
+import { writeFileSync } from "node:fs";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { failureOf, type RunningGaggle } from "../../helpers/gaggle.js";
 import { until } from "../../helpers/poll.js";
 import { waitGone } from "../../helpers/processes.js";
-import { agentDirs, agentPids, agentsText, callAgents, settled, startAgentsGaggle, startSession, transcript, type AgentDirs } from "./helpers.js";
+import {
+  agentConfig,
+  agentDirs,
+  agentPids,
+  agentsText,
+  callAgents,
+  FAKE_AGENT,
+  settled,
+  startAgentsGaggle,
+  startSession,
+  transcript,
+  type AgentDirs,
+} from "./helpers.js";
 
 let gaggle: RunningGaggle | undefined;
 afterEach(async () => {
@@ -140,6 +154,37 @@ describe("limits", () => {
   });
 });
 
+describe("an edit of the [agents.NAME] tables", () => {
+  it("keeps the sessions of an agent whose table is unchanged, and releases those of one that changed", async () => {
+    const dirs = agentDirs();
+    gaggle = await startAgentsGaggle(dirs);
+    const { client } = gaggle;
+    const kept = await startSession(client, { prompt: "say before" });
+    await settled(client, kept, 1);
+    const [pid] = agentPids(dirs);
+    const other = `\n[agents.other]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(FAKE_AGENT)}]\ncwd = ${JSON.stringify(dirs.root)}\n`;
+
+    // A second agent added: the first one's session and process go on, and start_agent names both.
+    writeFileSync(gaggle.configPath, `${agentConfig(dirs)}${other}`);
+    await until(
+      () => gaggle!.metaJson<{ tools: Array<{ name: string }> }>("get_schema", { server_id: "agents" }),
+      ({ tools }) => JSON.stringify(tools.find((tool) => tool.name === "start_agent")).includes('\\"other\\"'),
+    );
+    expect(await agentsText(client, "prompt_agent", { session_id: kept, prompt: "say after" })).toContain("prompt 2");
+    expect(await settled(client, kept, 2)).toMatch(/^ {2}2\. "say after" \(completed in /m);
+    expect(agentPids(dirs)).toEqual([pid]);
+
+    // Its table changed: its session is released, saying why, and its process stops.
+    writeFileSync(gaggle.configPath, `${agentConfig(dirs, 'permission = "allow"')}${other}`);
+    await until(
+      () => agentsText(client, "get_agent_status", { session_id: kept }),
+      (text) => text.includes("Status: released ([agents.fake] was changed in the config)"),
+    );
+    expect(await waitGone([pid!])).toEqual([]);
+    expect(await transcript(client, kept)).toContain("[agent] after");
+  });
+});
+
 describe("no agent process outlives gaggle", () => {
   it("even when gaggle is killed with SIGKILL", async () => {
     const dirs = agentDirs();
@@ -161,7 +206,8 @@ describe("an agent that never answers initialize", () => {
   const mute = (dirs: AgentDirs) =>
     ["[agents.mute]", 'command = "sh"', `args = ["-c", ${JSON.stringify(`echo $$ >> '${dirs.pids}'; exec sleep 1000`)}]`].join("\n");
 
-  it("has a turn cancelled with cancel_agent_turn end at once, not when the agent answers", async () => {
+  /** A session of the mute agent with a prompt, once its process has started. */
+  async function startMute(): Promise<{ dirs: AgentDirs; id: string; client: Client }> {
     const dirs = agentDirs();
     gaggle = await startAgentsGaggle(dirs, "", mute(dirs));
     const id = await startSession(gaggle.client, { agent: "mute", prompt: "say hi" });
@@ -169,20 +215,19 @@ describe("an agent that never answers initialize", () => {
       async () => agentPids(dirs),
       (pids) => pids.length === 1,
     );
-    expect(await agentsText(gaggle.client, "cancel_agent_turn", { session_id: id })).toContain("Cancelling prompt 1");
-    expect(await settled(gaggle.client, id, 1)).toMatch(/^ {2}1\. "say hi" \(cancelled in .*: cancelled before it started\)$/m);
+    return { dirs, id, client: gaggle.client };
+  }
+
+  it("has a turn cancelled with cancel_agent_turn end at once, not when the agent answers", async () => {
+    const { id, client } = await startMute();
+    expect(await agentsText(client, "cancel_agent_turn", { session_id: id })).toContain("Cancelling prompt 1");
+    expect(await settled(client, id, 1)).toMatch(/^ {2}1\. "say hi" \(cancelled in .*: cancelled before it started\)$/m);
   });
 
   it("is stopped when its session is released, release_agent not waiting for the answer", async () => {
-    const dirs = agentDirs();
-    gaggle = await startAgentsGaggle(dirs, "", mute(dirs));
-    const id = await startSession(gaggle.client, { agent: "mute", prompt: "say hi" });
-    await until(
-      async () => agentPids(dirs),
-      (pids) => pids.length === 1,
-    );
-    expect(await agentsText(gaggle.client, "release_agent", { session_id: id })).toContain("It was working; its turn was cancelled.");
+    const { dirs, id, client } = await startMute();
+    expect(await agentsText(client, "release_agent", { session_id: id })).toContain("It was working; its turn was cancelled.");
     expect(await waitGone(agentPids(dirs))).toEqual([]);
-    expect(await agentsText(gaggle.client, "get_agent_status", { session_id: id })).toMatch(/^ {2}1\. "say hi" \(cancelled in /m);
+    expect(await agentsText(client, "get_agent_status", { session_id: id })).toMatch(/^ {2}1\. "say hi" \(cancelled in /m);
   });
 });

@@ -124,6 +124,23 @@ describe("a goose acp process", () => {
   });
 });
 
+describe("a goose acp process that never answers initialize", () => {
+  it("is stopped when its gosling is released, release_gosling not waiting for the answer", async () => {
+    const goose = await start("", { FAKE_GOOSE_ACP: "1", FAKE_ACP_MUTE: "1" });
+    try {
+      const id = await goose.run("say never");
+      const [acp] = await until(
+        () => goose.runs().filter((run) => run.argv[0] === "acp"),
+        (runs) => runs.length === 1,
+      );
+      expect(await goose.text("release_gosling", { process_id: id })).toContain(id);
+      expect(await waitGone([acp!.pid])).toEqual([]);
+    } finally {
+      await goose.gaggle.close();
+    }
+  });
+});
+
 describe("goose run, the way without goose acp", () => {
   it("is taken when the installed Goose has no acp: one goose run per turn", async () => {
     const goose = await start("", {});
