@@ -120,7 +120,7 @@ export function createSession(wiring: SessionWiring): Session {
         : log.info("the client reads again; reading the child's output again"),
   });
   // A remote child's sign-in serves its session's transport and its listen streams alike.
-  const signIn = remote && new remote.ChildOAuthProvider(config.name, config.oauth, new TokenStore(wiring.stateDir, config.name, config.url!));
+  const signIn = remote && new remote.ChildOAuthProvider(config, config.oauth, new TokenStore(wiring.stateDir, config.name, config.url!));
   const noise = new NoiseLog(log, "protocol errors from the child");
   const link = createLink(wiring, { hold, noise }, remote && signIn && { kit: remote, signIn }, (name) =>
     session.cache.cachedTools?.find((tool) => tool.name === name),

@@ -5,6 +5,7 @@ import type { ChildStatus } from "../children/child.js";
 import { StartFailure } from "../children/calls/call-failure.js";
 import { slowStartAdvice } from "../children/calls/slow-start.js";
 import { remoteAdvice } from "../children/calls/remote-advice.js";
+import { signInCommand } from "../children/oauth/sign-in-command.js";
 import { errorChain, GaggleError, refusedPort } from "../shared/errors.js";
 import type { ChildConfig } from "../config/index.js";
 
@@ -17,7 +18,7 @@ export function diagnose(config: ChildConfig, error: unknown, status: ChildStatu
   const reason = plainReason(config.name, error instanceof GaggleError ? error.message : errorChain(error));
   const key = `mcp_servers.${config.name}`;
   if (error instanceof GaggleError && error.code === "AUTH_REQUIRED") {
-    return { reason, advice: [`run: gaggle auth login ${config.name}`] };
+    return { reason, advice: [`run: ${signInCommand(config)}`] };
   }
   if (error instanceof StartFailure && error.timedOutAfterMs !== undefined) {
     return { reason, advice: [...noiseAdvice(status), ...slowStartAdvice(config, error.timedOutAfterMs), ...stderrAdvice(status.stderrTail)] };

@@ -219,6 +219,8 @@ export function normalizeChild(raw: RawChild, opts: PathOptions) {
     transport,
     ...(command !== undefined && { command: configCommand(command, opts) }),
     cwd: cwd === undefined ? dirname(opts.path) : configPath(cwd, opts),
+    /** The config file it is written in: a command a person is told to run for it names the file (see signInCommand). */
+    configFile: opts.path,
     inheritEnv: inherit_env ?? true,
     enabled: enabled ?? (disabled === undefined ? true : !disabled),
     timeoutMs,

@@ -24,6 +24,8 @@ export interface MetaHandlerOptions {
   configErrors?: () => string[];
   /** The tool listed to sign in to a child that needs it (proxy and search modes); none elsewhere. */
   signInTool?: (name: string) => string | undefined;
+  /** The shell command that signs in to a child (see signInCommand); without the config file's name by default. */
+  signInCommand?: (name: string) => string;
   /**
    * Whether clients are told apart by named tokens: close_child_session then closes only the caller's part of a
    * built-in child. Otherwise every client is the same person, and it closes the child whole. Asked at each close:
@@ -38,6 +40,7 @@ export class MetaHandlers {
   private readonly builtIn: (name: string) => boolean;
   private readonly configErrors: () => string[];
   private readonly signInTool: (name: string) => string | undefined;
+  private readonly signInCommand: (name: string) => string;
   private readonly principals: () => boolean;
 
   constructor(
@@ -49,6 +52,7 @@ export class MetaHandlers {
     this.builtIn = options.builtIn ?? (() => false);
     this.configErrors = options.configErrors ?? (() => []);
     this.signInTool = options.signInTool ?? (() => undefined);
+    this.signInCommand = options.signInCommand ?? ((name) => `gaggle auth login ${name}`);
     this.principals = options.principals ?? (() => false);
   }
 
@@ -149,7 +153,7 @@ export class MetaHandlers {
     const tool = this.signInTool(child.name);
     const how = tool
       ? `call ${tool}, which sends you to its sign-in page; its tools are searched once you have signed in`
-      : `calling one of its tools asks you to sign in where your client can open a page; else run: gaggle auth login ${child.name}`;
+      : `calling one of its tools asks you to sign in where your client can open a page; else run: ${this.signInCommand(child.name)}`;
     return { server_id: child.name, how };
   }
 

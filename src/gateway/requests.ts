@@ -15,6 +15,7 @@ import {
 import { contextWith, LOCAL_PRINCIPAL, type CallContext, type Child } from "../children/child.js";
 import { resourceNotFound, WireError } from "../shared/errors.js";
 import { nearest } from "../shared/suggest.js";
+import { signInCommand } from "../children/oauth/sign-in-command.js";
 import { failureOutcome, resultOutcome, type ClientRequest } from "../shared/observer.js";
 import type { Gaggle } from "./gaggle.js";
 import type { Owned } from "./proxy-catalog.js";
@@ -39,6 +40,7 @@ export class GatewayRequests {
       builtIn: (name) => catalog.isBuiltIn(name),
       configErrors: () => gaggle.configErrors(),
       signInTool: (name) => catalog.signInToolName(name),
+      signInCommand: (name) => signInCommand({ name, configFile: gaggle.config.path }),
       principals: () => Object.keys(gaggle.config.gateway.authTokens ?? {}).length > 0,
     });
   }
@@ -80,7 +82,9 @@ export class GatewayRequests {
 
   private callOwned(owned: Owned<Tool>, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
     const { catalog, router } = this.gaggle;
-    const call = catalog.isSignInTool(owned) ? authenticate(router, owned.child, ctx) : router.call(owned.child, owned.item, args, ctx);
+    const call = catalog.isSignInTool(owned)
+      ? authenticate(router, owned.child, ctx, signInCommand({ name: owned.child.name, configFile: this.gaggle.config.path }))
+      : router.call(owned.child, owned.item, args, ctx);
     return call.catch((error: unknown) => {
       ctx.operation?.failed(error);
       return answeredOrFailed(error, catalog.wording.lookup);

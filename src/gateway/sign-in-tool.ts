@@ -28,7 +28,7 @@ export function signInTool(child: string): Tool {
  * must run where gaggle does) and the call answers at once with the page's address and `gaggle auth login NAME`,
  * for a browser on another machine.
  */
-export async function authenticate(router: Router, child: Child, ctx: CallContext): Promise<CallToolResult> {
+export async function authenticate(router: Router, child: Child, ctx: CallContext, command: string): Promise<CallToolResult> {
   // A sign-in made meanwhile elsewhere (`gaggle auth login` in a shell) needs no other.
   if (!child.status().needsAuth || (await startsNow(child))) return signedIn(child);
   const urls = ctx.caller?.urls;
@@ -36,7 +36,7 @@ export async function authenticate(router: Router, child: Child, ctx: CallContex
     try {
       await router.signIn(child.name, urls, ctx.cancel?.signal);
     } catch (error) {
-      throw signInUnfinished(child.name, error);
+      throw signInUnfinished(child.name, command, error);
     }
     return signedIn(child);
   }
@@ -52,7 +52,7 @@ export async function authenticate(router: Router, child: Child, ctx: CallContex
   // Its end is heard by the clients: the child's start once signed in tells them its lists changed.
   const flow = router.signIn(child.name, opener).then(() => child.tools());
   const first = await Promise.race([page, flow.then(() => undefined)]).catch((error: unknown) => {
-    throw signInUnfinished(child.name, error);
+    throw signInUnfinished(child.name, command, error);
   });
   if (first === undefined) return signedIn(child);
   flow.catch(() => {}); // The person may never come back; the flow's own wait ends it.
@@ -63,8 +63,8 @@ export async function authenticate(router: Router, child: Child, ctx: CallContex
     message:
       `Open this page to sign in to ${child.name}; once you have, its tools are listed (your client is told the list ` +
       `changed). The page sends the browser back to this machine: if the browser runs elsewhere, run ` +
-      `\`gaggle auth login ${child.name}\` in a shell here instead and paste the address the browser ends on.`,
-    command: `gaggle auth login ${child.name}`,
+      `\`${command}\` in a shell here instead and paste the address the browser ends on.`,
+    command,
   });
 }
 
@@ -88,9 +88,9 @@ async function signedIn(child: Child): Promise<CallToolResult> {
   });
 }
 
-function signInUnfinished(child: string, error: unknown): GaggleError {
+function signInUnfinished(child: string, command: string, error: unknown): GaggleError {
   const why = error instanceof Error ? error.message : String(error);
   return new GaggleError("AUTH_REQUIRED", `${child} needs you to sign in, and the sign-in did not finish: ${why}`, {
-    hint: `run: gaggle auth login ${child}`,
+    hint: `run: ${command}`,
   });
 }

@@ -109,7 +109,7 @@ describe("gaggle doctor", () => {
       `-> no MCP endpoint at http://127.0.0.1:${gate.port}/no-mcp-here: check the path (often /mcp, or /sse for the legacy transport)`,
     );
     expect(report("gated")).toContain("FAILED  gated needs you to sign in");
-    expect(report("gated")).toContain("-> run: gaggle auth login gated");
+    expect(report("gated")).toMatch(/-> run: gaggle auth login --config \S+\.toml gated/);
     expect(report("dies")).toContain("FAILED  exited (code 1)");
     expect(report("dies")).toContain("fatal: FIXTURE_API_KEY is not set");
     // The line naming the cause, not the stack trace after it; once, though the child was started twice (the probe).

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { type ChildConfig, ConfigError, GATEWAY_DEFAULTS, loadConfig, validateConfigText } from "../../src/config/index.js";
 import { VIRTUAL_DEFAULTS } from "../../src/config/virtual/index.js";
 import { AUDIT_DEFAULTS, TELEMETRY_DEFAULTS } from "../../src/config/observe.js";
+import { signInCommand } from "../../src/children/oauth/sign-in-command.js";
 import { tempDir } from "./files.js";
 
 const tmp = tempDir();
@@ -18,6 +19,8 @@ function stdioChild(name: string, command: string, extra: Partial<ChildConfig> =
     args: [],
     env: {},
     cwd: tmp.dir,
+    // Which file of tmp.dir each test's config is: the tests of configFile say.
+    configFile: expect.stringMatching(/\.(toml|json)$/) as string,
     inheritEnv: true,
     headers: {},
     enabled: true,
@@ -182,6 +185,15 @@ url = "http://localhost:3000/mcp"
   it("accepts the JSON name mcpServers too", () => {
     const path = tmp.write("camel.toml", `[mcpServers.echo]\ncommand = "node"\n`);
     expect(loadConfig(path, {}).children).toEqual([stdioChild("echo", "node")]);
+  });
+});
+
+describe("a child's config file", () => {
+  it("is kept with the child, so that a command a person is told to run names it", () => {
+    const path = tmp.write("in a folder/children_config.toml", '[mcp_servers.docs]\ntype = "http"\nurl = "http://127.0.0.1:9/mcp"\n');
+    const [docs] = loadConfig(path, {}).children;
+    expect(docs!.configFile).toBe(path);
+    expect(signInCommand(docs!)).toBe(`gaggle auth login --config '${path}' docs`);
   });
 });
 

@@ -124,7 +124,7 @@ describe("a child that needs a sign-in", () => {
       server_id: "notes",
       status: "sign_in_needed",
       url: expect.stringMatching(new RegExp(`^${as.issuer}/auth\\?`)),
-      command: "gaggle auth login notes",
+      command: `gaggle auth login --config ${gaggle.config} notes`,
     });
     const before = changes();
     // The person opens the page on gaggle's machine: the redirect comes back to gaggle, which goes on alone.
@@ -236,7 +236,7 @@ describe("a child that needs a sign-in, to a 2026-07-28 client", () => {
       server_id: "modern_plain",
       status: "sign_in_needed",
       url: expect.stringMatching(new RegExp(`^${as.issuer}/auth\\?`)),
-      command: "gaggle auth login modern_plain",
+      command: `gaggle auth login --config ${gaggle.config} modern_plain`,
     });
     const before = changed(stream);
     await browse(body.url as string, as.issuer);

@@ -10,6 +10,7 @@ import { GaggleError } from "../../shared/errors.js";
 import { identityAssertionGrant, JWT_BEARER_GRANT } from "./enterprise.js";
 import { checkMetadataIssuer } from "./issuer.js";
 import { reaching } from "./reaching.js";
+import { signInCommand } from "./sign-in-command.js";
 import { coversScopes, unionOfScopes } from "./scopes.js";
 import type { StoredSignIn, TokenStore } from "./token-store.js";
 
@@ -24,8 +25,8 @@ export interface SignInFlow {
 }
 
 /** The child needs a person to sign in; nothing gaggle can do alone (no refresh token, or it was refused). */
-export function authRequired(child: string, why: string): GaggleError {
-  return new GaggleError("AUTH_REQUIRED", `${child} needs you to sign in: ${why}`, { hint: `run: gaggle auth login ${child}` });
+export function authRequired(child: { name: string; configFile: string }, why: string): GaggleError {
+  return new GaggleError("AUTH_REQUIRED", `${child.name} needs you to sign in: ${why}`, { hint: `run: ${signInCommand(child)}` });
 }
 
 /** How long before its expiry an access token is refreshed, at most. */
@@ -57,12 +58,16 @@ export class ChildOAuthProvider implements OAuthClientProvider {
   /** Set when the client proves itself with a signed JWT (private_key_jwt) rather than a secret or nothing. */
   readonly addClientAuthentication?: AddClientAuthentication;
 
+  private readonly child: string;
+
   constructor(
-    private readonly child: string,
+    /** The child's name, and the config file it is written in, for the command a person is told to run. */
+    private readonly who: { name: string; configFile: string },
     private readonly config: OAuthConfig | undefined,
     private readonly store: TokenStore,
     private readonly flow?: SignInFlow,
   ) {
+    this.child = who.name;
     this.rediscover = flow !== undefined;
     const { clientId, privateKey } = config ?? {};
     if (privateKey && clientId !== undefined) {
@@ -154,7 +159,7 @@ export class ChildOAuthProvider implements OAuthClientProvider {
       this.clientMetadataUrl !== undefined && discovery?.authorizationServerMetadata?.client_id_metadata_document_supported === true;
     if (!this.flow && !documentServes) {
       throw authRequired(
-        this.child,
+        this.who,
         moved
           ? `its authorization server is now ${discovery.authorizationServerUrl} (it was ${registeredWith}), where gaggle has no client registered yet`
           : "gaggle has no client registered with its authorization server yet",
@@ -217,7 +222,7 @@ export class ChildOAuthProvider implements OAuthClientProvider {
   }
 
   async redirectToAuthorization(url: URL): Promise<void> {
-    if (!this.flow) throw authRequired(this.child, whySignInIsNeeded(this.store.read()));
+    if (!this.flow) throw authRequired(this.who, whySignInIsNeeded(this.store.read()));
     await this.flow.open(url);
   }
 
@@ -229,7 +234,7 @@ export class ChildOAuthProvider implements OAuthClientProvider {
 
   codeVerifier(): string {
     const verifier = this.store.read().codeVerifier;
-    if (verifier === undefined) throw authRequired(this.child, "no sign-in is under way");
+    if (verifier === undefined) throw authRequired(this.who, "no sign-in is under way");
     return verifier;
   }
 

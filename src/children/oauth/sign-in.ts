@@ -49,7 +49,7 @@ export async function signIn(child: ChildConfig, store: TokenStore, options: Sig
   });
   options.pasted?.((redirect) => listener.accept(redirect));
   try {
-    const provider = new ChildOAuthProvider(child.name, child.oauth, store, { redirectUrl: listener.redirectUrl, state, open: options.open });
+    const provider = new ChildOAuthProvider(child, child.oauth, store, { redirectUrl: listener.redirectUrl, state, open: options.open });
     const asked = await whatTheChildAsks(child);
     // What the child asks for now, with what a call found missing (step-up: both are kept, SEP-2350).
     const scope = unionOfScopes(asked.scope, store.read().scopeWanted);

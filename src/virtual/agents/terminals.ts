@@ -4,15 +4,13 @@ import { closeSync, openSync, readSync } from "node:fs";
 import type * as acp from "@agentclientprotocol/sdk";
 import { GaggleError } from "../../shared/errors.js";
 import { isDirectory } from "../../shared/fs-checks.js";
+import { shellWord } from "../../shared/shell-word.js";
 import type { ManagedProcess } from "../process/managed-process.js";
 import type { ProcessTable } from "../process/process-table.js";
 import type { Place } from "../workspace/place.js";
 
 /** Output a terminal/output answer holds when the agent set no limit. */
 const DEFAULT_OUTPUT_BYTES = 1024 * 1024;
-
-/** Words made only of these need no quoting for /bin/sh. */
-const PLAIN_WORD = /^[A-Za-z0-9_./=:,+@%^-]+$/;
 
 export interface TerminalOwner {
   principal: string;
@@ -87,10 +85,6 @@ export class SessionTerminals {
     if (found) return found;
     throw new GaggleError("NOT_FOUND", `no terminal "${id}" in this session (released, or never created)`);
   }
-}
-
-function shellWord(word: string): string {
-  return PLAIN_WORD.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 function exitOf(process: ManagedProcess): acp.TerminalExitStatus {

@@ -34,7 +34,7 @@ describe("a child behind OAuth that nobody signed in to", () => {
     const run = await runCli(["call", "gated", "echo", "{}", "--config", config], { env });
     expect(run.code).toBe(1);
     const failure = JSON.parse(run.stdout) as { code: string; error: string; hint: string };
-    expect(failure).toMatchObject({ code: "AUTH_REQUIRED", hint: "run: gaggle auth login gated" });
+    expect(failure).toMatchObject({ code: "AUTH_REQUIRED", hint: `run: gaggle auth login --config ${config} gated` });
     expect(failure.error).toContain("gated needs you to sign in");
     // It read the metadata the 401 pointed at, and stopped there: registering and signing in need a person.
     expect(gate.stderr()).toContain("request GET /.well-known/oauth-protected-resource/mcp");
@@ -53,7 +53,7 @@ describe("a child that needs a sign-in, from a client of a running gateway", () 
         const result = await client.callTool({ name: "execute_child_tool", arguments: { server_id: "gated", tool_name: "echo", arguments: {} } });
         expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toMatchObject({
           code: "AUTH_REQUIRED",
-          hint: "run: gaggle auth login gated",
+          hint: `run: gaggle auth login --config ${gaggle.config} gated`,
         });
       }
       const status = await client.callTool({ name: "get_child_status", arguments: { server_id: "gated" } });

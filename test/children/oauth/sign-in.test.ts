@@ -94,8 +94,10 @@ describe("a child behind a real authorization server", () => {
   const config = () => configFor("docs");
 
   it("before sign-in a call fails with AUTH_REQUIRED; after gaggle auth login it goes through", async () => {
-    const before = await echo(config(), "docs", "hello");
-    expect(JSON.parse(before.stdout)).toMatchObject({ code: "AUTH_REQUIRED", hint: "run: gaggle auth login docs" });
+    const file = config();
+    const before = await echo(file, "docs", "hello");
+    // The command names the config file: the shell it is run in may find another.
+    expect(JSON.parse(before.stdout)).toMatchObject({ code: "AUTH_REQUIRED", hint: `run: gaggle auth login --config ${file} docs` });
 
     const signIn = await login(config(), "docs");
     expect(signIn.landed).toMatchObject({ status: 200, landedAt: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/callback\?/) });
@@ -249,7 +251,10 @@ describe("a running gateway", () => {
         });
         return (result.content as Array<{ text: string }>)[0]!.text;
       };
-      expect(JSON.parse(await echoLate("before"))).toMatchObject({ code: "AUTH_REQUIRED", hint: "run: gaggle auth login late" });
+      expect(JSON.parse(await echoLate("before"))).toMatchObject({
+        code: "AUTH_REQUIRED",
+        hint: `run: gaggle auth login --config ${gaggle.config} late`,
+      });
       // What `gaggle auth login late` would write, written within the back-off's first second.
       storeOf("late").update(() => storeOf("source").read());
       expect(await echoLate("after")).toBe("after");
@@ -348,7 +353,7 @@ describe("a client that can open URLs (URL-mode elicitation)", () => {
       expect(JSON.parse(await echoThrough(client, "declines", "x"))).toMatchObject({
         code: "AUTH_REQUIRED",
         error: expect.stringContaining("the sign-in offered through the client did not finish: the sign-in page was not opened (declined)"),
-        hint: "run: gaggle auth login declines",
+        hint: `run: gaggle auth login --config ${gaggle.config} declines`,
       });
       await client.close();
     } finally {
@@ -376,7 +381,7 @@ describe("step-up: a call that needs more scopes than the sign-in granted", () =
     expect(await call("pid")).toMatchObject({
       code: "AUTH_REQUIRED",
       error: 'steps needs you to sign in: a call needs the scopes "mcp:read mcp:write", more than its sign-in granted ("mcp:read")',
-      hint: "run: gaggle auth login steps",
+      hint: `run: gaggle auth login --config ${config} steps`,
     });
 
     const second = await login(config, "steps", async (url) => expect(scopeAsked(url)).toBe("mcp:read mcp:write"));
