@@ -178,6 +178,7 @@ export class GatewayRequests {
       client: caller?.client,
       protocol: caller?.protocol,
       meta: ctx.meta,
+      cancel: ctx.cancel,
     });
     let answer: Promise<T>;
     try {

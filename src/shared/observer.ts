@@ -26,6 +26,8 @@ export interface ClientRequest {
   arguments?: Record<string, unknown> | undefined;
   /** The request's `_meta`: a W3C traceparent there is the parent of gaggle's span. */
   meta?: Record<string, unknown> | undefined;
+  /** The request's cancellation: one its client cancelled ends as CANCELLED, not as a failure (see cancelledOr). */
+  cancel?: { readonly aborted: boolean } | undefined;
 }
 
 /**
@@ -51,6 +53,8 @@ export interface ChildRequest {
   protocol: string | undefined;
   /** "pipe" for a child over stdio, "tcp" for one over HTTP. */
   transport: "pipe" | "tcp";
+  /** The cancellation of the client's request it serves (see ClientRequest.cancel). */
+  cancel?: { readonly aborted: boolean } | undefined;
 }
 
 /** One request to a child, from when it is sent until its answer. */
@@ -96,6 +100,16 @@ export function resultOutcome(result: unknown): Outcome {
 /** An Outcome with every member present, in one order: what reads outcomes sees one shape. */
 export function outcomeOf(error: string | undefined, message: string | undefined, answer: unknown): Outcome {
   return { error, message, answer };
+}
+
+/** What a request its client cancelled ended in: no failure of the child, whatever the cancellation made its call throw. */
+export const CANCELLED = "CANCELLED";
+
+/** `outcome`, or CANCELLED for a request that failed once its client had cancelled it. */
+export function cancelledOr(outcome: Outcome, cancel: { readonly aborted: boolean } | undefined): Outcome {
+  return outcome.error !== undefined && outcome.error !== "tool_error" && cancel?.aborted === true
+    ? outcomeOf(CANCELLED, outcome.message, outcome.answer)
+    : outcome;
 }
 
 /**

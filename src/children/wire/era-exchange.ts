@@ -40,6 +40,7 @@ export function exchangeInEra(
     uri: typeof params.uri === "string" ? params.uri : undefined,
     protocol: session.era.version,
     transport: session.remote ? "tcp" : "pipe",
+    cancel: ctx.cancel,
   });
   return operation ? observedExchange(operation, session, method, params, limits, ctx, label) : exchange(session, method, params, limits, ctx, label);
 }

@@ -19,7 +19,8 @@ export interface CallRecord {
   /** The child that served it, and its own name of the tool or prompt. */
   child: string | null;
   tool: string | null;
-  outcome: "ok" | "tool_error" | "error";
+  /** "cancelled": its client cancelled it before it ended. */
+  outcome: "ok" | "tool_error" | "error" | "cancelled";
   /** For an error: gaggle's code (TIMEOUT) or the JSON-RPC code ("-32602"). */
   error: string | null;
   duration_ms: number;

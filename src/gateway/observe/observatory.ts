@@ -5,6 +5,8 @@ import type { Context, Span } from "@opentelemetry/api";
 import { tracesWanted, type AuditArguments } from "../../config/observe.js";
 import type { GaggleConfig } from "../../config/index.js";
 import {
+  CANCELLED,
+  cancelledOr,
   failureOutcome,
   outcomeOf,
   type ChildOperation,
@@ -139,7 +141,7 @@ class ServerOp implements ServerOperation {
   end(answered: Outcome): void {
     const ms = performance.now() - this.started;
     const { failure } = this;
-    const outcome = failure ? outcomeOf(failure.error, failure.message, answered.answer) : answered;
+    const outcome = cancelledOr(failure ? outcomeOf(failure.error, failure.message, answered.answer) : answered, this.request.cancel);
     const { method, name } = this.request;
     // Only names gaggle knows become labels: one a client made up never grows the label set.
     const known = name !== undefined && (this.child !== undefined || (method === "tools/call" && isMetaTool(name))) ? name : undefined;
@@ -173,8 +175,9 @@ class ServerOp implements ServerOperation {
       target: request.name ?? request.uri ?? null,
       child: this.child ?? null,
       tool: this.childTool ?? null,
-      outcome: outcome.error === undefined ? "ok" : outcome.error === "tool_error" ? "tool_error" : "error",
-      error: outcome.error === undefined || outcome.error === "tool_error" ? null : outcome.error,
+      outcome:
+        outcome.error === undefined ? "ok" : outcome.error === "tool_error" ? "tool_error" : outcome.error === CANCELLED ? "cancelled" : "error",
+      error: outcome.error === undefined || outcome.error === "tool_error" || outcome.error === CANCELLED ? null : outcome.error,
       duration_ms: Math.round(ms * 10) / 10,
       // Only for the file (the page does not show them), and never by writing the answer out again: a child's
       // answer is counted as the line it came in, anything else estimated from its lengths.
@@ -211,9 +214,10 @@ class ChildOp implements ChildOperation {
     return this.traced && tracing ? tracing.inject(this.traced, meta) : meta;
   }
 
-  end(outcome: Outcome): void {
+  end(ended: Outcome): void {
     const ms = performance.now() - this.started;
     const { request, observatory } = this;
+    const outcome = cancelledOr(ended, request.cancel);
     const tool = request.method === "tools/call" ? request.name : undefined;
     const prompt = request.method === "prompts/get" ? request.name : undefined;
     observatory.metrics?.clientOperation(
@@ -225,9 +229,9 @@ class ChildOp implements ChildOperation {
   }
 }
 
-/** What a child's stats keep of a call that failed; undefined for one that did not. */
+/** What a child's stats keep of a call that failed; undefined for one that did not, or that its client cancelled. */
 function statsError(outcome: Outcome): { type: string; message: string | undefined } | undefined {
-  return outcome.error === undefined ? undefined : { type: outcome.error, message: outcome.message };
+  return outcome.error === undefined || outcome.error === CANCELLED ? undefined : { type: outcome.error, message: outcome.message };
 }
 
 /** An answer's size: the line it came in from the child, when it is still that child's own, else an estimate. */

@@ -124,6 +124,31 @@ describe("the admin listener of a stdio gaggle", () => {
     expect(status.recent_calls[0]).toMatchObject({ target: "made_up_tool_7c1e", outcome: "error", error: "-32602" });
   });
 
+  it("records a call its client cancelled as cancelled, not as the child's error", async () => {
+    const before = (await json<Status>(`${gaggle.admin}api/status`)).children.find((child) => child.server_id === "echo")!;
+    const abort = new AbortController();
+    const call = gaggle.client
+      .callTool({ name: "execute_child_tool", arguments: { server_id: "echo", tool_name: "sleep", arguments: { ms: 30_000 } } }, undefined, {
+        signal: abort.signal,
+      })
+      .catch((error: unknown) => error);
+    await until(
+      async () => (await json<Status>(`${gaggle.admin}api/status`)).children.find((child) => child.server_id === "echo")!,
+      (echo) => (echo as unknown as { queue_depth: number }).queue_depth === 1,
+    );
+    abort.abort("changed my mind");
+    expect(String(await call)).toMatch(/changed my mind|abort/i);
+    const status = await until(
+      () => json<Status>(`${gaggle.admin}api/status`),
+      (now) => now.recent_calls[0]?.outcome === "cancelled",
+    );
+    expect(status.recent_calls[0]).toMatchObject({ target: "execute_child_tool", child: "echo", outcome: "cancelled", error: null });
+    const echo = status.children.find((child) => child.server_id === "echo")!;
+    expect(echo).toMatchObject({ calls: before.calls + 1, errors: before.errors });
+    const metrics = (await get(`${gaggle.admin}metrics`)).body;
+    expect(metrics).toMatch(/mcp_client_operation_duration_seconds_count\{[^}]*gen_ai_tool_name="sleep"[^}]*error_type="CANCELLED"[^}]*\} 1/);
+  });
+
   it("shows a child that failed to start as failed", async () => {
     await gaggle.meta("execute_child_tool", { server_id: "broken", tool_name: "x", arguments: {} });
     const status = await json<Status>(`${gaggle.admin}api/status`);
