@@ -1,6 +1,5 @@
 // Proxy mode's view of the children: their tools and prompts under exposed names, and who owns which resource.
 import { setTimeout as delay } from "node:timers/promises";
-import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import type { Prompt, Resource, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { CHANGED_WITH, type Child, type ChildSchema } from "../children/child.js";
 import type { Router } from "../children/router.js";
@@ -9,6 +8,7 @@ import { logger } from "../shared/log.js";
 import { GaggleError } from "../shared/errors.js";
 import { exposedName } from "./exposed-names.js";
 import { signInTool } from "./sign-in-tool.js";
+import { likeliestOwner, listedOwner } from "./uri-owners.js";
 import { INSTRUCTIONS, META_TOOLS, META_WORDING, SEARCH_TOOLS, SEARCH_WORDING, TOOL_LIST_WORDING, type Wording } from "./meta-tools.js";
 
 export interface Owned<T> {
@@ -231,10 +231,8 @@ export class ProxyCatalog {
     const asked: Owned<ChildSchema>[] = [];
     for (const group of [[...running], rest]) {
       const schemas = await this.gather(group, (child) => child.schema());
-      const listed = schemas.find(({ item }) => item.resources.some((resource) => resource.uri === uri));
-      if (listed) return listed.child;
-      const templated = schemas.find(({ item }) => item.resourceTemplates.some((template) => compiled(template).match(uri) !== null));
-      if (templated) return templated.child;
+      const owner = listedOwner(uri, schemas);
+      if (owner) return owner;
       asked.push(...schemas);
     }
     return likeliestOwner(uri, asked);
@@ -366,39 +364,4 @@ function unique<T>(lists: Owned<T[]>[], key: (item: T) => string): Owned<T>[] {
     for (const item of items) if (!seen.has(key(item))) seen.set(key(item), { child, item });
   }
   return [...seen.values()];
-}
-
-/**
- * The child with the resource URI or template (up to its first expression) sharing the longest start with `uri`,
- * at least its whole scheme; the first of equals. Undefined when no child has a resource of that scheme.
- */
-function likeliestOwner(uri: string, schemas: Owned<ChildSchema>[]): Child | undefined {
-  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:/.exec(uri)?.[0].length;
-  if (scheme === undefined) return undefined;
-  let best: { child: Child; shared: number } | undefined;
-  for (const { child, item } of schemas) {
-    const starts = [
-      ...item.resources.map((resource) => resource.uri),
-      ...item.resourceTemplates.map((template) => template.uriTemplate.split("{")[0]!),
-    ];
-    for (const start of starts) {
-      const shared = sharedStart(uri, start);
-      if (shared >= scheme && shared > (best?.shared ?? 0)) best = { child, shared };
-    }
-  }
-  return best?.child;
-}
-
-function sharedStart(a: string, b: string): number {
-  let at = 0;
-  while (at < a.length && at < b.length && a[at] === b[at]) at++;
-  return at;
-}
-
-/** A template compiled once: the schema cache hands out the same template objects until the list changes. */
-const compiledTemplates = new WeakMap<ResourceTemplate, UriTemplate>();
-function compiled(template: ResourceTemplate): UriTemplate {
-  let uriTemplate = compiledTemplates.get(template);
-  if (!uriTemplate) compiledTemplates.set(template, (uriTemplate = new UriTemplate(template.uriTemplate)));
-  return uriTemplate;
 }

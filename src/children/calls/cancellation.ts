@@ -64,6 +64,21 @@ export class Cancellation {
   }
 }
 
+/** `work`'s value, or undefined as soon as `signal` aborts (the work goes on, its failure handled where it began). */
+export async function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) return undefined;
+  let onAbort = (): void => {};
+  const aborted = new Promise<undefined>((resolve) => {
+    onAbort = () => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([work, aborted]);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+}
+
 /** What work fails with when its caller gave up on it: the reason itself if it is an Error. */
 export function cancelledError(reason: unknown): Error {
   return reason instanceof Error ? reason : new Error(`cancelled by the caller: ${String(reason)}`);

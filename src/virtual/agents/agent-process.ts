@@ -166,6 +166,12 @@ export class AgentProcess {
     return tail ? `${why}; stderr: ${tail}` : why;
   }
 
+  /** Those of `servers` the agent takes: a stdio one from any, an HTTP or SSE one only where it declares it (mcpCapabilities). */
+  takes(servers: acp.McpServer[]): acp.McpServer[] {
+    const offered = this.capabilities.mcpCapabilities;
+    return servers.filter((server) => !("type" in server) || (server.type === "http" ? offered?.http : offered?.sse) === true);
+  }
+
   /** The agent's requests and updates for `sessionId` go to `side` from now on (updates that came early first). */
   attach(sessionId: string, side: AcpClientSide): void {
     this.sessions.set(sessionId, side);

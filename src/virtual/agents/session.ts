@@ -1,6 +1,7 @@
 // Owns one agent session: its ACP session in the agent's process, its turns (one at a time, the rest queued), its
 // transcript, and what gaggle answers the agent for it (permissions, files, terminals), confined to its roots.
 import type * as acp from "@agentclientprotocol/sdk";
+import { unlessAborted } from "../../children/calls/cancellation.js";
 import type { AgentConfig } from "../../config/agents.js";
 import { GaggleError, errorMessage } from "../../shared/errors.js";
 import { timerDelay } from "../../shared/timer-delay.js";
@@ -306,22 +307,13 @@ export class AgentSession implements AcpClientSide {
     return process;
   }
 
-  /** The MCP servers the agent takes: an HTTP one only from an agent that declares `mcpCapabilities.http`. */
+  /** The session's MCP servers the agent takes (see AgentProcess.takes); the transcript names those it does not. */
   private mcpServersFor(process: AgentProcess): acp.McpServer[] {
     const given = this.options.mcpServers ?? [];
-    const taken = given.filter(
-      (server) =>
-        !("type" in server) || (server.type === "http" ? process.capabilities.mcpCapabilities?.http : process.capabilities.mcpCapabilities?.sse),
-    );
-    if (taken.length < given.length) {
-      this.writer.note(
-        "gaggle",
-        `agent "${this.config.name}" takes no HTTP MCP servers (mcpCapabilities.http): it runs without ${given
-          .filter((server) => !taken.includes(server))
-          .map((server) => server.name)
-          .join(", ")}`,
-      );
-    }
+    const taken = process.takes(given);
+    const left = given.filter((server) => !taken.includes(server)).map((server) => server.name);
+    if (left.length > 0)
+      this.writer.note("gaggle", `agent "${this.config.name}" takes no HTTP MCP servers (mcpCapabilities.http): it runs without ${left.join(", ")}`);
     return taken;
   }
 
@@ -402,20 +394,5 @@ export class AgentSession implements AcpClientSide {
       for (const watcher of this.watchers) watcher();
     }, CHANGE_EVERY_MS);
     this.changeTimer.unref();
-  }
-}
-
-/** `work`'s value, or undefined as soon as `signal` aborts (the work goes on, its failure handled where it began). */
-async function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
-  if (signal.aborted) return undefined;
-  let onAbort = (): void => {};
-  const aborted = new Promise<undefined>((resolve) => {
-    onAbort = () => resolve(undefined);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([work, aborted]);
-  } finally {
-    signal.removeEventListener("abort", onAbort);
   }
 }

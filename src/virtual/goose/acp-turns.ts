@@ -181,7 +181,8 @@ export class AcpTurns implements GoslingTurns, AcpClientSide {
   private servers(process: AgentProcess): acp.McpServer[] {
     const urls = this.input.options.filter((option) => option.flag === "--with-streamable-http-extension").map((option) => option.value!);
     if (urls.length === 0) return [];
-    if (!process.capabilities.mcpCapabilities?.http) {
+    const servers: acp.McpServer[] = urls.map((url, index) => ({ type: "http", name: `extension-${index + 1}`, url, headers: [] }));
+    if (process.takes(servers).length < servers.length) {
       throw new GaggleError(
         "SESSION_ERROR",
         "goose acp takes no HTTP MCP servers (mcpCapabilities.http), and this gosling has --with-streamable-http-extension",
@@ -190,7 +191,7 @@ export class AcpTurns implements GoslingTurns, AcpClientSide {
         },
       );
     }
-    return urls.map((url, index) => ({ type: "http", name: `extension-${index + 1}`, url, headers: [] }));
+    return servers;
   }
 
   private forget(process: Promise<AgentProcess>): void {
