@@ -264,8 +264,9 @@ export function startFailureReason(error: unknown, session: Session | undefined,
   if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) return `refused to start the session: ${message}`;
   const exit = session?.process?.exitInfo;
   if (exit) return describeExit(exit);
-  const status = (error as { code?: unknown }).code;
-  return typeof status === "number" && status >= 400 ? `${oneLine(message)} (HTTP ${status})` : oneLine(message);
+  // The legacy SSE transport's error quotes its event's message, which names the status already.
+  const { code: status, event } = error as { code?: unknown; event?: unknown };
+  return typeof status === "number" && status >= 400 && event === undefined ? `${oneLine(message)} (HTTP ${status})` : oneLine(message);
 }
 
 /** The most of an HTTP error's body the reason carries. */

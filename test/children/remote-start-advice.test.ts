@@ -20,7 +20,7 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse) => voi
 const page = (status: number) => (_req: IncomingMessage, res: ServerResponse) =>
   res.writeHead(status, { "content-type": "text/html; charset=utf-8" }).end(`<!doctype html>\n<html><body><h1>${status}</h1></body></html>\n`);
 
-let urls: Record<"hang" | "site" | "sitemissing" | "wrongpath" | "locked" | "badtoken", string>;
+let urls: Record<"hang" | "site" | "sitemissing" | "wrongpath" | "ssewrongpath" | "locked" | "badtoken", string>;
 let gaggle: RunningGaggle;
 
 beforeAll(async () => {
@@ -41,10 +41,11 @@ beforeAll(async () => {
     site: `${site}/`,
     sitemissing: `${siteMissing}/mcp`,
     wrongpath: `${plain}/no-mcp-here`,
+    ssewrongpath: `${plain}/no-sse-here`,
     locked: `${locked}/mcp`,
     badtoken: `${locked}/mcp`,
   };
-  const entry = (name: keyof typeof urls, extra = "") => `[mcp_servers.${name}]\ntype = "http"\nurl = "${urls[name]}"\n${extra}`;
+  const entry = (name: keyof typeof urls, extra = "", type = "http") => `[mcp_servers.${name}]\ntype = "${type}"\nurl = "${urls[name]}"\n${extra}`;
   gaggle = await startGaggle(
     [
       NO_BUILT_INS,
@@ -52,6 +53,7 @@ beforeAll(async () => {
       entry("site"),
       entry("sitemissing"),
       entry("wrongpath"),
+      entry("ssewrongpath", "", "sse"),
       entry("locked"),
       entry("badtoken", 'headers = { Authorization = "Bearer not-accepted" }\n'),
     ].join("\n"),
@@ -85,6 +87,11 @@ function expected(): Record<keyof typeof urls, { reason: string; advice: string 
     wrongpath: {
       reason: "Streamable HTTP error: Error POSTing to endpoint: Not Found (HTTP 404)",
       advice: `no MCP endpoint at ${urls.wrongpath}: check the path (often /mcp, or /sse for the legacy transport)`,
+    },
+    // The legacy transport's error names the status itself: it is not said twice.
+    ssewrongpath: {
+      reason: "SSE error: Non-200 status code (404)",
+      advice: `no MCP endpoint at ${urls.ssewrongpath}: check the path (often /mcp, or /sse for the legacy transport)`,
     },
     locked: {
       reason: "the server answered 401 (Unauthorized) and publishes no OAuth metadata (RFC 9728, RFC 8414), so there is nothing to sign in to",
