@@ -90,7 +90,11 @@ beforeAll(async () => {
     // Sessions outlive the agent's process: the one a crash ends is loaded again in the next.
     `env = { FAKE_ACP_STATE = ${JSON.stringify(join(dir, "acp-state"))} }`,
   ].join("\n");
-  gaggle = await startHttpGaggle(`${teamConfig(dir, "", "", gateway)}\n${agent}\n`, { env: { ...TOKENS, XDG_STATE_HOME: join(dir, "xdg-state") } });
+  // The same agent, its turns cut at 0.6 s.
+  const slow = agent.replace("[agents.fake]", "[agents.slow]") + "\nprompt_timeout_minutes = 0.01";
+  gaggle = await startHttpGaggle(`${teamConfig(dir, "", "", gateway)}\n${agent}\n${slow}\n`, {
+    env: { ...TOKENS, XDG_STATE_HOME: join(dir, "xdg-state") },
+  });
   ann = await gaggle.connect({ name: "ann", ...bearer(TOKENS.GAGGLE_TEST_ANN) });
   bob = await gaggle.connect({ name: "bob", ...bearer(TOKENS.GAGGLE_TEST_BOB) });
   annHeard = listen(ann);
@@ -161,6 +165,21 @@ describe("a member's failed turn", () => {
     );
     await idle(ann, "t-ann", annsAgent);
     expect(noticesOf(annHeard).map((each) => each.failure.message_id)).not.toContain(next.message_id);
+  });
+
+  it("a turn cut at prompt_timeout_minutes: the lead hears the limit it ran past", async () => {
+    const slow = await json<{ agent_id: string }>(
+      call(ann, "gg_team_manage", { team_id: "t-ann", title: "slow", agent: "slow", prompt: "say ready" }),
+    );
+    await idle(ann, "t-ann", slow.agent_id);
+    const sent = await send(ann, "t-ann", slow.agent_id, "work\nhang");
+    const notice = await noticeAbout(annHeard, sent.message_id);
+    expect(notice.failure).toMatchObject({
+      agent_id: slow.agent_id,
+      title: "slow",
+      state: "cancelled",
+      problem: "it ran past prompt_timeout_minutes (0.6s)",
+    });
   });
 
   it("a gosling member's failed turn reaches the lead the same way", async () => {
