@@ -20,7 +20,7 @@ import { Turn, type PromptSource, type TurnState } from "./turn.js";
 export type SessionStatus = "starting" | "idle" | "working" | "released" | "failed";
 /** What a session needs of the child that holds it. */
 export interface SessionHost {
-  /** This agent's process, started if it is not running. */
+  /** The agent's process serving the session's principal, started if it is not running. */
   process(): Promise<AgentProcess>;
   readonly terminals: ProcessTable | undefined;
   /** The transcript grew (called at most every few hundred ms). */
