@@ -351,7 +351,8 @@ export class AgentsChild extends VirtualChild {
     signal: NodeJS.Signals | null,
   ): void {
     this.log.info({ agent: entry.config.name, principal: owner, pid: process.pid, code, signal }, "agent process ended");
-    // One gaggle stopped had no live session left, and a session started since runs in a new process.
+    // A process gaggle stopped (its principal's last session released, the agent's table edited) is forgotten
+    // already: a session started since runs in a new process.
     if (entry.processes.get(owner) !== running) return;
     entry.processes.delete(owner);
     const why = process.ending ?? (signal ? `signal ${signal}` : `exit code ${code}`);
