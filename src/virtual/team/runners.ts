@@ -36,8 +36,8 @@ export interface MemberRunner {
   reached(turn: MemberTurn): boolean;
   /**
    * Why `turn`, one of its own that has ended, failed: its agent could not be started, died during it, answered it
-   * with an error, or stopped it unfinished (an ACP stop reason such as refusal). Undefined when it finished, and
-   * when it was cancelled (released: the member removed, or gaggle closing).
+   * with an error, stopped it unfinished (an ACP stop reason such as refusal), or ran past its time limit.
+   * Undefined when it finished, and when it was cancelled (released: the member removed, or gaggle closing).
    */
   failure(turn: MemberTurn): string | undefined;
   release(note: string): Promise<{ wasWorking: boolean }>;
@@ -144,6 +144,8 @@ export class AgentRunner implements MemberRunner {
   failure(turn: MemberTurn): string | undefined {
     const own = this.session.turns.find((candidate) => candidate === turn);
     if (own?.state === "failed") return own.problem ?? "the turn failed";
+    // Cancelled by gaggle at prompt_timeout_minutes, not by anyone who asked for it.
+    if (own?.state === "cancelled" && own.timedOut !== undefined) return own.timedOut;
     // Completed, yet the agent stopped before it finished (refusal, max_tokens, max_turn_requests).
     if (own?.state === "completed" && own.stopReason !== undefined && own.stopReason !== "end_turn")
       return own.problem ?? `stop reason: ${own.stopReason}`;

@@ -11,22 +11,14 @@ import { startHttpGaggle, type HttpGaggle } from "../../helpers/gaggle-http.js";
 import { textOf } from "../../helpers/gaggle.js";
 import { listen, type Heard } from "../../helpers/notifications.js";
 import { until } from "../../helpers/poll.js";
-import { FAKE_AGENT } from "../agents/helpers.js";
+import type { TurnFailureRecord } from "../../../src/virtual/team/records.js";
+import { fakeAgentTable } from "../agents/helpers.js";
 import { teamConfig, type MemberRow, type TeamStatus, type UnreadRow } from "./helpers.js";
 
 const TOKENS = { GAGGLE_TEST_ANN: "ann-token-0123456789", GAGGLE_TEST_BOB: "bob-token-0123456789" };
 const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
 
-interface Failure {
-  agent_id: string;
-  title: string;
-  message_id: string;
-  delivery_id: string;
-  gosling_id: string | null;
-  agent_session_id: string | null;
-  state: string;
-  problem: string;
-}
+type Failure = TurnFailureRecord;
 type Notice = UnreadRow & { failure?: Failure };
 type Status = Omit<TeamStatus, "unread_messages" | "members"> & {
   unread_messages: Notice[];
@@ -82,15 +74,14 @@ beforeAll(async () => {
   const agentHome = join(dir, "agent-home");
   mkdirSync(agentHome);
   const gateway = 'auth_tokens = { ann = "${GAGGLE_TEST_ANN}", bob = "${GAGGLE_TEST_BOB}" }';
-  const agent = [
-    "[agents.fake]",
-    `command = ${JSON.stringify(process.execPath)}`,
-    `args = [${JSON.stringify(FAKE_AGENT)}]`,
-    `cwd = ${JSON.stringify(agentHome)}`,
-    // Sessions outlive the agent's process: the one a crash ends is loaded again in the next.
-    `env = { FAKE_ACP_STATE = ${JSON.stringify(join(dir, "acp-state"))} }`,
-  ].join("\n");
-  gaggle = await startHttpGaggle(`${teamConfig(dir, "", "", gateway)}\n${agent}\n`, { env: { ...TOKENS, XDG_STATE_HOME: join(dir, "xdg-state") } });
+  // Sessions outlive the agent's process: the one a crash ends is loaded again in the next.
+  const env = { FAKE_ACP_STATE: join(dir, "acp-state") };
+  const agent = fakeAgentTable("fake", agentHome, env);
+  // The same agent, its turns cut at 0.6 s.
+  const slow = `${fakeAgentTable("slow", agentHome, env)}\nprompt_timeout_minutes = 0.01`;
+  gaggle = await startHttpGaggle(`${teamConfig(dir, "", "", gateway)}\n${agent}\n${slow}\n`, {
+    env: { ...TOKENS, XDG_STATE_HOME: join(dir, "xdg-state") },
+  });
   ann = await gaggle.connect({ name: "ann", ...bearer(TOKENS.GAGGLE_TEST_ANN) });
   bob = await gaggle.connect({ name: "bob", ...bearer(TOKENS.GAGGLE_TEST_BOB) });
   annHeard = listen(ann);
@@ -161,6 +152,21 @@ describe("a member's failed turn", () => {
     );
     await idle(ann, "t-ann", annsAgent);
     expect(noticesOf(annHeard).map((each) => each.failure.message_id)).not.toContain(next.message_id);
+  });
+
+  it("a turn cut at prompt_timeout_minutes: the lead hears the limit it ran past", async () => {
+    const slow = await json<{ agent_id: string }>(
+      call(ann, "gg_team_manage", { team_id: "t-ann", title: "slow", agent: "slow", prompt: "say ready" }),
+    );
+    await idle(ann, "t-ann", slow.agent_id);
+    const sent = await send(ann, "t-ann", slow.agent_id, "work\nhang");
+    const notice = await noticeAbout(annHeard, sent.message_id);
+    expect(notice.failure).toMatchObject({
+      agent_id: slow.agent_id,
+      title: "slow",
+      state: "cancelled",
+      problem: "it ran past prompt_timeout_minutes (0.6s)",
+    });
   });
 
   it("a gosling member's failed turn reaches the lead the same way", async () => {
