@@ -1,5 +1,6 @@
 // What the call path tells of each request it serves: a client's request to gaggle and gaggle's requests to a child
 // for it. With nothing observing (no admin listener, no traces, no audit log) there is no observer and no work.
+import { errorMessage } from "./errors.js";
 
 /** Who sent a request, as its client introduced itself. */
 export interface PeerInfo {
@@ -26,8 +27,11 @@ export interface ClientRequest {
   arguments?: Record<string, unknown> | undefined;
   /** The request's `_meta`: a W3C traceparent there is the parent of gaggle's span. */
   meta?: Record<string, unknown> | undefined;
-  /** The request's cancellation: one its client cancelled ends as CANCELLED, not as a failure (see cancelledOr). */
-  cancel?: { readonly aborted: boolean } | undefined;
+  /**
+   * The request's cancellation: one its client cancelled, or whose client's session ended, ends as CANCELLED with
+   * the cancellation's reason, not as a failure (see cancelledOr).
+   */
+  cancel?: CancelState | undefined;
 }
 
 /**
@@ -54,7 +58,7 @@ export interface ChildRequest {
   /** "pipe" for a child over stdio, "tcp" for one over HTTP. */
   transport: "pipe" | "tcp";
   /** The cancellation of the client's request it serves (see ClientRequest.cancel). */
-  cancel?: { readonly aborted: boolean } | undefined;
+  cancel?: CancelState | undefined;
 }
 
 /** One request to a child, from when it is sent until its answer. */
@@ -102,13 +106,26 @@ export function outcomeOf(error: string | undefined, message: string | undefined
   return { error, message, answer };
 }
 
-/** What a request its client cancelled ended in: no failure of the child, whatever the cancellation made its call throw. */
+/**
+ * What a cancelled request ended in (its client cancelled it, or its client's session ended): no failure of the
+ * child, whatever the cancellation made its call throw.
+ */
 export const CANCELLED = "CANCELLED";
 
-/** `outcome`, or CANCELLED for a request that failed once its client had cancelled it. */
-export function cancelledOr(outcome: Outcome, cancel: { readonly aborted: boolean } | undefined): Outcome {
+/** What an observer reads of a request's cancellation (a Cancellation is one). */
+export interface CancelState {
+  readonly aborted: boolean;
+  /** Why: what its client said, or that the client's session ended. */
+  readonly reason: unknown;
+}
+
+/**
+ * `outcome`, or CANCELLED for a request that failed once it was cancelled, its client's doing or its session's end,
+ * with the cancellation's reason as its message: what the cancellation made its call throw says nothing of the child.
+ */
+export function cancelledOr(outcome: Outcome, cancel: CancelState | undefined): Outcome {
   return outcome.error !== undefined && outcome.error !== "tool_error" && cancel?.aborted === true
-    ? outcomeOf(CANCELLED, outcome.message, outcome.answer)
+    ? outcomeOf(CANCELLED, cancel.reason === undefined ? outcome.message : errorMessage(cancel.reason), outcome.answer)
     : outcome;
 }
 

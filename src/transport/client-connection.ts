@@ -35,15 +35,6 @@ export interface ConnectionParts {
   modern?: { server: ModernServer; who: ClientPrincipal; every: boolean };
 }
 
-/** What a tools/call is cancelled with when its client goes away, as the SDK cancels the handlers of its requests. */
-const CONNECTION_CLOSED = () => new McpError(ErrorCode.ConnectionClosed, "Connection closed");
-
-/** A request answered here rather than by the SDK's Protocol: its cancellation, and whether it is a 2026-07-28 one. */
-interface InFlight {
-  cancel: Cancellation;
-  modern: boolean;
-}
-
 /**
  * Sorts each message once: notifications/cancelled for a request answered here aborts it (one in-flight table); a
  * request whose _meta claims the 2026-07-28 era, or server/discover, goes to the ModernServer; a tools/call to the
@@ -60,7 +51,8 @@ interface InFlight {
  * session while it never sees tools/call, is pinned by test/transport/client-connection.test.ts.
  */
 export class ClientConnection implements LinkReceiver {
-  private readonly inFlight = new Map<RequestId, InFlight>();
+  /** The requests answered here rather than by the SDK's Protocol, by id: each one's cancellation. */
+  private readonly inFlight = new Map<RequestId, Cancellation>();
   private readonly face: SessionFace;
   private ending: ((reason: Error) => void) | undefined;
   /** Settles once the connection has closed. */
@@ -99,14 +91,15 @@ export class ClientConnection implements LinkReceiver {
   }
 
   /**
-   * Every request still answered here is cancelled: a tools/call as the SDK cancels its own handlers, a 2026-07-28
-   * request with `reason`; then the session's server learns of the close, and the session leaves the gateway.
+   * Every request still answered here is cancelled with `reason`, which its child is told and its record keeps: a
+   * call whose client went away is no failure of the child's. Then the session's server learns of the close, and
+   * the session leaves the gateway.
    */
-  closed(reason: Error = new Error("the client closed the connection")): void {
+  closed(reason: Error = new Error("the client's session ended")): void {
     const ending = this.ending;
     if (!ending) return;
     this.ending = undefined;
-    for (const { cancel, modern } of this.inFlight.values()) cancel.abort(modern ? reason : CONNECTION_CLOSED());
+    for (const cancel of this.inFlight.values()) cancel.abort(reason);
     this.inFlight.clear();
     this.face.onclose?.();
     this.parts.session?.closed();
@@ -119,7 +112,7 @@ export class ClientConnection implements LinkReceiver {
   }
 
   private callTool(session: GatewayServer, request: JSONRPCRequest): void {
-    const cancel = this.begin(request.id, false);
+    const cancel = this.begin(request.id);
     let result: Promise<CallToolResult>;
     try {
       result = session.callTool(toolCallParams(request.params), new ToolCallExtra(session.server, request.id, cancel));
@@ -149,7 +142,7 @@ export class ClientConnection implements LinkReceiver {
 
   private async answerModern(request: JSONRPCRequest): Promise<void> {
     const { server, who } = this.parts.modern!;
-    const cancel = this.begin(request.id, true);
+    const cancel = this.begin(request.id);
     const unsent = (error: unknown) => this.error(new Error(`could not send to the client: ${String(error)}`));
     try {
       const answer = await server.handle(request, { ...who, cancel, notify: (notification) => void this.link.send(notification).catch(unsent) });
@@ -160,24 +153,24 @@ export class ClientConnection implements LinkReceiver {
   }
 
   /** Records a request answered here; notifications/cancelled for it, or the connection's end, aborts its cancellation. */
-  private begin(id: RequestId, modern: boolean): Cancellation {
+  private begin(id: RequestId): Cancellation {
     const cancel = new Cancellation();
-    this.inFlight.set(id, { cancel, modern });
+    this.inFlight.set(id, cancel);
     return cancel;
   }
 
   /** The request is answered (a later request may reuse its id: only this one's entry is removed). */
   private end(id: RequestId, cancel: Cancellation): void {
-    if (this.inFlight.get(id)?.cancel === cancel) this.inFlight.delete(id);
+    if (this.inFlight.get(id) === cancel) this.inFlight.delete(id);
   }
 
   /** Aborts the request a notifications/cancelled names, if it is answered here; true if it was. */
   private cancelledBy(params: unknown): boolean {
     const { requestId, reason } = (params ?? {}) as { requestId?: RequestId; reason?: unknown };
-    const entry = requestId === undefined ? undefined : this.inFlight.get(requestId);
-    if (!entry) return false;
+    const cancel = requestId === undefined ? undefined : this.inFlight.get(requestId);
+    if (!cancel) return false;
     this.inFlight.delete(requestId!);
-    entry.cancel.abort(reason);
+    cancel.abort(reason);
     return true;
   }
 }

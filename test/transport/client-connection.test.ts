@@ -127,6 +127,7 @@ describe("ClientConnection over the SDK's Server (the SDK behaviour its tools/ca
     await tick();
     await connection.close();
     expect(calls[0]!.extra.cancel?.aborted).toBe(true);
+    expect(calls[0]!.extra.cancel?.reason).toEqual(new Error("the client's session ended"));
     expect(serverClosed).toBe(true);
     expect(closedCount()).toBe(1);
     await expect(server.notification({ method: "notifications/tools/list_changed" })).rejects.toThrow(/Not connected/);

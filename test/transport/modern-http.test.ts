@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHttpGaggle, type HttpGaggle } from "../helpers/gaggle-http.js";
 import { envelope, MODERN, modernCall, modernRequest } from "../helpers/modern-http.js";
 import { fixtureChild, NO_BUILT_INS } from "../helpers/paths.js";
+import { until } from "../helpers/poll.js";
+import { json, type Status } from "./admin/helpers.js";
 
 let gaggle: HttpGaggle;
 
@@ -171,6 +173,13 @@ describe("requests reach the children as in a session", () => {
   });
 
   it("closing the response stream cancels the call at the child", async () => {
+    const protocolStderr = async () => {
+      const status = await call("get_child_status", { server_id: "protocol" });
+      const text = (status.message.result as { content: Array<{ text: string }> }).content[0]!.text;
+      return (JSON.parse(text) as { stderr: string[] }).stderr;
+    };
+    const callsBefore = (lines: string[]) => lines.filter((line) => line === "call slow_cancel").length;
+    const before = callsBefore(await protocolStderr());
     const closing = new AbortController();
     const pending = modernRequest(
       gaggle.port,
@@ -178,19 +187,20 @@ describe("requests reach the children as in a session", () => {
       closing.signal,
     );
     pending.catch(() => {});
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Closed once the call has reached the child (the protocol fixture logs each call it takes).
+    await until(protocolStderr, (lines) => callsBefore(lines) > before);
     closing.abort();
-    const deadline = Date.now() + 10_000;
-    let stderr: string[] = [];
-    while (Date.now() < deadline) {
-      const status = await call("get_child_status", { server_id: "protocol" });
-      const text = (status.message.result as { content: Array<{ text: string }> }).content[0]!.text;
-      stderr = (JSON.parse(text) as { stderr: string[] }).stderr;
-      // The fixture's own line after the cancel, not sleepFor's "cancelled slow_cancel" written just before it.
-      if (stderr.some((line) => line.includes("protocol: cancelled slow_cancel"))) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    // The fixture's own line after the cancel, not sleepFor's "cancelled slow_cancel" written just before it.
+    const stderr = await until(protocolStderr, (lines) => lines.some((line) => line.includes("protocol: cancelled slow_cancel")));
     expect(stderr.join("\n")).toContain("protocol: cancelled slow_cancel");
+    expect(stderr).toContain("cancel reason: the client closed the response stream");
+    // A call whose client went away is recorded as cancelled, not as the child's error.
+    const status = await until(
+      () => json<Status>(`${gaggle.url.replace(/\/mcp$/, "/")}api/status`),
+      (now) => now.recent_calls.some((recent) => recent.target === "protocol__slow_cancel"),
+    );
+    expect(status.recent_calls.find((recent) => recent.target === "protocol__slow_cancel")).toMatchObject({ outcome: "cancelled", error: null });
+    expect(status.children.find((child) => child.server_id === "protocol")).toMatchObject({ errors: 0 });
   });
 });
 

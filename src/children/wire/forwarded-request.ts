@@ -1,6 +1,7 @@
 // A request gaggle sent a child and awaits the answer to, as the child's wire holds it: its deadline, its progress, its end.
 import { ErrorCode, McpError, type JSONRPCMessage, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import { cancelledError, type Cancellation } from "../calls/cancellation.js";
+import { errorMessage } from "../../shared/errors.js";
 import { keepAnswerLine } from "../../shared/json-rpc-codec.js";
 import { ChildErrorAnswer } from "./child-error-answer.js";
 
@@ -61,7 +62,7 @@ export class ForwardedRequest implements Awaited {
     private readonly reject: (error: Error) => void,
   ) {
     this.deadline = this.sentAt + limits.timeoutMs - (queuedMs ?? 0);
-    if (hooks.cancel) this.stopListening = hooks.cancel.onAbort((reason) => this.fail(cancelledError(reason), String(reason)));
+    if (hooks.cancel) this.stopListening = hooks.cancel.onAbort((reason) => this.fail(cancelledError(reason), errorMessage(reason)));
   }
 
   /** A result that came in a line of its own is kept with it: passed on unchanged, it is written as that line (see keepAnswerLine). */

@@ -1,11 +1,13 @@
 // The admin listener of a real gaggle: health, readiness, the status document, metrics, and who may read them.
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { textOf } from "../../helpers/gaggle.js";
 import { startHttpGaggle, type HttpGaggle } from "../../helpers/gaggle-http.js";
 import { fixtureChild, NO_BUILT_INS } from "../../helpers/paths.js";
 import { until } from "../../helpers/poll.js";
+import { httpTransportOf } from "../../helpers/raw-http.js";
 import { firstEvent, get, json, startAdminGaggle, type AdminGaggle, type Status } from "./helpers.js";
 
 describe("readiness of a gaggle whose eager child does not start", () => {
@@ -173,9 +175,14 @@ describe("the admin paths beside /mcp, with two named tokens", () => {
   const alice = { authorization: "Bearer alice-token-0123456789" };
   const bob = { authorization: "Bearer bob-token-0123456789" };
   const base = () => gaggle.url.replace(/\/mcp$/, "/");
+  const auditLines = () =>
+    readFileSync(join(dirname(gaggle.config), "audit.jsonl"), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
   beforeAll(async () => {
     gaggle = await startHttpGaggle(
-      `[gateway]\nauth_tokens = { alice = "alice-token-0123456789", bob = "bob-token-0123456789" }\n\n[virtual.goose]\nenabled = false\n\n[virtual.team]\nenabled = false\n\n${fixtureChild("echo", "echo.mjs")}`,
+      `[gateway]\nauth_tokens = { alice = "alice-token-0123456789", bob = "bob-token-0123456789" }\n\n[virtual.goose]\nenabled = false\n\n[virtual.team]\nenabled = false\n\n[audit]\npath = "audit.jsonl"\n\n${fixtureChild("echo", "echo.mjs")}\n${fixtureChild("proto", "protocol.mjs")}`,
     );
   });
   afterAll(() => gaggle?.stop());
@@ -249,6 +256,46 @@ describe("the admin paths beside /mcp, with two named tokens", () => {
     await (client.transport as StreamableHTTPClientTransport).terminateSession();
     await client.close();
     expect(await until(sessions, (count) => count === before + 1)).toBe(before + 1);
+  });
+
+  it("records a call whose client's session ended as cancelled, not as the child's error, and still tells the child", async () => {
+    const watcher = await gaggle.connect({ headers: alice, name: "watcher" });
+    const protoStatus = async () => (await json<Status>(`${base()}api/status`, alice)).children.find((child) => child.server_id === "proto")!;
+    const protoStderr = async () =>
+      (JSON.parse(textOf((await watcher.callTool({ name: "get_child_status", arguments: { server_id: "proto" } })) as never)) as { stderr: string[] })
+        .stderr;
+    const leaving = await gaggle.connect({ headers: alice, name: "leaving" });
+    // The session's end answers nothing: the call is left to the client's transport.
+    void leaving
+      .callTool({ name: "execute_child_tool", arguments: { server_id: "proto", tool_name: "slow_cancel", arguments: { ms: 30_000 } } })
+      .catch(() => undefined);
+    await until(protoStatus, (proto) => (proto as unknown as { queue_depth: number }).queue_depth === 1);
+    await httpTransportOf(leaving).terminateSession();
+    const status = await until(
+      () => json<Status>(`${base()}api/status`, alice),
+      (now) => now.recent_calls.some((recent) => recent.client === "leaving/0.0.0"),
+    );
+    expect(status.recent_calls.find((recent) => recent.client === "leaving/0.0.0")).toMatchObject({
+      target: "execute_child_tool",
+      child: "proto",
+      outcome: "cancelled",
+      error: null,
+    });
+    expect(status.children.find((child) => child.server_id === "proto")).toMatchObject({ calls: 1, errors: 0, last_error: null });
+    const metrics = (await get(`${base()}metrics`, alice)).body;
+    expect(metrics).toMatch(/mcp_client_operation_duration_seconds_count\{[^}]*gen_ai_tool_name="slow_cancel"[^}]*error_type="CANCELLED"[^}]*\} 1/);
+    expect(metrics).toMatch(/mcp_server_operation_duration_seconds_count\{[^}]*gaggle_child="proto"[^}]*error_type="CANCELLED"[^}]*\} 1/);
+    expect(metrics).not.toMatch(/gaggle_child="proto"[^}]*error_type="(?!CANCELLED)/);
+    const audited = await until(
+      () => auditLines().filter((line) => line.tool === "slow_cancel"),
+      (lines) => lines.length === 1,
+    );
+    expect(audited[0]).toMatchObject({ principal: "alice", client: "leaving/0.0.0", outcome: "cancelled", error: null });
+    // The child is told, as when the client cancels, and why.
+    expect(await until(protoStderr, (lines) => lines.some((line) => line.includes("cancelled slow_cancel")))).toEqual(
+      expect.arrayContaining(["notification notifications/cancelled", "cancel reason: the client's session ended"]),
+    );
+    await watcher.close();
   });
 
   it("refuses the status, its events and the metrics without a token, and answers the page and health without one", async () => {
