@@ -67,8 +67,10 @@ export async function serveDaemon(config: GaggleConfig, key: string, options: Se
     },
   );
   observatory.attach(gaggle);
-  const reloader = follow(gaggle, standing, options, RESTART.daemon, (next, text) => {
-    place = moveToKey(place, daemonPlace(daemonKeyOf(next.path, text, process.env)), record);
+  // The daemon is the one of the file's text, loaded or not: a client that starts while an edit does not load
+  // reaches it, and is served the config in force with the edit's errors, rather than a daemon of no children.
+  const reloader = follow(gaggle, standing, options, RESTART.daemon, (text) => {
+    place = moveToKey(place, daemonPlace(daemonKeyOf(config.path, text, process.env)), record);
   });
   const extras = { ...statusExtras(standing), startedAt };
   const tokens = tokensOf(gaggle.config);
@@ -119,8 +121,9 @@ export async function serveDaemon(config: GaggleConfig, key: string, options: Se
 }
 
 /**
- * After a reload the daemon serves the edited config: it moves to that config's key, so relays of the edited file
- * find it. When a daemon of that key runs already, this one keeps its own (and stops once idle).
+ * After an edit the daemon serves the edited file (its config, or the one in force with the edit's errors): it
+ * moves to that text's key, so relays of the edited file find it. When a daemon of that key runs already, this one
+ * keeps its own (and stops once idle).
  */
 function moveToKey(from: DaemonPlace, to: DaemonPlace, record: DaemonRecord): DaemonPlace {
   if (from.key === to.key || !takeLock(to)) return from;

@@ -11,7 +11,8 @@ import type { GaggleConfig } from "./schema.js";
 export interface ConfigFollower {
   /** `text` is the file's text the config was loaded from. */
   loaded(config: GaggleConfig, text: string): void;
-  failed(error: ConfigError): void;
+  /** `text` is the file's text that did not load; undefined when the file could not be read. */
+  failed(error: ConfigError, text: string | undefined): void;
 }
 
 /**
@@ -67,13 +68,13 @@ export class ConfigWatcher {
 
   private async load(): Promise<void> {
     let config: GaggleConfig;
-    let read: string;
+    let read: string | undefined;
     try {
       read = await readFile(this.path, "utf8");
       config = validateConfigText(read, this.path, this.env);
     } catch (error) {
       this.failedSince = true;
-      this.follower.failed(asConfigError(this.path, error));
+      this.follower.failed(asConfigError(this.path, error), read);
       return;
     }
     const text = JSON.stringify(config);

@@ -101,6 +101,33 @@ describe("two stdio clients of one config", () => {
     }
   });
 
+  it("share the running daemon while an edit of the config does not load: the later one is served the config in force and told why", async () => {
+    const path = config();
+    const first = await relay(path);
+    try {
+      const child = await pidOf(first);
+      const [daemon] = daemons();
+      writeFileSync(path, `${readFileSync(path, "utf8")}\n[mcp_servers.broken\n`);
+      await until(
+        async () => JSON.parse((await runCli(["status", "--json", "--config", path], { env: process.env })).stdout) as { config_errors: string[] },
+        (live) => live.config_errors.length > 0,
+      );
+      const second = await relay(path);
+      try {
+        // The daemon in force, its child and its errors; not a daemon of its own serving no children.
+        expect(await pidOf(second)).toBe(child);
+        expect(daemons()).toEqual([daemon]);
+        const listed = textOf((await second.client.callTool({ name: "list_registered_children", arguments: {} })) as CallToolResult);
+        expect(listed).toMatch(/TOML syntax error/);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await first.close();
+      await runCli(["stop", "--config", path], { env: process.env });
+    }
+  });
+
   it("of another value reaching ${VAR} get a daemon of their own", async () => {
     const path = config();
     const alice = await relay(path, { WHO: "alice" });
