@@ -1,7 +1,7 @@
 // The daemon: the one gaggle every stdio client of one person and one config shares, through relays on a local
 // socket. Its children, catalog and background work outlive any one client; it stops when idle or told to.
 import { randomBytes } from "node:crypto";
-import { renameSync, rmSync } from "node:fs";
+import { existsSync, renameSync, rmSync } from "node:fs";
 import { LOCAL_PRINCIPAL } from "../children/child.js";
 import { rename, stat } from "node:fs/promises";
 import { bearerTokens, type GaggleConfig } from "../config/index.js";
@@ -137,7 +137,24 @@ function moveToKey(from: DaemonPlace, to: DaemonPlace, record: DaemonRecord): Da
   Object.assign(record, { key: to.key, socket: to.socket });
   writeRecord(to, record);
   for (const left of [from.record, from.lock]) rmSync(left, { force: true });
-  log.info({ key: to.key }, "daemon moved to the edited config's key");
+  const moved = { ...to, log: moveLog(from.log, to.log) };
+  log.info({ key: to.key, log: moved.log }, "daemon moved to the edited config's key");
+  return moved;
+}
+
+/**
+ * The log goes with the daemon to its new key, where `gaggle status`, `gaggle logs` and relays look for it; a log an
+ * earlier daemon of that key left is kept as that key's old log. Returns where the log is now.
+ */
+function moveLog(from: string, to: string): string {
+  try {
+    if (existsSync(to)) renameSync(to, `${to}.1`);
+    renameSync(from, to);
+  } catch (error) {
+    log.warn({ err: error, log: from }, "the log stays where it is: it could not be moved to the edited config's key");
+    return from;
+  }
+  reopenLog(to);
   return to;
 }
 

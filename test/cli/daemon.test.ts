@@ -243,6 +243,31 @@ describe("gaggle status", () => {
 });
 
 describe("the daemon", () => {
+  it("moved to its edited config's key takes its log along, where gaggle status and gaggle logs find it", async () => {
+    const path = config();
+    const client = await relay(path);
+    try {
+      await pidOf(client);
+      const [daemon] = daemons();
+      const before = records().find((record) => record.pid === daemon)!.key;
+      writeFileSync(path, readFileSync(path, "utf8").replace("nobody", "somebody"));
+      await until(
+        () => records().find((record) => record.pid === daemon)?.key,
+        (key) => key !== undefined && key !== before,
+      );
+      const status = await runCli(["status", "--json", "--config", path], { env: process.env });
+      const log = (JSON.parse(status.stdout) as { daemon: { log: string } }).daemon.log;
+      // One log from its start on: the lines from before the move and the line of the move.
+      expect(readFileSync(log, "utf8")).toMatch(/gaggle daemon serving[\s\S]*daemon moved to the edited config's key/);
+      const logs = await runCli(["logs", "--config", path], { env: process.env });
+      expect(logs.stderr).toBe(`gaggle: ${log}\n`);
+      expect(logs.stdout).toMatch(/daemon moved to the edited config's key/);
+    } finally {
+      await client.close();
+      await runCli(["stop", "--config", path], { env: process.env });
+    }
+  });
+
   it("stops once it has had no client for daemon_idle_ms, and leaves no process", async () => {
     const path = config("daemon_idle_ms = 300");
     const client = await relay(path);
