@@ -54,6 +54,7 @@ export class Reloader {
     this.fixedLevel = options.fixedLevel === true;
     this.watcher = new ConfigWatcher(gaggle.config.path, gaggle.config, {
       loaded: (config, text) => void this.apply(config, text),
+      unchanged: (text) => void this.unchanged(text),
       failed: (error, text) => void this.failed(error, text),
     });
   }
@@ -91,6 +92,12 @@ export class Reloader {
         this.tellClients("error", `config reloaded, but ${key} is not applied: ${reason}`);
       }
     });
+    return this.applying;
+  }
+
+  /** A comment or a reformatting changes no child, but it changes the text, which names the daemon of the file. */
+  private unchanged(text: string): Promise<void> {
+    this.applying = this.applying.then(() => this.followed?.(text));
     return this.applying;
   }
 

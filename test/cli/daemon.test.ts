@@ -128,6 +128,32 @@ describe("two stdio clients of one config", () => {
     }
   });
 
+  it("share the running daemon after an edit that changes only a comment of the config", async () => {
+    const path = config();
+    const first = await relay(path);
+    try {
+      const child = await pidOf(first);
+      const [daemon] = daemons();
+      const before = records().find((record) => record.pid === daemon)!.key;
+      writeFileSync(path, `# the children of this project\n${readFileSync(path, "utf8")}`);
+      // The daemon moves to the key of the edited text, which a client started now computes.
+      await until(
+        () => records().find((record) => record.pid === daemon)?.key,
+        (key) => key !== undefined && key !== before,
+      );
+      const second = await relay(path);
+      try {
+        expect(await pidOf(second)).toBe(child);
+        expect(daemons()).toEqual([daemon]);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await first.close();
+      await runCli(["stop", "--config", path], { env: process.env });
+    }
+  });
+
   it("of another value reaching ${VAR} get a daemon of their own", async () => {
     const path = config();
     const alice = await relay(path, { WHO: "alice" });
