@@ -5,7 +5,7 @@
 //   node bench/search.mjs        (npm run bench builds dist/ first)
 import { cpus } from "node:os";
 import { performance } from "node:perf_hooks";
-import { ToolSearch } from "../dist/gateway/tool-search.js";
+import { ToolSearch } from "../dist/gateway/meta/tool-search.js";
 
 const VERBS = [
   "list",

@@ -264,8 +264,21 @@ export function startFailureReason(error: unknown, session: Session | undefined,
   if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) return `refused to start the session: ${message}`;
   const exit = session?.process?.exitInfo;
   if (exit) return describeExit(exit);
-  const status = (error as { code?: unknown }).code;
-  return typeof status === "number" && status >= 400 && !message.includes(String(status)) ? `${message} (HTTP ${status})` : message;
+  // The legacy SSE transport's error quotes its event's message, which names the status already.
+  const { code: status, event } = error as { code?: unknown; event?: unknown };
+  return typeof status === "number" && status >= 400 && event === undefined ? `${oneLine(message)} (HTTP ${status})` : oneLine(message);
+}
+
+/** The most of an HTTP error's body the reason carries. */
+const REASON_MAX_CHARS = 300;
+
+/**
+ * `text` on one line, cut at REASON_MAX_CHARS: the SDK's HTTP errors end with the body the server answered, line
+ * breaks and all, and a reason is one line.
+ */
+function oneLine(text: string): string {
+  const line = text.split(/\s+/).filter(Boolean).join(" ");
+  return line.length > REASON_MAX_CHARS ? `${line.slice(0, REASON_MAX_CHARS)}…` : line;
 }
 
 /** `remote` is there for a remote child. */

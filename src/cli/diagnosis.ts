@@ -1,6 +1,7 @@
 // Why a child did not start, in a person's words, and what to do about it: the cause behind the error (a command
-// not on PATH, a host that does not resolve, a port nobody listens on, a refused certificate, a sign-in, a start
-// past its time limit, stdout lines that are not JSON-RPC) rather than the error's own wording.
+// not on PATH, a host that does not resolve, a port nobody listens on, a refused certificate, a web page where the
+// MCP endpoint should be, a sign-in, a start past its time limit, stdout lines that are not JSON-RPC) rather than
+// the error's own wording.
 import type { ChildStatus } from "../children/child.js";
 import { StartFailure } from "../children/calls/call-failure.js";
 import { slowStartAdvice } from "../children/calls/slow-start.js";

@@ -3,9 +3,9 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { GaggleConfig } from "../config/index.js";
 import { sayToPerson } from "../shared/errors.js";
 import { isObject } from "../shared/json.js";
-import { MetaHandlers } from "../gateway/meta-handlers.js";
+import { MetaHandlers } from "../gateway/meta/meta-handlers.js";
 import { createGaggleWithListener } from "../transport/members-listener.js";
-import type { MetaToolName, Wording } from "../gateway/meta-tools.js";
+import type { MetaToolName, Wording } from "../gateway/meta/meta-tools.js";
 
 export type OneShotCommand = "list" | "schema" | "call";
 

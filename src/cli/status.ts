@@ -6,7 +6,7 @@
 import type { Router } from "../children/router.js";
 import type { GaggleConfig } from "../config/index.js";
 import type { StatusDocument } from "../gateway/observe/status-document.js";
-import { formatUptime, statusView } from "../gateway/status-view.js";
+import { formatUptime, statusView } from "../gateway/meta/status-view.js";
 import { GaggleError } from "../shared/errors.js";
 import { stderrAdvice } from "./diagnosis.js";
 import { nearest } from "../shared/suggest.js";

@@ -8,7 +8,7 @@ import { withholdFromChildren } from "../children/processes/child-env.js";
 import { Router, type RoutedChild } from "../children/router.js";
 import { Switchboard } from "../children/switchboard.js";
 import { bearerTokens, configSecrets, makeStateDir, stateDir, VIRTUAL_CHILD_NAMES, type ChildConfig, type GaggleConfig } from "../config/index.js";
-import { ProxyCatalog, type Exposure } from "./proxy-catalog.js";
+import { ProxyCatalog, type Exposure } from "./proxy/proxy-catalog.js";
 import { MemberRegistry } from "./members.js";
 import { SessionHub } from "./session-hub.js";
 import { BuiltInChildren, virtualSettingsProblems } from "../virtual/index.js";

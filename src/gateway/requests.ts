@@ -18,12 +18,12 @@ import { nearest } from "../shared/suggest.js";
 import { signInCommand } from "../children/oauth/sign-in-command.js";
 import { failureOutcome, resultOutcome, type ClientRequest } from "../shared/observer.js";
 import type { Gaggle } from "./gaggle.js";
-import type { Owned } from "./proxy-catalog.js";
-import { MetaHandlers } from "./meta-handlers.js";
+import type { Owned } from "./proxy/proxy-catalog.js";
+import { MetaHandlers } from "./meta/meta-handlers.js";
 import { answeredOrFailed } from "./wire-errors.js";
-import { isMetaTool } from "./meta-tools.js";
+import { isMetaTool } from "./meta/meta-tools.js";
 import { GATEWAY_RESOURCES, readGatewayResource } from "./resources.js";
-import { authenticate } from "./sign-in-tool.js";
+import { authenticate } from "./proxy/sign-in-tool.js";
 
 /**
  * The requests that reach the children, with the caller's context already made. Each era's server turns its

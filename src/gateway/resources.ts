@@ -4,7 +4,7 @@ import type { Router } from "../children/router.js";
 import type { ChildConfig, GaggleConfig, OAuthConfig } from "../config/index.js";
 import type { Gaggle } from "./gaggle.js";
 import { GAGGLE_VERSION } from "../shared/version.js";
-import { statusView } from "./status-view.js";
+import { statusView } from "./meta/status-view.js";
 
 export const GATEWAY_RESOURCES: Resource[] = [
   {

@@ -6,7 +6,7 @@ import { WireError } from "../shared/errors.js";
 import { logger } from "../shared/log.js";
 import type { Observer } from "../shared/observer.js";
 import { mostVerbose, type ClientSession } from "./client-session.js";
-import type { ProxyCatalog } from "./proxy-catalog.js";
+import type { ProxyCatalog } from "./proxy/proxy-catalog.js";
 
 type ListChangeKind = "tools" | "resources" | "prompts";
 const LIST_CHANGE_KINDS: readonly ListChangeKind[] = ["tools", "resources", "prompts"];

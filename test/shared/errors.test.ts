@@ -1,7 +1,7 @@
 // A hint speaks to each surface with the tools (or commands) it has, and names none it lacks.
 import { describe, expect, it } from "vitest";
 import { backoffRefusal } from "../../src/children/calls/call-failure.js";
-import { SEARCH_WORDING, TOOL_LIST_WORDING } from "../../src/gateway/meta-tools.js";
+import { SEARCH_WORDING, TOOL_LIST_WORDING } from "../../src/gateway/meta/meta-tools.js";
 import { GaggleError, sayToPerson, sayWithMetaTools } from "../../src/shared/errors.js";
 
 describe("the hint of a child backing off after failed starts", () => {

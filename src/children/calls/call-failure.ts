@@ -131,8 +131,8 @@ export function startFailure(config: ChildConfig, timeoutMs: number, reason: str
     (config.transport === "stdio"
       ? `check the command, args and env of ${child} in the config`
       : (portAdvice(config, cause) ?? remoteAdvice(config, cause)));
-  // A process's stderr (or a start that ran out of time) says more than the config does: where to read it follows.
-  const stderr = known === undefined && (timedOutAfterMs !== undefined || config.transport === "stdio");
+  // A process's stderr says more than the config does: where to read it follows. A remote child has none.
+  const stderr = known === undefined && config.transport === "stdio";
   const lookup: Lookup | undefined = stderr ? { server: child, stderr: true } : undefined;
   return new StartFailure(`${child} ${reason}${stderrSuffix(stderrTail)}`, { hint, ...(lookup && { lookup }), cause }, timedOutAfterMs);
 }

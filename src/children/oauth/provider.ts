@@ -9,6 +9,7 @@ import type { OAuthConfig } from "../../config/index.js";
 import { GaggleError } from "../../shared/errors.js";
 import { identityAssertionGrant, JWT_BEARER_GRANT } from "./enterprise.js";
 import { checkMetadataIssuer } from "./issuer.js";
+import { NoSignInOffered } from "./no-sign-in.js";
 import { reaching } from "./reaching.js";
 import { signInCommand } from "./sign-in-command.js";
 import { coversScopes, unionOfScopes } from "./scopes.js";
@@ -271,9 +272,7 @@ export class ChildOAuthProvider implements OAuthClientProvider {
    */
   saveDiscoveryState(discovery: OAuthDiscoveryState): void {
     if (!discovery.resourceMetadata && !discovery.authorizationServerMetadata && this.config === undefined) {
-      throw new Error(
-        "the server answered 401 (Unauthorized) and publishes no OAuth metadata (RFC 9728, RFC 8414), so there is nothing to sign in to",
-      );
+      throw new NoSignInOffered();
     }
     checkMetadataIssuer(discovery);
     this.rediscover = false;

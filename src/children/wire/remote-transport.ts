@@ -8,6 +8,7 @@ import { fetchFailure } from "../../shared/errors.js";
 import { TransportLink, type Link } from "../../shared/link.js";
 import { modernFetch } from "./modern-fetch.js";
 import { heldFetch, type OutputHold } from "./output-hold.js";
+import { refusingWebPages } from "./web-page-answer.js";
 import { reaching } from "../oauth/reaching.js";
 
 export interface RemoteOptions {
@@ -61,7 +62,7 @@ export function remoteTransport(kind: "http" | "sse", url: string, { headers, to
   const endpoint = new URL(url);
   const requestInit = { headers };
   const inner = kind === "http" ? modernFetch(toolFor) : fetch;
-  const fetchFn = heldFetch(signedInFetch(inner, endpoint, authProvider), endpoint.origin, hold);
+  const fetchFn = heldFetch(refusingWebPages(signedInFetch(inner, endpoint, authProvider), endpoint), endpoint.origin, hold);
   return kind === "http"
     ? new StreamableHTTPClientTransport(endpoint, { requestInit, authProvider, fetch: fetchFn })
     : new SSEClientTransport(endpoint, { requestInit, authProvider, fetch: fetchFn });

@@ -18,7 +18,7 @@ import {
   type ServerOperation,
 } from "../../shared/observer.js";
 import type { Gaggle } from "../gaggle.js";
-import { isMetaTool } from "../meta-tools.js";
+import { isMetaTool } from "../meta/meta-tools.js";
 import { AuditFile, CallRing } from "./audit-log.js";
 import { answerLineBytes } from "../../shared/json-rpc-codec.js";
 import { estimatedJsonBytes, recordedArguments, withTime, type CallRecord } from "./audit-record.js";

@@ -2,7 +2,7 @@
 // children, clients, background work, latest calls and pending config errors, as one viewer may see them.
 import type { BackgroundWork } from "../../children/child.js";
 import type { Gaggle } from "../gaggle.js";
-import { statusView } from "../status-view.js";
+import { statusView } from "../meta/status-view.js";
 import { GAGGLE_VERSION } from "../../shared/version.js";
 import { Visibility } from "../../virtual/visibility.js";
 import type { LastError } from "./call-stats.js";

@@ -1,5 +1,5 @@
-// One agent's process, spoken to over the Agent Client Protocol on its stdio: it serves every session of that agent
-// for as long as one lives. gaggle is its ACP client; each request the agent makes of a session goes to that session.
+// One process of an agent, spoken to over the Agent Client Protocol on its stdio: it serves one principal's sessions of
+// that agent for as long as one lives. gaggle is its ACP client; each request the agent makes of a session goes to that session.
 import { Readable, Writable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
 import type * as acp from "@agentclientprotocol/sdk";

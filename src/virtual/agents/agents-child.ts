@@ -1,5 +1,5 @@
-// Owns the built-in `agents` child: the ACP agents of `[agents.NAME]`, one process each serving all of its sessions,
-// the sessions and who owns them, and the notices when turns end.
+// Owns the built-in `agents` child: the ACP agents of `[agents.NAME]`, one process per agent and principal serving that
+// principal's sessions of the agent, the sessions and who owns them, and the notices when turns end.
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
@@ -26,12 +26,22 @@ const NAME = "agents";
 const DESCRIPTION =
   "Coding agents over the Agent Client Protocol (Claude, Codex, Gemini, Goose, ...): start sessions, prompt them, follow their transcripts";
 
-/** One configured agent: how to start it, its roots, and its process while one runs. */
+/** One configured agent: how to start it, its roots, and its processes while they run, one per principal. */
 interface AgentEntry {
   config: AgentConfig;
   launch: AgentLaunch;
   roots: WorkspaceRoots;
-  process: Promise<AgentProcess> | undefined;
+  /**
+   * By principal: the process serving that principal's sessions of this agent. Principals never share one, so that
+   * what an agent keeps per process (remembered permission choices, caches, its working state) and its crashes stay
+   * with one person.
+   */
+  processes: Map<string, RunningAgent>;
+}
+
+/** One principal's process of an agent, from its start until it is stopped or seen to end. */
+interface RunningAgent {
+  process: Promise<AgentProcess>;
   /** Aborted to stop the process `process` resolves to, even while it has not answered `initialize` yet. */
   stop: AbortController;
 }
@@ -80,12 +90,11 @@ export class AgentsChild extends VirtualChild {
       config,
       launch: this.launchOf(config),
       roots: new WorkspaceRoots(config.roots, `[agents.${config.name}] roots`),
-      process: undefined,
-      stop: new AbortController(),
+      processes: new Map(),
     };
   }
 
-  /** An agent the config no longer has as it was: its sessions released, then its process stopped. */
+  /** An agent the config no longer has as it was: its sessions released, then its processes stopped. */
   private async retire(entry: AgentEntry, why: string): Promise<void> {
     const sessions = [...this.sessions.values()].filter((session) => session.config === entry.config && session.live);
     await Promise.all(
@@ -94,7 +103,7 @@ export class AgentsChild extends VirtualChild {
         this.events.resourceUpdated(this.name, transcriptUri(session.id));
       }),
     );
-    await this.stopProcess(entry);
+    await this.stopProcesses(entry);
   }
 
   /** A client session went away: its cached roots are forgotten. */
@@ -226,7 +235,7 @@ export class AgentsChild extends VirtualChild {
     roots: CallRoots,
     options: SessionOptions,
   ): AgentSession {
-    const session = new AgentSession(randomUUID(), entry.config, owner, startedBy, cwd, roots, this.hostFor(entry), options);
+    const session = new AgentSession(randomUUID(), entry.config, owner, startedBy, cwd, roots, this.hostFor(entry, owner), options);
     this.sessions.set(session.id, session);
     this.prune();
     session.open();
@@ -241,7 +250,7 @@ export class AgentsChild extends VirtualChild {
 
   async release(session: AgentSession, note: string): Promise<{ wasWorking: boolean; dropped: number }> {
     const outcome = await session.release(note);
-    await this.stopUnused(session.config);
+    await this.stopUnused(session.config, session.owner);
     this.events.resourceUpdated(this.name, transcriptUri(session.id));
     return outcome;
   }
@@ -269,7 +278,7 @@ export class AgentsChild extends VirtualChild {
   /** Shutdown (and close_child_session where clients are not told apart): every session released, every agent process stopped. */
   protected async stopAll(): Promise<void> {
     await Promise.all([...this.sessions.values()].map((session) => session.release("the agents child was closed")));
-    await Promise.all([...this.agents.values()].map((entry) => this.stopProcess(entry)));
+    await Promise.all([...this.agents.values()].map((entry) => this.stopProcesses(entry)));
   }
 
   /** close_child_session("agents") by one principal: its own sessions are released, no one else's. */
@@ -300,9 +309,9 @@ export class AgentsChild extends VirtualChild {
     return { clientSession, ask: ask ?? toSession };
   }
 
-  private hostFor(entry: AgentEntry): SessionHost {
+  private hostFor(entry: AgentEntry, owner: string): SessionHost {
     return {
-      process: () => this.processOf(entry),
+      process: () => this.processOf(entry, owner),
       terminals: this.terminals,
       transcriptChanged: (session) => this.events.resourceUpdated(this.name, transcriptUri(session.id)),
       turnEnded: (session, turn) => this.turnEnded(session, turn),
@@ -310,45 +319,69 @@ export class AgentsChild extends VirtualChild {
     };
   }
 
-  private processOf(entry: AgentEntry): Promise<AgentProcess> {
-    if (entry.process) return entry.process;
-    entry.stop = new AbortController();
-    const starting = AgentProcess.start(entry.launch, entry.stop.signal);
-    entry.process = starting;
+  /** The process serving `owner`'s sessions of the agent, started if none runs. */
+  private processOf(entry: AgentEntry, owner: string): Promise<AgentProcess> {
+    const found = entry.processes.get(owner);
+    if (found) return found.process;
+    const stop = new AbortController();
+    const starting = AgentProcess.start(entry.launch, stop.signal);
+    const running: RunningAgent = { process: starting, stop };
+    entry.processes.set(owner, running);
+    const about = { agent: entry.config.name, principal: owner };
     starting.then(
       (process) => {
-        this.log.info({ agent: entry.config.name, pid: process.pid, agent_info: process.agentInfo }, "agent process started");
-        void process.exited.then((exit) => this.processEnded(entry, process, exit.code, exit.signal));
+        this.log.info({ ...about, pid: process.pid, agent_info: process.agentInfo }, "agent process started");
+        void process.exited.then((exit) => this.processEnded(entry, owner, running, process, exit.code, exit.signal));
       },
       (error: unknown) => {
-        if (entry.process === starting) entry.process = undefined;
-        this.log.warn({ agent: entry.config.name, err: errorMessage(error) }, "agent process did not start");
+        if (entry.processes.get(owner) === running) entry.processes.delete(owner);
+        this.log.warn({ ...about, err: errorMessage(error) }, "agent process did not start");
       },
     );
     return starting;
   }
 
-  private async processEnded(entry: AgentEntry, process: AgentProcess, code: number | null, signal: NodeJS.Signals | null): Promise<void> {
-    if (entry.process && (await entry.process.catch(() => undefined)) === process) entry.process = undefined;
+  /** `owner`'s process of the agent ended: if on its own, that principal's live sessions of it lose their ACP sessions. */
+  private processEnded(
+    entry: AgentEntry,
+    owner: string,
+    running: RunningAgent,
+    process: AgentProcess,
+    code: number | null,
+    signal: NodeJS.Signals | null,
+  ): void {
+    this.log.info({ agent: entry.config.name, principal: owner, pid: process.pid, code, signal }, "agent process ended");
+    // One gaggle stopped had no live session left, and a session started since runs in a new process.
+    if (entry.processes.get(owner) !== running) return;
+    entry.processes.delete(owner);
     const why = process.ending ?? (signal ? `signal ${signal}` : `exit code ${code}`);
-    this.log.info({ agent: entry.config.name, pid: process.pid, code, signal }, "agent process ended");
     for (const session of this.sessions.values()) {
-      if (session.config === entry.config && session.live) session.processLost(why);
+      if (session.config === entry.config && session.owner === owner && session.live) session.processLost(why);
     }
   }
 
-  /** An agent's process ends with its last live session; `config` is the sessions', which a retired agent no longer has. */
-  private async stopUnused(config: AgentConfig): Promise<void> {
+  /**
+   * `owner`'s process of an agent ends with that principal's last live session of it; `config` is the sessions',
+   * which a retired agent no longer has.
+   */
+  private async stopUnused(config: AgentConfig, owner: string): Promise<void> {
     const entry = this.agents.get(config.name);
-    if (entry?.config !== config || [...this.sessions.values()].some((session) => session.config === config && session.live)) return;
-    await this.stopProcess(entry);
+    if (entry?.config !== config) return;
+    if ([...this.sessions.values()].some((session) => session.config === config && session.owner === owner && session.live)) return;
+    await this.stopProcess(entry, owner);
   }
 
-  private async stopProcess(entry: AgentEntry): Promise<void> {
-    const running = entry.process;
-    entry.process = undefined;
-    entry.stop.abort();
-    const process = await running?.catch(() => undefined);
+  private async stopProcesses(entry: AgentEntry): Promise<void> {
+    await Promise.all([...entry.processes.keys()].map((owner) => this.stopProcess(entry, owner)));
+  }
+
+  private async stopProcess(entry: AgentEntry, owner: string): Promise<void> {
+    const running = entry.processes.get(owner);
+    if (!running) return;
+    // Forgotten before stopping: a session the principal starts meanwhile gets a process of its own.
+    entry.processes.delete(owner);
+    running.stop.abort();
+    const process = await running.process.catch(() => undefined);
     await process?.stop();
   }
 

@@ -20,7 +20,7 @@ import { Turn, type PromptSource, type TurnState } from "./turn.js";
 export type SessionStatus = "starting" | "idle" | "working" | "released" | "failed";
 /** What a session needs of the child that holds it. */
 export interface SessionHost {
-  /** This agent's process, started if it is not running. */
+  /** The agent's process serving the session's principal, started if it is not running. */
   process(): Promise<AgentProcess>;
   readonly terminals: ProcessTable | undefined;
   /** The transcript grew (called at most every few hundred ms). */
@@ -348,18 +348,22 @@ export class AgentSession implements AcpClientSide {
       if (!process || turn.abort.signal.aborted) outcome = { state: "cancelled", problem: "cancelled before it started" };
       else {
         // Counted from when the agent has the prompt: starting its process is not the turn's time.
-        timer = setTimeout(() => this.cancel(`it ran past prompt_timeout_minutes (${formatDuration(limitMs)})`), timerDelay(limitMs));
+        timer = setTimeout(() => {
+          turn.timedOut = `it ran past prompt_timeout_minutes (${formatDuration(limitMs)})`;
+          this.cancel(turn.timedOut);
+        }, timerDelay(limitMs));
         timer.unref();
         turn.reached = true;
         const { stopReason } = await process.prompt(this.acpSessionId!, turn.text);
         turn.stopReason = stopReason;
+        // A turn cancelled at its time limit says so; the agent's stop reason says only that it was cancelled.
         outcome = {
           state: stopReason === "cancelled" ? "cancelled" : "completed",
-          ...(stopReason !== "end_turn" && { problem: `stop reason: ${stopReason}` }),
+          ...(stopReason !== "end_turn" && { problem: turn.timedOut ?? `stop reason: ${stopReason}` }),
         };
       }
     } catch (error) {
-      outcome = { state: turn.abort.signal.aborted ? "cancelled" : "failed", problem: errorMessage(error) };
+      outcome = { state: turn.abort.signal.aborted ? "cancelled" : "failed", problem: turn.timedOut ?? errorMessage(error) };
     } finally {
       clearTimeout(timer);
     }

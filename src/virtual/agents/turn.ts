@@ -17,6 +17,8 @@ export class Turn {
   answer = "";
   /** The agent was given the prompt: a turn that failed before (its process or session did not start) never reached it. */
   reached = false;
+  /** Set when gaggle cancelled the turn for running past prompt_timeout_minutes: the limit it ran past. */
+  timedOut: string | undefined;
   readonly queuedAt = new Date();
   startedAt: Date | undefined;
   endedAt: Date | undefined;

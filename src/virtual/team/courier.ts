@@ -3,8 +3,18 @@ import { errorMessage } from "../../shared/errors.js";
 import type { Logger } from "../../shared/log.js";
 import { LimitReached } from "../goose/limits.js";
 import type { LeadInbox } from "./inbox.js";
-import { compactionText, messageTurn } from "./prompts.js";
-import { LEAD, now, SYSTEM, type DeliveryRecord, type MessageKind, type MessageRecord, type MessageScope, type TeamRecord } from "./records.js";
+import { compactionText, messageTurn, turnFailedText } from "./prompts.js";
+import {
+  LEAD,
+  now,
+  SYSTEM,
+  type DeliveryRecord,
+  type MessageKind,
+  type MessageRecord,
+  type MessageScope,
+  type TeamRecord,
+  type TurnFailureRecord,
+} from "./records.js";
 import { newId, type TeamRegistry } from "./registry.js";
 import type { Roster } from "./roster.js";
 import type { MemberEvents, MemberRunner, MemberTurn } from "./runners.js";
@@ -17,6 +27,8 @@ export interface Draft {
   text: string;
   imagePaths: string[];
   recipients: string[];
+  /** A turn_failed notice's subject. */
+  failure?: TurnFailureRecord;
 }
 
 interface Carried {
@@ -70,6 +82,7 @@ export class Courier implements MemberEvents {
       text: draft.text,
       image_paths: draft.imagePaths,
       at,
+      ...(draft.failure && { failure: draft.failure }),
     };
     const deliveries = draft.recipients.map((to): DeliveryRecord => ({
       delivery_id: newId("dlv"),
@@ -204,9 +217,42 @@ export class Courier implements MemberEvents {
     this.inTurn.delete(turn);
     // A turn that never reached the agent never showed the member its message.
     if (carried && !runner.reached(turn)) this.settle(carried, "failed", turn.problem ?? `its turn ended (${turn.state}) before the agent had it`);
+    const failure = carried && runner.failure(turn);
+    if (carried && failure) this.tellLead(carried, runner, turn, failure);
     if (!runner.live || this.paused) return;
     // After the runner's own bookkeeping has settled (idle), which happens in the microtasks after this call.
     setImmediate(() => this.pumpAll());
+  }
+
+  /**
+   * A member's turn that carried a message failed: the team's lead hears which member, which message and why, as a
+   * notice from gaggle (in the client lead's inbox, or as a turn of a member that leads). Not while gaggle closes,
+   * not for a removed member, and not for the lead's own turns (its notice would be one more turn of its own).
+   */
+  private tellLead({ team, delivery }: Carried, runner: MemberRunner, turn: MemberTurn, problem: string): void {
+    const member = team.members.find((candidate) => candidate.agent_id === delivery.to);
+    const message = team.messages.find((candidate) => candidate.message_id === delivery.message_id);
+    if (!member || member.removed_at || !message || this.paused || member.agent_id === team.lead_agent_id) return;
+    const failure: TurnFailureRecord = {
+      agent_id: member.agent_id,
+      title: member.title,
+      message_id: message.message_id,
+      delivery_id: delivery.delivery_id,
+      gosling_id: runner.kind === "gosling" ? runner.id : null,
+      agent_session_id: runner.kind === "agent" ? runner.id : null,
+      state: turn.state,
+      problem,
+    };
+    this.post(team, {
+      kind: "turn_failed",
+      from: SYSTEM,
+      to: team.lead_agent_id,
+      scope: "direct",
+      text: turnFailedText(member, message, failure),
+      imagePaths: [],
+      recipients: [team.lead_agent_id],
+      failure,
+    });
   }
 
   /** Handed over but never run: back to waiting, tried again on the next team call. */

@@ -2,7 +2,7 @@
 import type { CallContext } from "../../children/child.js";
 import type { ChildEvents } from "../../children/switchboard.js";
 import { excerpt } from "../goose/format.js";
-import { LEAD, now, type DeliveryRecord, type MessageRecord, type TeamRecord } from "./records.js";
+import { LEAD, now, type DeliveryRecord, type MessageRecord, type TeamRecord, type TurnFailureRecord } from "./records.js";
 
 export function inboxUri(teamId: string): string {
   return `team://${teamId}/inbox`;
@@ -21,6 +21,8 @@ export interface InboxEntry {
   image_paths: string[];
   delivery_state: DeliveryRecord["state"];
   read_at: string | null;
+  /** On a turn_failed notice: which member's turn, on which message, and why. */
+  failure?: TurnFailureRecord;
 }
 
 export class LeadInbox {
@@ -71,9 +73,11 @@ export class LeadInbox {
       text: message.text,
       image_paths: message.image_paths,
       inbox: uri,
+      ...(message.failure && { failure: message.failure }),
     };
+    const level = message.kind === "turn_failed" ? "warning" : "info";
     for (const sessionId of this.sessions.get(team.team_id) ?? []) {
-      this.events.notify(sessionId, { log: { level: "info", logger: this.childName, data }, resourceUpdated: uri });
+      this.events.notify(sessionId, { log: { level, logger: this.childName, data }, resourceUpdated: uri });
     }
     this.events.resourceUpdated(this.childName, uri);
   }
@@ -102,6 +106,7 @@ export class LeadInbox {
           image_paths: message.image_paths,
           delivery_state: delivery.state,
           read_at: delivery.read_at,
+          ...(message.failure && { failure: message.failure }),
         },
       ];
     });

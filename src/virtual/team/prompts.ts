@@ -1,5 +1,5 @@
 // Owns the text members read: the onboarding turn a new member starts with, and each message's turn.
-import { LEAD, SYSTEM, type MemberRecord, type MessageRecord, type TeamRecord } from "./records.js";
+import { LEAD, SYSTEM, type MemberRecord, type MessageRecord, type TeamRecord, type TurnFailureRecord } from "./records.js";
 
 /**
  * Every message turn starts "Message from <sender> (<title>): ", so an agent can tell a teammate's words
@@ -42,4 +42,12 @@ export function onboardingTurn({ team, member, adderTitle, message }: Onboarding
 /** What a compaction notice says to the member that added the compacted one. */
 export function compactionText(member: MemberRecord, notice: string): string {
   return `The context of ${member.agent_id} ("${member.title}") was compacted by Goose: ${notice}`;
+}
+
+/** What the lead reads when a member's turn on a message failed. */
+export function turnFailedText(member: MemberRecord, message: MessageRecord, failure: TurnFailureRecord): string {
+  const where = failure.agent_session_id
+    ? `get_agent_output (agents) with session_id "${failure.agent_session_id}"`
+    : `get_gosling_output (goose) with process_id "${failure.gosling_id}"`;
+  return `The turn of ${member.agent_id} ("${member.title}") on ${message.kind === "onboarding" ? "its onboarding message" : "message"} ${message.message_id} from ${message.from} failed (${failure.state}): ${failure.problem}. ${where} shows its transcript.`;
 }

@@ -2,13 +2,13 @@
 
 /** The agent id of a team's lead when the lead is an MCP client (not one of gaggle's own agents). */
 export const LEAD = "lead";
-/** The sender of notices gaggle itself sends (compaction). */
+/** The sender of notices gaggle itself sends (compaction, a member's failed turn). */
 export const SYSTEM = "gaggle";
 /** `recipient_agent_id` meaning everyone in the team but the sender. */
 export const BROADCAST = "broadcast";
 
 export type DeliveryState = "pending" | "deferred" | "delivered" | "failed";
-export type MessageKind = "message" | "onboarding" | "compaction";
+export type MessageKind = "message" | "onboarding" | "compaction" | "turn_failed";
 export type MessageScope = "direct" | "broadcast";
 
 export interface WorktreeRecord {
@@ -48,6 +48,22 @@ export interface MemberRecord {
   last_activity_at: string;
 }
 
+/** What a turn_failed notice is about: the member, the message its failed turn carried, and why it failed. */
+export interface TurnFailureRecord {
+  agent_id: string;
+  title: string;
+  /** The message the failed turn carried, and its delivery to the member. */
+  message_id: string;
+  delivery_id: string;
+  /** The gosling or agent session whose turn it was (get_gosling_output or get_agent_output shows its transcript). */
+  gosling_id: string | null;
+  agent_session_id: string | null;
+  /** The turn's state as its runner names it ("failed", "error", "completed" with a stop reason). */
+  state: string;
+  /** Why: the process's exit code and stderr, the agent's error message, its stop reason. */
+  problem: string;
+}
+
 export interface MessageRecord {
   message_id: string;
   kind: MessageKind;
@@ -59,6 +75,8 @@ export interface MessageRecord {
   /** Absolute, checked to be images when the message was sent. */
   image_paths: string[];
   at: string;
+  /** Set on a turn_failed notice only. */
+  failure?: TurnFailureRecord;
 }
 
 export interface DeliveryRecord {

@@ -34,6 +34,12 @@ export interface MemberRunner {
   holds(turn: MemberTurn): boolean;
   /** Whether the agent was given the turn's prompt: one that failed before (its agent never started) never was. */
   reached(turn: MemberTurn): boolean;
+  /**
+   * Why `turn`, one of its own that has ended, failed: its agent could not be started, died during it, answered it
+   * with an error, stopped it unfinished (an ACP stop reason such as refusal), or ran past its time limit.
+   * Undefined when it finished, and when it was cancelled (released: the member removed, or gaggle closing).
+   */
+  failure(turn: MemberTurn): string | undefined;
   release(note: string): Promise<{ wasWorking: boolean }>;
 }
 
@@ -86,6 +92,11 @@ export class GoslingRunner implements MemberRunner {
     return entry !== undefined && !entry.problem?.startsWith("goose could not be started");
   }
 
+  failure(turn: MemberTurn): string | undefined {
+    const entry = this.gosling.prompts.find((candidate) => candidate === turn);
+    return entry?.state === "error" ? (entry.problem ?? "goose ended the turn with an error") : undefined;
+  }
+
   release(note: string): Promise<{ wasWorking: boolean }> {
     return this.goose.release(this.gosling, note);
   }
@@ -128,6 +139,17 @@ export class AgentRunner implements MemberRunner {
 
   reached(turn: MemberTurn): boolean {
     return this.session.turns.find((candidate) => candidate === turn)?.reached === true;
+  }
+
+  failure(turn: MemberTurn): string | undefined {
+    const own = this.session.turns.find((candidate) => candidate === turn);
+    if (own?.state === "failed") return own.problem ?? "the turn failed";
+    // Cancelled by gaggle at prompt_timeout_minutes, not by anyone who asked for it.
+    if (own?.state === "cancelled" && own.timedOut !== undefined) return own.timedOut;
+    // Completed, yet the agent stopped before it finished (refusal, max_tokens, max_turn_requests).
+    if (own?.state === "completed" && own.stopReason !== undefined && own.stopReason !== "end_turn")
+      return own.problem ?? `stop reason: ${own.stopReason}`;
+    return undefined;
   }
 
   release(note: string): Promise<{ wasWorking: boolean }> {

@@ -62,7 +62,7 @@ describe("dispatch_agent", () => {
     const failure = failureOf(await dispatch(gaggle.client, { prompt: "hang", agent: "fake" }));
     expect(failure).toMatchObject({
       code: "SERVER_FAILED",
-      error: expect.stringMatching(/^the dispatched agent's turn cancelled after \d+\.\ds: stop reason: cancelled$/),
+      error: expect.stringMatching(/^the dispatched agent's turn cancelled after \d+\.\ds: it ran past prompt_timeout_minutes \(0\.6s\)$/),
       hint: expect.stringMatching(/^get_agent_output with session_id="[0-9a-f-]{36}" shows its transcript/),
     });
   });

@@ -27,6 +27,18 @@ export function agentDirs(): AgentDirs {
   return { dir, root, outside, pids: join(dir, "pids.log"), state: join(dir, "fake-state") };
 }
 
+/** The table `[agents.NAME]` that runs the fake agent in `cwd`, with `env` (the fake's switches) in its environment. */
+export function fakeAgentTable(name: string, cwd: string, env: Record<string, string>): string {
+  const vars = Object.entries(env).map(([key, value]) => `${key} = ${JSON.stringify(value)}`);
+  return [
+    `[agents.${name}]`,
+    `command = ${JSON.stringify(process.execPath)}`,
+    `args = [${JSON.stringify(FAKE_AGENT)}]`,
+    `cwd = ${JSON.stringify(cwd)}`,
+    `env = { ${vars.join(", ")} }`,
+  ].join("\n");
+}
+
 /** A config with [agents.fake] (keys of `agent` added to its table) and `rest` after it. */
 export function agentConfig(dirs: AgentDirs, agent = "", rest = ""): string {
   return [
@@ -34,11 +46,7 @@ export function agentConfig(dirs: AgentDirs, agent = "", rest = ""): string {
     `state_dir = ${JSON.stringify(join(dirs.dir, "state"))}`,
     "shutdown_grace_ms = 500",
     "",
-    "[agents.fake]",
-    `command = ${JSON.stringify(process.execPath)}`,
-    `args = [${JSON.stringify(FAKE_AGENT)}]`,
-    `cwd = ${JSON.stringify(dirs.root)}`,
-    `env = { FAKE_ACP_PIDS = ${JSON.stringify(dirs.pids)}, FAKE_ACP_STATE = ${JSON.stringify(dirs.state)} }`,
+    fakeAgentTable("fake", dirs.root, { FAKE_ACP_PIDS: dirs.pids, FAKE_ACP_STATE: dirs.state }),
     agent,
     "",
     rest,

@@ -55,7 +55,7 @@ describe("cancel", () => {
     const dirs = agentDirs();
     gaggle = await startAgentsGaggle(dirs, "prompt_timeout_minutes = 0.01");
     const id = await startSession(gaggle.client, { prompt: "hang" });
-    expect(await settled(gaggle.client, id, 1)).toMatch(/^ {2}1\. "hang" \(cancelled in .*: stop reason: cancelled\)$/m);
+    expect(await settled(gaggle.client, id, 1)).toMatch(/^ {2}1\. "hang" \(cancelled in .*: it ran past prompt_timeout_minutes \(0\.6s\)\)$/m);
     expect(await transcript(gaggle.client, id)).toContain("[gaggle] cancelling prompt 1: it ran past prompt_timeout_minutes (0.6s)");
   });
 });

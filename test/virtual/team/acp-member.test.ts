@@ -11,7 +11,7 @@ import { startHttpGaggle, type HttpGaggle } from "../../helpers/gaggle-http.js";
 import { failureOf, startGaggle, textOf } from "../../helpers/gaggle.js";
 import { until } from "../../helpers/poll.js";
 import { waitGone } from "../../helpers/processes.js";
-import { FAKE_AGENT } from "../agents/helpers.js";
+import { fakeAgentTable } from "../agents/helpers.js";
 import { callTeam, teamConfig, type MemberRow, type TeamStatus } from "./helpers.js";
 
 const TOKENS = { GAGGLE_TEST_ANN: "ann-token-0123456789", GAGGLE_TEST_BOB: "bob-token-0123456789" };
@@ -51,13 +51,7 @@ beforeAll(async () => {
   const agentHome = join(dir, "agent-home");
   mkdirSync(agentHome);
   const gateway = 'auth_tokens = { ann = "${GAGGLE_TEST_ANN}", bob = "${GAGGLE_TEST_BOB}" }';
-  const agent = [
-    "[agents.fake]",
-    `command = ${JSON.stringify(process.execPath)}`,
-    `args = [${JSON.stringify(FAKE_AGENT)}]`,
-    `cwd = ${JSON.stringify(agentHome)}`,
-    `env = { FAKE_ACP_PIDS = ${JSON.stringify(pidsFile)} }`,
-  ].join("\n");
+  const agent = fakeAgentTable("fake", agentHome, { FAKE_ACP_PIDS: pidsFile });
   gaggle = await startHttpGaggle(`${teamConfig(dir, "", "", gateway)}\n${agent}\n`, { env: { ...TOKENS, XDG_STATE_HOME: join(dir, "xdg-state") } });
   ann = await gaggle.connect({ name: "ann", ...bearer(TOKENS.GAGGLE_TEST_ANN) });
   bob = await gaggle.connect({ name: "bob", ...bearer(TOKENS.GAGGLE_TEST_BOB) });
@@ -161,10 +155,7 @@ describe("a team without Goose", () => {
       "[virtual.goose]",
       `command = ${JSON.stringify(join(home, "no-goose-here"))}`,
       `cwd = ${JSON.stringify(home)}`,
-      "[agents.fake]",
-      `command = ${JSON.stringify(process.execPath)}`,
-      `args = [${JSON.stringify(FAKE_AGENT)}]`,
-      `cwd = ${JSON.stringify(home)}`,
+      fakeAgentTable("fake", home, {}),
     ].join("\n");
     const alone = await startGaggle(config, { env: { XDG_STATE_HOME: join(home, "xdg-state") } });
     try {

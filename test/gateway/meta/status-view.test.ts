@@ -1,8 +1,8 @@
 // get_child_status's stderr tail: bounded in lines and in characters, saying what it left out.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { STATUS_STDERR_CHARS, stderrView } from "../../src/gateway/status-view.js";
-import { startGaggle, type RunningGaggle } from "../helpers/gaggle.js";
-import { fixture, NO_BUILT_INS } from "../helpers/paths.js";
+import { STATUS_STDERR_CHARS, stderrView } from "../../../src/gateway/meta/status-view.js";
+import { startGaggle, type RunningGaggle } from "../../helpers/gaggle.js";
+import { fixture, NO_BUILT_INS } from "../../helpers/paths.js";
 
 describe("stderrView", () => {
   it("shows a short tail as it is", () => {

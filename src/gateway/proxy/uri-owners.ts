@@ -2,7 +2,7 @@
 // matching it, else the one whose resources share the longest start with it.
 import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import type { ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
-import type { Child, ChildSchema } from "../children/child.js";
+import type { Child, ChildSchema } from "../../children/child.js";
 import type { Owned } from "./proxy-catalog.js";
 
 /** The first child that lists `uri` itself, else the first with a template that matches it. */

@@ -1,5 +1,5 @@
 // The JSON shape of a child's status, shared by get_child_status, mcp://children_servers and `gaggle status`.
-import type { RoutedStatus } from "../children/router.js";
+import type { RoutedStatus } from "../../children/router.js";
 
 /** Lines of stderr shown in a status answer; the ring buffer keeps more. */
 export const STATUS_STDERR_LINES = 20;

@@ -1,7 +1,7 @@
 // search_tools' ranking: words split as tool names are written, the name counting most, plurals folded.
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { ToolSearch, words } from "../../src/gateway/tool-search.js";
+import { ToolSearch, words } from "../../../src/gateway/meta/tool-search.js";
 
 const tool = (name: string, description: string, properties: Record<string, { description?: string }> = {}): Tool => ({
   name,

@@ -1,11 +1,11 @@
 // What each meta-tool does, on top of the router. Every failure becomes an isError result, never a thrown error.
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { LOCAL_PRINCIPAL, type CallContext, type Child } from "../children/child.js";
-import { checkArguments } from "../children/calls/arg-validator.js";
-import type { Router } from "../children/router.js";
-import { GaggleError } from "../shared/errors.js";
-import { timerDelay } from "../shared/timer-delay.js";
-import { failureResult, jsonResult, refusedOrFailed } from "../shared/tool-results.js";
+import { LOCAL_PRINCIPAL, type CallContext, type Child } from "../../children/child.js";
+import { checkArguments } from "../../children/calls/arg-validator.js";
+import type { Router } from "../../children/router.js";
+import { GaggleError } from "../../shared/errors.js";
+import { timerDelay } from "../../shared/timer-delay.js";
+import { failureResult, jsonResult, refusedOrFailed } from "../../shared/tool-results.js";
 import { META_WORDING, metaTool, type MetaToolArgs as Args, type MetaToolName, type Wording } from "./meta-tools.js";
 import { cutTextLines } from "./output.js";
 import { formatUptime, statusView, stderrView } from "./status-view.js";

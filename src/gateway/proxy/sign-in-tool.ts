@@ -2,10 +2,10 @@
 // its call sends the person to the child's sign-in page, through the client when it can open URLs, else by
 // answering with the page's address and the shell command. Once signed in, the child's own lists replace it.
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { CallContext, Child, UrlOpener } from "../children/child.js";
-import type { Router } from "../children/router.js";
-import { GaggleError } from "../shared/errors.js";
-import { jsonResult } from "../shared/tool-results.js";
+import type { CallContext, Child, UrlOpener } from "../../children/child.js";
+import type { Router } from "../../children/router.js";
+import { GaggleError } from "../../shared/errors.js";
+import { jsonResult } from "../../shared/tool-results.js";
 
 /** The name it is listed under: `<prefix>__authenticate`, the child's name standing in for an empty prefix. */
 export const SIGN_IN_TOOL = "authenticate";

@@ -1,15 +1,15 @@
 // Proxy mode's view of the children: their tools and prompts under exposed names, and who owns which resource.
 import { setTimeout as delay } from "node:timers/promises";
 import type { Prompt, Resource, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { CHANGED_WITH, type Child, type ChildSchema } from "../children/child.js";
-import type { Router } from "../children/router.js";
-import type { GaggleConfig } from "../config/index.js";
-import { logger } from "../shared/log.js";
-import { GaggleError } from "../shared/errors.js";
+import { CHANGED_WITH, type Child, type ChildSchema } from "../../children/child.js";
+import type { Router } from "../../children/router.js";
+import type { GaggleConfig } from "../../config/index.js";
+import { logger } from "../../shared/log.js";
+import { GaggleError } from "../../shared/errors.js";
 import { exposedName } from "./exposed-names.js";
 import { signInTool } from "./sign-in-tool.js";
 import { likeliestOwner, listedOwner } from "./uri-owners.js";
-import { INSTRUCTIONS, META_TOOLS, META_WORDING, SEARCH_TOOLS, SEARCH_WORDING, TOOL_LIST_WORDING, type Wording } from "./meta-tools.js";
+import { INSTRUCTIONS, META_TOOLS, META_WORDING, SEARCH_TOOLS, SEARCH_WORDING, TOOL_LIST_WORDING, type Wording } from "../meta/meta-tools.js";
 
 export interface Owned<T> {
   child: Child;

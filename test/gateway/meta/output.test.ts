@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cutText, cutTextLines } from "../../src/gateway/output.js";
+import { cutText, cutTextLines } from "../../../src/gateway/meta/output.js";
 
 const ten = Array.from({ length: 10 }, (_, i) => `l${i + 1}`).join("\n");
 

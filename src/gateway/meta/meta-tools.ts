@@ -3,8 +3,8 @@
 // on every call cost more than the rest of a meta-tool's own work.
 import { z } from "zod";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { sayWithMetaTools, type SayLookup } from "../shared/errors.js";
-import { toolInputSchema } from "../shared/tool-schema.js";
+import { sayWithMetaTools, type SayLookup } from "../../shared/errors.js";
+import { toolInputSchema } from "../../shared/tool-schema.js";
 
 const serverId = z.string().min(1).describe("Child server name, from list_registered_children");
 

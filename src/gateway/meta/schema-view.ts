@@ -1,6 +1,6 @@
 // The JSON shape get_schema answers with: what an agent needs to call a tool, and nothing it does not.
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { ChildSchema } from "../children/child.js";
+import type { ChildSchema } from "../../children/child.js";
 
 export function toolView(tool: Tool) {
   return {

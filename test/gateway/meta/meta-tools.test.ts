@@ -1,7 +1,7 @@
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { failureOf, readJsonResource, startGaggle, textOf, type RunningGaggle } from "../helpers/gaggle.js";
-import { fixture, fixtureChild, NO_BUILT_INS } from "../helpers/paths.js";
+import { failureOf, readJsonResource, startGaggle, textOf, type RunningGaggle } from "../../helpers/gaggle.js";
+import { fixture, fixtureChild, NO_BUILT_INS } from "../../helpers/paths.js";
 
 let gaggle: RunningGaggle;
 

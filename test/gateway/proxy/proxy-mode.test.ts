@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { McpError, ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { failureOf, startGaggle, textOf, type RunningGaggle } from "../helpers/gaggle.js";
-import { NO_BUILT_INS, fixtureChild } from "../helpers/paths.js";
-import { until } from "../helpers/poll.js";
+import { failureOf, startGaggle, textOf, type RunningGaggle } from "../../helpers/gaggle.js";
+import { NO_BUILT_INS, fixtureChild } from "../../helpers/paths.js";
+import { until } from "../../helpers/poll.js";
 
 const META_TOOLS = ["close_child_session", "execute_child_tool", "get_child_status", "get_schema", "list_registered_children", "search_tools"];
 const ECHO_TOOLS = ["add", "add_tool", "echo", "env", "fail", "image", "lines", "pid", "progress", "sleep"];

@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { failureOf, startGaggle, textOf } from "../helpers/gaggle.js";
-import { fixtureChild, NO_BUILT_INS, ROOT } from "../helpers/paths.js";
+import { failureOf, startGaggle, textOf } from "../../helpers/gaggle.js";
+import { fixtureChild, NO_BUILT_INS, ROOT } from "../../helpers/paths.js";
 
 /** The cwd is part of a child's definition, and each run's config is written to a new folder: these name theirs. */
 const echo = fixtureChild("echo", "echo.mjs", `cwd = ${JSON.stringify(ROOT)}`);
