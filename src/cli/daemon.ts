@@ -1,7 +1,7 @@
 // The daemon: the one gaggle every stdio client of one person and one config shares, through relays on a local
 // socket. Its children, catalog and background work outlive any one client; it stops when idle or told to.
 import { randomBytes } from "node:crypto";
-import { renameSync, rmSync } from "node:fs";
+import { existsSync, renameSync, rmSync } from "node:fs";
 import { LOCAL_PRINCIPAL } from "../children/child.js";
 import { rename, stat } from "node:fs/promises";
 import { bearerTokens, type GaggleConfig } from "../config/index.js";
@@ -67,8 +67,10 @@ export async function serveDaemon(config: GaggleConfig, key: string, options: Se
     },
   );
   observatory.attach(gaggle);
-  const reloader = follow(gaggle, standing, options, RESTART.daemon, (next, text) => {
-    place = moveToKey(place, daemonPlace(daemonKeyOf(next.path, text, process.env)), record);
+  // The daemon is the one of the file's text, loaded or not: a client that starts while an edit does not load
+  // reaches it, and is served the config in force with the edit's errors, rather than a daemon of no children.
+  const reloader = follow(gaggle, standing, options, RESTART.daemon, (text) => {
+    place = moveToKey(place, daemonPlace(daemonKeyOf(config.path, text, process.env)), record);
   });
   const extras = { ...statusExtras(standing), startedAt };
   const tokens = tokensOf(gaggle.config);
@@ -119,8 +121,9 @@ export async function serveDaemon(config: GaggleConfig, key: string, options: Se
 }
 
 /**
- * After a reload the daemon serves the edited config: it moves to that config's key, so relays of the edited file
- * find it. When a daemon of that key runs already, this one keeps its own (and stops once idle).
+ * After an edit the daemon serves the edited file (its config, or the one in force with the edit's errors): it
+ * moves to that text's key, so relays of the edited file find it. When a daemon of that key runs already, this one
+ * keeps its own (and stops once idle).
  */
 function moveToKey(from: DaemonPlace, to: DaemonPlace, record: DaemonRecord): DaemonPlace {
   if (from.key === to.key || !takeLock(to)) return from;
@@ -134,7 +137,24 @@ function moveToKey(from: DaemonPlace, to: DaemonPlace, record: DaemonRecord): Da
   Object.assign(record, { key: to.key, socket: to.socket });
   writeRecord(to, record);
   for (const left of [from.record, from.lock]) rmSync(left, { force: true });
-  log.info({ key: to.key }, "daemon moved to the edited config's key");
+  const moved = { ...to, log: moveLog(from.log, to.log) };
+  log.info({ key: to.key, log: moved.log }, "daemon moved to the edited config's key");
+  return moved;
+}
+
+/**
+ * The log goes with the daemon to its new key, where `gaggle status`, `gaggle logs` and relays look for it; a log an
+ * earlier daemon of that key left is kept as that key's old log. Returns where the log is now.
+ */
+function moveLog(from: string, to: string): string {
+  try {
+    if (existsSync(to)) renameSync(to, `${to}.1`);
+    renameSync(from, to);
+  } catch (error) {
+    log.warn({ err: error, log: from }, "the log stays where it is: it could not be moved to the edited config's key");
+    return from;
+  }
+  reopenLog(to);
   return to;
 }
 

@@ -27,8 +27,11 @@ export class ConfigStanding {
 
 export class Reloader {
   private readonly watcher: ConfigWatcher;
-  /** Told of each config applied, after its children are. */
-  private readonly applied: ((config: GaggleConfig, text: string) => void) | undefined;
+  /**
+   * Told of each text of the file once it is applied (after its children are) or reported as not loading: the
+   * file's text names the daemon that serves it, whether or not it loads.
+   */
+  private readonly followed: ((text: string) => void) | undefined;
   /** The log level was given on the command line: the file's does not replace it. */
   private readonly fixedLevel: boolean;
   /** How this gaggle is started again, for the settings that apply only then: it depends on how it serves. */
@@ -42,16 +45,17 @@ export class Reloader {
     private readonly standing: ConfigStanding,
     options: {
       fixedLevel?: boolean | undefined;
-      applied?: ((config: GaggleConfig, text: string) => void) | undefined;
+      followed?: ((text: string) => void) | undefined;
       restart: string;
     },
   ) {
-    this.applied = options.applied;
+    this.followed = options.followed;
     this.restart = options.restart;
     this.fixedLevel = options.fixedLevel === true;
     this.watcher = new ConfigWatcher(gaggle.config.path, gaggle.config, {
       loaded: (config, text) => void this.apply(config, text),
-      failed: (error) => this.failed(error),
+      unchanged: (text) => void this.unchanged(text),
+      failed: (error, text) => void this.failed(error, text),
     });
   }
 
@@ -74,7 +78,7 @@ export class Reloader {
       const done = await this.gaggle.reload(config);
       this.standing.kept = done.kept;
       log.info({ added: done.added, removed: done.removed, changed: done.changed, fixed }, "config reloaded");
-      this.applied?.(config, text);
+      this.followed?.(text);
       // The clients were told the file does not load; without this they would go on believing it.
       if (fixed) this.tellClients("info", "the config file loads again: it is applied, and the errors reported before are gone");
       if (done.needRestart.length > 0) {
@@ -91,11 +95,22 @@ export class Reloader {
     return this.applying;
   }
 
-  private failed(error: ConfigError): void {
-    this.standing.problem = error;
-    const message = `the edited config does not load, so gaggle keeps the one it runs; fix the file and it is applied:\n${error.message}`;
-    log.error({ file: error.file }, message);
-    this.tellClients("error", message);
+  /** A comment or a reformatting changes no child, but it changes the text, which names the daemon of the file. */
+  private unchanged(text: string): Promise<void> {
+    this.applying = this.applying.then(() => this.followed?.(text));
+    return this.applying;
+  }
+
+  /** In line with the edits applied, so that an edit applied after it cannot clear its error. */
+  private failed(error: ConfigError, text: string | undefined): Promise<void> {
+    this.applying = this.applying.then(() => {
+      this.standing.problem = error;
+      const message = `the edited config does not load, so gaggle keeps the one it runs; fix the file and it is applied:\n${error.message}`;
+      log.error({ file: error.file }, message);
+      this.tellClients("error", message);
+      if (text !== undefined) this.followed?.(text);
+    });
+    return this.applying;
   }
 
   private tellClients(level: "info" | "warning" | "error", data: string): void {

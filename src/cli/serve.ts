@@ -162,9 +162,9 @@ export function follow(
   standing: ConfigStanding,
   options: ServeOptions,
   restart: (typeof RESTART)[keyof typeof RESTART],
-  applied?: (config: GaggleConfig, text: string) => void,
+  followed?: (text: string) => void,
 ): Reloader {
-  const reloader = new Reloader(gaggle, standing, { fixedLevel: options.fixedLevel, applied, restart });
+  const reloader = new Reloader(gaggle, standing, { fixedLevel: options.fixedLevel, followed, restart });
   // Said once more now that the log goes where it will stay (the daemon's file).
   if (options.problem)
     log.error({ file: options.problem.file }, `the config file does not load; gaggle serves no children until it does:\n${options.problem.message}`);

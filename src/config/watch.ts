@@ -11,7 +11,10 @@ import type { GaggleConfig } from "./schema.js";
 export interface ConfigFollower {
   /** `text` is the file's text the config was loaded from. */
   loaded(config: GaggleConfig, text: string): void;
-  failed(error: ConfigError): void;
+  /** The file was read, but loads to the config already reported (touched, or a comment or a reformatting edited). */
+  unchanged(text: string): void;
+  /** `text` is the file's text that did not load; undefined when the file could not be read. */
+  failed(error: ConfigError, text: string | undefined): void;
 }
 
 /**
@@ -22,8 +25,8 @@ const SETTLE_MS = 100;
 
 /**
  * Watches the file's folder rather than the file, so that a save that replaces the file (a rename over it) is
- * seen as well as one that rewrites it. A load that gives the config already in force is not reported, so
- * touching the file, or an editor's extra events, change nothing.
+ * seen as well as one that rewrites it. A load that gives the config already in force is reported as unchanged, not
+ * loaded, so touching the file, or an editor's extra events, restart nothing.
  */
 export class ConfigWatcher {
   private readonly watcher: FSWatcher;
@@ -67,13 +70,13 @@ export class ConfigWatcher {
 
   private async load(): Promise<void> {
     let config: GaggleConfig;
-    let read: string;
+    let read: string | undefined;
     try {
       read = await readFile(this.path, "utf8");
       config = validateConfigText(read, this.path, this.env);
     } catch (error) {
       this.failedSince = true;
-      this.follower.failed(asConfigError(this.path, error));
+      this.follower.failed(asConfigError(this.path, error), read);
       return;
     }
     const text = JSON.stringify(config);
@@ -81,6 +84,7 @@ export class ConfigWatcher {
     this.last = text;
     // A file that loads again as it was before a failed edit is reported too: the failure it ends must clear.
     if (!same || this.failedSince) this.follower.loaded(config, read);
+    else this.follower.unchanged(read);
     this.failedSince = false;
   }
 }

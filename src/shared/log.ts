@@ -62,8 +62,9 @@ export function logToFile(file: string): void {
   root = createLogger(currentLevel);
 }
 
-export function reopenLog(): void {
-  destination.reopen();
+/** `file`: the path the log now has, when it was moved rather than rotated away. */
+export function reopenLog(file?: string): void {
+  destination.reopen(file);
 }
 
 /** Writes out what the log still buffers: called before the process exits. */

@@ -101,6 +101,59 @@ describe("two stdio clients of one config", () => {
     }
   });
 
+  it("share the running daemon while an edit of the config does not load: the later one is served the config in force and told why", async () => {
+    const path = config();
+    const first = await relay(path);
+    try {
+      const child = await pidOf(first);
+      const [daemon] = daemons();
+      writeFileSync(path, `${readFileSync(path, "utf8")}\n[mcp_servers.broken\n`);
+      await until(
+        async () => JSON.parse((await runCli(["status", "--json", "--config", path], { env: process.env })).stdout) as { config_errors: string[] },
+        (live) => live.config_errors.length > 0,
+      );
+      const second = await relay(path);
+      try {
+        // The daemon in force, its child and its errors; not a daemon of its own serving no children.
+        expect(await pidOf(second)).toBe(child);
+        expect(daemons()).toEqual([daemon]);
+        const listed = textOf((await second.client.callTool({ name: "list_registered_children", arguments: {} })) as CallToolResult);
+        expect(listed).toMatch(/TOML syntax error/);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await first.close();
+      await runCli(["stop", "--config", path], { env: process.env });
+    }
+  });
+
+  it("share the running daemon after an edit that changes only a comment of the config", async () => {
+    const path = config();
+    const first = await relay(path);
+    try {
+      const child = await pidOf(first);
+      const [daemon] = daemons();
+      const before = records().find((record) => record.pid === daemon)!.key;
+      writeFileSync(path, `# the children of this project\n${readFileSync(path, "utf8")}`);
+      // The daemon moves to the key of the edited text, which a client started now computes.
+      await until(
+        () => records().find((record) => record.pid === daemon)?.key,
+        (key) => key !== undefined && key !== before,
+      );
+      const second = await relay(path);
+      try {
+        expect(await pidOf(second)).toBe(child);
+        expect(daemons()).toEqual([daemon]);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await first.close();
+      await runCli(["stop", "--config", path], { env: process.env });
+    }
+  });
+
   it("of another value reaching ${VAR} get a daemon of their own", async () => {
     const path = config();
     const alice = await relay(path, { WHO: "alice" });
@@ -216,6 +269,31 @@ describe("gaggle status", () => {
 });
 
 describe("the daemon", () => {
+  it("moved to its edited config's key takes its log along, where gaggle status and gaggle logs find it", async () => {
+    const path = config();
+    const client = await relay(path);
+    try {
+      await pidOf(client);
+      const [daemon] = daemons();
+      const before = records().find((record) => record.pid === daemon)!.key;
+      writeFileSync(path, readFileSync(path, "utf8").replace("nobody", "somebody"));
+      await until(
+        () => records().find((record) => record.pid === daemon)?.key,
+        (key) => key !== undefined && key !== before,
+      );
+      const status = await runCli(["status", "--json", "--config", path], { env: process.env });
+      const log = (JSON.parse(status.stdout) as { daemon: { log: string } }).daemon.log;
+      // One log from its start on: the lines from before the move and the line of the move.
+      expect(readFileSync(log, "utf8")).toMatch(/gaggle daemon serving[\s\S]*daemon moved to the edited config's key/);
+      const logs = await runCli(["logs", "--config", path], { env: process.env });
+      expect(logs.stderr).toBe(`gaggle: ${log}\n`);
+      expect(logs.stdout).toMatch(/daemon moved to the edited config's key/);
+    } finally {
+      await client.close();
+      await runCli(["stop", "--config", path], { env: process.env });
+    }
+  });
+
   it("stops once it has had no client for daemon_idle_ms, and leaves no process", async () => {
     const path = config("daemon_idle_ms = 300");
     const client = await relay(path);
