@@ -8,6 +8,7 @@ import { LOCAL_PRINCIPAL, type BackgroundWork, type CallContext } from "../../ch
 import type { Switchboard } from "../../children/switchboard.js";
 import type { AgentConfig } from "../../config/agents.js";
 import { GaggleError, errorMessage } from "../../shared/errors.js";
+import { refusal, refusalHint, type SharedLimit } from "../../shared/fair-share.js";
 import { canonical, findExecutable, isDirectory } from "../../shared/fs-checks.js";
 import { logger } from "../../shared/log.js";
 import { formatDuration } from "../goose/format.js";
@@ -159,7 +160,7 @@ export class AgentsChild extends VirtualChild {
     ctx: CallContext,
     ask?: Ask,
   ): Promise<{ session: AgentSession; turn: Turn | undefined }> {
-    const entry = this.startable(request.agent);
+    const entry = this.startable(request.agent, principalOf(ctx));
     const roots = await entry.roots.forCall(ctx);
     const home = entry.roots.home(roots);
     const cwd = entry.roots.confine(request.cwd === undefined ? home : resolve(home, request.cwd), home, roots);
@@ -188,7 +189,7 @@ export class AgentsChild extends VirtualChild {
     member: { agent: string; owner: string; cwd: string; loadSession: string | undefined; mcpServers: acp.McpServer[]; follower: SessionFollower },
     prompt: string,
   ): { session: AgentSession; turn: Turn } {
-    const entry = this.startable(member.agent);
+    const entry = this.startable(member.agent, member.owner);
     const cwd = canonical(member.cwd);
     if (!isDirectory(cwd)) throw new GaggleError("INVALID_ARGS", `the member's folder ${member.cwd} is not a directory`);
     const inside = isInside(cwd, { configured: entry.roots.configured, client: undefined });
@@ -202,19 +203,27 @@ export class AgentsChild extends VirtualChild {
     return { session, turn: session.send(prompt, { clientSession: undefined, ask: undefined }) };
   }
 
-  /** The agent's entry, when it may start one more session and its command is there. */
-  private startable(agentName: string | undefined): AgentEntry {
+  /**
+   * The agent's entry, when `owner` may start one more session of it (its share, and the agent's live sessions over
+   * every principal) and its command is there.
+   */
+  private startable(agentName: string | undefined, owner: string): AgentEntry {
     const entry = this.entry(agentName);
     const { config } = entry;
     const live = [...this.sessions.values()].filter((session) => session.config.name === config.name && session.live);
-    if (live.length >= config.maxActive) {
-      throw new GaggleError(
-        "LIMIT_REACHED",
-        `agent "${config.name}" has ${live.length} live sessions, the most [agents.${config.name}] max_active allows`,
-        {
-          hint: "release one with release_agent (list_agent_sessions lists yours)",
-        },
-      );
+    const limit: SharedLimit = {
+      table: `[agents.${config.name}]`,
+      totalKey: "max_active",
+      total: config.maxActive,
+      shareKey: "max_active_per_principal",
+      share: config.maxActivePerPrincipal,
+      count: (n) => `${n} live ${n === 1 ? "session" : "sessions"} of agent "${config.name}"`,
+    };
+    const refused = refusal(limit, { mine: live.filter((session) => session.owner === owner).length, all: live.length }, owner);
+    if (refused) {
+      throw new GaggleError("LIMIT_REACHED", refused.message, {
+        hint: refusalHint(limit, refused, "release one of yours with release_agent (list_agent_sessions lists them)"),
+      });
     }
     const lookup = findExecutable(entry.launch.command, entry.launch.cwd, entry.launch.env.PATH);
     if ("missing" in lookup) {
