@@ -2,14 +2,14 @@
 // and a refusal that names the limit and who holds it, counting other principals' work without naming them.
 
 /** What one more piece of work is counted against. */
-export interface SharedLimit {
+export interface SharedLimit<Key extends string = string> {
   /** Where the settings live, as the config spells it: `[agents.claude]`. */
   table: string;
   /** The key of the limit over every principal, and its value. */
-  totalKey: string;
+  totalKey: Key;
   total: number;
   /** The key of each principal's share, and its value; undefined: a principal may take the whole limit. */
-  shareKey: string;
+  shareKey: Key;
   share: number | undefined;
   /** What is counted, for `n` of them: `2 live sessions of agent "claude"`. */
   count: (n: number) => string;
@@ -22,9 +22,9 @@ export interface Held {
 }
 
 /** Why one more piece of work does not fit: the message and the setting that refused it. */
-export interface ShareRefusal {
+export interface ShareRefusal<Key extends string = string> {
   message: string;
-  key: string;
+  key: Key;
   /** Whether the caller holds any of it: only then can the caller free a place. */
   holdsAny: boolean;
 }
@@ -33,7 +33,7 @@ export interface ShareRefusal {
  * The refusal of one more piece of work for `principal`, or undefined when it fits. Its share is checked first, so a
  * principal at its share is told about its own work, never sent to wait for other principals'.
  */
-export function refusal(limit: SharedLimit, held: Held, principal: string): ShareRefusal | undefined {
+export function refusal<Key extends string>(limit: SharedLimit<Key>, held: Held, principal: string): ShareRefusal<Key> | undefined {
   const holdsAny = held.mine > 0;
   if (limit.share !== undefined && held.mine >= limit.share) {
     return {
@@ -44,7 +44,7 @@ export function refusal(limit: SharedLimit, held: Held, principal: string): Shar
   }
   if (held.all < limit.total) return undefined;
   const others = held.all - held.mine;
-  const whose = others === 0 ? "" : `: ${held.mine} of them yours, ${others} other principals'`;
+  const whose = others === 0 ? "" : `: ${held.mine} of them yours, ${others} held by other principals`;
   return {
     message: `${limit.count(held.all)} at once, the most ${limit.table} ${limit.totalKey} allows (${limit.total})${whose}`,
     key: limit.totalKey,

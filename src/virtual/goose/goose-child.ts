@@ -17,7 +17,7 @@ import { gooseMissing } from "./command.js";
 import { runDispatch } from "./dispatch.js";
 import { formatDuration } from "./format.js";
 import { Gosling, type GoslingHost, type GoslingKind, type PromptEntry } from "./gosling.js";
-import { checkFollowUp, checkNewGosling } from "./limits.js";
+import { checkFollowUp, checkNewGosling, type Owned } from "./limits.js";
 import { mergeOptions, OptionError, parseRunOptions, type RunOption } from "../../config/virtual/goose-options.js";
 import { gooseResources, gooseResourceTemplates, readGooseResource } from "./resources.js";
 import type { GooseSettings } from "../../config/virtual/goose.js";
@@ -111,6 +111,11 @@ export class GooseChild extends VirtualChild implements GoslingHost {
   }
 
   /** The principal of the client that started `gosling` (see ClientPrincipal). */
+  /** Every gosling with its owner, as the limits count them. */
+  private owned(): Owned {
+    return { goslings: this.all(), ownerOf: (gosling) => this.ownerOf(gosling) };
+  }
+
   ownerOf(gosling: Gosling): string {
     return this.owners.get(gosling.id) ?? LOCAL_PRINCIPAL;
   }
@@ -149,7 +154,7 @@ export class GooseChild extends VirtualChild implements GoslingHost {
       if (error instanceof OptionError) throw new GaggleError("INVALID_ARGS", error.message, { hint: "leave out options gaggle sets itself" });
       throw error;
     }
-    checkNewGosling(this.all(), this.settings);
+    checkNewGosling(this.owned(), owner, this.settings);
     if ("missing" in findExecutable(this.launch.command, this.launch.cwd, this.launch.env.PATH))
       throw gooseMissing(this.launch.command, "was not found");
     const id = randomUUID();
@@ -166,7 +171,7 @@ export class GooseChild extends VirtualChild implements GoslingHost {
 
   send(processId: string, prompt: string, ctx: CallContext): { gosling: Gosling; entry: PromptEntry; ahead: number } {
     const gosling = this.find(processId);
-    checkFollowUp(gosling, this.all(), this.settings);
+    checkFollowUp(gosling, this.owned(), this.settings);
     const ahead = gosling.queued.length + (gosling.running ? 1 : 0);
     return { gosling, entry: gosling.send(prompt, ctx.caller?.sessionId), ahead };
   }

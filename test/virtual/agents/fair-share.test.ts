@@ -44,7 +44,7 @@ describe("an agent's live sessions shared by two people", () => {
     const full = failureOf(await callAgents(bob, "start_agent", {}));
     expect(full).toMatchObject({
       code: "LIMIT_REACHED",
-      error: `3 live sessions of agent "fake" at once, the most [agents.fake] max_active allows (3): 1 of them yours, 2 other principals'`,
+      error: `3 live sessions of agent "fake" at once, the most [agents.fake] max_active allows (3): 1 of them yours, 2 held by other principals`,
       hint: "release one of yours with release_agent (list_agent_sessions lists them), or raise [agents.fake] max_active",
     });
   });
@@ -56,7 +56,7 @@ describe("an agent's live sessions shared by two people", () => {
     const refused = failureOf(await callAgents(bob, "start_agent", {}));
     expect(refused).toMatchObject({
       code: "LIMIT_REACHED",
-      error: `2 live sessions of agent "fake" at once, the most [agents.fake] max_active allows (2): 0 of them yours, 2 other principals'`,
+      error: `2 live sessions of agent "fake" at once, the most [agents.fake] max_active allows (2): 0 of them yours, 2 held by other principals`,
       hint: "wait for one to end, or raise [agents.fake] max_active, or set [agents.fake] max_active_per_principal so that no one principal holds them all",
     });
     expect(JSON.stringify(refused)).not.toContain("ann");

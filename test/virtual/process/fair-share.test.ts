@@ -53,7 +53,7 @@ describe("background processes shared by two people", () => {
     await sleeper(bob);
     expect(await processFailure(bob, "gg_process_run", { command: "true" })).toMatchObject({
       code: "LIMIT_REACHED",
-      error: "3 running processes at once, the most [virtual.process] max_concurrent allows (3): 1 of them yours, 2 other principals'",
+      error: "3 running processes at once, the most [virtual.process] max_concurrent allows (3): 1 of them yours, 2 held by other principals",
     });
   });
 
@@ -64,7 +64,7 @@ describe("background processes shared by two people", () => {
     const refused = await processFailure(bob, "gg_process_run", { command: "true" });
     expect(refused).toMatchObject({
       code: "LIMIT_REACHED",
-      error: "2 running processes at once, the most [virtual.process] max_concurrent allows (2): 0 of them yours, 2 other principals'",
+      error: "2 running processes at once, the most [virtual.process] max_concurrent allows (2): 0 of them yours, 2 held by other principals",
       hint: "wait for one to end, or raise [virtual.process] max_concurrent, or set [virtual.process] max_concurrent_per_principal so that no one principal holds them all",
     });
     expect(JSON.stringify(refused)).not.toContain("ann");
