@@ -169,6 +169,8 @@ export class AgentsChild extends VirtualChild {
         hint: `give a folder that exists inside [agents.${entry.config.name}] roots (${entry.roots.configured.join(", ")}); a relative one is taken from ${home}`,
       });
     }
+    // Asking the client for its roots let other starts in meanwhile: the room is counted again where the session opens.
+    this.checkRoom(entry.config, principalOf(ctx));
     const session = this.open(entry, principalOf(ctx), ctx.caller?.sessionId, cwd, roots, { loadFrom: request.loadSession });
     const turn = request.prompt === undefined ? undefined : session.send(request.prompt, this.sourceOf(ctx, ask));
     return { session, turn };
@@ -210,6 +212,20 @@ export class AgentsChild extends VirtualChild {
   private startable(agentName: string | undefined, owner: string): AgentEntry {
     const entry = this.entry(agentName);
     const { config } = entry;
+    this.checkRoom(config, owner);
+    const lookup = findExecutable(entry.launch.command, entry.launch.cwd, entry.launch.env.PATH);
+    if ("missing" in lookup) {
+      throw new GaggleError("SERVER_FAILED", `agent "${config.name}": its command ${entry.launch.command} is not found`, {
+        hint: `install the agent, or set [agents.${config.name}] command`,
+      });
+    }
+    const missing = missingFolder(config);
+    if (missing) throw new GaggleError("SERVER_FAILED", `agent "${config.name}": ${missing.problem}`, { hint: missing.hint });
+    return entry;
+  }
+
+  /** Refuses one more live session of the agent for `owner` past its share or past the agent's max_active. */
+  private checkRoom(config: AgentConfig, owner: string): void {
     const live = [...this.sessions.values()].filter((session) => session.config.name === config.name && session.live);
     const limit: SharedLimit = {
       table: `[agents.${config.name}]`,
@@ -225,15 +241,6 @@ export class AgentsChild extends VirtualChild {
         hint: refusalHint(limit, refused, "release one of yours with release_agent (list_agent_sessions lists them)"),
       });
     }
-    const lookup = findExecutable(entry.launch.command, entry.launch.cwd, entry.launch.env.PATH);
-    if ("missing" in lookup) {
-      throw new GaggleError("SERVER_FAILED", `agent "${config.name}": its command ${entry.launch.command} is not found`, {
-        hint: `install the agent, or set [agents.${config.name}] command`,
-      });
-    }
-    const missing = missingFolder(config);
-    if (missing) throw new GaggleError("SERVER_FAILED", `agent "${config.name}": ${missing.problem}`, { hint: missing.hint });
-    return entry;
   }
 
   private open(
