@@ -7,7 +7,11 @@ import type { CallerTracker } from "./wire/caller-tracker.js";
 /** What a child reports that is not the answer to a call; the gateway fans it out to its clients. */
 export interface ChildEvents {
   listChanged(child: string, kind: "tools" | "resources" | "prompts"): void;
-  resourceUpdated(child: string, uri: string): void;
+  /**
+   * A resource changed. `heardBy`, for a resource every client reads as its own view (a list of work), says which
+   * principals' subscriptions hear of this change: those who see the work that changed; without it, every subscriber.
+   */
+  resourceUpdated(child: string, uri: string, heardBy?: (principal: string) => boolean): void;
   /** A log message; `callers` are the clients with calls in flight at that child (empty when there are none). */
   log(child: string, params: LogMessage, callers: Caller[]): void;
   /**
@@ -137,8 +141,8 @@ export class Switchboard implements ChildEvents {
     for (const listener of this.listeners) listener.listChanged(child, kind);
   }
 
-  resourceUpdated(child: string, uri: string): void {
-    for (const listener of this.listeners) listener.resourceUpdated(child, uri);
+  resourceUpdated(child: string, uri: string, heardBy?: (principal: string) => boolean): void {
+    for (const listener of this.listeners) listener.resourceUpdated(child, uri, heardBy);
   }
 
   log(child: string, params: LogMessage, callers: Caller[]): void {

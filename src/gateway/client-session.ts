@@ -58,6 +58,10 @@ export class ClientSession {
     readonly who: ClientPrincipal,
   ) {}
 
+  get principal(): string {
+    return this.who.principal;
+  }
+
   get identity(): MemberIdentity | undefined {
     return this.who.identity;
   }

@@ -28,6 +28,8 @@ export interface ConnectedClient {
 /** Who may hold resource subscriptions: a legacy client's session, or a modern client's listen stream. */
 export interface Subscriber {
   readonly id: string;
+  /** Whose subscriptions these are: an update of another principal's work reaches only those who see it. */
+  readonly principal: string;
   readonly subscriptions: Set<string>;
   resourceUpdated(uri: string): void;
 }
@@ -178,8 +180,11 @@ export class SessionHub implements ChildEvents {
     this.burst ??= setTimeout(() => this.flushListChanges(), LIST_CHANGED_BURST_MS).unref();
   }
 
-  resourceUpdated(_child: string, uri: string): void {
-    for (const id of this.subscribers.get(uri)?.sessions ?? []) (this.sessions.get(id) ?? this.listeners.get(id))?.resourceUpdated(uri);
+  resourceUpdated(_child: string, uri: string, heardBy?: (principal: string) => boolean): void {
+    for (const id of this.subscribers.get(uri)?.sessions ?? []) {
+      const subscriber = this.sessions.get(id) ?? this.listeners.get(id);
+      if (subscriber && (heardBy === undefined || heardBy(subscriber.principal))) subscriber.resourceUpdated(uri);
+    }
   }
 
   /** Tagged with the child's name; sent to the clients whose calls are in flight, else to every client. */

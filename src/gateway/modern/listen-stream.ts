@@ -38,6 +38,10 @@ export class ListenStream implements ListChangeListener {
     this.id = `listen:${randomUUID()}`;
   }
 
+  get principal(): string {
+    return this.exchange.principal;
+  }
+
   wants(kind: ListKind): boolean {
     return this.filter[FILTER_KEY[kind]] === true;
   }

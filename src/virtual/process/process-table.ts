@@ -93,7 +93,7 @@ export class ProcessTable {
     if (previous) this.forget(previous);
     this.processes.set(started.pid, started);
     this.counting ??= setInterval(() => this.enforceCap(), COUNT_EVERY_MS).unref();
-    this.options.events.resourceUpdated(this.options.childName, LIST_URI);
+    this.options.events.resourceUpdated(this.options.childName, LIST_URI, this.seers(started));
     void started.ended.then(() => this.onEnded(started));
     return started;
   }
@@ -109,6 +109,11 @@ export class ProcessTable {
     throw new GaggleError("NOT_FOUND", `no process ${pid}: gaggle did not start it, or it ended long enough ago to be forgotten`, {
       hint: "gg_process_status without a pid lists your processes",
     });
+  }
+
+  /** Who hears that process://list changed with `entry`: those whose list shows it. */
+  private seers(entry: ManagedProcess): (principal: string) => boolean {
+    return (principal) => this.visible(entry, principal);
   }
 
   visible(entry: ManagedProcess, viewer: string): boolean {
@@ -191,7 +196,7 @@ export class ProcessTable {
     log.info({ pid: ended.pid, status: ended.status, exit_code: ended.exitCode, duration_ms: ended.runtimeMs }, "process ended");
     const uri = logUri(ended.pid);
     events.notify(ended.spec.session, { log: { level: "info", logger: childName, data }, resourceUpdated: uri });
-    events.resourceUpdated(childName, LIST_URI);
+    events.resourceUpdated(childName, LIST_URI, this.seers(ended));
     this.evictFinished();
   }
 

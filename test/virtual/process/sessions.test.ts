@@ -164,6 +164,38 @@ describe("processes over HTTP with a token per person, by default", () => {
     await processJson(alice, "gg_process_kill", { pid: secret.pid });
   });
 
+  it("tells a subscriber of process://list of its own processes' changes, not of another person's", async () => {
+    const aliceHeard = listen(alice);
+    const bobHeard = listen(bob);
+    await alice.subscribeResource({ uri: "process://list" });
+    await bob.subscribeResource({ uri: "process://list" });
+    const hers = await run(alice, "sleep 30", { timeout_ms: 0 });
+    await processJson(alice, "gg_process_kill", { pid: hers.pid });
+    // Alice hears her start and her end; by then any update of hers meant for Bob is on his stream too.
+    await until(
+      async () => aliceHeard.updated.length,
+      (count) => count >= 2,
+      10_000,
+    );
+    const his = await run(bob, "sleep 30", { timeout_ms: 0 });
+    await until(
+      async () => bobHeard.updated.length,
+      (count) => count >= 1,
+      10_000,
+    );
+    expect(bobHeard.updated).toEqual(["process://list"]);
+    await processJson(bob, "gg_process_kill", { pid: his.pid });
+    // His process's end: its list update, and its log's update as the notice to the session that started it.
+    await until(
+      async () => bobHeard.updated.length,
+      (count) => count >= 3,
+      10_000,
+    );
+    expect(bobHeard.updated.sort()).toEqual([`process://${his.pid}/log`, "process://list", "process://list"]);
+    await alice.unsubscribeResource({ uri: "process://list" });
+    await bob.unsubscribeResource({ uri: "process://list" });
+  });
+
   it('close_child_session("process") by one person ends their own processes and no one else\'s', async () => {
     const hers = await run(alice, "sleep 30", { timeout_ms: 0 });
     const his = await run(bob, "sleep 30", { timeout_ms: 0 });

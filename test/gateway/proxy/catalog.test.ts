@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { startGaggle, textOf } from "../helpers/gaggle.js";
-import { fixtureChild, NO_BUILT_INS, ROOT } from "../helpers/paths.js";
+import { startGaggle, textOf } from "../../helpers/gaggle.js";
+import { fixtureChild, NO_BUILT_INS, ROOT } from "../../helpers/paths.js";
 
 const PROXY = '[gateway]\nexpose = "both"\n';
 /** Proxy mode whose first list waits for a child the catalog does not know, however busy the machine. */
