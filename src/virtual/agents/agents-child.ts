@@ -238,8 +238,9 @@ export class AgentsChild extends VirtualChild {
     const session = new AgentSession(randomUUID(), entry.config, owner, startedBy, cwd, roots, this.hostFor(entry, owner), options);
     this.sessions.set(session.id, session);
     this.prune();
+    // No list change to announce: resources/list names no session (their transcripts are a template), and a notice
+    // would tell every client that someone started one.
     session.open();
-    this.events.listChanged(this.name, "resources");
     return session;
   }
 

@@ -160,7 +160,7 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     this.goslings.set(id, gosling);
     this.owners.set(id, owner);
     const entry = gosling.send(prompt, ctx.caller?.sessionId);
-    this.events.listChanged(this.name, "resources");
+    this.goslingsChanged();
     return { gosling, entry };
   }
 
@@ -293,6 +293,14 @@ export class GooseChild extends VirtualChild implements GoslingHost {
       this.goslings.delete(gosling.id);
       this.owners.delete(gosling.id);
     }
-    this.events.listChanged(this.name, "resources");
+    this.goslingsChanged();
+  }
+
+  /**
+   * The set of goslings changed: clients hear that resources/list did only when it names goslings (see listedGoslings);
+   * otherwise the notice would change nothing and tell every client that someone started work.
+   */
+  private goslingsChanged(): void {
+    if (this.visibility.listsWork) this.events.listChanged(this.name, "resources");
   }
 }
