@@ -1,7 +1,7 @@
 // Over HTTP with a token per person, what one person starts is not announced to another: neither by a change of the
 // resource list every client reads, nor by updates of resources the other subscribed to before the config stopped
 // letting them read it.
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -9,9 +9,10 @@ import { ResourceListChangedNotificationSchema, ToolListChangedNotificationSchem
 import { afterEach, describe, expect, it } from "vitest";
 import { startHttpGaggle, type HttpGaggle } from "../helpers/gaggle-http.js";
 import { textOf } from "../helpers/gaggle.js";
+import { listen } from "../helpers/notifications.js";
 import { fixtureChild } from "../helpers/paths.js";
 import { until } from "../helpers/poll.js";
-import { fakeAgentTable } from "./agents/helpers.js";
+import { fakeAgentTable, settled, startSession } from "./agents/helpers.js";
 import { idOf } from "./goose/helpers.js";
 import { teamConfig } from "./team/helpers.js";
 
@@ -83,5 +84,50 @@ describe("notices between two people over HTTP", () => {
     expect(JSON.parse(await call(ann, "team", "gg_team_manage", { team_id: "t1", prompt: "[answer hi]" }))).toMatchObject({ team_created: true });
     await barrier();
     expect(heard.resources).toBe(before);
+  });
+
+  it('stops telling a subscriber of updates to work the config no longer lets them read (visibility = "all" removed)', async () => {
+    const { dir, ann, bob } = await start('visibility = "all"');
+    const gosling = idOf(await call(ann, "goose", "run_goose", { prompt: "[answer hi]" }));
+    const session = await startSession(ann, { prompt: "whoami" });
+    await settled(ann, session, 1);
+    const uris = [`goslings://${gosling}/output`, `goslings://${gosling}`, `agents://sessions/${session}/transcript`];
+    for (const uri of uris) {
+      await ann.subscribeResource({ uri });
+      await bob.subscribeResource({ uri });
+    }
+    const [annHeard, bobHeard] = [listen(ann), listen(bob)];
+    /** Bob hears his own gosling's turn end after whatever reached his stream before it. */
+    let his: string | undefined;
+    const barrier = async () => {
+      if (his === undefined) his = idOf(await call(bob, "goose", "run_goose", { prompt: "[answer his]" }));
+      else await call(bob, "goose", "send_prompt_to_gosling", { process_id: his, prompt: "[answer again]" });
+      await until(
+        () => bobHeard.updated.includes(`goslings://${his}/output`),
+        (heard) => heard,
+      );
+    };
+    await barrier();
+    bobHeard.updated.length = 0;
+
+    writeFileSync(gaggle!.config, config(dir, ""));
+    await until(
+      () =>
+        bob.readResource({ uri: uris[0]! }).then(
+          () => "readable",
+          () => "not readable",
+        ),
+      (state) => state === "not readable",
+    );
+    annHeard.updated.length = 0;
+    await call(ann, "goose", "send_prompt_to_gosling", { process_id: gosling, prompt: "[answer again]" });
+    await call(ann, "agents", "prompt_agent", { session_id: session, prompt: "whoami" });
+    // Ann hears each; the hub tells every subscriber of a change at once, so whatever Bob would hear is on his stream.
+    await until(
+      () => uris.every((uri) => annHeard.updated.includes(uri)),
+      (all) => all,
+    );
+    await barrier();
+    expect(bobHeard.updated).toEqual([`goslings://${his}/output`]);
   });
 });
