@@ -192,7 +192,8 @@ export class McpChild implements Child {
           return await exchangeInEra(session, method, params, this.limits, ctx, { child: this.name, what, queuedMs: turn?.queuedMs });
         } catch (error) {
           if (isRequestRefusal(error)) throw error;
-          if (retried || !session.remote?.neverReached(error)) throw keeper.failureOf(error, session, what, turn);
+          // A cancelled request is not sent again, and what it failed with is read as its cancellation (see failureOf).
+          if (retried || ctx.cancel?.aborted || !session.remote?.neverReached(error)) throw keeper.failureOf(error, session, what, turn, ctx.cancel);
           keeper.lost(session, error);
           this.log.info({ reason: errorChain(error) }, `${what} never reached the server; sending it on a new session`);
         }

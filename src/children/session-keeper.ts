@@ -5,8 +5,9 @@ import type { ChildConfig } from "../config/index.js";
 import type { Clock } from "../shared/clock.js";
 import { errorChain, sayToPerson, type GaggleError } from "../shared/errors.js";
 import type { Logger } from "../shared/log.js";
+import type { CancelState } from "../shared/observer.js";
 import { backoffMs } from "./backoff.js";
-import { backoffRefusal, callFailure, startFailure } from "./calls/call-failure.js";
+import { backoffRefusal, callFailure, cancelledFailure, startFailure } from "./calls/call-failure.js";
 import type { CloseReason, Turn } from "./child.js";
 import {
   abandonStart,
@@ -144,8 +145,13 @@ export class SessionKeeper {
     await this.request(session, "logging/setLevel", () => session.client.setLoggingLevel(level));
   }
 
-  /** What the SDK or the child's wire threw, as a GaggleError that says what happened to the child. */
-  failureOf(error: unknown, session: Session, what: string, turn?: Turn): GaggleError {
+  /**
+   * What the SDK or the child's wire threw, as a GaggleError that says what happened to the child. A request whose
+   * `cancel` is aborted (its client cancelled it, or the client's session ended) failed for that: no failure of the
+   * child's, and no sign of a lost connection.
+   */
+  failureOf(error: unknown, session: Session, what: string, turn?: Turn, cancel?: CancelState): GaggleError {
+    if (cancel?.aborted) return cancelledFailure(this.parts.config.name, what, cancel.reason, error);
     if (session.remote?.connectionLost(error)) {
       // A request that could not be sent is the session's end, told as the end of a session is. The SDK's transports
       // tell onerror first, which ended the session already; the request gets its own error here, since the close waits a turn.

@@ -4,9 +4,12 @@ import { Cancellation } from "../children/calls/cancellation.js";
 import type { Caller, CallContext } from "../children/child.js";
 import type { CallExtra, ClientSession } from "./client-session.js";
 
-/** A 2025 session's request: its cancellation and its related messages come from the SDK's handler extra (or the lane's). */
+/**
+ * A 2025 session's request: its cancellation and its related messages come from the SDK's handler extra (or the lane's);
+ * when the session ends under it, it is cancelled with the reason the session ended.
+ */
 export function callContext(session: ClientSession, meta: Record<string, unknown> | undefined, extra: CallExtra): CallContext {
-  return contextOf(extra.cancel ?? new Cancellation(extra.signal), session.callerFor(extra), meta, (notification) => {
+  return contextOf(extra.cancel ?? new Cancellation(extra.signal, session.ended), session.callerFor(extra), meta, (notification) => {
     void extra.sendNotification(notification).catch(() => {});
   });
 }

@@ -8,7 +8,7 @@ import {
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Caller, ClientPrincipal, LogMessage, MemberIdentity, UrlOpener } from "../children/child.js";
-import type { Cancellation } from "../children/calls/cancellation.js";
+import { Cancellation } from "../children/calls/cancellation.js";
 import { AnyResultSchema } from "../children/wire/caller-tracker.js";
 import { WireError } from "../shared/errors.js";
 import type { PeerInfo } from "../shared/observer.js";
@@ -45,6 +45,11 @@ export class ClientSession {
    * check that initializes and leaves without ending its session). Only these count as connected.
    */
   active = false;
+  /**
+   * Aborted with the reason the client's connection closed, before its SDK Server hears of the close: the reason the
+   * requests that server answers are cancelled with (see callContext).
+   */
+  readonly ended = new Cancellation();
 
   constructor(
     readonly id: string,

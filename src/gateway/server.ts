@@ -30,8 +30,11 @@ export interface GatewayServer {
   server: Server;
   /** tools/call, which the client's connection answers beside the server. */
   callTool: ToolCallHandler;
-  /** The client's connection closed: the session leaves the hub. */
-  closed(): void;
+  /**
+   * The client's connection closed with `reason`: the requests the server still answers are cancelled with it (see
+   * callContext), and the session leaves the hub. Told before the server learns of the close.
+   */
+  closed(reason: Error): void;
   /** The client sent a request of this method. */
   requested(method: string): void;
 }
@@ -68,7 +71,8 @@ export function createGatewayServer(gaggle: Gaggle, sessionId: string, who: Clie
   server.onerror = (error) =>
     error instanceof UnreadableMessageError ? noise.note(error, "unreadable message from the client, answered with an error") : noise.note(error);
   gaggle.hub.add(session);
-  const closed = () => {
+  const closed = (reason: Error) => {
+    session.ended.abort(reason);
     noise.summarise();
     void gaggle.hub.remove(session);
   };

@@ -16,6 +16,8 @@ export const ERROR_CODES = [
   "NOT_FOUND",
   // What a built-in tool ran failed on its own terms (an SQL error), the tool itself working.
   "EXECUTION_ERROR",
+  // A call its client cancelled, or whose client's session ended: never the child's failure. Its client is sent no answer.
+  "CANCELLED",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -14,7 +14,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
-import { Cancellation } from "../children/calls/cancellation.js";
+import { Cancellation, ClientGone } from "../children/calls/cancellation.js";
 import type { ClientPrincipal } from "../children/child.js";
 import type { CallExtra } from "../gateway/client-session.js";
 import type { ModernServer } from "../gateway/modern/modern-server.js";
@@ -91,18 +91,18 @@ export class ClientConnection implements LinkReceiver {
   }
 
   /**
-   * Every request still answered here is cancelled with `reason`, which its child is told and its record keeps: a
-   * call whose client went away is no failure of the child's. Then the session's server learns of the close, and
-   * the session leaves the gateway.
+   * Every request in flight is cancelled with `reason`, which its child is told and its record keeps: a call whose
+   * client went away is no failure of the child's. Those answered here first; then the session, which cancels those
+   * its SDK Server answers with the same reason, and leaves the gateway; then the server learns of the close.
    */
-  closed(reason: Error = new Error("the client's session ended")): void {
+  closed(reason: Error = new ClientGone("the client's session ended")): void {
     const ending = this.ending;
     if (!ending) return;
     this.ending = undefined;
     for (const cancel of this.inFlight.values()) cancel.abort(reason);
     this.inFlight.clear();
+    this.parts.session?.closed(reason);
     this.face.onclose?.();
-    this.parts.session?.closed();
     ending(reason);
   }
 

@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ErrorCode, type JSONRPCMessage, type JSONRPCNotification, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { ClientPrincipal } from "../children/child.js";
+import { ClientGone } from "../children/calls/cancellation.js";
 import { admit, errorResponse, type ModernServer } from "../gateway/modern/modern-server.js";
 import { LEGACY_VERSIONS, META, MODERN_ERRORS, claimsModernEra } from "../shared/modern-protocol.js";
 import { WireError } from "../shared/errors.js";
@@ -57,7 +58,7 @@ export async function serveModernRequest(
   const response = new ResponseStream(res, acceptsEventStream(req), maxQueueBytes);
   const connection = new ClientConnection(response, { modern: { server, who, every: true } });
   res.once("close", () => {
-    if (!res.writableFinished) connection.closed(new Error("the client closed the response stream"));
+    if (!res.writableFinished) connection.closed(new ClientGone("the client closed the response stream"));
   });
   if (request.method === "subscriptions/listen") response.open();
   await connection.open();

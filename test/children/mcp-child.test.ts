@@ -2,9 +2,10 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { textOf } from "../helpers/gaggle.js";
-import { callOf, closeMadeChildren, mcpChildOf, settle } from "../helpers/mcp-child.js";
+import { callOf, closeMadeChildren, mcpChildOf, refusal, settle } from "../helpers/mcp-child.js";
 import { until } from "../helpers/poll.js";
 import { descendants, isAlive, waitGone } from "../helpers/processes.js";
+import { Cancellation, ClientGone } from "../../src/children/calls/cancellation.js";
 
 afterEach(closeMadeChildren);
 
@@ -112,5 +113,36 @@ describe("states", () => {
     note();
     expect(seen).toEqual(["not_started", "starting", "running", "stopping", "stopped", "starting", "running", "failed", "starting", "running"]);
     expect(child.status().restarts).toBe(2);
+  });
+});
+
+describe("failures that are not the child's", () => {
+  it("fails a request its client cancelled as CANCELLED, telling the child why, and counts nothing against the child", async () => {
+    const { child } = mcpChildOf("protocol.mjs");
+    const cancel = new Cancellation();
+    const read = refusal(child.readResource("fixture://slow/30000", { cancel }));
+    await until(
+      () => child.status().stderrTail,
+      (lines) => lines.includes("request resources/read"),
+    );
+    cancel.abort(new ClientGone("the client's session ended"));
+    expect(await read).toMatchObject({ code: "CANCELLED", message: expect.stringContaining("was cancelled: the client's session ended") });
+    const tail = await until(
+      () => child.status().stderrTail,
+      (lines) => lines.includes("cancelled slow_read"),
+    );
+    expect(tail).toContain("cancel reason: the client's session ended");
+    expect(child.status()).toMatchObject({ state: "running", restarts: 0, lastError: null });
+  });
+
+  it("takes a child's own error answer of code -32000 for its answer, not for its connection closing", async () => {
+    const { child } = mcpChildOf("protocol.mjs");
+    const failure = await refusal(child.readResource("fixture://fails/-32000", {}));
+    expect(failure).toMatchObject({
+      code: "SESSION_ERROR",
+      message: expect.stringContaining("answered resources/read of fixture://fails/-32000 with error -32000"),
+    });
+    expect(failure.hint ?? "").not.toContain("restarts");
+    expect(child.status()).toMatchObject({ state: "running", restarts: 0, lastError: null });
   });
 });

@@ -3,6 +3,7 @@ import type { TransportSendOptions } from "@modelcontextprotocol/sdk/shared/tran
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CreateMessageResultSchema, LATEST_PROTOCOL_VERSION, type CallToolResult, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
+import { ClientGone } from "../../src/children/calls/cancellation.js";
 import type { CallExtra } from "../../src/gateway/client-session.js";
 import type { ToolCallParams } from "../../src/gateway/tool-handlers.js";
 import type { Link, LinkReceiver } from "../../src/shared/link.js";
@@ -127,7 +128,7 @@ describe("ClientConnection over the SDK's Server (the SDK behaviour its tools/ca
     await tick();
     await connection.close();
     expect(calls[0]!.extra.cancel?.aborted).toBe(true);
-    expect(calls[0]!.extra.cancel?.reason).toEqual(new Error("the client's session ended"));
+    expect(calls[0]!.extra.cancel?.reason).toEqual(new ClientGone("the client's session ended"));
     expect(serverClosed).toBe(true);
     expect(closedCount()).toBe(1);
     await expect(server.notification({ method: "notifications/tools/list_changed" })).rejects.toThrow(/Not connected/);

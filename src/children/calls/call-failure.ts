@@ -3,6 +3,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { GaggleError, errorMessage, refusedPort, type Lookup } from "../../shared/errors.js";
 import type { ChildConfig } from "../../config/index.js";
 import type { CloseReason, QueueDepth } from "../child.js";
+import { ChildErrorAnswer } from "../wire/child-error-answer.js";
 import { remoteAdvice } from "./remote-advice.js";
 import { isStartTimeout, slowStartAdvice } from "./slow-start.js";
 
@@ -50,7 +51,8 @@ export function callFailure(error: unknown, ctx: FailureContext): GaggleError {
       cause: error,
     });
   }
-  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+  // A child's own error answer is its word, whatever its code: only gaggle's side of the connection says it closed.
+  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed && !(error instanceof ChildErrorAnswer)) {
     if (ctx.closing) return closedFailure(ctx, error);
     return new GaggleError(
       "SERVER_FAILED",
@@ -64,6 +66,14 @@ export function callFailure(error: unknown, ctx: FailureContext): GaggleError {
     });
   }
   return new GaggleError("SESSION_ERROR", `${ctx.what} on ${ctx.child} failed: ${errorMessage(error)}`, { cause: error });
+}
+
+/**
+ * A request its client cancelled, or whose client's session ended: it failed for that alone, whatever it threw (a
+ * closed stream, an aborted fetch), and says nothing of the child or its connection.
+ */
+export function cancelledFailure(child: string, what: string, reason: unknown, cause: unknown): GaggleError {
+  return new GaggleError("CANCELLED", `${what} on ${child} was cancelled: ${errorMessage(reason)}`, { cause });
 }
 
 /** A request whose session gaggle closed under it, told why when the closer said. */

@@ -1,5 +1,7 @@
 // A call's cancellation: a flag and a list of listeners, with a real AbortSignal made only when one is asked for.
 
+import type { CancelState } from "../../shared/observer.js";
+
 type AbortListener = (reason: unknown) => void;
 
 const nothingToRemove = () => {};
@@ -15,11 +17,16 @@ export class Cancellation {
   private listeners: AbortListener[] | undefined;
   private controller: AbortController | undefined;
 
-  /** @param source the signal of a request the SDK's Protocol answers: its abort cancels this, and `signal` is it. */
-  constructor(private readonly source?: AbortSignal) {
+  /**
+   * @param source the signal of a request the SDK's Protocol answers: its abort cancels this. The Protocol aborts it
+   * with the client's reason for notifications/cancelled, and with none when the connection closes: then `ended`,
+   * the connection's own cancellation (aborted just before the Protocol hears of the close), gives the reason.
+   */
+  constructor(source?: AbortSignal, ended?: CancelState) {
     if (!source) return;
-    if (source.aborted) this.cancelled = { reason: source.reason };
-    else source.addEventListener("abort", () => this.abort(source.reason), { once: true });
+    const reason = () => (ended?.aborted ? ended.reason : source.reason);
+    if (source.aborted) this.cancelled = { reason: reason() };
+    else source.addEventListener("abort", () => this.abort(reason()), { once: true });
   }
 
   get aborted(): boolean {
@@ -55,7 +62,6 @@ export class Cancellation {
 
   /** An AbortSignal that is aborted with this cancellation, with its reason; made on first use. */
   get signal(): AbortSignal {
-    if (this.source) return this.source;
     if (!this.controller) {
       this.controller = new AbortController();
       if (this.cancelled) this.controller.abort(this.cancelled.reason);
@@ -82,4 +88,16 @@ export async function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): P
 /** What work fails with when its caller gave up on it: the reason itself if it is an Error. */
 export function cancelledError(reason: unknown): Error {
   return reason instanceof Error ? reason : new Error(`cancelled by the caller: ${String(reason)}`);
+}
+
+/**
+ * Why a request was cancelled when its client went away (its session ended, its response stream closed). Its text is
+ * the reason alone, also where it is turned into a string as a whole (the SDK's notifications/cancelled does so).
+ */
+export class ClientGone extends Error {
+  override readonly name = "ClientGone";
+
+  override toString(): string {
+    return this.message;
+  }
 }

@@ -1,5 +1,10 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CancelledNotificationSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { Cancellation } from "../../../src/children/calls/cancellation.js";
+import { Cancellation, ClientGone } from "../../../src/children/calls/cancellation.js";
+import { until } from "../../helpers/poll.js";
 
 describe("Cancellation", () => {
   it("runs each listener once, in order, with the reason; later aborts change nothing", () => {
@@ -41,18 +46,60 @@ describe("Cancellation", () => {
     expect(after.signal.reason).toBe("late");
   });
 
-  it("follows the signal it was made from, and hands that signal out", () => {
+  it("follows the signal it was made from, with a signal of its own carrying the same reason", () => {
     const controller = new AbortController();
     const cancel = new Cancellation(controller.signal);
     const heard: unknown[] = [];
     cancel.onAbort((reason) => heard.push(reason));
-    expect(cancel.signal).toBe(controller.signal);
+    const signal = cancel.signal;
     controller.abort("closed");
     expect(heard).toEqual(["closed"]);
     expect(cancel.aborted).toBe(true);
+    expect(signal.reason).toBe("closed");
 
     const aborted = new AbortController();
     aborted.abort("already");
     expect(new Cancellation(aborted.signal).reason).toBe("already");
+  });
+
+  it("takes the reason its connection ended with, once that connection's cancellation is aborted", () => {
+    const ended = new Cancellation();
+    const told = new AbortController();
+    const cancelledByClient = new Cancellation(told.signal, ended);
+    told.abort("changed my mind");
+    expect(cancelledByClient.reason).toBe("changed my mind");
+
+    // As the SDK's Protocol does when its connection closes: an abort with no reason, after the connection's.
+    const closing = new AbortController();
+    const inFlight = new Cancellation(closing.signal, ended);
+    const signal = inFlight.signal;
+    const gone = new ClientGone("the client's session ended");
+    ended.abort(gone);
+    closing.abort();
+    expect(inFlight.reason).toBe(gone);
+    expect(signal.reason).toBe(gone);
+  });
+});
+
+describe("ClientGone", () => {
+  it("reads as its reason alone, also where the SDK turns it into the reason of notifications/cancelled", async () => {
+    expect(String(new ClientGone("the client's session ended"))).toBe("the client's session ended");
+    const server = new Server({ name: "peer", version: "0.0.0" }, { capabilities: { tools: {} } });
+    const reasons: unknown[] = [];
+    server.setNotificationHandler(CancelledNotificationSchema, (notification) => void reasons.push(notification.params.reason));
+    server.setRequestHandler(ListToolsRequestSchema, () => new Promise(() => {}));
+    const client = new Client({ name: "gaggle", version: "0.0.0" });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+    const cancel = new Cancellation();
+    const listing = client.listTools(undefined, { signal: cancel.signal });
+    cancel.abort(new ClientGone("the client's session ended"));
+    await expect(listing).rejects.toThrow("the client's session ended");
+    await until(
+      () => reasons,
+      (seen) => seen.length === 1,
+    );
+    expect(reasons).toEqual(["the client's session ended"]);
+    await client.close();
   });
 });
