@@ -101,7 +101,7 @@ export class AgentsChild extends VirtualChild {
     await Promise.all(
       sessions.map(async (session) => {
         await session.release(why);
-        this.events.resourceUpdated(this.name, transcriptUri(session.id));
+        this.transcriptChanged(session);
       }),
     );
     await this.stopProcesses(entry);
@@ -254,8 +254,9 @@ export class AgentsChild extends VirtualChild {
     const session = new AgentSession(randomUUID(), entry.config, owner, startedBy, cwd, roots, this.hostFor(entry, owner), options);
     this.sessions.set(session.id, session);
     this.prune();
+    // No list change to announce: resources/list names no session (their transcripts are a template), and a notice
+    // would tell every client that someone started one.
     session.open();
-    this.events.listChanged(this.name, "resources");
     return session;
   }
 
@@ -267,7 +268,7 @@ export class AgentsChild extends VirtualChild {
   async release(session: AgentSession, note: string): Promise<{ wasWorking: boolean; dropped: number }> {
     const outcome = await session.release(note);
     await this.stopUnused(session.config, session.owner);
-    this.events.resourceUpdated(this.name, transcriptUri(session.id));
+    this.transcriptChanged(session);
     return outcome;
   }
 
@@ -325,11 +326,19 @@ export class AgentsChild extends VirtualChild {
     return { clientSession, ask: ask ?? toSession };
   }
 
+  /**
+   * Subscribers hear of `session`'s transcript only while they may read it: asked at each change, since a config edit
+   * may narrow gateway.visibility after someone subscribed.
+   */
+  private transcriptChanged(session: AgentSession): void {
+    this.events.resourceUpdated(this.name, transcriptUri(session.id), (principal) => this.visibility.sees(session.owner, principal));
+  }
+
   private hostFor(entry: AgentEntry, owner: string): SessionHost {
     return {
       process: () => this.processOf(entry, owner),
       terminals: this.terminals,
-      transcriptChanged: (session) => this.events.resourceUpdated(this.name, transcriptUri(session.id)),
+      transcriptChanged: (session) => this.transcriptChanged(session),
       turnEnded: (session, turn) => this.turnEnded(session, turn),
       idle: (session) => void this.release(session, `idle for ${formatDuration(entry.config.idleReleaseMinutes * 60_000)} (idle_release_minutes)`),
     };

@@ -120,6 +120,14 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     return this.owners.get(gosling.id) ?? LOCAL_PRINCIPAL;
   }
 
+  /**
+   * Who hears of a change to `gosling`'s resources: those who may read them now. Asked at each change, since a config
+   * edit may narrow gateway.visibility after someone subscribed.
+   */
+  private seers(gosling: Gosling): (principal: string) => boolean {
+    return (principal) => this.visibility.sees(this.ownerOf(gosling), principal);
+  }
+
   /** Only the client that started a gosling (or the lead of its team), from any of its sessions, may prompt or release it. */
   checkOwner(gosling: Gosling, ctx: CallContext): void {
     const principal = ctx.caller?.principal ?? LOCAL_PRINCIPAL;
@@ -165,7 +173,7 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     this.goslings.set(id, gosling);
     this.owners.set(id, owner);
     const entry = gosling.send(prompt, ctx.caller?.sessionId);
-    this.events.listChanged(this.name, "resources");
+    this.goslingsChanged();
     return { gosling, entry };
   }
 
@@ -181,7 +189,7 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     const outcome = await gosling.release(note);
     if (!wasReleased) this.watchers.emit("released", gosling);
     this.pruneReleased();
-    this.events.resourceUpdated(this.name, `goslings://${gosling.id}`);
+    this.events.resourceUpdated(this.name, `goslings://${gosling.id}`, this.seers(gosling));
     return outcome;
   }
 
@@ -262,8 +270,8 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     };
     const level = prompt.state === "completed" ? "info" : "warning";
     if (prompt.sessionId !== undefined) this.events.notify(prompt.sessionId, { log: { level, logger: this.name, data }, resourceUpdated: uri });
-    this.events.resourceUpdated(this.name, uri);
-    this.events.resourceUpdated(this.name, `goslings://${gosling.id}`);
+    this.events.resourceUpdated(this.name, uri, this.seers(gosling));
+    this.events.resourceUpdated(this.name, `goslings://${gosling.id}`, this.seers(gosling));
     this.watchers.emit("turnEnded", gosling, prompt);
   }
 
@@ -298,6 +306,14 @@ export class GooseChild extends VirtualChild implements GoslingHost {
       this.goslings.delete(gosling.id);
       this.owners.delete(gosling.id);
     }
-    this.events.listChanged(this.name, "resources");
+    this.goslingsChanged();
+  }
+
+  /**
+   * The set of goslings changed: clients hear that resources/list did only when it names goslings (see listedGoslings);
+   * otherwise the notice would change nothing and tell every client that someone started work.
+   */
+  private goslingsChanged(): void {
+    if (this.visibility.listsWork) this.events.listChanged(this.name, "resources");
   }
 }
