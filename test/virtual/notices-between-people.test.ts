@@ -119,7 +119,10 @@ describe("notices between two people over HTTP", () => {
         ),
       (state) => state === "not readable",
     );
+    // From here on the narrowed config is in force: a change announced before it (the transcript's last, sent a
+    // moment after its turn ended) was Bob's to hear.
     annHeard.updated.length = 0;
+    bobHeard.updated.length = 0;
     await call(ann, "goose", "send_prompt_to_gosling", { process_id: gosling, prompt: "[answer again]" });
     await call(ann, "agents", "prompt_agent", { session_id: session, prompt: "whoami" });
     // Ann hears each; the hub tells every subscriber of a change at once, so whatever Bob would hear is on his stream.
