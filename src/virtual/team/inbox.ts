@@ -2,7 +2,7 @@
 import type { CallContext } from "../../children/child.js";
 import type { ChildEvents } from "../../children/switchboard.js";
 import { excerpt } from "../goose/format.js";
-import { LEAD, now, type DeliveryRecord, type MessageRecord, type TeamRecord, type TurnFailureRecord } from "./records.js";
+import { LEAD, now, teamKey, type DeliveryRecord, type MessageRecord, type TeamRecord, type TurnFailureRecord } from "./records.js";
 
 export function inboxUri(teamId: string): string {
   return `team://${teamId}/inbox`;
@@ -26,7 +26,10 @@ export interface InboxEntry {
 }
 
 export class LeadInbox {
-  /** The client sessions that have acted as lead of each team; notices go to them. Session ids mean nothing after a restart. */
+  /**
+   * The client sessions that have acted as lead of each team (by teamKey: one id is each owner's own); notices go to
+   * them. Session ids mean nothing after a restart.
+   */
   private readonly sessions = new Map<string, Set<string>>();
 
   constructor(
@@ -40,22 +43,25 @@ export class LeadInbox {
    * sessions are told of new messages. Any other caller is ignored.
    */
   noteCaller(team: TeamRecord, callerId: string, ctx: CallContext): void {
-    if (callerId === LEAD && team.lead_agent_id === LEAD && ctx.caller) this.noteSession(team.team_id, ctx.caller.sessionId);
+    if (callerId === LEAD && team.lead_agent_id === LEAD && ctx.caller) this.noteSession(teamKey(team.owner, team.team_id), ctx.caller.sessionId);
   }
 
-  private noteSession(teamId: string, sessionId: string): void {
-    const sessions = this.sessions.get(teamId) ?? new Set<string>();
+  private noteSession(key: string, sessionId: string): void {
+    const sessions = this.sessions.get(key) ?? new Set<string>();
     sessions.delete(sessionId);
     sessions.add(sessionId);
     if (sessions.size > 8) sessions.delete(sessions.values().next().value!);
-    this.sessions.set(teamId, sessions);
+    this.sessions.set(key, sessions);
   }
 
   forgetSession(sessionId: string): void {
     for (const sessions of this.sessions.values()) sessions.delete(sessionId);
   }
 
-  /** The delivery is done once the message is in the inbox; it stays unread until gg_team_status returns it. */
+  /**
+   * The delivery is done once the message is in the inbox; it stays unread until gg_team_status returns it. Only the
+   * owner's clients hear of it: the inbox URI names each principal's own team of that id.
+   */
   deliver(team: TeamRecord, message: MessageRecord, delivery: DeliveryRecord): void {
     delivery.state = "delivered";
     delivery.delivered_at = now();
@@ -76,10 +82,10 @@ export class LeadInbox {
       ...(message.failure && { failure: message.failure }),
     };
     const level = message.kind === "turn_failed" ? "warning" : "info";
-    for (const sessionId of this.sessions.get(team.team_id) ?? []) {
+    for (const sessionId of this.sessions.get(teamKey(team.owner, team.team_id)) ?? []) {
       this.events.notify(sessionId, { log: { level, logger: this.childName, data }, resourceUpdated: uri });
     }
-    this.events.resourceUpdated(this.childName, uri);
+    this.events.resourceUpdated(this.childName, uri, (principal) => principal === team.owner);
   }
 
   /**

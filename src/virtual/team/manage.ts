@@ -4,7 +4,7 @@ import { errorMessage } from "../../shared/errors.js";
 import type { Courier } from "./courier.js";
 import { checkImages, type ImagePlace } from "./images.js";
 import { onboardingTurn } from "./prompts.js";
-import { requireFree, requireManager, requireParticipant, type TeamCaller } from "./principal.js";
+import { requireManager, requireParticipant, type TeamCaller } from "./principal.js";
 import { now, type MemberRecord, type TeamRecord } from "./records.js";
 import type { TeamRegistry } from "./registry.js";
 import type { Roster } from "./roster.js";
@@ -38,8 +38,8 @@ export function imagePlaceOf(agentId: string, deps: Pick<ManageDeps, "registry" 
 export async function addMember(deps: ManageDeps, who: TeamCaller, request: AddRequest, ctx: CallContext): Promise<Record<string, unknown>> {
   const { registry, roster, courier } = deps;
   const caller = who.agentId;
-  let team = registry.find(request.teamId);
-  requireFree(team, who, request.teamId);
+  // The caller's own team of this id: another principal's team of the same id is another team.
+  let team = registry.find(who.owner, request.teamId);
   const created = !team;
   if (team) requireManager(team, caller, deps.settings.allowMemberManage, "add members to");
   const preset = resolvePreset(request.modelPreset, deps.settings.modelPresets);

@@ -11,27 +11,14 @@ export interface TeamCaller {
   owner: string;
 }
 
-/** A member acts for the principal whose team it is in: it reaches that principal's teams, and what it creates is theirs. */
+/**
+ * A member acts for the principal whose team it is in: it reaches that principal's teams (team ids are each
+ * principal's own), and what it creates is theirs.
+ */
 export function teamCaller(ctx: CallContext, registry: TeamRegistry): TeamCaller {
   const agentId = callerAgentId(ctx, registry);
   const home = agentId === LEAD ? undefined : registry.agent(agentId);
   return { agentId, owner: home?.team.owner ?? ctx.caller?.principal ?? LOCAL_PRINCIPAL };
-}
-
-/** A team only its owner's clients and members reach; to anyone else it is not there (and its id cannot be used). */
-export function reachable(team: TeamRecord | undefined, caller: TeamCaller): team is TeamRecord {
-  return team !== undefined && team.owner === caller.owner;
-}
-
-/**
- * Refuses a team id another principal's team holds, without saying so: team ids are shared by every principal, and
- * naming the holder would tell the caller that someone else has a team by that id.
- */
-export function requireFree(team: TeamRecord | undefined, caller: TeamCaller, teamId: string): void {
-  if (team === undefined || reachable(team, caller)) return;
-  throw new GaggleError("PERMISSION_DENIED", `the team id ${JSON.stringify(teamId)} cannot be used here`, {
-    hint: "pick another team_id; gg_team_status shows your own teams",
-  });
 }
 
 /**

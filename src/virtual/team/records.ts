@@ -107,6 +107,11 @@ export interface TeamRecord {
   deliveries: DeliveryRecord[];
 }
 
+/** How a team is told apart from every other: its id is its owner's own, so the owner is part of its key. */
+export function teamKey(owner: string, teamId: string): string {
+  return `${owner}\u0000${teamId}`;
+}
+
 export function now(): string {
   return new Date().toISOString();
 }

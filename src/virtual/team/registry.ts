@@ -1,25 +1,31 @@
 // Owns the teams in memory: finding a team or an agent, creating and dropping teams, new ids, saving.
 import { randomBytes } from "node:crypto";
 import { GaggleError } from "../../shared/errors.js";
-import { LEAD, now, outstanding, type DeliveryRecord, type MemberRecord, type TeamRecord } from "./records.js";
+import { LEAD, now, outstanding, teamKey, type DeliveryRecord, type MemberRecord, type TeamRecord } from "./records.js";
 import type { TeamStore } from "./store.js";
 
 /** Team ids name files and URIs: kept plain. */
 export const TEAM_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
+/**
+ * Team ids are each principal's own: two principals' teams of one id are two teams, kept by (owner, team id), and
+ * neither principal learns of the other's. Agent ids are unique over every principal's teams, so a member's
+ * credential (its team id and agent id) names one member of one team.
+ */
 export class TeamRegistry {
   private readonly teams = new Map<string, TeamRecord>();
 
   constructor(private readonly store: TeamStore) {
-    for (const team of store.load()) this.teams.set(team.team_id, team);
+    for (const team of store.load()) this.teams.set(teamKey(team.owner, team.team_id), team);
   }
 
   all(): TeamRecord[] {
     return [...this.teams.values()];
   }
 
-  find(teamId: string): TeamRecord | undefined {
-    return this.teams.get(teamId);
+  /** `owner`'s team of this id. */
+  find(owner: string, teamId: string): TeamRecord | undefined {
+    return this.teams.get(teamKey(owner, teamId));
   }
 
   /** The teams `owner`'s clients reach. */
@@ -29,8 +35,8 @@ export class TeamRegistry {
 
   /** A team `owner` reaches; another principal's is not there for it. */
   get(teamId: string, owner: string): TeamRecord {
-    const team = this.teams.get(teamId);
-    if (team?.owner === owner) return team;
+    const team = this.find(owner, teamId);
+    if (team) return team;
     const known = this.ownedBy(owner).map((each) => each.team_id);
     throw new GaggleError("NOT_FOUND", `no team "${teamId}"`, {
       hint: known.length > 0 ? `known teams: ${known.join(", ")}` : "gg_team_manage with a new team_id creates a team, its caller the lead",
@@ -40,17 +46,17 @@ export class TeamRegistry {
   /** Created in memory only: it is saved once its first member has started. */
   create(teamId: string, leadAgentId: string, owner: string): TeamRecord {
     const team: TeamRecord = { team_id: teamId, owner, lead_agent_id: leadAgentId, created_at: now(), members: [], messages: [], deliveries: [] };
-    this.teams.set(teamId, team);
+    this.teams.set(teamKey(owner, teamId), team);
     return team;
   }
 
   /** A team whose first add failed: never saved, it goes. */
   drop(team: TeamRecord): void {
-    if (team.members.length === 0) this.teams.delete(team.team_id);
+    if (team.members.length === 0 && this.find(team.owner, team.team_id) === team) this.teams.delete(teamKey(team.owner, team.team_id));
   }
 
   save(team: TeamRecord): void {
-    if (this.teams.get(team.team_id) === team) this.store.save(team);
+    if (this.find(team.owner, team.team_id) === team) this.store.save(team);
   }
 
   /** The member an agent id names, in the team that added it (agent ids are unique across teams). */

@@ -2,17 +2,21 @@
 import type { ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
 import type { CallContext } from "../../children/child.js";
 import { inboxUri, type LeadInbox } from "./inbox.js";
-import { reachable, requireParticipant, teamCaller } from "./principal.js";
+import { requireParticipant, teamCaller } from "./principal.js";
 import { LEAD } from "./records.js";
 import type { TeamRegistry } from "./registry.js";
 
-/** Each team's inbox, for a list the same for every client: only when every client may read them (see Visibility.listsWork). */
+/**
+ * Each team id's inbox, for a list the same for every client: only when every client may see every team (see
+ * Visibility.listsWork). A URI names each reader's own team of that id, so an id several principals use is listed once.
+ */
 export function teamResources(registry: TeamRegistry, listsWork: boolean): Resource[] {
   if (!listsWork) return [];
-  return registry.all().map((team) => ({
-    uri: inboxUri(team.team_id),
-    name: `team ${team.team_id} inbox`,
-    description: `Messages to you in team ${team.team_id}; the lead's stay unread until gg_team_status returns them`,
+  const ids = [...new Set(registry.all().map((team) => team.team_id))];
+  return ids.map((teamId) => ({
+    uri: inboxUri(teamId),
+    name: `team ${teamId} inbox`,
+    description: `Messages to you in your team ${teamId}; the lead's stay unread until gg_team_status returns them`,
     mimeType: "application/json",
   }));
 }
@@ -30,9 +34,10 @@ export const TEAM_RESOURCE_TEMPLATES: ResourceTemplate[] = [
 export function readTeamResource(uri: string, ctx: CallContext, registry: TeamRegistry, inbox: LeadInbox): ReadResourceResult | undefined {
   const match = /^team:\/\/([^/]+)\/inbox$/.exec(uri);
   if (!match) return undefined;
-  const team = registry.find(decodeURIComponent(match[1]!));
+  // The caller's own team of this id: the same URI names each principal's own team.
   const who = teamCaller(ctx, registry);
-  if (!reachable(team, who)) return undefined;
+  const team = registry.find(who.owner, decodeURIComponent(match[1]!));
+  if (!team) return undefined;
   const caller = who.agentId;
   requireParticipant(team, caller);
   inbox.noteCaller(team, caller, ctx);

@@ -1,14 +1,20 @@
-// Owns the team files under <state dir>/team/teams: one JSON file per team, read at start, replaced atomically.
-import { readdirSync, readFileSync } from "node:fs";
+// Owns the team files under <state dir>/team/teams: one JSON file per team in a folder per owner, read at start,
+// replaced atomically.
+import { readdirSync, readFileSync, unlinkSync, type Dirent } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../../shared/log.js";
 import { writeFileAtomic } from "../../shared/atomic-file.js";
 import { LOCAL_PRINCIPAL } from "../../children/child.js";
-import { LEAD, outstanding, type TeamRecord } from "./records.js";
+import { LEAD, outstanding, teamKey, type TeamRecord } from "./records.js";
 
 /** Messages kept per team; older ones go, unless a delivery of theirs is still waiting or unread. */
 export const MAX_MESSAGES = 1000;
 
+/**
+ * `<dir>/<owner>/<team id>.json`: team ids are each owner's own, so two owners' teams of one id are two files. A
+ * team file straight in `<dir>` is of the layout where ids were shared; its owner is inside it, and loading moves it
+ * into its owner's folder.
+ */
 export class TeamStore {
   constructor(
     readonly dir: string,
@@ -17,31 +23,72 @@ export class TeamStore {
 
   /** Every team saved before; a file that cannot be read is logged and left alone. */
   load(): TeamRecord[] {
-    let files: string[];
+    const entries = this.entries(this.dir);
+    const teams = new Map<string, TeamRecord>();
+    for (const folder of entries.filter((entry) => entry.isDirectory())) {
+      const path = join(this.dir, folder.name);
+      for (const file of this.entries(path).filter(isTeamFile)) {
+        const team = this.read(join(path, file.name));
+        if (team) teams.set(teamKey(team.owner, team.team_id), team);
+      }
+    }
+    for (const file of entries.filter(isTeamFile)) {
+      const path = join(this.dir, file.name);
+      const team = this.read(path);
+      if (team) this.moveIntoOwnFolder(path, team, teams);
+    }
+    return [...teams.values()];
+  }
+
+  /**
+   * A team file of the shared-id layout goes into its owner's folder: written there, then removed. A team already
+   * in its owner's folder was written from it (a move cut short) or after it, and is kept.
+   */
+  private moveIntoOwnFolder(path: string, team: TeamRecord, teams: Map<string, TeamRecord>): void {
+    const key = teamKey(team.owner, team.team_id);
     try {
-      files = readdirSync(this.dir).filter((file) => file.endsWith(".json"));
+      if (!teams.has(key)) {
+        this.save(team);
+        teams.set(key, team);
+      }
+      unlinkSync(path);
+    } catch (error) {
+      // Still loaded from where it is; the next start tries the move again.
+      if (!teams.has(key)) teams.set(key, team);
+      this.log.warn({ err: error, path }, "team file could not be moved into its owner's folder");
+    }
+  }
+
+  private entries(dir: string): Dirent[] {
+    try {
+      return readdirSync(dir, { withFileTypes: true });
     } catch {
       return [];
     }
-    return files.flatMap((file) => {
-      const path = join(this.dir, file);
-      try {
-        const record = JSON.parse(readFileSync(path, "utf8")) as TeamRecord;
-        if (typeof record.team_id !== "string" || !Array.isArray(record.members)) throw new Error("not a team record");
-        // A team saved before teams had owners was the local user's.
-        if (typeof record.owner !== "string") record.owner = LOCAL_PRINCIPAL;
-        // A member saved before members could be ACP agents was a gosling.
-        for (const member of record.members) {
-          member.agent ??= null;
-          member.agent_session_id ??= null;
-        }
-        for (const delivery of record.deliveries) delivery.agent_session_id ??= null;
-        return [record];
-      } catch (error) {
-        this.log.warn({ err: error, path }, "team file left out: it cannot be read");
-        return [];
+  }
+
+  private read(path: string): TeamRecord | undefined {
+    try {
+      const record = JSON.parse(readFileSync(path, "utf8")) as TeamRecord;
+      if (typeof record.team_id !== "string" || !Array.isArray(record.members)) throw new Error("not a team record");
+      // A team saved before teams had owners was the local user's.
+      if (typeof record.owner !== "string") record.owner = LOCAL_PRINCIPAL;
+      // A member saved before members could be ACP agents was a gosling.
+      for (const member of record.members) {
+        member.agent ??= null;
+        member.agent_session_id ??= null;
       }
-    });
+      for (const delivery of record.deliveries) delivery.agent_session_id ??= null;
+      return record;
+    } catch (error) {
+      this.log.warn({ err: error, path }, "team file left out: it cannot be read");
+      return undefined;
+    }
+  }
+
+  /** Where `owner`'s team `teamId` is kept. */
+  pathOf(owner: string, teamId: string): string {
+    return join(this.dir, encodeURIComponent(owner), `${teamId}.json`);
   }
 
   /**
@@ -50,8 +97,12 @@ export class TeamStore {
    */
   save(team: TeamRecord): void {
     prune(team);
-    writeFileAtomic(join(this.dir, `${team.team_id}.json`), JSON.stringify(team, null, 1), { mode: 0o600, dirMode: 0o700 });
+    writeFileAtomic(this.pathOf(team.owner, team.team_id), JSON.stringify(team, null, 1), { mode: 0o600, dirMode: 0o700 });
   }
+}
+
+function isTeamFile(entry: Dirent): boolean {
+  return entry.isFile() && entry.name.endsWith(".json");
 }
 
 function prune(team: TeamRecord): void {

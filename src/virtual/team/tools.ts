@@ -7,7 +7,7 @@ import type { LeadInbox } from "./inbox.js";
 import { addMember, imagePlaceOf, removeMembers, type ManageDeps } from "./manage.js";
 import { manageInput, messageInput, statusInput } from "./tool-args.js";
 import { sendMessage } from "./messaging.js";
-import { reachable, requireParticipant, teamCaller, type TeamCaller } from "./principal.js";
+import { requireParticipant, teamCaller, type TeamCaller } from "./principal.js";
 import { LEAD } from "./records.js";
 import { statusView } from "./status-view.js";
 import { checkTeamId, parseManage } from "./validate.js";
@@ -35,8 +35,8 @@ export function teamTools(deps: ToolDeps): VirtualTool[] {
       run: async (args, ctx) => {
         const caller = teamCaller(ctx, deps.registry);
         const noteLead = () => {
-          const team = deps.registry.find(args.team_id);
-          if (reachable(team, caller)) deps.inbox.noteCaller(team, caller.agentId, ctx);
+          const team = deps.registry.find(caller.owner, args.team_id);
+          if (team) deps.inbox.noteCaller(team, caller.agentId, ctx);
         };
         noteLead();
         try {
