@@ -75,7 +75,7 @@ export class ChildEra {
     this.listen?.close();
   }
 
-  /** Whether an error of the connection is a fault: not while the probe is sent, nor the close of a cancelled request's stream. */
+  /** Whether an error of the connection is a fault: not while the probe is sent, nor a fetch gaggle aborted to cancel its request. */
   reportable(error: Error): boolean {
     return !this.probing && !isCancelledStream(error);
   }
