@@ -23,8 +23,10 @@ const agentTable = settingsTable({
   cwd: z.string(expected("a directory path")).min(1).optional(),
   /** The folders its sessions may reach (files and terminals), narrowed by the client's own roots; defaults to [cwd]. */
   roots: directoryPaths().min(1, "expected at least one directory").optional(),
-  /** Live (not released) sessions of this agent at once, over every client. */
+  /** Live (not released) sessions of this agent at once, over every principal together. */
   max_active: count("an integer >= 1").default(4),
+  /** Live sessions of this agent one principal may hold at once; unset, a principal may hold all of max_active. */
+  max_active_per_principal: count("an integer >= 1").optional(),
   /** Sessions kept, released ones included (for their transcripts); the oldest released go first. */
   max_sessions: count("an integer >= 1").default(20),
   /** A session without a turn this long is released; 0 = never. The agent's process ends with its last session. */

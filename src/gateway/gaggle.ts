@@ -137,6 +137,8 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
     const needRestart = restartOnlyKeys(current, next);
     const kept = tokensKept(next, options.tokensRequiredOn);
     const offeredBefore = JSON.stringify([...exposures(current)]);
+    // What resources/list names of everyone's work follows the visibility (see Visibility.listsWork).
+    const seenBefore = current.gateway.visibility;
     // A revoked token's text stays out of children's environments as well as the new ones.
     withholdFromChildren([...configSecrets(current), ...configSecrets(next)]);
     current = running(current, next, kept.length === 0);
@@ -158,7 +160,8 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
     router.warmUp(eager([...changed, ...added].flatMap((name) => after.get(name) ?? [])));
     // A built-in child's `expose` changes what is listed (and whether the meta-tools are) without remaking it.
     const reoffered = JSON.stringify([...exposures(current)]) !== offeredBefore;
-    if (added.length + removed.length + changed.length > 0 || reoffered) hub.everyListChanged();
+    const reseen = current.gateway.visibility !== seenBefore;
+    if (added.length + removed.length + changed.length > 0 || reoffered || reseen) hub.everyListChanged();
     return { added, removed, changed, needRestart, kept };
   };
   return {
@@ -239,8 +242,8 @@ function sameChild(a: ChildConfig, b: ChildConfig): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** The gateway keys a running gaggle follows: the log level, and the bearer tokens (see tokensKept). */
-const FOLLOWED_GATEWAY_KEYS: ReadonlySet<string> = new Set(["logLevel", "authToken", "authTokens"]);
+/** The gateway keys a running gaggle follows: the log level, who sees whose work, and the bearer tokens (see tokensKept). */
+const FOLLOWED_GATEWAY_KEYS: ReadonlySet<string> = new Set(["logLevel", "visibility", "authToken", "authTokens"]);
 
 /**
  * The settings a running gaggle cannot follow, named as the file writes them: every gateway key but those it
@@ -260,12 +263,12 @@ function restartOnlyKeys(before: GaggleConfig, after: GaggleConfig): string[] {
 
 /**
  * The config in force after a reload: the edited one, but for what a running gaggle cannot follow (see
- * restartOnlyKeys), which stays as it runs, so that a later edit is compared with what runs; the log level follows,
- * and the bearer tokens unless `tokensFollow` is false (see tokensKept).
+ * restartOnlyKeys), which stays as it runs, so that a later edit is compared with what runs; the log level and
+ * the visibility follow, and the bearer tokens unless `tokensFollow` is false (see tokensKept).
  */
 function running(current: GaggleConfig, next: GaggleConfig, tokensFollow: boolean): GaggleConfig {
-  const { logLevel, authToken, authTokens } = next.gateway;
-  const gateway = { ...current.gateway, logLevel, ...(tokensFollow && { authToken, authTokens }) };
+  const { logLevel, visibility, authToken, authTokens } = next.gateway;
+  const gateway = { ...current.gateway, logLevel, visibility, ...(tokensFollow && { authToken, authTokens }) };
   return { ...next, gateway, telemetry: current.telemetry, audit: current.audit };
 }
 

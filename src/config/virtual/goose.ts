@@ -41,8 +41,14 @@ const table = settingsTable({
   options: optionsSchema.default(() => []),
   output_format: oneOf(OUTPUT_FORMATS).default("stream-json"),
   transport: oneOf(TRANSPORTS).default("auto"),
+  /** Goslings working at once, over every principal together. */
   max_active: count("an integer >= 1").default(5),
+  /** Goslings one principal may have working at once; unset, all of max_active. */
+  max_active_per_principal: count("an integer >= 1").optional(),
+  /** Goslings held (not released) at once, over every principal together. */
   max_total: count("an integer >= 1").default(20),
+  /** Goslings one principal may hold at once; unset, all of max_total. */
+  max_total_per_principal: count("an integer >= 1").optional(),
   max_runtime_minutes: minutes("a number of minutes > 0").positive({ error: "expected a number of minutes > 0" }).default(30),
   max_output_bytes: count("an integer >= 1").default(1024 * 1024),
   max_prompts: count("an integer >= 1").default(10),

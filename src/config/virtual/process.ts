@@ -9,8 +9,10 @@ const flag = () => z.boolean(expected("true or false"));
 const table = settingsTable({
   enabled: flag().default(true),
   expose: flag().optional(),
-  /** Processes running at once, over every client session. */
+  /** Processes running at once, over every principal together. */
   max_concurrent: z.int(expected("an integer >= 1")).min(1).default(32),
+  /** Processes one principal may run at once; unset, a principal may run all of max_concurrent. */
+  max_concurrent_per_principal: z.int(expected("an integer >= 1")).min(1).optional(),
   /**
    * Live processes one principal's background commands may run at once (with everything they started); past it
    * every one of them is killed. Counted by gaggle, so it holds where RLIMIT_NPROC does not (as root).

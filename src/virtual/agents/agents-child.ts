@@ -8,6 +8,7 @@ import { LOCAL_PRINCIPAL, type BackgroundWork, type CallContext } from "../../ch
 import type { Switchboard } from "../../children/switchboard.js";
 import type { AgentConfig } from "../../config/agents.js";
 import { GaggleError, errorMessage } from "../../shared/errors.js";
+import { refusal, refusalHint, type SharedLimit } from "../../shared/fair-share.js";
 import { canonical, findExecutable, isDirectory } from "../../shared/fs-checks.js";
 import { logger } from "../../shared/log.js";
 import { formatDuration } from "../goose/format.js";
@@ -100,7 +101,7 @@ export class AgentsChild extends VirtualChild {
     await Promise.all(
       sessions.map(async (session) => {
         await session.release(why);
-        this.events.resourceUpdated(this.name, transcriptUri(session.id));
+        this.transcriptChanged(session);
       }),
     );
     await this.stopProcesses(entry);
@@ -159,7 +160,7 @@ export class AgentsChild extends VirtualChild {
     ctx: CallContext,
     ask?: Ask,
   ): Promise<{ session: AgentSession; turn: Turn | undefined }> {
-    const entry = this.startable(request.agent);
+    const entry = this.startable(request.agent, principalOf(ctx));
     const roots = await entry.roots.forCall(ctx);
     const home = entry.roots.home(roots);
     const cwd = entry.roots.confine(request.cwd === undefined ? home : resolve(home, request.cwd), home, roots);
@@ -168,6 +169,8 @@ export class AgentsChild extends VirtualChild {
         hint: `give a folder that exists inside [agents.${entry.config.name}] roots (${entry.roots.configured.join(", ")}); a relative one is taken from ${home}`,
       });
     }
+    // Asking the client for its roots let other starts in meanwhile: the room is counted again where the session opens.
+    this.checkRoom(entry.config, principalOf(ctx));
     const session = this.open(entry, principalOf(ctx), ctx.caller?.sessionId, cwd, roots, { loadFrom: request.loadSession });
     const turn = request.prompt === undefined ? undefined : session.send(request.prompt, this.sourceOf(ctx, ask));
     return { session, turn };
@@ -188,7 +191,7 @@ export class AgentsChild extends VirtualChild {
     member: { agent: string; owner: string; cwd: string; loadSession: string | undefined; mcpServers: acp.McpServer[]; follower: SessionFollower },
     prompt: string,
   ): { session: AgentSession; turn: Turn } {
-    const entry = this.startable(member.agent);
+    const entry = this.startable(member.agent, member.owner);
     const cwd = canonical(member.cwd);
     if (!isDirectory(cwd)) throw new GaggleError("INVALID_ARGS", `the member's folder ${member.cwd} is not a directory`);
     const inside = isInside(cwd, { configured: entry.roots.configured, client: undefined });
@@ -202,20 +205,14 @@ export class AgentsChild extends VirtualChild {
     return { session, turn: session.send(prompt, { clientSession: undefined, ask: undefined }) };
   }
 
-  /** The agent's entry, when it may start one more session and its command is there. */
-  private startable(agentName: string | undefined): AgentEntry {
+  /**
+   * The agent's entry, when `owner` may start one more session of it (its share, and the agent's live sessions over
+   * every principal) and its command is there.
+   */
+  private startable(agentName: string | undefined, owner: string): AgentEntry {
     const entry = this.entry(agentName);
     const { config } = entry;
-    const live = [...this.sessions.values()].filter((session) => session.config.name === config.name && session.live);
-    if (live.length >= config.maxActive) {
-      throw new GaggleError(
-        "LIMIT_REACHED",
-        `agent "${config.name}" has ${live.length} live sessions, the most [agents.${config.name}] max_active allows`,
-        {
-          hint: "release one with release_agent (list_agent_sessions lists yours)",
-        },
-      );
-    }
+    this.checkRoom(config, owner);
     const lookup = findExecutable(entry.launch.command, entry.launch.cwd, entry.launch.env.PATH);
     if ("missing" in lookup) {
       throw new GaggleError("SERVER_FAILED", `agent "${config.name}": its command ${entry.launch.command} is not found`, {
@@ -225,6 +222,25 @@ export class AgentsChild extends VirtualChild {
     const missing = missingFolder(config);
     if (missing) throw new GaggleError("SERVER_FAILED", `agent "${config.name}": ${missing.problem}`, { hint: missing.hint });
     return entry;
+  }
+
+  /** Refuses one more live session of the agent for `owner` past its share or past the agent's max_active. */
+  private checkRoom(config: AgentConfig, owner: string): void {
+    const live = [...this.sessions.values()].filter((session) => session.config.name === config.name && session.live);
+    const limit: SharedLimit = {
+      table: `[agents.${config.name}]`,
+      totalKey: "max_active",
+      total: config.maxActive,
+      shareKey: "max_active_per_principal",
+      share: config.maxActivePerPrincipal,
+      count: (n) => `${n} live ${n === 1 ? "session" : "sessions"} of agent "${config.name}"`,
+    };
+    const refused = refusal(limit, { mine: live.filter((session) => session.owner === owner).length, all: live.length }, owner);
+    if (refused) {
+      throw new GaggleError("LIMIT_REACHED", refused.message, {
+        hint: refusalHint(limit, refused, "release one of yours with release_agent (list_agent_sessions lists them)"),
+      });
+    }
   }
 
   private open(
@@ -238,8 +254,9 @@ export class AgentsChild extends VirtualChild {
     const session = new AgentSession(randomUUID(), entry.config, owner, startedBy, cwd, roots, this.hostFor(entry, owner), options);
     this.sessions.set(session.id, session);
     this.prune();
+    // No list change to announce: resources/list names no session (their transcripts are a template), and a notice
+    // would tell every client that someone started one.
     session.open();
-    this.events.listChanged(this.name, "resources");
     return session;
   }
 
@@ -251,7 +268,7 @@ export class AgentsChild extends VirtualChild {
   async release(session: AgentSession, note: string): Promise<{ wasWorking: boolean; dropped: number }> {
     const outcome = await session.release(note);
     await this.stopUnused(session.config, session.owner);
-    this.events.resourceUpdated(this.name, transcriptUri(session.id));
+    this.transcriptChanged(session);
     return outcome;
   }
 
@@ -309,11 +326,19 @@ export class AgentsChild extends VirtualChild {
     return { clientSession, ask: ask ?? toSession };
   }
 
+  /**
+   * Subscribers hear of `session`'s transcript only while they may read it: asked at each change, since a config edit
+   * may narrow gateway.visibility after someone subscribed.
+   */
+  private transcriptChanged(session: AgentSession): void {
+    this.events.resourceUpdated(this.name, transcriptUri(session.id), (principal) => this.visibility.sees(session.owner, principal));
+  }
+
   private hostFor(entry: AgentEntry, owner: string): SessionHost {
     return {
       process: () => this.processOf(entry, owner),
       terminals: this.terminals,
-      transcriptChanged: (session) => this.events.resourceUpdated(this.name, transcriptUri(session.id)),
+      transcriptChanged: (session) => this.transcriptChanged(session),
       turnEnded: (session, turn) => this.turnEnded(session, turn),
       idle: (session) => void this.release(session, `idle for ${formatDuration(entry.config.idleReleaseMinutes * 60_000)} (idle_release_minutes)`),
     };

@@ -17,7 +17,7 @@ import { gooseMissing } from "./command.js";
 import { runDispatch } from "./dispatch.js";
 import { formatDuration } from "./format.js";
 import { Gosling, type GoslingHost, type GoslingKind, type PromptEntry } from "./gosling.js";
-import { checkFollowUp, checkNewGosling } from "./limits.js";
+import { checkFollowUp, checkNewGosling, type Owned } from "./limits.js";
 import { mergeOptions, OptionError, parseRunOptions, type RunOption } from "../../config/virtual/goose-options.js";
 import { gooseResources, gooseResourceTemplates, readGooseResource } from "./resources.js";
 import type { GooseSettings } from "../../config/virtual/goose.js";
@@ -111,8 +111,21 @@ export class GooseChild extends VirtualChild implements GoslingHost {
   }
 
   /** The principal of the client that started `gosling` (see ClientPrincipal). */
+  /** Every gosling with its owner, as the limits count them. */
+  private owned(): Owned {
+    return { goslings: this.all(), ownerOf: (gosling) => this.ownerOf(gosling) };
+  }
+
   ownerOf(gosling: Gosling): string {
     return this.owners.get(gosling.id) ?? LOCAL_PRINCIPAL;
+  }
+
+  /**
+   * Who hears of a change to `gosling`'s resources: those who may read them now. Asked at each change, since a config
+   * edit may narrow gateway.visibility after someone subscribed.
+   */
+  private seers(gosling: Gosling): (principal: string) => boolean {
+    return (principal) => this.visibility.sees(this.ownerOf(gosling), principal);
   }
 
   /** Only the client that started a gosling (or the lead of its team), from any of its sessions, may prompt or release it. */
@@ -149,7 +162,7 @@ export class GooseChild extends VirtualChild implements GoslingHost {
       if (error instanceof OptionError) throw new GaggleError("INVALID_ARGS", error.message, { hint: "leave out options gaggle sets itself" });
       throw error;
     }
-    checkNewGosling(this.all(), this.settings);
+    checkNewGosling(this.owned(), owner, this.settings);
     if ("missing" in findExecutable(this.launch.command, this.launch.cwd, this.launch.env.PATH))
       throw gooseMissing(this.launch.command, "was not found");
     const id = randomUUID();
@@ -160,13 +173,13 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     this.goslings.set(id, gosling);
     this.owners.set(id, owner);
     const entry = gosling.send(prompt, ctx.caller?.sessionId);
-    this.events.listChanged(this.name, "resources");
+    this.goslingsChanged();
     return { gosling, entry };
   }
 
   send(processId: string, prompt: string, ctx: CallContext): { gosling: Gosling; entry: PromptEntry; ahead: number } {
     const gosling = this.find(processId);
-    checkFollowUp(gosling, this.all(), this.settings);
+    checkFollowUp(gosling, this.owned(), this.settings);
     const ahead = gosling.queued.length + (gosling.running ? 1 : 0);
     return { gosling, entry: gosling.send(prompt, ctx.caller?.sessionId), ahead };
   }
@@ -176,7 +189,7 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     const outcome = await gosling.release(note);
     if (!wasReleased) this.watchers.emit("released", gosling);
     this.pruneReleased();
-    this.events.resourceUpdated(this.name, `goslings://${gosling.id}`);
+    this.events.resourceUpdated(this.name, `goslings://${gosling.id}`, this.seers(gosling));
     return outcome;
   }
 
@@ -257,8 +270,8 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     };
     const level = prompt.state === "completed" ? "info" : "warning";
     if (prompt.sessionId !== undefined) this.events.notify(prompt.sessionId, { log: { level, logger: this.name, data }, resourceUpdated: uri });
-    this.events.resourceUpdated(this.name, uri);
-    this.events.resourceUpdated(this.name, `goslings://${gosling.id}`);
+    this.events.resourceUpdated(this.name, uri, this.seers(gosling));
+    this.events.resourceUpdated(this.name, `goslings://${gosling.id}`, this.seers(gosling));
     this.watchers.emit("turnEnded", gosling, prompt);
   }
 
@@ -293,6 +306,14 @@ export class GooseChild extends VirtualChild implements GoslingHost {
       this.goslings.delete(gosling.id);
       this.owners.delete(gosling.id);
     }
-    this.events.listChanged(this.name, "resources");
+    this.goslingsChanged();
+  }
+
+  /**
+   * The set of goslings changed: clients hear that resources/list did only when it names goslings (see listedGoslings);
+   * otherwise the notice would change nothing and tell every client that someone started work.
+   */
+  private goslingsChanged(): void {
+    if (this.visibility.listsWork) this.events.listChanged(this.name, "resources");
   }
 }

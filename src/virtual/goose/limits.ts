@@ -1,35 +1,63 @@
 // Owns the circuit breakers against runaway agents: each refusal names its limit and the setting that sets it.
 import { GaggleError } from "../../shared/errors.js";
+import { refusal, refusalHint, type SharedLimit } from "../../shared/fair-share.js";
 import { formatDuration, plural } from "./format.js";
 import type { Gosling } from "./gosling.js";
 import type { GooseSettings } from "../../config/virtual/goose.js";
 
-type Limits = Pick<GooseSettings, "maxActive" | "maxTotal" | "maxPrompts" | "maxRuntimeMinutes">;
+type Limits = Pick<GooseSettings, "maxActive" | "maxActivePerPrincipal" | "maxTotal" | "maxTotalPerPrincipal" | "maxPrompts" | "maxRuntimeMinutes">;
 
-/** Before run_goose or dispatch_agent creates a gosling. */
-export function checkNewGosling(goslings: readonly Gosling[], limits: Limits): void {
-  const working = goslings.filter((gosling) => gosling.working).length;
-  if (working >= limits.maxActive) {
-    throw limitReached(
-      `${plural(working, "gosling")} already working, the most max_active allows`,
-      "max_active",
-      limits.maxActive,
-      "wait for one to finish (get_gosling_status) or release one (release_gosling)",
-    );
-  }
-  const held = goslings.filter((gosling) => gosling.status !== "released").length;
-  if (held >= limits.maxTotal) {
-    throw limitReached(
-      `${plural(held, "gosling")} held (not released), the most max_total allows`,
-      "max_total",
-      limits.maxTotal,
-      "release the goslings you are done with (release_gosling, terminate_all_goslings)",
-    );
-  }
+/** Every gosling, and the principal each belongs to. */
+export interface Owned {
+  goslings: readonly Gosling[];
+  ownerOf: (gosling: Gosling) => string;
+}
+
+/** Before run_goose or dispatch_agent (or a team) creates a gosling for `principal`. */
+export function checkNewGosling(owned: Owned, principal: string, limits: Limits): void {
+  checkWorking(owned, principal, limits, (gosling) => gosling.working);
+  checkShared(owned, principal, totalLimit(limits), (gosling) => gosling.status !== "released");
+}
+
+/** Goslings working at once: every principal's together (max_active), and each principal's (its share). */
+function checkWorking(owned: Owned, principal: string, limits: Limits, counted: (gosling: Gosling) => boolean): void {
+  const limit: SharedLimit<keyof typeof SETTINGS> = {
+    table: "[virtual.goose]",
+    totalKey: "max_active",
+    total: limits.maxActive,
+    shareKey: "max_active_per_principal",
+    share: limits.maxActivePerPrincipal,
+    count: (n) => `${plural(n, "gosling")} working`,
+  };
+  checkShared(owned, principal, limit, counted);
+}
+
+/** Goslings held (not released) at once, every principal's together (max_total) and each principal's. */
+function totalLimit(limits: Limits): SharedLimit<keyof typeof SETTINGS> {
+  return {
+    table: "[virtual.goose]",
+    totalKey: "max_total",
+    total: limits.maxTotal,
+    shareKey: "max_total_per_principal",
+    share: limits.maxTotalPerPrincipal,
+    count: (n) => `${plural(n, "gosling")} not released`,
+  };
+}
+
+function checkShared(owned: Owned, principal: string, limit: SharedLimit<keyof typeof SETTINGS>, counted: (gosling: Gosling) => boolean): void {
+  const goslings = owned.goslings.filter(counted);
+  const held = { mine: goslings.filter((gosling) => owned.ownerOf(gosling) === principal).length, all: goslings.length };
+  const refused = refusal(limit, held, principal);
+  if (!refused) return;
+  const free =
+    limit.totalKey === "max_active"
+      ? "wait for one of yours to finish (get_gosling_status) or release one (release_gosling)"
+      : "release the goslings you are done with (release_gosling, terminate_all_goslings)";
+  throw new LimitReached(refused.message, refusalHint(limit, refused, free), refused.key);
 }
 
 /** Before send_prompt_to_gosling adds a prompt. */
-export function checkFollowUp(gosling: Gosling, goslings: readonly Gosling[], limits: Limits): void {
+export function checkFollowUp(gosling: Gosling, owned: Owned, limits: Limits): void {
   if (gosling.status === "released") {
     throw new GaggleError("INVALID_ARGS", `gosling ${gosling.id} was released (${gosling.releaseNote ?? "released"}) and takes no more prompts`, {
       hint: `its transcript stays readable with get_gosling_output; start a new gosling with run_goose`,
@@ -52,15 +80,7 @@ export function checkFollowUp(gosling: Gosling, goslings: readonly Gosling[], li
       "start a new gosling with run_goose",
     );
   }
-  const working = goslings.filter((other) => other.working).length;
-  if (!gosling.working && working >= limits.maxActive) {
-    throw limitReached(
-      `${plural(working, "other gosling")} already working, the most max_active allows`,
-      "max_active",
-      limits.maxActive,
-      "wait for one to finish (get_gosling_status) or release one (release_gosling)",
-    );
-  }
+  if (!gosling.working) checkWorking(owned, owned.ownerOf(gosling), limits, (other) => other.working);
 }
 
 /** A refusal by one of the limits: `setting` names it, as [virtual.goose] spells it. */
@@ -81,7 +101,9 @@ export class LimitReached extends GaggleError {
 
 const SETTINGS = {
   max_active: { freesUp: true },
+  max_active_per_principal: { freesUp: true },
   max_total: { freesUp: true },
+  max_total_per_principal: { freesUp: true },
   max_prompts: { freesUp: false },
   max_runtime_minutes: { freesUp: false },
 } as const;

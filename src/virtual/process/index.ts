@@ -78,6 +78,7 @@ export const processChild: BuiltIn<ProcessSettings> = {
       baseDir,
       logDir: settings.logDir ?? join(stateDir, "process"),
       maxConcurrent: settings.maxConcurrent,
+      maxConcurrentPerPrincipal: settings.maxConcurrentPerPrincipal,
       maxProcesses: settings.maxProcesses,
       maxOutputBytes: settings.maxOutputBytes,
       defaultTimeoutMs: settings.defaultTimeoutMs,

@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import type { ChildEvents } from "../../children/switchboard.js";
 import { countTrees } from "../../children/processes/process-tree.js";
 import { GaggleError } from "../../shared/errors.js";
+import { refusal, refusalHint, type SharedLimit } from "../../shared/fair-share.js";
 import { canonical, isDirectory } from "../../shared/fs-checks.js";
 import type { Logger } from "../../shared/log.js";
 import { readView } from "./log-view.js";
@@ -21,6 +22,8 @@ export interface TableOptions {
   baseDir: string;
   logDir: string;
   maxConcurrent: number;
+  /** Processes one principal may run at once; undefined: all of maxConcurrent. */
+  maxConcurrentPerPrincipal: number | undefined;
   /** Live processes one principal's running commands may hold at once, descendants included. */
   maxProcesses: number;
   maxOutputBytes: number;
@@ -48,8 +51,11 @@ const COUNT_EVERY_MS = 100;
 
 export class ProcessTable {
   private readonly processes = new Map<number, ManagedProcess>();
-  /** Starts between the limit check and the spawn, so two concurrent runs cannot both take the last place. */
-  private starting = 0;
+  /**
+   * The principal of each start between the limit check and the spawn, so two concurrent runs cannot both take the
+   * last place.
+   */
+  private readonly starting: string[] = [];
   private logDirReady = false;
   /** Counts each principal's processes while any command runs (see maxProcesses). */
   private counting: NodeJS.Timeout | undefined;
@@ -60,18 +66,24 @@ export class ProcessTable {
   async run(request: RunRequest, by: { principal: string; session: string }): Promise<ManagedProcess> {
     const cwd = resolveCwd(this.options.baseDir, request.cwd);
     await checkPolicy(this.options.policy, request.command, cwd);
-    const running = this.running().length + this.starting;
-    if (running >= this.options.maxConcurrent) {
-      throw new GaggleError(
-        "LIMIT_REACHED",
-        `${running} processes are running, the most [virtual.process] max_concurrent allows (${this.options.maxConcurrent})`,
-        {
-          hint: "wait for one to end (gg_process_status lists them) or stop one of yours with gg_process_kill",
-        },
-      );
+    const limit: SharedLimit = {
+      table: "[virtual.process]",
+      totalKey: "max_concurrent",
+      total: this.options.maxConcurrent,
+      shareKey: "max_concurrent_per_principal",
+      share: this.options.maxConcurrentPerPrincipal,
+      count: (n) => `${n} running ${n === 1 ? "process" : "processes"}`,
+    };
+    const running = [...this.running().map((entry) => entry.spec.owner), ...this.starting];
+    const held = { mine: running.filter((owner) => owner === by.principal).length, all: running.length };
+    const refused = refusal(limit, held, by.principal);
+    if (refused) {
+      throw new GaggleError("LIMIT_REACHED", refused.message, {
+        hint: refusalHint(limit, refused, "wait for one of yours to end (gg_process_status lists them) or stop one with gg_process_kill"),
+      });
     }
     this.prepareLogDir();
-    this.starting++;
+    this.starting.push(by.principal);
     let started: ManagedProcess;
     try {
       started = await ManagedProcess.start({
@@ -86,7 +98,7 @@ export class ProcessTable {
         killGraceMs: this.options.killGraceMs,
       });
     } finally {
-      this.starting--;
+      this.starting.splice(this.starting.indexOf(by.principal), 1);
     }
     // The kernel may hand out a pid again: the finished process that had it is forgotten.
     const previous = this.processes.get(started.pid);

@@ -49,8 +49,12 @@ function createTeamChild(settings: TeamSettings, context: VirtualContext, kinds:
     env: childEnv({}, true),
   });
   context.switchboard.onCallerGone((sessionId) => inbox.forgetSession(sessionId));
-  const teamsChanged = () => context.switchboard.listChanged("team", "resources");
   const visibility = Visibility.of(context.inForce, context.members);
+  // resources/list names inboxes only when it lists work (see teamResources); otherwise the notice changes nothing
+  // and tells every client that someone made a team.
+  const teamsChanged = () => {
+    if (visibility.listsWork) context.switchboard.listChanged("team", "resources");
+  };
   return new TeamChild(context.switchboard, {
     registry,
     roster,

@@ -18,16 +18,19 @@ export function teamCaller(ctx: CallContext, registry: TeamRegistry): TeamCaller
   return { agentId, owner: home?.team.owner ?? ctx.caller?.principal ?? LOCAL_PRINCIPAL };
 }
 
-/** A team only its owner's clients and members reach; to anyone else it is not there (and its id is taken). */
+/** A team only its owner's clients and members reach; to anyone else it is not there (and its id cannot be used). */
 export function reachable(team: TeamRecord | undefined, caller: TeamCaller): team is TeamRecord {
   return team !== undefined && team.owner === caller.owner;
 }
 
-/** Refuses a team id another principal's team holds: such a team is neither shown nor joined. */
+/**
+ * Refuses a team id another principal's team holds, without saying so: team ids are shared by every principal, and
+ * naming the holder would tell the caller that someone else has a team by that id.
+ */
 export function requireFree(team: TeamRecord | undefined, caller: TeamCaller, teamId: string): void {
   if (team === undefined || reachable(team, caller)) return;
-  throw new GaggleError("PERMISSION_DENIED", `the team id ${JSON.stringify(teamId)} is taken by another client's team`, {
-    hint: "pick another team_id; gg_team_status shows only your own teams",
+  throw new GaggleError("PERMISSION_DENIED", `the team id ${JSON.stringify(teamId)} cannot be used here`, {
+    hint: "pick another team_id; gg_team_status shows your own teams",
   });
 }
 

@@ -147,7 +147,8 @@ describe("limits", () => {
     const id = await startSession(gaggle.client, {});
     expect(failureOf(await callAgents(gaggle.client, "start_agent", {}))).toMatchObject({
       code: "LIMIT_REACHED",
-      error: 'agent "fake" has 1 live sessions, the most [agents.fake] max_active allows',
+      error: '1 live session of agent "fake" at once, the most [agents.fake] max_active allows (1)',
+      hint: "release one of yours with release_agent (list_agent_sessions lists them), or raise [agents.fake] max_active",
     });
     await agentsText(gaggle.client, "release_agent", { session_id: id });
     expect(await startSession(gaggle.client, {})).not.toBe(id);

@@ -24,11 +24,11 @@ describe("limits", () => {
     const refused = failureOf(await goose.call("run_goose", { prompt: "one more" }));
     expect(refused).toMatchObject({
       code: "LIMIT_REACHED",
-      error: "1 gosling already working, the most max_active allows ([virtual.goose] max_active = 1)",
+      error: "1 gosling working at once, the most [virtual.goose] max_active allows (1)",
     });
     expect(refused.hint).toContain("raise [virtual.goose] max_active");
     const wake = failureOf(await goose.call("send_prompt_to_gosling", { process_id: idle, prompt: "wake up" }));
-    expect(wake).toMatchObject({ code: "LIMIT_REACHED", error: expect.stringContaining("max_active = 1") });
+    expect(wake).toMatchObject({ code: "LIMIT_REACHED", error: expect.stringContaining("max_active allows (1)") });
     // The working gosling may still queue follow-ups: it is working already.
     expect(await goose.text("send_prompt_to_gosling", { process_id: busy, prompt: "later" })).toContain("queued behind 1 turn");
     expect(failureOf(await goose.call("dispatch_agent", { prompt: "x" })).error).toContain("max_active");
@@ -41,7 +41,7 @@ describe("limits", () => {
     const refused = failureOf(await goose.call("run_goose", { prompt: "three" }));
     expect(refused).toMatchObject({
       code: "LIMIT_REACHED",
-      error: "2 goslings held (not released), the most max_total allows ([virtual.goose] max_total = 2)",
+      error: "2 goslings not released at once, the most [virtual.goose] max_total allows (2)",
     });
     expect(refused.hint).toContain("release_gosling");
     await goose.text("release_gosling", { process_id: first });

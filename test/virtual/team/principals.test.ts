@@ -60,8 +60,9 @@ describe("a team over HTTP with a token per person", () => {
     }
     expect(failureOf(await team(bob, "gg_team_manage", { team_id: "t1", prompt: "join" }))).toMatchObject({
       code: "PERMISSION_DENIED",
-      error: 'the team id "t1" is taken by another client\'s team',
+      error: 'the team id "t1" cannot be used here',
     });
+    expect(JSON.stringify(failureOf(await team(bob, "gg_team_manage", { team_id: "t1", prompt: "join" })))).not.toMatch(/client|taken|\bann\b/i);
     const status = await json<TeamStatus>(team(ann, "gg_team_status", { team_id: "t1" }));
     expect(status.members).toEqual([expect.objectContaining({ agent_id: member, state: "idle" })]);
   });
