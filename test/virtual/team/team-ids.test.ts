@@ -229,3 +229,29 @@ describe("team ids are each principal's own", () => {
     expect((await readJsonResource<Inbox>(ann, "team://legacy/inbox")).messages.map((entry) => entry.message)).toEqual(["kept from before"]);
   });
 });
+
+describe('team ids under gateway.visibility = "all"', () => {
+  it("lists each id's inbox once, and reads each reader's own team of that id", async () => {
+    const wide = mkdtempSync(join(tmpdir(), "gaggle-team-ids-all-"));
+    const env = { ...TOKENS, XDG_STATE_HOME: join(wide, "xdg-state") };
+    const everyone = await startHttpGaggle(teamConfig(wide, "", "", `${GATEWAY}\nvisibility = "all"`), { env });
+    try {
+      const [annAll, bobAll] = [
+        await everyone.connect({ name: "ann", headers: { authorization: `Bearer ${TOKENS.GAGGLE_TEST_ANN}` } }),
+        await everyone.connect({ name: "bob", headers: { authorization: `Bearer ${TOKENS.GAGGLE_TEST_BOB}` } }),
+      ];
+      const added = new Map<Client, string>();
+      for (const client of [annAll, bobAll]) {
+        added.set(client, (await json<{ agent_id: string }>(client, "gg_team_manage", { team_id: "t1", prompt: "[answer hi]" })).agent_id);
+      }
+      for (const client of [annAll, bobAll]) {
+        const uris = (await client.listResources()).resources.map((resource) => resource.uri).filter((uri) => uri.startsWith("team://"));
+        expect(uris).toEqual([INBOX]);
+        expect(await readJsonResource<Inbox>(client, INBOX)).toMatchObject({ team_id: "t1", agent_id: "lead", messages: [] });
+        expect((await status(client)).members.map((row) => row.agent_id)).toEqual([added.get(client)]);
+      }
+    } finally {
+      await everyone.stop();
+    }
+  }, 60_000);
+});
