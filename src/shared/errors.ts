@@ -112,15 +112,14 @@ export function errorMessage(error: unknown): string {
 /**
  * The network failure behind fetch's own TypeError "fetch failed" (a refused connection, a host that does not
  * resolve, a refused certificate): its code where it has one (ECONNREFUSED), else its message. Undefined for
- * anything else, an HTTP status included.
+ * anything else, an HTTP status included. fetch (undici) rejects a request that went out and failed with a
+ * TypeError whose `cause` is the network's error; the TypeErrors it throws for a request it could not build carry
+ * no cause (a GET with a body) or a TypeError one (a URL it cannot parse), and an abort is a DOMException.
  */
 export function fetchFailure(error: unknown): { code: string | undefined; message: string } | undefined {
-  if (!(error instanceof TypeError) || !error.message.startsWith("fetch failed")) return undefined;
-  const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
-  return {
-    code: typeof cause?.code === "string" ? cause.code : undefined,
-    message: typeof cause?.message === "string" ? cause.message : "no answer",
-  };
+  if (!(error instanceof TypeError) || !(error.cause instanceof Error) || error.cause instanceof TypeError) return undefined;
+  const cause = error.cause as Error & { code?: unknown };
+  return { code: typeof cause.code === "string" ? cause.code : undefined, message: cause.message || "no answer" };
 }
 
 /**

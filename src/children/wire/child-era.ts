@@ -75,7 +75,7 @@ export class ChildEra {
     this.listen?.close();
   }
 
-  /** Whether an error of the connection is a fault: not while the probe is sent, nor the close of a cancelled request's stream. */
+  /** Whether an error of the connection is a fault: not while the probe is sent, nor a fetch gaggle aborted to cancel its request. */
   reportable(error: Error): boolean {
     return !this.probing && !isCancelledStream(error);
   }
@@ -175,12 +175,9 @@ export class ChildEra {
     try {
       await this.wire.link.send(initialize, options);
     } catch (error) {
+      // The refusal is always an answer: only a stdio or legacy SSE child initializes before server/discover (an
+      // HTTP child is asked server/discover first), so no refusal comes as an HTTP status.
       this.wire.drop(initialize.id);
-      // Over HTTP the refusal comes as a 400 whose body carries the JSON-RPC error.
-      if (error instanceof Error && error.message.includes(String(MODERN_ERRORS.unsupportedVersion))) {
-        this.version = undefined;
-        return true;
-      }
       throw error;
     }
     const refused = await answered;

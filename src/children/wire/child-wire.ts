@@ -144,7 +144,7 @@ export class ChildWire implements Transport, LinkReceiver, RequestLane {
     this.onmessage?.(message, extra);
   }
 
-  /** The era probe's own refusals, and the close of a cancelled request's stream, are no faults and go unreported. */
+  /** The era probe's own refusals, and the fetch of a request gaggle cancelled, are no faults and go unreported. */
   error(error: Error): void {
     if (this.era.reportable(error)) this.onerror?.(error);
   }

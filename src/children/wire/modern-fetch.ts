@@ -16,14 +16,19 @@ interface SentMessage {
   params?: { name?: unknown; uri?: unknown; arguments?: unknown; requestId?: unknown; _meta?: Record<string, unknown> };
 }
 
-/** Why a response stream was closed: its request was cancelled. What the SDK transport then reports is no fault. */
+/**
+ * Why a request's fetch was aborted: the request was cancelled. A cancel before the response arrived fails the
+ * fetch with it; a cancel once the response stream was being read ends that stream as a finished one (see
+ * modernFetch), so the SDK transport, which would report a failed read as "SSE stream disconnected" and keep
+ * nothing of its cause, has nothing to report.
+ */
 export class CancelledStream extends Error {
   override readonly name = "CancelledStream";
 }
 
-/** True when `error` is only the close of a cancelled request's stream, however the SDK transport words it. */
+/** True when `error` is only the cancel of a request gaggle cancelled itself. */
 export function isCancelledStream(error: unknown): boolean {
-  return error instanceof CancelledStream || (error instanceof Error && error.message.includes(CancelledStream.name));
+  return error instanceof CancelledStream;
 }
 
 /**
@@ -64,7 +69,7 @@ export function modernFetch(toolFor: (name: string) => Tool | undefined = () => 
     const signal = init.signal ? AbortSignal.any([init.signal, cancel.signal]) : cancel.signal;
     try {
       const response = await errorsAsAnswers(await fetch(url, { ...init, headers, signal }));
-      return throughBody(response, { done: () => inFlight.delete(message.id) });
+      return throughBody(response, { done: () => inFlight.delete(message.id), endedByCaller: () => cancel.signal.aborted });
     } catch (error) {
       inFlight.delete(message.id);
       throw error;

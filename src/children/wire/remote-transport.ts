@@ -8,6 +8,7 @@ import { fetchFailure } from "../../shared/errors.js";
 import { TransportLink, type Link } from "../../shared/link.js";
 import { modernFetch } from "./modern-fetch.js";
 import { heldFetch, type OutputHold } from "./output-hold.js";
+import { refusedGetStream, ssePostStatus, streamDisconnected } from "./sdk-wording.js";
 import { refusingWebPages } from "./web-page-answer.js";
 import { reaching } from "../oauth/reaching.js";
 
@@ -82,9 +83,6 @@ export async function terminateRemoteSession(link: Link, ms: number): Promise<vo
   clearTimeout(timer);
 }
 
-/** How the SDK's Streamable HTTP transport words a refused standalone GET stream. */
-const GET_STREAM_REFUSED = "Streamable HTTP error: Failed to open SSE stream";
-
 /**
  * True when what a remote transport reports means the session is over: a request could not reach the
  * server at all (refused, reset, unresolvable: fetch's own failure), the server no longer knows the session
@@ -95,10 +93,9 @@ export function connectionLost(error: unknown): boolean {
   if (fetchFailure(error)) return true;
   // The standalone GET stream is optional: a server that will not open it (some answer 404 rather than 405)
   // still serves the session's POSTs, and a session it really forgot shows on the next POST.
-  if (error instanceof StreamableHTTPError) return error.code === 404 && !error.message.startsWith(GET_STREAM_REFUSED);
+  if (error instanceof StreamableHTTPError) return error.code === 404 && !refusedGetStream(error);
   if (error instanceof SseError) return true;
-  // The SSE transport's POST failure carries its status only in the message.
-  return error instanceof Error && error.message.startsWith("Error POSTing to endpoint (HTTP 404)");
+  return ssePostStatus(error) === 404;
 }
 
 /**
@@ -110,10 +107,10 @@ export function neverReached(error: unknown): boolean {
   const failure = fetchFailure(error);
   if (failure) return failure.code === "ECONNREFUSED";
   if (error instanceof StreamableHTTPError) return error.code === 404;
-  return error instanceof Error && error.message.startsWith("Error POSTing to endpoint (HTTP 404)");
+  return ssePostStatus(error) === 404;
 }
 
-/** True when a Streamable HTTP response stream broke before it ended (the SDK says so only in its message). */
+/** True when a Streamable HTTP response stream broke before it ended. */
 export function streamBroken(error: unknown): boolean {
-  return error instanceof Error && error.message.startsWith("SSE stream disconnected");
+  return streamDisconnected(error);
 }

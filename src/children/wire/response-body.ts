@@ -7,6 +7,11 @@ export interface BodyHooks {
   before?: () => Promise<void> | undefined;
   /** Called once, when the body has ended however it ended. */
   done?: () => void;
+  /**
+   * Asked when a read fails: true when the failure is an end the caller of fetch asked for (it aborted the
+   * request), and the body then ends there, as a body read to its end does, instead of failing.
+   */
+  endedByCaller?: () => boolean;
 }
 
 /** The hooks of each body this module made: a layer that wraps a response already made here adds to them. */
@@ -46,7 +51,8 @@ export function throughBody(response: Response, hooks: BodyHooks): Response {
           } else controller.enqueue(next.value);
         } catch (error) {
           finish();
-          controller.error(error);
+          if (all.some(({ endedByCaller }) => endedByCaller?.())) controller.close();
+          else controller.error(error);
         }
       },
       cancel(reason) {

@@ -2,7 +2,11 @@
 import { join } from "node:path";
 import { GaggleError, errorMessage } from "../../shared/errors.js";
 
-/** A failure of a query; a refused file names the roots in its hint. */
+/**
+ * A failure of a query; a refused file names the roots in its hint. DuckDB's error type is read from the message's
+ * prefix ("Permission Error: ..."): @duckdb/node-api throws plain Errors with a message and nothing more (the C
+ * API's duckdb_result_error_type has no binding). test/virtual/duckdb/ pins the prefixes a query meets to real DuckDB.
+ */
 export function duckdbFailure(error: unknown, roots: string[]): GaggleError {
   const message = errorMessage(error).trim();
   if (message.startsWith("Permission Error")) {
