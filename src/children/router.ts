@@ -8,7 +8,7 @@ import { turnTimeout } from "./calls/call-failure.js";
 import { holding } from "./calls/call-hold.js";
 import { CallLine, type Leave } from "./calls/call-line.js";
 import { CallTurn, inLine } from "./calls/call-turn.js";
-import type { CallContext, Child, ChildStatus, QueueDepth, Turn, UrlOpener } from "./child.js";
+import { LOCAL_PRINCIPAL, type CallContext, type Child, type ChildStatus, type QueueDepth, type Turn, type UrlOpener } from "./child.js";
 
 /** A child as the router takes it: how many of its calls may run at once (the rest wait their turn). */
 export interface RoutedChild {
@@ -180,16 +180,19 @@ export class Router {
       timeoutMs === undefined
         ? undefined
         : new CallTurn(timeoutMs, line, (queuedMs) => turnTimeout(child.name, tool.name, timeoutMs, queuedMs, line));
-    const session = ctx.caller?.sessionId ?? "local";
+    const { caller } = ctx;
+    const session = caller?.sessionId ?? "local";
+    // The line takes turns between principals, so one that floods the child holds another back by one call at most.
+    const principal = caller?.principal ?? LOCAL_PRINCIPAL;
     const call = () => {
       turn?.began();
       slot.served++;
       return child.callTool(tool.name, given, ctx, turn ?? slot.untimed);
     };
-    const wait = () => inLine(turn, ctx.cancel, (cancel) => line.enter(session, cancel));
-    if (ctx.holds) return holding(async () => line.tryEnter(session) ?? (await wait()), ctx.holds, call);
+    const wait = () => inLine(turn, ctx.cancel, (cancel) => line.enter(session, principal, cancel));
+    if (ctx.holds) return holding(async () => line.tryEnter(session, principal) ?? (await wait()), ctx.holds, call);
     // Most calls find room: they go in at once, without a promise or a timer for a wait they do not have.
-    const now = line.tryEnter(session);
+    const now = line.tryEnter(session, principal);
     if (now) return leaving(now, call);
     return wait().then((leave) => leaving(leave, call));
   }
