@@ -110,12 +110,12 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     });
   }
 
-  /** The principal of the client that started `gosling` (see ClientPrincipal). */
   /** Every gosling with its owner, as the limits count them. */
   private owned(): Owned {
     return { goslings: this.all(), ownerOf: (gosling) => this.ownerOf(gosling) };
   }
 
+  /** The principal of the client that started `gosling` (see ClientPrincipal). */
   ownerOf(gosling: Gosling): string {
     return this.owners.get(gosling.id) ?? LOCAL_PRINCIPAL;
   }
