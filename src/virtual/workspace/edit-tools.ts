@@ -162,7 +162,6 @@ function readText(file: Writable, limit: number): string {
   return data.toString("utf8");
 }
 
-/** Writes `content` over the open file, in place (not renamed over): it keeps its mode and owner. */
 /** Where `needle` starts in `haystack`, each match after the end of the one before (as strings.Count counts). */
 function occurrences(haystack: string, needle: string): number[] {
   const found: number[] = [];
