@@ -6,6 +6,8 @@ export const LEAD = "lead";
 export const SYSTEM = "gaggle";
 /** `recipient_agent_id` meaning everyone in the team but the sender. */
 export const BROADCAST = "broadcast";
+/** Team ids name files and URIs: kept plain. */
+export const TEAM_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export type DeliveryState = "pending" | "deferred" | "delivered" | "failed";
 export type MessageKind = "message" | "onboarding" | "compaction" | "turn_failed";

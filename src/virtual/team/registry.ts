@@ -4,9 +4,6 @@ import { GaggleError } from "../../shared/errors.js";
 import { LEAD, now, outstanding, teamKey, type DeliveryRecord, type MemberRecord, type TeamRecord } from "./records.js";
 import type { TeamStore } from "./store.js";
 
-/** Team ids name files and URIs: kept plain. */
-export const TEAM_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-
 /**
  * Team ids are each principal's own: two principals' teams of one id are two teams, kept by (owner, team id), and
  * neither principal learns of the other's. Agent ids are unique over every principal's teams, so a member's

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { Logger } from "../../shared/log.js";
 import { writeFileAtomic } from "../../shared/atomic-file.js";
 import { LOCAL_PRINCIPAL } from "../../children/child.js";
-import { LEAD, outstanding, teamKey, type TeamRecord } from "./records.js";
+import { LEAD, outstanding, TEAM_ID_PATTERN, teamKey, type TeamRecord } from "./records.js";
 
 /** Messages kept per team; older ones go, unless a delivery of theirs is still waiting or unread. */
 export const MAX_MESSAGES = 1000;
@@ -73,6 +73,10 @@ export class TeamStore {
       if (typeof record.team_id !== "string" || !Array.isArray(record.members)) throw new Error("not a team record");
       // A team saved before teams had owners was the local user's.
       if (typeof record.owner !== "string") record.owner = LOCAL_PRINCIPAL;
+      // Its id and owner name the file it is saved to (see pathOf): one that would name a file outside its owner's
+      // folder, or a folder outside the teams folder, is no team gaggle wrote.
+      if (!TEAM_ID_PATTERN.test(record.team_id)) throw new Error(`its team_id ${JSON.stringify(record.team_id)} is not a team id`);
+      if (!isFolderName(ownerFolder(record.owner))) throw new Error(`its owner ${JSON.stringify(record.owner)} names no folder of its own`);
       // A member saved before members could be ACP agents was a gosling.
       for (const member of record.members) {
         member.agent ??= null;
@@ -88,7 +92,7 @@ export class TeamStore {
 
   /** Where `owner`'s team `teamId` is kept. */
   pathOf(owner: string, teamId: string): string {
-    return join(this.dir, encodeURIComponent(owner), `${teamId}.json`);
+    return join(this.dir, ownerFolder(owner), `${teamId}.json`);
   }
 
   /**
@@ -99,6 +103,16 @@ export class TeamStore {
     prune(team);
     writeFileAtomic(this.pathOf(team.owner, team.team_id), JSON.stringify(team, null, 1), { mode: 0o600, dirMode: 0o700 });
   }
+}
+
+/** The folder of `owner`'s teams: its name made one path component (a member principal's "/" encoded). */
+function ownerFolder(owner: string): string {
+  return encodeURIComponent(owner);
+}
+
+/** Whether `name` is a folder of its own inside the one it is joined to, not that folder or its parent. */
+function isFolderName(name: string): boolean {
+  return name !== "" && name !== "." && name !== "..";
 }
 
 function isTeamFile(entry: Dirent): boolean {

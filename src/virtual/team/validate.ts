@@ -1,6 +1,6 @@
 // Owns checking gg_team_manage and gg_team_message arguments as goldengoose does, before anything starts.
 import { GaggleError } from "../../shared/errors.js";
-import { TEAM_ID_PATTERN } from "./registry.js";
+import { TEAM_ID_PATTERN } from "./records.js";
 import type { ModelPreset } from "../../config/virtual/team.js";
 import type { ManageArgs } from "./tool-args.js";
 
