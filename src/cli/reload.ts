@@ -3,6 +3,7 @@
 import type { LevelWithSilent } from "pino";
 import { ConfigWatcher, issuePlaces, type ConfigError, type GaggleConfig } from "../config/index.js";
 import type { Gaggle, KeptSetting } from "../gateway/gaggle.js";
+import { errorMessage } from "../shared/errors.js";
 import { lazyLogger, setLogLevel } from "../shared/log.js";
 
 const log = lazyLogger({ subsystem: "reload" });
@@ -69,8 +70,21 @@ export class Reloader {
     this.watcher.close();
   }
 
+  /**
+   * Runs `step` after the steps before it. A step that throws is logged and told to the clients, and the next
+   * step still runs: one failed reload never stops gaggle following the file.
+   */
+  private inLine(step: () => void | Promise<void>): Promise<void> {
+    this.applying = this.applying.then(step).catch((error: unknown) => {
+      const message = `gaggle could not finish following the config file's last change: ${errorMessage(error)}; the next edit is applied as usual`;
+      log.error({ err: error }, message);
+      this.tellClients("error", message);
+    });
+    return this.applying;
+  }
+
   private apply(config: GaggleConfig, text: string): Promise<void> {
-    this.applying = this.applying.then(async () => {
+    return this.inLine(async () => {
       const fixed = this.standing.problem !== undefined;
       this.standing.problem = undefined;
       // A level given on the command line stays; the file's otherwise.
@@ -92,25 +106,22 @@ export class Reloader {
         this.tellClients("error", `config reloaded, but ${key} is not applied: ${reason}`);
       }
     });
-    return this.applying;
   }
 
   /** A comment or a reformatting changes no child, but it changes the text, which names the daemon of the file. */
   private unchanged(text: string): Promise<void> {
-    this.applying = this.applying.then(() => this.followed?.(text));
-    return this.applying;
+    return this.inLine(() => this.followed?.(text));
   }
 
   /** In line with the edits applied, so that an edit applied after it cannot clear its error. */
   private failed(error: ConfigError, text: string | undefined): Promise<void> {
-    this.applying = this.applying.then(() => {
+    return this.inLine(() => {
       this.standing.problem = error;
       const message = `the edited config does not load, so gaggle keeps the one it runs; fix the file and it is applied:\n${error.message}`;
       log.error({ file: error.file }, message);
       this.tellClients("error", message);
       if (text !== undefined) this.followed?.(text);
     });
-    return this.applying;
   }
 
   private tellClients(level: "info" | "warning" | "error", data: string): void {
