@@ -341,6 +341,8 @@ export class AgentsChild extends VirtualChild {
       transcriptChanged: (session) => this.transcriptChanged(session),
       turnEnded: (session, turn) => this.turnEnded(session, turn),
       idle: (session) => void this.release(session, `idle for ${formatDuration(entry.config.idleReleaseMinutes * 60_000)} (idle_release_minutes)`),
+      // A principal whose only session failed to start has no use for the process it started.
+      failed: (session) => void this.stopUnused(session.config, session.owner),
     };
   }
 

@@ -28,6 +28,8 @@ export interface SessionHost {
   turnEnded(session: AgentSession, turn: Turn): void;
   /** Released by itself: it was idle for idle_release_minutes. */
   idle(session: AgentSession): void;
+  /** It failed (its start, or its process's restart): it takes no more prompts, and its process may serve no one now. */
+  failed(session: AgentSession): void;
 }
 
 /** Who follows one session's turns besides the child that holds it (a team member's roster); handed in at its start. */
@@ -325,6 +327,7 @@ export class AgentSession implements AcpClientSide {
     for (const turn of this.queued) turn.end("dropped", problem);
     this.changed();
     this.options.follower?.ended(this);
+    this.host.failed(this);
   }
 
   private async pump(): Promise<void> {

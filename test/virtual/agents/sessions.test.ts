@@ -140,6 +140,16 @@ describe("agent sessions", () => {
     );
   });
 
+  it("stops the agent's process when the only session it started fails to open", async () => {
+    const dirs = agentDirs();
+    gaggle = await startAgentsGaggle(dirs, "", "", undefined, { FAKE_ACP_NEW_REFUSE: "no model configured" });
+    const id = await startSession(gaggle.client, { prompt: "say hi" });
+    expect(await settled(gaggle.client, id, 1)).toContain("no model configured");
+    const pids = agentPids(dirs);
+    expect(pids).toHaveLength(1);
+    expect(await waitGone(pids)).toEqual([]);
+  });
+
   it("refuses an unknown agent, naming the ones there are", async () => {
     const dirs = agentDirs();
     gaggle = await startAgentsGaggle(dirs);
