@@ -15,25 +15,30 @@ export interface Owned {
 
 /** Before run_goose or dispatch_agent (or a team) creates a gosling for `principal`. */
 export function checkNewGosling(owned: Owned, principal: string, limits: Limits): void {
-  checkWorking(owned, principal, limits, (gosling) => gosling.working);
-  checkShared(owned, principal, totalLimit(limits), (gosling) => gosling.status !== "released");
+  checkShared(owned, principal, workingLimit(limits), (gosling) => gosling.working);
+  checkShared(owned, principal, heldLimit(limits), (gosling) => gosling.status !== "released");
+}
+
+/** A limit of goslings, with how a principal at it frees one of its own places. */
+interface GooseLimit extends SharedLimit<keyof typeof SETTINGS> {
+  free: string;
 }
 
 /** Goslings working at once: every principal's together (max_active), and each principal's (its share). */
-function checkWorking(owned: Owned, principal: string, limits: Limits, counted: (gosling: Gosling) => boolean): void {
-  const limit: SharedLimit<keyof typeof SETTINGS> = {
+function workingLimit(limits: Limits): GooseLimit {
+  return {
     table: "[virtual.goose]",
     totalKey: "max_active",
     total: limits.maxActive,
     shareKey: "max_active_per_principal",
     share: limits.maxActivePerPrincipal,
     count: (n) => `${plural(n, "gosling")} working`,
+    free: "wait for one of yours to finish (get_gosling_status) or release one (release_gosling)",
   };
-  checkShared(owned, principal, limit, counted);
 }
 
 /** Goslings held (not released) at once, every principal's together (max_total) and each principal's. */
-function totalLimit(limits: Limits): SharedLimit<keyof typeof SETTINGS> {
+function heldLimit(limits: Limits): GooseLimit {
   return {
     table: "[virtual.goose]",
     totalKey: "max_total",
@@ -41,19 +46,16 @@ function totalLimit(limits: Limits): SharedLimit<keyof typeof SETTINGS> {
     shareKey: "max_total_per_principal",
     share: limits.maxTotalPerPrincipal,
     count: (n) => `${plural(n, "gosling")} not released`,
+    free: "release the goslings you are done with (release_gosling, terminate_all_goslings)",
   };
 }
 
-function checkShared(owned: Owned, principal: string, limit: SharedLimit<keyof typeof SETTINGS>, counted: (gosling: Gosling) => boolean): void {
+function checkShared(owned: Owned, principal: string, limit: GooseLimit, counted: (gosling: Gosling) => boolean): void {
   const goslings = owned.goslings.filter(counted);
   const held = { mine: goslings.filter((gosling) => owned.ownerOf(gosling) === principal).length, all: goslings.length };
   const refused = refusal(limit, held, principal);
   if (!refused) return;
-  const free =
-    limit.totalKey === "max_active"
-      ? "wait for one of yours to finish (get_gosling_status) or release one (release_gosling)"
-      : "release the goslings you are done with (release_gosling, terminate_all_goslings)";
-  throw new LimitReached(refused.message, refusalHint(limit, refused, free), refused.key);
+  throw new LimitReached(refused.message, refusalHint(limit, refused, limit.free), refused.key);
 }
 
 /** Before send_prompt_to_gosling adds a prompt. */
@@ -80,7 +82,7 @@ export function checkFollowUp(gosling: Gosling, owned: Owned, limits: Limits): v
       "start a new gosling with run_goose",
     );
   }
-  if (!gosling.working) checkWorking(owned, owned.ownerOf(gosling), limits, (other) => other.working);
+  if (!gosling.working) checkShared(owned, owned.ownerOf(gosling), workingLimit(limits), (other) => other.working);
 }
 
 /** A refusal by one of the limits: `setting` names it, as [virtual.goose] spells it. */
