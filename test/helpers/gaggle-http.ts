@@ -78,3 +78,6 @@ export async function startHttpGaggle(
     },
   };
 }
+
+/** What a client sends for the principal `token` names: its bearer header. */
+export const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });

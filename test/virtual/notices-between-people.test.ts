@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ResourceListChangedNotificationSchema, ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { startHttpGaggle, type HttpGaggle } from "../helpers/gaggle-http.js";
+import { startHttpGaggle, type HttpGaggle, bearer } from "../helpers/gaggle-http.js";
 import { textOf } from "../helpers/gaggle.js";
 import { listen } from "../helpers/notifications.js";
 import { fixtureChild } from "../helpers/paths.js";
@@ -17,7 +17,6 @@ import { idOf } from "./goose/helpers.js";
 import { teamConfig } from "./team/helpers.js";
 
 const TOKENS = { GAGGLE_TEST_ANN: "ann-token-0123456789", GAGGLE_TEST_BOB: "bob-token-0123456789" };
-const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
 
 /** Goose (the fake), the fake ACP agent, teams, and an echo child whose tools are listed, for a barrier of tool list changes. */
 function config(dir: string, gateway: string): string {

@@ -7,11 +7,10 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { failureOf } from "../../helpers/gaggle.js";
-import { startHttpGaggle, type HttpGaggle } from "../../helpers/gaggle-http.js";
+import { startHttpGaggle, type HttpGaggle, bearer } from "../../helpers/gaggle-http.js";
 import { agentConfig, agentDirs, callAgents, startSession } from "./helpers.js";
 
 const TOKENS = { GAGGLE_TEST_ANN: "ann-token-0123456789", GAGGLE_TEST_BOB: "bob-token-0123456789" };
-const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
 
 let gaggle: HttpGaggle | undefined;
 afterEach(async () => {

@@ -7,11 +7,10 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { failureOf } from "../../helpers/gaggle.js";
-import { startHttpGaggle, type HttpGaggle } from "../../helpers/gaggle-http.js";
+import { startHttpGaggle, type HttpGaggle, bearer } from "../../helpers/gaggle-http.js";
 import { agentConfig, agentDirs, agentsText, callAgents, settled, startSession, transcript, type AgentDirs } from "./helpers.js";
 
 const TOKENS = { GAGGLE_TEST_ALICE: "alice-token-0123456789", GAGGLE_TEST_BOB: "bob-token-0123456789" };
-const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
 
 describe("agent sessions over HTTP, with a token per person", () => {
   let dirs: AgentDirs;

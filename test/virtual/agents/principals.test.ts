@@ -5,13 +5,12 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHttpGaggle, type HttpGaggle } from "../../helpers/gaggle-http.js";
+import { startHttpGaggle, type HttpGaggle, bearer } from "../../helpers/gaggle-http.js";
 import { until } from "../../helpers/poll.js";
 import { isAlive, waitGone } from "../../helpers/processes.js";
 import { agentConfig, agentDirs, agentsText, settled, startSession, transcript, type AgentDirs } from "./helpers.js";
 
 const TOKENS = { GAGGLE_TEST_ANN: "ann-token-0123456789", GAGGLE_TEST_BOB: "bob-token-0123456789" };
-const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
 
 /** The pid get_agent_status shows for a session whose process runs. */
 async function pidOf(client: Client, id: string): Promise<number> {

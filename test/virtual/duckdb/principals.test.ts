@@ -7,11 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { textOf, type Failure } from "../../helpers/gaggle.js";
-import { startHttpGaggle, type HttpGaggle } from "../../helpers/gaggle-http.js";
+import { startHttpGaggle, type HttpGaggle, bearer } from "../../helpers/gaggle-http.js";
 import { until } from "../../helpers/poll.js";
 
 const TOKENS = { GAGGLE_TEST_ALICE: "alice-token-0123456789", GAGGLE_TEST_BOB: "bob-token-0123456789" };
-const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
 
 function config(dir: string, settings: string): string {
   return (

@@ -3,12 +3,11 @@
 // processes other people run.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { startHttpGaggle, type HttpGaggle } from "../../helpers/gaggle-http.js";
+import { startHttpGaggle, type HttpGaggle, bearer } from "../../helpers/gaggle-http.js";
 import { waitGone } from "../../helpers/processes.js";
 import { ended, processConfig, processFailure, run } from "./helpers.js";
 
 const TOKENS = { GAGGLE_TEST_ANN: "ann-token-0123456789", GAGGLE_TEST_BOB: "bob-token-0123456789" };
-const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
 
 let gaggle: HttpGaggle | undefined;
 let pids: number[] = [];

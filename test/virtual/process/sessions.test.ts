@@ -3,7 +3,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readJsonResource } from "../../helpers/gaggle.js";
-import { startHttpGaggle, type HttpGaggle } from "../../helpers/gaggle-http.js";
+import { startHttpGaggle, type HttpGaggle, bearer } from "../../helpers/gaggle-http.js";
 import { listen, type Heard } from "../../helpers/notifications.js";
 import { until } from "../../helpers/poll.js";
 import { httpTransportOf } from "../../helpers/raw-http.js";
@@ -19,7 +19,6 @@ function endedPids(heard: Heard): number[] {
 }
 
 const TOKENS = { GAGGLE_TEST_ALICE: "alice-token-0123456789", GAGGLE_TEST_BOB: "bob-token-0123456789" };
-const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
 
 describe('process ownership over HTTP, with a token per person and visibility = "all"', () => {
   let gaggle: HttpGaggle;

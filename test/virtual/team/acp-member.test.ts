@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHttpGaggle, type HttpGaggle } from "../../helpers/gaggle-http.js";
+import { startHttpGaggle, type HttpGaggle, bearer } from "../../helpers/gaggle-http.js";
 import { failureOf, startGaggle, textOf } from "../../helpers/gaggle.js";
 import { until } from "../../helpers/poll.js";
 import { waitGone } from "../../helpers/processes.js";
@@ -15,7 +15,6 @@ import { fakeAgentTable } from "../agents/helpers.js";
 import { callTeam, teamConfig, type MemberRow, type TeamStatus } from "./helpers.js";
 
 const TOKENS = { GAGGLE_TEST_ANN: "ann-token-0123456789", GAGGLE_TEST_BOB: "bob-token-0123456789" };
-const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
 
 type Row = MemberRow & { agent: string | null; agent_session_id: string | null; session: string | null };
 

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHttpGaggle, type HttpGaggle } from "../../helpers/gaggle-http.js";
+import { startHttpGaggle, type HttpGaggle, bearer } from "../../helpers/gaggle-http.js";
 import { textOf } from "../../helpers/gaggle.js";
 import { listen, type Heard } from "../../helpers/notifications.js";
 import { until } from "../../helpers/poll.js";
@@ -16,7 +16,6 @@ import { fakeAgentTable } from "../agents/helpers.js";
 import { teamConfig, type MemberRow, type TeamStatus, type UnreadRow } from "./helpers.js";
 
 const TOKENS = { GAGGLE_TEST_ANN: "ann-token-0123456789", GAGGLE_TEST_BOB: "bob-token-0123456789" };
-const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
 
 type Failure = TurnFailureRecord;
 type Notice = UnreadRow & { failure?: Failure };
