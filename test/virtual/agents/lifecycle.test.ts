@@ -1,7 +1,8 @@
 // An agent session's turns over time: cancelled mid-turn (by the client, or at prompt_timeout_minutes), resumed with
 // session/load after its process ends or in a new session, an agent that never answers initialize stopped on release,
 // and no agent process left when gaggle is killed.
-import { writeFileSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { failureOf, type RunningGaggle } from "../../helpers/gaggle.js";
@@ -230,5 +231,33 @@ describe("an agent that never answers initialize", () => {
     expect(await agentsText(client, "release_agent", { session_id: id })).toContain("It was working; its turn was cancelled.");
     expect(await waitGone(agentPids(dirs))).toEqual([]);
     expect(await agentsText(client, "get_agent_status", { session_id: id })).toMatch(/^ {2}1\. "say hi" \(cancelled in /m);
+  });
+});
+
+describe("a session released while the agent makes it", () => {
+  it("is closed at the agent once made, while the principal's other session in that process runs on", async () => {
+    const dirs = agentDirs();
+    const gate = join(dirs.dir, "open");
+    gaggle = await startAgentsGaggle(dirs, "", "", undefined, { FAKE_ACP_NEW_GATE: gate });
+    const { client } = gaggle;
+    const made = () => (existsSync(dirs.state) ? readdirSync(dirs.state).sort() : []);
+    writeFileSync(gate, "");
+    const first = await startSession(client, {});
+    const [firsts] = await until(made, (files) => files.length === 1);
+    rmSync(gate);
+    const second = await startSession(client, {});
+    await until(
+      () => existsSync(`${gate}.waiting`),
+      (waiting) => waiting,
+    );
+    await agentsText(client, "release_agent", { session_id: second });
+    writeFileSync(gate, "");
+    const files = await until(made, (found) => found.some((file) => file.endsWith(".closed")));
+    const seconds = files.find((file) => file.endsWith(".json") && file !== firsts)!;
+    expect(files).toEqual([firsts, seconds, seconds.replace(/\.json$/, ".closed")].sort());
+    // One process served both, and serves the first still.
+    expect(agentPids(dirs)).toHaveLength(1);
+    await agentsText(client, "prompt_agent", { session_id: first, prompt: "say still here" });
+    expect(await settled(client, first, 1)).toMatch(/^ {2}1\. "say still here" \(completed/m);
   });
 });
