@@ -70,7 +70,7 @@ export async function addMember(deps: ManageDeps, who: TeamCaller, request: AddR
   let worktree: CreatedWorktree | undefined;
   try {
     const launched = await roster.whileStarting(member.agent_id, async () => {
-      worktree = await prepareWorktree(deps, team, member, request);
+      worktree = await prepareWorktree(deps, who.owner, team, member, request);
       const onboarding = courier.record(team, {
         kind: "onboarding",
         from: caller,
@@ -121,14 +121,22 @@ export async function addMember(deps: ManageDeps, who: TeamCaller, request: AddR
   }
 }
 
-async function prepareWorktree(deps: ManageDeps, team: TeamRecord, member: MemberRecord, request: AddRequest): Promise<CreatedWorktree | undefined> {
+/** The member's worktree, in the names of the principal whose team it joins. */
+async function prepareWorktree(
+  deps: ManageDeps,
+  owner: string,
+  team: TeamRecord,
+  member: MemberRecord,
+  request: AddRequest,
+): Promise<CreatedWorktree | undefined> {
   if (!request.worktree) return undefined;
   if (request.worktree.existing) {
-    member.worktree = await deps.worktrees.reuse(request.worktree.name);
+    const recorded = deps.registry.ownedBy(owner).flatMap((each) => each.members.flatMap((other) => (other.worktree ? [other.worktree.path] : [])));
+    member.worktree = await deps.worktrees.reuse(owner, request.worktree.name, recorded);
     member.cwd = member.worktree.path;
     return undefined;
   }
-  const created = await deps.worktrees.create(request.worktree.name, { GG_TEAM_ID: team.team_id, GG_AGENT_ID: member.agent_id });
+  const created = await deps.worktrees.create(owner, request.worktree.name, { GG_TEAM_ID: team.team_id, GG_AGENT_ID: member.agent_id });
   member.worktree = created.record;
   member.cwd = created.record.path;
   return created;
