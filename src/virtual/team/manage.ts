@@ -3,6 +3,7 @@ import type { CallContext } from "../../children/child.js";
 import { errorMessage } from "../../shared/errors.js";
 import type { Courier } from "./courier.js";
 import { checkImages, type ImagePlace } from "./images.js";
+import type { LeadInbox } from "./inbox.js";
 import { onboardingTurn } from "./prompts.js";
 import { requireManager, requireParticipant, type TeamCaller } from "./principal.js";
 import { now, type MemberRecord, type TeamRecord } from "./records.js";
@@ -19,6 +20,8 @@ export interface ManageDeps {
   /** The team's folder: [virtual.goose] cwd, where goslings run and worktrees are made from. */
   home: string;
   worktrees: Worktrees;
+  /** The client lead's inbox, which forgets a team whose first add failed. */
+  inbox: LeadInbox;
   settings: TeamSettings;
   /** The team child's resources changed (a new team's inbox). */
   teamsChanged(): void;
@@ -148,7 +151,7 @@ async function undoAdd(deps: ManageDeps, team: TeamRecord, member: MemberRecord,
   team.deliveries = team.deliveries.filter((delivery) => delivery.to !== member.agent_id);
   team.messages = team.messages.filter((message) => message.to !== member.agent_id || message.kind !== "onboarding");
   deps.roster.forget(member.agent_id);
-  if (created) deps.registry.drop(team);
+  if (created && deps.registry.drop(team)) deps.inbox.forgetTeam(team);
   // A worktree whose init script failed was rolled back before the member got it; one made before a later failure goes now.
   if (member.worktree?.created) await deps.worktrees.rollback(member.worktree).catch(() => {});
 }
