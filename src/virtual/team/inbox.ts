@@ -44,7 +44,11 @@ export class LeadInbox {
    * sessions are told of new messages. Any other caller is ignored.
    */
   noteCaller(team: TeamRecord, callerId: string, ctx: CallContext): void {
-    if (callerId === LEAD && team.lead_agent_id === LEAD && ctx.caller) this.noteSession(teamKey(team.owner, team.team_id), ctx.caller.sessionId);
+    const { caller } = ctx;
+    // A 2026-07-28 request (it carries an envelope) is a client of one round, with no session to tell later: its
+    // client hears of the inbox through its listen stream's subscription to it.
+    if (callerId !== LEAD || team.lead_agent_id !== LEAD || !caller || caller.envelope !== undefined) return;
+    this.noteSession(teamKey(team.owner, team.team_id), caller.sessionId);
   }
 
   private noteSession(key: string, sessionId: string): void {

@@ -94,6 +94,18 @@ describe("the lead's inbox sessions", () => {
     expect(notified).toEqual(["stays"]);
   });
 
+  it("are not made of 2026-07-28 requests, which no notice can reach once answered", () => {
+    const { switchboard } = listening();
+    const inbox = new LeadInbox("team", switchboard, () => "member");
+    const team = teamOf("ann", "t1");
+    inbox.noteCaller(team, LEAD, callFrom("ann-session", "ann"));
+    for (let i = 0; i < 20; i++) {
+      const request = callFrom(`request:${i}`, "ann");
+      inbox.noteCaller(team, LEAD, { caller: { ...request.caller!, envelope: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } } });
+    }
+    expect(inbox.remembered()).toEqual({ teams: 1, sessions: 1 });
+  });
+
   it("forget a team that is gone, and only that team", () => {
     const { switchboard, notified } = listening();
     const inbox = new LeadInbox("team", switchboard, () => "member");
