@@ -295,6 +295,28 @@ describe("the daemon", () => {
     }
   });
 
+  it("moved to its edited config's key is named, log and all, by a relay connected before the move when it ends", async () => {
+    const path = config();
+    const client = await relay(path);
+    await pidOf(client);
+    const [daemon] = daemons();
+    const before = records().find((record) => record.pid === daemon)!.key;
+    writeFileSync(path, readFileSync(path, "utf8").replace("nobody", "somebody"));
+    const moved = await until(
+      () => records().find((record) => record.pid === daemon)?.key,
+      (key) => key !== undefined && key !== before,
+    );
+    const log = join(STATE, "gaggle", "daemon", `${moved}.log`);
+    await until(
+      () => existsSync(log),
+      (there) => there,
+    );
+    await runCli(["stop", "--config", path], { env: process.env });
+    expect(await waitGone([daemon!, client.pid])).toEqual([]);
+    expect(client.stderr()).toContain(`its log is ${log}\n`);
+    await client.close();
+  });
+
   it("stops once it has had no client for daemon_idle_ms, and leaves no process", async () => {
     const path = config("daemon_idle_ms = 300");
     const client = await relay(path);
