@@ -28,7 +28,8 @@ export interface InboxEntry {
 export class LeadInbox {
   /**
    * The client sessions that have acted as lead of each team (by teamKey: one id is each owner's own); notices go to
-   * them. Session ids mean nothing after a restart.
+   * them. Session ids mean nothing after a restart. A team is here only while it has a session that has not gone,
+   * and never after it is gone itself, so the map holds no more than the teams with clients leading them.
    */
   private readonly sessions = new Map<string, Set<string>>();
 
@@ -54,8 +55,24 @@ export class LeadInbox {
     this.sessions.set(key, sessions);
   }
 
+  /** A client session went away: it is told nothing more, and a team left with no session goes from the map. */
   forgetSession(sessionId: string): void {
-    for (const sessions of this.sessions.values()) sessions.delete(sessionId);
+    for (const [key, sessions] of this.sessions) {
+      sessions.delete(sessionId);
+      if (sessions.size === 0) this.sessions.delete(key);
+    }
+  }
+
+  /** A team that is gone: none of its sessions is told of it again. */
+  forgetTeam(team: TeamRecord): void {
+    this.sessions.delete(teamKey(team.owner, team.team_id));
+  }
+
+  /** How many teams have sessions remembered, and how many sessions that makes; for tests of what the map keeps. */
+  remembered(): { teams: number; sessions: number } {
+    let sessions = 0;
+    for (const each of this.sessions.values()) sessions += each.size;
+    return { teams: this.sessions.size, sessions };
   }
 
   /**

@@ -3,6 +3,7 @@ import type { CallContext } from "../../children/child.js";
 import { errorMessage } from "../../shared/errors.js";
 import type { Courier } from "./courier.js";
 import { checkImages, type ImagePlace } from "./images.js";
+import type { LeadInbox } from "./inbox.js";
 import { onboardingTurn } from "./prompts.js";
 import { requireManager, requireParticipant, type TeamCaller } from "./principal.js";
 import { now, type MemberRecord, type TeamRecord } from "./records.js";
@@ -19,6 +20,8 @@ export interface ManageDeps {
   /** The team's folder: [virtual.goose] cwd, where goslings run and worktrees are made from. */
   home: string;
   worktrees: Worktrees;
+  /** The client lead's inbox, which forgets a team whose first add failed. */
+  inbox: LeadInbox;
   settings: TeamSettings;
   /** The team child's resources changed (a new team's inbox). */
   teamsChanged(): void;
@@ -70,7 +73,7 @@ export async function addMember(deps: ManageDeps, who: TeamCaller, request: AddR
   let worktree: CreatedWorktree | undefined;
   try {
     const launched = await roster.whileStarting(member.agent_id, async () => {
-      worktree = await prepareWorktree(deps, team, member, request);
+      worktree = await prepareWorktree(deps, who.owner, team, member, request);
       const onboarding = courier.record(team, {
         kind: "onboarding",
         from: caller,
@@ -121,14 +124,22 @@ export async function addMember(deps: ManageDeps, who: TeamCaller, request: AddR
   }
 }
 
-async function prepareWorktree(deps: ManageDeps, team: TeamRecord, member: MemberRecord, request: AddRequest): Promise<CreatedWorktree | undefined> {
+/** The member's worktree, in the names of the principal whose team it joins. */
+async function prepareWorktree(
+  deps: ManageDeps,
+  owner: string,
+  team: TeamRecord,
+  member: MemberRecord,
+  request: AddRequest,
+): Promise<CreatedWorktree | undefined> {
   if (!request.worktree) return undefined;
   if (request.worktree.existing) {
-    member.worktree = await deps.worktrees.reuse(request.worktree.name);
+    const recorded = deps.registry.ownedBy(owner).flatMap((each) => each.members.flatMap((other) => (other.worktree ? [other.worktree.path] : [])));
+    member.worktree = await deps.worktrees.reuse(owner, request.worktree.name, recorded);
     member.cwd = member.worktree.path;
     return undefined;
   }
-  const created = await deps.worktrees.create(request.worktree.name, { GG_TEAM_ID: team.team_id, GG_AGENT_ID: member.agent_id });
+  const created = await deps.worktrees.create(owner, request.worktree.name, { GG_TEAM_ID: team.team_id, GG_AGENT_ID: member.agent_id });
   member.worktree = created.record;
   member.cwd = created.record.path;
   return created;
@@ -140,7 +151,7 @@ async function undoAdd(deps: ManageDeps, team: TeamRecord, member: MemberRecord,
   team.deliveries = team.deliveries.filter((delivery) => delivery.to !== member.agent_id);
   team.messages = team.messages.filter((message) => message.to !== member.agent_id || message.kind !== "onboarding");
   deps.roster.forget(member.agent_id);
-  if (created) deps.registry.drop(team);
+  if (created && deps.registry.drop(team)) deps.inbox.forgetTeam(team);
   // A worktree whose init script failed was rolled back before the member got it; one made before a later failure goes now.
   if (member.worktree?.created) await deps.worktrees.rollback(member.worktree).catch(() => {});
 }

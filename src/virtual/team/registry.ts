@@ -47,9 +47,10 @@ export class TeamRegistry {
     return team;
   }
 
-  /** A team whose first add failed: never saved, it goes. */
-  drop(team: TeamRecord): void {
-    if (team.members.length === 0 && this.find(team.owner, team.team_id) === team) this.teams.delete(teamKey(team.owner, team.team_id));
+  /** A team whose first add failed: never saved, it goes, unless another add gave it a member meanwhile; true if it went. */
+  drop(team: TeamRecord): boolean {
+    if (team.members.length > 0 || this.find(team.owner, team.team_id) !== team) return false;
+    return this.teams.delete(teamKey(team.owner, team.team_id));
   }
 
   save(team: TeamRecord): void {

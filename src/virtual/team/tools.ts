@@ -3,7 +3,6 @@ import type { z } from "zod";
 import type { CallContext } from "../../children/child.js";
 import { jsonResult } from "../../shared/tool-results.js";
 import { defineTool, type ToolSpec, type VirtualTool } from "../virtual-child.js";
-import type { LeadInbox } from "./inbox.js";
 import { addMember, imagePlaceOf, removeMembers, type ManageDeps } from "./manage.js";
 import { manageInput, messageInput, statusInput } from "./tool-args.js";
 import { sendMessage } from "./messaging.js";
@@ -13,7 +12,6 @@ import { statusView } from "./status-view.js";
 import { checkTeamId, parseManage } from "./validate.js";
 
 export interface ToolDeps extends ManageDeps {
-  inbox: LeadInbox;
   /** Whether resources/list may name each team's inbox (see Visibility.listsWork), asked at each list. */
   listsWork: () => boolean;
 }

@@ -1,6 +1,8 @@
-// Owns members' git worktrees: `git worktree add -b NAME DIR/NAME`, its init script, reuse, and rollback.
+// Owns members' git worktrees: `git worktree add -b BRANCH DIR/NAME` in the principal's own names, its init script,
+// reuse, and rollback.
 import { mkdirSync } from "node:fs";
 import { basename, join } from "node:path";
+import { LOCAL_PRINCIPAL } from "../../children/child.js";
 import { GaggleError } from "../../shared/errors.js";
 import { canonical } from "../../shared/fs-checks.js";
 import { oneLine } from "../goose/format.js";
@@ -23,6 +25,41 @@ export interface CreatedWorktree {
   init: InitOutcome;
 }
 
+/** Where one principal's worktree of one name is: its folder under the worktrees folder, and its branch. */
+export interface WorktreePlace {
+  /** The folder holding this principal's worktrees. */
+  dir: string;
+  path: string;
+  branch: string;
+}
+
+/**
+ * Worktree names are each principal's own. The local principal's worktree NAME is branch NAME in <worktrees>/NAME; a
+ * named principal's is branch `@<principal>/NAME` in <worktrees>/@<principal>/NAME. A worktree_name never starts with
+ * "@", so no principal's branch or folder can be, or be the parent of, another principal's.
+ */
+export function placeOf(worktreesDir: string, owner: string, name: string): WorktreePlace {
+  if (owner === LOCAL_PRINCIPAL) return { dir: worktreesDir, path: join(worktreesDir, name), branch: name };
+  const space = principalSpace(owner);
+  const dir = join(worktreesDir, space);
+  return { dir, path: join(dir, name), branch: `${space}/${name}` };
+}
+
+/**
+ * `@` and the principal's name, every character but [a-z0-9_-] written %XX: a git ref part and a folder name for any
+ * token name (no "..", no ".lock" or "." at its end), and two names differing only in case stay two folders where
+ * the file system ignores case.
+ */
+function principalSpace(owner: string): string {
+  const encoded = [...Buffer.from(owner, "utf8")]
+    .map((byte) => {
+      const char = String.fromCharCode(byte);
+      return /[a-z0-9_-]/.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+    })
+    .join("");
+  return `@${encoded}`;
+}
+
 /** git commands on one repository run one at a time: git's own locks refuse concurrent worktree changes. */
 export class Worktrees {
   private queue: Promise<unknown> = Promise.resolve();
@@ -33,21 +70,20 @@ export class Worktrees {
    * A new branch and checkout, then the init script, which gets `env` over the environment children inherit;
    * if the script fails, both are removed again and this throws.
    */
-  create(name: string, env: Record<string, string>): Promise<CreatedWorktree> {
+  create(owner: string, name: string, env: Record<string, string>): Promise<CreatedWorktree> {
     return this.serial(async () => {
       const repo = await this.repository();
-      const dir = this.dirFor(repo);
-      const path = join(dir, name);
+      const { dir, path, branch } = placeOf(this.dirFor(repo), owner, name);
       mkdirSync(dir, { recursive: true });
-      const added = await git(["worktree", "add", "-b", name, path], repo);
+      const added = await git(["worktree", "add", "-b", branch, path], repo);
       if (added.code !== 0) {
-        throw new GaggleError("INVALID_ARGS", `git worktree add -b ${name} ${path} failed: ${problemOf(added.stderr)}`, {
+        throw new GaggleError("INVALID_ARGS", `git worktree add -b ${branch} ${path} failed: ${problemOf(added.stderr)}`, {
           hint: /already exists/.test(added.stderr)
             ? `use_existing_worktree = true reuses an existing worktree "${name}"; or pick another worktree_name`
             : undefined,
         });
       }
-      const record: WorktreeRecord = { name, path, branch: name, created: true };
+      const record: WorktreeRecord = { name, path, branch, created: true };
       const init = await runInitScript({
         worktree: path,
         env: { ...this.options.env, ...env, GG_WORKTREE_NAME: name, GG_WORKTREE_PATH: path, GG_REPO_ROOT: repo },
@@ -63,14 +99,19 @@ export class Worktrees {
     });
   }
 
-  /** A worktree that already exists at DIR/NAME; no script runs. */
-  reuse(name: string): Promise<WorktreeRecord> {
+  /**
+   * The principal's worktree of this name, which already exists; no script runs. `recorded` are the worktree paths
+   * the principal's own members were given: one of them outside the principal's folder (made before worktree names
+   * were each principal's own) is theirs to reuse too.
+   */
+  reuse(owner: string, name: string, recorded: readonly string[]): Promise<WorktreeRecord> {
     return this.serial(async () => {
       const repo = await this.repository();
-      const dir = this.dirFor(repo);
-      const path = join(dir, name);
+      const { dir, path } = placeOf(this.dirFor(repo), owner, name);
       const known = await listWorktrees(repo);
-      const found = known.find((entry) => samePath(entry.path, path));
+      const found =
+        known.find((entry) => samePath(entry.path, path)) ??
+        known.find((entry) => basename(entry.path) === name && recorded.some((mine) => samePath(mine, entry.path)));
       if (!found) {
         const under = known.filter((entry) => samePath(join(entry.path, ".."), dir)).map((entry) => basename(entry.path));
         throw new GaggleError("NOT_FOUND", `no existing worktree "${name}" at ${path}`, {

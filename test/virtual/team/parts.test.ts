@@ -1,4 +1,5 @@
 // The team child's pure parts: argument rules, image sniffing, the text of a message turn, the fake's call directives.
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -7,6 +8,7 @@ import { checkImages } from "../../../src/virtual/team/images.js";
 import { messageTurn } from "../../../src/virtual/team/prompts.js";
 import type { MessageRecord, TeamRecord } from "../../../src/virtual/team/records.js";
 import { parseManage, resolvePreset, worktreeName } from "../../../src/virtual/team/validate.js";
+import { placeOf } from "../../../src/virtual/team/worktrees.js";
 import { fixture } from "../../helpers/paths.js";
 import { PNG } from "./helpers.js";
 
@@ -38,6 +40,22 @@ describe("argument rules", () => {
   it("worktree names: lower-cased, then [a-z0-9][a-z0-9-_]*", () => {
     expect(["API_v2", "fix-Login", "9lives"].map(worktreeName)).toEqual(["api_v2", "fix-login", "9lives"]);
     for (const bad of ["-x", "a.b", "a b", "é"]) expect(() => worktreeName(bad)).toThrow(/is not valid/);
+  });
+});
+
+describe("worktree places", () => {
+  it("keep the local principal's names as they are and put a named principal's under @<principal>", () => {
+    expect(placeOf("/w", "local", "fix")).toEqual({ dir: "/w", path: "/w/fix", branch: "fix" });
+    expect(placeOf("/w", "ann", "fix")).toEqual({ dir: "/w/@ann", path: "/w/@ann/fix", branch: "@ann/fix" });
+    expect(placeOf("/w", "auth_token", "fix")).toMatchObject({ branch: "@auth_token/fix" });
+  });
+
+  it("make every token name a branch git takes and a folder of its own, whatever its case and dots", () => {
+    const names = ["Ann", "ann", "a..b", "x.lock", "end.", "ci-bot_2"];
+    const places = names.map((name) => placeOf("/w", name, "fix"));
+    expect(places.map((place) => place.branch)).toEqual(["@%41nn/fix", "@ann/fix", "@a%2E%2Eb/fix", "@x%2Elock/fix", "@end%2E/fix", "@ci-bot_2/fix"]);
+    for (const { branch } of places) expect(execFileSync("git", ["check-ref-format", "--branch", branch], { encoding: "utf8" }).trim()).toBe(branch);
+    expect(new Set(places.map((place) => place.dir.toLowerCase())).size).toBe(names.length);
   });
 });
 
