@@ -16,7 +16,7 @@ import type { AdminListener } from "../transport/admin/admin-listener.js";
 import { daemonKeyOf } from "./daemon-key.js";
 import { clearPlace, daemonPlace, makePrivateDirs, takeLock, writeRecord, type DaemonPlace, type DaemonRecord } from "./daemon-files.js";
 import { ConfigStanding } from "./reload.js";
-import { RESTART, follow, openObservatory, startAdmin, statusExtras, stopOnce, type ServeOptions } from "./serve.js";
+import { follow, openObservatory, startAdmin, statusExtras, stopOnce, type ServeOptions } from "./serve.js";
 
 const log = lazyLogger({ subsystem: "daemon" });
 
@@ -52,11 +52,17 @@ export async function serveDaemon(config: GaggleConfig, key: string, options: Se
   };
   let admin: AdminListener | undefined;
   let recorded = false;
+  const idle = new IdleStop(
+    config.gateway.daemonIdleMs,
+    () => busy(gaggle),
+    () => void stop("idle"),
+  );
   const { gaggle, members } = createGaggleWithListener(
     config,
     observatory,
     () => standing.errors(),
     (inForce) => {
+      idle.follow(inForce.gateway.daemonIdleMs);
       if (!admin) return;
       const tokens = tokensOf(inForce);
       const problem = admin.useTokens(tokens);
@@ -69,7 +75,7 @@ export async function serveDaemon(config: GaggleConfig, key: string, options: Se
   observatory.attach(gaggle);
   // The daemon is the one of the file's text, loaded or not: a client that starts while an edit does not load
   // reaches it, and is served the config in force with the edit's errors, rather than a daemon of no children.
-  const reloader = follow(gaggle, standing, options, RESTART.daemon, (text) => {
+  const reloader = follow(gaggle, standing, options, "daemon", (text) => {
     place = moveToKey(place, daemonPlace(daemonKeyOf(config.path, text, process.env)), record);
   });
   const extras = { ...statusExtras(standing), startedAt };
@@ -86,11 +92,6 @@ export async function serveDaemon(config: GaggleConfig, key: string, options: Se
     started_at: startedAt.toISOString(),
   };
   const modern = new ModernServer(gaggle, new GatewayRequests(gaggle));
-  const idle = new IdleStop(
-    config.gateway.daemonIdleMs,
-    () => busy(gaggle),
-    () => void stop("idle"),
-  );
   const listener = await serveSocket(gaggle, modern, place.socket, (clients) => idle.clients(clients));
   // Written once the socket it names is served.
   writeRecord(place, record);
@@ -168,7 +169,7 @@ class IdleStop {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly ms: number,
+    private ms: number,
     private readonly busy: () => boolean,
     private readonly stop: () => void,
   ) {}
@@ -176,6 +177,15 @@ class IdleStop {
   clients(count: number): void {
     clearTimeout(this.timer);
     this.timer = count > 0 ? undefined : setTimeout(() => this.expire(), this.ms);
+  }
+
+  /** The wait of the config in force (see IN_PLACE in serve.ts); an idle wait under way begins again with it. */
+  follow(ms: number): void {
+    if (ms === this.ms) return;
+    this.ms = ms;
+    if (this.timer === undefined) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.expire(), this.ms);
   }
 
   private expire(): void {

@@ -2,7 +2,7 @@
 // not is reported (log, clients, status) while the config in force stays.
 import type { LevelWithSilent } from "pino";
 import { ConfigWatcher, issuePlaces, type ConfigError, type GaggleConfig } from "../config/index.js";
-import type { Gaggle, KeptSetting } from "../gateway/gaggle.js";
+import type { Gaggle, GatewayKey, KeptSetting } from "../gateway/gaggle.js";
 import { errorMessage } from "../shared/errors.js";
 import { lazyLogger, setLogLevel } from "../shared/log.js";
 
@@ -37,6 +37,13 @@ export class Reloader {
   private readonly fixedLevel: boolean;
   /** How this gaggle is started again, for the settings that apply only then: it depends on how it serves. */
   private readonly restart: string;
+  /**
+   * The gateway keys otherwise taken only at start that this way of serving applies in place: gaggle started on a
+   * file that did not load has nothing in force worth keeping, so the first config that loads brings them.
+   */
+  private readonly inPlace: readonly GatewayKey[];
+  /** A config file has loaded since gaggle started (at its start or after). */
+  private loaded: boolean;
   /** Reloads apply one at a time, in the order the file was read. */
   private applying: Promise<void> = Promise.resolve();
 
@@ -48,10 +55,13 @@ export class Reloader {
       fixedLevel?: boolean | undefined;
       followed?: ((text: string) => void) | undefined;
       restart: string;
+      inPlace?: readonly GatewayKey[] | undefined;
     },
   ) {
     this.followed = options.followed;
     this.restart = options.restart;
+    this.inPlace = options.inPlace ?? [];
+    this.loaded = standing.problem === undefined;
     this.fixedLevel = options.fixedLevel === true;
     this.watcher = new ConfigWatcher(gaggle.config.path, gaggle.config, {
       loaded: (config, text) => void this.apply(config, text),
@@ -89,7 +99,9 @@ export class Reloader {
       this.standing.problem = undefined;
       // A level given on the command line stays; the file's otherwise.
       if (!this.fixedLevel) setLogLevel(config.gateway.logLevel as LevelWithSilent);
-      const done = await this.gaggle.reload(config);
+      const first = !this.loaded;
+      this.loaded = true;
+      const done = await this.gaggle.reload(config, first ? this.inPlace : []);
       this.standing.kept = done.kept;
       log.info({ added: done.added, removed: done.removed, changed: done.changed, fixed }, "config reloaded");
       this.followed?.(text);

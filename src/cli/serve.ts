@@ -3,7 +3,7 @@ import { realpathSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 import { closeQuickly } from "../children/processes/group-process.js";
 import { bearerTokens, type ConfigError, type GaggleConfig } from "../config/index.js";
-import { createGaggle, type Gaggle } from "../gateway/gaggle.js";
+import { createGaggle, type Gaggle, type GatewayKey } from "../gateway/gaggle.js";
 import { ModernServer } from "../gateway/modern/modern-server.js";
 import { GatewayRequests } from "../gateway/requests.js";
 import { createGatewayServer } from "../gateway/server.js";
@@ -39,7 +39,7 @@ export async function serveStdio(config: GaggleConfig, options: ServeOptions = {
   const standing = new ConfigStanding(options.problem);
   const { gaggle, members } = createGaggleWithListener(config, observatory, () => standing.errors());
   observatory?.attach(gaggle);
-  const reloader = follow(gaggle, standing, options, RESTART.stdio);
+  const reloader = follow(gaggle, standing, options, "stdio");
   const listener = admin && observatory ? await startAdmin(gaggle, observatory, admin, statusExtras(standing)) : undefined;
   const session = "stdio";
   const modern = new ModernServer(gaggle, new GatewayRequests(gaggle));
@@ -96,7 +96,7 @@ export async function serveHttpUntilStopped(config: GaggleConfig, address: Liste
   });
   observatory.attach(gaggle);
   const { AdminRoutes } = await import("../transport/admin/admin-routes.js");
-  const reloader = follow(gaggle, standing, options, RESTART.http);
+  const reloader = follow(gaggle, standing, options, "http");
   const extras = statusExtras(standing);
   const admin = new AdminRoutes(gaggle, observatory, extras);
   const tokens = bearerTokens(gaggle.config);
@@ -156,15 +156,26 @@ export const RESTART = {
   stdio: "reconnect the client, which starts gaggle again",
 } as const;
 
-/** The gaggle follows its config file, and reads it again on SIGHUP. */
+/**
+ * The gateway keys each way of serving applies in place, besides those every running gaggle follows: the first
+ * config that loads after a start on a file that did not brings them (see Reloader.inPlace). The daemon's idle
+ * timer follows, and its socket's next connections take the client queue bound; listeners are never reopened.
+ */
+const IN_PLACE = {
+  daemon: ["shutdownGraceMs", "daemonIdleMs", "maxClientQueueBytes"],
+  http: ["shutdownGraceMs"],
+  stdio: ["shutdownGraceMs"],
+} as const satisfies Record<keyof typeof RESTART, readonly GatewayKey[]>;
+
+/** The gaggle follows its config file, and reads it again on SIGHUP; `mode` is how it serves. */
 export function follow(
   gaggle: Gaggle,
   standing: ConfigStanding,
   options: ServeOptions,
-  restart: (typeof RESTART)[keyof typeof RESTART],
+  mode: keyof typeof RESTART,
   followed?: (text: string) => void,
 ): Reloader {
-  const reloader = new Reloader(gaggle, standing, { fixedLevel: options.fixedLevel, followed, restart });
+  const reloader = new Reloader(gaggle, standing, { fixedLevel: options.fixedLevel, followed, restart: RESTART[mode], inPlace: IN_PLACE[mode] });
   // Said once more now that the log goes where it will stay (the daemon's file).
   if (options.problem)
     log.error({ file: options.problem.file }, `the config file does not load; gaggle serves no children until it does:\n${options.problem.message}`);

@@ -40,8 +40,11 @@ export interface Gaggle {
   /**
    * Follows an edited config: children added start per their `startup`, removed ones are closed, changed ones
    * (any field) are closed and replaced, unchanged ones are not touched; clients hear one list_changed per kind.
+   * `inPlace` names gateway keys otherwise taken only at start that the config in force takes from `next` this
+   * once, for want of any worth keeping (gaggle started on a file that did not load): the core applies its own
+   * (`shutdownGraceMs`, to the children started from then on), the serving layer the others, told through `inForce`.
    */
-  reload(next: GaggleConfig): Promise<Reloaded>;
+  reload(next: GaggleConfig, inPlace?: readonly GatewayKey[]): Promise<Reloaded>;
   /**
    * `principal` is let in no more (its token left the config): what it started in the built-in children, and what the
    * members of the teams it leads started, would run on with nobody able to see or stop it, so each child stops it.
@@ -62,6 +65,9 @@ export interface Reloaded {
   /** Settings of the edited config that were not applied, the ones in force being kept, and why. */
   kept: KeptSetting[];
 }
+
+/** A `[gateway]` key as the loaded config names it. */
+export type GatewayKey = keyof GaggleConfig["gateway"];
 
 export interface KeptSetting {
   /** The key as the file writes it: `gateway.auth_tokens`. */
@@ -128,20 +134,24 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
     children
       .filter((child) => child.startup === "eager" || ((searched || catalog.exposes(child.name)) && unknown(child.name)))
       .map((child) => child.name);
-  const reload = async (next: GaggleConfig): Promise<Reloaded> => {
+  const reload = async (next: GaggleConfig, inPlace: readonly GatewayKey[] = []): Promise<Reloaded> => {
     const before = new Map(current.children.filter((child) => child.enabled).map((child) => [child.name, child]));
     const after = new Map(next.children.filter((child) => child.enabled).map((child) => [child.name, child]));
     const removed = [...before.keys()].filter((name) => !after.has(name));
     const added = [...after.keys()].filter((name) => !before.has(name));
     const changed = [...after.keys()].filter((name) => before.has(name) && !sameChild(before.get(name)!, after.get(name)!));
-    const needRestart = restartOnlyKeys(current, next);
+    const needRestart = restartOnlyKeys(current, next, inPlace);
     const kept = tokensKept(next, options.tokensRequiredOn);
     const offeredBefore = JSON.stringify([...exposures(current)]);
     // What resources/list names of everyone's work follows the visibility (see Visibility.listsWork).
     const seenBefore = current.gateway.visibility;
     // A revoked token's text stays out of children's environments as well as the new ones.
     withholdFromChildren([...configSecrets(current), ...configSecrets(next)]);
-    current = running(current, next, kept.length === 0);
+    current = running(current, next, kept.length === 0, inPlace);
+    if (inPlace.includes("shutdownGraceMs")) {
+      childOptions.shutdownGraceMs = current.gateway.shutdownGraceMs;
+      setReaperGrace(current.gateway.shutdownGraceMs);
+    }
     options.inForce?.(current);
     // Each child the edit replaces or drops, with what its calls in flight are told.
     const closing: Array<[Child | undefined, CloseReason]> = removed.map((name) => [router.remove(name), "removed"]);
@@ -250,10 +260,13 @@ const FOLLOWED_GATEWAY_KEYS: ReadonlySet<string> = new Set(["logLevel", "visibil
  * follows (the admin listen address, the state dir, whether stdio clients share a daemon, limits), and the
  * telemetry and audit sections.
  */
-function restartOnlyKeys(before: GaggleConfig, after: GaggleConfig): string[] {
-  const gateway = Object.keys({ ...before.gateway, ...after.gateway }) as (keyof GaggleConfig["gateway"])[];
+function restartOnlyKeys(before: GaggleConfig, after: GaggleConfig, inPlace: readonly GatewayKey[]): string[] {
+  const gateway = Object.keys({ ...before.gateway, ...after.gateway }) as GatewayKey[];
   const keys = gateway
-    .filter((key) => !FOLLOWED_GATEWAY_KEYS.has(key) && JSON.stringify(before.gateway[key]) !== JSON.stringify(after.gateway[key]))
+    .filter(
+      (key) =>
+        !FOLLOWED_GATEWAY_KEYS.has(key) && !inPlace.includes(key) && JSON.stringify(before.gateway[key]) !== JSON.stringify(after.gateway[key]),
+    )
     .map((key) => `gateway.${snake(key)}`);
   for (const section of ["telemetry", "audit"] as const) {
     if (JSON.stringify(before[section]) !== JSON.stringify(after[section])) keys.push(`[${section}]`);
@@ -264,11 +277,12 @@ function restartOnlyKeys(before: GaggleConfig, after: GaggleConfig): string[] {
 /**
  * The config in force after a reload: the edited one, but for what a running gaggle cannot follow (see
  * restartOnlyKeys), which stays as it runs, so that a later edit is compared with what runs; the log level and
- * the visibility follow, and the bearer tokens unless `tokensFollow` is false (see tokensKept).
+ * the visibility follow, the keys taken `inPlace`, and the bearer tokens unless `tokensFollow` is false (see tokensKept).
  */
-function running(current: GaggleConfig, next: GaggleConfig, tokensFollow: boolean): GaggleConfig {
+function running(current: GaggleConfig, next: GaggleConfig, tokensFollow: boolean, inPlace: readonly GatewayKey[]): GaggleConfig {
   const { logLevel, visibility, authToken, authTokens } = next.gateway;
-  const gateway = { ...current.gateway, logLevel, visibility, ...(tokensFollow && { authToken, authTokens }) };
+  const taken = Object.fromEntries(inPlace.map((key) => [key, next.gateway[key]]));
+  const gateway = { ...current.gateway, ...taken, logLevel, visibility, ...(tokensFollow && { authToken, authTokens }) };
   return { ...next, gateway, telemetry: current.telemetry, audit: current.audit };
 }
 

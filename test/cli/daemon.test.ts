@@ -11,6 +11,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { DaemonRecord } from "../../src/cli/daemon-files.js";
 import { runCli } from "../helpers/cli.js";
 import { textOf, writeConfig } from "../helpers/gaggle.js";
+import { listen } from "../helpers/notifications.js";
 import { CLI, fixtureChild } from "../helpers/paths.js";
 import { until } from "../helpers/poll.js";
 import { carrying, isAlive, killCarrying, waitGone } from "../helpers/processes.js";
@@ -74,8 +75,8 @@ function daemons(): number[] {
     .filter(isAlive);
 }
 
-const config = (extra = "") =>
-  writeConfig([`[gateway]\n${extra}\n`, fixtureChild("echo", "echo.mjs", 'env = { WHO = "${WHO:-nobody}" }')].join("\n"));
+const configText = (extra = "") => [`[gateway]\n${extra}\n`, fixtureChild("echo", "echo.mjs", 'env = { WHO = "${WHO:-nobody}" }')].join("\n");
+const config = (extra = "") => writeConfig(configText(extra));
 const pidOf = async (client: Relay) => Number(textOf(await client.call("echo", "pid")));
 
 describe("two stdio clients of one config", () => {
@@ -294,6 +295,28 @@ describe("the daemon", () => {
     }
   });
 
+  it("moved to its edited config's key is named, log and all, by a relay connected before the move when it ends", async () => {
+    const path = config();
+    const client = await relay(path);
+    await pidOf(client);
+    const [daemon] = daemons();
+    const before = records().find((record) => record.pid === daemon)!.key;
+    writeFileSync(path, readFileSync(path, "utf8").replace("nobody", "somebody"));
+    const moved = await until(
+      () => records().find((record) => record.pid === daemon)?.key,
+      (key) => key !== undefined && key !== before,
+    );
+    const log = join(STATE, "gaggle", "daemon", `${moved}.log`);
+    await until(
+      () => existsSync(log),
+      (there) => there,
+    );
+    await runCli(["stop", "--config", path], { env: process.env });
+    expect(await waitGone([daemon!, client.pid])).toEqual([]);
+    expect(client.stderr()).toContain(`its log is ${log}\n`);
+    await client.close();
+  });
+
   it("stops once it has had no client for daemon_idle_ms, and leaves no process", async () => {
     const path = config("daemon_idle_ms = 300");
     const client = await relay(path);
@@ -306,6 +329,27 @@ describe("the daemon", () => {
       () => carrying(MARK),
       (left) => left.length === 0,
     );
+  });
+
+  it("started on a config that does not load takes the daemon_idle_ms of the first one that does, and warns only of keys it cannot apply", async () => {
+    const path = writeConfig("[mcp_servers.broken\n");
+    const client = await relay(path);
+    const heard = listen(client.client);
+    const [daemon] = daemons();
+    expect(daemon).toBeDefined();
+    // max_sessions bounds an HTTP listener: it is taken when the daemon starts again, and said so.
+    writeFileSync(path, configText("daemon_idle_ms = 300\nmax_sessions = 50"));
+    await until(
+      () => heard.logs,
+      (logs) => logs.some((log) => /config file loads again/.test(String(log.data))),
+    );
+    // Answered after every message the reload sent: a restart warning would be heard by now.
+    const child = await pidOf(client);
+    const warnings = heard.logs.filter((log) => log.level === "warning").map((log) => String(log.data));
+    expect(warnings).toEqual([expect.stringMatching(/^config reloaded, but gateway\.max_sessions changed and takes effect only when/)]);
+    await client.close();
+    // The default (30 minutes) is far past this wait.
+    expect(await waitGone([daemon!, child], 60_000)).toEqual([]);
   });
 
   it("waits for background work to end before it stops when idle", async () => {
