@@ -123,16 +123,17 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
     ...builtIns.children().map((child) => ({ child, concurrency: BUILT_IN_CONCURRENCY })),
   ]);
   const late = (child: string, kind: "tools" | "resources" | "prompts") => switchboard.listChanged(child, kind);
-  const catalog = new ProxyCatalog(router, exposures(config), config.gateway.expose, { ms: config.gateway.listWaitMs, late });
-  const hub = new SessionHub(switchboard, catalog, options.observer);
   let current = config;
+  // The config in force is the one place each gateway key is read from: the catalog asks it at each list.
+  const catalog = new ProxyCatalog(router, exposures(config), config.gateway.expose, { ms: () => current.gateway.listWaitMs, late });
+  const hub = new SessionHub(switchboard, catalog, options.observer);
   // Besides the eager ones, the children the catalog knows nothing of start at once when their tools are to be
   // listed (proxy mode) or searched (search mode), so that the first tools/list or search finds them.
-  const searched = config.gateway.expose === "search";
+  const searched = () => current.gateway.expose === "search";
   const unknown = (name: string) => router.get(name).known().tools === undefined;
   const eager = (children: ChildConfig[]) =>
     children
-      .filter((child) => child.startup === "eager" || ((searched || catalog.exposes(child.name)) && unknown(child.name)))
+      .filter((child) => child.startup === "eager" || ((searched() || catalog.exposes(child.name)) && unknown(child.name)))
       .map((child) => child.name);
   const reload = async (next: GaggleConfig, inPlace: readonly GatewayKey[] = []): Promise<Reloaded> => {
     const before = new Map(current.children.filter((child) => child.enabled).map((child) => [child.name, child]));
@@ -165,7 +166,7 @@ export function createGaggle(config: GaggleConfig, options: GaggleOptions): Gagg
       (before ? changed : added).push(child.name);
     }
     changed.push(...builtInChanges.followed.map(({ name }) => name));
-    catalog.reconfigure(exposures(current));
+    catalog.reconfigure(exposures(current), current.gateway.expose);
     await Promise.allSettled([...closing.map(([child, why]) => child?.close(undefined, why)), ...builtInChanges.followed.map(({ done }) => done)]);
     router.warmUp(eager([...changed, ...added].flatMap((name) => after.get(name) ?? [])));
     // A built-in child's `expose` changes what is listed (and whether the meta-tools are) without remaking it.
@@ -252,8 +253,11 @@ function sameChild(a: ChildConfig, b: ChildConfig): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** The gateway keys a running gaggle follows: the log level, who sees whose work, and the bearer tokens (see tokensKept). */
-const FOLLOWED_GATEWAY_KEYS: ReadonlySet<string> = new Set(["logLevel", "visibility", "authToken", "authTokens"]);
+/**
+ * The gateway keys a running gaggle follows: the log level, who sees whose work, how long proxy-mode lists wait
+ * (asked at each list), and the bearer tokens (see tokensKept).
+ */
+const FOLLOWED_GATEWAY_KEYS: ReadonlySet<string> = new Set(["logLevel", "visibility", "listWaitMs", "listWaitMsByClient", "authToken", "authTokens"]);
 
 /**
  * The settings a running gaggle cannot follow, named as the file writes them: every gateway key but those it
@@ -276,13 +280,15 @@ function restartOnlyKeys(before: GaggleConfig, after: GaggleConfig, inPlace: rea
 
 /**
  * The config in force after a reload: the edited one, but for what a running gaggle cannot follow (see
- * restartOnlyKeys), which stays as it runs, so that a later edit is compared with what runs; the log level and
- * the visibility follow, the keys taken `inPlace`, and the bearer tokens unless `tokensFollow` is false (see tokensKept).
+ * restartOnlyKeys), which stays as it runs, so that a later edit is compared with what runs; the log level, the
+ * visibility and the list waits follow, the keys taken `inPlace`, and the bearer tokens unless `tokensFollow` is
+ * false (see tokensKept).
  */
 function running(current: GaggleConfig, next: GaggleConfig, tokensFollow: boolean, inPlace: readonly GatewayKey[]): GaggleConfig {
-  const { logLevel, visibility, authToken, authTokens } = next.gateway;
+  const { logLevel, visibility, listWaitMs, listWaitMsByClient, authToken, authTokens } = next.gateway;
   const taken = Object.fromEntries(inPlace.map((key) => [key, next.gateway[key]]));
-  const gateway = { ...current.gateway, ...taken, logLevel, visibility, ...(tokensFollow && { authToken, authTokens }) };
+  const followed = { logLevel, visibility, listWaitMs, listWaitMsByClient };
+  const gateway = { ...current.gateway, ...taken, ...followed, ...(tokensFollow && { authToken, authTokens }) };
   return { ...next, gateway, telemetry: current.telemetry, audit: current.audit };
 }
 

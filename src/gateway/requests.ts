@@ -36,7 +36,7 @@ export class GatewayRequests {
     const { catalog } = gaggle;
     this.meta = new MetaHandlers(gaggle.router, {
       wording: () => catalog.wording,
-      waitMs: gaggle.config.gateway.listWaitMs,
+      waitMs: () => gaggle.config.gateway.listWaitMs,
       builtIn: (name) => catalog.isBuiltIn(name),
       configErrors: () => gaggle.configErrors(),
       signInTool: (name) => catalog.signInToolName(name),

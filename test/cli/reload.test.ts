@@ -212,6 +212,46 @@ describe("a config edit", () => {
   });
 });
 
+describe("a reload of how proxy mode lists", () => {
+  /** A child that answers only after its start: longer than a list waiting 0 ms, far shorter than one waiting 120 s. */
+  const late = fixtureChild("late", "slow.mjs", 'env = { SLOW_START_MS = "4000" }');
+  const warned = async (heard: ReturnType<typeof listen>) =>
+    String(
+      (
+        await until(
+          () => heard.logs,
+          (logs) => logs.some((log) => log.level === "warning"),
+        )
+      ).find((log) => log.level === "warning")!.data,
+    );
+
+  it("follows an edited list_wait_ms at once: the first tools/list after it waits for a child still starting", async () => {
+    const gaggle = await start(['[gateway]\nexpose = "tools"\nlist_wait_ms = 0\n', NO_BUILT_INS, child("a")].join("\n"));
+    const heard = listen(gaggle.client);
+    // A restart-only key edited with it, so that the reload always warns, and the warning can be read for what it leaves out.
+    const edited = '[gateway]\nexpose = "tools"\nlist_wait_ms = 120000\nshutdown_grace_ms = 500\n';
+    writeFileSync(gaggle.configPath, [edited, NO_BUILT_INS, child("a"), late].join("\n"));
+    const warning = await warned(heard);
+    expect(warning).toContain("gateway.shutdown_grace_ms");
+    expect(warning).not.toContain("list_wait_ms");
+    // The edit started `late`; a list waiting the old 0 ms would leave it out.
+    const names = (await gaggle.client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toContain("late__echo");
+    expect(names).toContain("a__echo");
+  });
+
+  it("keeps gateway.expose as it runs until a restart, as the warning says", async () => {
+    const gaggle = await start([PROXY, NO_BUILT_INS, child("a")].join("\n"));
+    const heard = listen(gaggle.client);
+    writeFileSync(gaggle.configPath, ['[gateway]\nexpose = "meta"\nlist_wait_ms = 30000\n', NO_BUILT_INS, child("a"), child("b")].join("\n"));
+    expect(await warned(heard)).toMatch(/gateway\.expose changed and takes effect only when gaggle starts again/);
+    // Proxy mode still: the added child's tools are listed under exposed names, and the meta-tools are not.
+    const names = (await gaggle.client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toEqual(expect.arrayContaining(["a__echo", "b__echo"]));
+    expect(names).not.toContain("list_registered_children");
+  });
+});
+
 describe("a reload that changes what is offered", () => {
   it("lists the meta-tools once a child is offered through them, with one list_changed, and hints speak of them", async () => {
     const gaggle = await start([PROXY, NO_BUILT_INS, child("a")].join("\n"));

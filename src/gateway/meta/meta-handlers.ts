@@ -16,8 +16,8 @@ import { ToolSearch } from "./tool-search.js";
 export interface MetaHandlerOptions {
   /** How hints speak to the caller (the meta-tools' words by default); asked at each answer, as a reload may change the tools listed. */
   wording?: () => Wording;
-  /** How long search_tools waits for children that are starting and whose tools nobody knows yet (none by default). */
-  waitMs?: number;
+  /** How long search_tools waits for children that are starting and whose tools nobody knows yet (none by default); asked at each search. */
+  waitMs?: () => number;
   /** Whether a child is built in: its tools are known without any run, so finding only them is a cold search. */
   builtIn?: (name: string) => boolean;
   /** Why the config file is not the config in force; shown with the children while it is not. */
@@ -36,7 +36,7 @@ export interface MetaHandlerOptions {
 
 export class MetaHandlers {
   private readonly wording: () => Wording;
-  private readonly waitMs: number;
+  private readonly waitMs: () => number;
   private readonly builtIn: (name: string) => boolean;
   private readonly configErrors: () => string[];
   private readonly signInTool: (name: string) => string | undefined;
@@ -48,7 +48,7 @@ export class MetaHandlers {
     options: MetaHandlerOptions = {},
   ) {
     this.wording = options.wording ?? (() => META_WORDING);
-    this.waitMs = options.waitMs ?? 0;
+    this.waitMs = options.waitMs ?? (() => 0);
     this.builtIn = options.builtIn ?? (() => false);
     this.configErrors = options.configErrors ?? (() => []);
     this.signInTool = options.signInTool ?? (() => undefined);
@@ -120,7 +120,7 @@ export class MetaHandlers {
   private async search(args: Args<"search_tools">): Promise<CallToolResult> {
     const children = args.server_id === undefined ? this.router.all() : [this.router.get(args.server_id)];
     const unknown: string[] = [];
-    const lists = await knownToolsWithin(children, this.waitMs);
+    const lists = await knownToolsWithin(children, this.waitMs());
     const entries = children.flatMap((child, at) => {
       const tools = lists[at];
       if (!tools) unknown.push(child.name);

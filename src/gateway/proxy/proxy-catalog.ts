@@ -29,8 +29,8 @@ export interface Exposure {
 
 /** How a list waits for children whose lists are not known yet, and who is told when one comes late. */
 export interface ListWait {
-  /** The longest a list waits for a child the catalog knows nothing of (gateway.list_wait_ms). */
-  ms: number;
+  /** The longest a list waits for a child the catalog knows nothing of: gateway.list_wait_ms of the config in force, asked at each list. */
+  ms(): number;
   /** A list came after the wait ended: clients are to be told that the list changed. */
   late(child: string, kind: "tools" | "resources" | "prompts"): void;
 }
@@ -38,7 +38,7 @@ export interface ListWait {
 /**
  * Indexes are built on first use and dropped when a child says a list changed. A list known without starting
  * the child (a running session's, or the catalog's from its last run) is used as it is; a child known to nobody
- * is asked and waited for at most `wait.ms` from the first list that asked for it, then left out until it answers. A child that cannot be reached is
+ * is asked and waited for at most `wait.ms()` from the first list that asked for it, then left out until it answers. A child that cannot be reached is
  * left out of a listing (and logged) rather than failing the whole list.
  */
 export class ProxyCatalog {
@@ -67,19 +67,20 @@ export class ProxyCatalog {
   /** What a client is told at the start, in the same words. */
   instructions: string = INSTRUCTIONS.meta;
 
-  /** `exposures` has an entry for every child of the router; `gatewayMode` is gateway.expose. */
+  /** `exposures` has an entry for every child of the router; `gatewayMode` is gateway.expose of the config in force. */
   constructor(
     private readonly router: Router,
     private exposures: ReadonlyMap<string, Exposure>,
-    private readonly gatewayMode: Mode,
-    private readonly wait: ListWait = { ms: Infinity, late: () => {} },
+    private gatewayMode: Mode,
+    private readonly wait: ListWait = { ms: () => Infinity, late: () => {} },
   ) {
     this.derive();
   }
 
-  /** The router's children changed (a reloaded config): how each is offered now. Every list is built anew. */
-  reconfigure(exposures: ReadonlyMap<string, Exposure>): void {
+  /** The router's children changed (a reloaded config): how each is offered now, in the config in force. Every list is built anew. */
+  reconfigure(exposures: ReadonlyMap<string, Exposure>, gatewayMode: Mode): void {
     this.exposures = exposures;
+    this.gatewayMode = gatewayMode;
     this.derive();
     this.toolIndex = undefined;
     this.promptIndex = undefined;
@@ -271,18 +272,19 @@ export class ProxyCatalog {
 
   /**
    * A child's list of `kind`: as known, without starting the child, when it is; else fetched, waited for at
-   * most `wait.ms` (LATE when it did not come in time: clients are told once it does).
+   * most `wait.ms()` (LATE when it did not come in time: clients are told once it does).
    */
   private listed<K extends keyof ChildSchema>(kind: K, fetch: (child: Child) => Promise<ChildSchema[K]>) {
     return async (child: Child): Promise<ChildSchema[K] | typeof LATE> => {
       const known = child.known()[kind];
       if (known) return known;
       const fetching = fetch(child);
-      if (!Number.isFinite(this.wait.ms)) return fetching;
+      const ms = this.wait.ms();
+      if (!Number.isFinite(ms)) return fetching;
       let timer: NodeJS.Timeout | undefined;
       let deadline = this.waitsUntil.get(child);
       if (deadline === undefined) {
-        const until = Date.now() + this.wait.ms;
+        const until = Date.now() + ms;
         deadline = until;
         this.waitsUntil.set(child, until);
         // Once the child has answered (or failed), a later wait for it (after a sign-in, a restart) has its own bound.
