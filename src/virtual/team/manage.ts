@@ -43,7 +43,6 @@ export async function addMember(deps: ManageDeps, who: TeamCaller, request: AddR
   const caller = who.agentId;
   // The caller's own team of this id: another principal's team of the same id is another team.
   let team = registry.find(who.owner, request.teamId);
-  const created = !team;
   if (team) requireManager(team, caller, deps.settings.allowMemberManage, "add members to");
   const preset = resolvePreset(request.modelPreset, deps.settings.modelPresets);
   // Checked before anything is made: the agent is configured, or Goose is there for a gosling.
@@ -89,7 +88,8 @@ export async function addMember(deps: ManageDeps, who: TeamCaller, request: AddR
     });
     const { runner } = launched;
     courier.deliveredBy(team, launched.onboarding.deliveries[0]!, runner, launched.turn);
-    registry.save(team);
+    // The add whose member starts first makes the team: a concurrent add that created it may have failed.
+    const created = registry.started(team);
     if (created) deps.teamsChanged();
     courier.pump(member.agent_id);
     return {
@@ -119,7 +119,7 @@ export async function addMember(deps: ManageDeps, who: TeamCaller, request: AddR
       } "${runner.id}" for its transcript`,
     };
   } catch (error) {
-    await undoAdd(deps, team, member, created);
+    await undoAdd(deps, team, member);
     throw error;
   }
 }
@@ -145,13 +145,16 @@ async function prepareWorktree(
   return created;
 }
 
-/** A failed add leaves nothing behind: the member, a team it would have created, a worktree made for it. */
-async function undoAdd(deps: ManageDeps, team: TeamRecord, member: MemberRecord, created: boolean): Promise<void> {
+/**
+ * A failed add leaves nothing behind: the member, a worktree made for it, and a team no member of has started once no
+ * other add to it is left (concurrent first adds to a new team each try to drop it as they fail, whichever created it).
+ */
+async function undoAdd(deps: ManageDeps, team: TeamRecord, member: MemberRecord): Promise<void> {
   team.members = team.members.filter((candidate) => candidate !== member);
   team.deliveries = team.deliveries.filter((delivery) => delivery.to !== member.agent_id);
   team.messages = team.messages.filter((message) => message.to !== member.agent_id || message.kind !== "onboarding");
   deps.roster.forget(member.agent_id);
-  if (created && deps.registry.drop(team)) deps.inbox.forgetTeam(team);
+  if (deps.registry.drop(team)) deps.inbox.forgetTeam(team);
   // A worktree whose init script failed was rolled back before the member got it; one made before a later failure goes now.
   if (member.worktree?.created) await deps.worktrees.rollback(member.worktree).catch(() => {});
 }

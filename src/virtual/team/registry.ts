@@ -11,6 +11,8 @@ import type { TeamStore } from "./store.js";
  */
 export class TeamRegistry {
   private readonly teams = new Map<string, TeamRecord>();
+  /** Teams made by an add whose member has not started yet: never saved, and dropped once no add is left to start one. */
+  private readonly unstarted = new Set<TeamRecord>();
 
   constructor(private readonly store: TeamStore) {
     for (const team of store.load()) this.teams.set(teamKey(team.owner, team.team_id), team);
@@ -40,21 +42,34 @@ export class TeamRegistry {
     });
   }
 
-  /** Created in memory only: it is saved once its first member has started. */
+  /** Created in memory only: it is saved once its first member has started (`started`). */
   create(teamId: string, leadAgentId: string, owner: string): TeamRecord {
     const team: TeamRecord = { team_id: teamId, owner, lead_agent_id: leadAgentId, created_at: now(), members: [], messages: [], deliveries: [] };
     this.teams.set(teamKey(owner, teamId), team);
+    this.unstarted.add(team);
     return team;
   }
 
-  /** A team whose first add failed: never saved, it goes, unless another add gave it a member meanwhile; true if it went. */
+  /**
+   * After a failed add: a team no member of has started goes once it has no members left, whichever of the adds to it
+   * created it; while another add to it is still starting its member, the team stays. True if it went.
+   */
   drop(team: TeamRecord): boolean {
-    if (team.members.length > 0 || this.find(team.owner, team.team_id) !== team) return false;
-    return this.teams.delete(teamKey(team.owner, team.team_id));
+    if (!this.unstarted.has(team) || team.members.length > 0) return false;
+    this.unstarted.delete(team);
+    return this.find(team.owner, team.team_id) === team && this.teams.delete(teamKey(team.owner, team.team_id));
   }
 
+  /** A member of the team started: the team is saved; true if it is the team's first, which makes the team. */
+  started(team: TeamRecord): boolean {
+    const first = this.unstarted.delete(team);
+    this.save(team);
+    return first;
+  }
+
+  /** Saves a team whose first member has started; one whose first member is still starting stays in memory only. */
   save(team: TeamRecord): void {
-    if (this.find(team.owner, team.team_id) === team) this.store.save(team);
+    if (!this.unstarted.has(team) && this.find(team.owner, team.team_id) === team) this.store.save(team);
   }
 
   /** The member an agent id names, in the team that added it (agent ids are unique across teams). */

@@ -16,7 +16,10 @@ export function manageInput(presetText: string, agentText: string) {
     model_preset: text(`Add: a [virtual.team.model_presets] name, passed to Goose as --provider and --model; ${presetText}`).optional(),
     worktree_name: z
       .string()
-      .describe("Add: a worktree (and branch) name; lower-cased, must match [a-z0-9][a-z0-9-_]*. The member runs in it.")
+      .describe(
+        "Add: a worktree (and branch) name; lower-cased, must match [a-z0-9][a-z0-9-_]*. The member runs in it: " +
+          "<worktrees_dir>/NAME on branch NAME, or for a named principal (HTTP token) <worktrees_dir>/@<principal>/NAME on branch @<principal>/NAME.",
+      )
       .optional(),
     use_existing_worktree: z
       .boolean()

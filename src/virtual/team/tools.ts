@@ -51,7 +51,8 @@ export function teamTools(deps: ToolDeps): VirtualTool[] {
       description:
         "Manage team membership. Omit remove_agent_ids to add one member: a Goose agent (gosling), or with `agent` a coding agent over ACP, " +
         "that joins with gaggle as its MCP server, speaks as itself, and starts on an onboarding turn carrying `prompt`; optionally in its own git worktree " +
-        `(worktree_name: a new branch and checkout, then ./.agents/gg/worktree-init.sh if present; use_existing_worktree reuses one). model_preset: ${presetText}. ` +
+        `(worktree_name: a new branch NAME and checkout <worktrees_dir>/NAME, for a named principal (HTTP token) @<principal>/NAME in ` +
+        `<worktrees_dir>/@<principal>/NAME, then ./.agents/gg/worktree-init.sh if present; use_existing_worktree reuses one). model_preset: ${presetText}. ` +
         "The first add creates the team and makes its caller the lead. Give remove_agent_ids to remove members: their goslings or agent sessions are " +
         "released (transcripts kept) and their worktrees left in place. Only the lead manages a team unless [virtual.team] allow_member_manage = true.",
       input: manageInput(presetText, agentText),

@@ -3,6 +3,8 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { failureOf, textOf } from "../../helpers/gaggle.js";
 import { until } from "../../helpers/poll.js";
 import { branches, makeRepo, promptOf, startTeamGaggle, worktreeList, type TeamGaggle } from "./helpers.js";
 
@@ -83,6 +85,52 @@ describe("worktree_name", () => {
     expect(worktreeList(team.dir)).toEqual([team.dir]);
     expect(await team.failure("gg_team_status", { team_id: "t1" })).toMatchObject({ code: "NOT_FOUND" });
     expect(team.runs()).toEqual([]);
+  });
+
+  /**
+   * Two first adds to one new team at once: "first" creates the team, and its init script fails once "second" has
+   * joined the team; "second"'s script (its worktree is made after "first"'s) ends with `secondExit` once "first"'s
+   * add is undone. Returns both answers.
+   */
+  async function racingAdds(secondExit: number): Promise<[CallToolResult, CallToolResult]> {
+    const marks = mkdtempSync(join(tmpdir(), "gaggle-marks-"));
+    const waitFor = (file: string) => `n=0; until [ -e "${join(marks, file)}" ]; do n=$((n+1)); [ $n -gt 600 ] && exit 9; sleep 0.05; done`;
+    const script = [
+      "#!/bin/sh",
+      `touch "${marks}/$GG_WORKTREE_NAME"`,
+      'case "$GG_WORKTREE_NAME" in',
+      `  first) ${waitFor("go-first")}; exit 1 ;;`,
+      `  second) ${waitFor("go-second")}; exit ${secondExit} ;;`,
+      "esac",
+    ].join("\n");
+    team = await inRepo({ [SCRIPT]: `${script}\n` });
+    const members = async () => (await team!.status("t1")).members.length;
+    const first = team.call("gg_team_manage", { team_id: "t1", worktree_name: "first", prompt: "[answer one]" });
+    await until(() => existsSync(join(marks, "first")), Boolean);
+    const second = team.call("gg_team_manage", { team_id: "t1", worktree_name: "second", prompt: "[answer two]" });
+    await until(members, (count) => count === 2);
+    writeFileSync(join(marks, "go-first"), "");
+    await until(members, (count) => count === 1);
+    writeFileSync(join(marks, "go-second"), "");
+    return Promise.all([first, second]);
+  }
+
+  it("drops a new team whose concurrent first adds all fail, and the next add creates it afresh", async () => {
+    const [first, second] = await racingAdds(2);
+    expect(failureOf(first).error).toContain("failed with exit code 1");
+    expect(failureOf(second).error).toContain("failed with exit code 2");
+    expect(await team!.failure("gg_team_status", { team_id: "t1" })).toMatchObject({ code: "NOT_FOUND" });
+    const again = await team!.json<{ team_created: boolean }>("gg_team_manage", { team_id: "t1", title: "third" });
+    expect(again.team_created).toBe(true);
+  });
+
+  it("keeps a new team whose creating add failed while a concurrent add to it started its member", async () => {
+    const [first, second] = await racingAdds(0);
+    expect(failureOf(first).error).toContain("failed with exit code 1");
+    const added = JSON.parse(textOf(second)) as { agent_id: string; team_created: boolean };
+    expect(added.team_created).toBe(true);
+    const status = await team!.status("t1");
+    expect(status.members.map((row) => row.agent_id)).toEqual([added.agent_id]);
   });
 
   it("use_existing_worktree reuses a worktree without running the script; a name already taken or not there is refused", async () => {
