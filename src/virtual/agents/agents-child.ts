@@ -7,7 +7,7 @@ import type { ReadResourceResult, ResourceTemplate } from "@modelcontextprotocol
 import { LOCAL_PRINCIPAL, type BackgroundWork, type CallContext } from "../../children/child.js";
 import type { Switchboard } from "../../children/switchboard.js";
 import type { AgentConfig } from "../../config/agents.js";
-import { GaggleError, errorMessage } from "../../shared/errors.js";
+import { GaggleError } from "../../shared/errors.js";
 import { refusal, refusalHint, type SharedLimit } from "../../shared/fair-share.js";
 import { canonical, findExecutable, isDirectory } from "../../shared/fs-checks.js";
 import { logger } from "../../shared/log.js";
@@ -16,7 +16,8 @@ import type { ProcessTable } from "../process/process-table.js";
 import type { Visibility } from "../visibility.js";
 import { isInside, WorkspaceRoots, type CallRoots } from "../workspace/roots.js";
 import { VirtualChild, type VirtualTool } from "../virtual-child.js";
-import { AgentProcess, type AgentLaunch } from "./agent-process.js";
+import type { AgentLaunch } from "./agent-process.js";
+import { AgentProcesses, type ProcessLoss } from "./agent-processes.js";
 import type { Ask } from "./permissions.js";
 import { AGENTS_RESOURCE_TEMPLATES, readAgentsResource, transcriptUri } from "./resources.js";
 import { AgentSession, type SessionFollower, type SessionHost, type SessionOptions } from "./session.js";
@@ -32,22 +33,10 @@ interface AgentEntry {
   config: AgentConfig;
   launch: AgentLaunch;
   roots: WorkspaceRoots;
-  /**
-   * By principal: the process serving that principal's sessions of this agent. Principals never share one, so that
-   * what an agent keeps per process (remembered permission choices, caches, its working state) and its crashes stay
-   * with one person.
-   */
-  processes: Map<string, RunningAgent>;
+  processes: AgentProcesses;
 }
 
-/** One principal's process of an agent, from its start until it is stopped or seen to end. */
-interface RunningAgent {
-  process: Promise<AgentProcess>;
-  /** Aborted to stop the process `process` resolves to, even while it has not answered `initialize` yet. */
-  stop: AbortController;
-}
-
-export class AgentsChild extends VirtualChild {
+export class AgentsChild extends VirtualChild implements ProcessLoss {
   protected virtualTools: VirtualTool[];
   private readonly agents = new Map<string, AgentEntry>();
   private readonly sessions = new Map<string, AgentSession>();
@@ -87,11 +76,12 @@ export class AgentsChild extends VirtualChild {
   }
 
   private entryOf(config: AgentConfig): AgentEntry {
+    const launch = this.launchOf(config);
     return {
       config,
-      launch: this.launchOf(config),
+      launch,
       roots: new WorkspaceRoots(config.roots, `[agents.${config.name}] roots`),
-      processes: new Map(),
+      processes: new AgentProcesses(config, launch, this, this.log),
     };
   }
 
@@ -104,7 +94,7 @@ export class AgentsChild extends VirtualChild {
         this.transcriptChanged(session);
       }),
     );
-    await this.stopProcesses(entry);
+    await entry.processes.stopAll();
   }
 
   /** A client session went away: its cached roots are forgotten. */
@@ -295,7 +285,7 @@ export class AgentsChild extends VirtualChild {
   /** Shutdown (and close_child_session where clients are not told apart): every session released, every agent process stopped. */
   protected async stopAll(): Promise<void> {
     await Promise.all([...this.sessions.values()].map((session) => session.release("the agents child was closed")));
-    await Promise.all([...this.agents.values()].map((entry) => this.stopProcesses(entry)));
+    await Promise.all([...this.agents.values()].map((entry) => entry.processes.stopAll()));
   }
 
   /** close_child_session("agents") by one principal: its own sessions are released, no one else's. */
@@ -336,7 +326,7 @@ export class AgentsChild extends VirtualChild {
 
   private hostFor(entry: AgentEntry, owner: string): SessionHost {
     return {
-      process: () => this.processOf(entry, owner),
+      process: () => entry.processes.of(owner),
       terminals: this.terminals,
       transcriptChanged: (session) => this.transcriptChanged(session),
       turnEnded: (session, turn) => this.turnEnded(session, turn),
@@ -346,45 +336,10 @@ export class AgentsChild extends VirtualChild {
     };
   }
 
-  /** The process serving `owner`'s sessions of the agent, started if none runs. */
-  private processOf(entry: AgentEntry, owner: string): Promise<AgentProcess> {
-    const found = entry.processes.get(owner);
-    if (found) return found.process;
-    const stop = new AbortController();
-    const starting = AgentProcess.start(entry.launch, stop.signal);
-    const running: RunningAgent = { process: starting, stop };
-    entry.processes.set(owner, running);
-    const about = { agent: entry.config.name, principal: owner };
-    starting.then(
-      (process) => {
-        this.log.info({ ...about, pid: process.pid, agent_info: process.agentInfo }, "agent process started");
-        void process.exited.then((exit) => this.processEnded(entry, owner, running, process, exit.code, exit.signal));
-      },
-      (error: unknown) => {
-        if (entry.processes.get(owner) === running) entry.processes.delete(owner);
-        this.log.warn({ ...about, err: errorMessage(error) }, "agent process did not start");
-      },
-    );
-    return starting;
-  }
-
-  /** `owner`'s process of the agent ended: if on its own, that principal's live sessions of it lose their ACP sessions. */
-  private processEnded(
-    entry: AgentEntry,
-    owner: string,
-    running: RunningAgent,
-    process: AgentProcess,
-    code: number | null,
-    signal: NodeJS.Signals | null,
-  ): void {
-    this.log.info({ agent: entry.config.name, principal: owner, pid: process.pid, code, signal }, "agent process ended");
-    // A process gaggle stopped (its principal's last session released, the agent's table edited) is forgotten
-    // already: a session started since runs in a new process.
-    if (entry.processes.get(owner) !== running) return;
-    entry.processes.delete(owner);
-    const why = process.ending ?? (signal ? `signal ${signal}` : `exit code ${code}`);
+  /** `owner`'s process of an agent ended on its own: that principal's live sessions of it lose their ACP sessions. */
+  processLost(config: AgentConfig, owner: string, why: string): void {
     for (const session of this.sessions.values()) {
-      if (session.config === entry.config && session.owner === owner && session.live) session.processLost(why);
+      if (session.config === config && session.owner === owner && session.live) session.processLost(why);
     }
   }
 
@@ -396,21 +351,7 @@ export class AgentsChild extends VirtualChild {
     const entry = this.agents.get(config.name);
     if (entry?.config !== config) return;
     if ([...this.sessions.values()].some((session) => session.config === config && session.owner === owner && session.live)) return;
-    await this.stopProcess(entry, owner);
-  }
-
-  private async stopProcesses(entry: AgentEntry): Promise<void> {
-    await Promise.all([...entry.processes.keys()].map((owner) => this.stopProcess(entry, owner)));
-  }
-
-  private async stopProcess(entry: AgentEntry, owner: string): Promise<void> {
-    const running = entry.processes.get(owner);
-    if (!running) return;
-    // Forgotten before stopping: a session the principal starts meanwhile gets a process of its own.
-    entry.processes.delete(owner);
-    running.stop.abort();
-    const process = await running.process.catch(() => undefined);
-    await process?.stop();
+    await entry.processes.stop(owner);
   }
 
   private turnEnded(session: AgentSession, turn: Turn): void {
