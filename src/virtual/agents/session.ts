@@ -15,7 +15,7 @@ import { outsideOf, readTextFile, sessionPlace, writeTextFile } from "./client-f
 import { answerPermission, toolCallPaths } from "./permissions.js";
 import { SessionTerminals } from "./terminals.js";
 import { TranscriptWriter } from "./transcript-lines.js";
-import { Turn, type PromptSource, type TurnState } from "./turn.js";
+import { Turn, type PromptSource, type TurnOutcome } from "./turn.js";
 
 export type SessionStatus = "starting" | "idle" | "working" | "released" | "failed";
 /** What a session needs of the child that holds it. */
@@ -335,8 +335,7 @@ export class AgentSession implements AcpClientSide {
     const turn = this.queued[0];
     if (!turn) return;
     this.running = turn;
-    turn.state = "running";
-    turn.startedAt = new Date();
+    turn.begin();
     this.status = "working";
     clearTimeout(this.idleTimer);
     this.writer.prompt(turn.number, turn.text);
@@ -344,7 +343,7 @@ export class AgentSession implements AcpClientSide {
     this.options.follower?.turnStarted(this, turn);
     const limitMs = this.config.promptTimeoutMinutes * 60_000;
     let timer: NodeJS.Timeout | undefined;
-    let outcome: { state: TurnState; problem?: string };
+    let outcome: TurnOutcome;
     try {
       // A turn cancelled while the agent starts ends then; the start goes on for the session's next prompt.
       const process = await unlessAborted(this.ensure(), turn.abort.signal);
@@ -357,16 +356,10 @@ export class AgentSession implements AcpClientSide {
         }, timerDelay(limitMs));
         timer.unref();
         turn.reached = true;
-        const { stopReason } = await process.prompt(this.acpSessionId!, turn.text);
-        turn.stopReason = stopReason;
-        // A turn cancelled at its time limit says so; the agent's stop reason says only that it was cancelled.
-        outcome = {
-          state: stopReason === "cancelled" ? "cancelled" : "completed",
-          ...(stopReason !== "end_turn" && { problem: turn.timedOut ?? `stop reason: ${stopReason}` }),
-        };
+        outcome = turn.answered((await process.prompt(this.acpSessionId!, turn.text)).stopReason);
       }
     } catch (error) {
-      outcome = { state: turn.abort.signal.aborted ? "cancelled" : "failed", problem: turn.timedOut ?? errorMessage(error) };
+      outcome = turn.failedWith(error);
     } finally {
       clearTimeout(timer);
     }

@@ -1,8 +1,14 @@
 // One prompt of an agent session: queued, then run as the session's one turn at a time, then ended.
 import type * as acp from "@agentclientprotocol/sdk";
+import { errorMessage } from "../../shared/errors.js";
 import type { Ask } from "./permissions.js";
 
 export type TurnState = "queued" | "running" | "completed" | "cancelled" | "failed" | "dropped";
+/** How a turn ended, before it is ended with it. */
+export interface TurnOutcome {
+  state: TurnState;
+  problem?: string;
+}
 
 /** Where a prompt came from: the client session told when its turn ends, and who is asked for permissions meanwhile. */
 export interface PromptSource {
@@ -33,6 +39,27 @@ export class Turn {
     readonly source: PromptSource,
   ) {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
+  }
+
+  /** The agent is given the turn's prompt now. */
+  begin(): void {
+    this.state = "running";
+    this.startedAt = new Date();
+  }
+
+  /**
+   * How the turn ended, the agent having answered its prompt with `stopReason`. One cut at its time limit says so:
+   * the agent's stop reason says only that it was cancelled.
+   */
+  answered(stopReason: acp.StopReason): TurnOutcome {
+    this.stopReason = stopReason;
+    const state = stopReason === "cancelled" ? "cancelled" : "completed";
+    return stopReason === "end_turn" ? { state } : { state, problem: this.timedOut ?? `stop reason: ${stopReason}` };
+  }
+
+  /** How the turn ended, its prompt having failed with `error`: cancelled if it was, else failed. */
+  failedWith(error: unknown): TurnOutcome {
+    return { state: this.abort.signal.aborted ? "cancelled" : "failed", problem: this.timedOut ?? errorMessage(error) };
   }
 
   end(state: TurnState, problem?: string): void {
