@@ -15,12 +15,6 @@ export interface SharedLimit<Key extends string = string> {
   count: (n: number) => string;
 }
 
-/** How much of a limit is held: by the asking principal, and by every principal together. */
-export interface Held {
-  mine: number;
-  all: number;
-}
-
 /** Why one more piece of work does not fit: the message and the setting that refused it. */
 export interface ShareRefusal<Key extends string = string> {
   message: string;
@@ -30,10 +24,12 @@ export interface ShareRefusal<Key extends string = string> {
 }
 
 /**
- * The refusal of one more piece of work for `principal`, or undefined when it fits. Its share is checked first, so a
- * principal at its share is told about its own work, never sent to wait for other principals'.
+ * The refusal of one more piece of work for `principal`, or undefined when it fits; `owners` names the principal of
+ * each place held. Its share is checked first, so a principal at its share is told about its own work, never sent
+ * to wait for other principals'.
  */
-export function refusal<Key extends string>(limit: SharedLimit<Key>, held: Held, principal: string): ShareRefusal<Key> | undefined {
+export function refusal<Key extends string>(limit: SharedLimit<Key>, owners: readonly string[], principal: string): ShareRefusal<Key> | undefined {
+  const held = { mine: owners.filter((owner) => owner === principal).length, all: owners.length };
   const holdsAny = held.mine > 0;
   if (limit.share !== undefined && held.mine >= limit.share) {
     return {

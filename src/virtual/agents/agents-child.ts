@@ -11,7 +11,7 @@ import { GaggleError } from "../../shared/errors.js";
 import { refusal, refusalHint, type SharedLimit } from "../../shared/fair-share.js";
 import { canonical, findExecutable, isDirectory } from "../../shared/fs-checks.js";
 import { logger } from "../../shared/log.js";
-import { formatDuration } from "../goose/format.js";
+import { formatDuration, plural } from "../goose/format.js";
 import type { ProcessTable } from "../process/process-table.js";
 import type { Visibility } from "../visibility.js";
 import { isInside, WorkspaceRoots, type CallRoots } from "../workspace/roots.js";
@@ -216,16 +216,18 @@ export class AgentsChild extends VirtualChild implements ProcessLoss {
 
   /** Refuses one more live session of the agent for `owner` past its share or past the agent's max_active. */
   private checkRoom(config: AgentConfig, owner: string): void {
-    const live = [...this.sessions.values()].filter((session) => session.config.name === config.name && session.live);
+    const owners = [...this.sessions.values()]
+      .filter((session) => session.config.name === config.name && session.live)
+      .map((session) => session.owner);
     const limit: SharedLimit = {
       table: `[agents.${config.name}]`,
       totalKey: "max_active",
       total: config.maxActive,
       shareKey: "max_active_per_principal",
       share: config.maxActivePerPrincipal,
-      count: (n) => `${n} live ${n === 1 ? "session" : "sessions"} of agent "${config.name}"`,
+      count: (n) => `${plural(n, "live session")} of agent "${config.name}"`,
     };
-    const refused = refusal(limit, { mine: live.filter((session) => session.owner === owner).length, all: live.length }, owner);
+    const refused = refusal(limit, owners, owner);
     if (refused) {
       throw new GaggleError("LIMIT_REACHED", refused.message, {
         hint: refusalHint(limit, refused, "release one of yours with release_agent (list_agent_sessions lists them)"),

@@ -51,9 +51,11 @@ function heldLimit(limits: Limits): GooseLimit {
 }
 
 function checkShared(owned: Owned, principal: string, limit: GooseLimit, counted: (gosling: Gosling) => boolean): void {
-  const goslings = owned.goslings.filter(counted);
-  const held = { mine: goslings.filter((gosling) => owned.ownerOf(gosling) === principal).length, all: goslings.length };
-  const refused = refusal(limit, held, principal);
+  const refused = refusal(
+    limit,
+    owned.goslings.filter(counted).map((gosling) => owned.ownerOf(gosling)),
+    principal,
+  );
   if (!refused) return;
   throw new LimitReached(refused.message, refusalHint(limit, refused, limit.free), refused.key);
 }

@@ -74,9 +74,7 @@ export class ProcessTable {
       share: this.options.maxConcurrentPerPrincipal,
       count: (n) => `${n} running ${n === 1 ? "process" : "processes"}`,
     };
-    const running = [...this.running().map((entry) => entry.spec.owner), ...this.starting];
-    const held = { mine: running.filter((owner) => owner === by.principal).length, all: running.length };
-    const refused = refusal(limit, held, by.principal);
+    const refused = refusal(limit, [...this.running().map((entry) => entry.spec.owner), ...this.starting], by.principal);
     if (refused) {
       throw new GaggleError("LIMIT_REACHED", refused.message, {
         hint: refusalHint(limit, refused, "wait for one of yours to end (gg_process_status lists them) or stop one with gg_process_kill"),
