@@ -216,9 +216,7 @@ export class AgentsChild extends VirtualChild implements ProcessLoss {
 
   /** Refuses one more live session of the agent for `owner` past its share or past the agent's max_active. */
   private checkRoom(config: AgentConfig, owner: string): void {
-    const owners = [...this.sessions.values()]
-      .filter((session) => session.config.name === config.name && session.live)
-      .map((session) => session.owner);
+    const owners = [...this.sessions.values()].flatMap((session) => (session.config.name === config.name && session.live ? [session.owner] : []));
     const limit: SharedLimit = {
       table: `[agents.${config.name}]`,
       totalKey: "max_active",
