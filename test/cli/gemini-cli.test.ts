@@ -35,7 +35,8 @@ class Home {
   readonly config = join(this.dir, "children_config.toml");
   private readonly env: NodeJS.ProcessEnv;
 
-  constructor() {
+  /** `trusted`: whether headless runs are told to trust the folder, as the other tests' are. */
+  constructor(trusted = true) {
     mkdirSync(this.project);
     mkdirSync(join(this.dir, ".gemini"));
     // Signed in with an API key, and nothing sent anywhere but the stand-in.
@@ -53,7 +54,7 @@ class Home {
     writeFileSync(this.config, ['[gateway]\nexpose = "tools"\n', memory, ...slow].join("\n"));
     // Only what a person's shell would hold, and the folder trusted as headless runs are told to (Gemini CLI
     // starts no MCP server in a folder it does not trust).
-    this.env = { PATH: process.env.PATH, HOME: this.dir, TMPDIR: process.env.TMPDIR, GEMINI_CLI_TRUST_WORKSPACE: "true" };
+    this.env = { PATH: process.env.PATH, HOME: this.dir, TMPDIR: process.env.TMPDIR, ...(trusted && { GEMINI_CLI_TRUST_WORKSPACE: "true" }) };
   }
 
   /** What Gemini CLI wrote: its `mcp` commands write to stderr, `-p --output-format json` its answer to stdout. */
@@ -73,6 +74,11 @@ class Home {
     return daemonStatus(this.config, this.env);
   }
 
+  /** Trusts the project folder as a person does by hand: its entry in ~/.gemini/trustedFolders.json. */
+  trust(): void {
+    writeFileSync(join(this.dir, ".gemini", "trustedFolders.json"), JSON.stringify({ [this.project]: "TRUST_FOLDER" }));
+  }
+
   /** Stops the daemon, and proves it and every child it ran are gone. */
   async stop(): Promise<void> {
     expect(await stopDaemon(this.config, this.env)).toEqual([]);
@@ -80,6 +86,7 @@ class Home {
 }
 
 const home = stoppedAfterAll(() => new Home());
+const untrustedHome = stoppedAfterAll(() => new Home(false));
 
 const addGaggle = async (at: Home) => {
   const { stdout, stderr } = await at.gemini(["mcp", "add", "gaggle", process.execPath, CLI, "--config", at.config]);
@@ -114,6 +121,17 @@ describe("Gemini CLI with gaggle as its MCP server", () => {
     expect(await addGaggle(at)).toMatch(/MCP server "gaggle" added to project settings/);
     const { stdout, stderr } = await at.gemini(["mcp", "list"]);
     expect(stdout + stderr).toMatch(/^✓ gaggle: .* \(stdio\) - Connected$/m);
+  });
+
+  it("`gemini mcp list` says gaggle is disabled in an untrusted folder, and connects once ~/.gemini/trustedFolders.json lists it", async () => {
+    const at = untrustedHome();
+    await addGaggle(at);
+    const untrusted = await at.gemini(["mcp", "list"]);
+    expect(untrusted.stdout + untrusted.stderr).toMatch(/this folder is untrusted/);
+    expect(untrusted.stdout + untrusted.stderr).toMatch(/^○ gaggle: .* \(stdio\) - Disabled$/m);
+    at.trust();
+    const trusted = await at.gemini(["mcp", "list"]);
+    expect(trusted.stdout + trusted.stderr).toMatch(/^✓ gaggle: .* \(stdio\) - Connected$/m);
   });
 
   it("`gemini -p` with cold children is offered their tools in the same session, once they run, and calls one; the next session on the first try", async () => {
