@@ -155,6 +155,8 @@ async function undoAdd(deps: ManageDeps, team: TeamRecord, member: MemberRecord)
   team.messages = team.messages.filter((message) => message.to !== member.agent_id || message.kind !== "onboarding");
   deps.roster.forget(member.agent_id);
   if (deps.registry.drop(team)) deps.inbox.forgetTeam(team);
+  // A started team was saved with the member (starting, or removed meanwhile): it is saved again without it.
+  else deps.registry.save(team);
   // A worktree whose init script failed was rolled back before the member got it; one made before a later failure goes now.
   if (member.worktree?.created) await deps.worktrees.rollback(member.worktree).catch(() => {});
 }
