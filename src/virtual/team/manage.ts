@@ -133,13 +133,15 @@ async function prepareWorktree(
   request: AddRequest,
 ): Promise<CreatedWorktree | undefined> {
   if (!request.worktree) return undefined;
+  const given = (teams: TeamRecord[]) => teams.flatMap((each) => each.members.flatMap((other) => (other.worktree ? [other.worktree] : [])));
+  const theirs = given(deps.registry.all().filter((each) => each.owner !== owner));
   if (request.worktree.existing) {
-    const recorded = deps.registry.ownedBy(owner).flatMap((each) => each.members.flatMap((other) => (other.worktree ? [other.worktree.path] : [])));
-    member.worktree = await deps.worktrees.reuse(owner, request.worktree.name, recorded);
+    const recorded = given(deps.registry.ownedBy(owner)).map((worktree) => worktree.path);
+    member.worktree = await deps.worktrees.reuse(owner, request.worktree.name, recorded, theirs);
     member.cwd = member.worktree.path;
     return undefined;
   }
-  const created = await deps.worktrees.create(owner, request.worktree.name, { GG_TEAM_ID: team.team_id, GG_AGENT_ID: member.agent_id });
+  const created = await deps.worktrees.create(owner, request.worktree.name, { GG_TEAM_ID: team.team_id, GG_AGENT_ID: member.agent_id }, theirs);
   member.worktree = created.record;
   member.cwd = created.record.path;
   return created;
