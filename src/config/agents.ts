@@ -27,7 +27,7 @@ const agentTable = settingsTable({
   max_active: count("an integer >= 1").default(4),
   /** Live sessions of this agent one principal may hold at once; unset, a principal may hold all of max_active. */
   max_active_per_principal: count("an integer >= 1").optional(),
-  /** Sessions kept, released ones included (for their transcripts); the oldest released go first. */
+  /** Sessions kept, released ones included (for their transcripts); the oldest released of whoever keeps the most go first. */
   max_sessions: count("an integer >= 1").default(20),
   /** A session without a turn this long is released; 0 = never. The agent's process ends with its last session. */
   idle_release_minutes: z.number(expected("a number of minutes >= 0 (0 = never)")).min(0, { error: "expected a number of minutes >= 0" }).default(30),

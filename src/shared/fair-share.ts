@@ -1,5 +1,6 @@
 // A limit every principal draws on together, and each principal's share of it: whether one more piece of work fits,
-// and a refusal that names the limit and who holds it, counting other principals' work without naming them.
+// and a refusal that names the limit and who holds it, counting other principals' work without naming them; and which
+// kept records of finished work to forget when they pass their limit.
 
 /** What one more piece of work is counted against. */
 export interface SharedLimit<Key extends string = string> {
@@ -56,4 +57,40 @@ export function refusalHint(limit: SharedLimit, refused: ShareRefusal, free: str
   if (refused.holdsAny) return `${free}, or raise ${limit.table} ${refused.key}`;
   const shared = limit.share === undefined ? `, or set ${limit.table} ${limit.shareKey} so that no one principal holds them all` : "";
   return `wait for one to end, or raise ${limit.table} ${limit.totalKey}${shared}`;
+}
+
+/**
+ * Which of `kept` (oldest first) to forget so that at most `limit` remain: each from the principal keeping the most
+ * records, its oldest first, the older record breaking a tie; so one principal's flood of work pushes out its own
+ * records, never another's. Only records `mayForget` allows go (a live session is counted, not forgotten). With one
+ * principal it is the oldest of them.
+ */
+export function recordsToForget<T>(
+  kept: readonly T[],
+  limit: number,
+  ownerOf: (record: T) => string,
+  mayForget: (record: T) => boolean = () => true,
+): T[] {
+  /** Each principal's count of records, and those it may lose, oldest first, with each one's place in `kept`. */
+  const byOwner = new Map<string, { count: number; forgettable: { record: T; at: number }[] }>();
+  kept.forEach((record, at) => {
+    const owner = ownerOf(record);
+    let mine = byOwner.get(owner);
+    if (!mine) byOwner.set(owner, (mine = { count: 0, forgettable: [] }));
+    mine.count++;
+    if (mayForget(record)) mine.forgettable.push({ record, at });
+  });
+  const forget: T[] = [];
+  for (let excess = kept.length - Math.max(0, limit); excess > 0; excess--) {
+    let most: { count: number; forgettable: { record: T; at: number }[] } | undefined;
+    for (const mine of byOwner.values()) {
+      const next = mine.forgettable[0];
+      if (next === undefined) continue;
+      if (!most || mine.count > most.count || (mine.count === most.count && next.at < most.forgettable[0]!.at)) most = mine;
+    }
+    if (!most) break;
+    most.count--;
+    forget.push(most.forgettable.shift()!.record);
+  }
+  return forget;
 }

@@ -9,7 +9,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import { StandInModel, type ModelTurn } from "../helpers/model-api.js";
 import { PinnedPackage } from "../helpers/npm-install.js";
-import { daemonStatus, type DaemonStatus, stopDaemon, stoppedAfterAll } from "../helpers/cli.js";
+import { daemonStatus, type DaemonStatus, importInto, stopDaemon, stoppedAfterAll } from "../helpers/cli.js";
 import { CLI, fixture, ROOT } from "../helpers/paths.js";
 
 /** The release the test is pinned to: what it asserts is this client's behaviour. */
@@ -28,7 +28,7 @@ class Home {
   readonly dir = mkdtempSync(join(tmpdir(), "claude-home-"));
   readonly project = join(this.dir, "project");
   readonly config = join(this.dir, "children_config.toml");
-  private readonly env: NodeJS.ProcessEnv;
+  readonly env: NodeJS.ProcessEnv;
 
   constructor() {
     mkdirSync(this.project);
@@ -137,4 +137,28 @@ describe("Claude Code with gaggle as its MCP server", () => {
     expect(after.daemon).toBeDefined();
     expect(after.children.map((child) => child.pid)).toEqual(running.children.map((child) => child.pid));
   }, 60_000);
+
+  it("servers added with `claude mcp add` in each scope come over with `gaggle import claude-code`, and the removals it prints work", async () => {
+    const at = home();
+    const echo = [process.execPath, fixture("echo.mjs")];
+    await at.claude(["mcp", "add", "--scope", "user", "mine", "--", ...echo]);
+    await at.claude(["mcp", "add", "--scope", "project", "ours", "-e", "K=v", "--", ...echo]);
+    await at.claude(["mcp", "add", "--transport", "http", "remote", "https://remote.example.com/mcp", "--header", "Authorization: Bearer x"]);
+    const imported = await importInto("claude-code", at);
+    expect([...imported.children.keys()]).toEqual(["mine", "remote", "ours"]);
+    expect(imported.children.get("mine")).toMatchObject({ command: process.execPath, args: [fixture("echo.mjs")] });
+    expect(imported.children.get("ours")).toMatchObject({ command: process.execPath, env: { K: "v" }, cwd: at.project });
+    expect(imported.children.get("remote")).toMatchObject({
+      transport: "http",
+      url: "https://remote.example.com/mcp",
+      headers: { Authorization: "Bearer x" },
+    });
+    expect(imported.removals).toEqual([
+      "claude mcp remove mine --scope user",
+      "claude mcp remove remote --scope local",
+      "claude mcp remove ours --scope project",
+    ]);
+    for (const removal of imported.removals) await at.claude(removal.split(" ").slice(1));
+    expect(await at.claude(["mcp", "get", "mine"]).catch((error: Error) => error.message)).toMatch(/No MCP server named "mine"/);
+  });
 });

@@ -2,7 +2,7 @@
 // shared mode: a relay to the daemon), `gemini mcp list`, which connects to it, and `gemini -p` against a stand-in
 // for the Gemini API, with proxy-mode children that start slowly, as cold `npx -y` children do.
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { StandInGemini } from "../helpers/gemini-api.js";
 import type { ModelRequest, ModelTurn } from "../helpers/model-api.js";
 import { PinnedPackage } from "../helpers/npm-install.js";
-import { daemonStatus, type DaemonStatus, stopDaemon, stoppedAfterAll } from "../helpers/cli.js";
+import { daemonStatus, type DaemonStatus, importInto, stopDaemon, stoppedAfterAll } from "../helpers/cli.js";
 import { CLI, fixture, ROOT } from "../helpers/paths.js";
 
 const run = promisify(execFile);
@@ -33,7 +33,7 @@ class Home {
   readonly dir = mkdtempSync(join(tmpdir(), "gemini-home-"));
   readonly project = join(this.dir, "project");
   readonly config = join(this.dir, "children_config.toml");
-  private readonly env: NodeJS.ProcessEnv;
+  readonly env: NodeJS.ProcessEnv;
 
   /** `trusted`: whether headless runs are told to trust the folder, as the other tests' are. */
   constructor(trusted = true) {
@@ -157,4 +157,17 @@ describe("Gemini CLI with gaggle as its MCP server", () => {
     expect(after.daemon?.pid).toBe(running.daemon?.pid);
     expect(after.children.map((child) => child.pid)).toEqual(running.children.map((child) => child.pid));
   }, 60_000);
+
+  it("servers added with `gemini mcp add` come over with `gaggle import gemini`, and the removals it prints work", async () => {
+    const at = home();
+    await at.gemini(["mcp", "add", "--scope", "user", "mine", process.execPath, fixture("echo.mjs")]);
+    await at.gemini(["mcp", "add", "--transport", "http", "remote", "https://remote.example.com/mcp", "--header", "X-Key: k"]);
+    const imported = await importInto("gemini", at);
+    expect(imported.children.get("mine")).toMatchObject({ command: process.execPath, args: [fixture("echo.mjs")] });
+    expect(imported.children.get("remote")).toMatchObject({ transport: "http", url: "https://remote.example.com/mcp", headers: { "X-Key": "k" } });
+    expect(imported.removals).toEqual(["gemini mcp remove mine --scope user", "gemini mcp remove remote"]);
+    for (const removal of imported.removals) await at.gemini(removal.split(" ").slice(1));
+    const servers = (path: string) => Object.keys((JSON.parse(readFileSync(path, "utf8")) as { mcpServers?: object }).mcpServers ?? {});
+    expect([...servers(join(at.dir, ".gemini", "settings.json")), ...servers(join(at.project, ".gemini", "settings.json"))]).toEqual([]);
+  });
 });

@@ -45,7 +45,7 @@ const table = settingsTable({
   max_active: count("an integer >= 1").default(5),
   /** Goslings one principal may have working at once; unset, all of max_active. */
   max_active_per_principal: count("an integer >= 1").optional(),
-  /** Goslings held (not released) at once, over every principal together. */
+  /** Goslings held (not released) at once, over every principal together; also the released ones kept for their transcripts. */
   max_total: count("an integer >= 1").default(20),
   /** Goslings one principal may hold at once; unset, all of max_total. */
   max_total_per_principal: count("an integer >= 1").optional(),

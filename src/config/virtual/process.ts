@@ -29,7 +29,7 @@ const table = settingsTable({
   kill_grace_ms: durationMs("an integer >= 0", { min: 0 }).optional(),
   /** Where output logs go; defaults to <state dir>/process. Relative to the config file's folder. */
   log_dir: z.string(expected("a directory path")).min(1).optional(),
-  /** Finished processes remembered (with their logs); older ones are forgotten and their logs deleted. */
+  /** Finished processes remembered (with their logs); past it, the oldest of whoever keeps the most are forgotten, logs deleted. */
   keep_finished: z.int(expected("an integer >= 0")).min(0).default(100),
   /**
    * Checked when the child is created, never here: a policy that does not validate must deny every

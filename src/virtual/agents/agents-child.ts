@@ -8,7 +8,7 @@ import { LOCAL_PRINCIPAL, type BackgroundWork, type CallContext } from "../../ch
 import type { Switchboard } from "../../children/switchboard.js";
 import type { AgentConfig } from "../../config/agents.js";
 import { GaggleError } from "../../shared/errors.js";
-import { refusal, refusalHint, type SharedLimit } from "../../shared/fair-share.js";
+import { recordsToForget, refusal, refusalHint, type SharedLimit } from "../../shared/fair-share.js";
 import { canonical, findExecutable, isDirectory } from "../../shared/fs-checks.js";
 import { logger } from "../../shared/log.js";
 import { formatDuration, plural } from "../goose/format.js";
@@ -373,13 +373,20 @@ export class AgentsChild extends VirtualChild implements ProcessLoss {
       this.events.notify(turn.source.clientSession, { log: { level, logger: this.name, data }, resourceUpdated: uri });
   }
 
-  /** Released sessions are kept for their transcripts, up to max_sessions of each agent; the oldest go first. */
+  /**
+   * Released sessions are kept for their transcripts, up to max_sessions of each agent with the live ones; past it,
+   * the oldest released session of whoever keeps the most sessions goes first.
+   */
   private prune(): void {
     for (const entry of this.agents.values()) {
       const all = [...this.sessions.values()].filter((session) => session.config.name === entry.config.name);
-      const excess = all.length - entry.config.maxSessions;
-      if (excess <= 0) continue;
-      for (const session of all.filter((s) => !s.live).slice(0, excess)) this.sessions.delete(session.id);
+      const released = recordsToForget(
+        all,
+        entry.config.maxSessions,
+        (session) => session.owner,
+        (session) => !session.live,
+      );
+      for (const session of released) this.sessions.delete(session.id);
     }
   }
 }

@@ -24,6 +24,7 @@ import type { GooseSettings } from "../../config/virtual/goose.js";
 import { gooseTools } from "./tools.js";
 import { GoslingWatchers, type GoslingWatcher } from "./watchers.js";
 import type { Visibility } from "../visibility.js";
+import { recordsToForget } from "../../shared/fair-share.js";
 
 export type { GooseLaunch } from "./turns.js";
 
@@ -297,12 +298,12 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     await Promise.all(mine.map((gosling) => this.release(gosling, "the goose child was closed")));
   }
 
-  /** Released goslings are kept for their transcripts, up to max_total of them; the oldest go first. */
+  /** Released goslings are kept for their transcripts, up to max_total of them; the oldest of whoever keeps the most go first. */
   private pruneReleased(): void {
     const released = this.all().filter((gosling) => gosling.status === "released");
-    const excess = released.length - this.settings.maxTotal;
-    if (excess <= 0) return;
-    for (const gosling of released.slice(0, excess)) {
+    const forget = recordsToForget(released, this.settings.maxTotal, (gosling) => this.ownerOf(gosling));
+    if (forget.length === 0) return;
+    for (const gosling of forget) {
       this.goslings.delete(gosling.id);
       this.owners.delete(gosling.id);
     }

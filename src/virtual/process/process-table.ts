@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import type { ChildEvents } from "../../children/switchboard.js";
 import { countTrees } from "../../children/processes/process-tree.js";
 import { GaggleError } from "../../shared/errors.js";
-import { refusal, refusalHint, type SharedLimit } from "../../shared/fair-share.js";
+import { recordsToForget, refusal, refusalHint, type SharedLimit } from "../../shared/fair-share.js";
 import { canonical, isDirectory } from "../../shared/fs-checks.js";
 import type { Logger } from "../../shared/log.js";
 import { readView } from "./log-view.js";
@@ -210,9 +210,12 @@ export class ProcessTable {
     this.evictFinished();
   }
 
+  /** Finished processes past keep_finished are forgotten, the oldest of whoever keeps the most first. */
   private evictFinished(): void {
-    const finished = this.list().filter((entry) => !entry.running);
-    for (const old of finished.slice(this.options.keepFinished)) this.forget(old);
+    const oldestFirst = this.list()
+      .filter((entry) => !entry.running)
+      .reverse();
+    for (const old of recordsToForget(oldestFirst, this.options.keepFinished, (entry) => entry.spec.owner)) this.forget(old);
   }
 
   private forget(entry: ManagedProcess): void {

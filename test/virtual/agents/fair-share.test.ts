@@ -1,6 +1,6 @@
 // An agent's live sessions over Streamable HTTP with a token per person: max_active_per_principal keeps one person
 // from holding every session max_active allows, and a refusal names the limit and counts, without naming, the
-// sessions other people hold.
+// sessions other people hold; and max_sessions forgets the released sessions of whoever keeps the most.
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -8,7 +8,7 @@ import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { failureOf } from "../../helpers/gaggle.js";
 import { startHttpGaggle, type HttpGaggle, bearer } from "../../helpers/gaggle-http.js";
-import { agentConfig, agentDirs, callAgents, startSession } from "./helpers.js";
+import { agentConfig, agentDirs, agentsText, callAgents, startSession, transcript } from "./helpers.js";
 
 const TOKENS = { GAGGLE_TEST_ANN: "ann-token-0123456789", GAGGLE_TEST_BOB: "bob-token-0123456789" };
 
@@ -78,5 +78,20 @@ describe("an agent's live sessions shared by two people", () => {
     });
     expect(JSON.stringify(refused)).not.toContain("ann");
     expect(JSON.stringify(refused)).not.toContain(first);
+  });
+
+  it("forgets the released sessions of whoever keeps the most, so ann's sessions never push out bob's transcript", async () => {
+    const { ann, bob } = await annAndBob("max_sessions = 2");
+    const bobs = await startSession(bob, {});
+    await agentsText(bob, "release_agent", { session_id: bobs });
+    const anns: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const id = await startSession(ann, {});
+      await agentsText(ann, "release_agent", { session_id: id });
+      anns.push(id);
+    }
+    expect(await transcript(bob, bobs)).toBeTruthy();
+    expect(await transcript(ann, anns[2]!)).toBeTruthy();
+    for (const id of anns.slice(0, 2)) expect(failureOf(await callAgents(ann, "get_agent_output", { session_id: id })).code).toBe("NOT_FOUND");
   });
 });

@@ -1,6 +1,7 @@
 // Goslings over Streamable HTTP with a token per person: max_active_per_principal and max_total_per_principal keep
 // one person from holding every gosling max_active and max_total allow, and a refusal names the limit and counts,
-// without naming, the goslings other people hold.
+// without naming, the goslings other people hold; and released goslings past max_total are forgotten from whoever
+// keeps the most.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -80,5 +81,25 @@ describe("goslings shared by two people", () => {
     });
     expect(JSON.stringify(refused)).not.toContain("ann");
     expect(JSON.stringify(refused)).not.toContain(hers);
+  });
+
+  it("forgets the released goslings of whoever keeps the most, so ann's never push out bob's transcript", async () => {
+    const { ann, bob } = await annAndBob("max_total = 2");
+    const goose = (client: Client, tool: string, id: string) =>
+      client.callTool({
+        name: "execute_child_tool",
+        arguments: { server_id: "goose", tool_name: tool, arguments: { process_id: id } },
+      }) as Promise<CallToolResult>;
+    const bobs = await started(bob, "bob's");
+    expect((await goose(bob, "release_gosling", bobs)).isError).toBeFalsy();
+    const anns: string[] = [];
+    for (const prompt of ["one", "two", "three"]) {
+      const id = await started(ann, prompt);
+      expect((await goose(ann, "release_gosling", id)).isError).toBeFalsy();
+      anns.push(id);
+    }
+    expect((await goose(bob, "get_gosling_output", bobs)).isError).toBeFalsy();
+    expect((await goose(ann, "get_gosling_output", anns[2]!)).isError).toBeFalsy();
+    for (const id of anns.slice(0, 2)) expect(failureOf(await goose(ann, "get_gosling_output", id)).code).toBe("NOT_FOUND");
   });
 });

@@ -1,11 +1,11 @@
 // Background processes over Streamable HTTP with a token per person: max_concurrent_per_principal keeps one person
 // from running every process max_concurrent allows, and a refusal names the limit and counts, without naming, the
-// processes other people run.
+// processes other people run; and keep_finished forgets the finished processes of whoever keeps the most.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { startHttpGaggle, type HttpGaggle, bearer } from "../../helpers/gaggle-http.js";
 import { waitGone } from "../../helpers/processes.js";
-import { ended, processConfig, processFailure, run } from "./helpers.js";
+import { ended, processConfig, processFailure, run, status } from "./helpers.js";
 
 const TOKENS = { GAGGLE_TEST_ANN: "ann-token-0123456789", GAGGLE_TEST_BOB: "bob-token-0123456789" };
 
@@ -68,5 +68,20 @@ describe("background processes shared by two people", () => {
     });
     expect(JSON.stringify(refused)).not.toContain("ann");
     expect(JSON.stringify(refused)).not.toContain(String(first));
+  });
+
+  it("forgets the oldest finished processes of whoever keeps the most, so ann's runs never push out bob's", async () => {
+    const { ann, bob } = await annAndBob("keep_finished = 2");
+    const bobs = await run(bob, "echo kept for bob");
+    await ended(bob, bobs.pid);
+    const anns: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const { pid } = await run(ann, "true");
+      await ended(ann, pid);
+      anns.push(pid);
+    }
+    expect((await status(bob, bobs.pid)).output).toContain("kept for bob");
+    expect((await status(ann, anns[2]!)).status).toBe("completed");
+    for (const pid of anns.slice(0, 2)) expect((await processFailure(ann, "gg_process_status", { pid })).code).toBe("NOT_FOUND");
   });
 });
