@@ -1,11 +1,11 @@
 // Owns where MCP clients keep their servers and how each client's entry reads as gaggle's: the sources `gaggle import`
 // reads. Nothing here writes; a source file that does not parse is told as a problem of that file, not thrown.
 import { readFileSync, realpathSync } from "node:fs";
-import { basename, isAbsolute, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { ConfigError } from "./errors.js";
 import { homeOf } from "./find.js";
 import { parseDocument } from "./parse.js";
-import { isFile } from "../shared/fs-checks.js";
+import { isDirectory, isFile } from "../shared/fs-checks.js";
 import { isObject } from "../shared/json.js";
 
 /** One server as a client lists it, read as a gaggle `[mcp_servers.NAME]` entry. */
@@ -134,6 +134,30 @@ function oneTable(path: string, scope: string, pick: (doc: Record<string, unknow
 
 const mcpServers = (doc: Record<string, unknown>) => doc["mcpServers"];
 
+/**
+ * The folder ~/.claude.json keys a folder's own servers by, as Claude Code picks it: in a git repository the main
+ * worktree's root, from a subfolder or a linked worktree alike; elsewhere the folder itself.
+ */
+export function claudeProjectKey(cwd: string): string {
+  for (let folder = resolve(cwd); ; folder = dirname(folder)) {
+    const git = join(folder, ".git");
+    if (isDirectory(git)) return folder;
+    if (isFile(git)) return linkedWorktreeRoot(git) ?? folder;
+    if (dirname(folder) === folder) return resolve(cwd);
+  }
+}
+
+/** A linked worktree's `.git` file names its git dir, whose `commondir` is the main repository's `.git`. */
+function linkedWorktreeRoot(gitFile: string): string | undefined {
+  try {
+    const gitDir = resolve(dirname(gitFile), /^gitdir: (.+)$/m.exec(readFileSync(gitFile, "utf8"))?.[1]?.trim() ?? "");
+    const common = resolve(gitDir, readFileSync(join(gitDir, "commondir"), "utf8").trim());
+    return basename(common) === ".git" ? dirname(common) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** `~/.claude.json` holds the user's servers and, per folder, those added for that folder alone. */
 function claudeCodeFiles({ home, cwd }: Where): SourceFile[] {
   const path = join(home, ".claude.json");
@@ -144,7 +168,7 @@ function claudeCodeFiles({ home, cwd }: Where): SourceFile[] {
     const doc = found.doc;
     files.push({ path, scope: "user", servers: serversOf(doc["mcpServers"], fromJsonEntry) });
     const projects = doc["projects"];
-    const here = isObject(projects) ? projects[cwd] : undefined;
+    const here = isObject(projects) ? projects[claudeProjectKey(cwd)] : undefined;
     if (isObject(here)) files.push({ path, scope: "local", servers: serversOf(here["mcpServers"], fromJsonEntry) });
   }
   return [...files, ...oneTable(join(cwd, ".mcp.json"), "project", mcpServers)];
