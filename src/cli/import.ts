@@ -106,17 +106,23 @@ function listSources(where: Where): number {
     if (files.length === 0) continue;
     process.stdout.write(`${source.label} (gaggle import ${source.id}):\n`);
     for (const file of files) {
-      const what = file.problem ?? (file.servers.length === 0 ? "no servers" : file.servers.map((server) => server.name).join(", "));
+      const names = file.servers.map((server) => (isGaggle(server) ? `${server.name} (gaggle itself, left out)` : server.name));
+      const what = file.problem ?? (names.length === 0 ? "no servers" : names.join(", "));
       process.stdout.write(`  ${displayPath(file.path)} (${file.scope}): ${what}\n`);
     }
-    if (files.some((file) => file.servers.length > 0)) found.push(source.id);
+    if (files.some((file) => file.servers.some((server) => !isGaggle(server)))) found.push(source.id);
   }
   process.stdout.write(
     found.length === 0
-      ? `no MCP client's servers found (looked for ${CLIENT_SOURCES.map((source) => source.label).join(", ")}); gaggle import FILE reads a config file of any of them\n`
+      ? `no MCP client lists a server to import (looked for ${CLIENT_SOURCES.map((source) => source.label).join(", ")}); gaggle import FILE reads a config file of any of them\n`
       : `add them to gaggle's config: gaggle import ${found.join(" ")} (--dry-run shows what would be added)\n`,
   );
   return 0;
+}
+
+/** An entry that runs gaggle: importing it would make gaggle its own child. */
+function isGaggle(server: FoundServer): boolean {
+  return runsGaggle(server.entry, process.argv[1] ?? "");
 }
 
 function sourceNamed(operand: string, cwd: string): ClientSource {
@@ -182,7 +188,7 @@ function refusal(
   env: NodeJS.ProcessEnv,
 ): string | { unset: string[] } {
   if (server.refused !== undefined) return server.refused;
-  if (runsGaggle(server.entry, process.argv[1] ?? "")) return "it runs gaggle itself";
+  if (isGaggle(server)) return "it runs gaggle itself";
   const problem = serverNameProblem(server.name);
   if (problem !== undefined) return `${problem}; add it by hand under another name`;
   if (names.has(server.name)) return `a server named ${server.name} is already in ${displayPath(target)}`;

@@ -46,6 +46,19 @@ describe("gaggle import", () => {
     expect(() => statSync(h.config)).toThrow();
   });
 
+  it("names gaggle's own entry in a client as left out, and suggests no import of a client that lists only it", async () => {
+    const itself = { command: process.execPath, args: [CLI, "--config", "x.toml"] };
+    const h = home({
+      ".codex/config.toml": `[mcp_servers.gaggle]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(CLI)}]\n`,
+      ".gemini/settings.json": { mcpServers: { gaggle: itself, vs: ECHO } },
+    });
+    const run = await runCli(["import"], { cwd: h.project, env: h.env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/Codex \(gaggle import codex\):\n.*config\.toml \(user\): gaggle \(gaggle itself, left out\)\n/);
+    expect(run.stdout).toMatch(/settings\.json \(user\): gaggle \(gaggle itself, left out\), vs\n/);
+    expect(run.stdout).toContain("add them to gaggle's config: gaggle import gemini (");
+  });
+
   it("adds every client's servers in gaggle's keys, leaves out what it cannot add with the reason, and writes a config that loads", async () => {
     const h = home({
       ".claude.json": {
