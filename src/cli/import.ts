@@ -20,6 +20,7 @@ import { checkDocument } from "../config/load.js";
 import { parseDocument } from "../config/parse.js";
 import { serverNameProblem } from "../config/schema.js";
 import { writeFileAtomic } from "../shared/atomic-file.js";
+import { isFile } from "../shared/fs-checks.js";
 import { isObject } from "../shared/json.js";
 import { nearest } from "../shared/suggest.js";
 import { UsageError } from "./one-shot.js";
@@ -35,12 +36,7 @@ interface Taken {
   source: ClientSource;
   file: SourceFile;
   server: FoundServer;
-  /** Variables its entry names that are not set in this shell. */
-  unset: string[];
 }
-
-/** The outcome of one server, as said to the person. */
-type Said = string;
 
 export function runImport(operands: string[], options: ImportOptions, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): number {
   const where = whereOf(env, cwd);
@@ -50,7 +46,7 @@ export function runImport(operands: string[], options: ImportOptions, env: NodeJ
   const existing = readTarget(target, env);
 
   const taken: Taken[] = [];
-  const lines: Said[] = [];
+  const lines: string[] = [];
   const names = new Set(existing.names);
   for (const source of sources) {
     for (const file of source.files(where)) {
@@ -67,7 +63,7 @@ export function runImport(operands: string[], options: ImportOptions, env: NodeJ
           lines.push(`${from}: left out ${server.name}: ${said}`);
           continue;
         }
-        taken.push({ source, file, server: { ...server, entry }, unset: said.unset });
+        taken.push({ source, file, server: { ...server, entry } });
         const dropped = server.dropped.length > 0 ? ` (left out ${server.dropped.join(", ")}: gaggle has no equal)` : "";
         lines.push(`${from}: added ${server.name}${dropped}`);
         if (said.unset.length > 0) lines.push(`  ${server.name} needs ${said.unset.join(", ")} set where gaggle runs (not set in this shell)`);
@@ -92,7 +88,11 @@ export function runImport(operands: string[], options: ImportOptions, env: NodeJ
     );
     return 0;
   }
-  writeFileAtomic(target, text, { mode: existing.mode ?? 0o600, dirMode: 0o700 });
+  // Written through a link (a config kept among dotfiles), never over it.
+  writeFileAtomic(existsSync(target) ? realpathSync(target) : target, text, {
+    mode: existing.mode ?? 0o600,
+    dirMode: 0o700,
+  });
   process.stdout.write(`\nadded ${taken.length} server(s) to ${displayPath(target)}\n`);
   process.stdout.write(nextSteps(taken, target));
   return 0;
@@ -160,6 +160,7 @@ interface Target {
 /** The config as it is: a file that does not parse, or whose settings do not load, is refused before anything is added. */
 function readTarget(path: string, env: NodeJS.ProcessEnv): Target {
   if (!existsSync(path)) return { path, text: "", format: path.endsWith(".json") ? "json" : "toml", doc: {}, names: [] };
+  if (!isFile(path)) throw new UsageError(`${displayPath(path)} is not a file: give --config the path of a .toml or .json config file`);
   const text = readFileSync(path, "utf8");
   const parsed = parseDocument(text, path);
   const checked = checkDocument(parsed.doc, path, env);

@@ -1,7 +1,7 @@
 // `gaggle import` as a person runs it: a home with Claude Code, Codex, Gemini CLI and VS Code configured, the servers
 // they list added to gaggle's config, what cannot be added left out with the reason, and the config written only
 // when it loads; then an imported server called through gaggle.
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -138,12 +138,16 @@ describe("gaggle import", () => {
     expect(call.stdout).toContain("imported");
   });
 
-  it("adds to a JSON config under its mcpServers", async () => {
+  it("adds to a JSON config under its mcpServers, through a link to it", async () => {
     const h = home({ "servers.json": { mcpServers: { echo: ECHO } } });
-    const config = join(h.project, "children_config.json");
+    const config = join(h.home, "dotfiles", "children_config.json");
+    mkdirSync(join(h.home, "dotfiles"));
     writeFileSync(config, JSON.stringify({ mcpServers: { first: ECHO } }));
-    const run = await runCli(["import", join(h.home, "servers.json"), "--config", config], { cwd: h.project, env: h.env });
+    const link = join(h.project, "children_config.json");
+    symlinkSync(config, link);
+    const run = await runCli(["import", join(h.home, "servers.json")], { cwd: h.project, env: h.env });
     expect(run.code).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
     expect(JSON.parse(readFileSync(config, "utf8"))).toEqual({ mcpServers: { first: ECHO, echo: ECHO } });
   });
 
@@ -153,6 +157,10 @@ describe("gaggle import", () => {
     expect(unread.code).toBe(0);
     expect(unread.stdout).toMatch(/\.mcp\.json \(project\): not read: .*\.mcp\.json:1:\d+: JSON syntax error/);
     expect(unread.stdout).toContain("nothing to add to");
+
+    const folder = await runCli(["import", "claude-code", "--config", h.project], { cwd: h.project, env: h.env });
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toContain("project is not a file: give --config the path of a .toml or .json config file");
 
     const unknown = await runCli(["import", "claud-code"], { cwd: h.project, env: h.env });
     expect(unknown.code).toBe(2);
