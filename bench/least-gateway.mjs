@@ -10,6 +10,7 @@
 // Usage: node bench/least-gateway.mjs CHILD COMMAND [ARGS...]. It exits with its child; closing its stdin closes the child's.
 import { spawn } from "node:child_process";
 import { Ajv } from "ajv";
+import { eachLine } from "./lines.mjs";
 
 const [childName, command, ...args] = process.argv.slice(2);
 if (command === undefined) {
@@ -134,23 +135,8 @@ setInterval(() => {
   }
 }, 1000).unref();
 
-function lines(from, each) {
-  let partial = "";
-  from.setEncoding("utf8").on("data", (chunk) => {
-    let start = 0;
-    let newline;
-    while ((newline = chunk.indexOf("\n", start)) !== -1) {
-      const line = partial + chunk.slice(start, newline);
-      partial = "";
-      start = newline + 1;
-      each(line);
-    }
-    partial += chunk.slice(start);
-  });
-}
-
-lines(process.stdin, fromClient);
-lines(child.stdout, fromChild);
+eachLine(process.stdin, fromClient);
+eachLine(child.stdout, fromChild);
 process.stdin.on("end", () => child.stdin.end());
 child.on("error", (error) => {
   process.stderr.write(`least gateway: cannot start ${command}: ${error.message}\n`);
