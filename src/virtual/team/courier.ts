@@ -16,7 +16,7 @@ import {
   type TurnFailureRecord,
 } from "./records.js";
 import { newId, type TeamRegistry } from "./registry.js";
-import type { Roster } from "./roster.js";
+import { StartCalledOff, type Roster } from "./roster.js";
 import type { MemberEvents, MemberRunner, MemberTurn } from "./runners.js";
 
 export interface Draft {
@@ -283,7 +283,7 @@ export class Courier implements MemberEvents {
   }
 }
 
-/** Limits that free up by themselves: the delivery waits instead of failing. */
+/** Limits that free up by themselves, and a start called off by the team child's close: the delivery waits instead of failing. */
 function waitable(error: unknown): boolean {
-  return error instanceof LimitReached && error.freesUp;
+  return (error instanceof LimitReached && error.freesUp) || error instanceof StartCalledOff;
 }

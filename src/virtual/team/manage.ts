@@ -71,21 +71,25 @@ export async function addMember(deps: ManageDeps, who: TeamCaller, request: AddR
   team.members.push(member);
   let worktree: CreatedWorktree | undefined;
   try {
-    const launched = await roster.whileStarting(member.agent_id, async () => {
-      worktree = await prepareWorktree(deps, who.owner, team, member, request);
-      const onboarding = courier.record(team, {
-        kind: "onboarding",
-        from: caller,
-        to: member.agent_id,
-        scope: "direct",
-        text: request.prompt ?? "",
-        imagePaths: images,
-        recipients: [member.agent_id],
-      });
-      const hasMessage = request.prompt !== undefined || images.length > 0;
-      const turn = onboardingTurn({ team, member, adderTitle: registry.titleOf(caller), message: hasMessage ? onboarding.message : undefined });
-      return { onboarding, ...(await roster.launch(team, member, turn, ctx)) };
-    });
+    const launched = await roster.whileStarting(
+      member.agent_id,
+      async () => {
+        worktree = await prepareWorktree(deps, who.owner, team, member, request);
+        const onboarding = courier.record(team, {
+          kind: "onboarding",
+          from: caller,
+          to: member.agent_id,
+          scope: "direct",
+          text: request.prompt ?? "",
+          imagePaths: images,
+          recipients: [member.agent_id],
+        });
+        const hasMessage = request.prompt !== undefined || images.length > 0;
+        const turn = onboardingTurn({ team, member, adderTitle: registry.titleOf(caller), message: hasMessage ? onboarding.message : undefined });
+        return { onboarding, ...(await roster.launch(team, member, turn, ctx)) };
+      },
+      true,
+    );
     const { runner } = launched;
     courier.deliveredBy(team, launched.onboarding.deliveries[0]!, runner, launched.turn);
     // The add whose member starts first makes the team: a concurrent add that created it may have failed.
@@ -178,13 +182,18 @@ export async function removeMembers(deps: ManageDeps, who: TeamCaller, request: 
     else if (member.removed_at) refuse("INVALID_ARGS", `${agentId} was already removed at ${member.removed_at}`);
     else {
       const was = roster.state(member);
+      // A member its add is still starting is never started: that add fails and takes back a worktree it made.
+      const adding = roster.isAdding(agentId);
       try {
         const { wasWorking } = await roster.remove(member, `removed from team ${team.team_id} by ${caller}`);
         member.removed_at = now();
         courier.failWaiting(agentId, `${agentId} was removed from team ${team.team_id}`);
-        const left = member.worktree
-          ? `its worktree ${member.worktree.path} (branch ${member.worktree.branch}) was left in place`
-          : "it had no worktree";
+        const kept = member.worktree && !(adding && member.worktree.created) ? member.worktree : null;
+        const left = kept
+          ? `its worktree ${kept.path} (branch ${kept.branch}) was left in place`
+          : adding
+            ? "its add fails, and a worktree made for it goes with its branch"
+            : "it had no worktree";
         results.push({
           agent_id: agentId,
           ok: true,
@@ -196,7 +205,7 @@ export async function removeMembers(deps: ManageDeps, who: TeamCaller, request: 
           agent_session: member.agent_session_id
             ? `released${wasWorking ? " (its turn was cancelled)" : ""}; its transcript stays readable with get_agent_output`
             : null,
-          worktree_left: member.worktree?.path ?? null,
+          worktree_left: kept?.path ?? null,
           note: `${agentId} was removed; ${left}.`,
         });
       } catch (error) {

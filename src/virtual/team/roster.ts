@@ -21,6 +21,17 @@ interface Running {
   url?: MemberUrl;
   /** Set while its worktree is made, its URL issued or its runner launched. */
   starting: boolean;
+  /** Set while its add starts it: a failed add takes back the worktree it made. */
+  adding: boolean;
+  /** Why its start was called off while it was starting (the team child closed): its launch refuses with it. */
+  calledOff?: string;
+}
+
+/** A member's start called off while it was starting: it was not started, and may be started again later. */
+export class StartCalledOff extends GaggleError {
+  constructor(message: string) {
+    super("CANCELLED", message);
+  }
 }
 
 /** The agents members run on: either may be missing (Goose not installed, no [agents.NAME]). */
@@ -100,14 +111,32 @@ export class Roster implements SessionFollower {
     return this.running.get(agentId)?.starting === true;
   }
 
-  /** Marks it starting while `work` runs (a worktree being made, a runner launched). */
-  async whileStarting<T>(agentId: string, work: () => Promise<T>): Promise<T> {
+  /** Whether its add is starting it (rather than a message restarting a member that ran before). */
+  isAdding(agentId: string): boolean {
+    return this.running.get(agentId)?.adding === true;
+  }
+
+  /** Marks it starting while `work` runs (a worktree being made, a runner launched); `adding` when its add starts it. */
+  async whileStarting<T>(agentId: string, work: () => Promise<T>, adding = false): Promise<T> {
     const running = this.entry(agentId);
     running.starting = true;
+    running.adding = adding;
     try {
       return await work();
     } finally {
       running.starting = false;
+      running.adding = false;
+      running.calledOff = undefined;
+    }
+  }
+
+  /**
+   * Members starting now (of `agentIds` when given) are not started: each one's launch fails with StartCalledOff
+   * giving `reason`. One whose runner was launched already is not starting any more, and is released as any other.
+   */
+  callOffStarting(reason: string, agentIds?: ReadonlySet<string>): void {
+    for (const [agentId, running] of this.running) {
+      if (running.starting && (agentIds?.has(agentId) ?? true)) running.calledOff = reason;
     }
   }
 
@@ -125,6 +154,8 @@ export class Roster implements SessionFollower {
       running.url.revoke();
       throw new GaggleError("CANCELLED", `${member.agent_id} was removed from team ${team.team_id} while it was starting`);
     }
+    // Its URL stays valid: the member is kept, and a later start uses it.
+    if (running.calledOff) throw new StartCalledOff(`${member.agent_id} of team ${team.team_id} was not started: ${running.calledOff}`);
     const launched = member.agent
       ? this.launchAgent(team, member, member.agent, running.url, prompt)
       : this.launchGosling(team, member, running.url, prompt, ctx);
@@ -232,7 +263,7 @@ export class Roster implements SessionFollower {
 
   private entry(agentId: string): Running {
     let running = this.running.get(agentId);
-    if (!running) this.running.set(agentId, (running = { starting: false }));
+    if (!running) this.running.set(agentId, (running = { starting: false, adding: false }));
     return running;
   }
 }

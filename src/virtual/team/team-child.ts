@@ -7,6 +7,8 @@ import { readTeamResource, TEAM_RESOURCE_TEMPLATES, teamResources } from "./reso
 import { teamTools, type ToolDeps } from "./tools.js";
 
 const NAME = "team";
+/** Why members are released, and why a member still starting is not started, when the child is closed. */
+const CLOSED = "the team child was closed";
 const DESCRIPTION =
   "Agent teams of goslings and ACP agents: gg_team_manage adds and removes members (optionally in git worktrees), gg_team_message talks, gg_team_status shows the team";
 
@@ -49,24 +51,27 @@ export class TeamChild extends VirtualChild {
   }
 
   /**
-   * close_child_session("team") and shutdown: members' goslings and agent sessions are released, none is started meanwhile.
-   * Teams, members and waiting deliveries stay on disk; the next team call starts members again as needed.
+   * close_child_session("team") and shutdown: members' goslings and agent sessions are released, and a member still
+   * starting is not started (its add fails, or its message waits). Teams, members and waiting deliveries stay on disk;
+   * the next team call starts members again as needed.
    */
   protected async stopAll(): Promise<void> {
+    this.deps.roster.callOffStarting(CLOSED);
     this.deps.courier.pause(true);
     try {
-      await this.deps.roster.releaseAll("the team child was closed");
+      await this.deps.roster.releaseAll(CLOSED);
     } finally {
       this.deps.courier.pause(false);
     }
   }
 
-  /** close_child_session("team") by one principal: the members of its own teams are released, no one else's. */
+  /** close_child_session("team") by one principal: the members of its own teams are released or not started, no one else's. */
   protected override async stopOwnedBy(principal: string): Promise<void> {
     const members = new Set(this.deps.registry.ownedBy(principal).flatMap((team) => team.members.map((member) => member.agent_id)));
+    this.deps.roster.callOffStarting(CLOSED, members);
     this.deps.courier.pause(true);
     try {
-      await this.deps.roster.releaseAll("the team child was closed", members);
+      await this.deps.roster.releaseAll(CLOSED, members);
     } finally {
       this.deps.courier.pause(false);
     }

@@ -1,6 +1,7 @@
 // Shared by the team tests: a gaggle whose goose child runs the fake goose, team calls, and a scratch git repository.
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -188,3 +189,40 @@ export function worktreeList(repo: string): string[] {
 
 /** A 1x1 PNG. */
 export const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");
+
+/**
+ * A gaggle in a fresh repository whose worktree init script says which member it starts (in `starting`), then waits
+ * until the test writes a line into the `gate` fifo.
+ */
+export async function gatedRepo(): Promise<{ team: TeamGaggle; starting: string; open: () => Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), "gaggle-team-"));
+  const starting = join(dir, "starting");
+  const gate = join(dir, "gate");
+  execFileSync("mkfifo", [gate]);
+  const script = `#!/bin/sh\necho "$GG_AGENT_ID" > ${JSON.stringify(starting)}\nread line < ${JSON.stringify(gate)}\n`;
+  makeRepo(dir, { ".agents/gg/worktree-init.sh": script });
+  const started = await startTeamGaggle({ dir, team: `worktrees_dir = ${JSON.stringify(join(dir, "worktrees"))}` });
+  // Opening the fifo for writing waits until the script opens it for reading.
+  return { team: started, starting, open: () => writeFile(gate, "go\n") };
+}
+
+/** The agent id the init script is starting, once it runs. */
+export async function startingAgent(file: string): Promise<string> {
+  await until(
+    () => existsSync(file) && readFileSync(file, "utf8").endsWith("\n"),
+    (ready) => ready,
+  );
+  return readFileSync(file, "utf8").trim();
+}
+
+/** What goose's list_goslings says: every gosling gaggle started, released or not. */
+export async function goslings(team: TeamGaggle): Promise<string> {
+  const result = (await team.client.callTool({
+    name: "execute_child_tool",
+    arguments: { server_id: "goose", tool_name: "list_goslings", arguments: {} },
+  })) as CallToolResult;
+  return textOf(result);
+}
+
+/** Where the local principal's team of this id is saved. */
+export const teamFile = (team: TeamGaggle, teamId: string) => join(team.dir, "state", "team", "teams", "local", `${teamId}.json`);

@@ -1,57 +1,15 @@
 // A member removed while it is still starting (its worktree's init script runs) is never started, and its team ends
 // as a failed add leaves it: dropped when nothing of it remains, else saved without that member.
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { failureOf, textOf } from "../../helpers/gaggle.js";
-import { until } from "../../helpers/poll.js";
-import { branches, makeRepo, startTeamGaggle, type TeamGaggle } from "./helpers.js";
+import { failureOf } from "../../helpers/gaggle.js";
+import { branches, gatedRepo, goslings, startingAgent, teamFile, type TeamGaggle } from "./helpers.js";
 
 let team: TeamGaggle | undefined;
 afterEach(async () => {
   await team?.close();
   team = undefined;
 });
-
-/**
- * A gaggle in a fresh repository whose worktree init script says which member it starts (in `starting`), then waits
- * until the test writes a line into the `gate` fifo.
- */
-async function gatedRepo(): Promise<{ team: TeamGaggle; starting: string; open: () => Promise<void> }> {
-  const dir = mkdtempSync(join(tmpdir(), "gaggle-team-"));
-  const starting = join(dir, "starting");
-  const gate = join(dir, "gate");
-  execFileSync("mkfifo", [gate]);
-  const script = `#!/bin/sh\necho "$GG_AGENT_ID" > ${JSON.stringify(starting)}\nread line < ${JSON.stringify(gate)}\n`;
-  makeRepo(dir, { ".agents/gg/worktree-init.sh": script });
-  const started = await startTeamGaggle({ dir, team: `worktrees_dir = ${JSON.stringify(join(dir, "worktrees"))}` });
-  // Opening the fifo for writing waits until the script opens it for reading.
-  return { team: started, starting, open: () => writeFile(gate, "go\n") };
-}
-
-/** The agent id the init script is starting, once it runs. */
-async function startingAgent(file: string): Promise<string> {
-  await until(
-    () => existsSync(file) && readFileSync(file, "utf8").endsWith("\n"),
-    (ready) => ready,
-  );
-  return readFileSync(file, "utf8").trim();
-}
-
-/** What goose's list_goslings says: every gosling gaggle started, released or not. */
-async function goslings(team: TeamGaggle): Promise<string> {
-  const result = (await team.client.callTool({
-    name: "execute_child_tool",
-    arguments: { server_id: "goose", tool_name: "list_goslings", arguments: {} },
-  })) as CallToolResult;
-  return textOf(result);
-}
-
-const teamFile = (team: TeamGaggle, teamId: string) => join(team.dir, "state", "team", "teams", "local", `${teamId}.json`);
 
 describe("a member removed while it starts", () => {
   it("as a new team's first and only member: the add fails, nothing starts, and the team is gone", async () => {
@@ -67,6 +25,11 @@ describe("a member removed while it starts", () => {
     });
     expect(removed.removed_count).toBe(1);
     expect(removed.results[0]).toMatchObject({ agent_id: agentId, ok: true, state: "removed", was: "starting" });
+    // Its add takes back the worktree it was making, so none is left.
+    expect(removed.results[0]).toMatchObject({
+      worktree_left: null,
+      note: `${agentId} was removed; its add fails, and a worktree made for it goes with its branch.`,
+    });
     await gated.open();
 
     const failed = failureOf(await adding);

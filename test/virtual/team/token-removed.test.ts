@@ -9,12 +9,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startHttpGaggle, type HttpGaggle } from "../../helpers/gaggle-http.js";
-import { textOf } from "../../helpers/gaggle.js";
+import { failureOf, textOf } from "../../helpers/gaggle.js";
 import { until } from "../../helpers/poll.js";
 import { isAlive, waitGone } from "../../helpers/processes.js";
 import { connectClient } from "../../helpers/raw-http.js";
 import { idOf, readRuns, type FakeRun } from "../goose/helpers.js";
-import { makeRepo, promptOf, teamConfig, type TeamStatus } from "./helpers.js";
+import { branches, makeRepo, promptOf, teamConfig, type TeamStatus } from "./helpers.js";
 
 const ANN = "ann-token-5Qw8zR2kTy";
 const BOB = "bob-token-9Lm3vX6pHd";
@@ -125,7 +125,7 @@ describe("a person whose token leaves the config", () => {
 });
 
 describe("a team add of a person whose token leaves the config while the add is in flight", () => {
-  it("has the member it starts afterwards stopped once the call ends", async () => {
+  it("never starts the member the add was starting, and leaves no team of it behind", async () => {
     const dir = mkdtempSync(join(tmpdir(), "gaggle-token-team-"));
     // The worktree's init script says it runs, then holds the add open until the test writes a line into the fifo.
     const gate = join(dir, "gate");
@@ -148,17 +148,18 @@ describe("a team add of a person whose token leaves the config while the add is 
       () => logged(gaggle!, "its work in the built-in children is stopped", "ann"),
       (stopped) => stopped,
     );
-    // Ann's work was stopped with her add in flight; the add now starts its member, and the call ends.
+    // Ann's work was stopped with her add in flight: the add now goes on, starts no member, and the call ends.
     await writeFile(gate, "go\n");
     await until(
       () => logged(gaggle!, "calls in flight of a gone principal ended", "ann"),
       (stopped) => stopped,
     );
-    // Whatever the member's gosling ran is gone.
+    // No gosling of the member ran.
     const late = readRuns(join(dir, "argv.jsonl")).filter((run) => promptOf(run).includes("ann's late member"));
+    expect(late).toEqual([]);
     expect(await waitGone(late.map((run) => run.pid))).toEqual([]);
 
-    // Let in again, ann finds the member the add started stopped.
+    // Let in again, ann finds no team t-ann: its first add failed, and the worktree it made went with it.
     writeFileSync(gaggle.config, tokensConfig(dir, { ann: ANN, bob: BOB }, team));
     const back = await until(
       () =>
@@ -169,8 +170,7 @@ describe("a team add of a person whose token leaves the config while the add is 
       (client) => client !== undefined,
     );
     clients.push(back!);
-    const hers = JSON.parse(await text(back!, "team", "gg_team_status", { team_id: "t-ann" })) as TeamStatus;
-    expect(hers.members.map((row) => row.state)).toEqual(["exited"]);
-    expect(await text(back!, "goose", "get_gosling_status", { process_id: hers.members[0]!.gosling_id! })).toMatch(/Activity: RELEASED/);
+    expect(failureOf(await call(back!, "team", "gg_team_status", { team_id: "t-ann" })).code).toBe("NOT_FOUND");
+    expect(branches(dir)).toEqual(["main"]);
   });
 });
