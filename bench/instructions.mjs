@@ -1,8 +1,8 @@
-// Owns the per-call instruction count: gaggle (or the bare relay) run under valgrind's callgrind, a fixed number of
+// Owns the per-call instruction count: gaggle (or a baseline hop: the bare relay, the reading relay, the least gateway) run under valgrind's callgrind, a fixed number of
 // echo calls counted after warm-up. Instructions do not move with the machine's load, as wall-clock and CPU time do,
 // so a change to the call path can be judged on a busy machine: run this before and after it.
 //
-//   node bench/instructions.mjs [--target gaggle|relay|reading-relay] [--mode proxy|meta] [--calls N] [--warm N] [--depth N]
+//   node bench/instructions.mjs [--target gaggle|relay|reading-relay|least-gateway] [--mode proxy|meta] [--calls N] [--warm N] [--depth N]
 //                               [--cpu-prof DIR] [--gaggle CLI] [--http | --daemon]
 //   (after npm run build; needs valgrind, unless --cpu-prof)
 //
@@ -37,12 +37,12 @@ const { values } = parseArgs({
 const daemonAsked = values.daemon && values.target === "gaggle" && !values.http;
 if (
   values.help ||
-  !["gaggle", "relay", "reading-relay"].includes(values.target) ||
+  !["gaggle", "relay", "reading-relay", "least-gateway"].includes(values.target) ||
   !["proxy", "meta"].includes(values.mode) ||
   (values.daemon && !daemonAsked)
 ) {
   process.stdout.write(
-    "usage: node bench/instructions.mjs [--target gaggle|relay|reading-relay] [--mode proxy|meta] [--calls N] [--warm N] [--depth N] [--cpu-prof DIR] [--gaggle CLI] [--http | --daemon]\n",
+    "usage: node bench/instructions.mjs [--target gaggle|relay|reading-relay|least-gateway] [--mode proxy|meta] [--calls N] [--warm N] [--depth N] [--cpu-prof DIR] [--gaggle CLI] [--http | --daemon]\n",
   );
   process.exit(values.help ? 0 : 2);
 }
@@ -61,7 +61,7 @@ function gaggleConfig(dir) {
 
 /** A call of server-everything's echo as the target's client makes it. */
 function caller(endpoint) {
-  if (values.target !== "gaggle") return echoCaller(endpoint, { viaGaggle: false });
+  if (values.target === "relay" || values.target === "reading-relay") return echoCaller(endpoint, { viaGaggle: false });
   return values.mode === "meta" ? echoCaller(endpoint, { viaGaggle: true }) : echoCaller(endpoint, { viaGaggle: false, name: "everything__echo" });
 }
 
@@ -136,7 +136,9 @@ async function main() {
   const program =
     values.target === "gaggle"
       ? [resolve(values.gaggle), "--config", gaggleConfig(dir)]
-      : [values.target === "relay" ? procs.RELAY : procs.READING_RELAY, node, procs.EVERYTHING, "stdio"];
+      : values.target === "least-gateway"
+        ? [procs.LEAST_GATEWAY, "everything", node, procs.EVERYTHING, "stdio"]
+        : [values.target === "relay" ? procs.RELAY : procs.READING_RELAY, node, procs.EVERYTHING, "stdio"];
   const out = join(dir, "callgrind.out");
   const [command, args] = profiling
     ? [node, ["--cpu-prof", "--cpu-prof-interval", "50", "--cpu-prof-dir", resolve(values["cpu-prof"]), ...program]]

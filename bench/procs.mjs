@@ -18,6 +18,7 @@ export const GAGGLE_CLI = process.env.GAGGLE_BENCH_CLI ? resolve(process.env.GAG
 export const EVERYTHING = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 export const RELAY = join(ROOT, "bench", "relay.mjs");
 export const READING_RELAY = join(ROOT, "bench", "reading-relay.mjs");
+export const LEAST_GATEWAY = join(ROOT, "bench", "least-gateway.mjs");
 
 /**
  * The gaggles a bench starts over stdio each run alone (not through the daemon), as the figures are of one gaggle;

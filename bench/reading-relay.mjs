@@ -3,6 +3,7 @@
 // rewrites nothing else, so what gaggle costs beyond it is gaggle's own work: routing, ids, queues, timeouts.
 // Usage: node bench/reading-relay.mjs COMMAND [ARGS...]. It exits with its child; closing its stdin closes the child's.
 import { spawn } from "node:child_process";
+import { eachLine } from "./lines.mjs";
 
 const [command, ...args] = process.argv.slice(2);
 if (command === undefined) {
@@ -13,22 +14,13 @@ const child = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
 
 /** Passes each line of `from` to `to` once JSON.parse has read it; a line that is not JSON is dropped, as a check would. */
 function relayLines(from, to) {
-  let partial = "";
-  from.setEncoding("utf8").on("data", (chunk) => {
-    let start = 0;
-    let newline;
-    while ((newline = chunk.indexOf("\n", start)) !== -1) {
-      const line = partial + chunk.slice(start, newline);
-      partial = "";
-      start = newline + 1;
-      try {
-        JSON.parse(line);
-      } catch {
-        continue;
-      }
-      to.write(line + "\n");
+  eachLine(from, (line) => {
+    try {
+      JSON.parse(line);
+    } catch {
+      return;
     }
-    partial += chunk.slice(start);
+    to.write(line + "\n");
   });
 }
 

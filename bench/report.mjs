@@ -120,6 +120,15 @@ function oneCoreSection(oneCore, s) {
             `CPU ${ratio(oneCore.gaggle.cpuUsPerCall / oneCore.reading.cpuUsPerCall)}`,
         ]
       : []),
+    ...(oneCore.least
+      ? [
+          `  the least gateway (routes and checks each call as gaggle must, and no more): p50 ${ms(oneCore.least.warm.p50Ms)}, ` +
+            `CPU ${us(oneCore.least.cpuUsPerCall)}; against the bare relay: p50 ${ratio(oneCore.least.warm.p50Ms / oneCore.relay.warm.p50Ms)} ` +
+            `(goal for gaggle ${GOALS.maxOneCoreP50OverRelay}x), CPU ${ratio(oneCore.least.cpuUsPerCall / oneCore.relay.cpuUsPerCall)} ` +
+            `(goal for gaggle ${GOALS.maxCpuOverRelay}x); gaggle against it: p50 ${ratio(oneCore.gaggle.warm.p50Ms / oneCore.least.warm.p50Ms)}, ` +
+            `CPU ${ratio(oneCore.gaggle.cpuUsPerCall / oneCore.least.cpuUsPerCall)}`,
+        ]
+      : []),
   ];
 }
 

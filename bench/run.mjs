@@ -169,24 +169,31 @@ async function oneCoreLatency(config) {
 
 /**
  * Fresh processes for the three targets: server-everything direct, behind the bare relay, and behind gaggle; with
- * `reading`, a fourth behind the reading relay (bench/reading-relay.mjs: what any hop that checks each message pays).
+ * `baselines`, two more: the reading relay (bench/reading-relay.mjs: what any hop that checks each message pays) and
+ * the least gateway (bench/least-gateway.mjs: what any hop that also routes and checks calls as gaggle must pays).
  */
-async function openTargets(gaggleConfig, labelSuffix = "", reading = false) {
+async function openTargets(gaggleConfig, labelSuffix = "", baselines = false) {
   const opened = {
     direct: await open(`direct${labelSuffix}`, [procs.EVERYTHING, "stdio"]),
     relay: await open(`relay${labelSuffix}`, [procs.RELAY, process.execPath, procs.EVERYTHING, "stdio"]),
-    ...(reading && { reading: await open(`reading relay${labelSuffix}`, [procs.READING_RELAY, process.execPath, procs.EVERYTHING, "stdio"]) }),
+    ...(baselines && {
+      reading: await open(`reading relay${labelSuffix}`, [procs.READING_RELAY, process.execPath, procs.EVERYTHING, "stdio"]),
+      least: await open(`least gateway${labelSuffix}`, [procs.LEAST_GATEWAY, "everything", process.execPath, procs.EVERYTHING, "stdio"]),
+    }),
     gaggle: await open(`gaggle${labelSuffix}`, [procs.GAGGLE_CLI, "--config", gaggleConfig]),
   };
   const relayPid = opened.relay.endpoint.pid;
   const relayChild = procs.childrenOf(relayPid)[0];
   if (relayChild === undefined) throw new Error(`the relay (pid ${relayPid}) has no child process`);
   pids.add(relayChild);
-  if (reading) for (const pid of procs.childrenOf(opened.reading.endpoint.pid)) pids.add(pid);
+  if (baselines) for (const hop of [opened.reading, opened.least]) for (const pid of procs.childrenOf(hop.endpoint.pid)) pids.add(pid);
   const targets = {
     direct: echoCaller(opened.direct.endpoint, { viaGaggle: false }),
     relay: echoCaller(opened.relay.endpoint, { viaGaggle: false }),
-    ...(reading && { reading: echoCaller(opened.reading.endpoint, { viaGaggle: false }) }),
+    ...(baselines && {
+      reading: echoCaller(opened.reading.endpoint, { viaGaggle: false }),
+      least: echoCaller(opened.least.endpoint, { viaGaggle: true }),
+    }),
     gaggle: echoCaller(opened.gaggle.endpoint, { viaGaggle: true }),
   };
   return { opened, targets, relayChild };

@@ -23,6 +23,9 @@ Usage:
   gaggle --standalone [--config PATH]       serve MCP over stdio in this process alone (gateway.shared = false too)
   gaggle --http [HOST:]PORT [--config PATH] serve MCP over Streamable HTTP at /mcp (host default 127.0.0.1)
   gaggle validate [--config PATH]           check a config file; exit 1 and list every error if bad
+  gaggle import [SOURCE...] [--dry-run]     add the servers your MCP clients list (claude-code, claude-desktop,
+                                            codex, gemini, cursor, vscode, windsurf, or a file) to the config;
+                                            without SOURCE, show what each client lists
   gaggle list [--config PATH]               list the child servers
   gaggle schema SERVER [TOOL]               show a child's tools, resources and prompts
   gaggle call SERVER TOOL [JSON_ARGS]       call a tool on a child
@@ -49,7 +52,18 @@ Options:
 
 type LogLevel = (typeof LOG_LEVELS)[number];
 /** Each command and the most operands it takes. */
-const OPERANDS: Record<string, number> = { validate: 0, list: 0, schema: 2, call: 3, status: 1, doctor: Infinity, auth: 2, stop: 0, logs: 0 };
+const OPERANDS: Record<string, number> = {
+  validate: 0,
+  import: Infinity,
+  list: 0,
+  schema: 2,
+  call: 3,
+  status: 1,
+  doctor: Infinity,
+  auth: 2,
+  stop: 0,
+  logs: 0,
+};
 const COMMANDS = Object.keys(OPERANDS);
 
 const OPTIONS = {
@@ -60,6 +74,7 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
   json: { type: "boolean" },
   standalone: { type: "boolean" },
+  "dry-run": { type: "boolean" },
   web: { type: "boolean" },
   // The daemon a relay starts, with its key: not for people to type.
   daemon: { type: "string" },
@@ -96,6 +111,10 @@ async function main(argv: string[]): Promise<number> {
   if (address && command !== undefined) throw new UsageError(`--http serves MCP; it does not go with "${command}"`);
   if (values.standalone && (address || command !== undefined))
     throw new UsageError(`--standalone goes with serving stdio alone (gaggle --standalone)`);
+
+  if (values["dry-run"] && command !== "import") throw new UsageError(`--dry-run goes with gaggle import`);
+  // The config to add to may not exist yet.
+  if (command === "import") return (await import("./import.js")).runImport(operands, { config: values.config, dryRun: values["dry-run"] === true });
 
   const path = findConfigPath({ explicit: values.config, cwd: process.cwd(), env: process.env });
   if (values.config === undefined) process.stderr.write(`gaggle: using config ${path}\n`);
@@ -183,7 +202,8 @@ function standaloneByEnv(env: NodeJS.ProcessEnv): boolean {
  */
 function refuseStrayOperands(command: string, operands: string[]): void {
   // A call's TOOL and JSON_ARGS may hold anything; its SERVER is a name like the others.
-  const file = (command === "call" ? operands.slice(0, 1) : operands).find(isConfigFileName);
+  // import's sources may be files of any client's.
+  const file = command === "import" ? undefined : (command === "call" ? operands.slice(0, 1) : operands).find(isConfigFileName);
   if (file !== undefined) {
     throw new UsageError(`${command} takes the config file with --config: gaggle ${command} --config ${file}`);
   }

@@ -123,10 +123,11 @@ function liveTable(live: LiveDocument): string {
     String(row.calls),
     row.tool_count === null ? "?" : String(row.tool_count),
   ]);
-  // A child's failure, with the line of its stderr that names the cause, as doctor gives it.
-  const errors = live.children
-    .filter((row) => row.error ?? row.last_error)
-    .flatMap((row) => [`${row.server_id}: ${row.error ?? row.last_error}`, ...stderrAdvice(row.stderr).map((advice) => `  -> ${advice}`)]);
+  // A child's failure, else its latest failed call, with the line of its stderr that names the cause, as doctor gives it.
+  const errors = live.children.flatMap((row) => {
+    const failure = row.error ?? (row.last_error && lastCallFailure(row.last_error));
+    return failure ? [`${row.server_id}: ${failure}`, ...stderrAdvice(row.stderr).map((advice) => `  -> ${advice}`)] : [];
+  });
   const background = live.background.map((work) => `  ${work.child} ${work.kind} ${work.id}: ${work.state} (${work.title})`);
   const clients = live.clients.map((client) => `  ${client.session}: ${client.client_name ?? "?"} ${client.client_version ?? ""}`.trimEnd());
   return [
@@ -142,6 +143,11 @@ function liveTable(live: LiveDocument): string {
     ...(live.config_errors.length > 0 ? ["", "the config file does not load, so the daemon runs the last one that did:", ...live.config_errors] : []),
     "",
   ].join("\n");
+}
+
+/** A failed call as the status page names it: its code and time, and its message when this viewer may read it. */
+function lastCallFailure({ type, message, at }: NonNullable<LiveDocument["children"][number]["last_error"]>): string {
+  return `last call failed with ${type} at ${at}${message ? `: ${message}` : ""}`;
 }
 
 function columns(header: string[], cells: string[][]): string[] {

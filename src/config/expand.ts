@@ -11,10 +11,13 @@ const INNER = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
 export const CLIENT_ENV_HINT =
   "; an MCP client starts gaggle with its own environment, which may leave out variables of your shell: Codex passes only those its entry names in env_vars, and Gemini CLI none whose name holds KEY, TOKEN, SECRET, PASSWORD or AUTH (write the value into its entry's env)";
 
+/** A string that could not be expanded; `unset` names the variables it needs that are not set, when that is all. */
+export type ExpansionIssue = ConfigIssue & { unset?: string[] };
+
 export interface Expanded {
   value: unknown;
   /** One issue per string that could not be expanded; that string is left as written. */
-  issues: ConfigIssue[];
+  issues: ExpansionIssue[];
 }
 
 /**
@@ -23,12 +26,12 @@ export interface Expanded {
  * is an error naming the key path. A `$` not followed by `{` is kept literally.
  */
 export function expandEnv(doc: unknown, env: NodeJS.ProcessEnv): Expanded {
-  const issues: ConfigIssue[] = [];
+  const issues: ExpansionIssue[] = [];
   const walk = (value: unknown, path: PropertyKey[]): unknown => {
     if (typeof value === "string") {
       const result = expandString(value, env);
       if (result.error === undefined) return result.value;
-      issues.push({ path: formatPath(path), message: result.error });
+      issues.push({ path: formatPath(path), message: result.error, ...(result.unset && { unset: result.unset }) });
       return value;
     }
     if (Array.isArray(value)) return value.map((item, i) => walk(item, [...path, i]));
@@ -39,10 +42,13 @@ export function expandEnv(doc: unknown, env: NodeJS.ProcessEnv): Expanded {
   return { value: walk(doc, []), issues };
 }
 
-/** Expands one string; on failure `error` says which variable and how to fix it. */
-export function expandString(text: string, env: NodeJS.ProcessEnv): { value: string; error?: string } {
+/**
+ * Expands one string; on failure `error` says which variable and how to fix it, and `unset` names the variables
+ * not set when nothing else is wrong.
+ */
+export function expandString(text: string, env: NodeJS.ProcessEnv): { value: string; error?: string; unset?: string[] } {
   const errors: string[] = [];
-  let unset = false;
+  const unset: string[] = [];
   const value = text.replace(REFERENCE, (whole, inner: string) => {
     const match = INNER.exec(inner);
     const name = match?.[1];
@@ -55,7 +61,7 @@ export function expandString(text: string, env: NodeJS.ProcessEnv): { value: str
     if (fallback !== undefined) return found === undefined || found === "" ? fallback : found;
     if (found === undefined) {
       errors.push(`environment variable ${name} is not set (use \${${name}:-default} to give a default)`);
-      unset = true;
+      unset.push(name);
       return whole;
     }
     return found;
@@ -63,7 +69,8 @@ export function expandString(text: string, env: NodeJS.ProcessEnv): { value: str
   const open = text.replace(REFERENCE, "").indexOf("${");
   if (errors.length === 0 && open !== -1) errors.push(`unterminated variable reference: "\${" without a closing "}"`);
   if (errors.length === 0) return { value };
-  return { value, error: `${errors.join("; ")}${unset ? CLIENT_ENV_HINT : ""}` };
+  const error = `${errors.join("; ")}${unset.length > 0 ? CLIENT_ENV_HINT : ""}`;
+  return errors.length === unset.length ? { value, error, unset } : { value, error };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -32,9 +32,11 @@ export function findConfigPath(opts: FindConfigOptions): string {
   const candidates = configSearchPaths(opts);
   const found = candidates.find(isFile);
   if (found !== undefined) return found;
-  const message = ["no config file found; looked for:", ...candidates.map((path) => `  ${path}`), "create one of these or pass --config PATH"].join(
-    "\n",
-  );
+  const message = [
+    "no config file found; looked for:",
+    ...candidates.map((path) => `  ${path}`),
+    "create one of these (gaggle import writes one from the servers your MCP clients list), or pass --config PATH",
+  ].join("\n");
   throw new ConfigError("", [{ path: "", message }], "not_found");
 }
 

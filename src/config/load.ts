@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { ConfigError, type ConfigIssue, fallbackErrorMap, issuesFromZod } from "./errors.js";
-import { expandEnv } from "./expand.js";
+import { expandEnv, type ExpansionIssue } from "./expand.js";
 import { homeOf } from "./find.js";
 import { parseDocument } from "./parse.js";
 import { type GaggleConfig, configFileSchema } from "./schema.js";
@@ -31,17 +31,29 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
 export function validateConfigText(text: string, path: string, env: NodeJS.ProcessEnv = process.env): GaggleConfig {
   const file = resolve(path);
   const parsed = parseDocument(text, file);
-  const expanded = expandEnv(parsed.doc, env);
+  const checked = checkDocument(parsed.doc, file, env);
+  const unexpanded = checked.unexpanded.map(({ path, message }) => ({ path, message }));
+  const issues: ConfigIssue[] = [...parsed.issues, ...unexpanded, ...checked.invalid];
+  if (issues.length > 0 || checked.config === undefined) throw new ConfigError(file, issues, "invalid");
+  return checked.config;
+}
+
+/**
+ * A parsed document checked as the config at `path`: `unexpanded`, the strings whose variables could not be expanded
+ * from `env`; `invalid`, what the schema refuses besides them; `config`, when the schema takes it.
+ */
+export function checkDocument(
+  doc: unknown,
+  path: string,
+  env: NodeJS.ProcessEnv,
+): { config?: GaggleConfig; unexpanded: ExpansionIssue[]; invalid: ConfigIssue[] } {
+  const file = resolve(path);
+  const expanded = expandEnv(doc, env);
   const result = configFileSchema({ path: file, home: homeOf(env) }).safeParse(expanded.value, { error: fallbackErrorMap });
   // A string left unexpanded would also fail validation; its expansion error says all there is to say.
   const unexpanded = new Set(expanded.issues.map((issue) => issue.path));
-  const issues: ConfigIssue[] = [
-    ...parsed.issues,
-    ...expanded.issues,
-    ...(result.success ? [] : issuesFromZod(result.error.issues).filter((issue) => !unexpanded.has(issue.path))),
-  ];
-  if (issues.length > 0 || !result.success) throw new ConfigError(file, issues, "invalid");
-  return result.data;
+  const invalid = result.success ? [] : issuesFromZod(result.error.issues).filter((issue) => !unexpanded.has(issue.path));
+  return { ...(result.success && { config: result.data }), unexpanded: expanded.issues, invalid };
 }
 
 /**

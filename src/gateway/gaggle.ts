@@ -216,6 +216,10 @@ async function stopWorkOf(children: Child[], principal: string, members: string[
       if (!stopped[at] || calls.length === 0) return;
       await Promise.allSettled(calls);
       await stopOwners(child, owners);
+      log.info(
+        { principal, members, child: child.name, calls: calls.length },
+        "calls in flight of a gone principal ended: what they started is stopped",
+      );
     }),
   );
 }

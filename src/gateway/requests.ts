@@ -72,6 +72,13 @@ export class GatewayRequests {
     if (built) return this.callOwned(built, args, ctx);
     return catalog.resolveTool(name).then((owned) => {
       if (!owned) {
+        const unlisted = catalog.unlistedOwnerOf(name);
+        const failure = unlisted?.status().lastError;
+        if (unlisted && failure)
+          throw new WireError(
+            ErrorCode.InvalidParams,
+            `Unknown tool: ${name}; its child ${unlisted.name} has not listed its tools: ${failure}. \`gaggle doctor ${unlisted.name}\` starts it and shows its stderr`,
+          );
         const guess = nearest(name, catalog.builtToolNames());
         const hint = guess ? `did you mean "${guess}"? ` : "";
         throw new WireError(ErrorCode.InvalidParams, `Unknown tool: ${name}; ${hint}tools/list shows the tools this gateway offers`);

@@ -1,15 +1,16 @@
 // Claude Code itself, from the npm registry, as a user runs it: `claude mcp add` gaggle over stdio (the default
 // shared mode: a relay to the daemon), `claude mcp list`, and `claude -p` against a stand-in for the model API,
 // with proxy-mode children that start slowly, as cold `npx -y` children do.
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
+import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { StandInModel, type ModelTurn } from "../helpers/model-api.js";
 import { PinnedPackage } from "../helpers/npm-install.js";
-import { daemonStatus, type DaemonStatus, stopDaemon, stoppedAfterAll } from "../helpers/cli.js";
+import { daemonStatus, type DaemonStatus, importInto, stopDaemon, stoppedAfterAll } from "../helpers/cli.js";
 import { CLI, fixture, ROOT } from "../helpers/paths.js";
 
 /** The release the test is pinned to: what it asserts is this client's behaviour. */
@@ -23,12 +24,16 @@ const TARGET = "mcp__gaggle__slow2__echo";
 
 beforeAll(() => CLAUDE_CODE.install(), 180_000);
 
+const run = promisify(execFile);
+/** Who the commits of a test's own git repository are by, so that they need no git config. */
+const GIT_PERSON = { GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.com" };
+
 /** A person's home with gaggle added to Claude Code in one project, and the config gaggle serves there. */
 class Home {
   readonly dir = mkdtempSync(join(tmpdir(), "claude-home-"));
   readonly project = join(this.dir, "project");
   readonly config = join(this.dir, "children_config.toml");
-  private readonly env: NodeJS.ProcessEnv;
+  readonly env: NodeJS.ProcessEnv;
 
   constructor() {
     mkdirSync(this.project);
@@ -49,10 +54,10 @@ class Home {
     };
   }
 
-  /** Claude Code's output; it fails with what it wrote when it exits with an error. Its stdin is closed, as `< /dev/null`. */
-  claude(args: string[], model?: StandInModel): Promise<string> {
+  /** Claude Code's output, run in `cwd`; it fails with what it wrote when it exits with an error. Its stdin is closed, as `< /dev/null`. */
+  claude(args: string[], model?: StandInModel, cwd = this.project): Promise<string> {
     const env = model ? { ...this.env, ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: "sk-ant-stand-in" } : this.env;
-    const claude = spawn(CLAUDE, args, { cwd: this.project, env, stdio: ["ignore", "pipe", "pipe"], timeout: 50_000 });
+    const claude = spawn(CLAUDE, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], timeout: 50_000 });
     let stdout = "";
     let stderr = "";
     claude.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
@@ -137,4 +142,43 @@ describe("Claude Code with gaggle as its MCP server", () => {
     expect(after.daemon).toBeDefined();
     expect(after.children.map((child) => child.pid)).toEqual(running.children.map((child) => child.pid));
   }, 60_000);
+
+  it("servers added with `claude mcp add` in each scope come over with `gaggle import claude-code`, and the removals it prints work", async () => {
+    const at = home();
+    const echo = [process.execPath, fixture("echo.mjs")];
+    await at.claude(["mcp", "add", "--scope", "user", "mine", "--", ...echo]);
+    await at.claude(["mcp", "add", "--scope", "project", "ours", "-e", "K=v", "--", ...echo]);
+    await at.claude(["mcp", "add", "--transport", "http", "remote", "https://remote.example.com/mcp", "--header", "Authorization: Bearer x"]);
+    const imported = await importInto("claude-code", at);
+    expect([...imported.children.keys()]).toEqual(["mine", "remote", "ours"]);
+    expect(imported.children.get("mine")).toMatchObject({ command: process.execPath, args: [fixture("echo.mjs")] });
+    expect(imported.children.get("ours")).toMatchObject({ command: process.execPath, env: { K: "v" }, cwd: at.project });
+    expect(imported.children.get("remote")).toMatchObject({
+      transport: "http",
+      url: "https://remote.example.com/mcp",
+      headers: { Authorization: "Bearer x" },
+    });
+    expect(imported.removals).toEqual([
+      "claude mcp remove mine --scope user",
+      "claude mcp remove remote --scope local",
+      "claude mcp remove ours --scope project",
+    ]);
+    for (const removal of imported.removals) await at.claude(removal.split(" ").slice(1));
+    expect(await at.claude(["mcp", "get", "mine"]).catch((error: Error) => error.message)).toMatch(/No MCP server named "mine"/);
+  });
+
+  it("a server added with `claude mcp add` in a subfolder of a git worktree comes over with `gaggle import claude-code` run there", async () => {
+    const at = home();
+    const git = (args: string[], cwd = at.project) => run("git", args, { cwd, env: { ...at.env, ...GIT_PERSON } });
+    await git(["init", "-q"]);
+    await git(["commit", "-q", "--allow-empty", "-m", "start"]);
+    const worktree = join(at.dir, "worktree");
+    await git(["worktree", "add", "-q", worktree]);
+    const folder = join(worktree, "sub");
+    mkdirSync(folder);
+    await at.claude(["mcp", "add", "here", "--", process.execPath, fixture("echo.mjs")], undefined, folder);
+    const imported = await importInto("claude-code", { ...at, project: folder });
+    expect([...imported.children.keys()]).toEqual(["here"]);
+    expect(imported.removals).toEqual(["claude mcp remove here --scope local"]);
+  });
 });

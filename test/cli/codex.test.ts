@@ -9,7 +9,7 @@ import { createInterface } from "node:readline";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PinnedPackage } from "../helpers/npm-install.js";
-import { daemonStatus, type DaemonStatus, stopDaemon, stoppedAfterAll } from "../helpers/cli.js";
+import { daemonStatus, type DaemonStatus, importInto, stopDaemon, stoppedAfterAll } from "../helpers/cli.js";
 import { CLI, fixture, fixtureChild, ROOT } from "../helpers/paths.js";
 
 const run = promisify(execFile);
@@ -245,5 +245,22 @@ describe("Codex with gaggle as its MCP server", () => {
       arguments: { name: "GIVEN" },
     });
     expect(given.content[0]!.text).toBe("from the shell");
+  });
+
+  it("servers added with `codex mcp add` come over with `gaggle import codex`, in gaggle's keys, and the removals it prints work", async () => {
+    const at = home();
+    await at.codex(["mcp", "add", "mine", "--env", "K=v", "--", process.execPath, fixture("echo.mjs")]);
+    await at.codex(["mcp", "add", "remote", "--url", "https://remote.example.com/mcp", "--bearer-token-env-var", "GAGGLE_TEST_REMOTE_TOKEN"]);
+    const imported = await importInto("codex", at, { ...at.env, GAGGLE_TEST_REMOTE_TOKEN: "r" });
+    expect(imported.run.stdout).toContain("remote needs GAGGLE_TEST_REMOTE_TOKEN set where gaggle runs");
+    expect(imported.children.get("mine")).toMatchObject({ command: process.execPath, args: [fixture("echo.mjs")], env: { K: "v" } });
+    expect(imported.children.get("remote")).toMatchObject({
+      transport: "http",
+      url: "https://remote.example.com/mcp",
+      headers: { Authorization: "Bearer r" },
+    });
+    expect(imported.removals).toEqual(["codex mcp remove mine", "codex mcp remove remote"]);
+    for (const removal of imported.removals) await at.codex(removal.split(" ").slice(1));
+    expect(readFileSync(join(at.dir, ".codex", "config.toml"), "utf8")).not.toContain("mcp_servers");
   });
 });

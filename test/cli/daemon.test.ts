@@ -224,6 +224,20 @@ describe("gaggle status", () => {
     }
   });
 
+  it("names a running child's latest failed call by its code and message", async () => {
+    const path = config();
+    const client = await relay(path);
+    try {
+      expect((await client.call("echo", "add", { a: "one", b: 2 })).isError).toBe(true);
+      const table = (await runCli(["status", "--config", path], { env: process.env })).stdout;
+      expect(table).toMatch(/\necho: last call failed with INVALID_ARGS at \S+: invalid arguments for echo\.add: arguments\.a: must be number/);
+      expect(table).not.toContain("[object Object]");
+    } finally {
+      await client.close();
+      await runCli(["stop", "--config", path], { env: process.env });
+    }
+  });
+
   it("reaches the live state after an edit of the config's tokens, with the token the daemon rewrote in its record", async () => {
     const [oldToken, newToken] = ["daemon-old-token-5Rw8nB2qLx", "daemon-new-token-7Tk3mV9pJz"];
     const path = config(`auth_tokens = { ann = "${oldToken}" }`);

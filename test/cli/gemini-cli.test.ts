@@ -2,7 +2,7 @@
 // shared mode: a relay to the daemon), `gemini mcp list`, which connects to it, and `gemini -p` against a stand-in
 // for the Gemini API, with proxy-mode children that start slowly, as cold `npx -y` children do.
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { StandInGemini } from "../helpers/gemini-api.js";
 import type { ModelRequest, ModelTurn } from "../helpers/model-api.js";
 import { PinnedPackage } from "../helpers/npm-install.js";
-import { daemonStatus, type DaemonStatus, stopDaemon, stoppedAfterAll } from "../helpers/cli.js";
+import { daemonStatus, type DaemonStatus, importInto, stopDaemon, stoppedAfterAll } from "../helpers/cli.js";
 import { CLI, fixture, ROOT } from "../helpers/paths.js";
 
 const run = promisify(execFile);
@@ -33,9 +33,10 @@ class Home {
   readonly dir = mkdtempSync(join(tmpdir(), "gemini-home-"));
   readonly project = join(this.dir, "project");
   readonly config = join(this.dir, "children_config.toml");
-  private readonly env: NodeJS.ProcessEnv;
+  readonly env: NodeJS.ProcessEnv;
 
-  constructor() {
+  /** `trusted`: whether headless runs are told to trust the folder, as the other tests' are. */
+  constructor(trusted = true) {
     mkdirSync(this.project);
     mkdirSync(join(this.dir, ".gemini"));
     // Signed in with an API key, and nothing sent anywhere but the stand-in.
@@ -53,7 +54,7 @@ class Home {
     writeFileSync(this.config, ['[gateway]\nexpose = "tools"\n', memory, ...slow].join("\n"));
     // Only what a person's shell would hold, and the folder trusted as headless runs are told to (Gemini CLI
     // starts no MCP server in a folder it does not trust).
-    this.env = { PATH: process.env.PATH, HOME: this.dir, TMPDIR: process.env.TMPDIR, GEMINI_CLI_TRUST_WORKSPACE: "true" };
+    this.env = { PATH: process.env.PATH, HOME: this.dir, TMPDIR: process.env.TMPDIR, ...(trusted && { GEMINI_CLI_TRUST_WORKSPACE: "true" }) };
   }
 
   /** What Gemini CLI wrote: its `mcp` commands write to stderr, `-p --output-format json` its answer to stdout. */
@@ -73,6 +74,11 @@ class Home {
     return daemonStatus(this.config, this.env);
   }
 
+  /** Trusts the project folder as a person does by hand: its entry in ~/.gemini/trustedFolders.json. */
+  trust(): void {
+    writeFileSync(join(this.dir, ".gemini", "trustedFolders.json"), JSON.stringify({ [this.project]: "TRUST_FOLDER" }));
+  }
+
   /** Stops the daemon, and proves it and every child it ran are gone. */
   async stop(): Promise<void> {
     expect(await stopDaemon(this.config, this.env)).toEqual([]);
@@ -80,6 +86,7 @@ class Home {
 }
 
 const home = stoppedAfterAll(() => new Home());
+const untrustedHome = stoppedAfterAll(() => new Home(false));
 
 const addGaggle = async (at: Home) => {
   const { stdout, stderr } = await at.gemini(["mcp", "add", "gaggle", process.execPath, CLI, "--config", at.config]);
@@ -116,6 +123,17 @@ describe("Gemini CLI with gaggle as its MCP server", () => {
     expect(stdout + stderr).toMatch(/^✓ gaggle: .* \(stdio\) - Connected$/m);
   });
 
+  it("`gemini mcp list` says gaggle is disabled in an untrusted folder, and connects once ~/.gemini/trustedFolders.json lists it", async () => {
+    const at = untrustedHome();
+    await addGaggle(at);
+    const untrusted = await at.gemini(["mcp", "list"]);
+    expect(untrusted.stdout + untrusted.stderr).toMatch(/this folder is untrusted/);
+    expect(untrusted.stdout + untrusted.stderr).toMatch(/^○ gaggle: .* \(stdio\) - Disabled$/m);
+    at.trust();
+    const trusted = await at.gemini(["mcp", "list"]);
+    expect(trusted.stdout + trusted.stderr).toMatch(/^✓ gaggle: .* \(stdio\) - Connected$/m);
+  });
+
   it("`gemini -p` with cold children is offered their tools in the same session, once they run, and calls one; the next session on the first try", async () => {
     const at = home();
     await addGaggle(at);
@@ -139,4 +157,17 @@ describe("Gemini CLI with gaggle as its MCP server", () => {
     expect(after.daemon?.pid).toBe(running.daemon?.pid);
     expect(after.children.map((child) => child.pid)).toEqual(running.children.map((child) => child.pid));
   }, 60_000);
+
+  it("servers added with `gemini mcp add` come over with `gaggle import gemini`, and the removals it prints work", async () => {
+    const at = home();
+    await at.gemini(["mcp", "add", "--scope", "user", "mine", process.execPath, fixture("echo.mjs")]);
+    await at.gemini(["mcp", "add", "--transport", "http", "remote", "https://remote.example.com/mcp", "--header", "X-Key: k"]);
+    const imported = await importInto("gemini", at);
+    expect(imported.children.get("mine")).toMatchObject({ command: process.execPath, args: [fixture("echo.mjs")] });
+    expect(imported.children.get("remote")).toMatchObject({ transport: "http", url: "https://remote.example.com/mcp", headers: { "X-Key": "k" } });
+    expect(imported.removals).toEqual(["gemini mcp remove mine --scope user", "gemini mcp remove remote"]);
+    for (const removal of imported.removals) await at.gemini(removal.split(" ").slice(1));
+    const servers = (path: string) => Object.keys((JSON.parse(readFileSync(path, "utf8")) as { mcpServers?: object }).mcpServers ?? {});
+    expect([...servers(join(at.dir, ".gemini", "settings.json")), ...servers(join(at.project, ".gemini", "settings.json"))]).toEqual([]);
+  });
 });

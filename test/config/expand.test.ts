@@ -65,10 +65,20 @@ describe("expandEnv", () => {
       {
         path: "mcp_servers.github.env.TOKEN",
         message: `environment variable GITHUB_TOKEN is not set (use \${GITHUB_TOKEN:-default} to give a default)${CLIENT_ENV_HINT}`,
+        unset: ["GITHUB_TOKEN"],
       },
-      { path: "mcp_servers.github.args[1]", message: expect.stringContaining("variable X is not set") },
+      { path: "mcp_servers.github.args[1]", message: expect.stringContaining("variable X is not set"), unset: ["X"] },
     ]);
     expect(value).toEqual(doc);
+  });
+
+  it("names the variables not set only where nothing else is wrong", () => {
+    const doc = { a: "${ONE}-${TWO}", b: "${ONE}-${bad name}", c: "${SET}" };
+    const { issues } = expandEnv(doc, { SET: "x" });
+    expect(issues.map((issue) => [issue.path, issue.unset])).toEqual([
+      ["a", ["ONE", "TWO"]],
+      ["b", undefined],
+    ]);
   });
 });
 

@@ -74,7 +74,7 @@ describe("findConfigPath", () => {
         `  ${join(tmp.dir, "project/children_config.json")}`,
         `  ${join(tmp.dir, "xdg/gaggle/children_config.toml")}`,
         `  ${join(tmp.dir, "xdg/gaggle/children_config.json")}`,
-        "create one of these or pass --config PATH",
+        "create one of these (gaggle import writes one from the servers your MCP clients list), or pass --config PATH",
       ].join("\n"),
     );
   });

@@ -1,6 +1,9 @@
 // Runs the gaggle command line to its end, as a user would from a shell.
 import { spawn } from "node:child_process";
+import { join } from "node:path";
 import { afterAll } from "vitest";
+import { loadConfig } from "../../src/config/load.js";
+import type { ChildConfig } from "../../src/config/schema.js";
 import { CLI } from "./paths.js";
 import { waitGone } from "./processes.js";
 
@@ -55,4 +58,22 @@ export function stoppedAfterAll<T extends { stop(): Promise<void> }>(make: () =>
     made.push(item);
     return item;
   };
+}
+
+/** What `gaggle import SOURCE` wrote into a new config: the children as gaggle loads them, and the removals it printed. */
+export interface Imported {
+  run: CliRun;
+  children: Map<string, ChildConfig>;
+  /** The commands it printed that take each server out of its client. */
+  removals: string[];
+}
+
+/** `gaggle import SOURCE` in a person's project folder, into a new config in their home, loaded with `loadEnv`. */
+export async function importInto(source: string, at: { dir: string; project: string; env: NodeJS.ProcessEnv }, loadEnv = at.env): Promise<Imported> {
+  const config = join(at.dir, `imported-${source}.toml`);
+  const run = await runCli(["import", source, "--config", config], { cwd: at.project, env: at.env });
+  if (run.code !== 0) throw new Error(`gaggle import ${source} ended with ${run.code}:\n${run.stdout}\n${run.stderr}`);
+  const children = new Map(loadConfig(config, loadEnv).children.map((child) => [child.name, child]));
+  const removals = /^then in [^,]+, so that each runs once, through gaggle: (.*)$/m.exec(run.stdout)?.[1]?.split("; ") ?? [];
+  return { run, children, removals };
 }

@@ -15,3 +15,8 @@ export function exposedName(prefix: string, name: string): string {
   const hash = createHash("sha256").update(full).digest("hex").slice(0, 8);
   return `${full.slice(0, MAX_NAME_LENGTH - hash.length - 1)}_${hash}`;
 }
+
+/** Whether `name` is exposed under `prefix`: a prefixed name, of that prefix (the hashed long form included). */
+export function underPrefix(prefix: string, name: string): boolean {
+  return prefix !== "" && name.startsWith(`${prefix}${SEPARATOR}`);
+}

@@ -6,7 +6,7 @@ import type { Router } from "../../children/router.js";
 import type { GaggleConfig } from "../../config/index.js";
 import { logger } from "../../shared/log.js";
 import { GaggleError } from "../../shared/errors.js";
-import { exposedName } from "./exposed-names.js";
+import { exposedName, underPrefix } from "./exposed-names.js";
 import { signInTool } from "./sign-in-tool.js";
 import { likeliestOwner, listedOwner } from "./uri-owners.js";
 import { INSTRUCTIONS, META_TOOLS, META_WORDING, SEARCH_TOOLS, SEARCH_WORDING, TOOL_LIST_WORDING, type Wording } from "../meta/meta-tools.js";
@@ -171,6 +171,11 @@ export class ProxyCatalog {
     const found = (await this.tools_()).get(name) ?? this.signInEntries().get(name);
     if (found) return found;
     return (await this.listUnlisted(Infinity)) ? (await this.tools_()).get(name) : undefined;
+  }
+
+  /** The exposed child whose prefix `name` carries while its tools are not known (it failed to start or to list): why a name is missing. */
+  unlistedOwnerOf(name: string): Child | undefined {
+    return this.exposedChildren().find((child) => child.known().tools === undefined && underPrefix(this.exposureOf(child.name).prefix, name));
   }
 
   /** Waits at most `ms` for exposed children whose tools are unknown (starting them), for the next index; false if none. */

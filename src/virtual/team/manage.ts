@@ -133,13 +133,15 @@ async function prepareWorktree(
   request: AddRequest,
 ): Promise<CreatedWorktree | undefined> {
   if (!request.worktree) return undefined;
+  const given = (teams: TeamRecord[]) => teams.flatMap((each) => each.members.flatMap((other) => (other.worktree ? [other.worktree] : [])));
+  const theirs = given(deps.registry.all().filter((each) => each.owner !== owner));
   if (request.worktree.existing) {
-    const recorded = deps.registry.ownedBy(owner).flatMap((each) => each.members.flatMap((other) => (other.worktree ? [other.worktree.path] : [])));
-    member.worktree = await deps.worktrees.reuse(owner, request.worktree.name, recorded);
+    const recorded = given(deps.registry.ownedBy(owner)).map((worktree) => worktree.path);
+    member.worktree = await deps.worktrees.reuse(owner, request.worktree.name, recorded, theirs);
     member.cwd = member.worktree.path;
     return undefined;
   }
-  const created = await deps.worktrees.create(owner, request.worktree.name, { GG_TEAM_ID: team.team_id, GG_AGENT_ID: member.agent_id });
+  const created = await deps.worktrees.create(owner, request.worktree.name, { GG_TEAM_ID: team.team_id, GG_AGENT_ID: member.agent_id }, theirs);
   member.worktree = created.record;
   member.cwd = created.record.path;
   return created;
@@ -155,6 +157,8 @@ async function undoAdd(deps: ManageDeps, team: TeamRecord, member: MemberRecord)
   team.messages = team.messages.filter((message) => message.to !== member.agent_id || message.kind !== "onboarding");
   deps.roster.forget(member.agent_id);
   if (deps.registry.drop(team)) deps.inbox.forgetTeam(team);
+  // A started team was saved with the member (starting, or removed meanwhile): it is saved again without it.
+  else deps.registry.save(team);
   // A worktree whose init script failed was rolled back before the member got it; one made before a later failure goes now.
   if (member.worktree?.created) await deps.worktrees.rollback(member.worktree).catch(() => {});
 }

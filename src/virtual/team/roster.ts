@@ -120,6 +120,11 @@ export class Roster implements SessionFollower {
   async launch(team: TeamRecord, member: MemberRecord, prompt: string, ctx: CallContext): Promise<{ runner: MemberRunner; turn: MemberTurn }> {
     const running = this.entry(member.agent_id);
     running.url ??= await this.urls.urlFor({ teamId: team.team_id, agentId: member.agent_id }, team.owner);
+    // A member removed while it was starting (before this launch, or while its URL was issued) is not started.
+    if (member.removed_at || this.running.get(member.agent_id) !== running) {
+      running.url.revoke();
+      throw new GaggleError("CANCELLED", `${member.agent_id} was removed from team ${team.team_id} while it was starting`);
+    }
     const launched = member.agent
       ? this.launchAgent(team, member, member.agent, running.url, prompt)
       : this.launchGosling(team, member, running.url, prompt, ctx);

@@ -70,10 +70,11 @@ export class Worktrees {
    * A new branch and checkout, then the init script, which gets `env` over the environment children inherit;
    * if the script fails, both are removed again and this throws.
    */
-  create(owner: string, name: string, env: Record<string, string>): Promise<CreatedWorktree> {
+  create(owner: string, name: string, env: Record<string, string>, theirs: readonly WorktreeRecord[]): Promise<CreatedWorktree> {
     return this.serial(async () => {
       const repo = await this.repository();
       const { dir, path, branch } = placeOf(this.dirFor(repo), owner, name);
+      refuseTheirs(name, path, theirs);
       mkdirSync(dir, { recursive: true });
       const added = await git(["worktree", "add", "-b", branch, path], repo);
       if (added.code !== 0) {
@@ -102,12 +103,13 @@ export class Worktrees {
   /**
    * The principal's worktree of this name, which already exists; no script runs. `recorded` are the worktree paths
    * the principal's own members were given: one of them outside the principal's folder (made before worktree names
-   * were each principal's own) is theirs to reuse too.
+   * were each principal's own) is theirs to reuse too. `theirs` are the worktrees other principals' members were given.
    */
-  reuse(owner: string, name: string, recorded: readonly string[]): Promise<WorktreeRecord> {
+  reuse(owner: string, name: string, recorded: readonly string[], theirs: readonly WorktreeRecord[]): Promise<WorktreeRecord> {
     return this.serial(async () => {
       const repo = await this.repository();
       const { dir, path } = placeOf(this.dirFor(repo), owner, name);
+      refuseTheirs(name, path, theirs);
       const known = await listWorktrees(repo);
       const found =
         known.find((entry) => samePath(entry.path, path)) ??
@@ -160,6 +162,21 @@ export class Worktrees {
     this.queue = run.catch(() => {});
     return run;
   }
+}
+
+/**
+ * The local principal's place of a name is straight in the worktrees folder, where a named principal's member may have
+ * been given a worktree of that name (before worktree names were each principal's own): that one stays its owner's,
+ * neither reused nor in the way of a clear answer.
+ */
+function refuseTheirs(name: string, path: string, theirs: readonly WorktreeRecord[]): void {
+  const found = theirs.find((record) => samePath(record.path, path));
+  if (!found) return;
+  throw new GaggleError(
+    "INVALID_ARGS",
+    `worktree_name "${name}" is taken: ${path} (branch ${found.branch}) is the worktree a member of another principal's team was given, and it stays theirs`,
+    { hint: "pick another worktree_name; the name is free again once that worktree and its branch are removed (git worktree remove, git branch -D)" },
+  );
 }
 
 /** git's own words for what went wrong: its fatal and error lines, else all it said, on one line. */

@@ -193,6 +193,15 @@ describe("calling proxied tools", () => {
     await expect(call(proxy, "echo__ecoh")).rejects.toThrow(/Unknown tool: echo__ecoh; did you mean "echo__echo"\? tools\/list shows/);
   });
 
+  it("answers a name under the prefix of a child that failed to start with the child's failure, and the command that shows it", async () => {
+    const failing = await start(['[gateway]\nexpose = "tools"\n', NO_BUILT_INS, fixtureChild("broken", "exit-at-start.mjs")].join("\n"));
+    const unknown = call(failing, "broken__anything");
+    await expect(unknown).rejects.toMatchObject({ code: -32602 });
+    await expect(unknown).rejects.toThrow(
+      /Unknown tool: broken__anything; its child broken has not listed its tools: failed to start: exited \(code 1\).* `gaggle doctor broken` starts it/,
+    );
+  });
+
   it("points a failed call to tools/list, where no meta-tool is listed to name", async () => {
     const bad = failureOf(await call(proxy, "echo__add", { a: 1 }));
     expect(bad).toMatchObject({ code: "INVALID_ARGS", hint: "tools/list gives its input schema" });

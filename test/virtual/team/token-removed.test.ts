@@ -2,7 +2,9 @@
 // stopped, and the members' URLs stop letting anyone in. Another person's goslings and members work on.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -12,7 +14,7 @@ import { until } from "../../helpers/poll.js";
 import { isAlive, waitGone } from "../../helpers/processes.js";
 import { connectClient } from "../../helpers/raw-http.js";
 import { idOf, readRuns, type FakeRun } from "../goose/helpers.js";
-import { promptOf, teamConfig, type TeamStatus } from "./helpers.js";
+import { makeRepo, promptOf, teamConfig, type TeamStatus } from "./helpers.js";
 
 const ANN = "ann-token-5Qw8zR2kTy";
 const BOB = "bob-token-9Lm3vX6pHd";
@@ -55,18 +57,24 @@ async function connectMember(url: string): Promise<Client> {
   return client;
 }
 
+/** The config of ann and bob's gaggle in `dir`, a repository, with the tokens given. */
+function tokensConfig(dir: string, tokens: Record<string, string>, team = ""): string {
+  const named = Object.entries(tokens).map(([name, token]) => `${name} = "${token}"`);
+  return teamConfig(dir, team, "", `auth_tokens = { ${named.join(", ")} }`);
+}
+
+/** Whether gaggle's log has a line holding `words` about `principal`. */
+function logged(gaggle: HttpGaggle, words: string, principal: string): boolean {
+  return gaggle
+    .stderr()
+    .split("\n")
+    .some((line) => line.includes(words) && line.includes(`"principal":"${principal}"`));
+}
+
 describe("a person whose token leaves the config", () => {
   it("has their goslings and their teams' members stopped and the members' URLs revoked; another person's work on", async () => {
     const dir = mkdtempSync(join(tmpdir(), "gaggle-token-team-"));
-    const config = (tokens: Record<string, string>) =>
-      teamConfig(
-        dir,
-        "",
-        "",
-        `auth_tokens = { ${Object.entries(tokens)
-          .map(([name, token]) => `${name} = "${token}"`)
-          .join(", ")} }`,
-      );
+    const config = (tokens: Record<string, string>) => tokensConfig(dir, tokens);
     gaggle = await startHttpGaggle(config({ ann: ANN, bob: BOB }), { env: { XDG_STATE_HOME: join(dir, "xdg-state") } });
     const ann = await gaggle.connect({ name: "ann", headers: { authorization: `Bearer ${ANN}` } });
     const bob = await gaggle.connect({ name: "bob", headers: { authorization: `Bearer ${BOB}` } });
@@ -112,5 +120,57 @@ describe("a person whose token leaves the config", () => {
     expect(await text(back!, "goose", "get_gosling_status", { process_id: annsGosling })).toMatch(/Activity: RELEASED/);
     const hers = JSON.parse(await text(back!, "team", "gg_team_status", { team_id: "t-ann" })) as TeamStatus;
     expect(hers.members.map((row) => row.state)).toEqual(["exited"]);
+    expect(await text(back!, "goose", "get_gosling_status", { process_id: hers.members[0]!.gosling_id! })).toMatch(/Activity: RELEASED/);
+  });
+});
+
+describe("a team add of a person whose token leaves the config while the add is in flight", () => {
+  it("has the member it starts afterwards stopped once the call ends", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gaggle-token-team-"));
+    // The worktree's init script says it runs, then holds the add open until the test writes a line into the fifo.
+    const gate = join(dir, "gate");
+    const running = join(dir, "init-running");
+    execFileSync("mkfifo", [gate]);
+    makeRepo(dir, { ".agents/gg/worktree-init.sh": `#!/bin/sh\ntouch ${JSON.stringify(running)}\nread line < ${JSON.stringify(gate)}\n` });
+    const team = `worktrees_dir = ${JSON.stringify(join(dir, "worktrees"))}`;
+    gaggle = await startHttpGaggle(tokensConfig(dir, { ann: ANN, bob: BOB }, team), { env: { XDG_STATE_HOME: join(dir, "xdg-state") } });
+    const ann = await gaggle.connect({ name: "ann", headers: { authorization: `Bearer ${ANN}` } });
+    clients.push(ann);
+    // Its answer never comes: ann's session closes with her token.
+    void call(ann, "team", "gg_team_manage", { team_id: "t-ann", worktree_name: "w1", prompt: "[hang] ann's late member" }).catch(() => {});
+    await until(
+      () => existsSync(running),
+      (runs) => runs,
+    );
+
+    writeFileSync(gaggle.config, tokensConfig(dir, { bob: BOB }, team));
+    await until(
+      () => logged(gaggle!, "its work in the built-in children is stopped", "ann"),
+      (stopped) => stopped,
+    );
+    // Ann's work was stopped with her add in flight; the add now starts its member, and the call ends.
+    await writeFile(gate, "go\n");
+    await until(
+      () => logged(gaggle!, "calls in flight of a gone principal ended", "ann"),
+      (stopped) => stopped,
+    );
+    // Whatever the member's gosling ran is gone.
+    const late = readRuns(join(dir, "argv.jsonl")).filter((run) => promptOf(run).includes("ann's late member"));
+    expect(await waitGone(late.map((run) => run.pid))).toEqual([]);
+
+    // Let in again, ann finds the member the add started stopped.
+    writeFileSync(gaggle.config, tokensConfig(dir, { ann: ANN, bob: BOB }, team));
+    const back = await until(
+      () =>
+        gaggle!
+          .connect({ name: "ann again", headers: { authorization: `Bearer ${ANN}` } })
+          .then((client) => client)
+          .catch(() => undefined),
+      (client) => client !== undefined,
+    );
+    clients.push(back!);
+    const hers = JSON.parse(await text(back!, "team", "gg_team_status", { team_id: "t-ann" })) as TeamStatus;
+    expect(hers.members.map((row) => row.state)).toEqual(["exited"]);
+    expect(await text(back!, "goose", "get_gosling_status", { process_id: hers.members[0]!.gosling_id! })).toMatch(/Activity: RELEASED/);
   });
 });

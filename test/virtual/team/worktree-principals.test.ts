@@ -6,11 +6,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { bearer, startHttpGaggle, type HttpGaggle } from "../../helpers/gaggle-http.js";
 import { textOf } from "../../helpers/gaggle.js";
 import { failureOf } from "../goose/helpers.js";
-import { branches, makeRepo, teamConfig, worktreeList } from "./helpers.js";
+import { branches, makeRepo, startTeamGaggle, teamConfig, worktreeList, type TeamGaggle } from "./helpers.js";
 
 const TOKENS = { GAGGLE_TEST_ANN: "ann-token-0123456789", GAGGLE_TEST_BOB: "bob-token-0123456789" };
 
@@ -32,7 +32,7 @@ const added = async (client: Client, args: Record<string, unknown>) => {
 };
 
 /** A worktree ann's member got before worktree names were each principal's own: straight in the worktrees folder. */
-function legacyWorktree(): string {
+function legacyWorktree(dir: string, worktrees: string): string {
   const path = join(worktrees, "legacy");
   execFileSync("git", ["worktree", "add", "-q", "-b", "legacy", path], { cwd: dir });
   const at = new Date().toISOString();
@@ -73,7 +73,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "gaggle-team-"));
   makeRepo(dir);
   worktrees = join(dir, "worktrees");
-  legacyWorktree();
+  legacyWorktree(dir, worktrees);
   // The local user's own branch named like a principal: a named principal's branches are never under it.
   execFileSync("git", ["branch", "ann"], { cwd: dir });
   const gateway = 'auth_tokens = { ann = "${GAGGLE_TEST_ANN}", bob = "${GAGGLE_TEST_BOB}" }';
@@ -121,5 +121,33 @@ describe("worktree_name over HTTP with a token per person", () => {
       code: "NOT_FOUND",
       error: `no existing worktree "legacy" at ${join(worktrees, "@bob", "legacy")}`,
     });
+  });
+});
+
+describe("the local principal's worktree_name that a named principal's member was given straight in the worktrees folder", () => {
+  let local: TeamGaggle | undefined;
+  afterEach(async () => {
+    await local?.close();
+    local = undefined;
+  });
+
+  it("is refused, saying what is there and what to do, and is neither made nor reused", async () => {
+    const home = mkdtempSync(join(tmpdir(), "gaggle-team-"));
+    makeRepo(home);
+    const folder = join(home, "worktrees");
+    const path = legacyWorktree(home, folder);
+    local = await startTeamGaggle({ dir: home, team: `worktrees_dir = ${JSON.stringify(folder)}` });
+    const expected = {
+      code: "INVALID_ARGS",
+      error: `worktree_name "legacy" is taken: ${path} (branch legacy) is the worktree a member of another principal's team was given, and it stays theirs`,
+      hint: "pick another worktree_name; the name is free again once that worktree and its branch are removed (git worktree remove, git branch -D)",
+    };
+    expect(await local.failure("gg_team_manage", { team_id: "t1", worktree_name: "legacy" })).toMatchObject(expected);
+    expect(await local.failure("gg_team_manage", { team_id: "t1", worktree_name: "legacy", use_existing_worktree: true })).toMatchObject(expected);
+    expect(await local.failure("gg_team_status", { team_id: "t1" })).toMatchObject({ code: "NOT_FOUND" });
+    expect(branches(home).sort()).toEqual(["legacy", "main"]);
+    // A name nobody else was given is the local principal's, straight in the worktrees folder.
+    const added = await local.json<{ worktree: { path: string; branch: string } }>("gg_team_manage", { team_id: "t1", worktree_name: "fresh" });
+    expect(added.worktree).toMatchObject({ path: join(folder, "fresh"), branch: "fresh" });
   });
 });

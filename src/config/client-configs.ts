@@ -1,0 +1,283 @@
+// Owns where MCP clients keep their servers and how each client's entry reads as gaggle's: the sources `gaggle import`
+// reads. Nothing here writes; a source file that does not parse is told as a problem of that file, not thrown.
+import { readFileSync, realpathSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { ConfigError } from "./errors.js";
+import { homeOf } from "./find.js";
+import { parseDocument } from "./parse.js";
+import { isDirectory, isFile } from "../shared/fs-checks.js";
+import { isObject } from "../shared/json.js";
+
+/** One server as a client lists it, read as a gaggle `[mcp_servers.NAME]` entry. */
+export interface FoundServer {
+  name: string;
+  /** The keys of gaggle's entry; unchecked here (the config's schema checks them). */
+  entry: Record<string, unknown>;
+  /** The client's keys gaggle has no use for or no equal of, left out. */
+  dropped: string[];
+  /** Why the server cannot be imported as written, if it cannot. */
+  refused?: string;
+}
+
+/** One file of a client's, with the servers it lists (none when it does not parse: `problem` says why). */
+export interface SourceFile {
+  path: string;
+  /** Which of the client's scopes the file or its part is: "user", "project", "this folder". */
+  scope: string;
+  servers: FoundServer[];
+  problem?: string;
+}
+
+export interface ClientSource {
+  /** What a person types: `gaggle import claude-code`. */
+  id: string;
+  label: string;
+  /** How a server is taken out of the client once gaggle serves it, for `name` of `scope`. */
+  removal: (name: string, scope: string) => string;
+  files: (where: Where) => SourceFile[];
+}
+
+/** The home, the folder the command runs in and the environment: where clients keep their files. */
+export interface Where {
+  home: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  platform: NodeJS.Platform;
+}
+
+/** Keys every client spelling `mcpServers` shares with gaggle, carried over as they are. */
+const SAME_KEYS = ["command", "args", "env", "cwd", "url", "headers", "type", "transport", "disabled", "enabled", "description"] as const;
+
+/**
+ * A client's JSON entry (Claude Code and Desktop, Cursor, Windsurf, Gemini CLI, VS Code) as gaggle's: the shared keys
+ * as they are, each client's own spelling of a url, a timeout or a tool filter as gaggle's key.
+ */
+function fromJsonEntry(raw: Record<string, unknown>): Omit<FoundServer, "name"> {
+  const entry: Record<string, unknown> = {};
+  const dropped: string[] = [];
+  for (const [key, value] of Object.entries(raw)) {
+    if ((SAME_KEYS as readonly string[]).includes(key)) entry[key] = value;
+    // Windsurf's remote url, and Gemini CLI's Streamable HTTP one.
+    else if (key === "serverUrl") entry["url"] = value;
+    else if (key === "httpUrl") Object.assign(entry, { url: value, type: "http" });
+    // Gemini CLI: a tool call's timeout in milliseconds, and the tools shown.
+    else if (key === "timeout" && typeof value === "number") entry["timeout_ms"] = value;
+    else if (key === "includeTools") entry["tools"] = { ...(entry["tools"] as object), allow: value };
+    else if (key === "excludeTools") entry["tools"] = { ...(entry["tools"] as object), deny: value };
+    else dropped.push(key);
+  }
+  return { entry, dropped };
+}
+
+/** Codex's `[mcp_servers.NAME]` as gaggle's: its seconds as milliseconds, its header and token settings as headers. */
+function fromCodexEntry(raw: Record<string, unknown>): Omit<FoundServer, "name"> {
+  const entry: Record<string, unknown> = {};
+  const dropped: string[] = [];
+  const headers: Record<string, unknown> = {};
+  const seconds = (value: unknown) => (typeof value === "number" ? Math.round(value * 1000) : value);
+  for (const [key, value] of Object.entries(raw)) {
+    if (["command", "args", "env", "cwd", "url", "enabled", "startup_timeout_ms"].includes(key)) entry[key] = value;
+    else if (key === "startup_timeout_sec") entry["startup_timeout_ms"] = seconds(value);
+    else if (key === "tool_timeout_sec") entry["timeout_ms"] = seconds(value);
+    else if (key === "enabled_tools") entry["tools"] = { ...(entry["tools"] as object), allow: value };
+    else if (key === "disabled_tools") entry["tools"] = { ...(entry["tools"] as object), deny: value };
+    else if (key === "http_headers" && isObject(value)) Object.assign(headers, value);
+    else if (key === "env_http_headers" && isObject(value)) {
+      for (const [header, variable] of Object.entries(value)) headers[header] = `\${${String(variable)}}`;
+    } else if (key === "bearer_token_env_var" && typeof value === "string") headers["Authorization"] = `Bearer \${${value}}`;
+    // The variables Codex passes on: a stdio child of gaggle's has gaggle's whole environment.
+    else if (key !== "env_vars") dropped.push(key);
+  }
+  if (Object.keys(headers).length > 0) entry["headers"] = headers;
+  return { entry, dropped };
+}
+
+/** VS Code's variables: the folder's own and `${env:NAME}` have gaggle's equals; `${input:ID}` asks a person, which gaggle cannot. */
+function fromVsCodeEntry(raw: Record<string, unknown>, folder: string): Omit<FoundServer, "name"> {
+  const text = JSON.stringify(raw);
+  const input = /\$\{input:[^}]*\}/.exec(text);
+  if (input) return { entry: {}, dropped: [], refused: `it asks VS Code for ${input[0]} when it starts; add it by hand with the value` };
+  const rewritten = JSON.parse(
+    text
+      .replaceAll("${workspaceFolder}", folder.replaceAll("\\", "\\\\").replaceAll('"', '\\"'))
+      .replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, "${$1}"),
+  ) as Record<string, unknown>;
+  return fromJsonEntry(rewritten);
+}
+
+/** The servers of `table` (a client's `mcpServers`-like table), each read by `read`. */
+function serversOf(table: unknown, read: (raw: Record<string, unknown>) => Omit<FoundServer, "name">): FoundServer[] {
+  if (!isObject(table)) return [];
+  return Object.entries(table).map(([name, raw]) =>
+    isObject(raw) ? { name, ...read(raw) } : { name, entry: {}, dropped: [], refused: "its entry is not a table of settings" },
+  );
+}
+
+/** A file's document, or the problem reading it; undefined when there is no file. */
+function readDocument(path: string): { doc?: unknown; problem?: string } | undefined {
+  if (!isFile(path)) return undefined;
+  try {
+    return { doc: parseDocument(readFileSync(path, "utf8"), path).doc };
+  } catch (error) {
+    if (error instanceof ConfigError) return { problem: error.message };
+    return { problem: `cannot read ${path}: ${(error as Error).message}` };
+  }
+}
+
+/** One file whose servers sit under `pick(doc)`, read by `read`: a source of one scope. */
+function oneTable(path: string, scope: string, pick: (doc: Record<string, unknown>) => unknown, read = fromJsonEntry): SourceFile[] {
+  const found = readDocument(path);
+  if (found === undefined) return [];
+  if (found.problem !== undefined) return [{ path, scope, servers: [], problem: found.problem }];
+  return [{ path, scope, servers: isObject(found.doc) ? serversOf(pick(found.doc), read) : [] }];
+}
+
+const mcpServers = (doc: Record<string, unknown>) => doc["mcpServers"];
+
+/**
+ * The folder ~/.claude.json keys a folder's own servers by, as Claude Code picks it: in a git repository the main
+ * worktree's root, from a subfolder or a linked worktree alike; elsewhere the folder itself.
+ */
+export function claudeProjectKey(cwd: string): string {
+  for (let folder = resolve(cwd); ; folder = dirname(folder)) {
+    const git = join(folder, ".git");
+    if (isDirectory(git)) return folder;
+    if (isFile(git)) return linkedWorktreeRoot(git) ?? folder;
+    if (dirname(folder) === folder) return resolve(cwd);
+  }
+}
+
+/** A linked worktree's `.git` file names its git dir, whose `commondir` is the main repository's `.git`. */
+function linkedWorktreeRoot(gitFile: string): string | undefined {
+  try {
+    const gitDir = resolve(dirname(gitFile), /^gitdir: (.+)$/m.exec(readFileSync(gitFile, "utf8"))?.[1]?.trim() ?? "");
+    const common = resolve(gitDir, readFileSync(join(gitDir, "commondir"), "utf8").trim());
+    return basename(common) === ".git" ? dirname(common) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `~/.claude.json` holds the user's servers and, per folder, those added for that folder alone. */
+function claudeCodeFiles({ home, cwd }: Where): SourceFile[] {
+  const path = join(home, ".claude.json");
+  const found = readDocument(path);
+  const files: SourceFile[] = [];
+  if (found?.problem !== undefined) files.push({ path, scope: "user", servers: [], problem: found.problem });
+  else if (found !== undefined && isObject(found.doc)) {
+    const doc = found.doc;
+    files.push({ path, scope: "user", servers: serversOf(doc["mcpServers"], fromJsonEntry) });
+    const projects = doc["projects"];
+    const here = isObject(projects) ? projects[claudeProjectKey(cwd)] : undefined;
+    if (isObject(here)) files.push({ path, scope: "local", servers: serversOf(here["mcpServers"], fromJsonEntry) });
+  }
+  return [...files, ...oneTable(join(cwd, ".mcp.json"), "project", mcpServers)];
+}
+
+function claudeDesktopFile({ home, env, platform }: Where): string {
+  if (platform === "darwin") return join(home, "Library", "Application Support", "Claude", "claude_desktop_config.json");
+  if (platform === "win32") return join(env["APPDATA"] ?? join(home, "AppData", "Roaming"), "Claude", "claude_desktop_config.json");
+  return join(configHome({ home, env }), "Claude", "claude_desktop_config.json");
+}
+
+function configHome({ home, env }: Pick<Where, "home" | "env">): string {
+  const xdg = env["XDG_CONFIG_HOME"];
+  return xdg !== undefined && isAbsolute(xdg) ? xdg : join(home, ".config");
+}
+
+export const CLIENT_SOURCES: readonly ClientSource[] = [
+  {
+    id: "claude-code",
+    label: "Claude Code",
+    removal: (name, scope) => `claude mcp remove ${name} --scope ${scope}`,
+    files: claudeCodeFiles,
+  },
+  {
+    id: "claude-desktop",
+    label: "Claude Desktop",
+    removal: () => "remove it from claude_desktop_config.json",
+    files: (where) => oneTable(claudeDesktopFile(where), "user", mcpServers),
+  },
+  {
+    id: "codex",
+    label: "Codex",
+    removal: (name) => `codex mcp remove ${name}`,
+    files: ({ home, env }) =>
+      oneTable(join(env["CODEX_HOME"] || join(home, ".codex"), "config.toml"), "user", (doc) => doc["mcp_servers"], fromCodexEntry),
+  },
+  {
+    id: "gemini",
+    label: "Gemini CLI",
+    removal: (name, scope) => `gemini mcp remove ${name}${scope === "user" ? " --scope user" : ""}`,
+    files: ({ home, cwd }) => [
+      ...oneTable(join(home, ".gemini", "settings.json"), "user", mcpServers),
+      ...(resolve(cwd) === resolve(home) ? [] : oneTable(join(cwd, ".gemini", "settings.json"), "project", mcpServers)),
+    ],
+  },
+  {
+    id: "cursor",
+    label: "Cursor",
+    removal: () => "remove it from Cursor's mcp.json",
+    files: ({ home, cwd }) => [
+      ...oneTable(join(home, ".cursor", "mcp.json"), "user", mcpServers),
+      ...(resolve(cwd) === resolve(home) ? [] : oneTable(join(cwd, ".cursor", "mcp.json"), "project", mcpServers)),
+    ],
+  },
+  {
+    id: "vscode",
+    label: "VS Code",
+    removal: () => "remove it from .vscode/mcp.json",
+    files: ({ cwd }) =>
+      oneTable(
+        join(cwd, ".vscode", "mcp.json"),
+        "project",
+        (doc) => doc["servers"],
+        (raw) => fromVsCodeEntry(raw, cwd),
+      ),
+  },
+  {
+    id: "windsurf",
+    label: "Windsurf",
+    removal: () => "remove it from Windsurf's mcp_config.json",
+    files: ({ home }) => oneTable(join(home, ".codeium", "windsurf", "mcp_config.json"), "user", mcpServers),
+  },
+];
+
+/** A file named on the command line: a client's JSON (`mcpServers` or VS Code's `servers`) or TOML (`mcp_servers`). */
+export function fileSource(path: string): ClientSource {
+  const table = (doc: Record<string, unknown>) => doc["mcpServers"] ?? doc["mcp_servers"] ?? doc["servers"];
+  return {
+    id: path,
+    label: path,
+    removal: () => `remove it from ${basename(path)}`,
+    files: () => {
+      const files = oneTable(path, "file", table, (raw) => (path.endsWith(".toml") ? fromCodexEntry(raw) : fromJsonEntry(raw)));
+      return files.length > 0 ? files : [{ path, scope: "file", servers: [], problem: `${path}: no such file` }];
+    },
+  };
+}
+
+export function whereOf(env: NodeJS.ProcessEnv, cwd: string): Where {
+  return { home: homeOf(env), cwd, env, platform: process.platform };
+}
+
+/**
+ * Whether an entry runs gaggle itself (`gaggle`, the `mcp-gaggle` package, or this executable): importing it would
+ * make gaggle its own child.
+ */
+export function runsGaggle(entry: Record<string, unknown>, self: string): boolean {
+  const words = [entry["command"], ...(Array.isArray(entry["args"]) ? entry["args"] : [])].filter((word): word is string => typeof word === "string");
+  const own = realPath(self);
+  return words.some((word) => {
+    const name = basename(word);
+    return name === "gaggle" || name === "mcp-gaggle" || word.includes("mcp-gaggle") || (own !== undefined && realPath(word) === own);
+  });
+}
+
+function realPath(path: string): string | undefined {
+  try {
+    return isAbsolute(path) ? realpathSync(path) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,177 @@
+// `gaggle import` as a person runs it: a home with Claude Code, Codex, Gemini CLI and VS Code configured, the servers
+// they list added to gaggle's config, what cannot be added left out with the reason, and the config written only
+// when it loads; then an imported server called through gaggle.
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/load.js";
+import { runCli } from "../helpers/cli.js";
+import { CLI, fixture } from "../helpers/paths.js";
+
+/**
+ * A person's home and a project folder, with the clients' files `files` (paths from the home, or `project/...`);
+ * PROJECT in a file stands for the project's path (~/.claude.json keys a folder's own servers by it).
+ */
+function home(files: Record<string, unknown>): { home: string; project: string; env: NodeJS.ProcessEnv; config: string } {
+  const dir = mkdtempSync(join(tmpdir(), "gaggle-import-"));
+  const project = join(dir, "project");
+  mkdirSync(project);
+  for (const [path, content] of Object.entries(files)) {
+    const file = join(dir, path.replaceAll("PROJECT", project));
+    mkdirSync(join(file, ".."), { recursive: true });
+    writeFileSync(file, (typeof content === "string" ? content : JSON.stringify(content)).replaceAll("PROJECT", project));
+  }
+  const env = { PATH: process.env["PATH"], HOME: dir, XDG_CONFIG_HOME: join(dir, ".config") };
+  return { home: dir, project, env, config: join(dir, ".config", "gaggle", "children_config.toml") };
+}
+
+const ECHO = { command: process.execPath, args: [fixture("echo.mjs")] };
+
+describe("gaggle import", () => {
+  it("says what each client lists, and the command that adds it, when given no source", async () => {
+    const h = home({
+      ".claude.json": { mcpServers: { memory: ECHO }, projects: { PROJECT: { mcpServers: { mine: ECHO } } } },
+      ".codex/config.toml": '[mcp_servers.github]\ncommand = "npx"\n',
+      "project/.vscode/mcp.json": { servers: { vs: ECHO } },
+    });
+    const run = await runCli(["import"], { cwd: h.project, env: h.env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("Claude Code (gaggle import claude-code):");
+    expect(run.stdout).toMatch(/\.claude\.json \(user\): memory\n/);
+    expect(run.stdout).toMatch(/\.claude\.json \(local\): mine\n/);
+    expect(run.stdout).toMatch(/Codex \(gaggle import codex\):\n.*config\.toml \(user\): github\n/);
+    expect(run.stdout).toContain("VS Code (gaggle import vscode):\n  .vscode/mcp.json (project): vs\n");
+    expect(run.stdout).toContain("add them to gaggle's config: gaggle import claude-code codex vscode");
+    expect(() => statSync(h.config)).toThrow();
+  });
+
+  it("names gaggle's own entry in a client as left out, and suggests no import of a client that lists only it", async () => {
+    const itself = { command: process.execPath, args: [CLI, "--config", "x.toml"] };
+    const h = home({
+      ".codex/config.toml": `[mcp_servers.gaggle]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(CLI)}]\n`,
+      ".gemini/settings.json": { mcpServers: { gaggle: itself, vs: ECHO } },
+    });
+    const run = await runCli(["import"], { cwd: h.project, env: h.env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/Codex \(gaggle import codex\):\n.*config\.toml \(user\): gaggle \(gaggle itself, left out\)\n/);
+    expect(run.stdout).toMatch(/settings\.json \(user\): gaggle \(gaggle itself, left out\), vs\n/);
+    expect(run.stdout).toContain("add them to gaggle's config: gaggle import gemini (");
+  });
+
+  it("adds every client's servers in gaggle's keys, leaves out what it cannot add with the reason, and writes a config that loads", async () => {
+    const h = home({
+      ".claude.json": {
+        mcpServers: {
+          memory: { type: "stdio", ...ECHO, env: { MEMORY_FILE_PATH: "${HOME}/memory.jsonl" } },
+          docs: { type: "http", url: "https://docs.example.com/mcp", headers: { Authorization: "Bearer ${GAGGLE_TEST_DOCS_TOKEN}" } },
+          itself: { command: process.execPath, args: [CLI, "--config", "x.toml"] },
+        },
+      },
+      "project/.mcp.json": { mcpServers: { tool: { command: "node", args: ["server.js"] }, broken: { command: "node", args: "server.js" } } },
+      ".codex/config.toml":
+        '[mcp_servers.github]\ncommand = "npx"\nargs = ["-y", "server-github"]\nenv_vars = ["GITHUB_TOKEN"]\nstartup_timeout_sec = 20\ntool_timeout_sec = 90\n' +
+        '[mcp_servers.remote]\nurl = "https://remote.example.com/mcp"\nbearer_token_env_var = "REMOTE_TOKEN"\nenabled_tools = ["search"]\n' +
+        '[mcp_servers.memory]\ncommand = "npx"\n',
+      ".gemini/settings.json": {
+        mcpServers: { web: { httpUrl: "https://web.example.com/mcp", timeout: 30000, trust: true, excludeTools: ["delete"] } },
+      },
+      "project/.vscode/mcp.json": {
+        servers: {
+          vs: { type: "stdio", command: "node", args: ["${workspaceFolder}/s.js"], env: { HOME_TOO: "${env:HOME}" } },
+          asks: { type: "http", url: "https://asks.example.com/mcp", headers: { "X-Key": "${input:key}" } },
+        },
+      },
+    });
+    const run = await runCli(["import", "claude-code", "codex", "gemini", "vscode"], { cwd: h.project, env: h.env });
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/\(user\): left out itself: it runs gaggle itself\n/);
+    expect(run.stdout).toContain("docs needs GAGGLE_TEST_DOCS_TOKEN set where gaggle runs (not set in this shell)");
+    expect(run.stdout).toMatch(/\.mcp\.json \(project\): left out broken: args: expected an array of strings/);
+    expect(run.stdout).toMatch(/config\.toml \(user\): left out memory: a server of that name is added from Claude Code already\n/);
+    expect(run.stdout).toMatch(/settings\.json \(user\): added web \(left out trust: gaggle has no equal\)\n/);
+    expect(run.stdout).toMatch(/left out asks: it asks VS Code for \$\{input:key\} when it starts; add it by hand with the value\n/);
+    expect(run.stdout).toContain("added 7 server(s) to");
+    expect(run.stdout).toContain(
+      "claude mcp remove memory --scope user; claude mcp remove docs --scope user; claude mcp remove tool --scope project",
+    );
+    expect(run.stdout).toContain("codex mcp remove github; codex mcp remove remote");
+    expect(statSync(h.config).mode & 0o777).toBe(0o600);
+
+    const config = loadConfig(h.config, { ...h.env, GAGGLE_TEST_DOCS_TOKEN: "t", REMOTE_TOKEN: "r" });
+    const child = (name: string) => config.children.find((one) => one.name === name)!;
+    expect(config.children.map((one) => one.name)).toEqual(["memory", "docs", "tool", "github", "remote", "web", "vs"]);
+    expect(child("memory")).toMatchObject({ command: process.execPath, args: ECHO.args, env: { MEMORY_FILE_PATH: `${h.home}/memory.jsonl` } });
+    expect(child("docs")).toMatchObject({ transport: "http", url: "https://docs.example.com/mcp", headers: { Authorization: "Bearer t" } });
+    // A project's server runs in the project's folder, as its client runs it.
+    expect(child("tool")).toMatchObject({ command: "node", args: ["server.js"], cwd: h.project });
+    expect(child("github")).toMatchObject({ startupTimeoutMs: 20_000, timeoutMs: 90_000 });
+    expect(child("remote")).toMatchObject({ headers: { Authorization: "Bearer r" }, tools: { allow: ["search"] } });
+    expect(child("web")).toMatchObject({ transport: "http", url: "https://web.example.com/mcp", timeoutMs: 30_000, tools: { deny: ["delete"] } });
+    expect(child("vs")).toMatchObject({ args: [`${h.project}/s.js`], env: { HOME_TOO: h.home }, cwd: h.project });
+  });
+
+  it("appends to a TOML config under its comments, leaves out a name it has, and a dry run writes nothing", async () => {
+    const h = home({ "project/.mcp.json": { mcpServers: { echo: ECHO, kept: { command: "other" } } } });
+    const config = join(h.project, "children_config.toml");
+    const before = '# my servers\n[mcp_servers.kept]\ncommand = "mine" # the one I keep\n';
+    writeFileSync(config, before);
+    chmodSync(config, 0o640);
+
+    const dry = await runCli(["import", "claude-code", "--dry-run"], { cwd: h.project, env: h.env });
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/left out kept: a server named kept is already in .*children_config\.toml\n/);
+    expect(dry.stdout).toContain(`[mcp_servers.echo]\ncommand = ${JSON.stringify(process.execPath)}`);
+    expect(dry.stdout).toContain("(--dry-run: children_config.toml left as it is)");
+    expect(readFileSync(config, "utf8")).toBe(before);
+
+    const run = await runCli(["import", "claude-code"], { cwd: h.project, env: h.env });
+    expect(run.code).toBe(0);
+    const text = readFileSync(config, "utf8");
+    expect(text.startsWith(before)).toBe(true);
+    expect(text).toContain("# From Claude Code: ");
+    expect(statSync(config).mode & 0o777).toBe(0o640);
+    // The imported server answers through gaggle.
+    const call = await runCli(["call", "echo", "echo", JSON.stringify({ text: "imported" }), "--config", config], { cwd: h.project, env: h.env });
+    expect(call.stderr).not.toContain("error");
+    expect(call.stdout).toContain("imported");
+  });
+
+  it("adds to a JSON config under its mcpServers, through a link to it", async () => {
+    const h = home({ "servers.json": { mcpServers: { echo: ECHO } } });
+    const config = join(h.home, "dotfiles", "children_config.json");
+    mkdirSync(join(h.home, "dotfiles"));
+    writeFileSync(config, JSON.stringify({ mcpServers: { first: ECHO } }));
+    const link = join(h.project, "children_config.json");
+    symlinkSync(config, link);
+    const run = await runCli(["import", join(h.home, "servers.json")], { cwd: h.project, env: h.env });
+    expect(run.code).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(readFileSync(config, "utf8"))).toEqual({ mcpServers: { first: ECHO, echo: ECHO } });
+  });
+
+  it("says which file does not parse and where, names an unknown source, and never adds to a config that does not load", async () => {
+    const h = home({ "project/.mcp.json": '{"mcpServers": {"a": }' });
+    const unread = await runCli(["import", "claude-code"], { cwd: h.project, env: h.env });
+    expect(unread.code).toBe(0);
+    expect(unread.stdout).toMatch(/\.mcp\.json \(project\): not read: .*\.mcp\.json:1:\d+: JSON syntax error/);
+    expect(unread.stdout).toContain("nothing to add to");
+
+    const folder = await runCli(["import", "claude-code", "--config", h.project], { cwd: h.project, env: h.env });
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toContain("project is not a file: give --config the path of a .toml or .json config file");
+
+    const unknown = await runCli(["import", "claud-code"], { cwd: h.project, env: h.env });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown source "claud-code"; did you mean "claude-code"?');
+
+    writeFileSync(join(h.project, ".mcp.json"), JSON.stringify({ mcpServers: { echo: ECHO } }));
+    const config = join(h.project, "children_config.toml");
+    writeFileSync(config, "[mcp_servers.bad]\ncommand = 3\n");
+    const refused = await runCli(["import", "claude-code"], { cwd: h.project, env: h.env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/the config .*children_config\.toml does not load, so nothing is added to it:\n.*mcp_servers\.bad\.command/);
+    expect(readFileSync(config, "utf8")).toBe("[mcp_servers.bad]\ncommand = 3\n");
+  });
+});
