@@ -74,6 +74,8 @@ export function loadRemoteKit(): Promise<RemoteKit> {
 export interface SessionWiring {
   config: ChildConfig;
   shutdownGraceMs: number;
+  /** PROBE_TIMEOUT_MS unless given (see SessionParts). */
+  probeTimeoutMs?: number;
   stateDir: string;
   stderr: StderrRing;
   stdoutNoise: StdoutNoise;
@@ -131,7 +133,7 @@ export function createSession(wiring: SessionWiring): Session {
     // The legacy SSE transport belongs to the 2025 era: it is initialized first.
     discoverFirst: config.transport === "http" || (config.transport === "stdio" && !wiring.catalog.initializeFirst),
     envelope: gaggleEnvelope,
-    probeTimeoutMs: PROBE_TIMEOUT_MS,
+    probeTimeoutMs: wiring.probeTimeoutMs ?? PROBE_TIMEOUT_MS,
     ...(remote && httpSignIn && { listenChannel: remote.httpListenChannel(config.url!, config.headers, httpSignIn) }),
   };
   const wire = new ChildWire(link, era, {

@@ -18,7 +18,7 @@ import { hidingRule, visibleTools, type VisibleTools } from "./tool-filter.js";
 import { CallerTracker } from "./wire/caller-tracker.js";
 
 /** How McpChild makes its sessions (see SessionParts); the clock is the system's unless a test gives its own. */
-export type McpChildOptions = Pick<SessionParts, "shutdownGraceMs" | "stateDir" | "switchboard"> & { clock?: Clock };
+export type McpChildOptions = Pick<SessionParts, "shutdownGraceMs" | "probeTimeoutMs" | "stateDir" | "switchboard"> & { clock?: Clock };
 
 /** A real child as the router sees it: its lists, its calls and its status, on the one session its SessionKeeper keeps. */
 export class McpChild implements Child {
@@ -51,6 +51,7 @@ export class McpChild implements Child {
     this.keeper = new SessionKeeper({
       config,
       shutdownGraceMs: options.shutdownGraceMs,
+      probeTimeoutMs: options.probeTimeoutMs,
       stateDir: options.stateDir,
       clock: options.clock ?? systemClock,
       switchboard: options.switchboard,

@@ -35,6 +35,8 @@ export interface SessionParts {
   config: ChildConfig;
   /** Time a stdio child gets after SIGTERM before its process group is killed. */
   shutdownGraceMs: number;
+  /** How long a stdio child has to answer server/discover before it is taken for a 2025 server; a test shortens it. */
+  probeTimeoutMs?: number;
   /** Where a remote child's sign-in (OAuth client and tokens) is kept. */
   stateDir: string;
   /** Every time the keeper reads: the back-off, the idle timeout, start times and uptime. */
@@ -247,10 +249,11 @@ export class SessionKeeper {
   }
 
   private newSession(remote: Session["remote"]): Session {
-    const { config, shutdownGraceMs, stateDir, stderr, stdoutNoise, log, switchboard, callers, catalog, outputHeld } = this.parts;
+    const { config, shutdownGraceMs, probeTimeoutMs, stateDir, stderr, stdoutNoise, log, switchboard, callers, catalog, outputHeld } = this.parts;
     return (this.newestSession = createSession({
       config,
       shutdownGraceMs,
+      probeTimeoutMs,
       stateDir,
       stderr,
       stdoutNoise,

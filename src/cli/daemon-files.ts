@@ -3,6 +3,7 @@
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { processAlive } from "../children/processes/process-tree.js";
 import { writeFileAtomic } from "../shared/atomic-file.js";
 import { isObject } from "../shared/json.js";
 import { daemonDir, daemonKeyOf } from "./daemon-key.js";
@@ -132,11 +133,7 @@ function readText(path: string): string {
   }
 }
 
+/** The daemon of a record or lock runs: a daemon that exited and waits to be reaped does not. */
 export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
+  return processAlive(pid);
 }

@@ -52,6 +52,9 @@ afterAll(async () => {
   await gaggle.close();
 });
 
+/** A file not yet there: a call of the slow fixture's wait_for on it runs until the test writes it. */
+const gate = () => join(mkdtempSync(join(tmpdir(), "gaggle-gate-")), "gate");
+
 const call = (server: string, tool: string, args: Record<string, unknown> = {}) =>
   gaggle.meta("execute_child_tool", { server_id: server, tool_name: tool, arguments: args });
 const status = (server: string) => gaggle.metaJson<Status>("get_child_status", { server_id: server });
@@ -254,10 +257,11 @@ describe("queueing", () => {
   });
 
   it("drops a call cancelled while it waits in the queue: the child never sees it", async () => {
-    const running = call("queued", "sleep", { ms: 3000 });
+    const ahead = gate();
+    const running = call("queued", "wait_for", { path: ahead });
     await until(
       () => status("queued"),
-      (s) => s.stderr.some((line) => line.includes("call sleep")),
+      (s) => s.stderr.some((line) => line.includes("call wait_for")),
     );
     const abort = new AbortController();
     const args = { server_id: "queued", tool_name: "echo", arguments: { text: "never sent" } };
@@ -268,19 +272,22 @@ describe("queueing", () => {
     );
     abort.abort("the test gave up");
     await expect(waiting).rejects.toThrow();
-    expect(textOf(await running)).toBe("slept 3000 (max in flight 1)");
+    writeFileSync(ahead, "");
+    expect(textOf(await running)).toBe(`found ${ahead} (max in flight 1)`);
     expect(textOf(await call("queued", "concurrent"))).toBe("in flight 1 (max in flight 1)");
     const s = await status("queued");
-    expect(s.stderr.filter((line) => line.includes("call "))).toEqual(["call sleep", "call concurrent"]);
+    expect(s.stderr.filter((line) => line.includes("call "))).toEqual(["call wait_for", "call concurrent"]);
     expect(s.calls_served).toBe(2);
   });
 
   it("does not hold one child's calls behind another's", async () => {
+    const held = gate();
     let slowDone = false;
-    const slow = call("serial", "sleep", { ms: 3000 }).then((result) => ((slowDone = true), result));
+    const slow = call("serial", "wait_for", { path: held }).then((result) => ((slowDone = true), result));
     expect(textOf(await call("lazy", "echo", { text: "quick" }))).toBe("quick");
     expect(slowDone).toBe(false);
-    await slow;
+    writeFileSync(held, "");
+    expect(textOf(await slow)).toBe(`found ${held} (max in flight 1)`);
   });
 });
 

@@ -10,6 +10,9 @@ import { childConfigOf } from "../helpers/config.js";
 import { ManualClock } from "../helpers/manual-clock.js";
 import { fixture, STATE_DIR } from "../helpers/paths.js";
 
+/** How long these children have to answer server/discover: shorter than gaggle's own, so a silent one is waited out sooner. */
+const PROBE_MS = 1000;
+
 const made: McpChild[] = [];
 afterEach(async () => {
   await Promise.all(made.splice(0).map((child) => child.close()));
@@ -26,7 +29,13 @@ function strictChild(name: string, args: string[], env: Record<string, string> =
     `env = ${JSON.stringify(env).replace(/":/g, '" =')}`,
   ].join("\n");
   const config = childConfigOf(entry);
-  const child = new McpChild(config, { shutdownGraceMs: 2000, stateDir: STATE_DIR, switchboard: new Switchboard(), clock: new ManualClock() });
+  const child = new McpChild(config, {
+    shutdownGraceMs: 2000,
+    probeTimeoutMs: PROBE_MS,
+    stateDir: STATE_DIR,
+    switchboard: new Switchboard(),
+    clock: new ManualClock(),
+  });
   made.push(child);
   return child;
 }
@@ -65,7 +74,7 @@ it("a 2025 stdio child that answers the probe with an error is probed on every s
 
 it("a 2025 stdio child slow to start is probed again next time: its late answer shows it was slow, not deaf", { timeout: 20_000 }, async () => {
   // It reads nothing for longer than gaggle waits on server/discover, then answers the probe (late) and initialize.
-  const first = strictChild("slow_starter", [], { RAW_START_DELAY_MS: "5500" });
+  const first = strictChild("slow_starter", [], { RAW_START_DELAY_MS: String(PROBE_MS * 2) });
   expect(textOf((await first.callTool("identified", { n: 1 }, {})) as CallToolResult)).toBe("n = 1");
   expect(first.status().protocol).toBe("2025-11-25");
   await first.close();

@@ -164,13 +164,14 @@ describe("one-shot commands against the echo fixture", () => {
   });
 
   it("call passes JSON arguments and prints the result, then leaves no child behind", async () => {
-    expect(await gaggle(["call", "echo", "echo", '{"text": "hi there"}', "--config", echoConfig])).toMatchObject({
-      code: 0,
-      stdout: "hi there\n",
-    });
-    const sum = await gaggle(["call", "echo", "add", '{"a": 2, "b": 3}', "--config", echoConfig]);
+    // Each run is a gaggle of its own: they run at once, and are checked in turn.
+    const [text, sum, pid] = await Promise.all([
+      gaggle(["call", "echo", "echo", '{"text": "hi there"}', "--config", echoConfig]),
+      gaggle(["call", "echo", "add", '{"a": 2, "b": 3}', "--config", echoConfig]),
+      gaggle(["call", "echo", "pid", "--config", echoConfig]),
+    ]);
+    expect(text).toMatchObject({ code: 0, stdout: "hi there\n" });
     expect(sum.stdout).toContain('"sum": 5');
-    const pid = await gaggle(["call", "echo", "pid", "--config", echoConfig]);
     expect(pid.code).toBe(0);
     expect(isAlive(Number(pid.stdout.trim()))).toBe(false);
   });
@@ -205,14 +206,17 @@ describe("one-shot commands against the echo fixture", () => {
       [["call", "echo", "ad"], "TOOL_NOT_FOUND", 'did you mean "add"? `gaggle schema echo` lists its tools'],
       [["call", "ecko", "add"], "SERVER_NOT_FOUND", 'did you mean "echo"? `gaggle list` names every child'],
     ];
-    for (const [args, code, hint] of cases) {
-      const run = await gaggle([...args, "--config", echoConfig]);
+    // Each run is a gaggle of its own: they run at once, and are checked in turn.
+    const brokenRun = gaggle(["call", "broken", "anything", "--config", writeConfig(fixtureChild("broken", "exit-at-start.mjs"))]);
+    const runs = await Promise.all(cases.map(([args]) => gaggle([...args, "--config", echoConfig])));
+    for (const [i, [, code, hint]] of cases.entries()) {
+      const run = runs[i]!;
       expect(run.code).toBe(1);
       expect(JSON.parse(run.stdout)).toMatchObject({ code, hint });
       expect(run.stdout).not.toMatch(/get_schema|list_registered_children/);
     }
     // A child that fails to start: where its stderr is shown, in a shell.
-    const broken = await gaggle(["call", "broken", "anything", "--config", writeConfig(fixtureChild("broken", "exit-at-start.mjs"))]);
+    const broken = await brokenRun;
     expect(broken.code).toBe(1);
     expect(JSON.parse(broken.stdout)).toMatchObject({
       code: "SERVER_FAILED",

@@ -129,6 +129,19 @@ function liveGroupOf(pid: string): number | undefined {
   }
 }
 
+/**
+ * The process runs: it takes a signal and, where /proc tells, is no zombie. A zombie has exited and waits only to
+ * be reaped, which an init that reaps orphans slowly (as in many containers) may put off for a second or more.
+ */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  return process.platform !== "linux" || liveGroupOf(String(pid)) !== undefined;
+}
+
 /** A live member of the group, or a live process anywhere that carries the token. */
 export function treeAlive(tree: ProcessTree): boolean {
   return scanAlive(scanTree(tree, false));

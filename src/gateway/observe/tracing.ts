@@ -12,7 +12,14 @@ import {
   type TextMapSetter,
   type Tracer,
 } from "@opentelemetry/api";
-import { CompositePropagator, ExportResultCode, W3CBaggagePropagator, W3CTraceContextPropagator, type ExportResult } from "@opentelemetry/core";
+import {
+  CompositePropagator,
+  ExportResultCode,
+  getNumberFromEnv,
+  W3CBaggagePropagator,
+  W3CTraceContextPropagator,
+  type ExportResult,
+} from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, TracerProvider, type ReadableSpan, type SpanExporter } from "@opentelemetry/sdk-trace";
@@ -28,6 +35,19 @@ const log = lazyLogger({ subsystem: "traces" });
  * own timeout (ten seconds by default) for one that never answers, and a client that closes gaggle kills it sooner.
  */
 export const TRACES_FLUSH_MS = 1000;
+
+/**
+ * The batch processor's settings from the standard OTEL_BSP_* variables, which this SDK package leaves to whoever
+ * builds the processor; a variable that is unset keeps the SDK's default.
+ */
+function batchSettings(): { scheduledDelayMillis?: number; exportTimeoutMillis?: number; maxQueueSize?: number; maxExportBatchSize?: number } {
+  return {
+    scheduledDelayMillis: getNumberFromEnv("OTEL_BSP_SCHEDULE_DELAY"),
+    exportTimeoutMillis: getNumberFromEnv("OTEL_BSP_EXPORT_TIMEOUT"),
+    maxQueueSize: getNumberFromEnv("OTEL_BSP_MAX_QUEUE_SIZE"),
+    maxExportBatchSize: getNumberFromEnv("OTEL_BSP_MAX_EXPORT_BATCH_SIZE"),
+  };
+}
 
 /** The `_meta` keys trace context travels in, in either era: W3C traceparent and tracestate, and baggage. */
 const TRACE_KEYS = ["traceparent", "tracestate", "baggage"];
@@ -72,7 +92,7 @@ export class Tracing {
       .merge(resourceFromAttributes({ "service.name": settings.serviceName, "service.version": GAGGLE_VERSION }))
       .merge(detectResources({ detectors: [envDetector] }));
     const reported = new ReportedExporter(exporter, this.endpoint);
-    this.provider = new TracerProvider({ resource, spanProcessors: [new BatchSpanProcessor({ exporter: reported })] });
+    this.provider = new TracerProvider({ resource, spanProcessors: [new BatchSpanProcessor({ exporter: reported, ...batchSettings() })] });
     this.tracer = this.provider.getTracer(GAGGLE_NAME, GAGGLE_VERSION);
   }
 

@@ -32,7 +32,7 @@ const child = (name: string, args: string[]) =>
 describe("traces to an OTLP endpoint", () => {
   let receiver: Server;
   const spans: OtlpSpan[] = [];
-  const received: Array<{ path: string; type: string | undefined }> = [];
+  const received: Array<{ path: string; type: string | undefined; spans: number }> = [];
   let gaggle: RunningGaggle;
 
   beforeAll(async () => {
@@ -41,9 +41,10 @@ describe("traces to an OTLP endpoint", () => {
       let body = "";
       req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
       req.on("end", () => {
-        received.push({ path: req.url ?? "", type: req.headers["content-type"] });
         const request = JSON.parse(body) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }> };
-        for (const resource of request.resourceSpans) for (const scope of resource.scopeSpans) spans.push(...scope.spans);
+        const sent = request.resourceSpans.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans));
+        received.push({ path: req.url ?? "", type: req.headers["content-type"], spans: sent.length });
+        spans.push(...sent);
         res.writeHead(200, { "content-type": "application/json" }).end("{}");
       });
     }).listen(0, "127.0.0.1");
@@ -51,7 +52,12 @@ describe("traces to an OTLP endpoint", () => {
     const { port } = receiver.address() as { port: number };
     const config = `${NO_BUILT_INS}\n${child("legacy", [fixture("protocol.mjs")])}\n${child("modern", [fixture("conformance-server.mjs"), "--modern-only"])}`;
     gaggle = await startGaggle(config, {
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_BSP_SCHEDULE_DELAY: "100", OTEL_SERVICE_NAME: "gaggle-under-test" },
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+        OTEL_BSP_SCHEDULE_DELAY: "100",
+        OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "1",
+        OTEL_SERVICE_NAME: "gaggle-under-test",
+      },
     });
   });
   afterAll(async () => {
@@ -114,6 +120,12 @@ describe("traces to an OTLP endpoint", () => {
     expect(failed!.status?.message).toMatch(/no child server named "nowhere"/);
     // A call without a traceparent starts a trace of its own.
     expect(failed!.parentSpanId ?? "").toBe("");
+  });
+
+  it("batches its spans as the standard OTEL_BSP_* variables say", () => {
+    // The earlier tests' spans, sent one per export request as OTEL_BSP_MAX_EXPORT_BATCH_SIZE asks.
+    expect(received.length).toBeGreaterThan(1);
+    expect(received.map((entry) => entry.spans)).toEqual(received.map(() => 1));
   });
 });
 

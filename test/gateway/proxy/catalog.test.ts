@@ -121,11 +121,13 @@ describe("the catalog", () => {
 
 describe("a first tools/list over children the catalog does not know", () => {
   it("waits for them at most list_wait_ms, lists what it has, and sends list_changed when the rest come", async () => {
+    // The slow child serves only once this file exists: after the first list has been answered without it.
+    const gate = join(newState(), "gate");
     const config = [
       `[gateway]\nexpose = "both"\nlist_wait_ms = 2500\n`,
       NO_BUILT_INS,
       fixtureChild("quick", "echo.mjs"),
-      fixtureChild("slow", "slow.mjs", 'env = { SLOW_START_MS = "8000" }'),
+      fixtureChild("slow", "slow.mjs", `env = { SLOW_START_UNTIL = ${JSON.stringify(gate)} }`),
     ].join("\n");
     const gaggle = await gatewayIn(newState(), config);
     try {
@@ -134,6 +136,7 @@ describe("a first tools/list over children the catalog does not know", () => {
       const first = await toolNames(gaggle);
       expect(first).toContain("quick__echo");
       expect(first.filter((name) => name.startsWith("slow__"))).toEqual([]);
+      writeFileSync(gate, "");
       await expect.poll(() => changes, { timeout: 15_000 }).toBeGreaterThan(0);
       expect((await toolNames(gaggle)).some((name) => name.startsWith("slow__"))).toBe(true);
     } finally {

@@ -24,11 +24,13 @@ describe("the status page in a browser", () => {
   const profile = mkdtempSync(join(tmpdir(), "gaggle-chromium-"));
   /** Every URL the page asked for: nothing but gaggle's own. */
   const requested: string[] = [];
+  /** The file whose appearance lets the slow child serve. */
+  const gate = join(mkdtempSync(join(tmpdir(), "gaggle-gate-")), "gate");
 
   beforeAll(async () => {
-    // A child that takes 3 s to start, so the page has time to show it starting.
+    // A child that starts only once the test has seen the page show it starting.
     gaggle = await startAdminGaggle(
-      `${PROCESS_ONLY}\n${fixtureChild("slow", "slow.mjs", 'env = { SLOW_START_MS = "3000" }')}\n${fixtureChild("echo", "echo.mjs")}`,
+      `${PROCESS_ONLY}\n${fixtureChild("slow", "slow.mjs", `env = { SLOW_START_UNTIL = ${JSON.stringify(gate)} }`)}\n${fixtureChild("echo", "echo.mjs")}`,
     );
     browser = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
@@ -61,6 +63,7 @@ describe("the status page in a browser", () => {
 
     const call = gaggle.meta("execute_child_tool", { server_id: "slow", tool_name: "echo", arguments: { text: "seen on the page" } });
     await slow.locator('[data-state="starting"]').waitFor({ timeout: 10_000 });
+    writeFileSync(gate, "");
     await slow.locator('[data-state="running"]').waitFor({ timeout: 15_000 });
     await call;
     await slow.locator('td[data-calls="1"]').waitFor({ timeout: 10_000 });
