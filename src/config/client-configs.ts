@@ -94,15 +94,21 @@ function fromCodexEntry(raw: Record<string, unknown>): Omit<FoundServer, "name">
 
 /** VS Code's variables: the folder's own and `${env:NAME}` have gaggle's equals; `${input:ID}` asks a person, which gaggle cannot. */
 function fromVsCodeEntry(raw: Record<string, unknown>, folder: string): Omit<FoundServer, "name"> {
-  const text = JSON.stringify(raw);
-  const input = /\$\{input:[^}]*\}/.exec(text);
-  if (input) return { entry: {}, dropped: [], refused: `it asks VS Code for ${input[0]} when it starts; add it by hand with the value` };
-  const rewritten = JSON.parse(
-    text
-      .replaceAll("${workspaceFolder}", folder.replaceAll("\\", "\\\\").replaceAll('"', '\\"'))
-      .replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, "${$1}"),
-  ) as Record<string, unknown>;
-  return fromJsonEntry(rewritten);
+  const inputs: string[] = [];
+  const rewritten = eachString(raw, (text) => {
+    inputs.push(...(text.match(/\$\{input:[^}]*\}/g) ?? []));
+    return text.replaceAll("${workspaceFolder}", folder).replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, "${$1}");
+  });
+  if (inputs.length > 0) return { entry: {}, dropped: [], refused: `it asks VS Code for ${inputs[0]} when it starts; add it by hand with the value` };
+  return fromJsonEntry(rewritten as Record<string, unknown>);
+}
+
+/** `value` with `map` applied to every string in it, at any depth (keys left as they are). */
+function eachString(value: unknown, map: (text: string) => string): unknown {
+  if (typeof value === "string") return map(value);
+  if (Array.isArray(value)) return value.map((item) => eachString(item, map));
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, eachString(item, map)]));
+  return value;
 }
 
 /** The servers of `table` (a client's `mcpServers`-like table), each read by `read`. */
