@@ -213,12 +213,24 @@ function inFolder(server: FoundServer, file: SourceFile, where: Where): Record<s
   return { ...server.entry, cwd: where.cwd };
 }
 
-/** The config's text with the servers added: TOML tables appended under a comment, or the JSON written anew. */
+/**
+ * The config's text with the servers added in the form it keeps them (a table or an array of entries, under its own
+ * key): TOML appended under a comment, or the JSON written anew.
+ */
 function withServers(target: Target, taken: Taken[]): string {
+  const key =
+    target.doc["mcp_servers"] !== undefined
+      ? "mcp_servers"
+      : target.doc["mcpServers"] !== undefined || target.format === "json"
+        ? "mcpServers"
+        : "mcp_servers";
+  const listed = Array.isArray(target.doc[key]);
+  const tableOf = (server: FoundServer) => (listed ? [{ name: server.name, ...server.entry }] : { [server.name]: server.entry });
   if (target.format === "json") {
-    const key = target.doc["mcp_servers"] !== undefined ? "mcp_servers" : "mcpServers";
-    const servers = isObject(target.doc[key]) ? { ...target.doc[key] } : {};
-    for (const { server } of taken) servers[server.name] = server.entry;
+    const before = target.doc[key];
+    const servers = Array.isArray(before)
+      ? [...before, ...taken.map(({ server }) => ({ name: server.name, ...server.entry }))]
+      : { ...(isObject(before) ? before : {}), ...Object.fromEntries(taken.map(({ server }) => [server.name, server.entry])) };
     return `${JSON.stringify({ ...target.doc, [key]: servers }, null, 2)}\n`;
   }
   const parts = [target.text === "" || target.text.endsWith("\n") ? target.text : `${target.text}\n`];
@@ -226,7 +238,7 @@ function withServers(target: Target, taken: Taken[]): string {
   for (const { source, file, server } of taken) {
     if (file !== from) parts.push(`\n# From ${source.label}: ${displayPath(file.path)}${file.scope === "file" ? "" : ` (${file.scope})`}\n`);
     from = file;
-    parts.push(`${toToml({ mcp_servers: { [server.name]: server.entry } })}\n`);
+    parts.push(`${toToml({ [key]: tableOf(server) })}\n`);
   }
   return parts.join("");
 }

@@ -151,6 +151,28 @@ describe("gaggle import", () => {
     expect(JSON.parse(readFileSync(config, "utf8"))).toEqual({ mcpServers: { first: ECHO, echo: ECHO } });
   });
 
+  it("adds to a config that lists its servers as an array, or under mcpServers, in the form it has, losing none", async () => {
+    const h = home({ "servers.json": { mcpServers: { echo: ECHO } } });
+    const json = join(h.project, "list.json");
+    writeFileSync(json, JSON.stringify({ mcp_servers: [{ name: "first", ...ECHO }] }));
+    const toml = join(h.project, "list.toml");
+    writeFileSync(toml, `[[mcp_servers]]\nname = "first"\ncommand = ${JSON.stringify(process.execPath)}\n`);
+    const camel = join(h.project, "camel.toml");
+    writeFileSync(camel, `[mcpServers.first]\ncommand = ${JSON.stringify(process.execPath)}\n`);
+    for (const config of [json, toml, camel]) {
+      const run = await runCli(["import", join(h.home, "servers.json"), "--config", config], { cwd: h.project, env: h.env });
+      expect(run.stderr).toBe("");
+      expect(run.code).toBe(0);
+      expect(loadConfig(config, h.env).children.map((one) => one.name)).toEqual(["first", "echo"]);
+    }
+    expect(JSON.parse(readFileSync(json, "utf8"))).toEqual({
+      mcp_servers: [
+        { name: "first", ...ECHO },
+        { name: "echo", ...ECHO },
+      ],
+    });
+  });
+
   it("says which file does not parse and where, names an unknown source, and never adds to a config that does not load", async () => {
     const h = home({ "project/.mcp.json": '{"mcpServers": {"a": }' });
     const unread = await runCli(["import", "claude-code"], { cwd: h.project, env: h.env });
