@@ -92,15 +92,40 @@ function fromCodexEntry(raw: Record<string, unknown>): Omit<FoundServer, "name">
   return { entry, dropped };
 }
 
-/** VS Code's variables: the folder's own and `${env:NAME}` have gaggle's equals; `${input:ID}` asks a person, which gaggle cannot. */
-function fromVsCodeEntry(raw: Record<string, unknown>, folder: string): Omit<FoundServer, "name"> {
+/**
+ * The variables VS Code, Cursor and Windsurf fill in: `${env:NAME}` and the home have gaggle's equals, and so has the
+ * workspace folder when the file is a folder's own (`folder`); the rest stay as written, for the config's check to name.
+ */
+function editorVariables(text: string, home: string, folder: string | undefined): string {
+  const named = text.replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, "${$1}").replaceAll("${userHome}", home);
+  return folder === undefined ? named : named.replaceAll("${workspaceFolder}", folder);
+}
+
+/** A Cursor or Windsurf entry, its variables filled in as the editor fills them. */
+function fromEditorEntry(raw: Record<string, unknown>, home: string, folder: string | undefined): Omit<FoundServer, "name"> {
+  return fromJsonEntry(eachString(raw, (text) => editorVariables(text, home, folder)) as Record<string, unknown>);
+}
+
+/** VS Code's entry: its variables as the other editors', but `${input:ID}` asks a person, which gaggle cannot. */
+function fromVsCodeEntry(raw: Record<string, unknown>, home: string, folder: string): Omit<FoundServer, "name"> {
   const inputs: string[] = [];
   const rewritten = eachString(raw, (text) => {
     inputs.push(...(text.match(/\$\{input:[^}]*\}/g) ?? []));
-    return text.replaceAll("${workspaceFolder}", folder).replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, "${$1}");
+    return editorVariables(text, home, folder);
   });
   if (inputs.length > 0) return { entry: {}, dropped: [], refused: `it asks VS Code for ${inputs[0]} when it starts; add it by hand with the value` };
   return fromJsonEntry(rewritten as Record<string, unknown>);
+}
+
+/**
+ * Gemini CLI's entry: its `$NAME` is gaggle's `${NAME}`, and its `url` (without `type`) is the legacy SSE transport,
+ * its Streamable HTTP one being `httpUrl`.
+ */
+function fromGeminiEntry(raw: Record<string, unknown>): Omit<FoundServer, "name"> {
+  const braced = eachString(raw, (text) => text.replace(/\$([A-Za-z_][A-Za-z0-9_]*)/g, "${$1}")) as Record<string, unknown>;
+  const read = fromJsonEntry(braced);
+  if (raw["url"] !== undefined && raw["httpUrl"] === undefined && raw["type"] === undefined) read.entry["type"] = "sse";
+  return read;
 }
 
 /** `value` with `map` applied to every string in it, at any depth (keys left as they are). */
@@ -216,8 +241,8 @@ export const CLIENT_SOURCES: readonly ClientSource[] = [
     label: "Gemini CLI",
     removal: (name, scope) => `gemini mcp remove ${name}${scope === "user" ? " --scope user" : ""}`,
     files: ({ home, cwd }) => [
-      ...oneTable(join(home, ".gemini", "settings.json"), "user", mcpServers),
-      ...(resolve(cwd) === resolve(home) ? [] : oneTable(join(cwd, ".gemini", "settings.json"), "project", mcpServers)),
+      ...oneTable(join(home, ".gemini", "settings.json"), "user", mcpServers, fromGeminiEntry),
+      ...(resolve(cwd) === resolve(home) ? [] : oneTable(join(cwd, ".gemini", "settings.json"), "project", mcpServers, fromGeminiEntry)),
     ],
   },
   {
@@ -225,27 +250,30 @@ export const CLIENT_SOURCES: readonly ClientSource[] = [
     label: "Cursor",
     removal: () => "remove it from Cursor's mcp.json",
     files: ({ home, cwd }) => [
-      ...oneTable(join(home, ".cursor", "mcp.json"), "user", mcpServers),
-      ...(resolve(cwd) === resolve(home) ? [] : oneTable(join(cwd, ".cursor", "mcp.json"), "project", mcpServers)),
+      ...oneTable(join(home, ".cursor", "mcp.json"), "user", mcpServers, (raw) => fromEditorEntry(raw, home, undefined)),
+      ...(resolve(cwd) === resolve(home)
+        ? []
+        : oneTable(join(cwd, ".cursor", "mcp.json"), "project", mcpServers, (raw) => fromEditorEntry(raw, home, cwd))),
     ],
   },
   {
     id: "vscode",
     label: "VS Code",
     removal: () => "remove it from .vscode/mcp.json",
-    files: ({ cwd }) =>
+    files: ({ home, cwd }) =>
       oneTable(
         join(cwd, ".vscode", "mcp.json"),
         "project",
         (doc) => doc["servers"],
-        (raw) => fromVsCodeEntry(raw, cwd),
+        (raw) => fromVsCodeEntry(raw, home, cwd),
       ),
   },
   {
     id: "windsurf",
     label: "Windsurf",
     removal: () => "remove it from Windsurf's mcp_config.json",
-    files: ({ home }) => oneTable(join(home, ".codeium", "windsurf", "mcp_config.json"), "user", mcpServers),
+    files: ({ home }) =>
+      oneTable(join(home, ".codeium", "windsurf", "mcp_config.json"), "user", mcpServers, (raw) => fromEditorEntry(raw, home, undefined)),
   },
 ];
 

@@ -112,6 +112,33 @@ describe("gaggle import", () => {
     expect(child("vs")).toMatchObject({ args: [`${h.project}/s.js`], env: { HOME_TOO: h.home }, cwd: h.project });
   });
 
+  it("reads each editor's variables and Gemini CLI's $NAME and SSE url as that client does", async () => {
+    const h = home({
+      ".gemini/settings.json": {
+        mcpServers: { events: { url: "https://events.example.com/sse", headers: { Authorization: "Bearer $EVENTS_TOKEN" } } },
+      },
+      "project/.cursor/mcp.json": {
+        mcpServers: {
+          cur: { command: "node", args: ["${workspaceFolder}/s.js", "${userHome}/data"], env: { KEY: "${env:CURSOR_KEY}" } },
+        },
+      },
+      ".codeium/windsurf/mcp_config.json": {
+        mcpServers: { wind: { serverUrl: "https://wind.example.com/mcp", headers: { Authorization: "Bearer ${env:WIND_TOKEN}" } } },
+      },
+    });
+    const run = await runCli(["import", "gemini", "cursor", "windsurf"], { cwd: h.project, env: h.env });
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("events needs EVENTS_TOKEN set where gaggle runs");
+    expect(run.stdout).toContain("cur needs CURSOR_KEY set where gaggle runs");
+    expect(run.stdout).toContain("wind needs WIND_TOKEN set where gaggle runs");
+    const config = loadConfig(h.config, { ...h.env, EVENTS_TOKEN: "e", CURSOR_KEY: "c", WIND_TOKEN: "w" });
+    const child = (name: string) => config.children.find((one) => one.name === name)!;
+    expect(child("events")).toMatchObject({ transport: "sse", headers: { Authorization: "Bearer e" } });
+    expect(child("cur")).toMatchObject({ args: [`${h.project}/s.js`, `${h.home}/data`], env: { KEY: "c" }, cwd: h.project });
+    expect(child("wind")).toMatchObject({ transport: "http", url: "https://wind.example.com/mcp", headers: { Authorization: "Bearer w" } });
+  });
+
   it("appends to a TOML config under its comments, leaves out a name it has, and a dry run writes nothing", async () => {
     const h = home({ "project/.mcp.json": { mcpServers: { echo: ECHO, kept: { command: "other" } } } });
     const config = join(h.project, "children_config.toml");
