@@ -2,7 +2,7 @@
 // says what each client lists; with one, it adds what it can, says why it leaves out the rest, and writes the config
 // only if the whole of it still loads. The clients' own files are never written.
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import { stringify as toToml } from "smol-toml";
 import {
   CLIENT_SOURCES,
@@ -205,12 +205,22 @@ function refusal(
 
 /**
  * A stdio server of a folder's own (a project's file, a folder's entry in ~/.claude.json) runs in that folder, as its
- * client runs it; gaggle would start it in its config's folder.
+ * client runs it: its `cwd` is of that folder, and so is a command given as a relative path (the client's system
+ * finds it from the server's `cwd`); gaggle would read each from its config's folder.
  */
 function inFolder(server: FoundServer, file: SourceFile, where: Where): Record<string, unknown> {
   const ofFolder = file.scope === "project" || file.scope === "local";
-  if (!ofFolder || server.entry["cwd"] !== undefined || server.entry["command"] === undefined) return server.entry;
-  return { ...server.entry, cwd: where.cwd };
+  const { cwd, command } = server.entry;
+  if (!ofFolder || command === undefined) return server.entry;
+  const folder = cwd === undefined ? where.cwd : typeof cwd === "string" && relative(cwd) ? resolve(where.cwd, cwd) : cwd;
+  const relativeCommand =
+    typeof command === "string" && typeof folder === "string" && isAbsolute(folder) && /[\\/]/.test(command) && relative(command);
+  return { ...server.entry, cwd: folder, ...(relativeCommand && { command: resolve(folder, command) }) };
+}
+
+/** A relative path, not one the config reads as the home's (`~`) or takes from a variable (`$`). */
+function relative(path: string): boolean {
+  return !isAbsolute(path) && !path.startsWith("~") && !path.startsWith("$");
 }
 
 /**

@@ -139,6 +139,23 @@ describe("gaggle import", () => {
     expect(child("wind")).toMatchObject({ transport: "http", url: "https://wind.example.com/mcp", headers: { Authorization: "Bearer w" } });
   });
 
+  it("reads a project's relative cwd and command from the project's folder, where its client runs it", async () => {
+    const h = home({
+      "project/.mcp.json": { mcpServers: { rel: { command: "./echo.sh", cwd: "tools" } } },
+      "project/tools/echo.sh": `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(fixture("echo.mjs"))}\n`,
+    });
+    chmodSync(join(h.project, "tools", "echo.sh"), 0o755);
+    const run = await runCli(["import", "claude-code"], { cwd: h.project, env: h.env });
+    expect(run.code).toBe(0);
+    const config = loadConfig(h.config, h.env);
+    expect(config.children[0]).toMatchObject({ command: join(h.project, "tools", "echo.sh"), cwd: join(h.project, "tools") });
+    const call = await runCli(["call", "rel", "echo", JSON.stringify({ text: "from the project" }), "--config", h.config], {
+      cwd: h.home,
+      env: h.env,
+    });
+    expect(call.stdout).toContain("from the project");
+  });
+
   it("appends to a TOML config under its comments, leaves out a name it has, and a dry run writes nothing", async () => {
     const h = home({ "project/.mcp.json": { mcpServers: { echo: ECHO, kept: { command: "other" } } } });
     const config = join(h.project, "children_config.toml");
