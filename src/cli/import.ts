@@ -83,9 +83,7 @@ export function runImport(operands: string[], options: ImportOptions, env: NodeJ
     throw new ConfigError(target, checked.invalid, "invalid");
   }
   if (options.dryRun) {
-    process.stdout.write(
-      `\n${(existing.format === "toml" ? text.slice(existing.text.length) : text).trim()}\n\n(--dry-run: ${displayPath(target)} left as it is)\n`,
-    );
+    process.stdout.write(`\n${addedText(existing, taken).trim()}\n\n(--dry-run: ${displayPath(target)} left as it is)\n`);
     return 0;
   }
   // Written through a link (a config kept among dotfiles), never over it.
@@ -228,12 +226,7 @@ function relative(path: string): boolean {
  * key): TOML appended under a comment, or the JSON written anew.
  */
 function withServers(target: Target, taken: Taken[]): string {
-  const key =
-    target.doc["mcp_servers"] !== undefined
-      ? "mcp_servers"
-      : target.doc["mcpServers"] !== undefined || target.format === "json"
-        ? "mcpServers"
-        : "mcp_servers";
+  const key = serversKey(target);
   const listed = Array.isArray(target.doc[key]);
   const tableOf = (server: FoundServer) => (listed ? [{ name: server.name, ...server.entry }] : { [server.name]: server.entry });
   if (target.format === "json") {
@@ -251,6 +244,30 @@ function withServers(target: Target, taken: Taken[]): string {
     parts.push(`${toToml({ [key]: tableOf(server) })}\n`);
   }
   return parts.join("");
+}
+
+function serversKey(target: Target): "mcp_servers" | "mcpServers" {
+  if (target.doc["mcp_servers"] !== undefined) return "mcp_servers";
+  return target.doc["mcpServers"] !== undefined || target.format === "json" ? "mcpServers" : "mcp_servers";
+}
+
+/**
+ * What a dry run shows: the added servers alone, in the config's form, none of the config's own settings, and each
+ * env or header value written out in a client's file hidden (a `${VAR}` reference is shown: it holds no secret).
+ */
+function addedText(target: Target, taken: Taken[]): string {
+  const key = serversKey(target);
+  const bare: Target = { ...target, text: "", doc: { [key]: Array.isArray(target.doc[key]) ? [] : {} } };
+  const hide = (table: unknown) =>
+    isObject(table)
+      ? Object.fromEntries(Object.entries(table).map(([name, value]) => [name, String(value).includes("${") ? value : "[hidden]"]))
+      : table;
+  const shown = taken.map((one) => {
+    const { env, headers } = one.server.entry;
+    const entry = { ...one.server.entry, ...(env !== undefined && { env: hide(env) }), ...(headers !== undefined && { headers: hide(headers) }) };
+    return { ...one, server: { ...one.server, entry } };
+  });
+  return withServers(bare, shown);
 }
 
 /** How to check the servers, take them out of their clients, and put gaggle there instead. */

@@ -156,6 +156,28 @@ describe("gaggle import", () => {
     expect(call.stdout).toContain("from the project");
   });
 
+  it("shows in a dry run the servers it would add, never a secret of theirs or of the config", async () => {
+    const secret = "sk-live-0123456789abcdef0123456789abcdef";
+    const h = home({
+      "project/.mcp.json": {
+        mcpServers: {
+          echo: { ...ECHO, env: { API_KEY: secret, HOME_DIR: "${HOME}" } },
+          web: { url: "https://w.example.com/mcp", headers: { Authorization: `Bearer ${secret}` } },
+        },
+      },
+    });
+    const token = "t0k3n-0123456789abcdef0123456789abcdef01";
+    const config = join(h.project, "children_config.json");
+    writeFileSync(config, JSON.stringify({ gateway: { auth_tokens: { alice: token } }, mcpServers: { first: ECHO } }));
+    const dry = await runCli(["import", "claude-code", "--dry-run"], { cwd: h.project, env: h.env });
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).not.toContain(secret);
+    expect(dry.stdout).not.toContain(token);
+    expect(dry.stdout).toContain('"API_KEY": "[hidden]"');
+    expect(dry.stdout).toContain('"HOME_DIR": "${HOME}"');
+    expect(dry.stdout).toContain('"Authorization": "[hidden]"');
+  });
+
   it("appends to a TOML config under its comments, leaves out a name it has, and a dry run writes nothing", async () => {
     const h = home({ "project/.mcp.json": { mcpServers: { echo: ECHO, kept: { command: "other" } } } });
     const config = join(h.project, "children_config.toml");
