@@ -58,7 +58,8 @@ export function runImport(operands: string[], options: ImportOptions, env: NodeJ
       if (file.servers.length === 0) lines.push(`${from}: no servers`);
       for (const server of file.servers) {
         const entry = inFolder(server, file, where);
-        const said = refusal({ ...server, entry }, names, taken, target, env);
+        const alone = refusal({ ...server, entry }, names, taken, target, env);
+        const said = typeof alone === "string" ? alone : (clash(existing, [...taken, { source, file, server: { ...server, entry } }], env) ?? alone);
         if (typeof said === "string") {
           lines.push(`${from}: left out ${server.name}: ${said}`);
           continue;
@@ -79,7 +80,7 @@ export function runImport(operands: string[], options: ImportOptions, env: NodeJ
   const text = withServers(existing, taken);
   const checked = checkDocument(parseDocument(text, target).doc, target, env);
   if (checked.invalid.length > 0) {
-    // Each server was checked alone; together they still must load, or nothing is written.
+    // Each server was checked with the config and those before it; should the whole still not load, nothing is written.
     throw new ConfigError(target, checked.invalid, "invalid");
   }
   if (options.dryRun) {
@@ -199,6 +200,16 @@ function refusal(
   const wrong = [...checked.invalid, ...checked.unexpanded.filter((issue) => issue.unset === undefined)];
   if (wrong.length > 0) return wrong.map((issue) => `${local(issue.path)}: ${issue.message}`).join("; ");
   return { unset: [...new Set(checked.unexpanded.flatMap((issue) => issue.unset ?? []))] };
+}
+
+/**
+ * Why a server that is right alone is left out: it does not load beside the config and the servers taken before it
+ * (two servers exposing tools under one prefix). The config loads as it is, so what is wrong is the server's.
+ */
+function clash(target: Target, taken: Taken[], env: NodeJS.ProcessEnv): string | undefined {
+  const checked = checkDocument(parseDocument(withServers(target, taken), target.path).doc, target.path, env);
+  if (checked.invalid.length === 0) return undefined;
+  return checked.invalid.map((issue) => `${issue.path}: ${issue.message}`).join("; ");
 }
 
 /**

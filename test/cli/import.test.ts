@@ -178,6 +178,17 @@ describe("gaggle import", () => {
     expect(dry.stdout).toContain('"Authorization": "[hidden]"');
   });
 
+  it("leaves out a server that clashes with the config's, and adds the rest", async () => {
+    const h = home({ "project/.mcp.json": { mcpServers: { github: ECHO, echo: ECHO } } });
+    const config = join(h.project, "children_config.toml");
+    writeFileSync(config, `[gateway]\nexpose = "tools"\n[mcp_servers.mine]\ncommand = "node"\nprefix = "github"\n`);
+    const run = await runCli(["import", "claude-code"], { cwd: h.project, env: h.env });
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/left out github: mcp_servers\.github\.prefix: exposed tool names of "github" collide with those of "mine"/);
+    expect(loadConfig(config, h.env).children.map((one) => one.name)).toEqual(["mine", "echo"]);
+  });
+
   it("appends to a TOML config under its comments, leaves out a name it has, and a dry run writes nothing", async () => {
     const h = home({ "project/.mcp.json": { mcpServers: { echo: ECHO, kept: { command: "other" } } } });
     const config = join(h.project, "children_config.toml");
