@@ -87,14 +87,22 @@ export function runImport(operands: string[], options: ImportOptions, env: NodeJ
     process.stdout.write(`\n${addedText(existing, taken).trim()}\n\n(--dry-run: ${displayPath(target)} left as it is)\n`);
     return 0;
   }
+  // A value written out in a client's file (an API key, say) is no more readable in gaggle's config than it was there.
+  const secret = taken.some(({ server }) => writtenOut(server.entry["env"]) || writtenOut(server.entry["headers"]));
+  const mode = existing.mode === undefined ? 0o600 : secret ? existing.mode & ~0o077 : existing.mode;
   // Written through a link (a config kept among dotfiles), never over it.
-  writeFileAtomic(existsSync(target) ? realpathSync(target) : target, text, {
-    mode: existing.mode ?? 0o600,
-    dirMode: 0o700,
-  });
+  writeFileAtomic(existsSync(target) ? realpathSync(target) : target, text, { mode, dirMode: 0o700 });
   process.stdout.write(`\nadded ${taken.length} server(s) to ${displayPath(target)}\n`);
+  if (existing.mode !== undefined && mode !== existing.mode) {
+    process.stdout.write(`${displayPath(target)} is now readable by you alone: it holds env or header values written out, not as \${VAR}\n`);
+  }
   process.stdout.write(nextSteps(taken, target));
   return 0;
+}
+
+/** Whether a table of env or header values holds one written out rather than taken from a variable. */
+function writtenOut(table: unknown): boolean {
+  return isObject(table) && Object.values(table).some((value) => !String(value).includes("${"));
 }
 
 /** What each client lists, and the command that imports it. */

@@ -189,6 +189,17 @@ describe("gaggle import", () => {
     expect(loadConfig(config, h.env).children.map((one) => one.name)).toEqual(["mine", "echo"]);
   });
 
+  it("makes a config readable by its owner alone when it adds a secret written out in a client's file", async () => {
+    const h = home({ "project/.mcp.json": { mcpServers: { echo: { ...ECHO, env: { API_KEY: "sk-0123456789" } } } } });
+    const config = join(h.project, "children_config.toml");
+    writeFileSync(config, "");
+    chmodSync(config, 0o644);
+    const run = await runCli(["import", "claude-code"], { cwd: h.project, env: h.env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("children_config.toml is now readable by you alone: it holds env or header values written out, not as ${VAR}");
+    expect(statSync(config).mode & 0o777).toBe(0o600);
+  });
+
   it("appends to a TOML config under its comments, leaves out a name it has, and a dry run writes nothing", async () => {
     const h = home({ "project/.mcp.json": { mcpServers: { echo: ECHO, kept: { command: "other" } } } });
     const config = join(h.project, "children_config.toml");
