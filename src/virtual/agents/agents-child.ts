@@ -373,18 +373,15 @@ export class AgentsChild extends VirtualChild implements ProcessLoss {
       this.events.notify(turn.source.clientSession, { log: { level, logger: this.name, data }, resourceUpdated: uri });
   }
 
-  /**
-   * Released sessions are kept for their transcripts, up to max_sessions of each agent with the live ones; past it,
-   * the oldest released session of whoever keeps the most sessions goes first.
-   */
+  /** Released sessions keep their transcripts, up to max_sessions with the live ones: then whoever keeps most loses its oldest. */
   private prune(): void {
     for (const entry of this.agents.values()) {
       const all = [...this.sessions.values()].filter((session) => session.config.name === entry.config.name);
       const released = recordsToForget(
         all,
         entry.config.maxSessions,
-        (session) => session.owner,
-        (session) => !session.live,
+        (one) => one.owner,
+        (one) => !one.live,
       );
       for (const session of released) this.sessions.delete(session.id);
     }
