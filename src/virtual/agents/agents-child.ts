@@ -375,15 +375,15 @@ export class AgentsChild extends VirtualChild implements ProcessLoss {
 
   /** Released sessions keep their transcripts, up to max_sessions with the live ones: then whoever keeps most loses its oldest. */
   private prune(): void {
-    for (const entry of this.agents.values()) {
-      const all = [...this.sessions.values()].filter((session) => session.config.name === entry.config.name);
-      const released = recordsToForget(
+    for (const { config } of this.agents.values()) {
+      const all = [...this.sessions.values()].filter((session) => session.config.name === config.name);
+      for (const gone of recordsToForget(
         all,
-        entry.config.maxSessions,
+        config.maxSessions,
         (one) => one.owner,
         (one) => !one.live,
-      );
-      for (const session of released) this.sessions.delete(session.id);
+      ))
+        this.sessions.delete(gone.id);
     }
   }
 }
