@@ -377,13 +377,13 @@ export class AgentsChild extends VirtualChild implements ProcessLoss {
   private prune(): void {
     for (const { config } of this.agents.values()) {
       const all = [...this.sessions.values()].filter((session) => session.config.name === config.name);
-      for (const gone of recordsToForget(
+      const forget = recordsToForget(
         all,
         config.maxSessions,
         (one) => one.owner,
         (one) => !one.live,
-      ))
-        this.sessions.delete(gone.id);
+      );
+      for (const gone of forget) this.sessions.delete(gone.id);
     }
   }
 }
