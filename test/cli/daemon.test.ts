@@ -224,6 +224,33 @@ describe("gaggle status", () => {
     }
   });
 
+  it("cancels at the child a call whose client quits mid-call (its relay killed), saying why, counts it as no failure, and serves on", async () => {
+    const path = writeConfig([fixtureChild("proto", "protocol.mjs"), fixtureChild("echo", "echo.mjs")].join("\n"));
+    const watcher = await relay(path);
+    const leaving = await relay(path);
+    const stderr = async () =>
+      (
+        JSON.parse(textOf((await watcher.client.callTool({ name: "get_child_status", arguments: { server_id: "proto" } })) as CallToolResult)) as {
+          stderr: string[];
+        }
+      ).stderr;
+    try {
+      void leaving.call("proto", "slow_cancel", { ms: 60_000 }).catch(() => undefined);
+      await until(stderr, (lines) => lines.includes("call slow_cancel"));
+      process.kill(leaving.pid, "SIGKILL");
+      const lines = await until(stderr, (seen) => seen.includes("protocol: cancelled slow_cancel"));
+      expect(lines).toContain("cancel reason: the client's session ended");
+      const live = JSON.parse((await runCli(["status", "--json", "--config", path], { env: process.env })).stdout) as {
+        children: Array<{ server_id: string; status: string; errors: number; last_error: unknown }>;
+      };
+      expect(live.children.find((child) => child.server_id === "proto")).toMatchObject({ status: "running", errors: 0, last_error: null });
+      expect(textOf(await watcher.call("echo", "echo", { text: "still served" }))).toBe("still served");
+    } finally {
+      await watcher.close();
+      await runCli(["stop", "--config", path], { env: process.env });
+    }
+  });
+
   it("names a running child's latest failed call by its code and message", async () => {
     const path = config();
     const client = await relay(path);

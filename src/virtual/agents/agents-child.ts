@@ -373,28 +373,16 @@ export class AgentsChild extends VirtualChild implements ProcessLoss {
       this.events.notify(turn.source.clientSession, { log: { level, logger: this.name, data }, resourceUpdated: uri });
   }
 
-  /**
-   * Released sessions are kept for their transcripts, up to max_sessions of each agent with the live ones; past it,
-   * the oldest released session of whoever keeps the most sessions goes first.
-   */
+  /** Released sessions keep their transcripts up to max_sessions with the live ones; then whoever keeps most loses its oldest. */
   private prune(): void {
-    for (const entry of this.agents.values()) {
-      const all = [...this.sessions.values()].filter((session) => session.config.name === entry.config.name);
-      const released = recordsToForget(
-        all,
-        entry.config.maxSessions,
-        (session) => session.owner,
-        (session) => !session.live,
-      );
-      for (const session of released) this.sessions.delete(session.id);
+    for (const { config } of this.agents.values()) {
+      const all = [...this.sessions.values()].filter((session) => session.config.name === config.name);
+      for (const gone of recordsToForget(all, config.maxSessions, ownerOf, isReleased)) this.sessions.delete(gone.id);
     }
   }
 }
 
-/**
- * The first of an agent's folders (its cwd, then its roots) that is not a directory: the agent could not run there
- * (spawn would blame its command), nor its sessions start.
- */
+/** The first of an agent's folders (cwd, then roots) that is no directory: the agent could not run there (spawn would blame its command). */
 export function missingFolder(config: AgentConfig): { problem: string; hint: string } | undefined {
   const key = `[agents.${config.name}]`;
   if (!isDirectory(config.cwd)) return { problem: `its folder ${config.cwd} (${key} cwd) is not a directory`, hint: `create it, or set ${key} cwd` };
@@ -405,3 +393,6 @@ export function missingFolder(config: AgentConfig): { problem: string; hint: str
 export function principalOf(ctx: CallContext): string {
   return ctx.caller?.principal ?? LOCAL_PRINCIPAL;
 }
+
+const ownerOf = (session: AgentSession): string => session.owner;
+const isReleased = (session: AgentSession): boolean => !session.live;
