@@ -1,7 +1,7 @@
 // Owns where MCP clients keep their servers and how each client's entry reads as gaggle's: the sources `gaggle import`
 // reads. Nothing here writes; a source file that does not parse is told as a problem of that file, not thrown.
 import { readFileSync, realpathSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { ConfigError } from "./errors.js";
 import { homeOf } from "./find.js";
 import { parseDocument } from "./parse.js";
@@ -93,17 +93,36 @@ function fromCodexEntry(raw: Record<string, unknown>): Omit<FoundServer, "name">
 }
 
 /**
- * The variables VS Code, Cursor and Windsurf fill in: `${env:NAME}` and the home have gaggle's equals, and so has the
- * workspace folder when the file is a folder's own (`folder`); the rest stay as written, for the config's check to name.
+ * The variables VS Code, Cursor and Windsurf fill in: `${env:NAME}`, the home and the path separator have gaggle's
+ * equals, and so has the workspace folder when the file is a folder's own (`folder`).
  */
 function editorVariables(text: string, home: string, folder: string | undefined): string {
-  const named = text.replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, "${$1}").replaceAll("${userHome}", home);
-  return folder === undefined ? named : named.replaceAll("${workspaceFolder}", folder);
+  const named = text
+    .replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, "${$1}")
+    .replaceAll("${userHome}", home)
+    .replaceAll("${pathSeparator}", sep)
+    .replaceAll("${/}", sep);
+  return folder === undefined ? named : named.replaceAll("${workspaceFolderBasename}", basename(folder)).replaceAll("${workspaceFolder}", folder);
 }
 
-/** A Cursor or Windsurf entry, its variables filled in as the editor fills them. */
+/**
+ * A Cursor or Windsurf entry, its variables filled in as the editor fills them; a user's server naming the folder the
+ * editor has open has no such folder in gaggle.
+ */
 function fromEditorEntry(raw: Record<string, unknown>, home: string, folder: string | undefined): Omit<FoundServer, "name"> {
-  return fromJsonEntry(eachString(raw, (text) => editorVariables(text, home, folder)) as Record<string, unknown>);
+  const open: string[] = [];
+  const rewritten = eachString(raw, (text) => {
+    open.push(...(text.match(/\$\{workspaceFolder(Basename)?\}/g) ?? []));
+    return editorVariables(text, home, folder);
+  });
+  if (folder === undefined && open.length > 0) {
+    return {
+      entry: {},
+      dropped: [],
+      refused: `it names ${open[0]}, the folder the editor has open, which gaggle has not; add it by hand with a folder`,
+    };
+  }
+  return fromJsonEntry(rewritten as Record<string, unknown>);
 }
 
 /** VS Code's entry: its variables as the other editors', but `${input:ID}` asks a person, which gaggle cannot. */

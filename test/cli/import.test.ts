@@ -123,7 +123,10 @@ describe("gaggle import", () => {
         },
       },
       ".codeium/windsurf/mcp_config.json": {
-        mcpServers: { wind: { serverUrl: "https://wind.example.com/mcp", headers: { Authorization: "Bearer ${env:WIND_TOKEN}" } } },
+        mcpServers: {
+          wind: { serverUrl: "https://wind.example.com/mcp", headers: { Authorization: "Bearer ${env:WIND_TOKEN}" } },
+          open: { command: "node", args: ["${workspaceFolder}/s.js"] },
+        },
       },
     });
     const run = await runCli(["import", "gemini", "cursor", "windsurf"], { cwd: h.project, env: h.env });
@@ -132,6 +135,9 @@ describe("gaggle import", () => {
     expect(run.stdout).toContain("events needs EVENTS_TOKEN set where gaggle runs");
     expect(run.stdout).toContain("cur needs CURSOR_KEY set where gaggle runs");
     expect(run.stdout).toContain("wind needs WIND_TOKEN set where gaggle runs");
+    expect(run.stdout).toContain(
+      "left out open: it names ${workspaceFolder}, the folder the editor has open, which gaggle has not; add it by hand with a folder",
+    );
     const config = loadConfig(h.config, { ...h.env, EVENTS_TOKEN: "e", CURSOR_KEY: "c", WIND_TOKEN: "w" });
     const child = (name: string) => config.children.find((one) => one.name === name)!;
     expect(child("events")).toMatchObject({ transport: "sse", headers: { Authorization: "Bearer e" } });
