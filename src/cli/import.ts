@@ -170,9 +170,10 @@ function readTarget(path: string, env: NodeJS.ProcessEnv): Target {
   if (!isFile(path)) throw new UsageError(`${displayPath(path)} is not a file: give --config the path of a .toml or .json config file`);
   const text = readFileSync(path, "utf8");
   const parsed = parseDocument(text, path);
-  const checked = checkDocument(parsed.doc, path, env);
-  if (checked.invalid.length > 0) {
-    throw new UsageError(`the config ${displayPath(path)} does not load, so nothing is added to it:\n${formatIssues(path, checked.invalid)}`);
+  // A JSON key written twice is one the rewritten file would keep only once.
+  const invalid = [...parsed.issues, ...checkDocument(parsed.doc, path, env).invalid];
+  if (invalid.length > 0) {
+    throw new UsageError(`the config ${displayPath(path)} does not load, so nothing is added to it:\n${formatIssues(path, invalid)}`);
   }
   const doc = isObject(parsed.doc) ? parsed.doc : {};
   const servers = doc["mcp_servers"] ?? doc["mcpServers"];

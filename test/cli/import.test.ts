@@ -289,5 +289,13 @@ describe("gaggle import", () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/the config .*children_config\.toml does not load, so nothing is added to it:\n.*mcp_servers\.bad\.command/);
     expect(readFileSync(config, "utf8")).toBe("[mcp_servers.bad]\ncommand = 3\n");
+
+    const twice = join(h.project, "twice.json");
+    const written = `{"mcpServers": {"a": {"command": "x"}}, "mcpServers": {"b": {"command": "y"}}}`;
+    writeFileSync(twice, written);
+    const duplicate = await runCli(["import", "claude-code", "--config", twice], { cwd: h.project, env: h.env });
+    expect(duplicate.code).toBe(2);
+    expect(duplicate.stderr).toMatch(/twice\.json does not load, so nothing is added to it:\n.*mcpServers/);
+    expect(readFileSync(twice, "utf8")).toBe(written);
   });
 });
