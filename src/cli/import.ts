@@ -17,7 +17,7 @@ import {
 import { ConfigError, displayPath, formatIssues } from "../config/errors.js";
 import { configSearchPaths } from "../config/find.js";
 import { checkDocument } from "../config/load.js";
-import { parseDocument } from "../config/parse.js";
+import { type ParsedDocument, parseDocument } from "../config/parse.js";
 import { serverNameProblem } from "../config/schema.js";
 import { writeFileAtomic } from "../shared/atomic-file.js";
 import { isFile } from "../shared/fs-checks.js";
@@ -78,7 +78,7 @@ export function runImport(operands: string[], options: ImportOptions, env: NodeJ
   }
 
   const text = withServers(existing, taken);
-  const checked = checkDocument(parseDocument(text, target).doc, target, env);
+  const checked = checkDocument(appended(existing, taken).doc, target, env);
   if (checked.invalid.length > 0) {
     // Each server was checked with the config and those before it; should the whole still not load, nothing is written.
     throw new ConfigError(target, checked.invalid, "invalid");
@@ -216,9 +216,21 @@ function refusal(
  * (two servers exposing tools under one prefix). The config loads as it is, so what is wrong is the server's.
  */
 function clash(target: Target, taken: Taken[], env: NodeJS.ProcessEnv): string | undefined {
-  const checked = checkDocument(parseDocument(withServers(target, taken), target.path).doc, target.path, env);
+  const checked = checkDocument(appended(target, taken).doc, target.path, env);
   if (checked.invalid.length === 0) return undefined;
   return checked.invalid.map((issue) => `${issue.path}: ${issue.message}`).join("; ");
+}
+
+/** The config with the servers added, parsed; TOML whose servers table is written inline cannot be appended to. */
+function appended(target: Target, taken: Taken[]): ParsedDocument {
+  try {
+    return parseDocument(withServers(target, taken), target.path);
+  } catch (error) {
+    if (!(error instanceof ConfigError) || error.code !== "syntax") throw error;
+    throw new UsageError(
+      `${displayPath(target.path)} writes its servers table inline (mcp_servers = { ... }), which tables appended after it cannot add to, so nothing is added: write its servers as [mcp_servers.NAME] tables, or give --config another file`,
+    );
+  }
 }
 
 /**

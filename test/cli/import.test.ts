@@ -290,6 +290,13 @@ describe("gaggle import", () => {
     expect(refused.stderr).toMatch(/the config .*children_config\.toml does not load, so nothing is added to it:\n.*mcp_servers\.bad\.command/);
     expect(readFileSync(config, "utf8")).toBe("[mcp_servers.bad]\ncommand = 3\n");
 
+    const inline = join(h.project, "inline.toml");
+    writeFileSync(inline, 'mcp_servers = { a = { command = "x" } }\n');
+    const appended = await runCli(["import", "claude-code", "--config", inline], { cwd: h.project, env: h.env });
+    expect(appended.code).toBe(2);
+    expect(appended.stderr).toContain("inline.toml writes its servers table inline (mcp_servers = { ... })");
+    expect(readFileSync(inline, "utf8")).toBe('mcp_servers = { a = { command = "x" } }\n');
+
     const twice = join(h.project, "twice.json");
     const written = `{"mcpServers": {"a": {"command": "x"}}, "mcpServers": {"b": {"command": "y"}}}`;
     writeFileSync(twice, written);
