@@ -66,7 +66,7 @@ export function runImport(operands: string[], options: ImportOptions, env: NodeJ
         }
         taken.push({ source, file, server: { ...server, entry } });
         const dropped = server.dropped.length > 0 ? ` (left out ${server.dropped.join(", ")}: gaggle has no equal)` : "";
-        lines.push(`${from}: added ${server.name}${dropped}`);
+        lines.push(`${from}: added ${server.name}${server.held ? `, disabled: ${server.held}` : ""}${dropped}`);
         if (said.unset.length > 0) lines.push(`  ${server.name} needs ${said.unset.join(", ")} set where gaggle runs (not set in this shell)`);
       }
     }

@@ -17,6 +17,8 @@ export interface FoundServer {
   dropped: string[];
   /** Why the server cannot be imported as written, if it cannot. */
   refused?: string;
+  /** Why it is added with `enabled = false`: its client would not run it yet either. */
+  held?: string;
 }
 
 /** One file of a client's, with the servers it lists (none when it does not parse: `problem` says why). */
@@ -221,7 +223,46 @@ function claudeCodeFiles({ home, cwd }: Where): SourceFile[] {
     const here = isObject(projects) ? projects[claudeProjectKey(cwd)] : undefined;
     if (isObject(here)) files.push({ path, scope: "local", servers: serversOf(here["mcpServers"], fromJsonEntry) });
   }
-  return [...files, ...oneTable(join(cwd, ".mcp.json"), "project", mcpServers)];
+  const approvals = projectApprovals([found?.doc, ...[join(home, ".claude"), join(cwd, ".claude")].flatMap(settingsOf)], cwd);
+  const project = oneTable(join(cwd, ".mcp.json"), "project", mcpServers).map((file) => ({
+    ...file,
+    servers: file.servers.map((server) => approvals(server)),
+  }));
+  return [...files, ...project];
+}
+
+/** Claude Code's settings files in `folder` (a user's ~/.claude, a project's .claude), as parsed documents. */
+function settingsOf(folder: string): unknown[] {
+  return ["settings.json", "settings.local.json"].map((name) => readDocument(join(folder, name))?.doc);
+}
+
+/**
+ * Claude Code runs a project's .mcp.json server only once the person approved it (enableAllProjectMcpServers, or its
+ * name in enabledMcpjsonServers), never one they declined (disabledMcpjsonServers): ~/.claude.json keeps the choices
+ * per folder, the settings files too. A declined server is left out; one not yet approved is added disabled.
+ */
+function projectApprovals(docs: unknown[], cwd: string): (server: FoundServer) => FoundServer {
+  const key = claudeProjectKey(cwd);
+  const choices = docs.flatMap((doc) => {
+    if (!isObject(doc)) return [];
+    const projects = doc["projects"];
+    const here = isObject(projects) ? projects[key] : undefined;
+    return isObject(here) ? [doc, here] : [doc];
+  });
+  const names = (field: string) => new Set(choices.flatMap((choice) => (Array.isArray(choice[field]) ? choice[field].map(String) : [])));
+  const all = choices.some((choice) => choice["enableAllProjectMcpServers"] === true);
+  const enabled = names("enabledMcpjsonServers");
+  const disabled = names("disabledMcpjsonServers");
+  return (server) => {
+    if (server.refused !== undefined) return server;
+    if (disabled.has(server.name)) return { ...server, refused: "it was declined in Claude Code (disabledMcpjsonServers)" };
+    if (all || enabled.has(server.name)) return server;
+    return {
+      ...server,
+      entry: { ...server.entry, enabled: false },
+      held: "Claude Code has not been told to run it yet; set enabled = true once you trust it",
+    };
+  };
 }
 
 function claudeDesktopFile({ home, env, platform }: Where): string {

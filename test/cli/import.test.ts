@@ -11,13 +11,15 @@ import { CLI, fixture } from "../helpers/paths.js";
 
 /**
  * A person's home and a project folder, with the clients' files `files` (paths from the home, or `project/...`);
- * PROJECT in a file stands for the project's path (~/.claude.json keys a folder's own servers by it).
+ * PROJECT in a file stands for the project's path (~/.claude.json keys a folder's own servers by it). The project's
+ * .mcp.json servers are approved in Claude Code unless `files` gives the project's .claude/settings.local.json.
  */
 function home(files: Record<string, unknown>): { home: string; project: string; env: NodeJS.ProcessEnv; config: string } {
   const dir = mkdtempSync(join(tmpdir(), "gaggle-import-"));
   const project = join(dir, "project");
   mkdirSync(project);
-  for (const [path, content] of Object.entries(files)) {
+  // The project's .mcp.json servers approved in Claude Code, unless a test says otherwise.
+  for (const [path, content] of Object.entries({ "project/.claude/settings.local.json": { enableAllProjectMcpServers: true }, ...files })) {
     const file = join(dir, path.replaceAll("PROJECT", project));
     mkdirSync(join(file, ".."), { recursive: true });
     writeFileSync(file, (typeof content === "string" ? content : JSON.stringify(content)).replaceAll("PROJECT", project));
@@ -304,5 +306,25 @@ describe("gaggle import", () => {
     expect(duplicate.code).toBe(2);
     expect(duplicate.stderr).toMatch(/twice\.json does not load, so nothing is added to it:\n.*mcpServers/);
     expect(readFileSync(twice, "utf8")).toBe(written);
+  });
+
+  it("leaves out a project's server declined in Claude Code, and adds one not yet approved disabled", async () => {
+    const h = home({
+      "project/.claude/settings.local.json": {},
+      ".claude.json": { projects: { PROJECT: { enabledMcpjsonServers: ["approved"], disabledMcpjsonServers: ["declined"] } } },
+      "project/.mcp.json": { mcpServers: { approved: ECHO, declined: ECHO, pending: ECHO } },
+    });
+    const run = await runCli(["import", "claude-code"], { cwd: h.project, env: h.env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/\(project\): added approved\n/);
+    expect(run.stdout).toMatch(/\(project\): left out declined: it was declined in Claude Code \(disabledMcpjsonServers\)\n/);
+    expect(run.stdout).toMatch(
+      /\(project\): added pending, disabled: Claude Code has not been told to run it yet; set enabled = true once you trust it\n/,
+    );
+    const children = loadConfig(h.config, h.env).children;
+    expect(children.map((child) => [child.name, child.enabled])).toEqual([
+      ["approved", true],
+      ["pending", false],
+    ]);
   });
 });
