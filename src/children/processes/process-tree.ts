@@ -1,6 +1,6 @@
 // Process trees: every child leads its own process group and marks its descendants with a token, and shutdown
 // escalates over both, so that what left the group (setsid, a double fork) goes too.
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 import { holdsToken } from "./child-token.js";
 
@@ -139,7 +139,8 @@ export function processAlive(pid: number): boolean {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
   }
-  return process.platform !== "linux" || liveGroupOf(String(pid)) !== undefined;
+  // Without /proc (a sandbox that does not mount it) the signal's answer is all there is.
+  return process.platform !== "linux" || liveGroupOf(String(pid)) !== undefined || !existsSync("/proc/self/stat");
 }
 
 /** A live member of the group, or a live process anywhere that carries the token. */
