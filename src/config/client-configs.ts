@@ -356,16 +356,15 @@ export function whereOf(env: NodeJS.ProcessEnv, cwd: string): Where {
 }
 
 /**
- * Whether an entry runs gaggle itself (`gaggle`, the `mcp-gaggle` package, or this executable): importing it would
- * make gaggle its own child.
+ * Whether an entry runs gaggle itself: the command `gaggle` or `mcp-gaggle`, the `mcp-gaggle` package (`npx
+ * mcp-gaggle@1`), or this executable, linked or not. Importing it would make gaggle its own child.
  */
 export function runsGaggle(entry: Record<string, unknown>, self: string): boolean {
-  const words = [entry["command"], ...(Array.isArray(entry["args"]) ? entry["args"] : [])].filter((word): word is string => typeof word === "string");
+  const command = typeof entry["command"] === "string" ? entry["command"] : "";
+  if (["gaggle", "mcp-gaggle"].includes(basename(command))) return true;
+  const args = Array.isArray(entry["args"]) ? entry["args"].filter((arg): arg is string => typeof arg === "string") : [];
   const own = realPath(self);
-  return words.some((word) => {
-    const name = basename(word);
-    return name === "gaggle" || name === "mcp-gaggle" || word.includes("mcp-gaggle") || (own !== undefined && realPath(word) === own);
-  });
+  return [command, ...args].some((word) => /^mcp-gaggle(@|$)/.test(word) || (own !== undefined && realPath(word) === own));
 }
 
 function realPath(path: string): string | undefined {

@@ -53,12 +53,21 @@ describe("gaggle import", () => {
     const h = home({
       ".codex/config.toml": `[mcp_servers.gaggle]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(CLI)}]\n`,
       ".gemini/settings.json": { mcpServers: { gaggle: itself, vs: ECHO } },
+      ".cursor/mcp.json": {
+        mcpServers: {
+          fetched: { command: "npx", args: ["-y", "mcp-gaggle@latest"] },
+          named: { command: "/usr/local/bin/gaggle" },
+          data: { ...ECHO, args: [...ECHO.args, "--data", "/srv/gaggle"] },
+        },
+      },
     });
     const run = await runCli(["import"], { cwd: h.project, env: h.env });
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/Codex \(gaggle import codex\):\n.*config\.toml \(user\): gaggle \(gaggle itself, left out\)\n/);
     expect(run.stdout).toMatch(/settings\.json \(user\): gaggle \(gaggle itself, left out\), vs\n/);
-    expect(run.stdout).toContain("add them to gaggle's config: gaggle import gemini (");
+    // A server whose data folder is named gaggle is not gaggle.
+    expect(run.stdout).toMatch(/mcp\.json \(user\): fetched \(gaggle itself, left out\), named \(gaggle itself, left out\), data\n/);
+    expect(run.stdout).toContain("add them to gaggle's config: gaggle import gemini cursor (");
   });
 
   it("adds every client's servers in gaggle's keys, leaves out what it cannot add with the reason, and writes a config that loads", async () => {
