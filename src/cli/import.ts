@@ -50,7 +50,7 @@ export function runImport(operands: string[], options: ImportOptions, env: NodeJ
   const names = new Set(existing.names);
   for (const source of sources) {
     for (const file of source.files(where)) {
-      const from = `${source.label}, ${displayPath(file.path)}${file.scope === "file" ? "" : ` (${file.scope})`}`;
+      const from = file.scope === "file" ? displayPath(file.path) : `${source.label}, ${displayPath(file.path)} (${file.scope})`;
       if (file.problem !== undefined) {
         lines.push(`${from}: not read: ${file.problem}`);
         continue;

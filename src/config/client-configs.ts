@@ -346,7 +346,9 @@ export function fileSource(path: string): ClientSource {
     removal: () => `remove it from ${basename(path)}`,
     files: () => {
       const files = oneTable(path, "file", table, (raw) => (path.endsWith(".toml") ? fromCodexEntry(raw) : fromJsonEntry(raw)));
-      return files.length > 0 ? files : [{ path, scope: "file", servers: [], problem: `${path}: no such file` }];
+      if (files.length > 0) return files;
+      const problem = isDirectory(path) ? "a folder, not a config file: give the path of a client's .json or .toml file" : "no such file";
+      return [{ path, scope: "file", servers: [], problem }];
     },
   };
 }

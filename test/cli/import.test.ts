@@ -293,6 +293,11 @@ describe("gaggle import", () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown source "claud-code"; did you mean "claude-code"?');
 
+    const missing = await runCli(["import", "./nowhere.json", `${h.project}/`], { cwd: h.project, env: h.env });
+    expect(missing.code).toBe(0);
+    expect(missing.stdout).toMatch(/^nowhere\.json: not read: no such file\n/m);
+    expect(missing.stdout).toMatch(/^\S*project: not read: a folder, not a config file: give the path of a client's \.json or \.toml file\n/m);
+
     writeFileSync(join(h.project, ".mcp.json"), JSON.stringify({ mcpServers: { echo: ECHO } }));
     const config = join(h.project, "children_config.toml");
     writeFileSync(config, "[mcp_servers.bad]\ncommand = 3\n");
