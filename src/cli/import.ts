@@ -50,7 +50,7 @@ export function runImport(operands: string[], options: ImportOptions, env: NodeJ
   const names = new Set(existing.names);
   for (const source of sources) {
     for (const file of source.files(where)) {
-      const from = file.scope === "file" ? displayPath(file.path) : `${source.label}, ${displayPath(file.path)} (${file.scope})`;
+      const from = whence(source, file);
       if (file.problem !== undefined) {
         lines.push(`${from}: not read: ${file.problem}`);
         continue;
@@ -78,7 +78,7 @@ export function runImport(operands: string[], options: ImportOptions, env: NodeJ
   }
 
   const text = withServers(existing, taken);
-  const checked = checkDocument(appended(existing, taken).doc, target, env);
+  const checked = checkDocument(parsedAs(existing, text).doc, target, env);
   if (checked.invalid.length > 0) {
     // Each server was checked with the config and those before it; should the whole still not load, nothing is written.
     throw new ConfigError(target, checked.invalid, "invalid");
@@ -102,7 +102,17 @@ export function runImport(operands: string[], options: ImportOptions, env: NodeJ
 
 /** Whether a table of env or header values holds one written out rather than taken from a variable. */
 function writtenOut(table: unknown): boolean {
-  return isObject(table) && Object.values(table).some((value) => !String(value).includes("${"));
+  return isObject(table) && Object.values(table).some((value) => !fromVariable(value));
+}
+
+/** An env or header value taken from a variable (`${VAR}`): it holds no secret of its own. */
+function fromVariable(value: unknown): boolean {
+  return String(value).includes("${");
+}
+
+/** Where a file's servers come from, as the person is told: the client, the file and the scope, or the file named. */
+function whence(source: ClientSource, file: SourceFile): string {
+  return file.scope === "file" ? displayPath(file.path) : `${source.label}, ${displayPath(file.path)} (${file.scope})`;
 }
 
 /** What each client lists, and the command that imports it. */
@@ -216,15 +226,15 @@ function refusal(
  * (two servers exposing tools under one prefix). The config loads as it is, so what is wrong is the server's.
  */
 function clash(target: Target, taken: Taken[], env: NodeJS.ProcessEnv): string | undefined {
-  const checked = checkDocument(appended(target, taken).doc, target.path, env);
+  const checked = checkDocument(parsedAs(target, withServers(target, taken)).doc, target.path, env);
   if (checked.invalid.length === 0) return undefined;
   return checked.invalid.map((issue) => `${issue.path}: ${issue.message}`).join("; ");
 }
 
-/** The config with the servers added, parsed; TOML whose servers table is written inline cannot be appended to. */
-function appended(target: Target, taken: Taken[]): ParsedDocument {
+/** The config's text with servers added, parsed; TOML whose servers table is written inline cannot be appended to. */
+function parsedAs(target: Target, text: string): ParsedDocument {
   try {
-    return parseDocument(withServers(target, taken), target.path);
+    return parseDocument(text, target.path);
   } catch (error) {
     if (!(error instanceof ConfigError) || error.code !== "syntax") throw error;
     throw new UsageError(
@@ -291,9 +301,7 @@ function addedText(target: Target, taken: Taken[]): string {
   const key = serversKey(target);
   const bare: Target = { ...target, text: "", doc: { [key]: Array.isArray(target.doc[key]) ? [] : {} } };
   const hide = (table: unknown) =>
-    isObject(table)
-      ? Object.fromEntries(Object.entries(table).map(([name, value]) => [name, String(value).includes("${") ? value : "[hidden]"]))
-      : table;
+    isObject(table) ? Object.fromEntries(Object.entries(table).map(([name, value]) => [name, fromVariable(value) ? value : "[hidden]"])) : table;
   const shown = taken.map((one) => {
     const { env, headers } = one.server.entry;
     const entry = { ...one.server.entry, ...(env !== undefined && { env: hide(env) }), ...(headers !== undefined && { headers: hide(headers) }) };
