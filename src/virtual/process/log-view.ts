@@ -1,5 +1,5 @@
 // Reads the first and last lines of a log without reading the whole file: forward from the start, backward from the end, in blocks.
-import { closeSync, openSync, readSync } from "node:fs";
+import { open, type FileHandle } from "node:fs/promises";
 
 export interface LogView {
   head: string[];
@@ -21,33 +21,35 @@ const SCAN_LIMIT = 1024 * 1024;
 export const MAX_LINE_CHARS = 2000;
 const NEWLINE = 0x0a;
 
-export function readView(path: string, extent: LogExtent, headLines: number, tailLines: number): LogView {
-  if (extent.bytes === 0 || (headLines === 0 && tailLines === 0)) return { head: [], tail: [], omitted: extent.lines };
-  const fd = openSync(path, "r");
+/** `extent` is read once, when called: a log still being written shows what it held then. */
+export async function readView(path: string, extent: LogExtent, headLines: number, tailLines: number): Promise<LogView> {
+  const { bytes, lines } = extent;
+  if (bytes === 0 || (headLines === 0 && tailLines === 0)) return { head: [], tail: [], omitted: lines };
+  const fd = await open(path, "r");
   try {
     // A short file with a head to show is read whole; the last lines alone are read from the end, whatever the size.
-    if (headLines > 0 && extent.bytes <= 2 * SCAN_LIMIT) {
-      const all = splitLines(readRange(fd, 0, extent.bytes));
+    if (headLines > 0 && bytes <= 2 * SCAN_LIMIT) {
+      const all = splitLines(await readRange(fd, 0, bytes));
       const head = all.slice(0, headLines);
       const tail = all.slice(Math.max(head.length, all.length - tailLines));
       return { head: head.map(cut), tail: tail.map(cut), omitted: all.length - head.length - tail.length };
     }
     // Each end reads at most SCAN_LIMIT; with a head, the file is longer than both together, so they never overlap.
-    const head = headLines > 0 ? readHead(fd, headLines) : [];
-    const tail = tailLines > 0 ? readTail(fd, extent.bytes, tailLines) : [];
-    return { head: head.map(cut), tail: tail.map(cut), omitted: Math.max(extent.lines - head.length - tail.length, 0) };
+    const head = headLines > 0 ? await readHead(fd, headLines) : [];
+    const tail = tailLines > 0 ? await readTail(fd, bytes, tailLines) : [];
+    return { head: head.map(cut), tail: tail.map(cut), omitted: Math.max(lines - head.length - tail.length, 0) };
   } finally {
-    closeSync(fd);
+    await fd.close();
   }
 }
 
 /** The first `count` lines; when the scan limit cuts a line, it ends with "…". */
-function readHead(fd: number, count: number): string[] {
+async function readHead(fd: FileHandle, count: number): Promise<string[]> {
   const blocks: Buffer[] = [];
   let offset = 0;
   let found = 0;
   while (found < count && offset < SCAN_LIMIT) {
-    const block = readRange(fd, offset, BLOCK);
+    const block = await readRange(fd, offset, BLOCK);
     if (block.length === 0) break;
     blocks.push(block);
     offset += block.length;
@@ -59,14 +61,14 @@ function readHead(fd: number, count: number): string[] {
 }
 
 /** The last `count` lines of the first `size` bytes; when the scan limit cuts a line, it starts with "…". */
-function readTail(fd: number, size: number, count: number): string[] {
+async function readTail(fd: FileHandle, size: number, count: number): Promise<string[]> {
   const blocks: Buffer[] = [];
   let start = size;
   // A newline ending the file closes the last line; it does not start another.
-  let found = readRange(fd, size - 1, 1)[0] === NEWLINE ? -1 : 0;
+  let found = (await readRange(fd, size - 1, 1))[0] === NEWLINE ? -1 : 0;
   while (found < count && start > 0 && size - start < SCAN_LIMIT) {
     const from = Math.max(start - BLOCK, 0);
-    const block = readRange(fd, from, start - from);
+    const block = await readRange(fd, from, start - from);
     blocks.unshift(block);
     start = from;
     found += countNewlines(block);
@@ -77,11 +79,11 @@ function readTail(fd: number, size: number, count: number): string[] {
   return tail;
 }
 
-function readRange(fd: number, position: number, length: number): Buffer {
+async function readRange(fd: FileHandle, position: number, length: number): Promise<Buffer> {
   const buffer = Buffer.alloc(length);
   let read = 0;
   while (read < length) {
-    const n = readSync(fd, buffer, read, length - read, position + read);
+    const { bytesRead: n } = await fd.read(buffer, read, length - read, position + read);
     if (n === 0) break;
     read += n;
   }

@@ -41,24 +41,18 @@ export class ManagedProcess {
   private stopReason: "killed" | "timed_out" | undefined;
   private readonly timer: NodeJS.Timeout | undefined;
 
+  /** Set while the log's queue is full: both pipes wait until it has drained. */
+  private held = false;
+
   private constructor(
     readonly spec: ProcessSpec,
     private readonly process: GroupProcess,
   ) {
     this.pid = process.pid;
-    try {
-      this.output = new OutputLog(join(spec.logDir, `${this.pid}-${this.startedAt.getTime()}.log`), spec.maxOutputBytes);
-    } catch (error) {
-      void process.stop();
-      const descriptors = outOfDescriptors(error);
-      if (descriptors) throw new GaggleError("SERVER_FAILED", `could not start the command: ${descriptors}`, { cause: error });
-      throw new GaggleError("SERVER_FAILED", `cannot write the output log in ${spec.logDir}: ${errorMessage(error)}`, {
-        hint: "check that [virtual.process] log_dir (or the state directory) is writable",
-        cause: error,
-      });
-    }
-    // Flowing mode: the pipes are emptied as fast as the process fills them, whatever the log keeps.
-    for (const stream of [process.stdout, process.stderr]) stream.on("data", (chunk: Buffer) => this.output.write(chunk));
+    this.output = new OutputLog(join(spec.logDir, `${this.pid}-${this.startedAt.getTime()}.log`), spec.maxOutputBytes);
+    // Flowing mode: the pipes are emptied as fast as the log's writes keep up, whatever the log keeps.
+    const pipes = [process.stdout, process.stderr];
+    for (const stream of pipes) stream.on("data", (chunk: Buffer) => this.output.write(chunk) || this.hold(pipes));
     // The shell may leave background jobs behind, in its group or not: they end with it, and their output goes to the log too.
     this.ended = process.ended.then((exit) => this.finish(exit)).catch(() => {});
     if (spec.timeoutMs > 0) {
@@ -78,13 +72,30 @@ export class ManagedProcess {
         stdin: "ignore",
         graceMs: spec.killGraceMs,
       });
-      return new ManagedProcess(spec, process);
+      const started = new ManagedProcess(spec, process);
+      await started.logOpened();
+      return started;
     } catch (error) {
       if (error instanceof GaggleError) throw error;
       const descriptors = outOfDescriptors(error);
       if (descriptors) throw new GaggleError("SERVER_FAILED", `could not start the command: ${descriptors}`, { cause: error });
       throw new GaggleError("SERVER_FAILED", `could not start the command: ${errorMessage(error)}`, {
         hint: "gaggle could not spawn /bin/sh; check the system's process and file limits, then retry",
+        cause: error,
+      });
+    }
+  }
+
+  /** Resolves once the output log exists; when it cannot be created, the process is stopped and the error says why. */
+  private async logOpened(): Promise<void> {
+    try {
+      await this.output.opened();
+    } catch (error) {
+      void this.process.stop();
+      const descriptors = outOfDescriptors(error);
+      if (descriptors) throw new GaggleError("SERVER_FAILED", `could not start the command: ${descriptors}`, { cause: error });
+      throw new GaggleError("SERVER_FAILED", `cannot write the output log in ${this.spec.logDir}: ${errorMessage(error)}`, {
+        hint: "check that [virtual.process] log_dir (or the state directory) is writable",
         cause: error,
       });
     }
@@ -116,12 +127,23 @@ export class ManagedProcess {
     await this.ended;
   }
 
-  private finish({ code, signal }: ProcessExit): void {
+  /** Pauses the pipes until the log has written what it queued, so that its queue stays bounded. */
+  private hold(pipes: NodeJS.ReadableStream[]): void {
+    if (this.held) return;
+    this.held = true;
+    for (const pipe of pipes) pipe.pause();
+    void this.output.drained().then(() => {
+      this.held = false;
+      for (const pipe of pipes) pipe.resume();
+    });
+  }
+
+  private async finish({ code, signal }: ProcessExit): Promise<void> {
     clearTimeout(this.timer);
     this.exitCode = code;
     this.signal = signal;
     try {
-      this.output.close();
+      await this.output.close();
     } finally {
       this.endedAt = new Date();
       this.status = this.stopReason ?? (code === 0 ? "completed" : "failed");

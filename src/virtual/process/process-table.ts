@@ -1,11 +1,11 @@
 // Every background process gaggle started: who owns which, the limits, what is remembered after the end, and the notice sent then.
-import { mkdirSync, readdirSync, statSync, unlinkSync } from "node:fs";
+import { mkdir, readdir, stat, unlink } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { ChildEvents } from "../../children/switchboard.js";
 import { countTrees } from "../../children/processes/process-tree.js";
 import { GaggleError } from "../../shared/errors.js";
 import { recordsToForget, refusal, refusalHint, type SharedLimit } from "../../shared/fair-share.js";
-import { canonical, isDirectory } from "../../shared/fs-checks.js";
+import { canonical, isDirectory } from "../../shared/fs-probes.js";
 import type { Logger } from "../../shared/log.js";
 import { readView } from "./log-view.js";
 import { ManagedProcess } from "./managed-process.js";
@@ -56,7 +56,8 @@ export class ProcessTable {
    * last place.
    */
   private readonly starting: string[] = [];
-  private logDirReady = false;
+  /** The log folder made and swept of stale logs, once; forgotten when that failed, so the next run tries again. */
+  private logDirReady: Promise<void> | undefined;
   /** Counts each principal's processes while any command runs (see maxProcesses). */
   private counting: NodeJS.Timeout | undefined;
 
@@ -64,7 +65,7 @@ export class ProcessTable {
 
   /** `by`: the principal that will own the process, and the session told when it ends. */
   async run(request: RunRequest, by: { principal: string; session: string }): Promise<ManagedProcess> {
-    const cwd = resolveCwd(this.options.baseDir, request.cwd);
+    const cwd = await resolveCwd(this.options.baseDir, request.cwd);
     await checkPolicy(this.options.policy, request.command, cwd);
     const limit: SharedLimit = {
       table: "[virtual.process]",
@@ -80,10 +81,10 @@ export class ProcessTable {
         hint: refusalHint(limit, refused, "wait for one of yours to end (gg_process_status lists them) or stop one with gg_process_kill"),
       });
     }
-    this.prepareLogDir();
     this.starting.push(by.principal);
     let started: ManagedProcess;
     try {
+      await this.prepareLogDir();
       started = await ManagedProcess.start({
         command: request.command,
         cwd,
@@ -199,9 +200,9 @@ export class ProcessTable {
     return [...this.processes.values()].filter((entry) => entry.running);
   }
 
-  private onEnded(ended: ManagedProcess): void {
+  private async onEnded(ended: ManagedProcess): Promise<void> {
     const { childName, events, log } = this.options;
-    const lastLines = readLastLines(ended);
+    const lastLines = await readLastLines(ended);
     const data = endedNotice(ended, lastLines);
     log.info({ pid: ended.pid, status: ended.status, exit_code: ended.exitCode, duration_ms: ended.runtimeMs }, "process ended");
     const uri = logUri(ended.pid);
@@ -220,25 +221,31 @@ export class ProcessTable {
 
   private forget(entry: ManagedProcess): void {
     this.processes.delete(entry.pid);
-    removeQuietly(entry.output.path);
+    void removeQuietly(entry.output.path);
   }
 
-  private prepareLogDir(): void {
-    if (this.logDirReady) return;
+  private prepareLogDir(): Promise<void> {
+    this.logDirReady ??= this.makeLogDir().catch((error: unknown) => {
+      this.logDirReady = undefined;
+      throw error;
+    });
+    return this.logDirReady;
+  }
+
+  private async makeLogDir(): Promise<void> {
     try {
-      mkdirSync(this.options.logDir, { recursive: true, mode: 0o700 });
+      await mkdir(this.options.logDir, { recursive: true, mode: 0o700 });
     } catch (error) {
       throw new GaggleError("SERVER_FAILED", `cannot create the process log folder ${this.options.logDir}: ${(error as Error).message}`, {
         hint: "set [virtual.process] log_dir or [gateway] state_dir to a writable folder",
         cause: error,
       });
     }
-    this.logDirReady = true;
     const now = Date.now();
-    for (const name of readdirSync(this.options.logDir).filter((file) => file.endsWith(".log"))) {
+    for (const name of (await readdir(this.options.logDir)).filter((file) => file.endsWith(".log"))) {
       const path = join(this.options.logDir, name);
       try {
-        if (now - statSync(path).mtimeMs > STALE_LOG_MS) unlinkSync(path);
+        if (now - (await stat(path)).mtimeMs > STALE_LOG_MS) await unlink(path);
       } catch {
         // Gone already, or another gaggle's: either way not ours to worry about.
       }
@@ -250,9 +257,9 @@ export class ProcessTable {
  * Absolute, existing and a directory, symlinks resolved; relative paths start from `baseDir`, as a configured
  * child's cwd starts from the config file's folder (never from the folder gaggle happened to be started in).
  */
-function resolveCwd(baseDir: string, cwd: string | undefined): string {
+async function resolveCwd(baseDir: string, cwd: string | undefined): Promise<string> {
   const path = resolve(baseDir, cwd ?? ".");
-  if (!isDirectory(path)) {
+  if (!(await isDirectory(path))) {
     throw new GaggleError("INVALID_ARGS", `cwd "${path}" is not an existing directory`, {
       hint: `pass an existing directory (relative paths start from ${baseDir}, the config file's folder)`,
     });
@@ -262,18 +269,15 @@ function resolveCwd(baseDir: string, cwd: string | undefined): string {
 
 const NOTICE_LINES = 10;
 
-function readLastLines(entry: ManagedProcess): string[] {
+async function readLastLines(entry: ManagedProcess): Promise<string[]> {
   try {
-    return readView(entry.output.path, entry.output, 0, NOTICE_LINES).tail;
+    return (await readView(entry.output.path, entry.output, 0, NOTICE_LINES)).tail;
   } catch {
     return [];
   }
 }
 
-function removeQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // Already gone.
-  }
+async function removeQuietly(path: string): Promise<void> {
+  // Already gone, or never made: either way nothing is left.
+  await unlink(path).catch(() => {});
 }

@@ -30,7 +30,7 @@ export const PROCESS_RESOURCE_TEMPLATES: ResourceTemplate[] = [
 const LOG_URI = /^process:\/\/(\d+)\/log$/;
 
 /** The resource's contents, or undefined when the URI names no resource of this child. */
-export function readProcessResource(table: ProcessTable, uri: string, viewer: string): ReadResourceResult | undefined {
+export async function readProcessResource(table: ProcessTable, uri: string, viewer: string): Promise<ReadResourceResult | undefined> {
   if (uri === LIST_URI) {
     const processes = table.visibleTo(viewer).map((entry) => ({ ...summaryView(entry), owned: entry.spec.owner === viewer }));
     return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify({ processes }) }] };
@@ -39,7 +39,7 @@ export function readProcessResource(table: ProcessTable, uri: string, viewer: st
   if (!match) return undefined;
   const entry = table.find(Number(match[1]));
   if (!entry || !table.visible(entry, viewer)) return undefined;
-  const view = readView(entry.output.path, entry.output, 0, LOG_TAIL_LINES);
+  const view = await readView(entry.output.path, entry.output, 0, LOG_TAIL_LINES);
   const skipped = view.omitted > 0 ? [`[... ${view.omitted} earlier lines not shown; gg_process_status with head_lines shows the start ...]`] : [];
   return { contents: [{ uri, mimeType: "text/plain", text: [...skipped, viewText(view)].join("\n") }] };
 }

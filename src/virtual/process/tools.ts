@@ -72,7 +72,7 @@ export function processTools(table: ProcessTable, defaultTimeoutMs: number, base
       annotations: { readOnlyHint: true, openWorldHint: false },
       run: async ({ pid, head_lines = 0, tail_lines = 80 }, ctx) => {
         const { principal } = callerOf(ctx);
-        if (pid !== undefined) return jsonResult(outputView(table.get(pid, principal), principal, head_lines, tail_lines));
+        if (pid !== undefined) return jsonResult(await outputView(table.get(pid, principal), principal, head_lines, tail_lines));
         const all = table.visibleTo(principal);
         return jsonResult({
           processes: all.map((entry) => ({ ...summaryView(entry), owned: entry.spec.owner === principal })),

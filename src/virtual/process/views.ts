@@ -45,13 +45,15 @@ export function detailView(entry: ManagedProcess, viewer: string) {
 }
 
 /** The details and a view of the output: `head` lines from the start, `tail` from the end, and how many lie between. */
-export function outputView(entry: ManagedProcess, viewer: string, head: number, tail: number) {
-  const view = readView(entry.output.path, entry.output, head, tail);
+export async function outputView(entry: ManagedProcess, viewer: string, head: number, tail: number) {
+  // The details and the cap line are taken with the view's extent, before the read: all describe the same bytes.
+  const details = detailView(entry, viewer);
   const cap = entry.output.truncated
     ? [`[output truncated: ${entry.output.droppedBytes} bytes past the ${entry.output.bytes}-byte cap were dropped]`]
     : [];
+  const view = await readView(entry.output.path, entry.output, head, tail);
   return {
-    ...detailView(entry, viewer),
+    ...details,
     head_lines: view.head.length,
     tail_lines: view.tail.length,
     omitted_lines: view.omitted,

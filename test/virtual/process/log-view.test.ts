@@ -14,12 +14,13 @@ function bytesRead(): number {
 }
 
 describe("OutputLog", () => {
-  it("counts bytes and lines as written, and drops what passes the cap", () => {
+  it("counts bytes and lines as written, and drops what passes the cap", async () => {
     const log = new OutputLog(join(dir, "capped.log"), 10);
     log.write(Buffer.from("one\ntwo"));
+    await log.drained();
     expect({ bytes: log.bytes, lines: log.lines, truncated: log.truncated }).toEqual({ bytes: 7, lines: 2, truncated: false });
     log.write(Buffer.from("\nthree\n"));
-    log.close();
+    await log.close();
     expect({ bytes: log.bytes, lines: log.lines, dropped: log.droppedBytes, truncated: log.truncated }).toEqual({
       bytes: 10,
       lines: 3,
@@ -31,25 +32,25 @@ describe("OutputLog", () => {
 });
 
 describe("readView", () => {
-  it("shows head and tail of a small log, and how many lines lie between", () => {
+  it("shows head and tail of a small log, and how many lines lie between", async () => {
     const log = new OutputLog(join(dir, "small.log"), 1e6);
     log.write(Buffer.from(Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join("\n") + "\n"));
-    log.close();
-    const view = readView(log.path, log, 2, 3);
+    await log.close();
+    const view = await readView(log.path, log, 2, 3);
     expect(view).toEqual({ head: ["line 1", "line 2"], tail: ["line 8", "line 9", "line 10"], omitted: 5 });
     expect(viewText(view)).toBe("line 1\nline 2\n[... 5 lines omitted ...]\nline 8\nline 9\nline 10");
-    expect(readView(log.path, log, 0, 80)).toMatchObject({ head: [], omitted: 0, tail: { length: 10 } });
-    expect(readView(log.path, log, 8, 8).omitted).toBe(0);
+    expect(await readView(log.path, log, 0, 80)).toMatchObject({ head: [], omitted: 0, tail: { length: 10 } });
+    expect((await readView(log.path, log, 8, 8)).omitted).toBe(0);
   });
 
-  it("cuts a very long line and says by how much", () => {
+  it("cuts a very long line and says by how much", async () => {
     const log = new OutputLog(join(dir, "long-line.log"), 1e6);
     log.write(Buffer.from("x".repeat(MAX_LINE_CHARS + 500)));
-    log.close();
-    expect(readView(log.path, log, 0, 1).tail[0]).toMatch(/… \[500 more characters\]$/);
+    await log.close();
+    expect((await readView(log.path, log, 0, 1)).tail[0]).toMatch(/… \[500 more characters\]$/);
   });
 
-  it("reads the ends of a 1 GB log without reading the whole file", () => {
+  it("reads the ends of a 1 GB log without reading the whole file", async () => {
     const path = join(dir, "huge.log");
     const head = Array.from({ length: 100 }, (_, i) => `head ${i + 1}`).join("\n") + "\n";
     const tail = Array.from({ length: 100 }, (_, i) => `tail ${i + 1}`).join("\n") + "\n";
@@ -62,13 +63,13 @@ describe("readView", () => {
     expect(statSync(path).size).toBe(size);
 
     const before = bytesRead();
-    const view = readView(path, { bytes: size, lines: 200 }, 3, 2);
+    const view = await readView(path, { bytes: size, lines: 200 }, 3, 2);
     const read = bytesRead() - before;
     expect(view).toEqual({ head: ["head 1", "head 2", "head 3"], tail: ["tail 99", "tail 100"], omitted: 195 });
     expect(read).toBeLessThan(4 * 1024 * 1024);
 
     // However deep the tail asked for, one end reads at most its scan limit, and says where it cut a line.
-    const deep = readView(path, { bytes: size, lines: 200 }, 0, 500);
+    const deep = await readView(path, { bytes: size, lines: 200 }, 0, 500);
     expect(deep.tail.at(-1)).toBe("tail 100");
     expect(deep.tail[0]?.startsWith("…")).toBe(true);
     expect(bytesRead() - before - read).toBeLessThan(4 * 1024 * 1024);
