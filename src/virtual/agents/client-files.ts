@@ -1,6 +1,7 @@
 // Owns fs/read_text_file and fs/write_text_file as gaggle answers them for one session, and the place they reach:
 // every path confined to the session's roots, and opened by descriptor, with the workspace child's checks.
-import { readFileSync } from "node:fs";
+import { readFile } from "node:fs";
+import { promisify } from "node:util";
 import { isAbsolute } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import { acpLoaded } from "./acp-sdk.js";
@@ -12,7 +13,9 @@ import { confine, describeRoots, isInside, type CallRoots } from "../workspace/r
 /** Largest file an agent reads or writes through gaggle. */
 export const MAX_FILE_BYTES = 16 * 1024 * 1024;
 
-export function readTextFile(place: Place, request: acp.ReadTextFileRequest): acp.ReadTextFileResponse {
+const readDescriptor = promisify(readFile);
+
+export async function readTextFile(place: Place, request: acp.ReadTextFileRequest): Promise<acp.ReadTextFileResponse> {
   const path = place.confine(absolute(request.path));
   const opened = missingAsNotFound(path, () => openToRead(place, path));
   try {
@@ -21,7 +24,8 @@ export function readTextFile(place: Place, request: acp.ReadTextFileRequest): ac
         hint: "read a part of it with line and limit after splitting it, or through a terminal",
       });
     }
-    const text = readFileSync(opened.fd, "utf8");
+    // The descriptor the workspace's checks opened is read on the thread pool; the event loop answers others meanwhile.
+    const text = await readDescriptor(opened.fd, "utf8");
     if (request.line == null && request.limit == null) return { content: text };
     const lines = text.split("\n");
     const from = Math.max((request.line ?? 1) - 1, 0);

@@ -1,9 +1,9 @@
 // Owns one session's terminal/* requests: each terminal is a background process of the process child, started for
 // the session's principal, under that child's command policy and limits, its working folder inside the session's roots.
-import { closeSync, openSync, readSync } from "node:fs";
+import { open } from "node:fs/promises";
 import type * as acp from "@agentclientprotocol/sdk";
 import { GaggleError } from "../../shared/errors.js";
-import { isDirectory } from "../../shared/fs-checks.js";
+import { isDirectory } from "../../shared/fs-probes.js";
 import { shellWord } from "../../shared/shell-word.js";
 import type { ManagedProcess } from "../process/managed-process.js";
 import type { ProcessTable } from "../process/process-table.js";
@@ -34,7 +34,7 @@ export class SessionTerminals {
       });
     }
     const cwd = place.confine(request.cwd ?? place.cwd);
-    if (!isDirectory(cwd)) throw new GaggleError("INVALID_ARGS", `cwd "${cwd}" is not a directory`);
+    if (!(await isDirectory(cwd))) throw new GaggleError("INVALID_ARGS", `cwd "${cwd}" is not a directory`);
     const args = request.args ?? [];
     // A command without arguments may be a whole command line, as some agents send it.
     const command = args.length === 0 ? request.command : [request.command, ...args].map(shellWord).join(" ");
@@ -45,10 +45,13 @@ export class SessionTerminals {
     return { terminalId: id };
   }
 
-  output(request: acp.TerminalOutputRequest): acp.TerminalOutputResponse {
+  async output(request: acp.TerminalOutputRequest): Promise<acp.TerminalOutputResponse> {
     const { process, limit } = this.get(request.terminalId);
-    const { output, cut } = tailOf(process, limit);
-    return { output, truncated: cut || process.output.truncated, ...(process.running ? {} : { exitStatus: exitOf(process) }) };
+    // What is known before the read describes the bytes it reads.
+    const { truncated } = process.output;
+    const exitStatus = process.running ? undefined : exitOf(process);
+    const { output, cut } = await tailOf(process, limit);
+    return { output, truncated: cut || truncated, ...(exitStatus && { exitStatus }) };
   }
 
   async waitForExit(request: acp.WaitForTerminalExitRequest, signal: AbortSignal): Promise<acp.WaitForTerminalExitResponse> {
@@ -92,16 +95,16 @@ function exitOf(process: ManagedProcess): acp.TerminalExitStatus {
 }
 
 /** The last `limit` bytes of the process's output log, started at a character boundary. */
-function tailOf(process: ManagedProcess, limit: number): { output: string; cut: boolean } {
+async function tailOf(process: ManagedProcess, limit: number): Promise<{ output: string; cut: boolean }> {
   const size = process.output.bytes;
   const take = Math.min(size, limit);
   if (take === 0) return { output: "", cut: size > 0 };
   const buffer = Buffer.alloc(take);
-  const fd = openSync(process.output.path, "r");
+  const file = await open(process.output.path, "r");
   try {
     let read = 0;
     while (read < take) {
-      const got = readSync(fd, buffer, read, take - read, size - take + read);
+      const { bytesRead: got } = await file.read(buffer, read, take - read, size - take + read);
       if (got === 0) break;
       read += got;
     }
@@ -113,6 +116,6 @@ function tailOf(process: ManagedProcess, limit: number): { output: string; cut: 
       cut: take < size,
     };
   } finally {
-    closeSync(fd);
+    await file.close();
   }
 }
