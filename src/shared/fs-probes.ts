@@ -1,6 +1,7 @@
 // The questions of fs-checks.ts asked without blocking the event loop, for code that answers a client's call or an event.
-import { realpath, stat } from "node:fs/promises";
-import { isAbsolute, resolve } from "node:path";
+import { constants } from "node:fs";
+import { access, lstat, realpath, stat } from "node:fs/promises";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 
 export async function isFile(path: string): Promise<boolean> {
   return (await stat(path).catch(() => undefined))?.isFile() ?? false;
@@ -13,4 +14,39 @@ export async function isDirectory(path: string): Promise<boolean> {
 /** The path with symlinks resolved, so it compares equal to the file or folder it really is; absolute either way. */
 export async function canonical(path: string): Promise<string> {
   return realpath(path).catch(() => (isAbsolute(path) ? path : resolve(path)));
+}
+
+/** A regular file this process may run. */
+export async function isExecutableFile(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.X_OK);
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Where `path` really is, so a write to it lands there: its deepest existing ancestor with symlinks resolved, and
+ * the rest as written. Undefined for a symlink whose target does not exist, which a write would create wherever it
+ * points.
+ */
+export async function realTarget(path: string): Promise<string | undefined> {
+  const rest: string[] = [];
+  for (let at = path; ; at = dirname(at)) {
+    const real = await realpath(at).catch(() => undefined);
+    if (real !== undefined) return join(real, ...rest.reverse());
+    // Not there: a dangling symlink stops the walk; anything else leaves it to its folder.
+    if ((await lstat(at).catch(() => undefined))?.isSymbolicLink()) return undefined;
+    if (dirname(at) === at) return path;
+    rest.push(basename(at));
+  }
+}
+
+/** Whether something is there, symlinks followed (as existsSync answers). */
+export async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
 }

@@ -105,7 +105,7 @@ export class Courier implements MemberEvents {
   post(team: TeamRecord, draft: Draft): { message: MessageRecord; deliveries: DeliveryRecord[] } {
     const posted = this.record(team, draft);
     for (const delivery of posted.deliveries) if (delivery.to === LEAD) this.inbox.deliver(team, posted.message, delivery);
-    this.registry.save(team);
+    void this.registry.save(team);
     for (const delivery of posted.deliveries) if (delivery.to !== LEAD) this.pump(delivery.to);
     return posted;
   }
@@ -161,7 +161,7 @@ export class Courier implements MemberEvents {
         const { runner, turn } = live
           ? { runner: live, turn: live.send(text) }
           : await this.roster.whileStarting(agentId, () => this.roster.launch(home.team, home.member, text, {}));
-        if (!live) this.registry.save(home.team);
+        if (!live) void this.registry.save(home.team);
         if (turn.state === "queued") {
           this.handed.set(turn, next);
           return this.deferAll(agentId, `${agentId}'s ${runner.kind === "gosling" ? "gosling" : "agent session"} has other prompts queued first`);
@@ -194,7 +194,7 @@ export class Courier implements MemberEvents {
     delivery.state = state;
     delivery.reason = reason;
     if (state === "delivered") delivery.delivered_at = now();
-    this.registry.save(team);
+    void this.registry.save(team);
   }
 
   turnStarted(runner: MemberRunner, turn: MemberTurn): void {
@@ -211,7 +211,7 @@ export class Courier implements MemberEvents {
       home.member.tokens = runner.tokens ?? home.member.tokens;
       home.member.session = runner.conversation ?? home.member.session;
       home.member.last_activity_at = now();
-      this.registry.save(home.team);
+      void this.registry.save(home.team);
     }
     const carried = this.inTurn.get(turn);
     this.inTurn.delete(turn);

@@ -1,9 +1,10 @@
 // Owns checking image_paths: each must exist under the folders images may come from, be a file, and start like an
 // image (PNG, JPEG, GIF, WebP, BMP).
-import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { open, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { GaggleError } from "../../shared/errors.js";
-import { canonical, isUnder } from "../../shared/fs-checks.js";
+import { isUnder } from "../../shared/fs-checks.js";
+import { canonical } from "../../shared/fs-probes.js";
 
 /** Where a sender's images may come from, and where its relative paths start. */
 export interface ImagePlace {
@@ -22,41 +23,46 @@ const SIGNATURES: Array<{ kind: string; test(head: Buffer): boolean }> = [
 ];
 
 /** Absolute paths (symlinks resolved), in the order given; relative ones start from the sender's working directory. */
-export function checkImages(paths: readonly string[], place: ImagePlace): string[] {
-  const roots = [...new Set(place.roots.map(canonical))];
-  return paths.map((path, index) => {
-    const absolute = resolve(place.cwd, path);
-    const where = `image_paths[${index}] "${path}"${absolute === path ? "" : ` (${absolute})`}`;
-    let size: number;
-    try {
-      const stat = statSync(absolute);
-      if (!stat.isFile()) throw new GaggleError("INVALID_ARGS", `${where} is not a file`);
-      size = stat.size;
-    } catch (error) {
-      if (error instanceof GaggleError) throw error;
-      throw new GaggleError("INVALID_ARGS", `${where} does not exist`);
-    }
-    const real = canonical(absolute);
-    if (!roots.some((root) => isUnder(real, root))) {
-      throw new GaggleError("INVALID_ARGS", `${where} is outside the folders team images may come from: ${roots.join(", ")}`, {
-        hint: "copy the image into your working directory (or the goose child's cwd) and give that path",
-      });
-    }
-    const head = readHead(real, Math.min(size, 16));
-    if (!SIGNATURES.some((signature) => signature.test(head))) {
-      throw new GaggleError("INVALID_ARGS", `${where} is not an image: expected ${SIGNATURES.map((s) => s.kind).join(", ")}`);
-    }
-    return real;
-  });
+export async function checkImages(paths: readonly string[], place: ImagePlace): Promise<string[]> {
+  const roots = [...new Set(await Promise.all(place.roots.map(canonical)))];
+  const checked: string[] = [];
+  // One at a time, so that the first bad path in the order given is the one named.
+  for (const [index, path] of paths.entries()) checked.push(await checkImage(path, index, place.cwd, roots));
+  return checked;
 }
 
-function readHead(path: string, length: number): Buffer {
-  const buffer = Buffer.alloc(length);
-  const fd = openSync(path, "r");
+async function checkImage(path: string, index: number, cwd: string, roots: string[]): Promise<string> {
+  const absolute = resolve(cwd, path);
+  const where = `image_paths[${index}] "${path}"${absolute === path ? "" : ` (${absolute})`}`;
+  let size: number;
   try {
-    readSync(fd, buffer, 0, length, 0);
+    const found = await stat(absolute);
+    if (!found.isFile()) throw new GaggleError("INVALID_ARGS", `${where} is not a file`);
+    size = found.size;
+  } catch (error) {
+    if (error instanceof GaggleError) throw error;
+    throw new GaggleError("INVALID_ARGS", `${where} does not exist`);
+  }
+  const real = await canonical(absolute);
+  if (!roots.some((root) => isUnder(real, root))) {
+    throw new GaggleError("INVALID_ARGS", `${where} is outside the folders team images may come from: ${roots.join(", ")}`, {
+      hint: "copy the image into your working directory (or the goose child's cwd) and give that path",
+    });
+  }
+  const head = await readHead(real, Math.min(size, 16));
+  if (!SIGNATURES.some((signature) => signature.test(head))) {
+    throw new GaggleError("INVALID_ARGS", `${where} is not an image: expected ${SIGNATURES.map((s) => s.kind).join(", ")}`);
+  }
+  return real;
+}
+
+async function readHead(path: string, length: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(length);
+  const file = await open(path, "r");
+  try {
+    await file.read(buffer, 0, length, 0);
   } finally {
-    closeSync(fd);
+    await file.close();
   }
   return buffer;
 }

@@ -1,6 +1,6 @@
 // Owns running a new worktree's ./.agents/gg/worktree-init.sh: in the worktree, in its own process group, timed.
 import { join } from "node:path";
-import { isExecutableFile, isFile } from "../../shared/fs-checks.js";
+import { isExecutableFile, isFile } from "../../shared/fs-probes.js";
 import { LineProcess } from "../../children/processes/line-process.js";
 
 export const INIT_SCRIPT = "./.agents/gg/worktree-init.sh";
@@ -21,8 +21,8 @@ export interface InitOptions {
 /** Runs the script if the checkout has one: directly when it is executable (its #! line counts), else with /bin/sh. */
 export async function runInitScript(options: InitOptions): Promise<InitOutcome> {
   const script = join(options.worktree, INIT_SCRIPT);
-  if (!isFile(script)) return { ran: false };
-  const [command, argv] = isExecutableFile(script) ? [INIT_SCRIPT, []] : ["/bin/sh", [INIT_SCRIPT]];
+  if (!(await isFile(script))) return { ran: false };
+  const [command, argv] = (await isExecutableFile(script)) ? [INIT_SCRIPT, []] : ["/bin/sh", [INIT_SCRIPT]];
   const lines: string[] = [];
   const keep = (line: string) => void (lines.push(line) > OUTPUT_LINES && lines.shift());
   let running: LineProcess;

@@ -47,7 +47,10 @@ export async function addMember(deps: ManageDeps, who: TeamCaller, request: AddR
   const preset = resolvePreset(request.modelPreset, deps.settings.modelPresets);
   // Checked before anything is made: the agent is configured, or Goose is there for a gosling.
   const cwd = request.agent === undefined ? roster.goslingHome() : roster.requireAgents().homeOf(request.agent);
-  const images = checkImages(request.imagePaths, imagePlaceOf(caller, deps));
+  const images = await checkImages(request.imagePaths, imagePlaceOf(caller, deps));
+  // Found again after the images were read: a concurrent add may have made the team meanwhile.
+  team = registry.find(who.owner, request.teamId);
+  if (team) requireManager(team, caller, deps.settings.allowMemberManage, "add members to");
   team ??= registry.create(request.teamId, caller, who.owner);
   const at = now();
   const member: MemberRecord = {
@@ -96,6 +99,8 @@ export async function addMember(deps: ManageDeps, who: TeamCaller, request: AddR
     const created = registry.started(team);
     if (created) deps.teamsChanged();
     courier.pump(member.agent_id);
+    // The answer leaves once the team with its new member is on disk.
+    await registry.settled(team);
     return {
       operation: "add",
       team_id: team.team_id,
@@ -162,7 +167,7 @@ async function undoAdd(deps: ManageDeps, team: TeamRecord, member: MemberRecord)
   deps.roster.forget(member.agent_id);
   if (deps.registry.drop(team)) deps.inbox.forgetTeam(team);
   // A started team was saved with the member (starting, or removed meanwhile): it is saved again without it.
-  else deps.registry.save(team);
+  else await deps.registry.save(team);
   // A worktree whose init script failed was rolled back before the member got it; one made before a later failure goes now.
   if (member.worktree?.created) await deps.worktrees.rollback(member.worktree).catch(() => {});
 }
@@ -213,7 +218,7 @@ export async function removeMembers(deps: ManageDeps, who: TeamCaller, request: 
       }
     }
   }
-  registry.save(team);
+  await registry.save(team);
   const removed = results.filter((result) => result.ok === true).length;
   return { operation: "remove", team_id: team.team_id, removed_count: removed, failed_count: results.length - removed, results };
 }

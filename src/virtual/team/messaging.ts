@@ -8,32 +8,28 @@ import type { TeamRegistry } from "./registry.js";
 import type { MessageArgs } from "./tool-args.js";
 import { checkTeamId } from "./validate.js";
 
-export function sendMessage(
+export async function sendMessage(
   registry: TeamRegistry,
   courier: Courier,
-  { agentId: caller, owner }: TeamCaller,
+  sender: TeamCaller,
   place: ImagePlace,
   args: MessageArgs,
-): Record<string, unknown> {
-  const team = registry.get(checkTeamId(args.team_id), owner);
-  requireParticipant(team, caller);
-  const broadcast = args.recipient_agent_id.trim().toLowerCase() === BROADCAST;
-  const recipients = broadcast
-    ? participants(team).filter((agentId) => agentId !== caller)
-    : [recipient(team, caller, args.recipient_agent_id.trim())];
-  if (recipients.length === 0) {
-    throw new GaggleError("INVALID_ARGS", `there is no one else in team ${team.team_id} to broadcast to`, { hint: "gg_team_manage adds members" });
-  }
-  const images = checkImages(args.image_paths ?? [], place);
+): Promise<Record<string, unknown>> {
+  addressed(registry, sender, args);
+  const images = await checkImages(args.image_paths ?? [], place);
+  // Asked again after the images were read: the team may have changed meanwhile.
+  const { team, broadcast, recipients } = addressed(registry, sender, args);
   const { message, deliveries } = courier.post(team, {
     kind: "message",
-    from: caller,
+    from: sender.agentId,
     to: broadcast ? BROADCAST : recipients[0]!,
     scope: broadcast ? "broadcast" : "direct",
     text: args.message,
     imagePaths: images,
     recipients,
   });
+  // The receipt leaves once the message is on disk.
+  await registry.settled(team);
   return {
     message_id: message.message_id,
     delivery_ids: deliveries.map((delivery) => delivery.delivery_id),
@@ -43,6 +39,20 @@ export function sendMessage(
     ...(images.length > 0 && { image_paths: images }),
     deliveries: deliveries.map((delivery) => ({ agent_id: delivery.to, delivery_id: delivery.delivery_id, state: delivery.state })),
   };
+}
+
+/** The sender's team and whom the message goes to; throws when the sender may not send it. */
+function addressed(registry: TeamRegistry, { agentId: caller, owner }: TeamCaller, args: MessageArgs) {
+  const team = registry.get(checkTeamId(args.team_id), owner);
+  requireParticipant(team, caller);
+  const broadcast = args.recipient_agent_id.trim().toLowerCase() === BROADCAST;
+  const recipients = broadcast
+    ? participants(team).filter((agentId) => agentId !== caller)
+    : [recipient(team, caller, args.recipient_agent_id.trim())];
+  if (recipients.length === 0) {
+    throw new GaggleError("INVALID_ARGS", `there is no one else in team ${team.team_id} to broadcast to`, { hint: "gg_team_manage adds members" });
+  }
+  return { team, broadcast, recipients };
 }
 
 /** The lead first, then members not removed, in the order they were added. */

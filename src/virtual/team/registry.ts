@@ -63,13 +63,22 @@ export class TeamRegistry {
   /** A member of the team started: the team is saved; true if it is the team's first, which makes the team. */
   started(team: TeamRecord): boolean {
     const first = this.unstarted.delete(team);
-    this.save(team);
+    void this.save(team);
     return first;
   }
 
-  /** Saves a team whose first member has started; one whose first member is still starting stays in memory only. */
-  save(team: TeamRecord): void {
-    if (!this.unstarted.has(team) && this.find(team.owner, team.team_id) === team) this.store.save(team);
+  /**
+   * Saves a team whose first member has started; one whose first member is still starting stays in memory only.
+   * Resolves once it is on disk; a failure is logged, and rejects.
+   */
+  save(team: TeamRecord): Promise<void> {
+    if (!this.unstarted.has(team) && this.find(team.owner, team.team_id) === team) return this.store.save(team);
+    return Promise.resolve();
+  }
+
+  /** Resolves once the saves asked for so far (of `team`, or of every team) have ended. */
+  settled(team?: TeamRecord): Promise<void> {
+    return this.store.settled(team);
   }
 
   /** The member an agent id names, in the team that added it (agent ids are unique across teams). */

@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync, unlinkSync, type Dirent } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../../shared/log.js";
-import { writeFileAtomic } from "../../shared/atomic-file.js";
+import { AtomicFile, writeFileAtomic } from "../../shared/atomic-file.js";
 import { LOCAL_PRINCIPAL } from "../../children/child.js";
 import { LEAD, outstanding, TEAM_ID_PATTERN, teamKey, type TeamRecord } from "./records.js";
 
@@ -16,12 +16,18 @@ export const MAX_MESSAGES = 1000;
  * into its owner's folder.
  */
 export class TeamStore {
+  /** One per team file saved since start: its writes run in order, the newest text last. */
+  private readonly files = new Map<string, AtomicFile>();
+
   constructor(
     readonly dir: string,
     private readonly log: Logger,
   ) {}
 
-  /** Every team saved before; a file that cannot be read is logged and left alone. */
+  /**
+   * Every team saved before; a file that cannot be read is logged and left alone. Reads and moves block the event
+   * loop: this runs once, as the team child starts, before it answers any call.
+   */
   load(): TeamRecord[] {
     const entries = this.entries(this.dir);
     const teams = new Map<string, TeamRecord>();
@@ -48,7 +54,9 @@ export class TeamStore {
     const key = teamKey(team.owner, team.team_id);
     try {
       if (!teams.has(key)) {
-        this.save(team);
+        // Written before the old file is removed, so a crash between the two loses nothing.
+        prune(team);
+        writeFileAtomic(this.pathOf(team.owner, team.team_id), JSON.stringify(team, null, 1), TEAM_FILE);
         teams.set(key, team);
       }
       unlinkSync(path);
@@ -97,13 +105,27 @@ export class TeamStore {
 
   /**
    * Written to a temporary file and renamed over the old one, so a crash never leaves half a team; readable by
-   * gaggle's user alone, as its messages are the team's.
+   * gaggle's user alone, as its messages are the team's. The team is taken as it is now; writes of one team land in
+   * the order they were asked for. Resolves once it is on disk; a failure is logged, and rejects.
    */
-  save(team: TeamRecord): void {
+  save(team: TeamRecord): Promise<void> {
     prune(team);
-    writeFileAtomic(this.pathOf(team.owner, team.team_id), JSON.stringify(team, null, 1), { mode: 0o600, dirMode: 0o700 });
+    const path = this.pathOf(team.owner, team.team_id);
+    let file = this.files.get(path);
+    if (!file) this.files.set(path, (file = new AtomicFile(path, TEAM_FILE)));
+    const saving = file.write(JSON.stringify(team, null, 1));
+    saving.catch((error: unknown) => this.log.warn({ err: error, path }, "team file could not be saved"));
+    return saving;
+  }
+
+  /** Resolves once every save asked for so far has ended (failed ones included). */
+  async settled(team?: TeamRecord): Promise<void> {
+    const files = team ? [this.files.get(this.pathOf(team.owner, team.team_id))] : [...this.files.values()];
+    await Promise.all(files.map((file) => file?.settled()));
   }
 }
+
+const TEAM_FILE = { mode: 0o600, dirMode: 0o700 };
 
 /** The folder of `owner`'s teams: its name made one path component (a member principal's "/" encoded). */
 function ownerFolder(owner: string): string {

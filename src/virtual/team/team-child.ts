@@ -63,6 +63,8 @@ export class TeamChild extends VirtualChild {
     } finally {
       this.deps.courier.pause(false);
     }
+    // Shutdown waits for the teams' files, so that what members did last is on disk before gaggle exits.
+    await this.deps.registry.settled();
   }
 
   /** close_child_session("team") by one principal: the members of its own teams are released or not started, no one else's. */

@@ -79,11 +79,11 @@ export function teamTools(deps: ToolDeps): VirtualTool[] {
         "and token use; recent deliveries with their states (pending, deferred, delivered, failed); and your unread messages, which this marks read.",
       input: statusInput,
       annotations: { readOnlyHint: false, openWorldHint: false },
-      run: (args, caller) => {
+      run: async (args, caller) => {
         const team = deps.registry.get(checkTeamId(args.team_id), caller.owner);
         requireParticipant(team, caller.agentId);
         const unread = caller.agentId === LEAD ? deps.inbox.takeUnread(team) : [];
-        if (unread.length > 0) deps.registry.save(team);
+        if (unread.length > 0) await deps.registry.save(team);
         return statusView(team, caller.agentId, deps.roster, unread);
       },
     }),

@@ -1,10 +1,10 @@
 // Owns members' git worktrees: `git worktree add -b BRANCH DIR/NAME` in the principal's own names, its init script,
 // reuse, and rollback.
-import { mkdirSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { LOCAL_PRINCIPAL } from "../../children/child.js";
 import { GaggleError } from "../../shared/errors.js";
-import { canonical } from "../../shared/fs-checks.js";
+import { canonical } from "../../shared/fs-probes.js";
 import { oneLine } from "../goose/format.js";
 import { git, listWorktrees } from "./git.js";
 import { INIT_SCRIPT, runInitScript, type InitOutcome } from "./init-script.js";
@@ -74,8 +74,8 @@ export class Worktrees {
     return this.serial(async () => {
       const repo = await this.repository();
       const { dir, path, branch } = placeOf(this.dirFor(repo), owner, name);
-      refuseTheirs(name, path, theirs);
-      mkdirSync(dir, { recursive: true });
+      await refuseTheirs(name, path, theirs);
+      await mkdir(dir, { recursive: true });
       const added = await git(["worktree", "add", "-b", branch, path], repo);
       if (added.code !== 0) {
         throw new GaggleError("INVALID_ARGS", `git worktree add -b ${branch} ${path} failed: ${problemOf(added.stderr)}`, {
@@ -109,13 +109,20 @@ export class Worktrees {
     return this.serial(async () => {
       const repo = await this.repository();
       const { dir, path } = placeOf(this.dirFor(repo), owner, name);
-      refuseTheirs(name, path, theirs);
+      await refuseTheirs(name, path, theirs);
       const known = await listWorktrees(repo);
+      // Compared as the folders they really are, symlinks resolved.
+      const [real, realDir, knownReal, knownParents, mine] = await Promise.all([
+        canonical(path),
+        canonical(dir),
+        Promise.all(known.map((entry) => canonical(entry.path))),
+        Promise.all(known.map((entry) => canonical(join(entry.path, "..")))),
+        Promise.all(recorded.map(canonical)),
+      ]);
       const found =
-        known.find((entry) => samePath(entry.path, path)) ??
-        known.find((entry) => basename(entry.path) === name && recorded.some((mine) => samePath(mine, entry.path)));
+        known.find((_, at) => knownReal[at] === real) ?? known.find((entry, at) => basename(entry.path) === name && mine.includes(knownReal[at]!));
       if (!found) {
-        const under = known.filter((entry) => samePath(join(entry.path, ".."), dir)).map((entry) => basename(entry.path));
+        const under = known.filter((_, at) => knownParents[at] === realDir).map((entry) => basename(entry.path));
         throw new GaggleError("NOT_FOUND", `no existing worktree "${name}" at ${path}`, {
           hint: under.length > 0 ? `existing worktrees there: ${under.join(", ")}` : "leave out use_existing_worktree to create it",
         });
@@ -169,8 +176,10 @@ export class Worktrees {
  * been given a worktree of that name (before worktree names were each principal's own): that one stays its owner's,
  * neither reused nor in the way of a clear answer.
  */
-function refuseTheirs(name: string, path: string, theirs: readonly WorktreeRecord[]): void {
-  const found = theirs.find((record) => samePath(record.path, path));
+async function refuseTheirs(name: string, path: string, theirs: readonly WorktreeRecord[]): Promise<void> {
+  const real = await canonical(path);
+  const theirsReal = await Promise.all(theirs.map((record) => canonical(record.path)));
+  const found = theirs.find((_, at) => theirsReal[at] === real);
   if (!found) return;
   throw new GaggleError(
     "INVALID_ARGS",
@@ -183,8 +192,4 @@ function refuseTheirs(name: string, path: string, theirs: readonly WorktreeRecor
 function problemOf(stderr: string): string {
   const lines = stderr.split("\n").filter((line) => /^(fatal|error):/.test(line));
   return oneLine(lines.length > 0 ? lines.join(" ") : stderr, 500);
-}
-
-function samePath(a: string, b: string): boolean {
-  return canonical(a) === canonical(b);
 }

@@ -70,7 +70,7 @@ describe("model presets", () => {
 });
 
 describe("image paths", () => {
-  it("accept PNG, JPEG, GIF, WebP and BMP by their first bytes, whatever the name", () => {
+  it("accept PNG, JPEG, GIF, WebP and BMP by their first bytes, whatever the name", async () => {
     const dir = mkdtempSync(join(tmpdir(), "gaggle-images-"));
     const files: Record<string, Buffer> = {
       "a.png": PNG,
@@ -83,21 +83,23 @@ describe("image paths", () => {
     };
     for (const [name, bytes] of Object.entries(files)) writeFileSync(join(dir, name), bytes);
     const place = { cwd: dir, roots: [dir] };
-    expect(checkImages(["a.png", "b.bin", "c.gif", "d.webp", "e.bmp"], place)).toEqual(
+    expect(await checkImages(["a.png", "b.bin", "c.gif", "d.webp", "e.bmp"], place)).toEqual(
       ["a.png", "b.bin", "c.gif", "d.webp", "e.bmp"].map((name) => join(realpathSync(dir), name)),
     );
-    expect(() => checkImages(["a.png", "f.png"], place)).toThrow(/^image_paths\[1\] "f.png" .* is not an image/);
-    expect(() => checkImages(["g.png"], place)).toThrow(/is not an image/);
+    await expect(checkImages(["a.png", "f.png"], place)).rejects.toThrow(/^image_paths\[1\] "f.png" .* is not an image/);
+    await expect(checkImages(["g.png"], place)).rejects.toThrow(/is not an image/);
   });
 
-  it("accept only images inside the sender's folders, a symlink by where it leads", () => {
+  it("accept only images inside the sender's folders, a symlink by where it leads", async () => {
     const [inside, outside] = [mkdtempSync(join(tmpdir(), "gaggle-images-")), mkdtempSync(join(tmpdir(), "gaggle-elsewhere-"))];
     writeFileSync(join(outside, "secret.png"), PNG);
     symlinkSync(join(outside, "secret.png"), join(inside, "link.png"));
     const place = { cwd: inside, roots: [inside] };
-    expect(() => checkImages([join(outside, "secret.png")], place)).toThrow(/^image_paths\[0\] .* is outside the folders team images may come from/);
-    expect(() => checkImages(["link.png"], place)).toThrow(/is outside the folders team images may come from/);
-    expect(() => checkImages(["../" + basename(outside) + "/secret.png"], place)).toThrow(/is outside/);
+    await expect(checkImages([join(outside, "secret.png")], place)).rejects.toThrow(
+      /^image_paths\[0\] .* is outside the folders team images may come from/,
+    );
+    await expect(checkImages(["link.png"], place)).rejects.toThrow(/is outside the folders team images may come from/);
+    await expect(checkImages(["../" + basename(outside) + "/secret.png"], place)).rejects.toThrow(/is outside/);
   });
 });
 
