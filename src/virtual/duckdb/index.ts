@@ -1,6 +1,5 @@
 // The built-in `duckdb` child: SQL over files on embedded DuckDB (the `duckdb` tool of gomcptest's duckdbserver,
 // with a `database` to open). Queries reach only the files under its roots; it only reads unless read_write.
-import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { z } from "zod";
@@ -8,7 +7,8 @@ import { LOCAL_PRINCIPAL } from "../../children/child.js";
 import type { ChildEvents } from "../../children/switchboard.js";
 import type { DuckDbSettings } from "../../config/virtual/duckdb.js";
 import { GaggleError, errorMessage } from "../../shared/errors.js";
-import { canonical, isUnder, realTarget } from "../../shared/fs-checks.js";
+import { canonical, isUnder } from "../../shared/fs-checks.js";
+import { exists, realTarget } from "../../shared/fs-probes.js";
 import { jsonResult } from "../../shared/tool-results.js";
 import type { BuiltIn } from "../context.js";
 import { defineTool, VirtualChild, type VirtualTool } from "../virtual-child.js";
@@ -34,6 +34,7 @@ class DuckDbChild extends VirtualChild {
     events: ChildEvents,
   ) {
     super(NAME, "SQL over CSV, Parquet and JSON files, and DuckDB databases, on embedded DuckDB", events);
+    // Resolved once, as the child is made at start-up or on a reload, before it answers any call.
     this.roots = settings.roots.map((root) => canonical(root));
     this.virtualTools = [
       defineTool({
@@ -83,8 +84,9 @@ class DuckDbChild extends VirtualChild {
     ]);
   }
 
-  private open(database: string | undefined, principal: string): Promise<Database> {
-    const path = database === undefined ? MEMORY : this.databasePath(database);
+  private async open(database: string | undefined, principal: string): Promise<Database> {
+    const path = database === undefined ? MEMORY : await this.databasePath(database);
+    // From here to the map's update nothing waits: two calls for one file share one opening.
     const key = path === MEMORY ? memoryKey(principal) : path;
     let opening = this.databases.get(key);
     if (!opening) {
@@ -105,14 +107,14 @@ class DuckDbChild extends VirtualChild {
   }
 
   /** The database file, under the roots, symlinks followed; one that does not exist is created only by a child that writes. */
-  private databasePath(database: string): string {
-    const path = realTarget(resolve(this.roots[0]!, database));
+  private async databasePath(database: string): Promise<string> {
+    const path = await realTarget(resolve(this.roots[0]!, database));
     if (path === undefined || !this.roots.some((root) => isUnder(path, root))) {
       throw new GaggleError("PERMISSION_DENIED", `database "${database}" is outside the roots (${this.roots.join(", ")})`, {
         hint: "give a database file under [virtual.duckdb] roots, or add its folder to roots",
       });
     }
-    if (!this.settings.readWrite && !existsSync(path)) {
+    if (!this.settings.readWrite && !(await exists(path))) {
       throw new GaggleError("NOT_FOUND", `database file ${path} does not exist, and a read-only duckdb child creates none`, {
         hint: "give an existing database file, or set [virtual.duckdb] read_write = true to create it",
       });

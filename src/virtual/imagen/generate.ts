@@ -1,6 +1,6 @@
 // One call to Imagen's predict endpoint: the request body the API documents, the images of its answer saved under
 // the output folder, and the API's refusals told in gaggle's error shape with the setting to change.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { GaggleError, errorMessage, fetchFailure, type ErrorCode } from "../../shared/errors.js";
 import { timerDelay } from "../../shared/timer-delay.js";
@@ -75,16 +75,19 @@ export async function generateImages(
       hint: "the prompt may have been filtered: rephrase it, or change safety_filter_level or person_generation",
     });
   }
-  mkdirSync(options.outputDir, { recursive: true });
+  await mkdir(options.outputDir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*/, "");
-  return images.map((image, index) => {
+  const saved: SavedImage[] = [];
+  // One after another, in the order the API gave them, as the first that cannot be written ends the call.
+  for (const [index, image] of images.entries()) {
     const mimeType = typeof image.mimeType === "string" ? image.mimeType : "image/png";
     const data = image.bytesBase64Encoded as string;
     const bytes = Buffer.from(data, "base64");
     const path = join(options.outputDir, `imagen_${options.label}_${stamp}_${process.pid}_${index + 1}.${mimeType === "image/jpeg" ? "jpg" : "png"}`);
-    writeFileSync(path, bytes, { mode: 0o644 });
-    return { path, mimeType, data, bytes: bytes.length };
-  });
+    await writeFile(path, bytes, { mode: 0o644 });
+    saved.push({ path, mimeType, data, bytes: bytes.length });
+  }
+  return saved;
 }
 
 /** The API's error, with the code that says what to do: a credential refused, an argument refused, a quota, an outage. */
