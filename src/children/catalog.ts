@@ -4,11 +4,12 @@
 // names of its env variables and headers, never their values), and names its file beside the child's name, so
 // that two configs sharing a state dir, each with a child of that name, keep an entry each.
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { readdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import type { ChildConfig } from "../config/index.js";
 import type { ChildSchema, ListKind } from "./child.js";
-import { writeFileAtomic } from "../shared/atomic-file.js";
+import { AtomicFile } from "../shared/atomic-file.js";
 import { isObject } from "../shared/json.js";
 
 type CatalogLists = Partial<ChildSchema>;
@@ -43,12 +44,18 @@ interface CatalogEntry {
  */
 export const STALE_ENTRY_MS = 30 * 24 * 60 * 60_000;
 
-/** One child's entry: read once, then kept in memory and written through on every change. */
+/**
+ * One child's entry: read once, as the child is made (at start-up or on a reload, before it answers a call), then
+ * kept in memory and written through on every change without blocking, the newest entry last.
+ */
 export class CatalogShelf {
   readonly file: string;
   private readonly folder: string;
   private readonly fingerprint: string;
-  private entry: CatalogEntry | undefined;
+  private entry: CatalogEntry;
+  private readonly writer: AtomicFile;
+  /** The last save asked for: its write and the clean-up after it. */
+  private saving: Promise<void> = Promise.resolve();
 
   constructor(
     stateDir: string,
@@ -58,6 +65,8 @@ export class CatalogShelf {
     this.fingerprint = childFingerprint(config);
     // Child names are letters, digits, "_" and "-": the dot parts the name from the definition.
     this.file = join(this.folder, `${config.name}.${this.fingerprint.slice(0, 16)}.json`);
+    this.writer = new AtomicFile(this.file);
+    this.entry = this.load();
   }
 
   /** What was recorded for this definition; empty when nothing was (or the file is damaged or for another one). */
@@ -91,38 +100,48 @@ export class CatalogShelf {
     return before !== undefined;
   }
 
+  /** Resolves once every save asked for so far has been written (or has failed) and cleaned up after. */
+  async settled(): Promise<void> {
+    await this.writer.settled();
+    await this.saving;
+  }
+
   private stored(): CatalogEntry {
-    if (this.entry) return this.entry;
+    return this.entry;
+  }
+
+  private load(): CatalogEntry {
     try {
+      // Sync: read once, as the child is made at start-up or on a reload, before it answers any call.
       const stored: unknown = JSON.parse(readFileSync(this.file, "utf8"));
       if (isObject(stored) && stored.fingerprint === this.fingerprint && isObject(stored.lists)) {
-        this.entry = { lists: stored.lists as CatalogLists, ...(stored.initializeFirst === true && { initializeFirst: true }) };
+        return { lists: stored.lists as CatalogLists, ...(stored.initializeFirst === true && { initializeFirst: true }) };
       }
     } catch {
       // Missing or damaged: nothing recorded.
     }
-    return (this.entry ??= { lists: {} });
+    return { lists: {} };
   }
 
   private save(entry: CatalogEntry): void {
     this.entry = entry;
-    try {
-      writeFileAtomic(this.file, JSON.stringify({ fingerprint: this.fingerprint, savedAt: new Date().toISOString(), ...entry }));
-      this.removeStaleSiblings();
-    } catch {
-      // A catalog that cannot be written costs only the next start's speed.
-    }
+    const text = JSON.stringify({ fingerprint: this.fingerprint, savedAt: new Date().toISOString(), ...entry });
+    // A catalog that cannot be written costs only the next start's speed.
+    this.saving = this.writer
+      .write(text)
+      .then(() => this.removeStaleSiblings())
+      .catch(() => {});
   }
 
   /** Entries of other definitions of this name, not written for STALE_ENTRY_MS (see there). */
-  private removeStaleSiblings(): void {
+  private async removeStaleSiblings(): Promise<void> {
     const before = Date.now() - STALE_ENTRY_MS;
     const own = `${this.config.name}.`;
-    for (const name of readdirSync(this.folder)) {
+    for (const name of await readdir(this.folder)) {
       if (!name.startsWith(own) || !name.endsWith(".json") || join(this.folder, name) === this.file) continue;
       const file = join(this.folder, name);
-      const written = statSync(file, { throwIfNoEntry: false })?.mtimeMs;
-      if (written !== undefined && written < before) unlinkSync(file);
+      const written = (await stat(file).catch(() => undefined))?.mtimeMs;
+      if (written !== undefined && written < before) await unlink(file);
     }
   }
 }

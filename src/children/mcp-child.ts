@@ -159,9 +159,14 @@ export class McpChild implements Child {
     return [];
   }
 
-  /** Ends the session and frees its process; an explicit close also forgets past failed starts, so the next call starts at once. */
-  close(_principal?: string, why?: CloseReason): Promise<{ uptimeMs: number | null }> {
-    return this.keeper.close(why);
+  /**
+   * Ends the session and frees its process; an explicit close also forgets past failed starts, so the next call starts
+   * at once. Resolves once what the session recorded in the catalog is on disk, for the next child of this definition.
+   */
+  async close(_principal?: string, why?: CloseReason): Promise<{ uptimeMs: number | null }> {
+    const closed = await this.keeper.close(why);
+    await this.catalog.settled();
+    return closed;
   }
 
   /** Requests other than tools/call skip the queue: they read, and must not wait behind long tool calls. */

@@ -11,18 +11,19 @@ const entry = (env: string) => childConfigOf(`[mcp_servers.echo]\ncommand = "nod
 const tool = { name: "echo", inputSchema: { type: "object" as const } };
 
 describe("the catalog's files", () => {
-  it("keep one entry per definition of a child, each read back only by its own definition", () => {
+  it("keep one entry per definition of a child, each read back only by its own definition", async () => {
     const state = mkdtempSync(join(tmpdir(), "catalog-files-"));
     const one = new CatalogShelf(state, entry('A = "1"'));
     const two = new CatalogShelf(state, entry('B = "1"'));
     one.record("tools", [tool]);
     two.record("tools", [{ ...tool, name: "other" }]);
+    await Promise.all([one.settled(), two.settled()]);
     expect(one.file).not.toBe(two.file);
     expect(new CatalogShelf(state, entry('A = "2"')).read().tools).toEqual([tool]);
     expect(new CatalogShelf(state, entry('B = "2"')).read().tools).toEqual([{ ...tool, name: "other" }]);
   });
 
-  it("remove another definition's entry of the same name when it was not written for STALE_ENTRY_MS, and nothing else", () => {
+  it("remove another definition's entry of the same name when it was not written for STALE_ENTRY_MS, and nothing else", async () => {
     const state = mkdtempSync(join(tmpdir(), "catalog-files-"));
     const folder = join(state, "catalog");
     mkdirSync(folder, { recursive: true });
@@ -35,7 +36,9 @@ describe("the catalog's files", () => {
     const stale = written("echo.0000000000000000.json", true);
     const recent = written("echo.1111111111111111.json", false);
     const otherChild = written("echo-two.2222222222222222.json", true);
-    new CatalogShelf(state, entry('A = "1"')).record("tools", [tool]);
+    const shelf = new CatalogShelf(state, entry('A = "1"'));
+    shelf.record("tools", [tool]);
+    await shelf.settled();
     expect(existsSync(stale)).toBe(false);
     expect(existsSync(recent)).toBe(true);
     expect(existsSync(otherChild)).toBe(true);
