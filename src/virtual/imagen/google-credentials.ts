@@ -2,7 +2,7 @@
 // account key signs a JWT it trades at its token_uri; application-default credentials of a person (gcloud auth
 // application-default login) trade their refresh token. Tokens are kept until shortly before they expire.
 import { createSign } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { GaggleError, errorMessage, fetchFailure } from "../../shared/errors.js";
 import { isObject } from "../../shared/json.js";
 
@@ -27,17 +27,17 @@ export class GoogleCredentials {
 
   async accessToken(signal: AbortSignal): Promise<string> {
     if (this.cached && this.cached.expiresAt - RENEW_BEFORE_MS > Date.now()) return this.cached.token;
-    const key = this.read();
+    const key = await this.read();
     const { tokenUri, form } = key.type === "service_account" ? serviceAccountGrant(key) : refreshGrant(key);
     const answer = await this.post(tokenUri, form, signal);
     this.cached = { token: answer.access_token, expiresAt: Date.now() + answer.expires_in * 1000 };
     return answer.access_token;
   }
 
-  private read(): Record<string, string> {
+  private async read(): Promise<Record<string, string>> {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(readFileSync(this.file, "utf8"));
+      parsed = JSON.parse(await readFile(this.file, "utf8"));
     } catch (error) {
       throw new GaggleError("PERMISSION_DENIED", `cannot read the Google credentials file ${this.file} (${this.setting}): ${errorMessage(error)}`, {
         hint: "create one with `gcloud auth application-default login`, or download a service account key",
