@@ -1,4 +1,5 @@
 // What gaggle asks of a path before it uses one; each answer is false (or the path as given) when it cannot be read.
+// These block the event loop: for start-up, config loading and CLI commands; fs-probes.ts asks without blocking.
 import { accessSync, constants, lstatSync, realpathSync, statSync } from "node:fs";
 import { basename, delimiter, dirname, isAbsolute, join, resolve, sep } from "node:path";
 

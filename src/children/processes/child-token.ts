@@ -22,6 +22,7 @@ export function childToken(inherited = process.env[TOKEN_VAR]): { token: string;
 /** Whether process `pid` (a /proc entry) carries `token`; false for a zombie, which has no environment left, and for another user's process. */
 export function holdsToken(pid: string, token: string): boolean {
   try {
+    // Sync: /proc answers from kernel memory and never waits on a disk.
     return readFileSync(`/proc/${pid}/environ`).includes(token);
   } catch {
     return false; // it ended while we looked, or it is another user's and not ours to read

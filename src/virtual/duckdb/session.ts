@@ -46,6 +46,7 @@ export class Session {
     const repeating = setInterval(() => this.connection.interrupt(), INTERRUPT_AGAIN_MS);
     await this.queue;
     clearInterval(repeating);
+    // DuckDB's own API: closing a connection is synchronous in the engine.
     this.connection.closeSync();
   }
 
