@@ -53,6 +53,8 @@ export class Courier implements MemberEvents {
   private readonly inTurn = new Map<MemberTurn, Carried>();
   /** Why nothing is handed over now, one entry per close of the team child under way. */
   private readonly pauses: string[] = [];
+  /** Members closed (their team child closed for their team's owner) and not started since: see `hold`. */
+  private readonly held = new Set<string>();
 
   constructor(
     private readonly registry: TeamRegistry,
@@ -83,6 +85,20 @@ export class Courier implements MemberEvents {
 
   private get paused(): string | undefined {
     return this.pauses[0];
+  }
+
+  /**
+   * These members' team child was closed: none is started again, and a message to one waits (`deferred`), until a
+   * team call made after the close (`reopen`). A call in flight at the close is no such call, nor is another
+   * member's turn ending, so neither restarts a member of a team being closed, or of a person let in no more.
+   */
+  hold(agentIds: Iterable<string>): void {
+    for (const agentId of agentIds) this.held.add(agentId);
+  }
+
+  /** A team call begins: the members it may start again (its caller's teams') are held no more. */
+  reopen(agentIds: Iterable<string>): void {
+    for (const agentId of agentIds) this.held.delete(agentId);
   }
 
   /** Adds the message and its deliveries to the team (not saved, not sent). */
@@ -155,6 +171,7 @@ export class Courier implements MemberEvents {
   private async deliverNext(agentId: string): Promise<void> {
     for (;;) {
       if (this.paused !== undefined) return this.deferAll(agentId, `${this.paused}; the message waits for the next team call`);
+      if (this.held.has(agentId)) return this.deferAll(agentId, HELD);
       const next = this.registry.waitingFor(agentId)[0];
       if (!next) return;
       if ([...this.handed.values()].some((carried) => carried.delivery === next.delivery)) return;
@@ -297,6 +314,9 @@ export class Courier implements MemberEvents {
     });
   }
 }
+
+/** Why a message to a member whose team child was closed waits. */
+const HELD = "the team child was closed; the message waits for the next team call";
 
 /** Limits that free up by themselves, and a start called off by the team child's close: the delivery waits instead of failing. */
 function waitable(error: unknown): boolean {

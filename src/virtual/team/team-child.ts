@@ -58,6 +58,7 @@ export class TeamChild extends VirtualChild {
    * the next team call starts members again as needed.
    */
   protected async stopAll(): Promise<void> {
+    this.deps.courier.hold(this.deps.registry.all().flatMap((team) => team.members.map((member) => member.agent_id)));
     this.deps.roster.callOffStarting(CLOSED);
     const resume = this.deps.courier.pause(CLOSING);
     try {
@@ -70,6 +71,7 @@ export class TeamChild extends VirtualChild {
   /** close_child_session("team") by one principal: the members of its own teams are released or not started, no one else's. */
   protected override async stopOwnedBy(principal: string): Promise<void> {
     const members = new Set(this.deps.registry.ownedBy(principal).flatMap((team) => team.members.map((member) => member.agent_id)));
+    this.deps.courier.hold(members);
     this.deps.roster.callOffStarting(CLOSED, members);
     const resume = this.deps.courier.pause(CLOSING);
     try {
