@@ -19,6 +19,8 @@ export interface FoundServer {
   refused?: string;
   /** Why it is added with `enabled = false`: its client would not run it yet either. */
   held?: string;
+  /** The `env` variables its client gives it and gaggle writes in for it: values of gaggle's, no secret of the file's. */
+  given?: string[];
 }
 
 /** One file of a client's, with the servers it lists (none when it does not parse: `problem` says why). */
@@ -243,8 +245,27 @@ function claudeCodeFiles({ home, cwd }: Where): SourceFile[] {
     ...file,
     servers: file.servers.map((server) => approvals(server)),
   }));
-  return [...files, ...project];
+  return [...files, ...project].map((file) => (file.scope === "user" ? file : { ...file, servers: file.servers.map((one) => inProject(one, cwd)) }));
 }
+
+/**
+ * Claude Code gives a project's stdio server (its .mcp.json's, or this folder's own in ~/.claude.json) the project's
+ * root as CLAUDE_PROJECT_DIR; gaggle runs it with the same, unless its entry sets the variable itself.
+ */
+function inProject(server: FoundServer, cwd: string): FoundServer {
+  const { command, env } = server.entry;
+  if (
+    server.refused !== undefined ||
+    command === undefined ||
+    (env !== undefined && !isObject(env)) ||
+    (isObject(env) && Object.hasOwn(env, PROJECT_DIR))
+  ) {
+    return server;
+  }
+  return { ...server, entry: { ...server.entry, env: { ...env, [PROJECT_DIR]: resolve(cwd) } }, given: [PROJECT_DIR] };
+}
+
+const PROJECT_DIR = "CLAUDE_PROJECT_DIR";
 
 /** Claude Code's settings files in `folder` (a user's ~/.claude, a project's .claude), as parsed documents. */
 function settingsOf(folder: string): unknown[] {

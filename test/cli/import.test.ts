@@ -202,6 +202,38 @@ describe("gaggle import", () => {
     expect(run.stdout).toContain("nothing to add to");
   });
 
+  it("gives a project's stdio servers the CLAUDE_PROJECT_DIR Claude Code gives them, unless they set it", async () => {
+    const h = home({ ".claude.json": { mcpServers: { user: ECHO }, projects: { PROJECT: { mcpServers: { local: ECHO } } } } });
+    // Written here: the helper would read the variable's name as the project's path.
+    const own = { ...ECHO, env: { CLAUDE_PROJECT_DIR: "${HOME}/elsewhere" } };
+    const web = { type: "http", url: "https://web.example.com/mcp" };
+    writeFileSync(join(h.project, ".mcp.json"), JSON.stringify({ mcpServers: { shared: ECHO, own, web } }));
+    const config = join(h.project, "children_config.toml");
+    writeFileSync(config, "");
+    chmodSync(config, 0o644);
+    const dry = await runCli(["import", "claude-code", "--dry-run"], { cwd: h.project, env: h.env });
+    expect(dry.code).toBe(0);
+    // The project's folder is gaggle's value, no secret of the client's file.
+    expect(dry.stdout).toContain(`CLAUDE_PROJECT_DIR = ${JSON.stringify(h.project)}`);
+    const run = await runCli(["import", "claude-code"], { cwd: h.project, env: h.env });
+    expect(run.code).toBe(0);
+    expect(statSync(config).mode & 0o777).toBe(0o644);
+    const children = loadConfig(config, h.env).children;
+    const env = (name: string) => children.find((child) => child.name === name)?.env ?? {};
+    expect(children.map((child) => child.name)).toEqual(["user", "local", "shared", "own", "web"]);
+    expect(env("user")).not.toHaveProperty("CLAUDE_PROJECT_DIR");
+    expect(env("local")).toEqual({ CLAUDE_PROJECT_DIR: h.project });
+    expect(env("shared")).toEqual({ CLAUDE_PROJECT_DIR: h.project });
+    expect(env("own")).toEqual({ CLAUDE_PROJECT_DIR: `${h.home}/elsewhere` });
+    expect(env("web")).toEqual({});
+    // From another folder, the server still finds its project as under Claude Code.
+    const call = await runCli(["call", "shared", "env", JSON.stringify({ name: "CLAUDE_PROJECT_DIR" }), "--config", config], {
+      cwd: h.home,
+      env: h.env,
+    });
+    expect(call.stdout).toContain(h.project);
+  });
+
   it("reads a project's relative cwd and command from the project's folder, where its client runs it", async () => {
     const h = home({
       "project/.mcp.json": { mcpServers: { rel: { command: "./echo.sh", cwd: "tools" } } },
