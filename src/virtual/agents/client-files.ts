@@ -13,7 +13,7 @@ import { confine, describeRoots, isInside, type CallRoots } from "../workspace/r
 export const MAX_FILE_BYTES = 16 * 1024 * 1024;
 
 export async function readTextFile(place: Place, request: acp.ReadTextFileRequest): Promise<acp.ReadTextFileResponse> {
-  const path = place.confine(absolute(request.path));
+  const path = await place.confine(absolute(request.path));
   const opened = await missingAsNotFound(path, () => openToRead(place, path));
   try {
     if (opened.stat.size > MAX_FILE_BYTES) {
@@ -33,7 +33,7 @@ export async function readTextFile(place: Place, request: acp.ReadTextFileReques
 }
 
 export async function writeTextFile(place: Place, request: acp.WriteTextFileRequest): Promise<acp.WriteTextFileResponse> {
-  const path = place.confine(absolute(request.path));
+  const path = await place.confine(absolute(request.path));
   if (Buffer.byteLength(request.content) > MAX_FILE_BYTES) {
     throw new GaggleError("LIMIT_REACHED", `the content for ${path} is over the ${MAX_FILE_BYTES} bytes an agent writes through gaggle`);
   }
@@ -76,16 +76,14 @@ export function sessionPlace(source: string, cwd: string, roots: CallRoots): Pla
 }
 
 /** Which of `paths` (relative ones from the place's folder) lie outside its roots, symlinks followed. */
-export function outsideOf(place: Place, paths: string[]): { paths: string[]; roots: string } {
-  return {
-    paths: paths.filter((path) => {
-      try {
-        place.confine(path);
-        return false;
-      } catch {
-        return true;
-      }
-    }),
-    roots: place.roots,
-  };
+export async function outsideOf(place: Place, paths: string[]): Promise<{ paths: string[]; roots: string }> {
+  const outside = await Promise.all(
+    paths.map((path) =>
+      place.confine(path).then(
+        () => false,
+        () => true,
+      ),
+    ),
+  );
+  return { paths: paths.filter((_, i) => outside[i]), roots: place.roots };
 }

@@ -40,7 +40,7 @@ export function editTool(workspace: Workspace): VirtualTool {
     annotations: { destructiveHint: true, openWorldHint: false },
     run: async ({ file_path, old_string, new_string }, ctx) => {
       const place = await workspace.place(ctx);
-      const path = place.confine(file_path);
+      const path = await place.confine(file_path);
       if (old_string === "") {
         if (await exists(path)) {
           throw new GaggleError("INVALID_ARGS", `${path} already exists, and an empty old_string only creates a new file`, {
@@ -96,7 +96,7 @@ export function replaceTool(workspace: Workspace): VirtualTool {
     annotations: { destructiveHint: true, openWorldHint: false },
     run: async ({ file_path, content }, ctx) => {
       const place = await workspace.place(ctx);
-      const path = place.confine(file_path);
+      const path = await place.confine(file_path);
       checkSize(path, content, maxEditBytes);
       const file = await openToWrite(place, path, { create: "either", parents: true });
       return withFile(file, async () => {

@@ -65,7 +65,7 @@ export function globTool(workspace: Workspace): VirtualTool {
 
 /** The folder a search starts from: `path` under the roots, else the shell's working directory. */
 export async function searchFolder(place: Place, path: string | undefined): Promise<string> {
-  const dir = place.confine(path ?? ".");
+  const dir = await place.confine(path ?? ".");
   try {
     if (!(await stat(dir)).isDirectory()) throw new GaggleError("INVALID_ARGS", `${dir} is a file, not a folder to search`);
   } catch (error) {

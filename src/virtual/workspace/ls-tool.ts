@@ -27,7 +27,7 @@ export function lsTool(workspace: Workspace): VirtualTool {
     annotations: { readOnlyHint: true, openWorldHint: false },
     run: async ({ path, ignore = [], ignore_pattern }, ctx) => {
       const place = await workspace.place(ctx);
-      const dir = place.confine(path);
+      const dir = await place.confine(path);
       const patterns = [...ignore, ...(ignore_pattern ? [ignore_pattern] : [])];
       // Listed through the open folder's descriptor: a folder swapped for a symlink meanwhile is not followed.
       const folder = await openFolder(place, dir);

@@ -232,7 +232,7 @@ async function checkInside(place: Place, opened: Opened): Promise<void> {
 
 async function sameFile(place: Place, opened: Opened): Promise<boolean> {
   try {
-    const again = await stat(place.confine(opened.path));
+    const again = await stat(await place.confine(opened.path));
     return again.ino === opened.stat.ino && again.dev === opened.stat.dev;
   } catch {
     return false;

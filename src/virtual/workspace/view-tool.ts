@@ -64,7 +64,7 @@ export function viewTool(workspace: Workspace): VirtualTool {
     run: async (args, ctx) => {
       const { file_path, offset = 0, limit = DEFAULT_LINES, show_line_numbers = true, include_metadata = false } = args;
       const place = await workspace.place(ctx);
-      const path = place.confine(file_path);
+      const path = await place.confine(file_path);
       const file = await openToRead(place, path);
       try {
         return await view(file, args, { offset, limit, style: show_line_numbers ? numbered : plain, include_metadata });
