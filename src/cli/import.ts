@@ -88,7 +88,7 @@ export function runImport(operands: string[], options: ImportOptions, env: NodeJ
     return 0;
   }
   // A value written out in a client's file (an API key, say) is no more readable in gaggle's config than it was there.
-  const secret = taken.some(({ server }) => writtenOut(server.entry["env"]) || writtenOut(server.entry["headers"]));
+  const secret = taken.some(({ server }) => writtenOut(server.entry["env"], server.given) || writtenOut(server.entry["headers"]));
   const mode = existing.mode === undefined ? 0o600 : secret ? existing.mode & ~0o077 : existing.mode;
   // Written through a link (a config kept among dotfiles), never over it.
   writeFileAtomic(existsSync(target) ? realpathSync(target) : target, text, { mode, dirMode: 0o700 });
@@ -100,9 +100,9 @@ export function runImport(operands: string[], options: ImportOptions, env: NodeJ
   return 0;
 }
 
-/** Whether a table of env or header values holds one written out rather than taken from a variable. */
-function writtenOut(table: unknown): boolean {
-  return isObject(table) && Object.values(table).some((value) => !fromVariable(value));
+/** Whether a table of env or header values holds one written out rather than taken from a variable, or `given` by gaggle. */
+function writtenOut(table: unknown, given: readonly string[] = []): boolean {
+  return isObject(table) && Object.entries(table).some(([name, value]) => !fromVariable(value) && !given.includes(name));
 }
 
 /** An env or header value taken from a variable (`${VAR}`): it holds no secret of its own. */
@@ -300,11 +300,17 @@ function serversKey(target: Target): "mcp_servers" | "mcpServers" {
 function addedText(target: Target, taken: Taken[]): string {
   const key = serversKey(target);
   const bare: Target = { ...target, text: "", doc: { [key]: Array.isArray(target.doc[key]) ? [] : {} } };
-  const hide = (table: unknown) =>
-    isObject(table) ? Object.fromEntries(Object.entries(table).map(([name, value]) => [name, fromVariable(value) ? value : "[hidden]"])) : table;
+  const hide = (table: unknown, given: readonly string[] = []) =>
+    isObject(table)
+      ? Object.fromEntries(Object.entries(table).map(([name, value]) => [name, fromVariable(value) || given.includes(name) ? value : "[hidden]"]))
+      : table;
   const shown = taken.map((one) => {
     const { env, headers } = one.server.entry;
-    const entry = { ...one.server.entry, ...(env !== undefined && { env: hide(env) }), ...(headers !== undefined && { headers: hide(headers) }) };
+    const entry = {
+      ...one.server.entry,
+      ...(env !== undefined && { env: hide(env, one.server.given) }),
+      ...(headers !== undefined && { headers: hide(headers) }),
+    };
     return { ...one, server: { ...one.server, entry } };
   });
   return withServers(bare, shown);

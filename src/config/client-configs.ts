@@ -4,7 +4,7 @@ import { readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { ConfigError } from "./errors.js";
 import { homeOf } from "./find.js";
-import { parseDocument } from "./parse.js";
+import { type ParseOptions, parseDocument } from "./parse.js";
 import { isDirectory, isFile } from "../shared/fs-checks.js";
 import { isObject } from "../shared/json.js";
 
@@ -19,6 +19,8 @@ export interface FoundServer {
   refused?: string;
   /** Why it is added with `enabled = false`: its client would not run it yet either. */
   held?: string;
+  /** The `env` variables its client gives it and gaggle writes in for it: values of gaggle's, no secret of the file's. */
+  given?: string[];
 }
 
 /** One file of a client's, with the servers it lists (none when it does not parse: `problem` says why). */
@@ -165,20 +167,35 @@ function serversOf(table: unknown, read: (raw: Record<string, unknown>) => Omit<
   );
 }
 
+/**
+ * How a file is read: as its client reads it. VS Code, Gemini CLI, Cursor and Windsurf read their files past comments
+ * and trailing commas (VS Code writes them itself); Claude Code and Claude Desktop read plain JSON, and refuse a
+ * comment as gaggle then does.
+ */
+const JSONC: ParseOptions = { jsonc: true };
+const JSON_ONLY: ParseOptions = {};
+
 /** A file's document, or the problem reading it; undefined when there is no file. */
-function readDocument(path: string): { doc?: unknown; problem?: string } | undefined {
+function readDocument(path: string, syntax: ParseOptions = JSON_ONLY): { doc?: unknown; problem?: string } | undefined {
   if (!isFile(path)) return undefined;
   try {
-    return { doc: parseDocument(readFileSync(path, "utf8"), path).doc };
+    return { doc: parseDocument(readFileSync(path, "utf8"), path, syntax).doc };
   } catch (error) {
+    if (error instanceof ConfigError && error.code === "syntax") return { problem: `${error.message}; correct it, then run gaggle import again` };
     if (error instanceof ConfigError) return { problem: error.message };
     return { problem: `cannot read ${path}: ${(error as Error).message}` };
   }
 }
 
 /** One file whose servers sit under `pick(doc)`, read by `read`: a source of one scope. */
-function oneTable(path: string, scope: string, pick: (doc: Record<string, unknown>) => unknown, read = fromJsonEntry): SourceFile[] {
-  const found = readDocument(path);
+function oneTable(
+  path: string,
+  scope: string,
+  pick: (doc: Record<string, unknown>) => unknown,
+  read = fromJsonEntry,
+  syntax = JSON_ONLY,
+): SourceFile[] {
+  const found = readDocument(path, syntax);
   if (found === undefined) return [];
   if (found.problem !== undefined) return [{ path, scope, servers: [], problem: found.problem }];
   return [{ path, scope, servers: isObject(found.doc) ? serversOf(pick(found.doc), read) : [] }];
@@ -228,8 +245,27 @@ function claudeCodeFiles({ home, cwd }: Where): SourceFile[] {
     ...file,
     servers: file.servers.map((server) => approvals(server)),
   }));
-  return [...files, ...project];
+  return [...files, ...project].map((file) => (file.scope === "user" ? file : { ...file, servers: file.servers.map((one) => inProject(one, cwd)) }));
 }
+
+/**
+ * Claude Code gives a project's stdio server (its .mcp.json's, or this folder's own in ~/.claude.json) the project's
+ * root as CLAUDE_PROJECT_DIR; gaggle runs it with the same, unless its entry sets the variable itself.
+ */
+function inProject(server: FoundServer, cwd: string): FoundServer {
+  const { command, env } = server.entry;
+  if (
+    server.refused !== undefined ||
+    command === undefined ||
+    (env !== undefined && !isObject(env)) ||
+    (isObject(env) && Object.hasOwn(env, PROJECT_DIR))
+  ) {
+    return server;
+  }
+  return { ...server, entry: { ...server.entry, env: { ...env, [PROJECT_DIR]: resolve(cwd) } }, given: [PROJECT_DIR] };
+}
+
+const PROJECT_DIR = "CLAUDE_PROJECT_DIR";
 
 /** Claude Code's settings files in `folder` (a user's ~/.claude, a project's .claude), as parsed documents. */
 function settingsOf(folder: string): unknown[] {
@@ -301,8 +337,8 @@ export const CLIENT_SOURCES: readonly ClientSource[] = [
     label: "Gemini CLI",
     removal: (name, scope) => `gemini mcp remove ${name}${scope === "user" ? " --scope user" : ""}`,
     files: ({ home, cwd }) => [
-      ...oneTable(join(home, ".gemini", "settings.json"), "user", mcpServers, fromGeminiEntry),
-      ...(resolve(cwd) === resolve(home) ? [] : oneTable(join(cwd, ".gemini", "settings.json"), "project", mcpServers, fromGeminiEntry)),
+      ...oneTable(join(home, ".gemini", "settings.json"), "user", mcpServers, fromGeminiEntry, JSONC),
+      ...(resolve(cwd) === resolve(home) ? [] : oneTable(join(cwd, ".gemini", "settings.json"), "project", mcpServers, fromGeminiEntry, JSONC)),
     ],
   },
   {
@@ -310,10 +346,10 @@ export const CLIENT_SOURCES: readonly ClientSource[] = [
     label: "Cursor",
     removal: () => "remove it from Cursor's mcp.json",
     files: ({ home, cwd }) => [
-      ...oneTable(join(home, ".cursor", "mcp.json"), "user", mcpServers, (raw) => fromEditorEntry(raw, home, undefined)),
+      ...oneTable(join(home, ".cursor", "mcp.json"), "user", mcpServers, (raw) => fromEditorEntry(raw, home, undefined), JSONC),
       ...(resolve(cwd) === resolve(home)
         ? []
-        : oneTable(join(cwd, ".cursor", "mcp.json"), "project", mcpServers, (raw) => fromEditorEntry(raw, home, cwd))),
+        : oneTable(join(cwd, ".cursor", "mcp.json"), "project", mcpServers, (raw) => fromEditorEntry(raw, home, cwd), JSONC)),
     ],
   },
   {
@@ -326,6 +362,7 @@ export const CLIENT_SOURCES: readonly ClientSource[] = [
         "project",
         (doc) => doc["servers"],
         (raw) => fromVsCodeEntry(raw, home, cwd),
+        JSONC,
       ),
   },
   {
@@ -333,11 +370,14 @@ export const CLIENT_SOURCES: readonly ClientSource[] = [
     label: "Windsurf",
     removal: () => "remove it from Windsurf's mcp_config.json",
     files: ({ home }) =>
-      oneTable(join(home, ".codeium", "windsurf", "mcp_config.json"), "user", mcpServers, (raw) => fromEditorEntry(raw, home, undefined)),
+      oneTable(join(home, ".codeium", "windsurf", "mcp_config.json"), "user", mcpServers, (raw) => fromEditorEntry(raw, home, undefined), JSONC),
   },
 ];
 
-/** A file named on the command line: a client's JSON (`mcpServers` or VS Code's `servers`) or TOML (`mcp_servers`). */
+/**
+ * A file named on the command line: a client's JSON (`mcpServers` or VS Code's `servers`, comments and trailing commas
+ * allowed) or TOML (`mcp_servers`).
+ */
 export function fileSource(path: string): ClientSource {
   const table = (doc: Record<string, unknown>) => doc["mcpServers"] ?? doc["mcp_servers"] ?? doc["servers"];
   return {
@@ -345,7 +385,7 @@ export function fileSource(path: string): ClientSource {
     label: path,
     removal: () => `remove it from ${basename(path)}`,
     files: () => {
-      const files = oneTable(path, "file", table, (raw) => (path.endsWith(".toml") ? fromCodexEntry(raw) : fromJsonEntry(raw)));
+      const files = oneTable(path, "file", table, (raw) => (path.endsWith(".toml") ? fromCodexEntry(raw) : fromJsonEntry(raw)), JSONC);
       if (files.length > 0) return files;
       const problem = isDirectory(path) ? "a folder, not a config file: give the path of a client's .json or .toml file" : "no such file";
       return [{ path, scope: "file", servers: [], problem }];

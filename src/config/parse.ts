@@ -2,7 +2,7 @@
 import { extname } from "node:path";
 import { TomlError, parse as parseToml } from "smol-toml";
 import { ConfigError, type ConfigIssue, formatPath } from "./errors.js";
-import { nestsDeeperThan } from "../shared/json-text.js";
+import { jsoncAsJson, nestsDeeperThan } from "../shared/json-text.js";
 
 export type ConfigFormat = "toml" | "json";
 
@@ -35,8 +35,13 @@ function readsAsOther(format: ConfigFormat, body: string): ConfigFormat | undefi
 /** Deeper than any setting of gaggle's nests, shallow enough that no reader of the document runs out of stack. */
 const MAX_DEPTH = 64;
 
+export interface ParseOptions {
+  /** Read JSON as JSONC, past `//` and `/* *\/` comments and trailing commas: for the files whose clients read them so. */
+  jsonc?: boolean;
+}
+
 /** Parses `text` read from `file` (absolute); throws ConfigError (code "syntax") naming line and column. */
-export function parseDocument(text: string, file: string): ParsedDocument {
+export function parseDocument(text: string, file: string, options: ParseOptions = {}): ParsedDocument {
   const { format, guessed } = formatOf(file, text);
   const body = stripBom(text);
   const other = guessed ? undefined : readsAsOther(format, body);
@@ -60,31 +65,38 @@ export function parseDocument(text: string, file: string): ParsedDocument {
       throw syntaxError(err.line, err.column, explainToml(message, body, offsetOf(body, err.line, err.column)), err);
     }
   }
+  // JSONC read as JSON of the same length: every offset below names the same place in the file's own text.
+  const { json, unclosedCommentAt } = options.jsonc ? jsoncAsJson(body) : { json: body };
+  if (unclosedCommentAt !== undefined) {
+    const { line, col } = lineCol(body, unclosedCommentAt);
+    throw syntaxError(line, col, "a comment opened here is not closed: end it with */", undefined);
+  }
   let doc: unknown;
   try {
-    doc = JSON.parse(body);
+    doc = JSON.parse(json);
   } catch (err) {
     if (!(err instanceof SyntaxError)) throw err;
-    const at = jsonErrorOffset(err.message, body);
-    const comma = trailingComma(body, at);
+    const at = jsonErrorOffset(err.message, json);
+    const comma = trailingComma(json, at);
     if (comma !== undefined) {
-      const { line, col } = lineCol(body, comma);
-      throw syntaxError(line, col, `trailing comma? JSON allows no comma before "${body[at]}"`, err);
+      const { line, col } = lineCol(json, comma);
+      throw syntaxError(line, col, `trailing comma? JSON allows no comma before "${json[at]}"`, err);
     }
-    const { line, col } = lineCol(body, at);
+    const { line, col } = lineCol(json, at);
+    if (json.startsWith("//", at) || json.startsWith("/*", at)) throw syntaxError(line, col, "JSON allows no comments: remove it", err);
     throw syntaxError(line, col, cleanJsonMessage(err.message), err);
   }
   // The checks below walk the document level by level: a depth no config has is refused before they start.
-  if (nestsDeeperThan(body, MAX_DEPTH)) {
+  if (nestsDeeperThan(json, MAX_DEPTH)) {
     throw new ConfigError(
       file,
       [{ path: "", at: { line: 1, col: 1 }, message: `JSON nested more than ${MAX_DEPTH} levels deep; no gaggle setting nests that far` }],
       "syntax",
     );
   }
-  const issues = scanJson(body).duplicates.map(({ path, at, firstAt }): ConfigIssue => {
-    const here = lineCol(body, at);
-    const first = lineCol(body, firstAt);
+  const issues = scanJson(json).duplicates.map(({ path, at, firstAt }): ConfigIssue => {
+    const here = lineCol(json, at);
+    const first = lineCol(json, firstAt);
     return {
       path: formatPath(path),
       message: `duplicate key at ${here.line}:${here.col} (first at ${first.line}:${first.col}); JSON would keep only the last one`,

@@ -1,4 +1,5 @@
-// Reads JSON text without parsing it again: how deep it nests, and a top-level member's text as it was written.
+// Reads JSON text without parsing it again: how deep it nests, and a top-level member's text as it was written; and
+// JSONC text as JSON of the same shape.
 
 /**
  * Whether valid JSON `text` nests arrays and objects more than `limit` deep. A loop, not recursion, so any depth
@@ -49,8 +50,64 @@ export function topLevelNumberText(text: string, name: string): string | undefin
   return found;
 }
 
+/**
+ * JSONC text (JSON with `//` and `/* *\/` comments and trailing commas, as VS Code and the clients after it read and
+ * write their settings) as JSON of the same length: each comment and each trailing comma becomes spaces, its line
+ * breaks kept, so that an offset, a line and a column name the same place in both. One pass, no backtracking; a
+ * block comment never closed is told by its offset instead. A comma after nothing (`[,]`, `{"a": 1,,}`) is left, for
+ * the JSON parser to refuse.
+ */
+export function jsoncAsJson(text: string): { json: string; unclosedCommentAt?: number } {
+  const blanks: Array<[number, number]> = [];
+  let comma = -1;
+  // The last character outside strings, comments and whitespace: a comma after an opening or a comma is no trailing one.
+  let previous = OPEN_BRACE;
+  for (let at = 0; at < text.length; at++) {
+    const char = text.charCodeAt(at);
+    if (char === SLASH && text.charCodeAt(at + 1) === SLASH) {
+      const end = text.indexOf("\n", at);
+      const stop = end === -1 ? text.length : end;
+      blanks.push([at, stop]);
+      at = stop - 1;
+      continue;
+    }
+    if (char === SLASH && text.charCodeAt(at + 1) === STAR) {
+      const end = text.indexOf("*/", at + 2);
+      if (end === -1) return { json: text, unclosedCommentAt: at };
+      blanks.push([at, end + 2]);
+      at = end + 1;
+      continue;
+    }
+    if (char === SPACE || char === TAB || char === LINE_FEED || char === CARRIAGE_RETURN) continue;
+    if (char === COMMA) comma = previous === COMMA || previous === OPEN_BRACE || previous === OPEN_BRACKET ? -1 : at;
+    else if ((char === CLOSE_BRACE || char === CLOSE_BRACKET) && comma !== -1) {
+      blanks.push([comma, comma + 1]);
+      comma = -1;
+    } else comma = -1;
+    if (char === QUOTE) at = stringEnd(text, at);
+    previous = char;
+  }
+  if (blanks.length === 0) return { json: text };
+  // A trailing comma is found after the comments that follow it.
+  blanks.sort((one, other) => one[0] - other[0]);
+  const parts: string[] = [];
+  let from = 0;
+  for (const [start, end] of blanks) {
+    parts.push(text.slice(from, start), text.slice(start, end).replace(/[^\r\n]/g, " "));
+    from = end;
+  }
+  parts.push(text.slice(from));
+  return { json: parts.join("") };
+}
+
 const QUOTE = 34;
 const COMMA = 44;
+const SLASH = 47;
+const STAR = 42;
+const SPACE = 32;
+const TAB = 9;
+const LINE_FEED = 10;
+const CARRIAGE_RETURN = 13;
 const OPEN_BRACKET = 91;
 const CLOSE_BRACKET = 93;
 const OPEN_BRACE = 123;

@@ -156,6 +156,84 @@ describe("gaggle import", () => {
     expect(child("wind")).toMatchObject({ transport: "http", url: "https://wind.example.com/mcp", headers: { Authorization: "Bearer w" } });
   });
 
+  it("reads VS Code's, Gemini CLI's, Cursor's and Windsurf's files past comments and trailing commas, and Claude Code's as plain JSON", async () => {
+    const command = JSON.stringify(process.execPath);
+    const echo = JSON.stringify(fixture("echo.mjs"));
+    // Strings that hold what would be a comment outside one stay as they are.
+    const words = '"http://a//b", "/* not a comment */", "x,]"';
+    const h = home({
+      "project/.vscode/mcp.json": `{\n  // the project's servers\n  "servers": {\n    "vs": { "command": ${command}, "args": [${echo}, ${words},], /* echo */ },\n  },\n}\n`,
+      ".gemini/settings.json": `{\r\n  /* mine\r\n     all of it */\r\n  "theme": "dark", // dark\r\n  "mcpServers": { "gem": { "command": ${command}, "args": [${echo}] } }\r\n}\r\n`,
+      ".cursor/mcp.json": `{ "mcpServers": { "cur": { "command": ${command}, "args": [${echo}], }, }, } // end`,
+      ".codeium/windsurf/mcp_config.json": `// Windsurf\n{ "mcpServers": { "wind": { "serverUrl": "https://wind.example.com/mcp" /* remote */ } } }`,
+      "project/.mcp.json": `{\n  // shared\n  "mcpServers": { "shared": { "command": ${command} } }\n}\n`,
+    });
+    const run = await runCli(["import", "vscode", "gemini", "cursor", "windsurf", "claude-code"], { cwd: h.project, env: h.env });
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(
+      /\.mcp\.json \(project\): not read: \S*\.mcp\.json:2:3: JSON syntax error: JSON allows no comments: remove it; correct it, then run gaggle import again\n/,
+    );
+    const children = loadConfig(h.config, h.env).children;
+    expect(children.map((child) => child.name)).toEqual(["vs", "gem", "cur", "wind"]);
+    expect(children[0]).toMatchObject({ args: [fixture("echo.mjs"), "http://a//b", "/* not a comment */", "x,]"] });
+    const call = await runCli(["call", "gem", "echo", JSON.stringify({ text: "past the comments" }), "--config", h.config], {
+      cwd: h.home,
+      env: h.env,
+    });
+    expect(call.stdout).toContain("past the comments");
+  });
+
+  it("says where a file read past comments is broken, and what to do", async () => {
+    const h = home({
+      "project/.vscode/mcp.json": '{\n  "servers": {\n    /* open\n  }\n}\n',
+      ".gemini/settings.json": '{\n  // mine\n  "mcpServers": { "a": { "command": "x" } "b": {} }\n}\n',
+      ".cursor/mcp.json": '{ "mcpServers": { "a": { "command": "x",, } } }',
+    });
+    const run = await runCli(["import", "vscode", "gemini", "cursor"], { cwd: h.project, env: h.env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(
+      /mcp\.json \(project\): not read: \S*mcp\.json:3:5: JSON syntax error: a comment opened here is not closed: end it with \*\/; correct it, then run gaggle import again\n/,
+    );
+    expect(run.stdout).toMatch(
+      /settings\.json \(user\): not read: \S*settings\.json:3:43: JSON syntax error: .*; correct it, then run gaggle import again\n/,
+    );
+    expect(run.stdout).toMatch(/mcp\.json \(user\): not read: \S*mcp\.json:1:41: JSON syntax error: .*; correct it, then run gaggle import again\n/);
+    expect(run.stdout).toContain("nothing to add to");
+  });
+
+  it("gives a project's stdio servers the CLAUDE_PROJECT_DIR Claude Code gives them, unless they set it", async () => {
+    const h = home({ ".claude.json": { mcpServers: { user: ECHO }, projects: { PROJECT: { mcpServers: { local: ECHO } } } } });
+    // Written here: the helper would read the variable's name as the project's path.
+    const own = { ...ECHO, env: { CLAUDE_PROJECT_DIR: "${HOME}/elsewhere" } };
+    const web = { type: "http", url: "https://web.example.com/mcp" };
+    writeFileSync(join(h.project, ".mcp.json"), JSON.stringify({ mcpServers: { shared: ECHO, own, web } }));
+    const config = join(h.project, "children_config.toml");
+    writeFileSync(config, "");
+    chmodSync(config, 0o644);
+    const dry = await runCli(["import", "claude-code", "--dry-run"], { cwd: h.project, env: h.env });
+    expect(dry.code).toBe(0);
+    // The project's folder is gaggle's value, no secret of the client's file.
+    expect(dry.stdout).toContain(`CLAUDE_PROJECT_DIR = ${JSON.stringify(h.project)}`);
+    const run = await runCli(["import", "claude-code"], { cwd: h.project, env: h.env });
+    expect(run.code).toBe(0);
+    expect(statSync(config).mode & 0o777).toBe(0o644);
+    const children = loadConfig(config, h.env).children;
+    const env = (name: string) => children.find((child) => child.name === name)?.env ?? {};
+    expect(children.map((child) => child.name)).toEqual(["user", "local", "shared", "own", "web"]);
+    expect(env("user")).not.toHaveProperty("CLAUDE_PROJECT_DIR");
+    expect(env("local")).toEqual({ CLAUDE_PROJECT_DIR: h.project });
+    expect(env("shared")).toEqual({ CLAUDE_PROJECT_DIR: h.project });
+    expect(env("own")).toEqual({ CLAUDE_PROJECT_DIR: `${h.home}/elsewhere` });
+    expect(env("web")).toEqual({});
+    // From another folder, the server still finds its project as under Claude Code.
+    const call = await runCli(["call", "shared", "env", JSON.stringify({ name: "CLAUDE_PROJECT_DIR" }), "--config", config], {
+      cwd: h.home,
+      env: h.env,
+    });
+    expect(call.stdout).toContain(h.project);
+  });
+
   it("reads a project's relative cwd and command from the project's folder, where its client runs it", async () => {
     const h = home({
       "project/.mcp.json": { mcpServers: { rel: { command: "./echo.sh", cwd: "tools" } } },

@@ -70,6 +70,12 @@ describe("JSON syntax errors", () => {
     expect(message).toBe(`${path}:3:25: JSON syntax error: Expected ':' after property name`);
   });
 
+  it("refuse a comment in gaggle's own config, and point at it", () => {
+    const text = `{\n  "mcpServers": {\n    "echo": { "command": "node" } // the echo\n  }\n}\n`;
+    const { path, message } = syntaxMessage("children_config.json", text);
+    expect(message).toBe(`${path}:3:35: JSON syntax error: JSON allows no comments: remove it`);
+  });
+
   it("ask about a trailing comma, and point at it", () => {
     const inObject = `{\n  "mcpServers": {\n    "echo": { "command": "node", }\n  }\n}\n`;
     const object = syntaxMessage("children_config.json", inObject);

@@ -153,7 +153,7 @@ export class AgentsChild extends VirtualChild implements ProcessLoss {
     const entry = this.startable(request.agent, principalOf(ctx));
     const roots = await entry.roots.forCall(ctx);
     const home = entry.roots.home(roots);
-    const cwd = entry.roots.confine(request.cwd === undefined ? home : resolve(home, request.cwd), home, roots);
+    const cwd = await entry.roots.confine(request.cwd === undefined ? home : resolve(home, request.cwd), home, roots);
     if (!isDirectory(cwd)) {
       throw new GaggleError("INVALID_ARGS", `cwd "${request.cwd ?? cwd}" is not a directory (resolved to ${cwd})`, {
         hint: `give a folder that exists inside [agents.${entry.config.name}] roots (${entry.roots.configured.join(", ")}); a relative one is taken from ${home}`,

@@ -209,7 +209,7 @@ export class AgentSession implements AcpClientSide {
       signal: AbortSignal.any([signal, turn.abort.signal]),
       who: `Agent "${this.config.name}" (session ${this.id})`,
       note: (text) => this.writer.note("permission", text),
-      outside: outsideOf(this.place, toolCallPaths(request.toolCall)),
+      outside: await outsideOf(this.place, toolCallPaths(request.toolCall)),
     });
     this.changed();
     return answer;

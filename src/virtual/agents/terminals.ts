@@ -33,7 +33,7 @@ export class SessionTerminals {
         hint: "enable [virtual.process] to let agents run commands",
       });
     }
-    const cwd = place.confine(request.cwd ?? place.cwd);
+    const cwd = await place.confine(request.cwd ?? place.cwd);
     if (!(await isDirectory(cwd))) throw new GaggleError("INVALID_ARGS", `cwd "${cwd}" is not a directory`);
     const args = request.args ?? [];
     // A command without arguments may be a whole command line, as some agents send it.

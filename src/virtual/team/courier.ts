@@ -51,7 +51,10 @@ export class Courier implements MemberEvents {
   private readonly handed = new Map<MemberTurn, Carried>();
   /** Delivered, its turn still running. */
   private readonly inTurn = new Map<MemberTurn, Carried>();
-  private paused = false;
+  /** Why nothing is handed over now, one entry per close of the team child under way. */
+  private readonly pauses: string[] = [];
+  /** Members closed (their team child closed for their team's owner) and not started since: see `hold`. */
+  private readonly held = new Set<string>();
 
   constructor(
     private readonly registry: TeamRegistry,
@@ -65,9 +68,37 @@ export class Courier implements MemberEvents {
     return this.roster.watch(this);
   }
 
-  /** While paused (the team child closing) nothing is handed over and no gosling is started. */
-  pause(paused: boolean): void {
-    this.paused = paused;
+  /**
+   * Until the returned function is called (the team child closing, for `reason`), nothing is handed over and no
+   * member is started: a message tried meanwhile waits (`deferred`, giving the reason) for the next team call.
+   * Closes that overlap each hold the pause until they end.
+   */
+  pause(reason: string): () => void {
+    this.pauses.push(reason);
+    let resumed = false;
+    return () => {
+      if (resumed) return;
+      resumed = true;
+      this.pauses.splice(this.pauses.indexOf(reason), 1);
+    };
+  }
+
+  private get paused(): string | undefined {
+    return this.pauses[0];
+  }
+
+  /**
+   * These members' team child was closed: none is started again, and a message to one waits (`deferred`), until a
+   * team call made after the close (`reopen`). A call in flight at the close is no such call, nor is another
+   * member's turn ending, so neither restarts a member of a team being closed, or of a person let in no more.
+   */
+  hold(agentIds: Iterable<string>): void {
+    for (const agentId of agentIds) this.held.add(agentId);
+  }
+
+  /** A team call begins: the members it may start again (its caller's teams') are held no more. */
+  reopen(agentIds: Iterable<string>): void {
+    for (const agentId of agentIds) this.held.delete(agentId);
   }
 
   /** Adds the message and its deliveries to the team (not saved, not sent). */
@@ -139,7 +170,8 @@ export class Courier implements MemberEvents {
 
   private async deliverNext(agentId: string): Promise<void> {
     for (;;) {
-      if (this.paused) return;
+      if (this.paused !== undefined) return this.deferAll(agentId, `${this.paused}; the message waits for the next team call`);
+      if (this.held.has(agentId)) return this.deferAll(agentId, HELD);
       const next = this.registry.waitingFor(agentId)[0];
       if (!next) return;
       if ([...this.handed.values()].some((carried) => carried.delivery === next.delivery)) return;
@@ -219,7 +251,7 @@ export class Courier implements MemberEvents {
     if (carried && !runner.reached(turn)) this.settle(carried, "failed", turn.problem ?? `its turn ended (${turn.state}) before the agent had it`);
     const failure = carried && runner.failure(turn);
     if (carried && failure) this.tellLead(carried, runner, turn, failure);
-    if (!runner.live || this.paused) return;
+    if (!runner.live || this.paused !== undefined) return;
     // After the runner's own bookkeeping has settled (idle), which happens in the microtasks after this call.
     setImmediate(() => this.pumpAll());
   }
@@ -232,7 +264,7 @@ export class Courier implements MemberEvents {
   private tellLead({ team, delivery }: Carried, runner: MemberRunner, turn: MemberTurn, problem: string): void {
     const member = team.members.find((candidate) => candidate.agent_id === delivery.to);
     const message = team.messages.find((candidate) => candidate.message_id === delivery.message_id);
-    if (!member || member.removed_at || !message || this.paused || member.agent_id === team.lead_agent_id) return;
+    if (!member || member.removed_at || !message || this.paused !== undefined || member.agent_id === team.lead_agent_id) return;
     const failure: TurnFailureRecord = {
       agent_id: member.agent_id,
       title: member.title,
@@ -269,7 +301,7 @@ export class Courier implements MemberEvents {
     if (!COMPACTION.test(text)) return;
     const agentId = this.roster.agentOf(runner);
     const home = agentId ? this.registry.agent(agentId) : undefined;
-    if (!home || home.member.removed_at || !home.member.compaction_notices || this.paused) return;
+    if (!home || home.member.removed_at || !home.member.compaction_notices || this.paused !== undefined) return;
     const { team, member } = home;
     this.post(team, {
       kind: "compaction",
@@ -282,6 +314,9 @@ export class Courier implements MemberEvents {
     });
   }
 }
+
+/** Why a message to a member whose team child was closed waits. */
+const HELD = "the team child was closed; the message waits for the next team call";
 
 /** Limits that free up by themselves, and a start called off by the team child's close: the delivery waits instead of failing. */
 function waitable(error: unknown): boolean {

@@ -9,6 +9,8 @@ import { teamTools, type ToolDeps } from "./tools.js";
 const NAME = "team";
 /** Why members are released, and why a member still starting is not started, when the child is closed. */
 const CLOSED = "the team child was closed";
+/** Why a message tried while the child is being closed waits. */
+const CLOSING = "the team child is being closed";
 const DESCRIPTION =
   "Agent teams of goslings and ACP agents: gg_team_manage adds and removes members (optionally in git worktrees), gg_team_message talks, gg_team_status shows the team";
 
@@ -56,12 +58,13 @@ export class TeamChild extends VirtualChild {
    * the next team call starts members again as needed.
    */
   protected async stopAll(): Promise<void> {
+    this.deps.courier.hold(this.deps.registry.all().flatMap((team) => team.members.map((member) => member.agent_id)));
     this.deps.roster.callOffStarting(CLOSED);
-    this.deps.courier.pause(true);
+    const resume = this.deps.courier.pause(CLOSING);
     try {
       await this.deps.roster.releaseAll(CLOSED);
     } finally {
-      this.deps.courier.pause(false);
+      resume();
     }
     // Shutdown waits for the teams' files, so that what members did last is on disk before gaggle exits.
     await this.deps.registry.settled();
@@ -70,12 +73,13 @@ export class TeamChild extends VirtualChild {
   /** close_child_session("team") by one principal: the members of its own teams are released or not started, no one else's. */
   protected override async stopOwnedBy(principal: string): Promise<void> {
     const members = new Set(this.deps.registry.ownedBy(principal).flatMap((team) => team.members.map((member) => member.agent_id)));
+    this.deps.courier.hold(members);
     this.deps.roster.callOffStarting(CLOSED, members);
-    this.deps.courier.pause(true);
+    const resume = this.deps.courier.pause(CLOSING);
     try {
       await this.deps.roster.releaseAll(CLOSED, members);
     } finally {
-      this.deps.courier.pause(false);
+      resume();
     }
   }
 }

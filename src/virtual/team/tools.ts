@@ -26,12 +26,17 @@ export function teamTools(deps: ToolDeps): VirtualTool[] {
   const presetText = presets.length > 0 ? `one of: ${presets.join(", ")}` : "none are configured ([virtual.team.model_presets.NAME])";
   const agents = deps.roster.agentNames();
   const agentText = agents.length > 0 ? `one of: ${agents.join(", ")}` : "none are configured ([agents.NAME])";
-  /** Every call: the caller is known from its session, the lead's session is remembered, waiting deliveries are tried. */
+  /**
+   * Every call: the caller is known from its session, the lead's session is remembered, its members held since a close of
+   * the team child may start again, and waiting deliveries are tried.
+   */
   const teamTool = <Input extends z.ZodObject<{ team_id: z.ZodString }>>(spec: TeamToolSpec<Input>): VirtualTool =>
     defineTool({
       ...spec,
       run: async (args, ctx) => {
         const caller = teamCaller(ctx, deps.registry);
+        // A call made after a close of the team child starts the caller's members again as needed.
+        deps.courier.reopen(deps.registry.ownedBy(caller.owner).flatMap((team) => team.members.map((member) => member.agent_id)));
         const noteLead = () => {
           const team = deps.registry.find(caller.owner, args.team_id);
           if (team) deps.inbox.noteCaller(team, caller.agentId, ctx);

@@ -1,6 +1,7 @@
 // [virtual.workspace] backups: a file's old content copied to FILE.bak beside it before Edit or Replace changes it,
 // through the folder's descriptor, never written through a symlink or into another file's hard link.
-import { closeSync, constants, fchmodSync, lstatSync, openSync, readSync, unlinkSync, writeSync, type Stats } from "node:fs";
+import { constants, type Stats } from "node:fs";
+import { lstat, open, unlink, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { GaggleError } from "../../shared/errors.js";
 import { fsFailure } from "./fs-errors.js";
@@ -13,26 +14,26 @@ const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
  * the line the tool's answer ends with. A FILE.bak that is a symlink or a folder is left alone, the answer saying no
  * backup was written. A copy that fails refuses the change, which was asked for with a backup.
  */
-export function backUp(file: Writable): string {
+export async function backUp(file: Writable): Promise<string> {
   const bak = `${file.path}.bak`;
   const name = `${file.path.slice(file.path.lastIndexOf("/") + 1)}.bak`;
   const at = join(throughDescriptor(file.folder), name);
   let old: Stats | undefined;
   try {
-    old = lstatSync(at);
+    old = await lstat(at);
   } catch {
     old = undefined; // none yet (or unreadable: the copy below says why)
   }
   if (old?.isSymbolicLink()) return `[no backup: ${bak} is a symlink, which is left alone]`;
   if (old && !old.isFile()) return `[no backup: ${bak} is not a regular file, which is left alone]`;
-  let fd: number | undefined;
+  let target: FileHandle | undefined;
   try {
     // Removed and made anew, not written into: an old .bak may be a hard link to another file. O_EXCL with
     // O_NOFOLLOW creates it exclusively, so a symlink put there meanwhile is refused, not followed.
-    if (old) unlinkSync(at);
-    fd = openSync(at, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
-    copy(file.fd, fd);
-    fchmodSync(fd, file.stat.mode & 0o7777);
+    if (old) await unlink(at);
+    target = await open(at, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+    await copy(file.handle, target);
+    await target.chmod(file.stat.mode & 0o7777);
   } catch (error) {
     const failure = fsFailure(error, bak);
     throw new GaggleError(failure.code, `${file.path} was left unchanged: its backup could not be written (${failure.message})`, {
@@ -40,17 +41,17 @@ export function backUp(file: Writable): string {
       cause: error,
     });
   } finally {
-    if (fd !== undefined) closeSync(fd);
+    await target?.close();
   }
   return `[backup: ${bak}]`;
 }
 
-function copy(from: number, to: number): void {
+async function copy(from: FileHandle, to: FileHandle): Promise<void> {
   const buffer = Buffer.alloc(64 * 1024);
   for (let position = 0; ;) {
-    const read = readSync(from, buffer, 0, buffer.length, position);
-    if (read === 0) return;
-    for (let written = 0; written < read;) written += writeSync(to, buffer, written, read - written);
-    position += read;
+    const { bytesRead } = await from.read(buffer, 0, buffer.length, position);
+    if (bytesRead === 0) return;
+    for (let written = 0; written < bytesRead;) written += (await to.write(buffer, written, bytesRead - written)).bytesWritten;
+    position += bytesRead;
   }
 }

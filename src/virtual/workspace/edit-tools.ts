@@ -1,6 +1,6 @@
 // Edit (one exact, unique replacement, or a new file) and Replace (a whole file), each answering with what changed;
 // with [virtual.workspace] backups, the old content kept in FILE.bak.
-import { existsSync, readFileSync } from "node:fs";
+import { access } from "node:fs/promises";
 import { z } from "zod";
 import { GaggleError } from "../../shared/errors.js";
 import { textResult } from "../../shared/tool-results.js";
@@ -9,7 +9,7 @@ import { backUp } from "./backup.js";
 import { kindOf } from "./file-kind.js";
 import { fsFailure } from "./fs-errors.js";
 import { numberedRange } from "./numbered.js";
-import { closeQuietly, openToWrite, rewrite, type Writable } from "./opened.js";
+import { closeWritable, openToWrite, rewrite, type Writable } from "./opened.js";
 import type { Workspace } from "./place.js";
 
 /** Lines of context shown around an edit. */
@@ -40,23 +40,23 @@ export function editTool(workspace: Workspace): VirtualTool {
     annotations: { destructiveHint: true, openWorldHint: false },
     run: async ({ file_path, old_string, new_string }, ctx) => {
       const place = await workspace.place(ctx);
-      const path = place.confine(file_path);
+      const path = await place.confine(file_path);
       if (old_string === "") {
-        if (existsSync(path)) {
+        if (await exists(path)) {
           throw new GaggleError("INVALID_ARGS", `${path} already exists, and an empty old_string only creates a new file`, {
             hint: "give the text to replace as old_string, or rewrite the whole file with Replace",
           });
         }
         checkSize(path, new_string, maxEditBytes);
-        const created = openToWrite(place, path, { create: "only", parents: true });
-        return withFile(created, () => {
-          rewrite(created, new_string);
+        const created = await openToWrite(place, path, { create: "only", parents: true });
+        return withFile(created, async () => {
+          await rewrite(created, new_string);
           return textResult(`Created ${path} (${lineCount(new_string)} lines)`);
         });
       }
-      const file = openToWrite(place, path, { create: "never" });
-      return withFile(file, () => {
-        const before = readText(file, maxEditBytes);
+      const file = await openToWrite(place, path, { create: "never" });
+      return withFile(file, async () => {
+        const before = await readText(file, maxEditBytes);
         const at = occurrences(before, old_string);
         if (at.length === 0) {
           throw new GaggleError("INVALID_ARGS", `old_string was not found in ${path}`, {
@@ -72,8 +72,8 @@ export function editTool(workspace: Workspace): VirtualTool {
         const index = at[0]!;
         const after = before.slice(0, index) + new_string + before.slice(index + old_string.length);
         checkSize(path, after, maxEditBytes);
-        const backup = backups ? `\n${backUp(file)}` : "";
-        rewrite(file, after);
+        const backup = backups ? `\n${await backUp(file)}` : "";
+        await rewrite(file, after);
         return textResult(editAnswer(path, after, lineAt(before, index), old_string, new_string) + backup);
       });
     },
@@ -96,18 +96,18 @@ export function replaceTool(workspace: Workspace): VirtualTool {
     annotations: { destructiveHint: true, openWorldHint: false },
     run: async ({ file_path, content }, ctx) => {
       const place = await workspace.place(ctx);
-      const path = place.confine(file_path);
+      const path = await place.confine(file_path);
       checkSize(path, content, maxEditBytes);
-      const file = openToWrite(place, path, { create: "either", parents: true });
-      return withFile(file, () => {
+      const file = await openToWrite(place, path, { create: "either", parents: true });
+      return withFile(file, async () => {
         const lines = lineCount(content);
         if (file.created) {
-          rewrite(file, content);
+          await rewrite(file, content);
           return textResult(`Created ${path} (${lines} lines)`);
         }
-        const was = oldLength(file, maxEditBytes);
-        const backup = backups ? `\n${backUp(file)}` : "";
-        rewrite(file, content);
+        const was = await oldLength(file, maxEditBytes);
+        const backup = backups ? `\n${await backUp(file)}` : "";
+        await rewrite(file, content);
         return textResult(`Replaced ${path}: ${lines} lines (it had ${was})${backup}`);
       });
     },
@@ -115,15 +115,22 @@ export function replaceTool(workspace: Workspace): VirtualTool {
 }
 
 /** Runs `use` with the open file, closing it and its folder after. */
-function withFile<T>(file: Writable, use: () => T): T {
+async function withFile<T>(file: Writable, use: () => Promise<T>): Promise<T> {
   try {
-    return use();
+    return await use();
   } catch (error) {
     throw fsFailure(error, file.path);
   } finally {
-    closeQuietly(file.fd);
-    closeQuietly(file.folder.fd);
+    await closeWritable(file);
   }
+}
+
+/** Something is at `path` (a symlink to nothing is nothing). */
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Refused before anything is opened or made: content larger than `limit` bytes. */
@@ -140,20 +147,20 @@ function checkSize(path: string, content: string, limit: number): void {
  * How long the file Replace overwrites was: its lines when it is at most `limit` bytes (the most Edit reads), else
  * its bytes, so a huge file is not read only to be counted.
  */
-function oldLength(file: Writable, limit: number): string {
+async function oldLength(file: Writable, limit: number): Promise<string> {
   const { size } = file.stat;
-  return size > limit ? `${size} bytes` : String(lineCount(readFileSync(file.fd, "utf8")));
+  return size > limit ? `${size} bytes` : String(lineCount(await file.handle.readFile("utf8")));
 }
 
 /** The open file's text; refused when it is binary or larger than `limit` bytes. */
-function readText(file: Writable, limit: number): string {
+async function readText(file: Writable, limit: number): Promise<string> {
   const { size } = file.stat;
   if (size > limit) {
     throw new GaggleError("LIMIT_REACHED", `${file.path} has ${size} bytes, over ${limit} ([virtual.workspace] max_edit_bytes)`, {
       hint: "edit it with Bash (sed, a script), or raise max_edit_bytes",
     });
   }
-  const data = readFileSync(file.fd);
+  const data = await file.handle.readFile();
   const kind = kindOf(data);
   if (kind.kind !== "text") {
     const type = kind.kind === "image" ? kind.mimeType : kind.type;

@@ -1,5 +1,5 @@
 // What a file holds, told from its first bytes: an image a client can show, another binary type by name, or text.
-import { readSync } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 
 export type FileKind = { kind: "text" } | { kind: "image"; mimeType: string } | { kind: "binary"; type: string };
 
@@ -45,8 +45,8 @@ export function kindOf(head: Buffer): FileKind {
   return head.subarray(0, SNIFF_BYTES).includes(0) ? { kind: "binary", type: "binary data (it holds NUL bytes)" } : { kind: "text" };
 }
 
-/** The first SNIFF_BYTES of the file open as `fd`. */
-export function headOf(fd: number): Buffer {
+/** The first SNIFF_BYTES of the open file. */
+export async function headOf(handle: FileHandle): Promise<Buffer> {
   const buffer = Buffer.alloc(SNIFF_BYTES);
-  return buffer.subarray(0, readSync(fd, buffer, 0, SNIFF_BYTES, 0));
+  return buffer.subarray(0, (await handle.read(buffer, 0, SNIFF_BYTES, 0)).bytesRead);
 }

@@ -1,6 +1,7 @@
 // .gitignore files as git reads them: each rule relative to its file's folder, the last rule that matches decides,
 // `!` re-includes, a trailing `/` matches folders only, a pattern with a `/` is anchored to its folder.
-import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
+import { constants } from "node:fs";
+import { open, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { globRegExp, type Glob } from "./glob.js";
 
@@ -20,7 +21,7 @@ export interface IgnoreFile {
   rules: Rule[];
 }
 
-/** A larger .gitignore is not read: nobody writes one this long, and it is read on the event loop. */
+/** A larger .gitignore is not read: nobody writes one this long, and its rules are parsed on the event loop. */
 const MAX_IGNORE_BYTES = 1024 * 1024;
 
 /**
@@ -28,18 +29,18 @@ const MAX_IGNORE_BYTES = 1024 * 1024;
  * undefined when it has none or none can be read. Only a regular file is read: a FIFO there would block, and a
  * symlink is not followed (as git does not follow one).
  */
-export function readIgnoreFile(dir: string, at = dir): IgnoreFile | undefined {
+export async function readIgnoreFile(dir: string, at = dir): Promise<IgnoreFile | undefined> {
   let text: string;
-  let fd: number | undefined;
+  let handle: FileHandle | undefined;
   try {
-    fd = openSync(join(at, ".gitignore"), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    const stat = fstatSync(fd);
+    handle = await open(join(at, ".gitignore"), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const stat = await handle.stat();
     if (!stat.isFile() || stat.size > MAX_IGNORE_BYTES) return undefined;
-    text = readFileSync(fd, "utf8");
+    text = await handle.readFile("utf8");
   } catch {
     return undefined;
   } finally {
-    if (fd !== undefined) closeSync(fd);
+    await handle?.close().catch(() => {});
   }
   const rules = text.split(/\r?\n/).flatMap((line) => {
     const rule = parseRule(line);

@@ -1,6 +1,5 @@
 // GlobTool: the files under a folder whose paths match a glob, newest first, with size, modification time and permissions.
-import { lstat } from "node:fs/promises";
-import { statSync } from "node:fs";
+import { lstat, stat } from "node:fs/promises";
 import { z } from "zod";
 import { formatBytes } from "../../shared/byte-size.js";
 import { GaggleError } from "../../shared/errors.js";
@@ -31,7 +30,7 @@ export function globTool(workspace: Workspace): VirtualTool {
     annotations: { readOnlyHint: true, openWorldHint: false },
     run: async ({ pattern, path, exclude, limit, absolute = false }, ctx) => {
       const place = await workspace.place(ctx);
-      const dir = searchFolder(place, path);
+      const dir = await searchFolder(place, path);
       const matcher = globRegExp(pattern.replace(/^\.\//, ""));
       const excluded = exclude === undefined ? undefined : globRegExp(exclude.replace(/^\.\//, ""));
       const found: Array<{ path: string; relative: string }> = [];
@@ -65,10 +64,10 @@ export function globTool(workspace: Workspace): VirtualTool {
 }
 
 /** The folder a search starts from: `path` under the roots, else the shell's working directory. */
-export function searchFolder(place: Place, path: string | undefined): string {
-  const dir = place.confine(path ?? ".");
+export async function searchFolder(place: Place, path: string | undefined): Promise<string> {
+  const dir = await place.confine(path ?? ".");
   try {
-    if (!statSync(dir).isDirectory()) throw new GaggleError("INVALID_ARGS", `${dir} is a file, not a folder to search`);
+    if (!(await stat(dir)).isDirectory()) throw new GaggleError("INVALID_ARGS", `${dir} is a file, not a folder to search`);
   } catch (error) {
     throw fsFailure(error, dir);
   }

@@ -2,8 +2,8 @@
 // with ripgrep when it is on PATH and a JavaScript search otherwise; binary, hidden and ignored files skipped, the
 // answer capped with a note.
 import { spawn } from "node:child_process";
-import { constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { lstat, open } from "node:fs/promises";
+import { constants } from "node:fs";
+import { lstat, mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -92,7 +92,7 @@ export function grepTool(workspace: Workspace, rg: string | undefined): VirtualT
     annotations: { readOnlyHint: true, openWorldHint: false },
     run: async ({ pattern, path, include, ignore_case = false, context = 0, no_ignore_vcs = false }, ctx) => {
       const place = await workspace.place(ctx);
-      const dir = searchFolder(place, path);
+      const dir = await searchFolder(place, path);
       const search: Search = {
         pattern,
         ignoreCase: ignore_case,
@@ -174,12 +174,11 @@ export async function withRipgrep(rg: string, search: Search): Promise<Found> {
   // hidden folder such a file whitelists. Not /dev/stdin: Node's stdin pipes are sockets, which it cannot open. As
   // --ignore-file rules, the search folder's own .gitignore files still overrule them, as they do the JavaScript walk's.
   args.push("--no-ignore-parent");
-  const parents = ancestorsOf(search.dir, search.inside).flatMap((folder) => {
-    const file = readIgnoreFile(folder);
-    return file ? rulesFor(file, search.dir) : [];
-  });
+  const parents = (await Promise.all(ancestorsOf(search.dir, search.inside).map((folder) => readIgnoreFile(folder)))).flatMap((file) =>
+    file ? rulesFor(file, search.dir) : [],
+  );
   const lines = [...parents, ...(search.vcs ? VCS_FOLDERS.map((folder) => `!${folder}/`) : [])];
-  const ignores = lines.length > 0 ? ignoreFile(lines) : undefined;
+  const ignores = lines.length > 0 ? await ignoreFile(lines) : undefined;
   if (ignores) args.push("--ignore-file", ignores.path);
   // A file type, not --glob: rg lets a --glob override .gitignore, a type leaves it in force. A type matches names only.
   if (search.include?.includes("/")) args.push("--glob", search.include);
@@ -227,17 +226,23 @@ export async function withRipgrep(rg: string, search: Search): Promise<Found> {
     throw new GaggleError("EXECUTION_ERROR", `ripgrep (${rg}) failed: ${errorMessage(error)}`, { cause: error });
   } finally {
     search.signal?.removeEventListener("abort", stop);
-    ignores?.remove();
+    await ignores?.remove();
   }
   return { matches, more };
 }
 
 /** An ignore file of one call's own holding `lines`, removed after the call. */
-function ignoreFile(lines: string[]): { path: string; remove(): void } {
-  const dir = mkdtempSync(join(tmpdir(), "gaggle-rg-"));
+async function ignoreFile(lines: string[]): Promise<{ path: string; remove(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), "gaggle-rg-"));
   const path = join(dir, "rules.ignore");
-  writeFileSync(path, lines.map((line) => `${line}\n`).join(""));
-  return { path, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  const remove = () => rm(dir, { recursive: true, force: true });
+  try {
+    await writeFile(path, lines.map((line) => `${line}\n`).join(""));
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+  return { path, remove };
 }
 
 /**
@@ -314,7 +319,7 @@ async function searchFile(path: string, regex: Pattern, context: number, onCut: 
     const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     try {
       const stat = await handle.stat();
-      const real = descriptorPath(handle.fd);
+      const real = await descriptorPath(handle.fd);
       if (!stat.isFile() || stat.size > MAX_FILE_BYTES || (real !== undefined && real !== path)) return [];
       data = await handle.readFile();
     } finally {

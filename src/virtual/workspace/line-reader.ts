@@ -1,9 +1,6 @@
 // Lines of an open file, read in chunks from its descriptor and each kept only as far as an answer shows it: a line
 // of any length (one of 600 MB included) costs a bounded amount of memory, and the event loop turns between chunks.
-import { read } from "node:fs";
-import { promisify } from "node:util";
-
-const readAt = promisify(read);
+import type { FileHandle } from "node:fs/promises";
 
 /** Bytes read at a time. */
 const CHUNK_BYTES = 64 * 1024;
@@ -23,8 +20,8 @@ export interface Lines {
   more: boolean;
 }
 
-/** Lines `skip + 1` to `skip + take` of the file open as `fd`, each cut to `keep` characters while it is read. */
-export async function readLines(fd: number, skip: number, take: number, keep: number): Promise<Lines> {
+/** Lines `skip + 1` to `skip + take` of the open file, each cut to `keep` characters while it is read. */
+export async function readLines(handle: FileHandle, skip: number, take: number, keep: number): Promise<Lines> {
   const buffer = Buffer.alloc(CHUNK_BYTES);
   // A character takes at most 3 bytes per UTF-16 unit; a few more finish one cut in the middle.
   const keepBytes = keep * 3 + 3;
@@ -50,7 +47,7 @@ export async function readLines(fd: number, skip: number, take: number, keep: nu
     units = 0;
   };
   for (let position = 0; ;) {
-    const { bytesRead } = await readAt(fd, buffer, 0, CHUNK_BYTES, position);
+    const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, position);
     if (bytesRead === 0) break;
     position += bytesRead;
     for (let start = 0; start < bytesRead;) {

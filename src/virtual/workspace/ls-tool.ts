@@ -1,5 +1,6 @@
 // LS: the entries of one folder under the roots, folders first, with `ignore` globs left out.
-import { readdirSync, readlinkSync, statSync, type Dirent } from "node:fs";
+import type { Dirent } from "node:fs";
+import { readdir, readlink, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { textResult } from "../../shared/tool-results.js";
@@ -26,26 +27,23 @@ export function lsTool(workspace: Workspace): VirtualTool {
     annotations: { readOnlyHint: true, openWorldHint: false },
     run: async ({ path, ignore = [], ignore_pattern }, ctx) => {
       const place = await workspace.place(ctx);
-      const dir = place.confine(path);
+      const dir = await place.confine(path);
       const patterns = [...ignore, ...(ignore_pattern ? [ignore_pattern] : [])];
       // Listed through the open folder's descriptor: a folder swapped for a symlink meanwhile is not followed.
-      const folder = openFolder(place, dir);
+      const folder = await openFolder(place, dir);
       let shown: Array<{ entry: Dirent; folder: boolean; line: string }>;
       let entries: Dirent[];
       try {
         const through = throughDescriptor(folder);
-        entries = readdirSync(through, { withFileTypes: true });
-        shown = entries
-          .filter((entry) => !patterns.some((pattern) => globMatches(pattern, entry.name)))
-          .map((entry) => {
-            const isDir = isFolder(through, entry);
-            return { entry, folder: isDir, line: describe(through, entry, isDir) };
-          })
-          .sort((a, b) => Number(b.folder) - Number(a.folder) || (a.entry.name < b.entry.name ? -1 : 1));
+        entries = await readdir(through, { withFileTypes: true });
+        const kept = entries.filter((entry) => !patterns.some((pattern) => globMatches(pattern, entry.name)));
+        shown = (await inTurn(kept, (entry) => described(through, entry))).sort(
+          (a, b) => Number(b.folder) - Number(a.folder) || (a.entry.name < b.entry.name ? -1 : 1),
+        );
       } catch (error) {
         throw fsFailure(error, dir);
       } finally {
-        closeQuietly(folder.fd);
+        await closeQuietly(folder);
       }
       const lines = shown.slice(0, maxResults).map(({ line }) => `  - ${line}`);
       const left = shown.length - lines.length;
@@ -58,22 +56,32 @@ export function lsTool(workspace: Workspace): VirtualTool {
   });
 }
 
-function isFolder(dir: string, entry: Dirent): boolean {
-  if (entry.isDirectory()) return true;
-  if (!entry.isSymbolicLink()) return false;
-  try {
-    return statSync(join(dir, entry.name)).isDirectory();
-  } catch {
-    return false;
-  }
+/** Symlinks described at once: each costs a stat and a readlink. */
+const PARALLEL_LINKS = 16;
+
+/** `describe` of each item, PARALLEL_LINKS at a time, in the items' order. */
+async function inTurn<T, R>(items: T[], describe: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < items.length; i = next++) out[i] = await describe(items[i]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_LINKS, items.length) }, worker));
+  return out;
 }
 
-function describe(dir: string, entry: Dirent, folder: boolean): string {
-  const name = folder ? `${entry.name}/` : entry.name;
-  if (!entry.isSymbolicLink()) return name;
-  try {
-    return `${name} -> ${readlinkSync(join(dir, entry.name))}`;
-  } catch {
-    return name;
+/** An entry's line: a folder (a symlink to one too) marked with a trailing /, a symlink with its target. */
+async function described(dir: string, entry: Dirent): Promise<{ entry: Dirent; folder: boolean; line: string }> {
+  if (!entry.isSymbolicLink()) {
+    const folder = entry.isDirectory();
+    return { entry, folder, line: folder ? `${entry.name}/` : entry.name };
   }
+  const at = join(dir, entry.name);
+  const folder = await stat(at).then(
+    (target) => target.isDirectory(),
+    () => false,
+  );
+  const name = folder ? `${entry.name}/` : entry.name;
+  const target = await readlink(at).catch(() => undefined);
+  return { entry, folder, line: target === undefined ? name : `${name} -> ${target}` };
 }

@@ -1,7 +1,9 @@
 // The files and folders the workspace's tools open, by descriptor: what was opened is checked against the roots
 // (where the descriptor really is, not the name again, which a symlink swapped in meanwhile would move), only
-// regular files are read (a FIFO would block), and no file is written through a hard link.
-import { closeSync, constants, fstatSync, ftruncateSync, mkdirSync, openSync, readlinkSync, statSync, writeSync, type Stats } from "node:fs";
+// regular files are read (a FIFO would block), and no file is written through a hard link. Every call is
+// asynchronous, a FileHandle held for each descriptor: a file on a hung mount stalls its own call, never the others.
+import { constants, readlinkSync, type Stats } from "node:fs";
+import { mkdir, open, readlink, stat, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { GaggleError } from "../../shared/errors.js";
 import { fsFailure } from "./fs-errors.js";
@@ -9,8 +11,10 @@ import type { Place } from "./place.js";
 
 const { O_RDONLY, O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = constants;
 
-/** A file or folder open by descriptor, its stat taken from the descriptor. */
+/** A file or folder open by descriptor, its stat taken from the descriptor; closed with closeQuietly. */
 export interface Opened {
+  handle: FileHandle;
+  /** The handle's descriptor, as /proc/self/fd names it. */
   fd: number;
   stat: Stats;
   /** The path the tool was given, resolved: what answers name. */
@@ -26,10 +30,10 @@ export function throughDescriptor(opened: Opened): string {
 }
 
 /** Where a descriptor really is: Linux says it in /proc; undefined elsewhere. */
-export function descriptorPath(fd: number): string | undefined {
+export async function descriptorPath(fd: number): Promise<string | undefined> {
   if (!DESCRIPTORS) return undefined;
   try {
-    return readlinkSync(`/proc/self/fd/${fd}`);
+    return await readlink(`/proc/self/fd/${fd}`);
   } catch {
     return undefined;
   }
@@ -37,6 +41,7 @@ export function descriptorPath(fd: number): string | undefined {
 
 const DESCRIPTORS = (() => {
   try {
+    // Synchronous on purpose: read once as the module loads, at start-up, before any call; /proc is no mount that hangs.
     readlinkSync("/proc/self/fd/0");
     return true;
   } catch {
@@ -44,11 +49,23 @@ const DESCRIPTORS = (() => {
   }
 })();
 
-export function closeQuietly(fd: number): void {
+/** Closes the file or folder; one already closed is left so. */
+export async function closeQuietly(opened: Opened): Promise<void> {
   try {
-    closeSync(fd);
+    await opened.handle.close();
   } catch {
     // Already closed.
+  }
+}
+
+/** Opens `path` with `flags` (and `mode` when it creates it), as an Opened whose stat comes from the descriptor. */
+async function openAs(path: string, flags: number, shown: string, mode?: number): Promise<Opened> {
+  const handle = await open(path, flags, mode);
+  try {
+    return { handle, fd: handle.fd, stat: await handle.stat(), path: shown };
+  } catch (error) {
+    await handle.close().catch(() => {});
+    throw error;
   }
 }
 
@@ -57,24 +74,24 @@ export function closeQuietly(fd: number): void {
  * there since it was resolved and without waiting on a FIFO; refused when it is a folder, not a regular file, or
  * (once open) not under the roots.
  */
-export function openToRead(place: Place, path: string): Opened {
-  const opened = openChecked(place, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-  if (opened.stat.isDirectory()) fail(opened, new GaggleError("INVALID_ARGS", `${path} is a folder, not a file`, { hint: "list it with LS" }));
-  if (!opened.stat.isFile()) fail(opened, notRegular(path, opened.stat));
+export async function openToRead(place: Place, path: string): Promise<Opened> {
+  const opened = await openChecked(place, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  if (opened.stat.isDirectory()) await fail(opened, new GaggleError("INVALID_ARGS", `${path} is a folder, not a file`, { hint: "list it with LS" }));
+  if (!opened.stat.isFile()) await fail(opened, notRegular(path, opened.stat));
   return opened;
 }
 
 /** Opens the folder `path` (its real path under the roots) to list it; refused when it is a file or (once open) not under the roots. */
-export function openFolder(place: Place, path: string): Opened {
-  let fd: number;
+export async function openFolder(place: Place, path: string): Promise<Opened> {
+  let opened: Opened;
   try {
-    fd = openSync(path, O_RDONLY | O_NONBLOCK);
+    opened = await openAs(path, O_RDONLY | O_NONBLOCK, path);
   } catch (error) {
     throw fsFailure(error, path);
   }
-  const opened = { fd, stat: fstatSync(fd), path };
-  if (!opened.stat.isDirectory()) fail(opened, new GaggleError("INVALID_ARGS", `${path} is a file, not a folder`, { hint: "read it with View" }));
-  checkInside(place, opened);
+  if (!opened.stat.isDirectory())
+    await fail(opened, new GaggleError("INVALID_ARGS", `${path} is a file, not a folder`, { hint: "read it with View" }));
+  await checkInside(place, opened);
   return opened;
 }
 
@@ -92,37 +109,36 @@ export interface Writable extends Opened {
  * a file with more than one hard link (another may lie outside the roots, and a write in place reaches it), one
  * that is not a regular file, and one that became a symlink.
  */
-export function openToWrite(place: Place, path: string, how: { create: "never" | "only" | "either"; parents?: boolean }): Writable {
-  const folder = openParent(place, dirname(path), how.parents ?? false);
+export async function openToWrite(place: Place, path: string, how: { create: "never" | "only" | "either"; parents?: boolean }): Promise<Writable> {
+  const folder = await openParent(place, dirname(path), how.parents ?? false);
   const name = join(throughDescriptor(folder), basename(path));
   try {
-    let fd: number | undefined;
+    let opened: Opened | undefined;
     let created = false;
     if (how.create !== "only") {
       try {
-        fd = openSync(name, O_RDWR | O_NOFOLLOW | O_NONBLOCK);
+        opened = await openAs(name, O_RDWR | O_NOFOLLOW | O_NONBLOCK, path);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "ENOENT" || how.create === "never") throw error;
       }
     }
-    if (fd === undefined) {
-      fd = openSync(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0o666);
+    if (opened === undefined) {
+      opened = await openAs(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, path, 0o666);
       created = true;
     }
-    const opened = { fd, stat: fstatSync(fd), path };
-    if (!opened.stat.isFile()) fail(opened, notRegular(path, opened.stat));
+    if (!opened.stat.isFile()) await fail(opened, notRegular(path, opened.stat));
     if (opened.stat.nlink > 1) {
-      fail(
+      await fail(
         opened,
         new GaggleError("PERMISSION_DENIED", `${path} has ${opened.stat.nlink} hard links, and Edit and Replace do not write through hard links`, {
           hint: "another link may lie outside the roots, and a write in place would change it too; copy the file to a new name, or change it with Bash",
         }),
       );
     }
-    checkInside(place, opened);
+    await checkInside(place, opened);
     return { ...opened, folder, created };
   } catch (error) {
-    closeQuietly(folder.fd);
+    await closeQuietly(folder);
     if ((error as NodeJS.ErrnoException).code === "ELOOP") {
       throw new GaggleError("PERMISSION_DENIED", `${path} became a symlink after it was checked, and is not followed`, {
         hint: "check the path and retry",
@@ -133,19 +149,26 @@ export function openToWrite(place: Place, path: string, how: { create: "never" |
 }
 
 /** Replaces the whole content of a file open to be written with `content`. */
-export function rewrite(file: Writable, content: string): void {
+export async function rewrite(file: Writable, content: string): Promise<void> {
   const data = Buffer.from(content);
-  ftruncateSync(file.fd, 0);
-  for (let written = 0; written < data.length;) written += writeSync(file.fd, data, written, data.length - written, written);
+  await file.handle.truncate(0);
+  for (let written = 0; written < data.length;) {
+    written += (await file.handle.write(data, written, data.length - written, written)).bytesWritten;
+  }
+}
+
+/** Closes a file open to be written, and its folder. */
+export async function closeWritable(file: Writable): Promise<void> {
+  await Promise.all([closeQuietly(file), closeQuietly(file.folder)]);
 }
 
 /** The folder `dir`, opened (and with `parents`, made component by component through its parent's descriptor). */
-function openParent(place: Place, dir: string, parents: boolean): Opened {
+async function openParent(place: Place, dir: string, parents: boolean): Promise<Opened> {
   const missing: string[] = [];
   let at = dir;
   for (;;) {
     try {
-      statSync(at);
+      await stat(at);
       break;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
@@ -154,28 +177,28 @@ function openParent(place: Place, dir: string, parents: boolean): Opened {
       at = dirname(at);
     }
   }
-  let folder = openFolder(place, at);
+  let folder = await openFolder(place, at);
   for (const name of missing) {
     const next = join(throughDescriptor(folder), name);
     try {
-      mkdirSync(next);
-      const fd = openSync(next, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-      closeQuietly(folder.fd);
-      folder = { fd, stat: fstatSync(fd), path: join(folder.path, name) };
+      await mkdir(next);
+      const made = await openAs(next, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, join(folder.path, name));
+      await closeQuietly(folder);
+      folder = made;
     } catch (error) {
-      closeQuietly(folder.fd);
+      await closeQuietly(folder);
       throw fsFailure(error, join(folder.path, name));
     }
-    checkInside(place, folder);
+    await checkInside(place, folder);
   }
   return folder;
 }
 
 /** Opens `path` with `flags`, then refuses it unless the descriptor lies under the roots. */
-function openChecked(place: Place, path: string, flags: number): Opened {
-  let fd: number;
+async function openChecked(place: Place, path: string, flags: number): Promise<Opened> {
+  let opened: Opened;
   try {
-    fd = openSync(path, flags);
+    opened = await openAs(path, flags, path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ELOOP") {
       throw new GaggleError("PERMISSION_DENIED", `${path} became a symlink after it was checked, and is not followed`, {
@@ -184,8 +207,7 @@ function openChecked(place: Place, path: string, flags: number): Opened {
     }
     throw fsFailure(error, path);
   }
-  const opened = { fd, stat: fstatSync(fd), path };
-  checkInside(place, opened);
+  await checkInside(place, opened);
   return opened;
 }
 
@@ -193,10 +215,10 @@ function openChecked(place: Place, path: string, flags: number): Opened {
  * The descriptor's real place is under the roots. Where the system cannot say (no /proc), the path is confined again
  * and must still name the same file: a narrower check, since a swap can come and go between the two.
  */
-function checkInside(place: Place, opened: Opened): void {
-  const real = descriptorPath(opened.fd);
-  if (real !== undefined ? place.inside(real) : sameFile(place, opened)) return;
-  fail(
+async function checkInside(place: Place, opened: Opened): Promise<void> {
+  const real = await descriptorPath(opened.fd);
+  if (real !== undefined ? place.inside(real) : await sameFile(place, opened)) return;
+  await fail(
     opened,
     new GaggleError(
       "PERMISSION_DENIED",
@@ -208,9 +230,9 @@ function checkInside(place: Place, opened: Opened): void {
   );
 }
 
-function sameFile(place: Place, opened: Opened): boolean {
+async function sameFile(place: Place, opened: Opened): Promise<boolean> {
   try {
-    const again = statSync(place.confine(opened.path));
+    const again = await stat(await place.confine(opened.path));
     return again.ino === opened.stat.ino && again.dev === opened.stat.dev;
   } catch {
     return false;
@@ -230,7 +252,7 @@ function notRegular(path: string, stat: Stats): GaggleError {
   });
 }
 
-function fail(opened: Opened, error: GaggleError): never {
-  closeQuietly(opened.fd);
+async function fail(opened: Opened, error: GaggleError): Promise<never> {
+  await closeQuietly(opened);
   throw error;
 }

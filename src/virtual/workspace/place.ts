@@ -7,7 +7,7 @@ export interface Place {
   /** The session's shell's working directory, or where its shell would start. */
   cwd: string;
   /** The real path of `path` (relative to `cwd`), or PERMISSION_DENIED naming the roots. */
-  confine(path: string): string;
+  confine(path: string): Promise<string>;
   /** `real` (symlinks resolved: a descriptor's path) lies under the roots this call may reach. */
   inside(real: string): boolean;
   /** The roots this call may reach, as a refusal names them. */

@@ -4,9 +4,10 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { CallContext, Caller } from "../../children/child.js";
 import { GaggleError, WireError, errorMessage } from "../../shared/errors.js";
-import { canonical, isUnder, realTarget } from "../../shared/fs-checks.js";
+import { canonical as canonicalAtStart, isUnder } from "../../shared/fs-checks.js";
 import { isObject } from "../../shared/json.js";
 import { META } from "../../shared/modern-protocol.js";
+import { canonical, realTarget } from "./real-path.js";
 
 /** How long a client gets to answer roots/list before the call fails. */
 const ROOTS_ANSWER_MS = 10_000;
@@ -36,7 +37,8 @@ export class WorkspaceRoots {
     roots: string[],
     private readonly source = "[virtual.workspace] roots",
   ) {
-    this.configured = roots.map((root) => canonical(root));
+    // Synchronous: the roots are resolved once, as the configuration is loaded, before any call.
+    this.configured = roots.map((root) => canonicalAtStart(root));
   }
 
   /** A client said its roots changed (the notification does not say which client): every client is asked again. */
@@ -61,7 +63,7 @@ export class WorkspaceRoots {
    * The real path `path` names (relative to `base`), symlinks followed, refused with PERMISSION_DENIED unless it
    * lies under a configured root and, where the client gave roots, under one of those too.
    */
-  confine(path: string, base: string, roots: CallRoots): string {
+  confine(path: string, base: string, roots: CallRoots): Promise<string> {
     return confine(path, base, roots, this.source);
   }
 
@@ -85,8 +87,8 @@ export class WorkspaceRoots {
  * The real path `path` names (relative to `base`), symlinks followed, refused with PERMISSION_DENIED unless it lies
  * inside `roots`; `source` says where the configured roots are set.
  */
-export function confine(path: string, base: string, roots: CallRoots, source: string): string {
-  const real = realTarget(resolve(base, path));
+export async function confine(path: string, base: string, roots: CallRoots, source: string): Promise<string> {
+  const real = await realTarget(resolve(base, path));
   if (real !== undefined && isInside(real, roots)) return real;
   const where = real === undefined ? ": it is a symlink whose target does not exist" : real === path ? "" : `: it is ${real}`;
   throw new GaggleError("PERMISSION_DENIED", `"${path}" is outside the allowed roots (${describeRoots(roots)})${where}`, {
@@ -128,14 +130,20 @@ async function askRoots(caller: Caller, ctx: CallContext): Promise<string[] | un
     });
   }
   const listed = Array.isArray(answer.roots) ? answer.roots : [];
-  const files = listed.flatMap((root) => {
-    if (!isObject(root) || typeof root.uri !== "string" || !root.uri.startsWith("file:")) return [];
-    try {
-      return [canonical(fileURLToPath(root.uri))];
-    } catch {
-      return [];
-    }
-  });
+  const files = (
+    await Promise.all(
+      listed.map(async (root) => {
+        if (!isObject(root) || typeof root.uri !== "string" || !root.uri.startsWith("file:")) return [];
+        let path: string;
+        try {
+          path = fileURLToPath(root.uri);
+        } catch {
+          return [];
+        }
+        return [await canonical(path)];
+      }),
+    )
+  ).flat();
   // A client that lists no folder of this machine narrows nothing: it has none to offer.
   return files.length > 0 ? files : undefined;
 }

@@ -1,6 +1,6 @@
 // View's find_section: the part of a text file around a piece of text, found without knowing the file's language:
 // a Markdown section by its heading, elsewhere the first line holding the text and the block it opens.
-import { readFileSync } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import { GaggleError } from "../../shared/errors.js";
 import { fsFailure } from "./fs-errors.js";
 import type { LineStyle } from "./numbered.js";
@@ -139,7 +139,15 @@ function bracketsOf(line: string): number {
  * View's answer for find_section: the section's lines in `style`, at most `limit`, and a note saying which lines and
  * why. The search starts after `offset` lines (so an offset past one section finds the next).
  */
-export function viewSection(fd: number, path: string, size: number, needle: string, offset: number, limit: number, style: LineStyle): string {
+export async function viewSection(
+  handle: FileHandle,
+  path: string,
+  size: number,
+  needle: string,
+  offset: number,
+  limit: number,
+  style: LineStyle,
+): Promise<string> {
   if (size > MAX_SECTION_BYTES) {
     throw new GaggleError("LIMIT_REACHED", `${path} has ${size} bytes, over the ${MAX_SECTION_BYTES} find_section reads`, {
       hint: "find the line with GrepTool, then View it with offset and limit",
@@ -147,7 +155,7 @@ export function viewSection(fd: number, path: string, size: number, needle: stri
   }
   let lines: string[];
   try {
-    lines = readFileSync(fd, "utf8").split(/\r?\n/);
+    lines = (await handle.readFile("utf8")).split(/\r?\n/);
   } catch (error) {
     throw fsFailure(error, path);
   }

@@ -1,7 +1,7 @@
 // One client session's persistent bash: it leads its own process group (tracked like every child process), runs
 // one command at a time as a job of its own group, and keeps what each command changed.
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
@@ -97,7 +97,7 @@ export class Shell {
         new GaggleError("EXECUTION_ERROR", `the shell ended (${describeExit(exit)}) while the command ran; the next command starts a new shell`),
       );
       await this.endJobs();
-      this.removeFolder();
+      await this.removeFolder();
     });
   }
 
@@ -105,7 +105,7 @@ export class Shell {
     // mkdtemp makes it 0700: it holds `declare -p` of the session's variables, secrets included.
     let dir: string;
     try {
-      dir = mkdtempSync(join(tmpdir(), "gaggle-shell-"));
+      dir = await mkdtemp(join(tmpdir(), "gaggle-shell-"));
     } catch (error) {
       throw new GaggleError(
         "SERVER_FAILED",
@@ -127,7 +127,7 @@ export class Shell {
         graceMs: options.graceMs,
       });
     } catch (error) {
-      rmSync(dir, { recursive: true, force: true });
+      await rm(dir, { recursive: true, force: true });
       unwatchFolder(dir);
       const descriptors = outOfDescriptors(error);
       if (descriptors) throw new GaggleError("SERVER_FAILED", `the workspace child could not start bash: ${descriptors}`, { cause: error });
@@ -155,7 +155,7 @@ export class Shell {
   /** Ends the shell and everything its commands started, and removes its folder. */
   async stop(): Promise<void> {
     await Promise.all([this.process.stop(), this.endJobs()]);
-    this.removeFolder();
+    await this.removeFolder();
   }
 
   /** Every command's group that still has members, ended as a command past its time is. */
@@ -179,17 +179,26 @@ export class Shell {
     }
   }
 
-  private removeFolder(): void {
-    rmSync(this.dir, { recursive: true, force: true });
+  private async removeFolder(): Promise<void> {
+    await rm(this.dir, { recursive: true, force: true });
     unwatchFolder(this.dir);
   }
 
   private async runNow(command: string, limits: { timeoutMs: number; maxChars: number; cancel?: Cancellation | undefined }): Promise<CommandRun> {
-    if (!this.alive) throw new GaggleError("EXECUTION_ERROR", "the shell has ended; the next command starts a new shell");
+    if (!this.alive) throw shellEnded();
     if (limits.cancel?.aborted) throw cancelledError(limits.cancel.reason);
     const nonce = randomBytes(NONCE_CHARS / 2).toString("hex");
     const token = randomBytes(16).toString("hex");
-    writeFileSync(join(this.dir, "command"), command);
+    try {
+      await writeFile(join(this.dir, "command"), command);
+    } catch (error) {
+      // The shell ended meanwhile, and its folder went with it.
+      if (!this.alive) throw shellEnded();
+      throw error;
+    }
+    // Checked again: the shell may have ended, or the call been cancelled, while the command was written.
+    if (!this.alive) throw shellEnded();
+    if (limits.cancel?.aborted) throw cancelledError(limits.cancel.reason);
     const ended = new Promise<{ status: number; cwd: string } | Error>((resolve) => {
       this.running = {
         nonce,
@@ -310,6 +319,10 @@ export class Shell {
       if (running.endedEarly) running.done(running.endedEarly);
     }
   }
+}
+
+function shellEnded(): GaggleError {
+  return new GaggleError("EXECUTION_ERROR", "the shell has ended; the next command starts a new shell");
 }
 
 function describeExit(exit: { code: number | null; signal: NodeJS.Signals | null }): string {

@@ -1,6 +1,5 @@
 // View: a text file in `cat -n` form (or plain) from an offset or around a piece of text, an image as MCP image
 // content, a binary file refused with its type or shown as a hex dump; a metadata header on request.
-import { readFileSync } from "node:fs";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { GaggleError } from "../../shared/errors.js";
@@ -65,14 +64,14 @@ export function viewTool(workspace: Workspace): VirtualTool {
     run: async (args, ctx) => {
       const { file_path, offset = 0, limit = DEFAULT_LINES, show_line_numbers = true, include_metadata = false } = args;
       const place = await workspace.place(ctx);
-      const path = place.confine(file_path);
-      const file = openToRead(place, path);
+      const path = await place.confine(file_path);
+      const file = await openToRead(place, path);
       try {
         return await view(file, args, { offset, limit, style: show_line_numbers ? numbered : plain, include_metadata });
       } catch (error) {
         throw fsFailure(error, path);
       } finally {
-        closeQuietly(file.fd);
+        await closeQuietly(file);
       }
     },
   });
@@ -84,7 +83,7 @@ export function viewTool(workspace: Workspace): VirtualTool {
   ): Promise<CallToolResult> {
     const { path, stat } = file;
     const { size } = stat;
-    const head = headOf(file.fd);
+    const head = await headOf(file.handle);
     const kind = kindOf(head);
     const header = include_metadata ? `${metadataHeader(path, stat, kind)}\n\n` : "";
     if (kind.kind === "binary") {
@@ -109,20 +108,20 @@ export function viewTool(workspace: Workspace): VirtualTool {
       return {
         content: [
           { type: "text", text: include_metadata ? header.trimEnd() : `${path} (${kind.mimeType}, ${size} bytes)` },
-          { type: "image", data: readFileSync(file.fd).toString("base64"), mimeType: kind.mimeType },
+          { type: "image", data: (await file.handle.readFile()).toString("base64"), mimeType: kind.mimeType },
         ],
       };
     }
     const body =
       args.find_section === undefined
         ? await linesOf(file, offset, limit, style)
-        : viewSection(file.fd, path, size, args.find_section, offset, limit, style);
+        : await viewSection(file.handle, path, size, args.find_section, offset, limit, style);
     return textResult(header + body);
   }
 }
 
 async function linesOf(file: Opened, offset: number, limit: number, style: LineStyle): Promise<string> {
-  const { lines, seen, more } = await readLines(file.fd, offset, limit, MAX_LINE_CHARS);
+  const { lines, seen, more } = await readLines(file.handle, offset, limit, MAX_LINE_CHARS);
   if (seen === 0) return "(empty file)";
   if (lines.length === 0) {
     throw new GaggleError("INVALID_ARGS", `offset ${offset} is past the end of ${file.path}, which has ${seen} lines`, {

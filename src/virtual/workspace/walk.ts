@@ -27,7 +27,7 @@ export const VCS_FOLDERS = [".git", ".svn", ".hg"];
 
 /** Calls `onFile` for every file under `dir` that is not hidden (version-control folders aside, with `vcs`) or ignored. */
 export async function walkFiles(dir: string, options: WalkOptions): Promise<void> {
-  const inherited = ancestorsOf(dir, options.inside).flatMap((folder) => readIgnoreFile(folder) ?? []);
+  const inherited = (await Promise.all(ancestorsOf(dir, options.inside).map((folder) => readIgnoreFile(folder)))).flatMap((file) => file ?? []);
   const pending: Array<{ dir: string; relative: string; ignores: IgnoreFile[] }> = [{ dir, relative: "", ignores: inherited }];
   const worker = async (): Promise<void> => {
     for (let next = pending.pop(); next; next = pending.pop()) {
@@ -66,11 +66,11 @@ async function list(dir: string): Promise<{ entries: Dirent[]; own: IgnoreFile |
     return undefined;
   }
   try {
-    const real = descriptorPath(handle.fd);
+    const real = await descriptorPath(handle.fd);
     if (real !== undefined && real !== dir) return undefined;
     const through = real === undefined ? dir : `/proc/self/fd/${handle.fd}`;
     const entries = await readdir(through, { withFileTypes: true });
-    const own = entries.some((entry) => entry.name === ".gitignore") ? readIgnoreFile(dir, through) : undefined;
+    const own = entries.some((entry) => entry.name === ".gitignore") ? await readIgnoreFile(dir, through) : undefined;
     return { entries, own };
   } catch {
     return undefined;

@@ -40,7 +40,7 @@ export function gooseConfig(dir: string, goose = "", gateway = ""): string {
   return [
     "[gateway]",
     `state_dir = ${JSON.stringify(join(dir, "state"))}`,
-    "shutdown_grace_ms = 500",
+    ...(/^shutdown_grace_ms =/m.test(gateway) ? [] : ["shutdown_grace_ms = 500"]),
     gateway,
     "",
     "[virtual.goose]",

@@ -82,10 +82,10 @@ export function teamConfig(dir: string, team = "", goose = "", gateway = ""): st
 }
 
 export async function startTeamGaggle(
-  options: { team?: string; goose?: string; http?: boolean; dir?: string; env?: Record<string, string> } = {},
+  options: { team?: string; goose?: string; gateway?: string; http?: boolean; dir?: string; env?: Record<string, string> } = {},
 ): Promise<TeamGaggle> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), "gaggle-team-"));
-  const config = teamConfig(dir, options.team, options.goose);
+  const config = teamConfig(dir, options.team, options.goose, options.gateway);
   const env = { XDG_STATE_HOME: join(dir, "xdg-state"), ...options.env };
   let client: Client;
   let pid: number;

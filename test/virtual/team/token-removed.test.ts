@@ -13,7 +13,7 @@ import { failureOf, textOf } from "../../helpers/gaggle.js";
 import { until } from "../../helpers/poll.js";
 import { isAlive, waitGone } from "../../helpers/processes.js";
 import { connectClient } from "../../helpers/raw-http.js";
-import { idOf, readRuns, type FakeRun } from "../goose/helpers.js";
+import { idOf, pidsOf, readRuns, type FakeRun } from "../goose/helpers.js";
 import { branches, makeRepo, promptOf, teamConfig, type TeamStatus } from "./helpers.js";
 
 const ANN = "ann-token-5Qw8zR2kTy";
@@ -21,7 +21,16 @@ const BOB = "bob-token-9Lm3vX6pHd";
 
 let gaggle: HttpGaggle | undefined;
 const clients: Client[] = [];
+/** Fake goose turns that stop only when the test opens their gate: a failed test kills them, by pid, before gaggle stops. */
+const heldPids: number[] = [];
 afterEach(async () => {
+  for (const pid of heldPids.splice(0)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Gone already.
+    }
+  }
   await Promise.allSettled(clients.splice(0).map((client) => client.close()));
   await gaggle?.stop();
   gaggle = undefined;
@@ -172,5 +181,166 @@ describe("a team add of a person whose token leaves the config while the add is 
     clients.push(back!);
     expect(failureOf(await call(back!, "team", "gg_team_status", { team_id: "t-ann" })).code).toBe("NOT_FOUND");
     expect(branches(dir)).toEqual(["main"]);
+  });
+});
+
+describe("a person whose token leaves the config while the first stop of their work is still under way", () => {
+  it("stops their work once: a call in flight that ends meanwhile is followed by one more stop, and nothing is left running", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gaggle-token-team-"));
+    // Two gates the test opens: `hold` ends the first member's stopped turn, `gate` the second member's worktree init script.
+    const hold = join(dir, "hold");
+    const gate = join(dir, "gate");
+    const running = join(dir, "init-running");
+    execFileSync("mkfifo", [hold]);
+    execFileSync("mkfifo", [gate]);
+    makeRepo(dir, { ".agents/gg/worktree-init.sh": `#!/bin/sh\ntouch ${JSON.stringify(running)}\nread line < ${JSON.stringify(gate)}\n` });
+    const team = `worktrees_dir = ${JSON.stringify(join(dir, "worktrees"))}`;
+    // The grace before a kill outlasts the test: the held turn ends when the test opens its gate.
+    const config = (tokens: Record<string, string>) =>
+      teamConfig(
+        dir,
+        team,
+        "",
+        `auth_tokens = { ${Object.entries(tokens)
+          .map(([name, token]) => `${name} = "${token}"`)
+          .join(", ")} }\nshutdown_grace_ms = 120000`,
+      );
+    gaggle = await startHttpGaggle(config({ ann: ANN, bob: BOB }), { env: { XDG_STATE_HOME: join(dir, "xdg-state") } });
+    const ann = await gaggle.connect({ name: "ann", headers: { authorization: `Bearer ${ANN}` } });
+    clients.push(ann);
+    const first = JSON.parse(
+      await text(ann, "team", "gg_team_manage", { team_id: "t-ann", prompt: `[hang] [hold-term ${hold}] ann's held member` }),
+    ) as {
+      agent_id: string;
+    };
+    heldPids.push((await runOf(dir, "ann's held member")).pid);
+    // Ann's second add is in flight, held in its worktree's init script; its answer never comes (her session closes).
+    void call(ann, "team", "gg_team_manage", { team_id: "t-ann", worktree_name: "w2", prompt: "ann's late member" }).catch(() => {});
+    await until(
+      () => existsSync(running),
+      (runs) => runs,
+    );
+
+    writeFileSync(gaggle.config, config({ bob: BOB }));
+    // The first stop is under way: it has asked the first member's turn to stop, and waits for it.
+    await until(
+      () => existsSync(`${hold}.term`),
+      (asked) => asked,
+    );
+    const stoppedLines = (words: string) =>
+      gaggle!
+        .stderr()
+        .split("\n")
+        .filter((line) => line.includes(words) && line.includes(`"principal":"ann"`));
+    expect(stoppedLines("its work in the built-in children is stopped")).toEqual([]);
+    // The add goes on while the first stop waits: it starts no member, and its worktree goes with it.
+    await writeFile(gate, "go\n");
+    await until(
+      () => branches(dir),
+      (names) => names.length === 1,
+    );
+    expect(branches(dir)).toEqual(["main"]);
+    expect(stoppedLines("calls in flight of a gone principal ended")).toEqual([]);
+
+    // The first stop ends; the second, for the call that was in flight, follows it.
+    await writeFile(hold, "go\n");
+    await until(
+      () => stoppedLines("calls in flight of a gone principal ended").length,
+      (count) => count > 0,
+    );
+    expect(stoppedLines("its work in the built-in children is stopped")).toHaveLength(1);
+    const second = stoppedLines("calls in flight of a gone principal ended");
+    expect(second).toHaveLength(1);
+    expect(second[0]).toContain(`"child":"team"`);
+    expect(second[0]).toContain(`"calls":1`);
+    expect(readRuns(join(dir, "argv.jsonl")).filter((run) => promptOf(run).includes("ann's late member"))).toEqual([]);
+    expect(await waitGone(pidsOf(readRuns(join(dir, "argv.jsonl"))))).toEqual([]);
+
+    // Let in again, ann finds her first member stopped once, and no second member.
+    writeFileSync(gaggle.config, config({ ann: ANN, bob: BOB }));
+    const back = await until(
+      () =>
+        gaggle!
+          .connect({ name: "ann again", headers: { authorization: `Bearer ${ANN}` } })
+          .then((client) => client)
+          .catch(() => undefined),
+      (client) => client !== undefined,
+    );
+    clients.push(back!);
+    const hers = JSON.parse(await text(back!, "team", "gg_team_status", { team_id: "t-ann" })) as TeamStatus;
+    expect(hers.members.map((row) => [row.agent_id, row.state])).toEqual([[first.agent_id, "exited"]]);
+    const transcript = await text(back!, "goose", "get_gosling_output", { process_id: hers.members[0]!.gosling_id!, full_output: true });
+    expect(transcript.match(/=== released: /g)).toHaveLength(1);
+  });
+});
+
+describe("a person whose token leaves the config with a message waiting for a member and a call in flight", () => {
+  it("has the member restarted by no one: the call ending after the first stop leaves the message waiting, and the second stop finds nothing running", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gaggle-token-team-"));
+    const gate = join(dir, "gate");
+    const running = join(dir, "init-running");
+    execFileSync("mkfifo", [gate]);
+    makeRepo(dir, { ".agents/gg/worktree-init.sh": `#!/bin/sh\ntouch ${JSON.stringify(running)}\nread line < ${JSON.stringify(gate)}\n` });
+    const team = `worktrees_dir = ${JSON.stringify(join(dir, "worktrees"))}`;
+    gaggle = await startHttpGaggle(tokensConfig(dir, { ann: ANN, bob: BOB }, team), { env: { XDG_STATE_HOME: join(dir, "xdg-state") } });
+    const ann = await gaggle.connect({ name: "ann", headers: { authorization: `Bearer ${ANN}` } });
+    clients.push(ann);
+    const first = JSON.parse(await text(ann, "team", "gg_team_manage", { team_id: "t-ann", prompt: "[hang] ann's busy member" })) as {
+      agent_id: string;
+    };
+    const busy = await runOf(dir, "ann's busy member");
+    // Busy: the message waits for its turn to end.
+    const receipt = JSON.parse(
+      await text(ann, "team", "gg_team_message", { team_id: "t-ann", recipient_agent_id: first.agent_id, message: "ann's waiting message" }),
+    ) as { delivery_ids: string[] };
+    // Ann's second add is in flight, held in its worktree's init script; its answer never comes (her session closes).
+    void call(ann, "team", "gg_team_manage", { team_id: "t-ann", worktree_name: "w2", prompt: "ann's late member" }).catch(() => {});
+    await until(
+      () => existsSync(running),
+      (runs) => runs,
+    );
+
+    writeFileSync(gaggle.config, tokensConfig(dir, { bob: BOB }, team));
+    await until(
+      () => logged(gaggle!, "its work in the built-in children is stopped", "ann"),
+      (stopped) => stopped,
+    );
+    expect(await waitGone([busy.pid])).toEqual([]);
+    // The first stop is over; the add in flight now ends (starting no member), and with it the second stop runs.
+    await writeFile(gate, "go\n");
+    await until(
+      () => logged(gaggle!, "calls in flight of a gone principal ended", "ann"),
+      (stopped) => stopped,
+    );
+    const runs = () => readRuns(join(dir, "argv.jsonl"));
+    expect(runs().filter((run) => promptOf(run).includes("ann's waiting message"))).toEqual([]);
+    expect(runs().filter((run) => promptOf(run).includes("ann's late member"))).toEqual([]);
+    expect(await waitGone(pidsOf(runs()))).toEqual([]);
+
+    // Let in again, ann finds the message still waiting for her member, which her next team call starts again.
+    writeFileSync(gaggle.config, tokensConfig(dir, { ann: ANN, bob: BOB }, team));
+    const back = await until(
+      () =>
+        gaggle!
+          .connect({ name: "ann again", headers: { authorization: `Bearer ${ANN}` } })
+          .then((client) => client)
+          .catch(() => undefined),
+      (client) => client !== undefined,
+    );
+    clients.push(back!);
+    // Her member's one gosling, the one the first stop released: none was started for the message.
+    expect(await text(back!, "goose", "list_goslings", {})).toContain("Found 1 gosling");
+    const hers = JSON.parse(await text(back!, "team", "gg_team_status", { team_id: "t-ann" })) as TeamStatus;
+    expect(hers.members.map((row) => [row.agent_id, row.state])).toEqual([[first.agent_id, "exited"]]);
+    expect(hers.deliveries.find((row) => row.delivery_id === receipt.delivery_ids[0])).toMatchObject({
+      state: "deferred",
+      reason: "the team child was closed; the message waits for the next team call",
+    });
+    expect(
+      await until(
+        () => runs().filter((run) => promptOf(run).includes("ann's waiting message")).length,
+        (count) => count > 0,
+      ),
+    ).toBe(1);
   });
 });

@@ -197,10 +197,10 @@ describe("GrepTool's ripgrep failing beside what it found", () => {
 });
 
 describe("a parent's .gitignore handed to ripgrep", () => {
-  it("rewrites its rules for the search folder: unanchored as they are, anchored ones stripped of the way down, others dropped", () => {
+  it("rewrites its rules for the search folder: unanchored as they are, anchored ones stripped of the way down, others dropped", async () => {
     const dir = scratch();
     writeFileSync(join(dir, ".gitignore"), "*.log\n/sub/skip.txt\n/other/x\nsub/**/deep/\n!/sub/keep.log\n**/gen/*.ts\n/s*b/glob.txt\n");
-    const file = readIgnoreFile(dir)!;
+    const file = (await readIgnoreFile(dir))!;
     expect(rulesFor(file, join(dir, "sub"))).toEqual(["*.log", "/skip.txt", "/**/deep/", "!/keep.log", "/**/gen/*.ts", "/glob.txt"]);
   });
 
