@@ -319,7 +319,7 @@ async function searchFile(path: string, regex: Pattern, context: number, onCut: 
     const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     try {
       const stat = await handle.stat();
-      const real = await descriptorPath(handle.fd);
+      const real = descriptorPath(handle.fd);
       if (!stat.isFile() || stat.size > MAX_FILE_BYTES || (real !== undefined && real !== path)) return [];
       data = await handle.readFile();
     } finally {

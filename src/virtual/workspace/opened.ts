@@ -3,7 +3,7 @@
 // regular files are read (a FIFO would block), and no file is written through a hard link. Every call is
 // asynchronous, a FileHandle held for each descriptor: a file on a hung mount stalls its own call, never the others.
 import { constants, readlinkSync, type Stats } from "node:fs";
-import { mkdir, open, readlink, stat, type FileHandle } from "node:fs/promises";
+import { mkdir, open, stat, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { GaggleError } from "../../shared/errors.js";
 import { fsFailure } from "./fs-errors.js";
@@ -29,11 +29,15 @@ export function throughDescriptor(opened: Opened): string {
   return DESCRIPTORS ? `/proc/self/fd/${opened.fd}` : opened.path;
 }
 
-/** Where a descriptor really is: Linux says it in /proc; undefined elsewhere. */
-export async function descriptorPath(fd: number): Promise<string | undefined> {
+/**
+ * Where a descriptor really is: Linux says it in /proc; undefined elsewhere. Synchronous: the kernel answers from the
+ * open descriptor's own entry, without asking the file system it lies on, so no mount can hang it, and a walk asks
+ * once per folder.
+ */
+export function descriptorPath(fd: number): string | undefined {
   if (!DESCRIPTORS) return undefined;
   try {
-    return await readlink(`/proc/self/fd/${fd}`);
+    return readlinkSync(`/proc/self/fd/${fd}`);
   } catch {
     return undefined;
   }
@@ -216,7 +220,7 @@ async function openChecked(place: Place, path: string, flags: number): Promise<O
  * and must still name the same file: a narrower check, since a swap can come and go between the two.
  */
 async function checkInside(place: Place, opened: Opened): Promise<void> {
-  const real = await descriptorPath(opened.fd);
+  const real = descriptorPath(opened.fd);
   if (real !== undefined ? place.inside(real) : await sameFile(place, opened)) return;
   await fail(
     opened,

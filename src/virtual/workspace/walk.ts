@@ -66,7 +66,7 @@ async function list(dir: string): Promise<{ entries: Dirent[]; own: IgnoreFile |
     return undefined;
   }
   try {
-    const real = await descriptorPath(handle.fd);
+    const real = descriptorPath(handle.fd);
     if (real !== undefined && real !== dir) return undefined;
     const through = real === undefined ? dir : `/proc/self/fd/${handle.fd}`;
     const entries = await readdir(through, { withFileTypes: true });
