@@ -7,7 +7,7 @@ import { GaggleError, WireError, errorMessage } from "../../shared/errors.js";
 import { canonical as canonicalAtStart, isUnder } from "../../shared/fs-checks.js";
 import { isObject } from "../../shared/json.js";
 import { META } from "../../shared/modern-protocol.js";
-import { canonical, realTarget } from "./real-path.js";
+import { canonical, realTarget } from "../../shared/fs-probes.js";
 
 /** How long a client gets to answer roots/list before the call fails. */
 const ROOTS_ANSWER_MS = 10_000;
