@@ -33,4 +33,22 @@ export default tseslint.config(
     files: ["src/**/*.ts"],
     rules: { "no-console": "error" },
   },
+  {
+    // One request never stops the others: where gaggle serves, the file system is asked asynchronously, so a file on
+    // a slow or hung mount holds only the call that reached it. A synchronous call is kept where nothing else waits
+    // yet (start-up, a reload's one step, exit), or where no disk is asked (/proc), each with its reason in the
+    // directive that lets it pass. CLI commands are processes of their own, with no one else to keep waiting.
+    files: ["src/**/*.ts"],
+    ignores: ["src/cli/**", "src/config/client-configs.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        ...["CallExpression[callee.name=/Sync$/]", "CallExpression[callee.property.name=/Sync$/]"].map((selector) => ({
+          selector,
+          message:
+            "a synchronous call blocks every request while it waits: use node:fs/promises (src/shared/fs-probes.ts), or say why it may block in an eslint-disable-next-line directive's description",
+        })),
+      ],
+    },
+  },
 );

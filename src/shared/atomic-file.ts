@@ -14,10 +14,12 @@ export interface AtomicFileOptions {
 
 /** Blocks the event loop: for start-up and CLI commands, where nothing else waits; everything else uses writeFileAtomicAsync. */
 export function writeFileAtomic(path: string, text: string, options: AtomicFileOptions = {}): void {
+  /* eslint-disable no-restricted-syntax -- synchronous: see above. */
   mkdirSync(dirname(path), { recursive: true, ...(options.dirMode !== undefined && { mode: options.dirMode }) });
   const temporary = temporaryBeside(path);
   writeFileSync(temporary, text, options.mode !== undefined ? { mode: options.mode } : {});
   renameSync(temporary, path);
+  /* eslint-enable no-restricted-syntax */
 }
 
 /** writeFileAtomic without blocking; a temporary file left by a failed write is removed. */

@@ -1,5 +1,6 @@
 // What gaggle asks of a path before it uses one; each answer is false (or the path as given) when it cannot be read.
 // These block the event loop: for start-up, config loading and CLI commands; fs-probes.ts asks without blocking.
+/* eslint-disable no-restricted-syntax -- synchronous: these serve start-up, config loading and CLI commands. */
 import { accessSync, constants, lstatSync, realpathSync, statSync } from "node:fs";
 import { basename, delimiter, dirname, isAbsolute, join, resolve, sep } from "node:path";
 

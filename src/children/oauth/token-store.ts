@@ -9,7 +9,7 @@ import { readFile, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
-import { writeFileAtomic, writeFileAtomicAsync } from "../../shared/atomic-file.js";
+import { writeFileAtomicAsync } from "../../shared/atomic-file.js";
 import { isObject } from "../../shared/json.js";
 
 export interface StoredSignIn {
@@ -90,13 +90,6 @@ export class TokenStore {
       // Missing or unreadable: as if never signed in.
     }
     return this.keep(stamp, text);
-  }
-
-  /** updateAsync, blocking and outside the queue: for a process where nothing else updates the file. */
-  update(change: Change): StoredSignIn {
-    const next = this.changed(change, this.read());
-    writeFileAtomic(this.file, JSON.stringify(next, null, 2), FILE);
-    return next;
   }
 
   /** forgetAsync, blocking and outside the queue: for `gaggle auth logout`. */

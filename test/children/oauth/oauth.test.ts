@@ -72,7 +72,7 @@ describe("gaggle auth", () => {
   it("status says who is signed in and until when; logout forgets the sign-in", async () => {
     expect((await runCli(["auth", "status", "--config", config], { env })).stdout).toBe("gated: not signed in\n");
     const store = new TokenStore(join(state, "gaggle"), "gated", url);
-    store.update((stored) => ({
+    await store.updateAsync((stored) => ({
       ...stored,
       tokens: { access_token: "secret-token", token_type: "Bearer", expires_in: 3600, scope: "mcp:read", saved_at: Date.now() },
     }));
@@ -94,10 +94,10 @@ describe("gaggle auth", () => {
 });
 
 describe("TokenStore", () => {
-  it("writes one file per child, mode 0600, and reads nothing back for another URL", () => {
+  it("writes one file per child, mode 0600, and reads nothing back for another URL", async () => {
     const dir = mkdtempSync(join(tmpdir(), "gaggle-token-store-"));
     const store = new TokenStore(dir, "docs", "https://docs.example/mcp");
-    store.update((stored) => ({ ...stored, codeVerifier: "v" }));
+    await store.updateAsync((stored) => ({ ...stored, codeVerifier: "v" }));
     expect(statSync(store.file).mode & 0o777).toBe(0o600);
     expect(store.read()).toEqual({ resource: "https://docs.example/mcp", codeVerifier: "v" });
     // The same child, pointed elsewhere: what was obtained for the old URL is never offered to the new one.

@@ -146,7 +146,7 @@ describe("a child behind a real authorization server", () => {
 
   it("an access token the server refuses is refreshed, and the call goes through", async () => {
     const store = storeOf("docs");
-    store.update((stored) => ({ ...stored, tokens: { ...stored.tokens!, access_token: "refused" } }));
+    await store.updateAsync((stored) => ({ ...stored, tokens: { ...stored.tokens!, access_token: "refused" } }));
     expect((await echo(config(), "docs", "again")).stdout.trim()).toBe("again");
     expect(store.read().tokens!.access_token).not.toBe("refused");
   });
@@ -155,7 +155,7 @@ describe("a child behind a real authorization server", () => {
     const store = storeOf("docs");
     const { access_token: before, expires_in: lifetime } = store.read().tokens!;
     // Saved so long ago that it expires within the minute (the server, whose clock is the token's own, still takes it).
-    store.update((stored) => ({ ...stored, tokens: { ...stored.tokens!, saved_at: Date.now() - (lifetime! - 30) * 1000 } }));
+    await store.updateAsync((stored) => ({ ...stored, tokens: { ...stored.tokens!, saved_at: Date.now() - (lifetime! - 30) * 1000 } }));
     const refusalsBefore = resource.stderr().match(/invalid token/g)?.length ?? 0;
     expect((await echo(config(), "docs", "ahead")).stdout.trim()).toBe("ahead");
     expect(store.read().tokens!.access_token).not.toBe(before);
@@ -164,7 +164,7 @@ describe("a child behind a real authorization server", () => {
 
   it("when the refresh token is refused too, the call fails with AUTH_REQUIRED again", async () => {
     const store = storeOf("docs");
-    store.update((stored) => ({ ...stored, tokens: { ...stored.tokens!, access_token: "refused", refresh_token: "revoked" } }));
+    await store.updateAsync((stored) => ({ ...stored, tokens: { ...stored.tokens!, access_token: "refused", refresh_token: "revoked" } }));
     expect(JSON.parse((await echo(config(), "docs", "x")).stdout)).toMatchObject({ code: "AUTH_REQUIRED" });
   });
 
@@ -180,7 +180,7 @@ describe("a child behind a real authorization server", () => {
     expect(again.code).not.toBe(0);
     expect(storeOf("kept").read()).toMatchObject({ client: before.client, tokens: before.tokens });
     // Refreshed as it would have been: the refresh token still belongs to the client stored.
-    storeOf("kept").update((stored) => ({ ...stored, tokens: { ...stored.tokens!, access_token: "refused" } }));
+    await storeOf("kept").updateAsync((stored) => ({ ...stored, tokens: { ...stored.tokens!, access_token: "refused" } }));
     expect((await echo(config, "kept", "still")).stdout.trim()).toBe("still");
   });
 
@@ -190,7 +190,7 @@ describe("a child behind a real authorization server", () => {
     const out = await runCli(["auth", "logout", "docs", "--config", config()], { env });
     expect(out.stdout).toContain("docs: signed out; its refresh token revoked at the authorization server");
     // Put back as they were (the access token aside): the revoked refresh token gets nothing any more.
-    storeOf("docs").update(() => ({ ...kept, tokens: { ...kept.tokens!, access_token: "refused" } }));
+    await storeOf("docs").updateAsync(() => ({ ...kept, tokens: { ...kept.tokens!, access_token: "refused" } }));
     expect(JSON.parse((await echo(config(), "docs", "x")).stdout)).toMatchObject({ code: "AUTH_REQUIRED" });
   });
 
@@ -256,7 +256,7 @@ describe("a running gateway", () => {
         hint: `run: gaggle auth login --config ${gaggle.config} late`,
       });
       // What `gaggle auth login late` would write, written within the back-off's first second.
-      storeOf("late").update(() => storeOf("source").read());
+      await storeOf("late").updateAsync(() => storeOf("source").read());
       expect(await echoLate("after")).toBe("after");
       // The tokens in use appear in no status and no resource.
       const { access_token: token, refresh_token: refresh } = storeOf("late").read().tokens!;
