@@ -50,3 +50,32 @@ export async function exists(path: string): Promise<boolean> {
     () => false,
   );
 }
+
+/**
+ * Where the kernel lands opening `path` from the real folder `base`: each component in turn, symlinks followed where
+ * they stand, so `link/..` is the parent of the link's target (a textual `..` would cancel the link). A component that
+ * does not exist yet ends the walk: the rest as written, unless it climbs with `..` (the open would fail). Undefined
+ * for a symlink whose target does not exist, or for a path the kernel could not open.
+ */
+export async function kernelTarget(base: string, path: string): Promise<string | undefined> {
+  let at = isAbsolute(path) ? "/" : base;
+  const parts = path.split("/").filter((part) => part !== "" && part !== ".");
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    if (part === "..") {
+      at = dirname(at);
+      continue;
+    }
+    const next = join(at, part);
+    const real = await realpath(next).catch(() => undefined);
+    if (real !== undefined) {
+      at = real;
+      continue;
+    }
+    // Not there yet, unless a dangling symlink: a command before this one may make it.
+    if ((await lstat(next).catch(() => undefined))?.isSymbolicLink()) return undefined;
+    const rest = parts.slice(i + 1);
+    return rest.includes("..") ? undefined : join(next, ...rest);
+  }
+  return at;
+}
