@@ -45,16 +45,16 @@ export type CommandLookup = { found: string } | { missing: string; searched: str
  * the folders of `pathVariable`, the first that holds it as a file this process may run.
  */
 export function findExecutable(command: string, cwd: string, pathVariable: string | undefined): CommandLookup {
-  if (command.includes("/")) {
-    const path = isAbsolute(command) ? command : resolve(cwd, command);
-    return isExecutableFile(path) ? { found: path } : { missing: command, searched: [] };
-  }
+  const { candidates, searched } = commandCandidates(command, cwd, pathVariable);
+  const found = candidates.find(isExecutableFile);
+  return found === undefined ? { missing: command, searched } : { found };
+}
+
+/** Where findExecutable looks for `command`, in order (`candidates`), and the PATH folders that means (`searched`). */
+export function commandCandidates(command: string, cwd: string, pathVariable: string | undefined): { candidates: string[]; searched: string[] } {
+  if (command.includes("/")) return { candidates: [isAbsolute(command) ? command : resolve(cwd, command)], searched: [] };
   const searched = (pathVariable ?? "").split(delimiter).filter(Boolean);
-  for (const dir of searched) {
-    const path = join(dir, command);
-    if (isExecutableFile(path)) return { found: path };
-  }
-  return { missing: command, searched };
+  return { candidates: searched.map((dir) => join(dir, command)), searched };
 }
 
 /** True when `dir` is `prefix` or inside it, by whole path components ("/a/b" is not under "/a/bc"). */

@@ -2,6 +2,7 @@
 import { constants } from "node:fs";
 import { access, lstat, realpath, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { commandCandidates, type CommandLookup } from "./fs-checks.js";
 
 export async function isFile(path: string): Promise<boolean> {
   return (await stat(path).catch(() => undefined))?.isFile() ?? false;
@@ -24,6 +25,13 @@ export async function isExecutableFile(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** A command looked up the way spawn does, as fs-checks.ts's findExecutable looks it up. */
+export async function findExecutable(command: string, cwd: string, pathVariable: string | undefined): Promise<CommandLookup> {
+  const { candidates, searched } = commandCandidates(command, cwd, pathVariable);
+  for (const path of candidates) if (await isExecutableFile(path)) return { found: path };
+  return { missing: command, searched };
 }
 
 /**
