@@ -112,7 +112,7 @@ export class CatalogShelf {
 
   private load(): CatalogEntry {
     try {
-      // Sync: read once, as the child is made at start-up or on a reload, before it answers any call.
+      // eslint-disable-next-line no-restricted-syntax -- synchronous: read once, as the child is made at start-up or on a reload, before it answers any call.
       const stored: unknown = JSON.parse(readFileSync(this.file, "utf8"));
       if (isObject(stored) && stored.fingerprint === this.fingerprint && isObject(stored.lists)) {
         return { lists: stored.lists as CatalogLists, ...(stored.initializeFirst === true && { initializeFirst: true }) };

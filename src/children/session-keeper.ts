@@ -111,9 +111,20 @@ export class SessionKeeper {
     if (this.pendingStart) return this.pendingStart;
     const phase = this.machine.phase;
     const wait = phase.state === "failed" ? phase.retryAt - this.parts.clock.now() : 0;
+    if (phase.state !== "failed" || wait <= 0) return this.start();
+    const refusal = backoffRefusal(this.parts.config.name, phase.failedStarts, wait, this.failedBecause, this.failedStderr, this.failure);
     // Waiting out the back-off helps nothing when a person had to sign in; once they have, the start is tried at once.
-    if (phase.state === "failed" && wait > 0 && !this.signIn.signedInSince())
-      return Promise.reject(backoffRefusal(this.parts.config.name, phase.failedStarts, wait, this.failedBecause, this.failedStderr, this.failure));
+    return this.signIn.signedInSince().then((signedIn) => {
+      if (!signedIn) throw refusal;
+      return this.start();
+    });
+  }
+
+  /** The running session, else the start under way, else a new start. */
+  private start(): Promise<Session> {
+    const running = this.machine.running;
+    if (running) return Promise.resolve(running);
+    if (this.pendingStart) return this.pendingStart;
     const start = this.lock.run(() => this.startSession());
     this.pendingStart = start;
     const clear = () => {

@@ -15,7 +15,7 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
   const file = resolve(path);
   let text: string;
   try {
-    // Sync: read at start-up, by CLI commands, and on a reload, which builds the whole config in one step.
+    // eslint-disable-next-line no-restricted-syntax -- synchronous: read at start-up, by CLI commands, and on a reload, which builds the whole config in one step.
     text = readFileSync(file, "utf8");
   } catch (err) {
     const reason = err instanceof Error && "code" in err ? String(err.code) : String(err);

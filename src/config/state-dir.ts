@@ -22,7 +22,7 @@ export function defaultStateDir(env: NodeJS.ProcessEnv): string {
  */
 export function makeStateDir(dir: string): void {
   try {
-    // Sync: made once, as the gateway is built at start-up, before it answers any call.
+    // eslint-disable-next-line no-restricted-syntax -- synchronous: made once, as the gateway is built at start-up, before it answers any call.
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch {
     // The child that writes there says what went wrong, where and what to do.

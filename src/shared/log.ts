@@ -70,7 +70,7 @@ export function reopenLog(file?: string): void {
 /** Writes out what the log still buffers: called before the process exits. */
 export function flushLog(): void {
   try {
-    // Sync: the process exits next, so the write must end before this returns.
+    // eslint-disable-next-line no-restricted-syntax -- synchronous: the process exits next, so the write must end before this returns.
     destination.flushSync();
   } catch {
     // Nothing buffered, or a destination not ready yet: nothing to lose.

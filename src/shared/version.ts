@@ -10,7 +10,7 @@ function ownPackage(): { name: string; version: string } {
   const start = dirname(fileURLToPath(import.meta.url));
   for (let dir = start; ; dir = dirname(dir)) {
     try {
-      // Sync: read once, as the module loads, before gaggle serves anything.
+      // eslint-disable-next-line no-restricted-syntax -- synchronous: read once, as the module loads, before gaggle serves anything.
       const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: unknown; version?: unknown };
       if (pkg.name === PACKAGE_NAME && typeof pkg.version === "string") return { name: pkg.name, version: pkg.version };
     } catch {

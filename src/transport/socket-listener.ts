@@ -54,7 +54,7 @@ export async function serveSocket(gaggle: Gaggle, modern: ModernServer, path: st
       },
     );
   });
-  // Sync: the socket is made once, as the daemon starts to listen, before it serves anyone.
+  // eslint-disable-next-line no-restricted-syntax -- synchronous: the socket is made once, as the daemon starts to listen, before it serves anyone.
   rmSync(path, { force: true });
   // The socket file takes its mode from the umask when it is made: none but the user may ever open it.
   const umask = process.umask(0o077);
@@ -66,7 +66,7 @@ export async function serveSocket(gaggle: Gaggle, modern: ModernServer, path: st
   } finally {
     process.umask(umask);
   }
-  // Sync: as above, once at start-up; no connection is accepted before it is done.
+  // eslint-disable-next-line no-restricted-syntax -- synchronous: as above, once at start-up; no connection is accepted before it is done.
   chmodSync(path, 0o600);
   return {
     get clients() {

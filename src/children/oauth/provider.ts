@@ -87,15 +87,15 @@ export class ChildOAuthProvider implements OAuthClientProvider {
    * (or client credentials grant) asks for, beside those asked before (SEP-2350); until a grant covers them the
    * refresh token is not used, since a refresh cannot widen a grant.
    */
-  noteRefusal(status: number, challenge: { error?: string; scope?: string }): GaggleError | undefined {
+  async noteRefusal(status: number, challenge: { error?: string; scope?: string }): Promise<GaggleError | undefined> {
     if (status === 401) this.rediscover = true;
     const challenged = status === 401 || (status === 403 && challenge.error === "insufficient_scope");
     if (!challenged || !challenge.scope) return undefined;
-    const { tokens, scopeAsked } = this.store.read();
+    const { tokens, scopeAsked } = await this.store.readAsync();
     if (status === 403 && tokens && coversScopes(unionOfScopes(tokens.scope, scopeAsked), challenge.scope)) {
       return futileStepUp(this.child, challenge.scope, coversScopes(tokens.scope ?? scopeAsked, challenge.scope));
     }
-    this.store.update((stored) => ({
+    await this.store.updateAsync((stored) => ({
       ...stored,
       scopeWanted: unionOfScopes(stored.scopeAsked ?? stored.tokens?.scope, stored.scopeWanted, challenge.scope),
     }));
@@ -144,11 +144,11 @@ export class ChildOAuthProvider implements OAuthClientProvider {
    * The configured client, else the one registered before (dropped when it was registered for another redirect
    * URL: each sign-in may listen on another port). Registering anew needs a sign-in under way.
    */
-  clientInformation(): OAuthClientInformationMixed | undefined {
+  async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
     const { clientId, clientSecret } = this.config ?? {};
     if (clientId !== undefined) return { client_id: clientId, ...(clientSecret !== undefined && { client_secret: clientSecret }) };
     if (this.pendingClient) return this.pendingClient;
-    const { client: stored, discovery } = this.store.read();
+    const { client: stored, discovery } = await this.store.readAsync();
     const redirects = (stored as { redirect_uris?: unknown } | undefined)?.redirect_uris;
     const fits = !this.flow || !Array.isArray(redirects) || redirects.includes(this.flow.redirectUrl);
     // A registration belongs to the authorization server it was made with (SEP-2352).
@@ -173,19 +173,19 @@ export class ChildOAuthProvider implements OAuthClientProvider {
    * A registration is kept (during a sign-in, once it has tokens); a client from the config stays there (its
    * secret is not copied to disk).
    */
-  saveClientInformation(client: OAuthClientInformationMixed): void {
+  async saveClientInformation(client: OAuthClientInformationMixed): Promise<void> {
     if (this.config?.clientId !== undefined) return;
     if (this.flow) this.pendingClient = client;
-    else this.store.update((stored) => ({ ...stored, client }));
+    else await this.store.updateAsync((stored) => ({ ...stored, client }));
   }
 
   /**
    * None during a sign-in: a person asked for a new grant, and the stored one is neither refreshed in its place nor
    * dropped when its refresh fails.
    */
-  tokens(): OAuthTokens | undefined {
+  async tokens(): Promise<OAuthTokens | undefined> {
     if (this.flow) return undefined;
-    const { tokens, scopeWanted, scopeAsked } = this.store.read();
+    const { tokens, scopeWanted, scopeAsked } = await this.store.readAsync();
     // A token answer without `scope` granted what was asked (RFC 6749 section 5.1).
     if (tokens === undefined || scopeWanted === undefined || coversScopes(tokens.scope ?? scopeAsked, scopeWanted)) return tokens;
     const { refresh_token: _unusable, ...rest } = tokens;
@@ -199,7 +199,7 @@ export class ChildOAuthProvider implements OAuthClientProvider {
    */
   async freshAccessToken(serverUrl: URL, fetchFn: FetchLike): Promise<string | undefined> {
     // One read of the token file: what tokens() gives keeps the time the tokens were saved.
-    const tokens = this.tokens() as StoredSignIn["tokens"];
+    const tokens = (await this.tokens()) as StoredSignIn["tokens"];
     if (!tokens?.refresh_token || tokens.expires_in === undefined) return undefined;
     const savedAt = tokens.saved_at;
     const ahead = Math.min(REFRESH_AHEAD_MS, (tokens.expires_in * 1000) / 10);
@@ -212,37 +212,41 @@ export class ChildOAuthProvider implements OAuthClientProvider {
       )
       .finally(() => (this.refreshing = undefined));
     await this.refreshing;
-    return this.store.read().tokens?.access_token;
+    return (await this.store.readAsync()).tokens?.access_token;
   }
 
   /** A new grant answers what was wanted; the scopes of the grant are in the tokens. */
-  saveTokens(tokens: OAuthTokens): void {
+  async saveTokens(tokens: OAuthTokens): Promise<void> {
     const client = this.pendingClient;
     this.pendingClient = undefined;
-    this.store.update(({ scopeWanted: _met, ...stored }) => ({ ...stored, ...(client && { client }), tokens: { ...tokens, saved_at: Date.now() } }));
+    await this.store.updateAsync(({ scopeWanted: _met, ...stored }) => ({
+      ...stored,
+      ...(client && { client }),
+      tokens: { ...tokens, saved_at: Date.now() },
+    }));
   }
 
   async redirectToAuthorization(url: URL): Promise<void> {
-    if (!this.flow) throw authRequired(this.who, whySignInIsNeeded(this.store.read()));
+    if (!this.flow) throw authRequired(this.who, whySignInIsNeeded(await this.store.readAsync()));
     await this.flow.open(url);
   }
 
   /** Kept only for a sign-in under way: a gateway's attempt ends before the redirect, and must not replace the verifier of a `gaggle auth login` running beside it. */
-  saveCodeVerifier(codeVerifier: string): void {
+  async saveCodeVerifier(codeVerifier: string): Promise<void> {
     if (!this.flow) return;
-    this.store.update((stored) => ({ ...stored, codeVerifier }));
+    await this.store.updateAsync((stored) => ({ ...stored, codeVerifier }));
   }
 
-  codeVerifier(): string {
-    const verifier = this.store.read().codeVerifier;
+  async codeVerifier(): Promise<string> {
+    const verifier = (await this.store.readAsync()).codeVerifier;
     if (verifier === undefined) throw authRequired(this.who, "no sign-in is under way");
     return verifier;
   }
 
-  invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): void {
-    if (scope === "all") return this.store.forget();
+  async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {
+    if (scope === "all") return this.store.forgetAsync();
     const key = ({ client: "client", tokens: "tokens", verifier: "codeVerifier", discovery: "discovery" } as const)[scope];
-    this.store.update(({ [key]: _dropped, ...rest }) => ({ ...rest, resource: rest.resource }));
+    await this.store.updateAsync(({ [key]: _dropped, ...rest }) => ({ ...rest, resource: rest.resource }));
   }
 
   /**
@@ -252,9 +256,9 @@ export class ChildOAuthProvider implements OAuthClientProvider {
    */
   async prepareTokenRequest(scope?: string): Promise<URLSearchParams | undefined> {
     if (!this.unattended) return undefined;
-    const { scopeWanted, discovery, resource } = this.store.read();
+    const { scopeWanted, discovery, resource } = await this.store.readAsync();
     const asked = scopeWanted ?? (scope || discovery?.resourceMetadata?.scopes_supported?.join(" "));
-    this.store.update((stored) => ({ ...stored, ...(asked && { scopeAsked: asked }) }));
+    await this.store.updateAsync((stored) => ({ ...stored, ...(asked && { scopeAsked: asked }) }));
     const enterprise = this.config?.enterprise;
     if (!enterprise) return new URLSearchParams({ grant_type: "client_credentials", ...(asked && { scope: asked }) });
     const target = {
@@ -270,17 +274,17 @@ export class ChildOAuthProvider implements OAuthClientProvider {
    * A child without an `oauth` table that answers 401 but publishes no OAuth metadata has nothing to sign in
    * to: its refusal is about the url or the headers, and is told so.
    */
-  saveDiscoveryState(discovery: OAuthDiscoveryState): void {
+  async saveDiscoveryState(discovery: OAuthDiscoveryState): Promise<void> {
     if (!discovery.resourceMetadata && !discovery.authorizationServerMetadata && this.config === undefined) {
       throw new NoSignInOffered();
     }
     checkMetadataIssuer(discovery);
+    await this.store.updateAsync((stored) => ({ ...stored, discovery }));
     this.rediscover = false;
-    this.store.update((stored) => ({ ...stored, discovery }));
   }
 
-  discoveryState(): OAuthDiscoveryState | undefined {
-    return this.rediscover ? undefined : this.store.read().discovery;
+  async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    return this.rediscover ? undefined : (await this.store.readAsync()).discovery;
   }
 }
 

@@ -6,7 +6,7 @@ import { auth, extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/cl
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import type { ChildConfig } from "../../config/index.js";
 import { META, MODERN_VERSION } from "../../shared/modern-protocol.js";
-import { expectedIssuer, issRefusal } from "./issuer.js";
+import { expectedIssuer, issRefusal, type ExpectedIssuer } from "./issuer.js";
 import { ChildOAuthProvider } from "./provider.js";
 import { reaching } from "./reaching.js";
 import { listenForRedirect } from "./redirect-listener.js";
@@ -39,7 +39,14 @@ export interface SignedIn {
 
 export async function signIn(child: ChildConfig, store: TokenStore, options: SignInOptions): Promise<SignedIn> {
   const state = randomUUID();
-  const check = (params: URLSearchParams) => issRefusal(params.get("iss"), expectedIssuer(store.read().discovery));
+  // The authorization server the sign-in is sent to, as discovered before the person is shown its page: a redirect
+  // that carries the sign-in's state comes after that.
+  let sentTo: ExpectedIssuer | undefined;
+  const check = (params: URLSearchParams) => issRefusal(params.get("iss"), sentTo);
+  const open = async (url: URL) => {
+    sentTo = expectedIssuer((await store.readAsync()).discovery);
+    await options.open(url);
+  };
   const listener = await listenForRedirect({
     port: child.oauth?.redirectPort ?? 0,
     state,
@@ -49,10 +56,10 @@ export async function signIn(child: ChildConfig, store: TokenStore, options: Sig
   });
   options.pasted?.((redirect) => listener.accept(redirect));
   try {
-    const provider = new ChildOAuthProvider(child, child.oauth, store, { redirectUrl: listener.redirectUrl, state, open: options.open });
+    const provider = new ChildOAuthProvider(child, child.oauth, store, { redirectUrl: listener.redirectUrl, state, open });
     const asked = await whatTheChildAsks(child);
     // What the child asks for now, with what a call found missing (step-up: both are kept, SEP-2350).
-    const scope = unionOfScopes(asked.scope, store.read().scopeWanted);
+    const scope = unionOfScopes(asked.scope, (await store.readAsync()).scopeWanted);
     const request = {
       serverUrl: child.url!,
       fetchFn: reaching(),
@@ -66,7 +73,7 @@ export async function signIn(child: ChildConfig, store: TokenStore, options: Sig
       result = await withDiscoveryNamed(store, () => auth(provider, { ...request, authorizationCode }));
     }
     if (result !== "AUTHORIZED") throw new Error("the authorization server sent the sign-in back to its page again instead of issuing tokens");
-    const tokens = store.update(({ scopeWanted: _met, ...stored }) => ({ ...stored, ...(scope && { scopeAsked: scope }) })).tokens;
+    const { tokens } = await store.updateAsync(({ scopeWanted: _met, ...stored }) => ({ ...stored, ...(scope && { scopeAsked: scope }) }));
     return { ...(tokens?.scope && { scope: tokens.scope }), ...(tokens?.expires_in !== undefined && { expiresIn: tokens.expires_in }) };
   } finally {
     listener.close();
@@ -81,7 +88,7 @@ async function withDiscoveryNamed<T>(store: TokenStore, step: () => Promise<T>):
   try {
     return await step();
   } catch (error) {
-    const discovery = store.read().discovery;
+    const { discovery } = await store.readAsync();
     if (!discovery || discovery.authorizationServerMetadata || !(error instanceof Error)) throw error;
     error.message =
       `${discovery.authorizationServerUrl} publishes no authorization server metadata (RFC 8414 or OpenID Connect ` +

@@ -1,11 +1,15 @@
 // One remote child's sign-in on disk: its client registration, its tokens, the PKCE verifier of a flow under way.
 // One file per child under the state dir, mode 0600, replaced atomically, and bound to the child's URL: what was
-// obtained for one URL is never read back for another.
+// obtained for one URL is never read back for another. The file is read again whenever it was replaced (by this
+// process or another, such as `gaggle auth login`). A gateway reads and writes it without blocking the event loop
+// (the state dir may be on a slow mount); updates to one file in this process run one at a time, so that an update
+// reads what the one before it wrote.
 import { readFileSync, rmSync, statSync } from "node:fs";
+import { readFile, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
-import { writeFileAtomic } from "../../shared/atomic-file.js";
+import { writeFileAtomic, writeFileAtomicAsync } from "../../shared/atomic-file.js";
 import { isObject } from "../../shared/json.js";
 
 export interface StoredSignIn {
@@ -22,6 +26,17 @@ export interface StoredSignIn {
   scopeWanted?: string;
 }
 
+type Change = (stored: StoredSignIn) => StoredSignIn;
+
+const FILE = { mode: 0o600, dirMode: 0o700 };
+
+/**
+ * The last update or removal asked for, per file: the next one starts once it has ended. Keyed by the file, not the
+ * store, since a child's provider and a sign-in it runs each hold a store of the same file; an entry is dropped once
+ * its queue is empty.
+ */
+const queues = new Map<string, Promise<void>>();
+
 export class TokenStore {
   readonly file: string;
   /** The file as last parsed, with the stamp it had: a request reads it once, and only a new file is parsed again. */
@@ -36,35 +51,97 @@ export class TokenStore {
   }
 
   /** What is stored for this child's URL; nothing when the file is missing, unreadable or was for another URL. */
-  read(): StoredSignIn {
-    const stamp = this.stamp();
+  async readAsync(): Promise<StoredSignIn> {
+    const stamp = stampOf(await stat(this.file, { bigint: true }).catch(missing));
     if (stamp === undefined) return { resource: this.resource };
     if (this.parsed?.stamp === stamp) return this.parsed.stored;
+    // The stamp is taken before the text is read, so the text is never older than the stamp it is kept with.
+    return this.keep(stamp, await readFile(this.file, "utf8").catch(() => undefined));
+  }
+
+  /**
+   * Applies `change` to what is stored once the updates asked for before it have ended, and writes the result: a
+   * temporary file of mode 0600, renamed over the old one.
+   */
+  updateAsync(change: Change): Promise<StoredSignIn> {
+    return this.queued(async () => {
+      const next = this.changed(change, await this.readAsync());
+      await writeFileAtomicAsync(this.file, JSON.stringify(next, null, 2), FILE);
+      return next;
+    });
+  }
+
+  /** Removes the file, once the updates asked for before have ended. */
+  forgetAsync(): Promise<void> {
+    return this.queued(() => rm(this.file, { force: true }));
+  }
+
+  /** readAsync, blocking: for `gaggle auth`, a process of its own where nothing else waits. */
+  read(): StoredSignIn {
+    // eslint-disable-next-line no-restricted-syntax -- synchronous: gaggle auth reads the file in a process of its own, where nothing else waits.
+    const stamp = stampOf(statSync(this.file, { throwIfNoEntry: false, bigint: true }));
+    if (stamp === undefined) return { resource: this.resource };
+    if (this.parsed?.stamp === stamp) return this.parsed.stored;
+    let text: string | undefined;
+    try {
+      // eslint-disable-next-line no-restricted-syntax -- synchronous: as above, for gaggle auth.
+      text = readFileSync(this.file, "utf8");
+    } catch {
+      // Missing or unreadable: as if never signed in.
+    }
+    return this.keep(stamp, text);
+  }
+
+  /** updateAsync, blocking and outside the queue: for a process where nothing else updates the file. */
+  update(change: Change): StoredSignIn {
+    const next = this.changed(change, this.read());
+    writeFileAtomic(this.file, JSON.stringify(next, null, 2), FILE);
+    return next;
+  }
+
+  /** forgetAsync, blocking and outside the queue: for `gaggle auth logout`. */
+  forget(): void {
+    // eslint-disable-next-line no-restricted-syntax -- synchronous: as above, for gaggle auth logout.
+    rmSync(this.file, { force: true });
+  }
+
+  private changed(change: Change, stored: StoredSignIn): StoredSignIn {
+    return { ...change(stored), resource: this.resource };
+  }
+
+  private keep(stamp: string, text: string | undefined): StoredSignIn {
     let stored: StoredSignIn = { resource: this.resource };
     try {
-      const found: unknown = JSON.parse(readFileSync(this.file, "utf8"));
+      const found: unknown = text === undefined ? undefined : JSON.parse(text);
       if (isObject(found) && found.resource === this.resource) stored = found as unknown as StoredSignIn;
     } catch {
-      // Missing or damaged: as if never signed in.
+      // Damaged: as if never signed in.
     }
     this.parsed = { stamp, stored };
     return stored;
   }
 
-  /** Applies `change` and writes the result: a temporary file of mode 0600, renamed over the old one. */
-  update(change: (stored: StoredSignIn) => StoredSignIn): StoredSignIn {
-    const next = { ...change(this.read()), resource: this.resource };
-    writeFileAtomic(this.file, JSON.stringify(next, null, 2), { mode: 0o600, dirMode: 0o700 });
-    return next;
+  private queued<T>(step: () => Promise<T>): Promise<T> {
+    const result = (queues.get(this.file) ?? Promise.resolve()).then(step);
+    const ended = result.then(
+      () => {},
+      () => {},
+    );
+    queues.set(this.file, ended);
+    void ended.then(() => {
+      if (queues.get(this.file) === ended) queues.delete(this.file);
+    });
+    return result;
   }
+}
 
-  /** Changes whenever the file is replaced or removed (by this process or another); undefined while there is none. */
-  stamp(): string | undefined {
-    const stat = statSync(this.file, { throwIfNoEntry: false, bigint: true });
-    return stat && `${stat.ino}:${stat.mtimeNs}`;
-  }
+/** Changes whenever the file is replaced or removed; undefined while there is none. */
+function stampOf(stat: { ino: bigint; mtimeNs: bigint } | undefined): string | undefined {
+  return stat && `${stat.ino}:${stat.mtimeNs}`;
+}
 
-  forget(): void {
-    rmSync(this.file, { force: true });
-  }
+/** A file that is not there reads as nothing; any other failure (a folder that cannot be searched) is the caller's. */
+function missing(error: NodeJS.ErrnoException): undefined {
+  if (error.code === "ENOENT") return undefined;
+  throw error;
 }

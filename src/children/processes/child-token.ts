@@ -1,4 +1,5 @@
 // The token that marks everything a child started: set in its environment, inherited by every descendant.
+/* eslint-disable no-restricted-syntax -- synchronous: /proc answers from kernel memory and never waits on a disk. */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 
@@ -22,7 +23,6 @@ export function childToken(inherited = process.env[TOKEN_VAR]): { token: string;
 /** Whether process `pid` (a /proc entry) carries `token`; false for a zombie, which has no environment left, and for another user's process. */
 export function holdsToken(pid: string, token: string): boolean {
   try {
-    // Sync: /proc answers from kernel memory and never waits on a disk.
     return readFileSync(`/proc/${pid}/environ`).includes(token);
   } catch {
     return false; // it ended while we looked, or it is another user's and not ours to read

@@ -1,5 +1,6 @@
 // Process trees: every child leads its own process group and marks its descendants with a token, and shutdown
 // escalates over both, so that what left the group (setsid, a double fork) goes too.
+/* eslint-disable no-restricted-syntax -- synchronous: /proc answers from kernel memory and never waits on a disk. */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 import { holdsToken } from "./child-token.js";
@@ -13,7 +14,6 @@ export interface ProcessTree {
 /** The entries of /proc that are processes; undefined where there is no /proc to read. */
 function procPids(): string[] | undefined {
   try {
-    // Sync: /proc answers from kernel memory and never waits on a disk.
     return readdirSync("/proc").filter((entry) => entry.charCodeAt(0) <= 57);
   } catch {
     return undefined;
@@ -37,7 +37,6 @@ export function groupGone(pgid: number): boolean {
 
 function liveMemberOf(pid: string, pgid: number): boolean {
   try {
-    // Sync: /proc answers from kernel memory and never waits on a disk.
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     // Fields after the parenthesised name: state, ppid, pgrp, ...
     const [state, , group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
@@ -123,7 +122,6 @@ export function countTrees(trees: readonly ProcessTree[]): number | undefined {
 /** The group of live process `pid`; undefined for a zombie, or a process that ended while we looked. */
 function liveGroupOf(pid: string): number | undefined {
   try {
-    // Sync: /proc answers from kernel memory and never waits on a disk.
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const [state, , group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return state === "Z" || state === "X" ? undefined : Number(group);
@@ -142,7 +140,7 @@ export function processAlive(pid: number): boolean {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
   }
-  // Without /proc (a sandbox that does not mount it) the signal's answer is all there is; /proc reads never wait on a disk.
+  // Without /proc (a sandbox that does not mount it) the signal's answer is all there is.
   return process.platform !== "linux" || liveGroupOf(String(pid)) !== undefined || !existsSync("/proc/self/stat");
 }
 

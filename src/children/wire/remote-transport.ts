@@ -28,7 +28,7 @@ export type RefusalAwareProvider = OAuthClientProvider & {
   /** The access token to send instead of the one on the request, when it was due and has been refreshed. */
   freshAccessToken(serverUrl: URL, fetchFn: Fetch): Promise<string | undefined>;
   /** Returns an error when the refusal is final: no sign-in would change it, and the request fails with it. */
-  noteRefusal(status: number, challenge: { error?: string; scope?: string }): Error | undefined;
+  noteRefusal(status: number, challenge: { error?: string; scope?: string }): Promise<Error | undefined>;
 };
 
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
@@ -50,7 +50,7 @@ function signedInFetch(inner: Fetch, endpoint: URL, provider: RefusalAwareProvid
     const response = await inner(url, fresh === undefined ? init : { ...init, headers });
     if (response.status !== 401 && response.status !== 403) return response;
     const { error, scope } = extractWWWAuthenticateParams(response);
-    const final = provider.noteRefusal(response.status, { ...(error && { error }), ...(scope && { scope }) });
+    const final = await provider.noteRefusal(response.status, { ...(error && { error }), ...(scope && { scope }) });
     if (final) {
       await response.body?.cancel();
       throw final;

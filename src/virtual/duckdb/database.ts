@@ -47,7 +47,7 @@ export class Database {
       const readOnly = await confine(instance, roots, !readWrite);
       return new Database(duckdb, instance, readOnly, roots);
     } catch (error) {
-      // DuckDB's own API: closing an instance is synchronous in the engine.
+      // eslint-disable-next-line no-restricted-syntax -- DuckDB's own API: closing an instance is synchronous in the engine.
       instance.closeSync();
       throw error;
     }
@@ -76,7 +76,7 @@ export class Database {
     const open = [...this.sessions.values()];
     this.sessions.clear();
     await Promise.all(open.map(async (connecting) => (await connecting.catch(() => undefined))?.close()));
-    // DuckDB's own API: closing an instance is synchronous in the engine.
+    // eslint-disable-next-line no-restricted-syntax -- DuckDB's own API: closing an instance is synchronous in the engine.
     this.instance.closeSync();
   }
 }
@@ -95,7 +95,7 @@ async function confine(instance: DuckDBInstance, roots: string[], readOnly: bool
     await setup.run("SET lock_configuration = true");
     return readOnly ? await ReadOnlyCheck.of(setup) : undefined;
   } finally {
-    // DuckDB's own API: closing a connection is synchronous in the engine.
+    // eslint-disable-next-line no-restricted-syntax -- DuckDB's own API: closing a connection is synchronous in the engine.
     setup.closeSync();
   }
 }

@@ -46,7 +46,7 @@ export class Session {
     const repeating = setInterval(() => this.connection.interrupt(), INTERRUPT_AGAIN_MS);
     await this.queue;
     clearInterval(repeating);
-    // DuckDB's own API: closing a connection is synchronous in the engine.
+    // eslint-disable-next-line no-restricted-syntax -- DuckDB's own API: closing a connection is synchronous in the engine.
     this.connection.closeSync();
   }
 
@@ -81,6 +81,7 @@ export class Session {
         } finally {
           // A prepared statement keeps what it last ran until it is destroyed, which the garbage collector, blind
           // to native memory, would leave for long.
+          // eslint-disable-next-line no-restricted-syntax -- DuckDB's own API: destroying a prepared statement is synchronous in the engine.
           prepared.destroySync();
         }
       }

@@ -57,7 +57,7 @@ function fromFile(value: unknown, base: string, table: readonly string[]): Polic
   const source = `the policy file ${file}`;
   let text: string;
   try {
-    // Sync: read as the process child is made (start-up or a reload), before it answers any call.
+    // eslint-disable-next-line no-restricted-syntax -- synchronous: read as the process child is made (start-up or a reload), before it answers any call.
     text = readFileSync(file, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

@@ -37,6 +37,7 @@ export function throughDescriptor(opened: Opened): string {
 export function descriptorPath(fd: number): string | undefined {
   if (!DESCRIPTORS) return undefined;
   try {
+    // eslint-disable-next-line no-restricted-syntax -- synchronous: see above.
     return readlinkSync(`/proc/self/fd/${fd}`);
   } catch {
     return undefined;
@@ -45,7 +46,7 @@ export function descriptorPath(fd: number): string | undefined {
 
 const DESCRIPTORS = (() => {
   try {
-    // Synchronous on purpose: read once as the module loads, at start-up, before any call; /proc is no mount that hangs.
+    // eslint-disable-next-line no-restricted-syntax -- synchronous: read once as the module loads, before any call; /proc is no mount that hangs.
     readlinkSync("/proc/self/fd/0");
     return true;
   } catch {

@@ -1,6 +1,6 @@
 // Remote children behind OAuth: a child nobody signed in to fails with AUTH_REQUIRED and the command to run, without
 // gaggle registering or asking for tokens on its own; where sign-ins are kept, and `gaggle auth status | logout`.
-import { existsSync, mkdtempSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -102,5 +102,35 @@ describe("TokenStore", () => {
     expect(store.read()).toEqual({ resource: "https://docs.example/mcp", codeVerifier: "v" });
     // The same child, pointed elsewhere: what was obtained for the old URL is never offered to the new one.
     expect(new TokenStore(dir, "docs", "https://evil.example/mcp").read()).toEqual({ resource: "https://evil.example/mcp" });
+  });
+
+  it("applies updates asked for at once one after another, across the stores of one file, so none is lost", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gaggle-token-store-"));
+    const url = "https://docs.example/mcp";
+    const [provider, signIn] = [new TokenStore(dir, "docs", url), new TokenStore(dir, "docs", url)];
+    const scopes = ["a", "b", "c", "d", "e", "f"];
+    await Promise.all([
+      ...scopes.map((scope, at) =>
+        (at % 2 ? provider : signIn).updateAsync((stored) => ({ ...stored, scopeWanted: `${stored.scopeWanted ?? ""}${scope}` })),
+      ),
+      provider.updateAsync((stored) => ({ ...stored, codeVerifier: "v" })),
+    ]);
+    expect(await signIn.readAsync()).toEqual({ resource: url, scopeWanted: "abcdef", codeVerifier: "v" });
+    expect(statSync(provider.file).mode & 0o777).toBe(0o600);
+    // A removal asked for after an update lands after it.
+    await Promise.all([provider.updateAsync((stored) => ({ ...stored, codeVerifier: "w" })), signIn.forgetAsync()]);
+    expect(existsSync(provider.file)).toBe(false);
+    expect(await provider.readAsync()).toEqual({ resource: url });
+  });
+
+  it("reads the file again once another process replaced it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gaggle-token-store-"));
+    const url = "https://docs.example/mcp";
+    const store = new TokenStore(dir, "docs", url);
+    await store.updateAsync((stored) => ({ ...stored, codeVerifier: "mine" }));
+    expect((await store.readAsync()).codeVerifier).toBe("mine");
+    writeFileSync(`${store.file}.new`, JSON.stringify({ resource: url, codeVerifier: "theirs" }));
+    renameSync(`${store.file}.new`, store.file);
+    expect((await store.readAsync()).codeVerifier).toBe("theirs");
   });
 });
