@@ -1,8 +1,8 @@
 // What gaggle asks of a path before it uses one; each answer is false (or the path as given) when it cannot be read.
 // These block the event loop: for start-up, config loading and CLI commands; fs-probes.ts asks without blocking.
 /* eslint-disable no-restricted-syntax -- synchronous: these serve start-up, config loading and CLI commands. */
-import { accessSync, constants, lstatSync, realpathSync, statSync } from "node:fs";
-import { basename, delimiter, dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { accessSync, constants, realpathSync, statSync } from "node:fs";
+import { delimiter, isAbsolute, join, resolve, sep } from "node:path";
 
 export function isFile(path: string): boolean {
   try {
@@ -46,16 +46,16 @@ export type CommandLookup = { found: string } | { missing: string; searched: str
  * the folders of `pathVariable`, the first that holds it as a file this process may run.
  */
 export function findExecutable(command: string, cwd: string, pathVariable: string | undefined): CommandLookup {
-  if (command.includes("/")) {
-    const path = isAbsolute(command) ? command : resolve(cwd, command);
-    return isExecutableFile(path) ? { found: path } : { missing: command, searched: [] };
-  }
+  const { candidates, searched } = commandCandidates(command, cwd, pathVariable);
+  const found = candidates.find(isExecutableFile);
+  return found === undefined ? { missing: command, searched } : { found };
+}
+
+/** Where findExecutable looks for `command`, in order (`candidates`), and the PATH folders that means (`searched`). */
+export function commandCandidates(command: string, cwd: string, pathVariable: string | undefined): { candidates: string[]; searched: string[] } {
+  if (command.includes("/")) return { candidates: [isAbsolute(command) ? command : resolve(cwd, command)], searched: [] };
   const searched = (pathVariable ?? "").split(delimiter).filter(Boolean);
-  for (const dir of searched) {
-    const path = join(dir, command);
-    if (isExecutableFile(path)) return { found: path };
-  }
-  return { missing: command, searched };
+  return { candidates: searched.map((dir) => join(dir, command)), searched };
 }
 
 /** True when `dir` is `prefix` or inside it, by whole path components ("/a/b" is not under "/a/bc"). */
@@ -63,60 +63,4 @@ export function isUnder(dir: string, prefix: string): boolean {
   if (dir === prefix) return true;
   const withSep = prefix.endsWith(sep) ? prefix : prefix + sep;
   return dir.startsWith(withSep);
-}
-
-/**
- * Where `path` really is, so a write to it lands there: its deepest existing ancestor with symlinks resolved, and
- * the rest as written. Undefined for a symlink whose target does not exist, which a write would create wherever it
- * points.
- */
-export function realTarget(path: string): string | undefined {
-  const rest: string[] = [];
-  let at = path;
-  for (;;) {
-    try {
-      return join(realpathSync(at), ...rest.reverse());
-    } catch {
-      try {
-        if (lstatSync(at).isSymbolicLink()) return undefined;
-      } catch {
-        // Not there: its folder decides.
-      }
-      const parent = dirname(at);
-      if (parent === at) return path;
-      rest.push(basename(at));
-      at = parent;
-    }
-  }
-}
-
-/**
- * Where the kernel lands opening `path` from the real folder `base`: each component in turn, symlinks followed where
- * they stand, so `link/..` is the parent of the link's target (a textual `..` would cancel the link). A component that
- * does not exist yet ends the walk: the rest as written, unless it climbs with `..` (the open would fail). Undefined
- * for a symlink whose target does not exist, or for a path the kernel could not open.
- */
-export function kernelTarget(base: string, path: string): string | undefined {
-  let at = isAbsolute(path) ? "/" : base;
-  const parts = path.split("/").filter((part) => part !== "" && part !== ".");
-  for (let i = 0; i < parts.length; i++) {
-    const part = parts[i]!;
-    if (part === "..") {
-      at = dirname(at);
-      continue;
-    }
-    const next = join(at, part);
-    try {
-      at = realpathSync(next);
-    } catch {
-      try {
-        if (lstatSync(next).isSymbolicLink()) return undefined;
-      } catch {
-        // Not there yet: a command before this one may make it.
-      }
-      const rest = parts.slice(i + 1);
-      return rest.includes("..") ? undefined : join(next, ...rest);
-    }
-  }
-  return at;
 }

@@ -2,6 +2,7 @@
 import { constants } from "node:fs";
 import { access, lstat, realpath, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { commandCandidates, type CommandLookup } from "./fs-checks.js";
 
 export async function isFile(path: string): Promise<boolean> {
   return (await stat(path).catch(() => undefined))?.isFile() ?? false;
@@ -24,6 +25,13 @@ export async function isExecutableFile(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** A command looked up the way spawn does, as fs-checks.ts's findExecutable looks it up. */
+export async function findExecutable(command: string, cwd: string, pathVariable: string | undefined): Promise<CommandLookup> {
+  const { candidates, searched } = commandCandidates(command, cwd, pathVariable);
+  for (const path of candidates) if (await isExecutableFile(path)) return { found: path };
+  return { missing: command, searched };
 }
 
 /**
@@ -49,4 +57,33 @@ export async function exists(path: string): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+/**
+ * Where the kernel lands opening `path` from the real folder `base`: each component in turn, symlinks followed where
+ * they stand, so `link/..` is the parent of the link's target (a textual `..` would cancel the link). A component that
+ * does not exist yet ends the walk: the rest as written, unless it climbs with `..` (the open would fail). Undefined
+ * for a symlink whose target does not exist, or for a path the kernel could not open.
+ */
+export async function kernelTarget(base: string, path: string): Promise<string | undefined> {
+  let at = isAbsolute(path) ? "/" : base;
+  const parts = path.split("/").filter((part) => part !== "" && part !== ".");
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    if (part === "..") {
+      at = dirname(at);
+      continue;
+    }
+    const next = join(at, part);
+    const real = await realpath(next).catch(() => undefined);
+    if (real !== undefined) {
+      at = real;
+      continue;
+    }
+    // Not there yet, unless a dangling symlink: a command before this one may make it.
+    if ((await lstat(next).catch(() => undefined))?.isSymbolicLink()) return undefined;
+    const rest = parts.slice(i + 1);
+    return rest.includes("..") ? undefined : join(next, ...rest);
+  }
+  return at;
 }

@@ -9,7 +9,8 @@ import type { Switchboard } from "../../children/switchboard.js";
 import type { AgentConfig } from "../../config/agents.js";
 import { GaggleError } from "../../shared/errors.js";
 import { recordsToForget, refusal, refusalHint, type SharedLimit } from "../../shared/fair-share.js";
-import { canonical, findExecutable, isDirectory } from "../../shared/fs-checks.js";
+import { isDirectory as isDirectoryNow } from "../../shared/fs-checks.js";
+import { canonical, findExecutable, isDirectory } from "../../shared/fs-probes.js";
 import { logger } from "../../shared/log.js";
 import { formatDuration, plural } from "../goose/format.js";
 import type { ProcessTable } from "../process/process-table.js";
@@ -27,6 +28,24 @@ import { agentsTools } from "./tools.js";
 const NAME = "agents";
 const DESCRIPTION =
   "Coding agents over the Agent Client Protocol (Claude, Codex, Gemini, Goose, ...): start sessions, prompt them, follow their transcripts";
+
+/** What a team member's session is: its agent, who owns it, where it runs, what it resumes and whom it tells. */
+export interface MemberSpec {
+  agent: string;
+  owner: string;
+  cwd: string;
+  loadSession: string | undefined;
+  mcpServers: acp.McpServer[];
+  follower: SessionFollower;
+}
+
+/** A member's session checked and placed by `prepareMember`, for `startMember` to open. */
+export interface MemberStart {
+  member: MemberSpec;
+  entry: AgentEntry;
+  cwd: string;
+  roots: CallRoots;
+}
 
 /** One configured agent: how to start it, its roots, and its processes while they run, one per principal. */
 interface AgentEntry {
@@ -150,16 +169,17 @@ export class AgentsChild extends VirtualChild implements ProcessLoss {
     ctx: CallContext,
     ask?: Ask,
   ): Promise<{ session: AgentSession; turn: Turn | undefined }> {
-    const entry = this.startable(request.agent, principalOf(ctx));
+    const entry = await this.startable(request.agent, principalOf(ctx));
     const roots = await entry.roots.forCall(ctx);
     const home = entry.roots.home(roots);
     const cwd = await entry.roots.confine(request.cwd === undefined ? home : resolve(home, request.cwd), home, roots);
-    if (!isDirectory(cwd)) {
+    if (!(await isDirectory(cwd))) {
       throw new GaggleError("INVALID_ARGS", `cwd "${request.cwd ?? cwd}" is not a directory (resolved to ${cwd})`, {
         hint: `give a folder that exists inside [agents.${entry.config.name}] roots (${entry.roots.configured.join(", ")}); a relative one is taken from ${home}`,
       });
     }
-    // Asking the client for its roots let other starts in meanwhile: the room is counted again where the session opens.
+    // Asking the client for its roots, and the disk about folders, let other starts in meanwhile: the room is counted
+    // again where the session opens.
     this.checkRoom(entry.config, principalOf(ctx));
     const session = this.open(entry, principalOf(ctx), ctx.caller?.sessionId, cwd, roots, { loadFrom: request.loadSession });
     const turn = request.prompt === undefined ? undefined : session.send(request.prompt, this.sourceOf(ctx, ask));
@@ -172,20 +192,26 @@ export class AgentsChild extends VirtualChild implements ProcessLoss {
   }
 
   /**
-   * A session for a team member, owned by `owner` (the team's owner) and started on `prompt`. Its roots are the
-   * agent's when `cwd` lies inside them, else `cwd` alone (a worktree gaggle made for the member); no client's roots
-   * narrow them, and nobody is asked about its permission requests: the agent's `permission` policy answers them.
+   * A team member's session, checked (room, command, folders) but not opened: `startMember` opens it. Its roots are
+   * the agent's when `cwd` lies inside them, else `cwd` alone (a worktree gaggle made for the member).
+   */
+  async prepareMember(member: MemberSpec): Promise<MemberStart> {
+    const entry = await this.startable(member.agent, member.owner);
+    const cwd = await canonical(member.cwd);
+    if (!(await isDirectory(cwd))) throw new GaggleError("INVALID_ARGS", `the member's folder ${member.cwd} is not a directory`);
+    const inside = isInside(cwd, { configured: entry.roots.configured, client: undefined });
+    return { member, entry, cwd, roots: { configured: inside ? entry.roots.configured : [cwd], client: undefined } };
+  }
+
+  /**
+   * Opens a prepared member's session, owned by `owner` (the team's owner) and started on `prompt`; no client's roots
+   * narrow it, and nobody is asked about its permission requests: the agent's `permission` policy answers them.
    * `member.loadSession` resumes the member's conversation where the agent can load it, else a new one starts.
    */
-  startMember(
-    member: { agent: string; owner: string; cwd: string; loadSession: string | undefined; mcpServers: acp.McpServer[]; follower: SessionFollower },
-    prompt: string,
-  ): { session: AgentSession; turn: Turn } {
-    const entry = this.startable(member.agent, member.owner);
-    const cwd = canonical(member.cwd);
-    if (!isDirectory(cwd)) throw new GaggleError("INVALID_ARGS", `the member's folder ${member.cwd} is not a directory`);
-    const inside = isInside(cwd, { configured: entry.roots.configured, client: undefined });
-    const roots: CallRoots = { configured: inside ? entry.roots.configured : [cwd], client: undefined };
+  startMember(start: MemberStart, prompt: string): { session: AgentSession; turn: Turn } {
+    const { member, entry, cwd, roots } = start;
+    // Preparing it awaited the disk, letting other starts in: the room is counted again where the session opens.
+    this.checkRoom(entry.config, member.owner);
     const session = this.open(entry, member.owner, undefined, cwd, roots, {
       loadFrom: member.loadSession,
       newIfUnloadable: true,
@@ -199,17 +225,17 @@ export class AgentsChild extends VirtualChild implements ProcessLoss {
    * The agent's entry, when `owner` may start one more session of it (its share, and the agent's live sessions over
    * every principal) and its command is there.
    */
-  private startable(agentName: string | undefined, owner: string): AgentEntry {
+  private async startable(agentName: string | undefined, owner: string): Promise<AgentEntry> {
     const entry = this.entry(agentName);
     const { config } = entry;
     this.checkRoom(config, owner);
-    const lookup = findExecutable(entry.launch.command, entry.launch.cwd, entry.launch.env.PATH);
+    const lookup = await findExecutable(entry.launch.command, entry.launch.cwd, entry.launch.env.PATH);
     if ("missing" in lookup) {
       throw new GaggleError("SERVER_FAILED", `agent "${config.name}": its command ${entry.launch.command} is not found`, {
         hint: `install the agent, or set [agents.${config.name}] command`,
       });
     }
-    const missing = missingFolder(config);
+    const missing = folderProblem(config, await firstMissing([config.cwd, ...config.roots]));
     if (missing) throw new GaggleError("SERVER_FAILED", `agent "${config.name}": ${missing.problem}`, { hint: missing.hint });
     return entry;
   }
@@ -382,12 +408,28 @@ export class AgentsChild extends VirtualChild implements ProcessLoss {
   }
 }
 
-/** The first of an agent's folders (cwd, then roots) that is no directory: the agent could not run there (spawn would blame its command). */
+/**
+ * The first of an agent's folders (cwd, then roots) that is no directory: the agent could not run there (spawn would
+ * blame its command). This one blocks, for `gaggle doctor` and start-up checks; a start asks without blocking.
+ */
 export function missingFolder(config: AgentConfig): { problem: string; hint: string } | undefined {
+  return folderProblem(
+    config,
+    [config.cwd, ...config.roots].find((path) => !isDirectoryNow(path)),
+  );
+}
+
+/** What is wrong when `missing`, the first of the agent's folders (cwd, then roots) found no directory, is one. */
+function folderProblem(config: AgentConfig, missing: string | undefined): { problem: string; hint: string } | undefined {
   const key = `[agents.${config.name}]`;
-  if (!isDirectory(config.cwd)) return { problem: `its folder ${config.cwd} (${key} cwd) is not a directory`, hint: `create it, or set ${key} cwd` };
-  const root = config.roots.find((path) => !isDirectory(path));
-  return root === undefined ? undefined : { problem: `its root ${root} (${key} roots) is not a directory`, hint: `create it, or set ${key} roots` };
+  if (missing === undefined) return undefined;
+  if (missing === config.cwd) return { problem: `its folder ${config.cwd} (${key} cwd) is not a directory`, hint: `create it, or set ${key} cwd` };
+  return { problem: `its root ${missing} (${key} roots) is not a directory`, hint: `create it, or set ${key} roots` };
+}
+
+async function firstMissing(paths: string[]): Promise<string | undefined> {
+  for (const path of paths) if (!(await isDirectory(path))) return path;
+  return undefined;
 }
 
 export function principalOf(ctx: CallContext): string {

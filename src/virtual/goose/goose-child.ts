@@ -5,10 +5,9 @@ import type { CallToolResult, ReadResourceResult, Resource, ResourceTemplate } f
 import { LOCAL_PRINCIPAL, type BackgroundWork, type CallContext } from "../../children/child.js";
 import type { ChildEvents } from "../../children/switchboard.js";
 import { GaggleError } from "../../shared/errors.js";
-import { isDirectory } from "../../shared/fs-checks.js";
 import { VirtualChild, type VirtualTool } from "../virtual-child.js";
 import { sessionName } from "./argv.js";
-import { findExecutable } from "../../shared/fs-checks.js";
+import { findExecutable, isDirectory } from "../../shared/fs-probes.js";
 import { logger } from "../../shared/log.js";
 import { probeAcp } from "./acp-probe.js";
 import { acpCanTake, AcpTurns } from "./acp-turns.js";
@@ -29,6 +28,12 @@ import { recordsToForget } from "../../shared/fair-share.js";
 export type { GooseLaunch } from "./turns.js";
 
 const DESCRIPTION = "Goose agents (goslings): start them, follow their transcripts, talk to them, release them";
+
+/** A gosling checked by `prepareGosling`, for `openGosling` to make. */
+export interface GoslingStart {
+  given: RunOption[];
+  owner: string;
+}
 
 export class GooseChild extends VirtualChild implements GoslingHost {
   protected readonly virtualTools: VirtualTool[];
@@ -144,10 +149,11 @@ export class GooseChild extends VirtualChild implements GoslingHost {
   }
 
   /**
-   * Starts a gosling on its first prompt; returns at once. With `continueSession`, the gosling lives in that
-   * existing Goose session (one an earlier, released gosling created) and its first turn already resumes it.
+   * Starts a gosling on its first prompt; returns once it is made, its turn queued. With `continueSession`, the
+   * gosling lives in that existing Goose session (one an earlier, released gosling created) and its first turn
+   * already resumes it.
    */
-  launchGosling(
+  async launchGosling(
     prompt: string,
     tokens: readonly string[],
     ctx: CallContext,
@@ -155,7 +161,12 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     cwd = this.launch.cwd,
     continueSession?: string,
     owner = ctx.caller?.principal ?? LOCAL_PRINCIPAL,
-  ): { gosling: Gosling; entry: PromptEntry } {
+  ): Promise<{ gosling: Gosling; entry: PromptEntry }> {
+    return this.openGosling(await this.prepareGosling(tokens, owner), prompt, ctx, kind, cwd, continueSession);
+  }
+
+  /** A gosling of `owner` on `tokens` (goose run flags), checked (options, room, Goose there) but not made: `openGosling` makes it. */
+  async prepareGosling(tokens: readonly string[], owner: string): Promise<GoslingStart> {
     let given;
     try {
       given = parseRunOptions(tokens);
@@ -164,8 +175,23 @@ export class GooseChild extends VirtualChild implements GoslingHost {
       throw error;
     }
     checkNewGosling(this.owned(), owner, this.settings);
-    if ("missing" in findExecutable(this.launch.command, this.launch.cwd, this.launch.env.PATH))
+    if ("missing" in (await findExecutable(this.launch.command, this.launch.cwd, this.launch.env.PATH)))
       throw gooseMissing(this.launch.command, "was not found");
+    return { given, owner };
+  }
+
+  /** Makes a prepared gosling in `cwd` and queues its first prompt, as launchGosling describes. */
+  openGosling(
+    start: GoslingStart,
+    prompt: string,
+    ctx: CallContext,
+    kind: GoslingKind,
+    cwd: string,
+    continueSession: string | undefined,
+  ): { gosling: Gosling; entry: PromptEntry } {
+    const { given, owner } = start;
+    // Looking for Goose let other starts in: the room is counted again where the gosling is made.
+    checkNewGosling(this.owned(), owner, this.settings);
     const id = randomUUID();
     const options = mergeOptions(this.settings.options, given);
     const session = continueSession ?? sessionName(id);
@@ -194,13 +220,13 @@ export class GooseChild extends VirtualChild implements GoslingHost {
     return outcome;
   }
 
-  dispatch(prompt: string, path: string | undefined, ctx: CallContext): Promise<CallToolResult> {
+  async dispatch(prompt: string, path: string | undefined, ctx: CallContext): Promise<CallToolResult> {
     let cwd = this.launch.cwd;
     if (path !== undefined) {
       cwd = resolve(this.launch.cwd, path);
-      if (!isDirectory(cwd)) throw new GaggleError("INVALID_ARGS", `path "${path}" is not a directory (resolved to ${cwd})`);
+      if (!(await isDirectory(cwd))) throw new GaggleError("INVALID_ARGS", `path "${path}" is not a directory (resolved to ${cwd})`);
     }
-    const { gosling, entry } = this.launchGosling(prompt, [], ctx, "dispatch_agent", cwd);
+    const { gosling, entry } = await this.launchGosling(prompt, [], ctx, "dispatch_agent", cwd);
     return runDispatch(this, gosling, entry, ctx);
   }
 

@@ -37,7 +37,7 @@ export function gooseTools(goose: GooseChild): VirtualTool[] {
       }),
       run: async (args, ctx) => {
         if (ctx.endsWithCall) throw backgroundRefusal("a gosling (it runs in the background)");
-        const { gosling } = goose.launchGosling(args.prompt, args.options ?? [], ctx);
+        const { gosling } = await goose.launchGosling(args.prompt, args.options ?? [], ctx);
         return textResult(
           [
             `Started gosling ${gosling.id} (Goose session ${gosling.session}).`,

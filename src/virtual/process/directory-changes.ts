@@ -2,7 +2,8 @@
 // may have run before it left it, following `&&` and `||` as bash does; every directory it may reach judged against
 // cwd_allow.
 import { resolve } from "node:path";
-import { isUnder, kernelTarget, realTarget } from "../../shared/fs-checks.js";
+import { isUnder } from "../../shared/fs-checks.js";
+import { kernelTarget, realTarget } from "../../shared/fs-probes.js";
 import type { DirectoryChange, SimpleCommand } from "../shell/command-grammar.js";
 
 /** A folder the shell may be in: as `cd` leaves $PWD (`logical`), and where it really is. */
@@ -35,7 +36,11 @@ export interface Places {
  * the rest of the line. A directory change is refused when a folder it may reach lies outside `cwdAllow`, or, with
  * `cwdAllow`, when its folder is known only at run time (`cd "$D"`).
  */
-export function placesAfter(line: { commands: SimpleCommand[] }, start: ShellPlace, cwdAllow: string[] | undefined): Places | { refused: string } {
+export async function placesAfter(
+  line: { commands: SimpleCommand[] },
+  start: ShellPlace,
+  cwdAllow: string[] | undefined,
+): Promise<Places | { refused: string }> {
   const steps: Array<{ at: number; places: Where }> = [];
   const { commands } = line;
   // Where the list so far may leave the shell when its last pipeline succeeded, and when it failed.
@@ -52,13 +57,13 @@ export function placesAfter(line: { commands: SimpleCommand[] }, start: ShellPla
       let outcome: [Where, Where];
       if (end === first + 1) {
         steps.push({ at: head.at, places: from });
-        outcome = after(head, from, cwdAllow, changed);
+        outcome = await after(head, from, cwdAllow, changed);
         changed ||= head.chdir !== undefined;
       } else {
         let now = from;
         for (const command of commands.slice(first, end)) {
           steps.push({ at: command.at, places: now });
-          now = union(...after(command, now, cwdAllow, changed), command);
+          now = union(...(await after(command, now, cwdAllow, changed)), command);
           changed ||= command.chdir !== undefined;
         }
         outcome = [now, now];
@@ -96,7 +101,7 @@ class Refusal extends Error {}
  * Where the shell may be after `command` runs from `from`: when it succeeds, and when it fails. `changed`: a directory
  * change comes before it in the line.
  */
-function after(command: SimpleCommand, from: Where, cwdAllow: string[] | undefined, changed: boolean): [Where, Where] {
+async function after(command: SimpleCommand, from: Where, cwdAllow: string[] | undefined, changed: boolean): Promise<[Where, Where]> {
   const change = command.chdir;
   if (!change) return [from, from];
   if (change.to === undefined || from === undefined) {
@@ -105,7 +110,7 @@ function after(command: SimpleCommand, from: Where, cwdAllow: string[] | undefin
   }
   const reached: ShellPlace[] = [];
   for (const place of from) {
-    const found = destinations(place, change, command.text);
+    const found = await destinations(place, change, command.text);
     for (const there of found) {
       if (cwdAllow && !cwdAllow.some((dir) => isUnder(there.real, dir))) {
         const origin = place.via
@@ -144,7 +149,7 @@ function add(places: ShellPlace[], place: ShellPlace, command: SimpleCommand): v
  * name that does not start with `/`, `./` or `../`. A folder that cannot exist (a dangling symlink) is left out: cd
  * there fails and the shell stays.
  */
-function destinations(place: ShellPlace, change: DirectoryChange, via: string): ShellPlace[] {
+async function destinations(place: ShellPlace, change: DirectoryChange, via: string): Promise<ShellPlace[]> {
   const to = change.to!;
   const found: ShellPlace[] = [];
   const add = (logical: string, real: string | undefined) => {
@@ -158,9 +163,9 @@ function destinations(place: ShellPlace, change: DirectoryChange, via: string): 
   for (const base of bases) {
     if (!change.physical) {
       const logical = resolve(base, to);
-      add(logical, realTarget(logical));
+      add(logical, await realTarget(logical));
     }
-    const real = kernelTarget(base === place.logical ? place.real : (realTarget(base) ?? base), to);
+    const real = await kernelTarget(base === place.logical ? place.real : ((await realTarget(base)) ?? base), to);
     add(real ?? "", real);
   }
   return found;

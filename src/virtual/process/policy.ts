@@ -1,6 +1,7 @@
 // The command policy (of the process and workspace children) and its one question: may this command run in this directory? Refusals name the segment and the rule.
 import { isAbsolute } from "node:path";
-import { canonical, isUnder, kernelTarget } from "../../shared/fs-checks.js";
+import { isUnder } from "../../shared/fs-checks.js";
+import { canonical, kernelTarget } from "../../shared/fs-probes.js";
 import { GaggleError } from "../../shared/errors.js";
 import { readCommandLine, type FileRedirect } from "../shell/command-grammar.js";
 import { placesAfter, type ShellPlace } from "./directory-changes.js";
@@ -29,7 +30,7 @@ export async function checkPolicy(policy: Policy, command: string, cwd: string):
       hint: `fix ${policy.source} and restart gaggle`,
     });
   }
-  const real = canonical(cwd);
+  const real = await canonical(cwd);
   if (policy.cwdAllow && !policy.cwdAllow.some((prefix) => isUnder(real, prefix))) {
     throw new GaggleError(
       "PERMISSION_DENIED",
@@ -57,7 +58,7 @@ export async function checkPolicy(policy: Policy, command: string, cwd: string):
     });
   }
   const start: ShellPlace = { logical: cwd, real };
-  const places = placesAfter(line, start, policy.cwdAllow);
+  const places = await placesAfter(line, start, policy.cwdAllow);
   if ("refused" in places) {
     throw new GaggleError("PERMISSION_DENIED", `${places.refused}, which the policy refuses`, {
       hint: `change only to directories under cwd_allow, written out (cd ./sub, not cd "$DIR") and joined with && to what must run there (cd sub && make && cd ..), or run the command with that cwd${policy.cwdAllow ? `; cwd_allow is ${list(policy.cwdAllow)}` : ""}`,
@@ -67,7 +68,7 @@ export async function checkPolicy(policy: Policy, command: string, cwd: string):
   for (const redirect of line.redirects) {
     // After a change to a folder known only at run time, a relative path could be anywhere; an absolute one is where it says.
     const from = places.at(redirect.at) ?? (isAbsolute(redirect.path) ? [start] : undefined);
-    const outside = from?.find((place) => !redirectAllowed(redirect, place, dirs));
+    const outside = from === undefined ? undefined : await firstOutside(redirect, from, dirs);
     if (from === undefined || outside !== undefined) {
       const where =
         dirs.length === 0 ? "only /dev/null is allowed (no cwd_allow or redirect_allow)" : `only /dev/null and files under ${list(dirs)} are allowed`;
@@ -88,11 +89,13 @@ export async function checkPolicy(policy: Policy, command: string, cwd: string):
   }
 }
 
-/** The file, opened from `place` as the kernel opens it (symlinks followed), is /dev/null or under one of `dirs`. */
-function redirectAllowed(redirect: FileRedirect, place: ShellPlace, dirs: string[]): boolean {
-  const path = kernelTarget(place.real, redirect.path);
-  if (path === undefined) return false;
-  return path === "/dev/null" || dirs.some((dir) => isUnder(path, dir));
+/** The first of `places` the file, opened from there as the kernel opens it (symlinks followed), is not /dev/null or under one of `dirs` from. */
+async function firstOutside(redirect: FileRedirect, places: ShellPlace[], dirs: string[]): Promise<ShellPlace | undefined> {
+  for (const place of places) {
+    const path = await kernelTarget(place.real, redirect.path);
+    if (path === undefined || !(path === "/dev/null" || dirs.some((dir) => isUnder(path, dir)))) return place;
+  }
+  return undefined;
 }
 
 const compiled = new Map<string, RegExp>();

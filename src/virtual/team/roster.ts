@@ -148,20 +148,27 @@ export class Roster implements SessionFollower {
    */
   async launch(team: TeamRecord, member: MemberRecord, prompt: string, ctx: CallContext): Promise<{ runner: MemberRunner; turn: MemberTurn }> {
     const running = this.entry(member.agent_id);
-    running.url ??= await this.urls.urlFor({ teamId: team.team_id, agentId: member.agent_id }, team.owner);
-    // A member removed while it was starting (before this launch, or while its URL was issued) is not started.
+    const url = (running.url ??= await this.urls.urlFor({ teamId: team.team_id, agentId: member.agent_id }, team.owner));
+    this.checkStillStarting(team, member, running, url);
+    const launched = member.agent
+      ? await this.launchAgent(team, member, member.agent, running, url, prompt)
+      : await this.launchGosling(team, member, running, url, prompt, ctx);
+    running.runner = launched.runner;
+    this.byRunner.set(launched.runner.id, { runner: launched.runner, agentId: member.agent_id });
+    return launched;
+  }
+
+  /**
+   * Refuses to start a member removed while it was starting (before this launch, or while its URL was issued or its
+   * runner checked), or one whose start was called off. Asked again after each wait, just before its runner is made.
+   */
+  private checkStillStarting(team: TeamRecord, member: MemberRecord, running: Running, url: MemberUrl): void {
     if (member.removed_at || this.running.get(member.agent_id) !== running) {
-      running.url.revoke();
+      url.revoke();
       throw new GaggleError("CANCELLED", `${member.agent_id} was removed from team ${team.team_id} while it was starting`);
     }
     // Its URL stays valid: the member is kept, and a later start uses it.
     if (running.calledOff) throw new StartCalledOff(`${member.agent_id} of team ${team.team_id} was not started: ${running.calledOff}`);
-    const launched = member.agent
-      ? this.launchAgent(team, member, member.agent, running.url, prompt)
-      : this.launchGosling(team, member, running.url, prompt, ctx);
-    running.runner = launched.runner;
-    this.byRunner.set(launched.runner.id, { runner: launched.runner, agentId: member.agent_id });
-    return launched;
   }
 
   /** Its runner is released (transcript kept) and its URL stops working. */
@@ -188,34 +195,43 @@ export class Roster implements SessionFollower {
     this.running.delete(agentId);
   }
 
-  private launchGosling(
+  private async launchGosling(
     team: TeamRecord,
     member: MemberRecord,
+    running: Running,
     url: MemberUrl,
     prompt: string,
     ctx: CallContext,
-  ): { runner: MemberRunner; turn: PromptEntry } {
+  ): Promise<{ runner: MemberRunner; turn: PromptEntry }> {
     const goose = this.requireGoose();
     const tokens = ["--with-streamable-http-extension", url.url, ...member.options];
-    const launched = goose.launchGosling(prompt, tokens, ctx, "team_member", member.cwd, member.session ?? undefined, team.owner);
+    const start = await goose.prepareGosling(tokens, team.owner);
+    this.checkStillStarting(team, member, running, url);
+    const launched = goose.openGosling(start, prompt, ctx, "team_member", member.cwd, member.session ?? undefined);
     member.session = launched.gosling.conversation;
     member.gosling_id = launched.gosling.id;
     return { runner: new GoslingRunner(goose, launched.gosling), turn: launched.entry };
   }
 
-  private launchAgent(team: TeamRecord, member: MemberRecord, agent: string, url: MemberUrl, prompt: string): { runner: MemberRunner; turn: Turn } {
+  private async launchAgent(
+    team: TeamRecord,
+    member: MemberRecord,
+    agent: string,
+    running: Running,
+    url: MemberUrl,
+    prompt: string,
+  ): Promise<{ runner: MemberRunner; turn: Turn }> {
     const agents = this.requireAgents();
-    const { session, turn } = agents.startMember(
-      {
-        agent,
-        owner: team.owner,
-        cwd: member.cwd,
-        loadSession: member.session ?? undefined,
-        mcpServers: [{ type: "http", name: MEMBER_SERVER_NAME, url: url.url, headers: [] }],
-        follower: this,
-      },
-      prompt,
-    );
+    const start = await agents.prepareMember({
+      agent,
+      owner: team.owner,
+      cwd: member.cwd,
+      loadSession: member.session ?? undefined,
+      mcpServers: [{ type: "http", name: MEMBER_SERVER_NAME, url: url.url, headers: [] }],
+      follower: this,
+    });
+    this.checkStillStarting(team, member, running, url);
+    const { session, turn } = agents.startMember(start, prompt);
     member.agent_session_id = session.id;
     return { runner: new AgentRunner(agents, session), turn };
   }
