@@ -31,12 +31,14 @@ export interface RunningGaggle {
 /** `client`: a client made by the test (with capabilities and handlers of its own), connected here. */
 export async function startGaggle(
   configText: string,
-  options: { env?: Record<string, string>; args?: string[]; client?: Client } = {},
+  options: { env?: Record<string, string>; args?: string[]; client?: Client; through?: string[] } = {},
 ): Promise<RunningGaggle> {
   const configPath = writeConfig(configText);
+  // `through`: a command gaggle runs under (strace, say), with its arguments.
+  const [command, ...before] = [...(options.through ?? []), process.execPath];
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, "--config", configPath, ...(options.args ?? [])],
+    command: command!,
+    args: [...before, CLI, "--config", configPath, ...(options.args ?? [])],
     env: { ...(process.env as Record<string, string>), ...options.env },
     stderr: "pipe",
   });

@@ -54,7 +54,7 @@ export function toolsOf(client: Client): Tools {
 export async function workspaceGaggle(
   root: string,
   settings = "",
-  options: { env?: Record<string, string>; client?: Client } = {},
+  options: { env?: Record<string, string>; client?: Client; through?: string[] } = {},
 ): Promise<RunningGaggle & Tools> {
   const gaggle = await startGaggle(workspaceConfig(root, settings), options);
   return { ...gaggle, ...toolsOf(gaggle.client) };
