@@ -8,16 +8,16 @@ import { LOCAL_PRINCIPAL, type BackgroundWork, type CallContext } from "../../ch
 import type { Switchboard } from "../../children/switchboard.js";
 import type { AgentConfig } from "../../config/agents.js";
 import { GaggleError } from "../../shared/errors.js";
-import { recordsToForget, refusal, refusalHint, type SharedLimit } from "../../shared/fair-share.js";
-import { isDirectory as isDirectoryNow } from "../../shared/fs-checks.js";
-import { canonical, findExecutable, isDirectory } from "../../shared/fs-probes.js";
+import { recordsToForget } from "../../shared/fair-share.js";
+import { canonical, isDirectory } from "../../shared/fs-probes.js";
 import { logger } from "../../shared/log.js";
-import { formatDuration, plural } from "../goose/format.js";
+import { formatDuration } from "../goose/format.js";
 import type { ProcessTable } from "../process/process-table.js";
 import type { Visibility } from "../visibility.js";
 import { isInside, WorkspaceRoots, type CallRoots } from "../workspace/roots.js";
 import { VirtualChild, type VirtualTool } from "../virtual-child.js";
 import type { AgentLaunch } from "./agent-process.js";
+import { checkRoom, checkRunnable } from "./admission.js";
 import { AgentProcesses, type ProcessLoss } from "./agent-processes.js";
 import type { Ask } from "./permissions.js";
 import { AGENTS_RESOURCE_TEMPLATES, readAgentsResource, transcriptUri } from "./resources.js";
@@ -227,36 +227,18 @@ export class AgentsChild extends VirtualChild implements ProcessLoss {
    */
   private async startable(agentName: string | undefined, owner: string): Promise<AgentEntry> {
     const entry = this.entry(agentName);
-    const { config } = entry;
-    this.checkRoom(config, owner);
-    const lookup = await findExecutable(entry.launch.command, entry.launch.cwd, entry.launch.env.PATH);
-    if ("missing" in lookup) {
-      throw new GaggleError("SERVER_FAILED", `agent "${config.name}": its command ${entry.launch.command} is not found`, {
-        hint: `install the agent, or set [agents.${config.name}] command`,
-      });
-    }
-    const missing = folderProblem(config, await firstMissing([config.cwd, ...config.roots]));
-    if (missing) throw new GaggleError("SERVER_FAILED", `agent "${config.name}": ${missing.problem}`, { hint: missing.hint });
+    this.checkRoom(entry.config, owner);
+    await checkRunnable(entry.config, entry.launch);
     return entry;
   }
 
   /** Refuses one more live session of the agent for `owner` past its share or past the agent's max_active. */
   private checkRoom(config: AgentConfig, owner: string): void {
-    const owners = [...this.sessions.values()].flatMap((session) => (session.config.name === config.name && session.live ? [session.owner] : []));
-    const limit: SharedLimit = {
-      table: `[agents.${config.name}]`,
-      totalKey: "max_active",
-      total: config.maxActive,
-      shareKey: "max_active_per_principal",
-      share: config.maxActivePerPrincipal,
-      count: (n) => `${plural(n, "live session")} of agent "${config.name}"`,
-    };
-    const refused = refusal(limit, owners, owner);
-    if (refused) {
-      throw new GaggleError("LIMIT_REACHED", refused.message, {
-        hint: refusalHint(limit, refused, "release one of yours with release_agent (list_agent_sessions lists them)"),
-      });
-    }
+    checkRoom(
+      config,
+      [...this.sessions.values()].flatMap((session) => (session.config.name === config.name && session.live ? [session.owner] : [])),
+      owner,
+    );
   }
 
   private open(
@@ -406,30 +388,6 @@ export class AgentsChild extends VirtualChild implements ProcessLoss {
       for (const gone of recordsToForget(all, config.maxSessions, ownerOf, isReleased)) this.sessions.delete(gone.id);
     }
   }
-}
-
-/**
- * The first of an agent's folders (cwd, then roots) that is no directory: the agent could not run there (spawn would
- * blame its command). This one blocks, for `gaggle doctor` and start-up checks; a start asks without blocking.
- */
-export function missingFolder(config: AgentConfig): { problem: string; hint: string } | undefined {
-  return folderProblem(
-    config,
-    [config.cwd, ...config.roots].find((path) => !isDirectoryNow(path)),
-  );
-}
-
-/** What is wrong when `missing`, the first of the agent's folders (cwd, then roots) found no directory, is one. */
-function folderProblem(config: AgentConfig, missing: string | undefined): { problem: string; hint: string } | undefined {
-  const key = `[agents.${config.name}]`;
-  if (missing === undefined) return undefined;
-  if (missing === config.cwd) return { problem: `its folder ${config.cwd} (${key} cwd) is not a directory`, hint: `create it, or set ${key} cwd` };
-  return { problem: `its root ${missing} (${key} roots) is not a directory`, hint: `create it, or set ${key} roots` };
-}
-
-async function firstMissing(paths: string[]): Promise<string | undefined> {
-  for (const path of paths) if (!(await isDirectory(path))) return path;
-  return undefined;
 }
 
 export function principalOf(ctx: CallContext): string {

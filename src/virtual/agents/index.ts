@@ -7,7 +7,8 @@ import { logger } from "../../shared/log.js";
 import type { BuiltIn } from "../context.js";
 import { ProcessChild } from "../process/index.js";
 import { Visibility } from "../visibility.js";
-import { AgentsChild, missingFolder } from "./agents-child.js";
+import { missingFolder } from "./admission.js";
+import { AgentsChild } from "./agents-child.js";
 
 export const agentsChild: BuiltIn<AgentsSettings> = {
   madeFrom: (config) => config.agents,
