@@ -13,12 +13,17 @@ export interface ParsedDocument {
   issues: ConfigIssue[];
 }
 
-/** `.toml` and `.json` decide by extension; any other name is guessed from content (`{` first means JSON). */
-export function formatOf(file: string, text: string): { format: ConfigFormat; guessed: boolean } {
+/**
+ * `.toml` and `.json` (`.jsonc`) decide by extension; any other name is guessed from content (`{` first means JSON;
+ * for JSONC, first after any comments).
+ */
+export function formatOf(file: string, text: string, options: ParseOptions = {}): { format: ConfigFormat; guessed: boolean } {
   const ext = extname(file).toLowerCase();
   if (ext === ".toml") return { format: "toml", guessed: false };
-  if (ext === ".json") return { format: "json", guessed: false };
-  return { format: stripBom(text).trimStart().startsWith("{") ? "json" : "toml", guessed: true };
+  if (ext === ".json" || ext === ".jsonc") return { format: "json", guessed: false };
+  const body = stripBom(text);
+  const first = options.jsonc ? jsoncAsJson(body).json : body;
+  return { format: first.trimStart().startsWith("{") ? "json" : "toml", guessed: true };
 }
 
 /**
@@ -42,7 +47,7 @@ export interface ParseOptions {
 
 /** Parses `text` read from `file` (absolute); throws ConfigError (code "syntax") naming line and column. */
 export function parseDocument(text: string, file: string, options: ParseOptions = {}): ParsedDocument {
-  const { format, guessed } = formatOf(file, text);
+  const { format, guessed } = formatOf(file, text, options);
   const body = stripBom(text);
   const other = guessed ? undefined : readsAsOther(format, body);
   const note = guessed

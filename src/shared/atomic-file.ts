@@ -47,6 +47,8 @@ function temporaryBeside(path: string): string {
 export class AtomicFile {
   private writing: Promise<void> | undefined;
   private next: { text: string; done: Promise<void> } | undefined;
+  /** Why the last write to end failed; undefined once one succeeds. */
+  private failure: unknown;
 
   constructor(
     readonly path: string,
@@ -77,10 +79,24 @@ export class AtomicFile {
     for (let last = this.next?.done ?? this.writing; last; last = this.next?.done ?? this.writing) await last.catch(() => {});
   }
 
+  /** Resolves once the newest text given is the file's content; rejects with the error of its write if it failed. */
+  async saved(): Promise<void> {
+    await this.settled();
+    if (this.failure !== undefined) throw this.failure;
+  }
+
   private start(text: string): Promise<void> {
-    const writing = writeFileAtomicAsync(this.path, text, this.options).finally(() => {
-      if (this.writing === writing) this.writing = undefined;
-    });
+    const writing = writeFileAtomicAsync(this.path, text, this.options)
+      .then(
+        () => (this.failure = undefined),
+        (error: unknown) => {
+          this.failure = error;
+          throw error;
+        },
+      )
+      .finally(() => {
+        if (this.writing === writing) this.writing = undefined;
+      });
     this.writing = writing;
     return writing;
   }

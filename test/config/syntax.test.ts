@@ -1,5 +1,7 @@
+import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/index.js";
+import { parseDocument } from "../../src/config/parse.js";
 import { configError, tempDir } from "./files.js";
 
 const tmp = tempDir();
@@ -132,3 +134,13 @@ describe("JSON syntax errors", () => {
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
+
+describe("JSONC (a client's file, as gaggle import reads it)", () => {
+  it("is read as JSON whatever the file is named, when a comment comes before its object", () => {
+    for (const name of ["servers.conf", "mcp.jsonc"]) {
+      const path = tmp.write(name, `// my servers\n{\n  "mcpServers": { "a": { "command": "x" } }, // the one\n}\n`);
+      const text = readFileSync(path, "utf8");
+      expect(parseDocument(text, path, { jsonc: true })).toMatchObject({ format: "json", doc: { mcpServers: { a: { command: "x" } } } });
+    }
+  });
+});

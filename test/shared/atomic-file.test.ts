@@ -1,5 +1,5 @@
 // A file replaced whole, without blocking: writes asked for at once land in order, the newest last, and leave nothing beside it.
-import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -24,5 +24,19 @@ describe("AtomicFile", () => {
     await writeFileAtomicAsync(join(path, "inside"), "x");
     await expect(writeFileAtomicAsync(path, "y")).rejects.toThrow(/EISDIR|ENOTEMPTY|EEXIST/);
     expect(readdirSync(dir)).toEqual(["taken"]);
+  });
+
+  it("says by saved() whether its newest text is on disk: failed while the write fails, saved once one lands", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gaggle-atomic-"));
+    const path = join(dir, "team.json");
+    // A folder in the file's place: every rename over it fails, until it is gone.
+    await writeFileAtomicAsync(join(path, "inside"), "x");
+    const file = new AtomicFile(path);
+    await expect(file.write("first")).rejects.toThrow(/EISDIR|ENOTEMPTY|EEXIST/);
+    await expect(file.saved()).rejects.toThrow(/EISDIR|ENOTEMPTY|EEXIST/);
+    rmSync(path, { recursive: true });
+    await file.write("second");
+    await expect(file.saved()).resolves.toBeUndefined();
+    expect(readFileSync(path, "utf8")).toBe("second");
   });
 });

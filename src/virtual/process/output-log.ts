@@ -37,7 +37,7 @@ export class OutputLog {
   /** Creates (or empties) the file, readable by its owner alone; opened() says whether that worked. */
   constructor(
     readonly path: string,
-    private readonly capBytes: number,
+    readonly capBytes: number,
   ) {
     this.file = open(path, "w", 0o600);
     // Its failure is reported by opened() and by the first write, never as an unhandled rejection.

@@ -242,7 +242,9 @@ export class ProcessTable {
       });
     }
     const now = Date.now();
-    for (const name of (await readdir(this.options.logDir)).filter((file) => file.endsWith(".log"))) {
+    // The sweep is best effort: a folder that cannot be listed still takes new logs.
+    const names = await readdir(this.options.logDir).catch(() => []);
+    for (const name of names.filter((file) => file.endsWith(".log"))) {
       const path = join(this.options.logDir, name);
       try {
         if (now - (await stat(path)).mtimeMs > STALE_LOG_MS) await unlink(path);

@@ -49,7 +49,7 @@ export async function outputView(entry: ManagedProcess, viewer: string, head: nu
   // The details and the cap line are taken with the view's extent, before the read: all describe the same bytes.
   const details = detailView(entry, viewer);
   const cap = entry.output.truncated
-    ? [`[output truncated: ${entry.output.droppedBytes} bytes past the ${entry.output.bytes}-byte cap were dropped]`]
+    ? [`[output truncated: ${entry.output.droppedBytes} bytes past the ${entry.output.capBytes}-byte cap were dropped]`]
     : [];
   const view = await readView(entry.output.path, entry.output, head, tail);
   return {

@@ -100,7 +100,7 @@ export async function addMember(deps: ManageDeps, who: TeamCaller, request: AddR
     if (created) deps.teamsChanged();
     courier.pump(member.agent_id);
     // The answer leaves once the team with its new member is on disk.
-    await registry.settled(team);
+    await registry.saved(team);
     return {
       operation: "add",
       team_id: team.team_id,

@@ -29,7 +29,7 @@ export async function sendMessage(
     recipients,
   });
   // The receipt leaves once the message is on disk.
-  await registry.settled(team);
+  await registry.saved(team);
   return {
     message_id: message.message_id,
     delivery_ids: deliveries.map((delivery) => delivery.delivery_id),

@@ -76,6 +76,11 @@ export class TeamRegistry {
     return Promise.resolve();
   }
 
+  /** Resolves once `team`'s newest save is on disk; rejects with its failure, for a tool to answer with. */
+  saved(team: TeamRecord): Promise<void> {
+    return this.store.saved(team);
+  }
+
   /** Resolves once the saves asked for so far (of `team`, or of every team) have ended. */
   settled(team?: TeamRecord): Promise<void> {
     return this.store.settled(team);

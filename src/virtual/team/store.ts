@@ -121,6 +121,11 @@ export class TeamStore {
     return saving;
   }
 
+  /** Resolves once the team's newest save is on disk; rejects with its failure. */
+  async saved(team: TeamRecord): Promise<void> {
+    await this.files.get(this.pathOf(team.owner, team.team_id))?.saved();
+  }
+
   /** Resolves once every save asked for so far has ended (failed ones included). */
   async settled(team?: TeamRecord): Promise<void> {
     const files = team ? [this.files.get(this.pathOf(team.owner, team.team_id))] : [...this.files.values()];

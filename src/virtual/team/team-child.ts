@@ -58,12 +58,15 @@ export class TeamChild extends VirtualChild {
    * the next team call starts members again as needed.
    */
   protected async stopAll(): Promise<void> {
-    this.deps.courier.hold(this.deps.registry.all().flatMap((team) => team.members.map((member) => member.agent_id)));
+    const members = () => this.deps.registry.all().flatMap((team) => team.members.map((member) => member.agent_id));
+    this.deps.courier.hold(members());
     this.deps.roster.callOffStarting(CLOSED);
     const resume = this.deps.courier.pause(CLOSING);
     try {
       await this.deps.roster.releaseAll(CLOSED);
     } finally {
+      // A team call made meanwhile reopened its caller's members: the close, ending after it, holds them again.
+      this.deps.courier.hold(members());
       resume();
     }
     // Shutdown waits for the teams' files, so that what members did last is on disk before gaggle exits.
@@ -79,6 +82,8 @@ export class TeamChild extends VirtualChild {
     try {
       await this.deps.roster.releaseAll(CLOSED, members);
     } finally {
+      // As in stopAll: a team call made meanwhile does not reopen what the close ends.
+      this.deps.courier.hold(members);
       resume();
     }
   }

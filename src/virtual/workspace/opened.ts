@@ -1,7 +1,8 @@
 // The files and folders the workspace's tools open, by descriptor: what was opened is checked against the roots
 // (where the descriptor really is, not the name again, which a symlink swapped in meanwhile would move), only
 // regular files are read (a FIFO would block), and no file is written through a hard link. Every call is
-// asynchronous, a FileHandle held for each descriptor: a file on a hung mount stalls its own call, never the others.
+// asynchronous, a FileHandle held for each descriptor: a file on a hung mount stalls its own call, and the others
+// only once as many calls hang as Node has file system threads (see the workspace page).
 import { constants, readlinkSync, type Stats } from "node:fs";
 import { mkdir, open, stat, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
