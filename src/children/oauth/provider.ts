@@ -279,8 +279,14 @@ export class ChildOAuthProvider implements OAuthClientProvider {
       throw new NoSignInOffered();
     }
     checkMetadataIssuer(discovery);
-    await this.store.updateAsync((stored) => ({ ...stored, discovery }));
+    // Cleared before the write: a 401 noted while it runs asks for discovery again, and is not overwritten.
     this.rediscover = false;
+    try {
+      await this.store.updateAsync((stored) => ({ ...stored, discovery }));
+    } catch (error) {
+      this.rediscover = true;
+      throw error;
+    }
   }
 
   async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
