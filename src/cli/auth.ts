@@ -15,8 +15,8 @@ export async function runAuth(operands: string[], config: GaggleConfig): Promise
   const child = remoteChild(config, name);
   const store = new TokenStore(stateDir(config), child.name, child.url!);
   if (action === "logout") {
-    const revoked = await revokeTokens(store.read(), child.oauth);
-    store.forget();
+    const revoked = await revokeTokens(await store.read(), child.oauth);
+    await store.forget();
     process.stdout.write(`${child.name}: signed out; ${revoked}; its tokens and client registration are forgotten\n`);
     return 0;
   }
@@ -86,11 +86,11 @@ function openBrowser(url: URL): void {
 }
 
 /** One line per remote child: signed in or not, until when, with which scopes. */
-function status(config: GaggleConfig): number {
+async function status(config: GaggleConfig): Promise<number> {
   const remote = config.children.filter((child) => child.transport !== "stdio");
   if (remote.length === 0) process.stdout.write("no child server is reached over http or sse\n");
   for (const child of remote) {
-    const { tokens } = new TokenStore(stateDir(config), child.name, child.url!).read();
+    const { tokens } = await new TokenStore(stateDir(config), child.name, child.url!).read();
     const expiresAt = tokens?.expires_in !== undefined ? tokens.saved_at + tokens.expires_in * 1000 : undefined;
     const state = !tokens
       ? "not signed in"

@@ -91,11 +91,11 @@ export class ChildOAuthProvider implements OAuthClientProvider {
     if (status === 401) this.rediscover = true;
     const challenged = status === 401 || (status === 403 && challenge.error === "insufficient_scope");
     if (!challenged || !challenge.scope) return undefined;
-    const { tokens, scopeAsked } = await this.store.readAsync();
+    const { tokens, scopeAsked } = await this.store.read();
     if (status === 403 && tokens && coversScopes(unionOfScopes(tokens.scope, scopeAsked), challenge.scope)) {
       return futileStepUp(this.child, challenge.scope, coversScopes(tokens.scope ?? scopeAsked, challenge.scope));
     }
-    await this.store.updateAsync((stored) => ({
+    await this.store.update((stored) => ({
       ...stored,
       scopeWanted: unionOfScopes(stored.scopeAsked ?? stored.tokens?.scope, stored.scopeWanted, challenge.scope),
     }));
@@ -148,7 +148,7 @@ export class ChildOAuthProvider implements OAuthClientProvider {
     const { clientId, clientSecret } = this.config ?? {};
     if (clientId !== undefined) return { client_id: clientId, ...(clientSecret !== undefined && { client_secret: clientSecret }) };
     if (this.pendingClient) return this.pendingClient;
-    const { client: stored, discovery } = await this.store.readAsync();
+    const { client: stored, discovery } = await this.store.read();
     const redirects = (stored as { redirect_uris?: unknown } | undefined)?.redirect_uris;
     const fits = !this.flow || !Array.isArray(redirects) || redirects.includes(this.flow.redirectUrl);
     // A registration belongs to the authorization server it was made with (SEP-2352).
@@ -176,7 +176,7 @@ export class ChildOAuthProvider implements OAuthClientProvider {
   async saveClientInformation(client: OAuthClientInformationMixed): Promise<void> {
     if (this.config?.clientId !== undefined) return;
     if (this.flow) this.pendingClient = client;
-    else await this.store.updateAsync((stored) => ({ ...stored, client }));
+    else await this.store.update((stored) => ({ ...stored, client }));
   }
 
   /**
@@ -185,7 +185,7 @@ export class ChildOAuthProvider implements OAuthClientProvider {
    */
   async tokens(): Promise<OAuthTokens | undefined> {
     if (this.flow) return undefined;
-    const { tokens, scopeWanted, scopeAsked } = await this.store.readAsync();
+    const { tokens, scopeWanted, scopeAsked } = await this.store.read();
     // A token answer without `scope` granted what was asked (RFC 6749 section 5.1).
     if (tokens === undefined || scopeWanted === undefined || coversScopes(tokens.scope ?? scopeAsked, scopeWanted)) return tokens;
     const { refresh_token: _unusable, ...rest } = tokens;
@@ -212,14 +212,14 @@ export class ChildOAuthProvider implements OAuthClientProvider {
       )
       .finally(() => (this.refreshing = undefined));
     await this.refreshing;
-    return (await this.store.readAsync()).tokens?.access_token;
+    return (await this.store.read()).tokens?.access_token;
   }
 
   /** A new grant answers what was wanted; the scopes of the grant are in the tokens. */
   async saveTokens(tokens: OAuthTokens): Promise<void> {
     const client = this.pendingClient;
     this.pendingClient = undefined;
-    await this.store.updateAsync(({ scopeWanted: _met, ...stored }) => ({
+    await this.store.update(({ scopeWanted: _met, ...stored }) => ({
       ...stored,
       ...(client && { client }),
       tokens: { ...tokens, saved_at: Date.now() },
@@ -227,26 +227,26 @@ export class ChildOAuthProvider implements OAuthClientProvider {
   }
 
   async redirectToAuthorization(url: URL): Promise<void> {
-    if (!this.flow) throw authRequired(this.who, whySignInIsNeeded(await this.store.readAsync()));
+    if (!this.flow) throw authRequired(this.who, whySignInIsNeeded(await this.store.read()));
     await this.flow.open(url);
   }
 
   /** Kept only for a sign-in under way: a gateway's attempt ends before the redirect, and must not replace the verifier of a `gaggle auth login` running beside it. */
   async saveCodeVerifier(codeVerifier: string): Promise<void> {
     if (!this.flow) return;
-    await this.store.updateAsync((stored) => ({ ...stored, codeVerifier }));
+    await this.store.update((stored) => ({ ...stored, codeVerifier }));
   }
 
   async codeVerifier(): Promise<string> {
-    const verifier = (await this.store.readAsync()).codeVerifier;
+    const verifier = (await this.store.read()).codeVerifier;
     if (verifier === undefined) throw authRequired(this.who, "no sign-in is under way");
     return verifier;
   }
 
   async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {
-    if (scope === "all") return this.store.forgetAsync();
+    if (scope === "all") return this.store.forget();
     const key = ({ client: "client", tokens: "tokens", verifier: "codeVerifier", discovery: "discovery" } as const)[scope];
-    await this.store.updateAsync(({ [key]: _dropped, ...rest }) => ({ ...rest, resource: rest.resource }));
+    await this.store.update(({ [key]: _dropped, ...rest }) => ({ ...rest, resource: rest.resource }));
   }
 
   /**
@@ -256,9 +256,9 @@ export class ChildOAuthProvider implements OAuthClientProvider {
    */
   async prepareTokenRequest(scope?: string): Promise<URLSearchParams | undefined> {
     if (!this.unattended) return undefined;
-    const { scopeWanted, discovery, resource } = await this.store.readAsync();
+    const { scopeWanted, discovery, resource } = await this.store.read();
     const asked = scopeWanted ?? (scope || discovery?.resourceMetadata?.scopes_supported?.join(" "));
-    await this.store.updateAsync((stored) => ({ ...stored, ...(asked && { scopeAsked: asked }) }));
+    await this.store.update((stored) => ({ ...stored, ...(asked && { scopeAsked: asked }) }));
     const enterprise = this.config?.enterprise;
     if (!enterprise) return new URLSearchParams({ grant_type: "client_credentials", ...(asked && { scope: asked }) });
     const target = {
@@ -282,7 +282,7 @@ export class ChildOAuthProvider implements OAuthClientProvider {
     // Cleared before the write: a 401 noted while it runs asks for discovery again, and is not overwritten.
     this.rediscover = false;
     try {
-      await this.store.updateAsync((stored) => ({ ...stored, discovery }));
+      await this.store.update((stored) => ({ ...stored, discovery }));
     } catch (error) {
       this.rediscover = true;
       throw error;
@@ -290,7 +290,7 @@ export class ChildOAuthProvider implements OAuthClientProvider {
   }
 
   async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
-    return this.rediscover ? undefined : (await this.store.readAsync()).discovery;
+    return this.rediscover ? undefined : (await this.store.read()).discovery;
   }
 }
 

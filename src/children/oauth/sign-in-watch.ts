@@ -51,7 +51,7 @@ export class SignInWatch {
   /** Undefined too when the file cannot be read: without tokens to compare, the child waits out its back-off. */
   private token(): Promise<string | undefined> {
     if (!this.store) return Promise.resolve(undefined);
-    return this.store.readAsync().then(
+    return this.store.read().then(
       (stored) => stored.tokens?.access_token,
       () => undefined,
     );

@@ -44,7 +44,7 @@ export async function signIn(child: ChildConfig, store: TokenStore, options: Sig
   let sentTo: ExpectedIssuer | undefined;
   const check = (params: URLSearchParams) => issRefusal(params.get("iss"), sentTo);
   const open = async (url: URL) => {
-    sentTo = expectedIssuer((await store.readAsync()).discovery);
+    sentTo = expectedIssuer((await store.read()).discovery);
     await options.open(url);
   };
   const listener = await listenForRedirect({
@@ -59,7 +59,7 @@ export async function signIn(child: ChildConfig, store: TokenStore, options: Sig
     const provider = new ChildOAuthProvider(child, child.oauth, store, { redirectUrl: listener.redirectUrl, state, open });
     const asked = await whatTheChildAsks(child);
     // What the child asks for now, with what a call found missing (step-up: both are kept, SEP-2350).
-    const scope = unionOfScopes(asked.scope, (await store.readAsync()).scopeWanted);
+    const scope = unionOfScopes(asked.scope, (await store.read()).scopeWanted);
     const request = {
       serverUrl: child.url!,
       fetchFn: reaching(),
@@ -73,7 +73,7 @@ export async function signIn(child: ChildConfig, store: TokenStore, options: Sig
       result = await withDiscoveryNamed(store, () => auth(provider, { ...request, authorizationCode }));
     }
     if (result !== "AUTHORIZED") throw new Error("the authorization server sent the sign-in back to its page again instead of issuing tokens");
-    const { tokens } = await store.updateAsync(({ scopeWanted: _met, ...stored }) => ({ ...stored, ...(scope && { scopeAsked: scope }) }));
+    const { tokens } = await store.update(({ scopeWanted: _met, ...stored }) => ({ ...stored, ...(scope && { scopeAsked: scope }) }));
     return { ...(tokens?.scope && { scope: tokens.scope }), ...(tokens?.expires_in !== undefined && { expiresIn: tokens.expires_in }) };
   } finally {
     listener.close();
@@ -88,7 +88,7 @@ async function withDiscoveryNamed<T>(store: TokenStore, step: () => Promise<T>):
   try {
     return await step();
   } catch (error) {
-    const { discovery } = await store.readAsync();
+    const { discovery } = await store.read();
     if (!discovery || discovery.authorizationServerMetadata || !(error instanceof Error)) throw error;
     error.message =
       `${discovery.authorizationServerUrl} publishes no authorization server metadata (RFC 8414 or OpenID Connect ` +

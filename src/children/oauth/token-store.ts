@@ -4,7 +4,6 @@
 // process or another, such as `gaggle auth login`). A gateway reads and writes it without blocking the event loop
 // (the state dir may be on a slow mount); updates to one file in this process run one at a time, so that an update
 // reads what the one before it wrote.
-import { readFileSync, rmSync, statSync } from "node:fs";
 import { readFile, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
@@ -51,7 +50,7 @@ export class TokenStore {
   }
 
   /** What is stored for this child's URL; nothing when the file is missing, unreadable or was for another URL. */
-  async readAsync(): Promise<StoredSignIn> {
+  async read(): Promise<StoredSignIn> {
     const stamp = stampOf(await stat(this.file, { bigint: true }).catch(missing));
     if (stamp === undefined) return { resource: this.resource };
     if (this.parsed?.stamp === stamp) return this.parsed.stored;
@@ -63,39 +62,17 @@ export class TokenStore {
    * Applies `change` to what is stored once the updates asked for before it have ended, and writes the result: a
    * temporary file of mode 0600, renamed over the old one.
    */
-  updateAsync(change: Change): Promise<StoredSignIn> {
+  update(change: Change): Promise<StoredSignIn> {
     return this.queued(async () => {
-      const next = this.changed(change, await this.readAsync());
+      const next = this.changed(change, await this.read());
       await writeFileAtomicAsync(this.file, JSON.stringify(next, null, 2), FILE);
       return next;
     });
   }
 
   /** Removes the file, once the updates asked for before have ended. */
-  forgetAsync(): Promise<void> {
+  forget(): Promise<void> {
     return this.queued(() => rm(this.file, { force: true }));
-  }
-
-  /** readAsync, blocking: for `gaggle auth`, a process of its own where nothing else waits. */
-  read(): StoredSignIn {
-    // eslint-disable-next-line no-restricted-syntax -- synchronous: gaggle auth reads the file in a process of its own, where nothing else waits.
-    const stamp = stampOf(statSync(this.file, { throwIfNoEntry: false, bigint: true }));
-    if (stamp === undefined) return { resource: this.resource };
-    if (this.parsed?.stamp === stamp) return this.parsed.stored;
-    let text: string | undefined;
-    try {
-      // eslint-disable-next-line no-restricted-syntax -- synchronous: as above, for gaggle auth.
-      text = readFileSync(this.file, "utf8");
-    } catch {
-      // Missing or unreadable: as if never signed in.
-    }
-    return this.keep(stamp, text);
-  }
-
-  /** forgetAsync, blocking and outside the queue: for `gaggle auth logout`. */
-  forget(): void {
-    // eslint-disable-next-line no-restricted-syntax -- synchronous: as above, for gaggle auth logout.
-    rmSync(this.file, { force: true });
   }
 
   private changed(change: Change, stored: StoredSignIn): StoredSignIn {

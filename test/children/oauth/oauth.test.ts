@@ -72,7 +72,7 @@ describe("gaggle auth", () => {
   it("status says who is signed in and until when; logout forgets the sign-in", async () => {
     expect((await runCli(["auth", "status", "--config", config], { env })).stdout).toBe("gated: not signed in\n");
     const store = new TokenStore(join(state, "gaggle"), "gated", url);
-    await store.updateAsync((stored) => ({
+    await store.update((stored) => ({
       ...stored,
       tokens: { access_token: "secret-token", token_type: "Bearer", expires_in: 3600, scope: "mcp:read", saved_at: Date.now() },
     }));
@@ -97,11 +97,11 @@ describe("TokenStore", () => {
   it("writes one file per child, mode 0600, and reads nothing back for another URL", async () => {
     const dir = mkdtempSync(join(tmpdir(), "gaggle-token-store-"));
     const store = new TokenStore(dir, "docs", "https://docs.example/mcp");
-    await store.updateAsync((stored) => ({ ...stored, codeVerifier: "v" }));
+    await store.update((stored) => ({ ...stored, codeVerifier: "v" }));
     expect(statSync(store.file).mode & 0o777).toBe(0o600);
-    expect(store.read()).toEqual({ resource: "https://docs.example/mcp", codeVerifier: "v" });
+    expect(await store.read()).toEqual({ resource: "https://docs.example/mcp", codeVerifier: "v" });
     // The same child, pointed elsewhere: what was obtained for the old URL is never offered to the new one.
-    expect(new TokenStore(dir, "docs", "https://evil.example/mcp").read()).toEqual({ resource: "https://evil.example/mcp" });
+    expect(await new TokenStore(dir, "docs", "https://evil.example/mcp").read()).toEqual({ resource: "https://evil.example/mcp" });
   });
 
   it("applies updates asked for at once one after another, across the stores of one file, so none is lost", async () => {
@@ -111,26 +111,26 @@ describe("TokenStore", () => {
     const scopes = ["a", "b", "c", "d", "e", "f"];
     await Promise.all([
       ...scopes.map((scope, at) =>
-        (at % 2 ? provider : signIn).updateAsync((stored) => ({ ...stored, scopeWanted: `${stored.scopeWanted ?? ""}${scope}` })),
+        (at % 2 ? provider : signIn).update((stored) => ({ ...stored, scopeWanted: `${stored.scopeWanted ?? ""}${scope}` })),
       ),
-      provider.updateAsync((stored) => ({ ...stored, codeVerifier: "v" })),
+      provider.update((stored) => ({ ...stored, codeVerifier: "v" })),
     ]);
-    expect(await signIn.readAsync()).toEqual({ resource: url, scopeWanted: "abcdef", codeVerifier: "v" });
+    expect(await signIn.read()).toEqual({ resource: url, scopeWanted: "abcdef", codeVerifier: "v" });
     expect(statSync(provider.file).mode & 0o777).toBe(0o600);
     // A removal asked for after an update lands after it.
-    await Promise.all([provider.updateAsync((stored) => ({ ...stored, codeVerifier: "w" })), signIn.forgetAsync()]);
+    await Promise.all([provider.update((stored) => ({ ...stored, codeVerifier: "w" })), signIn.forget()]);
     expect(existsSync(provider.file)).toBe(false);
-    expect(await provider.readAsync()).toEqual({ resource: url });
+    expect(await provider.read()).toEqual({ resource: url });
   });
 
   it("reads the file again once another process replaced it", async () => {
     const dir = mkdtempSync(join(tmpdir(), "gaggle-token-store-"));
     const url = "https://docs.example/mcp";
     const store = new TokenStore(dir, "docs", url);
-    await store.updateAsync((stored) => ({ ...stored, codeVerifier: "mine" }));
-    expect((await store.readAsync()).codeVerifier).toBe("mine");
+    await store.update((stored) => ({ ...stored, codeVerifier: "mine" }));
+    expect((await await store.read()).codeVerifier).toBe("mine");
     writeFileSync(`${store.file}.new`, JSON.stringify({ resource: url, codeVerifier: "theirs" }));
     renameSync(`${store.file}.new`, store.file);
-    expect((await store.readAsync()).codeVerifier).toBe("theirs");
+    expect((await await store.read()).codeVerifier).toBe("theirs");
   });
 });

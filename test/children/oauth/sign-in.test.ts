@@ -106,7 +106,7 @@ describe("a child behind a real authorization server", () => {
 
     const store = storeOf("docs");
     expect(statSync(store.file).mode & 0o777).toBe(0o600);
-    const { access_token: token, refresh_token: refresh } = store.read().tokens!;
+    const { access_token: token, refresh_token: refresh } = (await store.read()).tokens!;
     expect(refresh).toBeDefined();
 
     const after = await echo(config(), "docs", "hello");
@@ -141,56 +141,56 @@ describe("a child behind a real authorization server", () => {
     child.stdin.write(`${landedAt}\n`);
     expect(await exited).toBe(0);
     expect(stdout).toMatch(/pasted: signed in; scopes granted: mcp:read/);
-    expect(storeOf("pasted").read().tokens?.access_token).toBeDefined();
+    expect((await storeOf("pasted").read()).tokens?.access_token).toBeDefined();
   });
 
   it("an access token the server refuses is refreshed, and the call goes through", async () => {
     const store = storeOf("docs");
-    await store.updateAsync((stored) => ({ ...stored, tokens: { ...stored.tokens!, access_token: "refused" } }));
+    await store.update((stored) => ({ ...stored, tokens: { ...stored.tokens!, access_token: "refused" } }));
     expect((await echo(config(), "docs", "again")).stdout.trim()).toBe("again");
-    expect(store.read().tokens!.access_token).not.toBe("refused");
+    expect((await store.read()).tokens!.access_token).not.toBe("refused");
   });
 
   it("an access token about to expire is refreshed before the call goes out, so the server refuses nothing", async () => {
     const store = storeOf("docs");
-    const { access_token: before, expires_in: lifetime } = store.read().tokens!;
+    const { access_token: before, expires_in: lifetime } = (await store.read()).tokens!;
     // Saved so long ago that it expires within the minute (the server, whose clock is the token's own, still takes it).
-    await store.updateAsync((stored) => ({ ...stored, tokens: { ...stored.tokens!, saved_at: Date.now() - (lifetime! - 30) * 1000 } }));
+    await store.update((stored) => ({ ...stored, tokens: { ...stored.tokens!, saved_at: Date.now() - (lifetime! - 30) * 1000 } }));
     const refusalsBefore = resource.stderr().match(/invalid token/g)?.length ?? 0;
     expect((await echo(config(), "docs", "ahead")).stdout.trim()).toBe("ahead");
-    expect(store.read().tokens!.access_token).not.toBe(before);
+    expect((await store.read()).tokens!.access_token).not.toBe(before);
     expect(resource.stderr().match(/invalid token/g)?.length ?? 0).toBe(refusalsBefore);
   });
 
   it("when the refresh token is refused too, the call fails with AUTH_REQUIRED again", async () => {
     const store = storeOf("docs");
-    await store.updateAsync((stored) => ({ ...stored, tokens: { ...stored.tokens!, access_token: "refused", refresh_token: "revoked" } }));
+    await store.update((stored) => ({ ...stored, tokens: { ...stored.tokens!, access_token: "refused", refresh_token: "revoked" } }));
     expect(JSON.parse((await echo(config(), "docs", "x")).stdout)).toMatchObject({ code: "AUTH_REQUIRED" });
   });
 
   it("a gaggle auth login abandoned halfway leaves the sign-in before it working", async () => {
     const config = configFor("kept");
     expect((await login(config, "kept")).code).toBe(0);
-    const before = storeOf("kept").read();
+    const before = await storeOf("kept").read();
     // Again, and the person gives up at the authorization page: Ctrl-C.
     const again = await login(config, "kept", async (_authorizationUrl, signingIn) => {
       signingIn.kill("SIGINT");
       return "stop";
     });
     expect(again.code).not.toBe(0);
-    expect(storeOf("kept").read()).toMatchObject({ client: before.client, tokens: before.tokens });
+    expect(await storeOf("kept").read()).toMatchObject({ client: before.client, tokens: before.tokens });
     // Refreshed as it would have been: the refresh token still belongs to the client stored.
-    await storeOf("kept").updateAsync((stored) => ({ ...stored, tokens: { ...stored.tokens!, access_token: "refused" } }));
+    await storeOf("kept").update((stored) => ({ ...stored, tokens: { ...stored.tokens!, access_token: "refused" } }));
     expect((await echo(config, "kept", "still")).stdout.trim()).toBe("still");
   });
 
   it("gaggle auth logout revokes the refresh token at the authorization server, then forgets it", async () => {
     expect((await login(config(), "docs")).code).toBe(0);
-    const kept = storeOf("docs").read();
+    const kept = await storeOf("docs").read();
     const out = await runCli(["auth", "logout", "docs", "--config", config()], { env });
     expect(out.stdout).toContain("docs: signed out; its refresh token revoked at the authorization server");
     // Put back as they were (the access token aside): the revoked refresh token gets nothing any more.
-    await storeOf("docs").updateAsync(() => ({ ...kept, tokens: { ...kept.tokens!, access_token: "refused" } }));
+    await storeOf("docs").update(() => ({ ...kept, tokens: { ...kept.tokens!, access_token: "refused" } }));
     expect(JSON.parse((await echo(config(), "docs", "x")).stdout)).toMatchObject({ code: "AUTH_REQUIRED" });
   });
 
@@ -228,8 +228,8 @@ describe("a client pre-registered with the authorization server", () => {
       expect(new URL(url).searchParams.get("redirect_uri")).toBe(`http://127.0.0.1:${deskPort}/callback`);
     });
     expect(signIn.code).toBe(0);
-    expect(storeOf("desk").read()).toMatchObject({ tokens: { access_token: expect.any(String) } });
-    expect(storeOf("desk").read().client).toBeUndefined();
+    expect(await storeOf("desk").read()).toMatchObject({ tokens: { access_token: expect.any(String) } });
+    expect((await storeOf("desk").read()).client).toBeUndefined();
     expect(readFileSync(storeOf("desk").file, "utf8")).not.toContain("desk-secret");
     expect((await echo(config, "desk", "pre-registered")).stdout.trim()).toBe("pre-registered");
   });
@@ -256,10 +256,11 @@ describe("a running gateway", () => {
         hint: `run: gaggle auth login --config ${gaggle.config} late`,
       });
       // What `gaggle auth login late` would write, written within the back-off's first second.
-      await storeOf("late").updateAsync(() => storeOf("source").read());
+      const source = await await storeOf("source").read();
+      await storeOf("late").update(() => source);
       expect(await echoLate("after")).toBe("after");
       // The tokens in use appear in no status and no resource.
-      const { access_token: token, refresh_token: refresh } = storeOf("late").read().tokens!;
+      const { access_token: token, refresh_token: refresh } = (await storeOf("late").read()).tokens!;
       const status = await client.callTool({ name: "get_child_status", arguments: { server_id: "late" } });
       const shown = [JSON.stringify(status)];
       for (const uri of ["mcp://server_summary", "mcp://children_servers"]) shown.push(JSON.stringify(await client.readResource({ uri })));
@@ -306,7 +307,7 @@ describe("a client that can open URLs (URL-mode elicitation)", () => {
         },
       ]);
       expect(completed).toEqual([asked[0]!.elicitationId]);
-      expect(storeOf("asks").read().tokens?.access_token).toBeDefined();
+      expect((await storeOf("asks").read()).tokens?.access_token).toBeDefined();
       await client.close();
     } finally {
       await gaggle.stop();
@@ -394,7 +395,7 @@ describe("step-up: a call that needs more scopes than the sign-in granted", () =
       code: "PERMISSION_DENIED",
       error: 'steps refused the request for lacking the scopes "mcp:read", which its sign-in already holds; signing in again would not change that',
     });
-    expect(storeOf("steps", `http://127.0.0.1:${steps.port}/mcp`).read().scopeWanted).toBeUndefined();
+    expect((await storeOf("steps", `http://127.0.0.1:${steps.port}/mcp`).read()).scopeWanted).toBeUndefined();
   });
 });
 
@@ -473,7 +474,7 @@ describe("the client credentials grant", () => {
       `\n[mcp_servers.robot.oauth]\ngrant = "client_credentials"\nclient_id = "robot"\nclient_secret = "robot-secret"\n`,
     );
     expect((await echo(config, "robot", "unattended")).stdout.trim()).toBe("unattended");
-    expect(storeOf("robot").read().tokens?.access_token).toBeDefined();
+    expect((await storeOf("robot").read()).tokens?.access_token).toBeDefined();
     expect(readFileSync(storeOf("robot").file, "utf8")).not.toContain("robot-secret");
   });
 });
