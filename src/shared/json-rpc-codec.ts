@@ -1,6 +1,6 @@
 // JSON-RPC 2.0 messages as the lines of a stdio stream and as HTTP bodies: one parse and a structural check per message.
 import { RELATED_TASK_META_KEY, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { LineSplitter } from "./line-splitter.js";
+import { LineSplitter } from "./stream-lines.js";
 import { describeJson, isObject } from "./json.js";
 import { nestsDeeperThan, topLevelNumberText } from "./json-text.js";
 

@@ -6,6 +6,7 @@ import { UnreadableMessageError } from "../shared/errors.js";
 import { decodeErrorLine, encodeMessage, messageLines } from "../shared/json-rpc-codec.js";
 import { ClientOutbox, type OutboxOptions } from "./client-outbox.js";
 import type { Link, LinkReceiver } from "../shared/link.js";
+import { TurnWriter } from "../shared/stream-lines.js";
 
 /**
  * A line that is not a JSON-RPC message is answered with JSON-RPC's parse error (-32700) or invalid request
@@ -25,12 +26,15 @@ export class StdioLink implements Link {
   private readonly onError = (error: Error) => this.receiver?.error(error);
   /** What waits for the client, bounded: stdout is the one stream every message travels on. */
   private readonly outbox: ClientOutbox;
+  /** The answers to one chunk of requests leave in one write. */
+  private readonly lineOut: TurnWriter;
 
   constructor(
     outbox: Omit<OutboxOptions, "onUnsent">,
     private readonly stdin: Readable = process.stdin,
-    private readonly stdout: Writable = process.stdout,
+    stdout: Writable = process.stdout,
   ) {
+    this.lineOut = new TurnWriter(stdout);
     this.outbox = new ClientOutbox((message) => this.write(encodeMessage(message)), { ...outbox, onUnsent: (error) => this.onError(error) }, stdout);
   }
 
@@ -51,7 +55,7 @@ export class StdioLink implements Link {
    * up for a client that is not reading. What stdout still buffers is bounded by the outbox.
    */
   private write(line: string): Promise<void> {
-    this.stdout.write(line);
+    this.lineOut.write(line);
     return Promise.resolve();
   }
 

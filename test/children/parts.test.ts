@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { backoffMs } from "../../src/children/backoff.js";
 import { childEnv } from "../../src/children/processes/child-env.js";
-import { LineSplitter } from "../../src/shared/line-splitter.js";
+import { LineSplitter } from "../../src/shared/stream-lines.js";
 import { STDERR_LINE_CHARS, StderrRing } from "../../src/children/processes/stderr-ring.js";
 import { toolFilter } from "../../src/children/tool-filter.js";
 

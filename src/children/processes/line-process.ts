@@ -1,6 +1,6 @@
 // A process leading its own group whose output is read line by line: a Goose turn, a worktree init script.
 import { GroupProcess, type ProcessExit } from "./group-process.js";
-import { LineSplitter } from "../../shared/line-splitter.js";
+import { LineSplitter } from "../../shared/stream-lines.js";
 
 export type { ProcessExit };
 

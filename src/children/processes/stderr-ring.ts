@@ -1,5 +1,5 @@
 // Bounded ring buffer of a child's stderr lines: the tail shown in status and in failure messages.
-import { LineSplitter } from "../../shared/line-splitter.js";
+import { LineSplitter } from "../../shared/stream-lines.js";
 
 export const STDERR_LINES_KEPT = 200;
 /** Longer lines are cut: the ring is bounded in bytes too, however a child writes. */

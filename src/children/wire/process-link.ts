@@ -5,6 +5,7 @@ import { GroupProcess, type ProcessExit } from "../processes/group-process.js";
 import { encodeMessage, messageLines } from "../../shared/json-rpc-codec.js";
 import type { Link, LinkReceiver } from "../../shared/link.js";
 import type { OutputHold } from "./output-hold.js";
+import { TurnWriter } from "../../shared/stream-lines.js";
 import { spawnProblem } from "../processes/spawn-problem.js";
 
 export type { ProcessExit };
@@ -38,6 +39,8 @@ export class ProcessLink implements Link {
   private paused = false;
   /** Settles when stdin has drained (or failed): the one wait of every write that found its buffer full. */
   private drained: Promise<void> | undefined;
+  /** The child's stdin, once started: the requests read from one chunk of a client's input leave in one write. */
+  private stdinLines: TurnWriter | undefined;
   private readonly lines = messageLines(
     (message, line) => this.receiver?.receive(message, undefined, line),
     (error, line) => this.options.onStdoutGarbage(line, error),
@@ -63,6 +66,7 @@ export class ProcessLink implements Link {
     } catch (error) {
       throw spawnError(command, cwd, error);
     }
+    if (this.process.stdin) this.stdinLines = new TurnWriter(this.process.stdin);
     this.process.stderr.setEncoding("utf8").on("data", (chunk: string) => this.options.onStderr(chunk));
     const stdout = this.process.stdout.setEncoding("utf8");
     stdout.on("data", (chunk: string) => {
@@ -82,9 +86,9 @@ export class ProcessLink implements Link {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    const stdin = this.process?.stdin;
+    const stdin = this.stdinLines;
     if (!stdin) return Promise.reject(new Error("the child process was not started"));
-    if (this.closed || !stdin.writable) return this.failOnClose();
+    if (this.closed || !stdin.stream.writable) return this.failOnClose();
     // A pipe the child closed by dying (EPIPE) is its exit, told as an exit is once it is seen.
     const failed = (error: unknown): Promise<void> =>
       isPipeGone(error) ? this.failOnClose() : Promise.reject(error instanceof Error ? error : new Error(String(error)));
@@ -94,7 +98,7 @@ export class ProcessLink implements Link {
       return failed(error);
     }
     // Every write waiting on the same drain shares one listener: a child that stops reading gets no pile of them.
-    this.drained ??= once(stdin, "drain")
+    this.drained ??= once(stdin.stream, "drain")
       .then(() => {})
       .finally(() => (this.drained = undefined));
     return this.drained.catch(failed);
@@ -105,6 +109,7 @@ export class ProcessLink implements Link {
    * then SIGKILL it after the grace period. Resolves once no process of the group is left.
    */
   async close(): Promise<void> {
+    this.stdinLines?.flush();
     await this.process?.closeGently(STDIN_CLOSE_GRACE_MS);
     this.finish();
   }

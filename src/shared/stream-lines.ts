@@ -1,0 +1,92 @@
+// A text stream as lines: read, cut at each newline, holding at most one partial line and never more than `maxChars`
+// of it; written, the lines of one turn of the event loop sent together.
+import type { Writable } from "node:stream";
+
+/**
+ * A line longer than `maxChars` is emitted cut, with a note, and the rest of it skipped up to its newline,
+ * so a process that writes without newlines cannot grow gaggle's memory. A trailing `\r` is dropped.
+ */
+export class LineSplitter {
+  private partial = "";
+  private skipping = false;
+
+  constructor(
+    private readonly maxChars: number,
+    private readonly emit: (line: string) => void,
+  ) {}
+
+  /** The line being written, not yet ended by a newline. */
+  get pending(): string {
+    return this.skipping ? "" : this.partial;
+  }
+
+  push(chunk: string): void {
+    let start = 0;
+    let newline: number;
+    while ((newline = chunk.indexOf("\n", start)) !== -1) {
+      if (this.skipping) this.skipping = false;
+      else this.emit(withoutCarriageReturn(this.partial === "" ? chunk.slice(start, newline) : this.partial + chunk.slice(start, newline)));
+      this.partial = "";
+      start = newline + 1;
+    }
+    if (this.skipping || start === chunk.length) return;
+    this.partial += start === 0 ? chunk : chunk.slice(start);
+    if (this.partial.length > this.maxChars) {
+      this.emit(`${this.partial.slice(0, this.maxChars)} …[line cut at ${this.maxChars} characters]`);
+      this.partial = "";
+      this.skipping = true;
+    }
+  }
+
+  /** Emits the partial line, if any: for the end of the stream. */
+  flush(): void {
+    if (this.partial !== "" && !this.skipping) this.emit(withoutCarriageReturn(this.partial));
+    this.partial = "";
+    this.skipping = false;
+  }
+}
+
+function withoutCarriageReturn(line: string): string {
+  return line.charCodeAt(line.length - 1) === 13 ? line.slice(0, -1) : line;
+}
+
+/**
+ * Writes lines to one stream so that those written in one turn of the event loop (a callback and the promise
+ * continuations it sets off) leave in two system calls at most: the answers to a chunk of requests, or the requests
+ * read in one chunk, reach their reader in one write instead of a write each. The first line of a turn is written
+ * at once, so a lone message waits for nothing; the ones after it are joined and written as one text once the turn's
+ * continuations have run (a nextTick runs after them). Order is the order of the calls.
+ */
+export class TurnWriter {
+  private inTurn = false;
+  /** The lines written since the first of this turn, joined. */
+  private held: string | undefined;
+  private readonly endTurn = () => {
+    this.inTurn = false;
+    this.flush();
+  };
+
+  constructor(readonly stream: Writable) {}
+
+  /**
+   * False once the stream's buffer is past its high-water mark, as the stream's own write() answers: wait for its
+   * 'drain'. A line held for the end of the turn answers as the stream stands then.
+   */
+  write(line: string): boolean {
+    if (this.inTurn) {
+      this.held = this.held === undefined ? line : this.held + line;
+      return !this.stream.writableNeedDrain;
+    }
+    this.inTurn = true;
+    process.nextTick(this.endTurn);
+    return this.stream.write(line);
+  }
+
+  /** Writes what this turn holds now: called before the stream is ended, so that nothing written before is lost. */
+  flush(): void {
+    const text = this.held;
+    if (text === undefined) return;
+    this.held = undefined;
+    if (!this.stream.writableEnded && !this.stream.destroyed) this.stream.write(text);
+  }
+}

@@ -1,0 +1,82 @@
+// Lines written to one stream in one turn of the event loop reach it in two writes at most, in order; a lone line at once.
+import { Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { TurnWriter } from "../../src/shared/stream-lines.js";
+
+/** A stream that keeps each write it is given, as the stream received it. */
+function recording(options: { highWaterMark?: number } = {}): { stream: Writable; writes: string[] } {
+  const writes: string[] = [];
+  const stream = new Writable({
+    decodeStrings: false,
+    highWaterMark: options.highWaterMark,
+    write(chunk: string, _encoding, done) {
+      writes.push(chunk);
+      done();
+    },
+  });
+  return { stream, writes };
+}
+
+const turnEnds = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe("TurnWriter", () => {
+  it("writes the first line of a turn at once and the rest as one write once the turn's continuations have run", async () => {
+    const { stream, writes } = recording();
+    const writer = new TurnWriter(stream);
+    writer.write("a\n");
+    expect(writes).toEqual(["a\n"]);
+    // Continuations of the same turn, as answers settled from one chunk of a child's output run.
+    await Promise.all(["b\n", "c\n", "d\n"].map(async (line) => writer.write(line)));
+    expect(writes).toEqual(["a\n"]);
+    await turnEnds();
+    expect(writes).toEqual(["a\n", "b\nc\nd\n"]);
+    // A later turn starts afresh: its first line goes at once.
+    writer.write("e\n");
+    expect(writes).toEqual(["a\n", "b\nc\nd\n", "e\n"]);
+  });
+
+  it("answers as the stream stands: false once its buffer is past its high-water mark", async () => {
+    const writes: string[] = [];
+    let release: (() => void) | undefined;
+    // A stream whose reader has stopped: the first write never completes, so the buffer fills.
+    const stream = new Writable({
+      decodeStrings: false,
+      highWaterMark: 4,
+      write(chunk: string, _encoding, done) {
+        writes.push(chunk);
+        release = done;
+      },
+    });
+    const writer = new TurnWriter(stream);
+    expect(writer.write("12345\n")).toBe(false);
+    expect(writer.write("held\n")).toBe(false);
+    await turnEnds();
+    release?.();
+    await turnEnds();
+    expect(writes.join("")).toBe("12345\nheld\n");
+  });
+
+  it("writes what it holds when flushed, before the stream is ended, and drops nothing written before", async () => {
+    const { stream, writes } = recording();
+    const writer = new TurnWriter(stream);
+    writer.write("first\n");
+    writer.write("cancel\n");
+    writer.flush();
+    stream.end();
+    await turnEnds();
+    expect(writes).toEqual(["first\n", "cancel\n"]);
+  });
+
+  it("raises no error when a turn ends after its stream has ended", async () => {
+    const { stream, writes } = recording();
+    const errors: Error[] = [];
+    stream.on("error", (error) => errors.push(error));
+    const writer = new TurnWriter(stream);
+    writer.write("first\n");
+    writer.write("late\n");
+    stream.end();
+    await turnEnds();
+    expect(writes).toEqual(["first\n"]);
+    expect(errors).toEqual([]);
+  });
+});
