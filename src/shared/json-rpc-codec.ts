@@ -223,22 +223,37 @@ export function messageText(message: JSONRPCMessage): string {
   return JSON.stringify(message);
 }
 
-/** Each result a child answered in a line of its own, with that line and the child-side id it carried. */
-const answerLines = new WeakMap<object, { line: string; id: string }>();
+/** Where a result a child answered in a line of its own keeps that line and the child-side id it carried. */
+const ANSWER_LINE = Symbol("gaggle.answerLine");
+
+/** A kept line names the result it was kept for: a copy of the result (a spread) carries the record, and is no match. */
+interface KeptLine {
+  readonly of: object;
+  readonly line: string;
+  readonly id: string;
+}
 
 /**
  * Keeps the line a child's answer came in (checked, as every line is) beside its parsed result, so that a result
- * passed on to a client with nothing changed but its id is written as that line with the client's id spliced in (over stdio, and in a 2026-07-28 HTTP response):
- * no second parse, no serialization. Whatever changes a result (head/tail, an era's fields) makes a new object,
- * which is serialized as usual; a kept result is never changed in place.
+ * passed on to a client with nothing changed but its id is written as that line with the client's id spliced in (over
+ * stdio, and in a 2026-07-28 HTTP response): no second parse, no serialization. Whatever changes a result (head/tail,
+ * an era's fields) makes a new object, which is serialized as usual; a kept result is never changed in place. The
+ * line is held under a symbol of the result itself, which JSON never writes: a WeakMap entry per answer costs several
+ * times as much (its set, and the collector's pass over it).
  */
 export function keepAnswerLine(result: object, line: string, id: string): void {
-  answerLines.set(result, { line, id });
+  (result as { [ANSWER_LINE]?: KeptLine })[ANSWER_LINE] = { of: result, line, id };
+}
+
+/** The line kept for `result`, when `result` is still the object the child's answer was parsed into. */
+function keptLine(result: object): KeptLine | undefined {
+  const kept = (result as { [ANSWER_LINE]?: KeptLine })[ANSWER_LINE];
+  return kept?.of === result ? kept : undefined;
 }
 
 /** The size in bytes of the line a child's answer came in, when `result` is still as the child wrote it (see keepAnswerLine). */
 export function answerLineBytes(result: object): number | undefined {
-  const kept = answerLines.get(result);
+  const kept = keptLine(result);
   return kept && Buffer.byteLength(kept.line);
 }
 
@@ -253,7 +268,7 @@ const ENVELOPE_CHARS = 64;
  * line is copied to be looked at.
  */
 function answerText(id: RequestId, result: object): string | undefined {
-  const kept = answerLines.get(result);
+  const kept = keptLine(result);
   if (kept === undefined) return undefined;
   const { line } = kept;
   const token = jsonString(kept.id);
