@@ -3,7 +3,7 @@
 // so a change to the call path can be judged on a busy machine: run this before and after it.
 //
 //   node bench/instructions.mjs [--target gaggle|relay|reading-relay|least-gateway] [--mode proxy|meta] [--calls N] [--warm N] [--depth N]
-//                               [--cpu-prof DIR] [--gaggle CLI] [--http | --daemon]
+//                               [--cpu-prof DIR] [--functions N] [--gaggle CLI] [--http | --daemon]
 //   (after npm run build; needs valgrind, unless --cpu-prof)
 //
 // With --cpu-prof the target runs without valgrind, under node --cpu-prof, and writes its profile to DIR when it
@@ -11,12 +11,15 @@
 // another build's dist/cli.js (a checkout of the commit before a change) for a count to compare with. --http serves
 // gaggle over Streamable HTTP (gaggle --http) to an SDK client over HTTP, in proxy mode. --daemon counts the daemon a
 // client reaches through gaggle's relay (the way a person's clients share one gaggle), started by the bench itself so
-// that it runs under valgrind; the relay in front of it copies bytes, as the bare relay does.
+// that it runs under valgrind; the relay in front of it copies bytes, as the bare relay does. --functions N lists the
+// N functions that executed the most instructions themselves per call (self cost; JIT code named from
+// `node --perf-basic-prof`'s map, gaggle's bundle by source file and line): where the count goes.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { selfCostByFunction } from "./callgrind-functions.mjs";
 import { echoCaller, latencySamples, throughput } from "./measure.mjs";
 import * as procs from "./procs.mjs";
 
@@ -28,6 +31,7 @@ const { values } = parseArgs({
     warm: { type: "string", default: "6000" },
     depth: { type: "string", default: "1" },
     "cpu-prof": { type: "string" },
+    functions: { type: "string" },
     http: { type: "boolean" },
     daemon: { type: "boolean" },
     gaggle: { type: "string", default: procs.GAGGLE_CLI },
@@ -39,16 +43,18 @@ if (
   values.help ||
   !["gaggle", "relay", "reading-relay", "least-gateway"].includes(values.target) ||
   !["proxy", "meta"].includes(values.mode) ||
-  (values.daemon && !daemonAsked)
+  (values.daemon && !daemonAsked) ||
+  (values.functions !== undefined && !(Number(values.functions) > 0))
 ) {
   process.stdout.write(
-    "usage: node bench/instructions.mjs [--target gaggle|relay|reading-relay|least-gateway] [--mode proxy|meta] [--calls N] [--warm N] [--depth N] [--cpu-prof DIR] [--gaggle CLI] [--http | --daemon]\n",
+    "usage: node bench/instructions.mjs [--target gaggle|relay|reading-relay|least-gateway] [--mode proxy|meta] [--calls N] [--warm N] [--depth N] [--cpu-prof DIR] [--functions N] [--gaggle CLI] [--http | --daemon]\n",
   );
   process.exit(values.help ? 0 : 2);
 }
 const calls = Number(values.calls);
 const warm = Number(values.warm);
 const depth = Number(values.depth);
+const functions = values.functions === undefined ? 0 : Number(values.functions);
 
 /** gaggle with one server-everything child at concurrency 64, in proxy mode (its tools under their own names) or meta mode. */
 function gaggleConfig(dir) {
@@ -142,7 +148,19 @@ async function main() {
   const out = join(dir, "callgrind.out");
   const [command, args] = profiling
     ? [node, ["--cpu-prof", "--cpu-prof-interval", "50", "--cpu-prof-dir", resolve(values["cpu-prof"]), ...program]]
-    : ["valgrind", ["--tool=callgrind", "--instr-atstart=no", "--separate-threads=yes", `--callgrind-out-file=${out}`, node, ...program]];
+    : [
+        "valgrind",
+        [
+          "--tool=callgrind",
+          "--instr-atstart=no",
+          "--separate-threads=yes",
+          ...(functions ? ["--dump-instr=yes"] : []),
+          `--callgrind-out-file=${out}`,
+          node,
+          ...(functions ? ["--perf-basic-prof", "--interpreted-frames-native-stack"] : []),
+          ...program,
+        ],
+      ];
   const endpoint = values.http
     ? await httpEndpoint(command, args)
     : daemonAsked
@@ -174,9 +192,16 @@ async function main() {
     process.stdout.write(
       `${label}: ${Math.round(counted / calls).toLocaleString("en-US")} instructions per call (${calls} calls, ${depth} in flight)\n`,
     );
+    if (functions) {
+      const bundleMap = join(dirname(resolve(values.gaggle)), "gaggle.cjs.map");
+      const rows = selfCostByFunction(`${out}.1-01`, `/tmp/perf-${endpoint.pid}.map`, bundleMap, calls).slice(0, functions);
+      for (const { name, perCall } of rows)
+        process.stdout.write(`${Math.round(perCall).toLocaleString("en-US").padStart(8)}  ${name.slice(0, 150)}\n`);
+    }
   } finally {
     await endpoint.close();
     procs.removeDir(dir);
+    if (functions) rmSync(`/tmp/perf-${endpoint.pid}.map`, { force: true });
   }
 }
 

@@ -1,0 +1,133 @@
+// Owns reading a callgrind dump by function: the instructions each function executed itself (its self cost), with
+// the JIT's code named from the map `node --perf-basic-prof` writes, and the bundle's positions (dist/gaggle.cjs)
+// named by their source file and line through the bundle's source map.
+import { existsSync, readFileSync } from "node:fs";
+
+/**
+ * The map's code ranges, newest last: V8 reuses an address for new code once old code is collected, and the map
+ * keeps both, so an address is named by the newest range that holds it.
+ */
+function perfMap(path) {
+  const ranges = readFileSync(path, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line, order) => {
+      const [start, size] = line.split(" ", 2);
+      const name = line.slice(start.length + size.length + 2);
+      return { start: parseInt(start, 16), end: parseInt(start, 16) + parseInt(size, 16), order, name };
+    })
+    .sort((a, b) => a.start - b.start);
+  const longest = ranges.reduce((most, range) => Math.max(most, range.end - range.start), 0);
+  const named = new Map();
+  return (address) => {
+    if (named.has(address)) return named.get(address);
+    let low = 0;
+    let high = ranges.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (ranges[middle].start <= address) low = middle + 1;
+      else high = middle;
+    }
+    let newest;
+    for (let i = low - 1; i >= 0 && ranges[i].start > address - longest; i--) {
+      const range = ranges[i];
+      if (address < range.end && (!newest || range.order > newest.order)) newest = range;
+    }
+    const name = newest?.name.replace(/^(JS|Eval):[~*^]?/, "");
+    named.set(address, name);
+    return name;
+  };
+}
+
+const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/**
+ * A source map's positions as `file:line` for `generatedLine:column` (both 1-based), or undefined when it has none.
+ * Columns in the source are not read: a function is named by its line.
+ */
+function sourcePositions(path) {
+  if (!existsSync(path)) return () => undefined;
+  const map = JSON.parse(readFileSync(path, "utf8"));
+  let source = 0;
+  let sourceLine = 0;
+  const lines = map.mappings.split(";").map((text) => {
+    let column = 0;
+    return text
+      .split(",")
+      .filter(Boolean)
+      .map((segment) => {
+        const fields = [];
+        let value = 0;
+        let shift = 0;
+        for (const char of segment) {
+          const digit = BASE64.indexOf(char);
+          value += (digit & 31) << shift;
+          if (digit & 32) shift += 5;
+          else {
+            fields.push(value & 1 ? -(value >> 1) : value >> 1);
+            value = 0;
+            shift = 0;
+          }
+        }
+        column += fields[0];
+        if (fields.length > 1) {
+          source += fields[1];
+          sourceLine += fields[2];
+        }
+        return { column, source, line: sourceLine };
+      });
+  });
+  return (line, column) => {
+    let found;
+    for (const segment of lines[line - 1] ?? []) {
+      if (segment.column > column - 1) break;
+      found = segment;
+    }
+    return found && `${map.sources[found.source].replace(/^(\.\.\/)+/, "")}:${found.line + 1}`;
+  };
+}
+
+/**
+ * The self cost of each function in a dump made with --dump-instr=yes (positions "instr line"), per call, largest
+ * first. A cost line's address is absolute (0x...), relative to the line before (+N, -N) or the same (*); the cost
+ * line after a `calls=` line is the call's inclusive cost, which is the callee's, not the caller's.
+ */
+export function selfCostByFunction(dumpPath, mapPath, bundleMapPath, calls) {
+  const jitName = perfMap(mapPath);
+  const source = sourcePositions(bundleMapPath);
+  const names = new Map();
+  const nameOf = (text) => {
+    const match = /^\((\d+)\)(?: (.*))?$/.exec(text);
+    if (!match) return text;
+    if (match[2] !== undefined) names.set(match[1], match[2]);
+    return names.get(match[1]);
+  };
+  const costs = new Map();
+  let fn = "";
+  let last = 0;
+  let callCost = false;
+  for (const line of readFileSync(dumpPath, "utf8").split("\n")) {
+    if (line.startsWith("fn=")) fn = nameOf(line.slice(3));
+    else if (line.startsWith("cfn=")) nameOf(line.slice(4));
+    else if (line.startsWith("calls=")) callCost = true;
+    else if (/^[0-9+\-*]/.test(line)) {
+      const [position, , cost] = line.split(" ");
+      if (position.startsWith("0x")) last = parseInt(position, 16);
+      else if (position.startsWith("+")) last += Number(position.slice(1));
+      else if (position.startsWith("-")) last -= Number(position.slice(1));
+      if (callCost) {
+        callCost = false;
+        continue;
+      }
+      let name = fn;
+      if (fn.startsWith("0x")) {
+        const jit = jitName(last);
+        const bundled = jit && /^(.*) \S*dist\/gaggle\.cjs:(\d+):(\d+)$/.exec(jit);
+        name = bundled ? `${bundled[1] || "(anonymous)"} ${source(Number(bundled[2]), Number(bundled[3])) ?? jit}` : (jit ?? "(JIT code)");
+        name = `JS ${name}`;
+      }
+      costs.set(name, (costs.get(name) ?? 0) + Number(cost ?? 0));
+    }
+  }
+  return [...costs].map(([name, cost]) => ({ name, perCall: cost / calls })).sort((a, b) => b.perCall - a.perCall);
+}
