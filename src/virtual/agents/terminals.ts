@@ -1,6 +1,5 @@
 // Owns one session's terminal/* requests: each terminal is a background process of the process child, started for
 // the session's principal, under that child's command policy and limits, its working folder inside the session's roots.
-import { open } from "node:fs/promises";
 import type * as acp from "@agentclientprotocol/sdk";
 import { GaggleError } from "../../shared/errors.js";
 import { isDirectory } from "../../shared/fs-probes.js";
@@ -100,7 +99,7 @@ async function tailOf(process: ManagedProcess, limit: number): Promise<{ output:
   const take = Math.min(size, limit);
   if (take === 0) return { output: "", cut: size > 0 };
   const buffer = Buffer.alloc(take);
-  const file = await open(process.output.path, "r");
+  const file = await process.openLog();
   try {
     let read = 0;
     while (read < take) {

@@ -21,11 +21,17 @@ const SCAN_LIMIT = 1024 * 1024;
 export const MAX_LINE_CHARS = 2000;
 const NEWLINE = 0x0a;
 
-/** `extent` is read once, when called: a log still being written shows what it held then. */
-export async function readView(path: string, extent: LogExtent, headLines: number, tailLines: number): Promise<LogView> {
+/** Opens a log to read, failing in the owner's words where the file is gone (see ManagedProcess.openLog). */
+export type LogOpener = () => Promise<FileHandle>;
+
+/**
+ * `log`: the file's path, or how to open it. `extent` is read once, when called: a log still being written shows
+ * what it held then. The file is opened once, before any read: a log deleted after that still reads whole.
+ */
+export async function readView(log: string | LogOpener, extent: LogExtent, headLines: number, tailLines: number): Promise<LogView> {
   const { bytes, lines } = extent;
   if (bytes === 0 || (headLines === 0 && tailLines === 0)) return { head: [], tail: [], omitted: lines };
-  const fd = await open(path, "r");
+  const fd = await (typeof log === "string" ? open(log, "r") : log());
   try {
     // A short file with a head to show is read whole; the last lines alone are read from the end, whatever the size.
     if (headLines > 0 && bytes <= 2 * SCAN_LIMIT) {

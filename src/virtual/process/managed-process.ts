@@ -1,4 +1,5 @@
 // One background command: a shell leading its own process group, its output log, its timeout, and how it ends.
+import { open, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { childEnv } from "../../children/processes/child-env.js";
 import { GroupProcess, type ProcessExit } from "../../children/processes/group-process.js";
@@ -26,6 +27,12 @@ export interface ProcessSpec {
   killGraceMs: number;
 }
 
+/** Why the table forgot a finished process and deleted its log, and what a reader of that log can do instead. */
+export interface Forgetting {
+  why: string;
+  hint: string;
+}
+
 export class ManagedProcess {
   readonly pid: number;
   readonly startedAt = new Date();
@@ -38,6 +45,8 @@ export class ManagedProcess {
   readonly ended: Promise<void>;
   /** Why gaggle itself killed it, when a limit did (see ProcessTable's process cap). */
   stopNote: string | undefined;
+  /** Set by the table as it forgets the process and deletes its log (see ProcessTable.forget). */
+  forgotten: Forgetting | undefined;
   private stopReason: "killed" | "timed_out" | undefined;
   private readonly timer: NodeJS.Timeout | undefined;
 
@@ -98,6 +107,35 @@ export class ManagedProcess {
         hint: "check that [virtual.process] log_dir (or the state directory) is writable",
         cause: error,
       });
+    }
+  }
+
+  /**
+   * Opens the output log to read. A reader holds the process found in the table, or in an agent's terminal, while the
+   * table may forget it and delete its log at any moment, even while this open is under way: a log missing for that
+   * reason fails naming the process and why it was forgotten, and one missing for any other reason says so too,
+   * never with the file system's bare ENOENT. Once open, the log reads whole, deleted or not.
+   */
+  async openLog(): Promise<FileHandle> {
+    try {
+      return await open(this.output.path, "r");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      if (this.forgotten) {
+        throw new GaggleError(
+          "NOT_FOUND",
+          `process ${this.pid} ended (${this.status}) and gaggle has forgotten it, deleting its output log: ${this.forgotten.why}`,
+          { hint: this.forgotten.hint, cause: error },
+        );
+      }
+      throw new GaggleError(
+        "SERVER_FAILED",
+        `the output log of process ${this.pid} (${this.output.path}) is gone: something other than gaggle deleted it`,
+        {
+          hint: "its output is lost; nothing but gaggle should delete files in [virtual.process] log_dir while gaggle runs",
+          cause: error,
+        },
+      );
     }
   }
 

@@ -8,7 +8,7 @@ import { recordsToForget, refusal, refusalHint, type SharedLimit } from "../../s
 import { canonical, isDirectory } from "../../shared/fs-probes.js";
 import type { Logger } from "../../shared/log.js";
 import { readView } from "./log-view.js";
-import { ManagedProcess } from "./managed-process.js";
+import { ManagedProcess, type Forgetting } from "./managed-process.js";
 import { checkPolicy, type Policy } from "./policy.js";
 import { LIST_URI } from "./resources.js";
 import { endedNotice, logUri } from "./views.js";
@@ -101,7 +101,12 @@ export class ProcessTable {
     }
     // The kernel may hand out a pid again: the finished process that had it is forgotten.
     const previous = this.processes.get(started.pid);
-    if (previous) this.forget(previous);
+    if (previous) {
+      this.forget(previous, {
+        why: "the system gave its pid to a newer command, which gaggle started",
+        hint: `gg_process_status with pid ${started.pid} shows that newer command`,
+      });
+    }
     this.processes.set(started.pid, started);
     this.counting ??= setInterval(() => this.enforceCap(), COUNT_EVERY_MS).unref();
     this.options.events.resourceUpdated(this.options.childName, LIST_URI, this.seers(started));
@@ -216,10 +221,19 @@ export class ProcessTable {
     const oldestFirst = this.list()
       .filter((entry) => !entry.running)
       .reverse();
-    for (const old of recordsToForget(oldestFirst, this.options.keepFinished, (entry) => entry.spec.owner)) this.forget(old);
+    const { keepFinished } = this.options;
+    const forgetting: Forgetting = {
+      why:
+        `[virtual.process] keep_finished keeps ${keepFinished} finished ${keepFinished === 1 ? "process" : "processes"}, ` +
+        "and newer ones pushed this one out (the oldest of whoever keeps the most goes first)",
+      hint: "read a process's output soon after it ends, or raise [virtual.process] keep_finished; gg_process_status without a pid lists the processes kept",
+    };
+    for (const old of recordsToForget(oldestFirst, keepFinished, (entry) => entry.spec.owner)) this.forget(old, forgetting);
   }
 
-  private forget(entry: ManagedProcess): void {
+  /** Readers holding `entry` already may still open its log: `forgetting` is what they are told once it is gone. */
+  private forget(entry: ManagedProcess, forgetting: Forgetting): void {
+    entry.forgotten = forgetting;
     this.processes.delete(entry.pid);
     void removeQuietly(entry.output.path);
   }
@@ -273,7 +287,7 @@ const NOTICE_LINES = 10;
 
 async function readLastLines(entry: ManagedProcess): Promise<string[]> {
   try {
-    return (await readView(entry.output.path, entry.output, 0, NOTICE_LINES)).tail;
+    return (await readView(() => entry.openLog(), entry.output, 0, NOTICE_LINES)).tail;
   } catch {
     return [];
   }

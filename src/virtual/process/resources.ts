@@ -1,6 +1,7 @@
 // The process child's resources: process://list and the process://{pid}/log template.
 import type { ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
 import { readView, viewText } from "./log-view.js";
+import type { ManagedProcess } from "./managed-process.js";
 import type { ProcessTable } from "./process-table.js";
 import { summaryView } from "./views.js";
 
@@ -39,7 +40,12 @@ export async function readProcessResource(table: ProcessTable, uri: string, view
   if (!match) return undefined;
   const entry = table.find(Number(match[1]));
   if (!entry || !table.visible(entry, viewer)) return undefined;
-  const view = await readView(entry.output.path, entry.output, 0, LOG_TAIL_LINES);
+  return logResource(uri, entry);
+}
+
+/** The contents of `uri`, the log resource of `entry`: found in the table, and seen by its reader. */
+export async function logResource(uri: string, entry: ManagedProcess): Promise<ReadResourceResult> {
+  const view = await readView(() => entry.openLog(), entry.output, 0, LOG_TAIL_LINES);
   const skipped = view.omitted > 0 ? [`[... ${view.omitted} earlier lines not shown; gg_process_status with head_lines shows the start ...]`] : [];
   return { contents: [{ uri, mimeType: "text/plain", text: [...skipped, viewText(view)].join("\n") }] };
 }

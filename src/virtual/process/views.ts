@@ -51,7 +51,7 @@ export async function outputView(entry: ManagedProcess, viewer: string, head: nu
   const cap = entry.output.truncated
     ? [`[output truncated: ${entry.output.droppedBytes} bytes past the ${entry.output.capBytes}-byte cap were dropped]`]
     : [];
-  const view = await readView(entry.output.path, entry.output, head, tail);
+  const view = await readView(() => entry.openLog(), entry.output, head, tail);
   return {
     ...details,
     head_lines: view.head.length,

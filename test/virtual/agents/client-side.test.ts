@@ -1,9 +1,11 @@
 // What gaggle answers an agent as its ACP client: files only inside the session's roots, terminals only as the
 // process child's policy allows, run as the session principal's processes.
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunningGaggle } from "../../helpers/gaggle.js";
+import { until } from "../../helpers/poll.js";
+import { ended, processJson, run } from "../process/helpers.js";
 import { agentDirs, settled, startAgentsGaggle, startSession, transcript } from "./helpers.js";
 
 let gaggle: RunningGaggle | undefined;
@@ -55,5 +57,31 @@ describe("terminals", () => {
     expect(text).toContain('run failed: segment "cat /etc/hostname" is refused by the policy rule allow ("echo *")');
     const processes = await gaggle.meta("execute_child_tool", { server_id: "process", tool_name: "gg_process_status", arguments: {} });
     expect(JSON.stringify(processes.content)).toContain("echo hello from a terminal");
+  });
+
+  it("tell an agent whose terminal's process keep_finished forgot which process it was and why, not the log's ENOENT", async () => {
+    const dirs = agentDirs();
+    const gate = join(dirs.dir, "output-gate");
+    gaggle = await startAgentsGaggle(dirs, "", "[virtual.process]\nkeep_finished = 1\n", undefined, { FAKE_ACP_OUTPUT_GATE: gate });
+    const { client } = gaggle;
+    const id = await startSession(client, { prompt: "run echo from a terminal" });
+    // The terminal's command has ended, and the agent holds its terminal without having read its output.
+    await until(
+      () => existsSync(`${gate}.waiting`),
+      (waiting) => waiting,
+    );
+    const pids = async () => (await processJson<{ processes: { pid: number; command: string }[] }>(client, "gg_process_status")).processes;
+    const terminal = (await pids()).find((entry) => entry.command === "echo from a terminal");
+    expect(terminal).toBeDefined();
+    // One more finished process than the table keeps: the terminal's is forgotten, its log deleted.
+    const other = await run(client, "true");
+    await ended(client, other.pid);
+    await until(pids, (kept) => kept.every((entry) => entry.pid !== terminal!.pid));
+    writeFileSync(gate, "");
+    await settled(client, id, 1);
+    expect(await transcript(client, id)).toContain(
+      `run failed: process ${terminal!.pid} ended (completed) and gaggle has forgotten it, deleting its output log: ` +
+        "[virtual.process] keep_finished keeps 1 finished process, and newer ones pushed this one out (the oldest of whoever keeps the most goes first)",
+    );
   });
 });
