@@ -1,5 +1,5 @@
 // Reads the first and last lines of a log without reading the whole file: forward from the start, backward from the end, in blocks.
-import { open, type FileHandle } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 
 export interface LogView {
   head: string[];
@@ -25,13 +25,13 @@ const NEWLINE = 0x0a;
 export type LogOpener = () => Promise<FileHandle>;
 
 /**
- * `log`: the file's path, or how to open it. `extent` is read once, when called: a log still being written shows
- * what it held then. The file is opened once, before any read: a log deleted after that still reads whole.
+ * `openLog`: how to open the log. `extent` is read once, when called: a log still being written shows what it held
+ * then. The file is opened once, before any read: a log deleted after that still reads whole.
  */
-export async function readView(log: string | LogOpener, extent: LogExtent, headLines: number, tailLines: number): Promise<LogView> {
+export async function readView(openLog: LogOpener, extent: LogExtent, headLines: number, tailLines: number): Promise<LogView> {
   const { bytes, lines } = extent;
   if (bytes === 0 || (headLines === 0 && tailLines === 0)) return { head: [], tail: [], omitted: lines };
-  const fd = await (typeof log === "string" ? open(log, "r") : log());
+  const fd = await openLog();
   try {
     // A short file with a head to show is read whole; the last lines alone are read from the end, whatever the size.
     if (headLines > 0 && bytes <= 2 * SCAN_LIMIT) {

@@ -1,10 +1,13 @@
 // The output log and its views: counts kept while writing, the cap, and head/tail reads that never read a whole 1 GB file.
 import { closeSync, mkdtempSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MAX_LINE_CHARS, readView, viewText } from "../../../src/virtual/process/log-view.js";
 import { OutputLog } from "../../../src/virtual/process/output-log.js";
+
+const opener = (path: string) => () => open(path, "r");
 
 const dir = mkdtempSync(join(tmpdir(), "gaggle-logview-"));
 
@@ -36,18 +39,18 @@ describe("readView", () => {
     const log = new OutputLog(join(dir, "small.log"), 1e6);
     log.write(Buffer.from(Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join("\n") + "\n"));
     await log.close();
-    const view = await readView(log.path, log, 2, 3);
+    const view = await readView(opener(log.path), log, 2, 3);
     expect(view).toEqual({ head: ["line 1", "line 2"], tail: ["line 8", "line 9", "line 10"], omitted: 5 });
     expect(viewText(view)).toBe("line 1\nline 2\n[... 5 lines omitted ...]\nline 8\nline 9\nline 10");
-    expect(await readView(log.path, log, 0, 80)).toMatchObject({ head: [], omitted: 0, tail: { length: 10 } });
-    expect((await readView(log.path, log, 8, 8)).omitted).toBe(0);
+    expect(await readView(opener(log.path), log, 0, 80)).toMatchObject({ head: [], omitted: 0, tail: { length: 10 } });
+    expect((await readView(opener(log.path), log, 8, 8)).omitted).toBe(0);
   });
 
   it("cuts a very long line and says by how much", async () => {
     const log = new OutputLog(join(dir, "long-line.log"), 1e6);
     log.write(Buffer.from("x".repeat(MAX_LINE_CHARS + 500)));
     await log.close();
-    expect((await readView(log.path, log, 0, 1)).tail[0]).toMatch(/… \[500 more characters\]$/);
+    expect((await readView(opener(log.path), log, 0, 1)).tail[0]).toMatch(/… \[500 more characters\]$/);
   });
 
   it("reads the ends of a 1 GB log without reading the whole file", async () => {
@@ -63,13 +66,13 @@ describe("readView", () => {
     expect(statSync(path).size).toBe(size);
 
     const before = bytesRead();
-    const view = await readView(path, { bytes: size, lines: 200 }, 3, 2);
+    const view = await readView(opener(path), { bytes: size, lines: 200 }, 3, 2);
     const read = bytesRead() - before;
     expect(view).toEqual({ head: ["head 1", "head 2", "head 3"], tail: ["tail 99", "tail 100"], omitted: 195 });
     expect(read).toBeLessThan(4 * 1024 * 1024);
 
     // However deep the tail asked for, one end reads at most its scan limit, and says where it cut a line.
-    const deep = await readView(path, { bytes: size, lines: 200 }, 0, 500);
+    const deep = await readView(opener(path), { bytes: size, lines: 200 }, 0, 500);
     expect(deep.tail.at(-1)).toBe("tail 100");
     expect(deep.tail[0]?.startsWith("…")).toBe(true);
     expect(bytesRead() - before - read).toBeLessThan(4 * 1024 * 1024);
