@@ -1,8 +1,9 @@
 // close_child_session("team") held while a member's turn is being stopped, and meanwhile a message to a member that
 // would restart it: the member is not restarted during the close, the message waits (`deferred`, saying why), and the
-// next team call after the close delivers it. Nothing the team started outlives the test's last close.
+// next team call after the close delivers it; a team call of that person during the close frees their members only
+// until the close ends. Nothing the team started outlives the test's last close.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -172,6 +173,88 @@ describe('close_child_session("team") by two people at once', () => {
 
     await writeFile(gate, "go\n");
     expect((await bobsClose).isError).toBeFalsy();
+    expect(await waitGone(runs().map((run) => run.pid))).toEqual([]);
+  });
+});
+
+describe("a team call of the same person while their close of the team child runs", () => {
+  it("leaves their members held once the close ends: another person's turn ending restarts none, their next team call does", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gaggle-team-"));
+    dirOfRuns = dir;
+    const gate = join(dir, "gate");
+    execFileSync("mkfifo", [gate]);
+    const config = teamConfig(dir, "", "", `auth_tokens = { ann = "${ANN}", bob = "${BOB}" }\nshutdown_grace_ms = 120000`);
+    gaggle = await startHttpGaggle(config, { env: { XDG_STATE_HOME: join(dir, "xdg-state") } });
+    const ann = await gaggle.connect({ name: "ann", headers: { authorization: `Bearer ${ANN}` } });
+    const bob = await gaggle.connect({ name: "bob", headers: { authorization: `Bearer ${BOB}` } });
+    const call = async (client: Client, tool: string, args: Record<string, unknown>) => {
+      const result = (await client.callTool({
+        name: "execute_child_tool",
+        arguments: { server_id: "team", tool_name: tool, arguments: args },
+      })) as CallToolResult;
+      if (result.isError) throw new Error(`${tool} failed: ${textOf(result)}`);
+      return JSON.parse(textOf(result)) as Record<string, unknown>;
+    };
+    const stateOf = async (client: Client, teamId: string, agentId: unknown) =>
+      ((await call(client, "gg_team_status", { team_id: teamId })) as unknown as TeamStatus).members.find((row) => row.agent_id === agentId)?.state;
+    const runs = () => readRuns(join(dir, "argv.jsonl"));
+    const runOf = (words: string) =>
+      until(
+        () => runs().find((run) => promptOf(run).includes(words)),
+        (run) => run !== undefined,
+      );
+
+    const resting = (await call(ann, "gg_team_manage", { team_id: "t-ann", title: "Resting", prompt: "hello" })).agent_id;
+    await until(
+      () => stateOf(ann, "t-ann", resting),
+      (state) => state === "idle",
+    );
+    // Bob's member works through ann's close; its turn ends after it, when the test kills its goose.
+    await call(bob, "gg_team_manage", { team_id: "t-bob", title: "Busy", prompt: "bob's long job [hang]" });
+    const bobsTurn = (await runOf("bob's long job"))!;
+    await call(ann, "gg_team_manage", { team_id: "t-ann", title: "Holding", prompt: `[hang] [hold-term ${gate}]` });
+    await runOf("[hold-term");
+
+    const annsClose = ann.callTool({ name: "close_child_session", arguments: { server_id: "team" } });
+    annsClose.catch(() => undefined);
+    // The close is stopping the holding member's turn, and waits for it.
+    await until(
+      () => existsSync(`${gate}.term`),
+      (asked) => asked,
+    );
+    // Ann's team call lands during her close: it lets her members start again, and the close still runs.
+    const receipt = (await call(ann, "gg_team_message", { team_id: "t-ann", recipient_agent_id: resting, message: "sent during ann's close" })) as {
+      delivery_ids: string[];
+    };
+    await writeFile(gate, "go\n");
+    expect((await annsClose).isError).toBeFalsy();
+
+    // Bob's member's turn ends: waiting deliveries are tried, ann's among them, without a team call of ann's.
+    process.kill(bobsTurn.pid, "SIGKILL");
+    const saved = () => {
+      const file = join(dir, "state", "team", "teams", "ann", "t-ann.json");
+      const record = JSON.parse(readFileSync(file, "utf8")) as { deliveries: Array<{ delivery_id: string; state: string; reason: string | null }> };
+      return record.deliveries.find((row) => row.delivery_id === receipt.delivery_ids[0]);
+    };
+    const tried = await until(
+      saved,
+      (row) => row?.state === "delivered" || row?.reason !== "the team child is being closed; the message waits for the next team call",
+    );
+    expect(tried).toMatchObject({ state: "deferred", reason: "the team child was closed; the message waits for the next team call" });
+    expect(runs().filter((run) => promptOf(run).includes("sent during ann's close"))).toEqual([]);
+
+    // Ann's next team call starts her member on the message.
+    const delivered = await until(
+      async () =>
+        ((await call(ann, "gg_team_status", { team_id: "t-ann" })) as unknown as TeamStatus).deliveries.find(
+          (row) => row.delivery_id === receipt.delivery_ids[0],
+        ),
+      (row) => row?.state === "delivered",
+    );
+    expect(delivered?.state).toBe("delivered");
+    await runOf("sent during ann's close");
+    for (const client of [ann, bob])
+      expect((await client.callTool({ name: "close_child_session", arguments: { server_id: "team" } })).isError).toBeFalsy();
     expect(await waitGone(runs().map((run) => run.pid))).toEqual([]);
   });
 });
