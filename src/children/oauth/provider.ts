@@ -1,5 +1,6 @@
 // gaggle as the OAuth client of one remote child. The SDK runs the flows (discovery, registration, PKCE, token
 // requests, refresh, step-up); this is where their state lives and where a person is asked to sign in.
+import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import { auth, type AddClientAuthentication, type OAuthClientProvider, type OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -53,8 +54,19 @@ export class ChildOAuthProvider implements OAuthClientProvider {
    */
   private pendingClient: OAuthClientInformationMixed | undefined;
 
-  /** The refresh under way, which every request that finds the access token due waits for. */
-  private refreshing: Promise<void> | undefined;
+  /**
+   * The refresh under way, and the access token it replaces: every request that holds that token (one it found due,
+   * or one the child refused) waits for it rather than refreshing again.
+   */
+  private refreshing: { replaces: string; done: Promise<void> } | undefined;
+
+  /**
+   * Set inside the refresh this provider runs, the one place the refresh token is handed to the SDK: the SDK's own
+   * answer to a 401 would otherwise refresh beside it, with a refresh token that refresh has used up. An
+   * authorization server that rotates refresh tokens takes a used one coming back for a stolen one and revokes the
+   * whole grant (RFC 9700 section 4.14), which signs the person out.
+   */
+  private readonly ownRefresh = new AsyncLocalStorage<true>();
 
   /** Set when the client proves itself with a signed JWT (private_key_jwt) rather than a secret or nothing. */
   readonly addClientAuthentication?: AddClientAuthentication;
@@ -181,38 +193,66 @@ export class ChildOAuthProvider implements OAuthClientProvider {
 
   /**
    * None during a sign-in: a person asked for a new grant, and the stored one is neither refreshed in its place nor
-   * dropped when its refresh fails.
+   * dropped when its refresh fails. The refresh token only inside this provider's own refresh (see `ownRefresh`).
    */
   async tokens(): Promise<OAuthTokens | undefined> {
     if (this.flow) return undefined;
-    const { tokens, scopeWanted, scopeAsked } = await this.store.read();
-    // A token answer without `scope` granted what was asked (RFC 6749 section 5.1).
-    if (tokens === undefined || scopeWanted === undefined || coversScopes(tokens.scope ?? scopeAsked, scopeWanted)) return tokens;
-    const { refresh_token: _unusable, ...rest } = tokens;
+    const tokens = usable(await this.store.read());
+    if (tokens?.refresh_token === undefined || this.ownRefresh.getStore()) return tokens;
+    const { refresh_token: _refreshedHere, ...rest } = tokens;
     return rest;
   }
 
   /**
-   * The access token to send now: refreshed first when it expires within the next minute (or tenth of its
-   * life, if shorter) and a refresh token is at hand, so that a request does not go out only to be refused.
-   * Undefined when there is nothing newer than what the SDK already put on the request.
+   * The access token to send in place of `sent` (the one on the request): refreshed first when it expires within
+   * the next minute (or tenth of its life, if shorter) and a refresh token is at hand, so that a request does not go
+   * out only to be refused. Undefined when there is nothing newer than `sent`.
    */
-  async freshAccessToken(serverUrl: URL, fetchFn: FetchLike): Promise<string | undefined> {
-    // One read of the token file: what tokens() gives keeps the time the tokens were saved.
-    const tokens = (await this.tokens()) as StoredSignIn["tokens"];
-    if (!tokens?.refresh_token || tokens.expires_in === undefined) return undefined;
-    const savedAt = tokens.saved_at;
-    const ahead = Math.min(REFRESH_AHEAD_MS, (tokens.expires_in * 1000) / 10);
-    if (savedAt + tokens.expires_in * 1000 - ahead > Date.now()) return undefined;
-    // A refresh that fails leaves the request to its refusal, which the SDK answers as it does any 401.
-    this.refreshing ??= auth(this, { serverUrl, fetchFn })
-      .then(
-        () => {},
-        () => {},
-      )
+  async freshAccessToken(sent: string, serverUrl: URL, fetchFn: FetchLike): Promise<string | undefined> {
+    const tokens = usable(await this.store.read());
+    if (tokens && due(tokens)) await this.refreshReplacing(tokens.access_token, serverUrl, fetchFn);
+    return this.newerThan(sent);
+  }
+
+  /**
+   * The access token to send again a request the child refused (401) with `refused`: the one a refresh that
+   * replaced it brought (this provider's, or one under way, which the request waits for), else one refreshed now.
+   * Undefined when there is none (no refresh token, or the refresh failed): the refusal stands.
+   */
+  async accessTokenAfterRefusal(refused: string, serverUrl: URL, fetchFn: FetchLike): Promise<string | undefined> {
+    if (this.flow) return undefined;
+    await this.refreshReplacing(refused, serverUrl, fetchFn);
+    return this.newerThan(refused);
+  }
+
+  /**
+   * Refreshes the tokens stored if their access token is still `replaced` once the refresh starts, one refresh at a
+   * time: a request that read the tokens before another refresh replaced them (or while one is under way) gets that
+   * refresh's tokens and sends no refresh token of its own, since the one it read may be used up. A refresh that
+   * fails leaves the request to its refusal.
+   */
+  private async refreshReplacing(replaced: string, serverUrl: URL, fetchFn: FetchLike): Promise<void> {
+    for (;;) {
+      const running = this.refreshing;
+      if (running === undefined) break;
+      await running.done;
+      if (running.replaces === replaced) return;
+    }
+    const done = (async () => {
+      const stored = usable(await this.store.read());
+      if (stored?.access_token !== replaced || stored.refresh_token === undefined) return;
+      await this.ownRefresh.run(true, () => auth(this, { serverUrl, fetchFn }));
+    })()
+      .catch(() => {})
       .finally(() => (this.refreshing = undefined));
-    await this.refreshing;
-    return (await this.store.read()).tokens?.access_token;
+    this.refreshing = { replaces: replaced, done };
+    await done;
+  }
+
+  /** The access token stored, if it is not `sent`. */
+  private async newerThan(sent: string): Promise<string | undefined> {
+    const stored = (await this.store.read()).tokens?.access_token;
+    return stored === sent ? undefined : stored;
   }
 
   /** A new grant answers what was wanted; the scopes of the grant are in the tokens. */
@@ -308,6 +348,24 @@ function futileStepUp(child: string, scope: string, held: boolean): GaggleError 
       hint: "the account signed in is not allowed this: sign in with another account (gaggle auth logout, then login), or ask the server's administrator",
     },
   );
+}
+
+/**
+ * The tokens stored, less a refresh token that cannot serve: one a call was refused for lacking scopes its grant
+ * does not cover (a refresh cannot widen a grant). A token answer without `scope` granted what was asked (RFC 6749
+ * section 5.1).
+ */
+function usable({ tokens, scopeWanted, scopeAsked }: StoredSignIn): StoredSignIn["tokens"] {
+  if (tokens === undefined || scopeWanted === undefined || coversScopes(tokens.scope ?? scopeAsked, scopeWanted)) return tokens;
+  const { refresh_token: _unusable, ...rest } = tokens;
+  return rest;
+}
+
+/** Whether the access token expires within the next minute (or tenth of its life, if shorter), with a refresh token at hand. */
+function due(tokens: NonNullable<StoredSignIn["tokens"]>): boolean {
+  if (tokens.refresh_token === undefined || tokens.expires_in === undefined) return false;
+  const ahead = Math.min(REFRESH_AHEAD_MS, (tokens.expires_in * 1000) / 10);
+  return tokens.saved_at + tokens.expires_in * 1000 - ahead <= Date.now();
 }
 
 /** What AUTH_REQUIRED says when a running gateway cannot go on without a person. */

@@ -25,8 +25,10 @@ export interface RemoteOptions {
 
 /** A provider that is told what the child's own 401 and 403 answers said (the SDK reads them only in part). */
 export type RefusalAwareProvider = OAuthClientProvider & {
-  /** The access token to send instead of the one on the request, when it was due and has been refreshed. */
-  freshAccessToken(serverUrl: URL, fetchFn: Fetch): Promise<string | undefined>;
+  /** The access token to send instead of `sent`, the one on the request: newer, or refreshed since it was due. */
+  freshAccessToken(sent: string, serverUrl: URL, fetchFn: Fetch): Promise<string | undefined>;
+  /** The access token to send again a request refused (401) with `refused`, once refreshed; undefined when there is none. */
+  accessTokenAfterRefusal(refused: string, serverUrl: URL, fetchFn: Fetch): Promise<string | undefined>;
   /** Returns an error when the refusal is final: no sign-in would change it, and the request fails with it. */
   noteRefusal(status: number, challenge: { error?: string; scope?: string }): Promise<Error | undefined>;
 };
@@ -35,9 +37,12 @@ type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
 /**
  * `inner`, for requests to the child: an access token about to expire is refreshed before the request goes,
- * and every 401 or 403 the child answers is shown to the provider first. The same fetch also carries the SDK's
- * requests to the authorization server, which are left alone: those go to another origin or carry a form (token
- * requests). (An SSE child's POSTs go to a path of its choosing, so the origin is what tells.)
+ * and every 401 or 403 the child answers is shown to the provider first. A request refused (401) for its access
+ * token goes once more with a refreshed one (the provider's, shared by every request refused with that token), so
+ * that the SDK, which would refresh for each refused request on its own, sees only a refusal no refresh cured. The
+ * same fetch also carries the SDK's requests to the authorization server, which are left alone: those go to
+ * another origin or carry a form (token requests). (An SSE child's POSTs go to a path of its choosing, so the
+ * origin is what tells.)
  */
 function signedInFetch(inner: Fetch, endpoint: URL, provider: RefusalAwareProvider): Fetch {
   return async (url, init) => {
@@ -45,18 +50,32 @@ function signedInFetch(inner: Fetch, endpoint: URL, provider: RefusalAwareProvid
     // The authorization server's requests: a network failure there names the URL it could not reach.
     if (!toChild) return reaching(inner)(url, init);
     const headers = new Headers(init?.headers);
-    const fresh = headers.has("authorization") ? await provider.freshAccessToken(endpoint, inner) : undefined;
+    const sent = /^Bearer (\S+)$/i.exec(headers.get("authorization") ?? "")?.[1];
+    const fresh = sent === undefined ? undefined : await provider.freshAccessToken(sent, endpoint, inner);
+    const token = fresh ?? sent;
     if (fresh !== undefined) headers.set("authorization", `Bearer ${fresh}`);
-    const response = await inner(url, fresh === undefined ? init : { ...init, headers });
-    if (response.status !== 401 && response.status !== 403) return response;
-    const { error, scope } = extractWWWAuthenticateParams(response);
-    const final = await provider.noteRefusal(response.status, { ...(error && { error }), ...(scope && { scope }) });
-    if (final) {
-      await response.body?.cancel();
-      throw final;
-    }
-    return response;
+    const response = await refusalNoted(await inner(url, fresh === undefined ? init : { ...init, headers }), provider);
+    // A body that is a stream is gone once sent; the SDK's requests carry text.
+    const again = init?.body === undefined || init.body === null || typeof init.body === "string";
+    if (response.status !== 401 || token === undefined || !again) return response;
+    const renewed = await provider.accessTokenAfterRefusal(token, endpoint, inner);
+    if (renewed === undefined) return response;
+    await response.body?.cancel();
+    headers.set("authorization", `Bearer ${renewed}`);
+    return refusalNoted(await inner(url, { ...init, headers }), provider);
   };
+}
+
+/** Shows the provider a 401 or 403 the child answered; throws the provider's error when the refusal is final. */
+async function refusalNoted(response: Response, provider: RefusalAwareProvider): Promise<Response> {
+  if (response.status !== 401 && response.status !== 403) return response;
+  const { error, scope } = extractWWWAuthenticateParams(response);
+  const final = await provider.noteRefusal(response.status, { ...(error && { error }), ...(scope && { scope }) });
+  if (final) {
+    await response.body?.cancel();
+    throw final;
+  }
+  return response;
 }
 
 export function remoteTransport(kind: "http" | "sse", url: string, { headers, toolFor, authProvider, hold }: RemoteOptions): Transport {
