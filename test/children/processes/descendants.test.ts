@@ -62,10 +62,20 @@ const STARTERS = {
   "a gg_process_run command": (gaggle: RunningGaggle) => fromProcessRun(gaggle, `${DETACH}\nexec sleep 300`),
 };
 
-/** The detached processes are running and have left the leader's group: signals to the group miss them. */
-function expectDetached(started: Started): void {
+/**
+ * The detached processes are running and have left the leader's group: signals to the group miss them. A pid is
+ * known once its process is forked, and `setsid` moves the process out of the group only after its exec: leaving
+ * is awaited (a loaded machine may not have run it yet), and a process still in the group after the bound fails the
+ * test with the groups last read.
+ */
+async function expectDetached(started: Started): Promise<void> {
   expect(started.detached.every(isAlive)).toBe(true);
-  expect(started.detached.map(groupOf)).not.toContain(started.leader);
+  const groups = await until(
+    () => started.detached.map(groupOf),
+    (groups) => !groups.includes(started.leader),
+  );
+  expect(groups).not.toContain(started.leader);
+  expect(started.detached.every(isAlive)).toBe(true);
 }
 
 describe("descendants that left the process group", () => {
@@ -74,7 +84,7 @@ describe("descendants that left the process group", () => {
       it("are gone after close_child_session", async () => {
         const gaggle = await start();
         const started = await startFrom(gaggle);
-        expectDetached(started);
+        await expectDetached(started);
         await gaggle.metaJson("close_child_session", { server_id: started.server });
         expect(await waitGone([started.leader, ...started.detached])).toEqual([]);
       });
@@ -82,7 +92,7 @@ describe("descendants that left the process group", () => {
       it("are gone when gaggle's stdin closes", async () => {
         const gaggle = await start();
         const started = await startFrom(gaggle);
-        expectDetached(started);
+        await expectDetached(started);
         await gaggle.close();
         expect(await waitGone([gaggle.pid, started.leader, ...started.detached])).toEqual([]);
         expect(await waitGone(carrying(mark))).toEqual([]);
@@ -92,7 +102,7 @@ describe("descendants that left the process group", () => {
         it(`are gone when gaggle gets ${signal}`, async () => {
           const gaggle = await start();
           const started = await startFrom(gaggle);
-          expectDetached(started);
+          await expectDetached(started);
           process.kill(gaggle.pid, signal);
           expect(await waitGone([gaggle.pid, started.leader, ...started.detached])).toEqual([]);
           expect(await waitGone(carrying(mark))).toEqual([]);
@@ -115,7 +125,7 @@ describe("a watchdog that is killed", () => {
     // A group-member grandchild (stubborn's ignores SIGTERM), and descendants outside the group of both kinds of child.
     await gaggle.meta("execute_child_tool", { server_id: "stubborn", tool_name: "pids" });
     const started = [await fromStdioChild(gaggle), await STARTERS["a gg_process_run command"](gaggle)];
-    started.forEach(expectDetached);
+    for (const child of started) await expectDetached(child);
     const [first, second] = await until(
       () => watchdogsOf(gaggle.pid),
       (pids) => pids.length === 2,
