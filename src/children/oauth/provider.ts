@@ -1,6 +1,5 @@
 // gaggle as the OAuth client of one remote child. The SDK runs the flows (discovery, registration, PKCE, token
 // requests, refresh, step-up); this is where their state lives and where a person is asked to sign in.
-import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import { auth, type AddClientAuthentication, type OAuthClientProvider, type OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -61,12 +60,13 @@ export class ChildOAuthProvider implements OAuthClientProvider {
   private refreshing: { replaces: string; done: Promise<void> } | undefined;
 
   /**
-   * Set inside the refresh this provider runs, the one place the refresh token is handed to the SDK: the SDK's own
-   * answer to a 401 would otherwise refresh beside it, with a refresh token that refresh has used up. An
-   * authorization server that rotates refresh tokens takes a used one coming back for a stolen one and revokes the
-   * whole grant (RFC 9700 section 4.14), which signs the person out.
+   * True while the refresh this provider runs is under way (one at a time), the one time the refresh token is handed
+   * to the SDK: the SDK's own answer to a 401 would otherwise refresh beside it, with a refresh token that refresh has
+   * used up. An authorization server that rotates refresh tokens takes a used one coming back for a stolen one and
+   * revokes the whole grant (RFC 9700 section 4.14), which signs the person out. A field, not an AsyncLocalStorage:
+   * entering one turns on Node's promise hooks for the rest of the process, which doubles what every await costs.
    */
-  private readonly ownRefresh = new AsyncLocalStorage<true>();
+  private ownRefresh = false;
 
   /** Set when the client proves itself with a signed JWT (private_key_jwt) rather than a secret or nothing. */
   readonly addClientAuthentication?: AddClientAuthentication;
@@ -198,7 +198,7 @@ export class ChildOAuthProvider implements OAuthClientProvider {
   async tokens(): Promise<OAuthTokens | undefined> {
     if (this.flow) return undefined;
     const tokens = usable(await this.store.read());
-    if (tokens?.refresh_token === undefined || this.ownRefresh.getStore()) return tokens;
+    if (tokens?.refresh_token === undefined || this.ownRefresh) return tokens;
     const { refresh_token: _refreshedHere, ...rest } = tokens;
     return rest;
   }
@@ -241,7 +241,12 @@ export class ChildOAuthProvider implements OAuthClientProvider {
     const done = (async () => {
       const stored = usable(await this.store.read());
       if (stored?.access_token !== replaced || stored.refresh_token === undefined) return;
-      await this.ownRefresh.run(true, () => auth(this, { serverUrl, fetchFn }));
+      this.ownRefresh = true;
+      try {
+        await auth(this, { serverUrl, fetchFn });
+      } finally {
+        this.ownRefresh = false;
+      }
     })()
       .catch(() => {})
       .finally(() => (this.refreshing = undefined));
