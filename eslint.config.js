@@ -30,8 +30,19 @@ export default tseslint.config(
   },
   {
     // stdout carries the protocol: gaggle writes to it only through its transports, and logs with pino to stderr.
+    // Every call crosses several awaits: an AsyncLocalStorage, once entered, turns on Node's promise hooks for the
+    // rest of the process and about doubles what each await costs, so state travels in fields and arguments.
     files: ["src/**/*.ts"],
-    rules: { "no-console": "error" },
+    rules: {
+      "no-console": "error",
+      "no-restricted-imports": [
+        "error",
+        ...["node:async_hooks", "async_hooks"].map((name) => ({
+          name,
+          message: "async hooks (AsyncLocalStorage, createHook) slow every await in gaggle: hand the state down in a field or an argument",
+        })),
+      ],
+    },
   },
   {
     // One request never stops the others: where gaggle serves, the file system is asked asynchronously, so a file on
