@@ -104,7 +104,8 @@ export class ProcessTable {
     if (previous) {
       this.forget(previous, {
         why: "the system gave its pid to a newer command, which gaggle started",
-        hint: `gg_process_status with pid ${started.pid} shows that newer command`,
+        // The newer command may be another principal's: the hint does not send the reader to it.
+        hint: "its output is gone with it; read a process's output soon after it ends",
       });
     }
     this.processes.set(started.pid, started);
