@@ -12,8 +12,11 @@ export interface AuthServer {
   close(): Promise<void>;
 }
 
-/** `clients` are registered up front (for the client credentials grant); others register dynamically. */
-export async function startAuthServer(options: { clients?: ClientMetadata[] } = {}): Promise<AuthServer> {
+/**
+ * `clients` are registered up front (for the client credentials grant); others register dynamically. Each request
+ * to the token endpoint waits for `beforeToken` before the server reads it (a test's gate).
+ */
+export async function startAuthServer(options: { clients?: ClientMetadata[]; beforeToken?: () => Promise<void> } = {}): Promise<AuthServer> {
   const scopes = ["mcp:read", "mcp:write"];
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -44,6 +47,9 @@ export async function startAuthServer(options: { clients?: ClientMetadata[] } = 
   });
   const callback = provider.callback();
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method === "POST" && req.url === "/token" && options.beforeToken) {
+      return void options.beforeToken().then(() => callback(req, res));
+    }
     if (!req.url?.startsWith("/interaction/")) return void callback(req, res);
     finishInteraction(provider, req, res).catch((error: unknown) => res.writeHead(500).end(String(error)));
   });

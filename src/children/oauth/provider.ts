@@ -7,10 +7,12 @@ import { createPrivateKeyJwtAuth } from "@modelcontextprotocol/sdk/client/auth-e
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { OAuthConfig } from "../../config/index.js";
 import { GaggleError } from "../../shared/errors.js";
+import { lazyLogger } from "../../shared/log.js";
 import { identityAssertionGrant, JWT_BEARER_GRANT } from "./enterprise.js";
 import { checkMetadataIssuer } from "./issuer.js";
 import { NoSignInOffered } from "./no-sign-in.js";
 import { reaching } from "./reaching.js";
+import { REFRESH_TIMEOUT_MS } from "./refresh-lock.js";
 import { signInCommand } from "./sign-in-command.js";
 import { coversScopes, unionOfScopes } from "./scopes.js";
 import type { StoredSignIn, TokenStore } from "./token-store.js";
@@ -29,6 +31,8 @@ export interface SignInFlow {
 export function authRequired(child: { name: string; configFile: string }, why: string): GaggleError {
   return new GaggleError("AUTH_REQUIRED", `${child.name} needs you to sign in: ${why}`, { hint: `run: ${signInCommand(child)}` });
 }
+
+const log = lazyLogger({ subsystem: "oauth" });
 
 /** How long before its expiry an access token is refreshed, at most. */
 const REFRESH_AHEAD_MS = 60_000;
@@ -60,13 +64,14 @@ export class ChildOAuthProvider implements OAuthClientProvider {
   private refreshing: { replaces: string; done: Promise<void> } | undefined;
 
   /**
-   * True while the refresh this provider runs is under way (one at a time), the one time the refresh token is handed
-   * to the SDK: the SDK's own answer to a 401 would otherwise refresh beside it, with a refresh token that refresh has
-   * used up. An authorization server that rotates refresh tokens takes a used one coming back for a stolen one and
-   * revokes the whole grant (RFC 9700 section 4.14), which signs the person out. A field, not an AsyncLocalStorage:
-   * entering one turns on Node's promise hooks for the rest of the process, which doubles what every await costs.
+   * Set while the refresh this provider runs is under way (one at a time), with the access token it replaces: the
+   * one time the refresh token is handed to the SDK. The SDK's own answer to a 401 would otherwise refresh beside it,
+   * with a refresh token that refresh has used up. An authorization server that rotates refresh tokens takes a used
+   * one coming back for a stolen one and revokes the whole grant (RFC 9700 section 4.14), which signs the person out.
+   * A field, not an AsyncLocalStorage: entering one turns on Node's promise hooks for the rest of the process, which
+   * doubles what every await costs.
    */
-  private ownRefresh = false;
+  private ownRefresh: { replaces: string } | undefined;
 
   /** Set when the client proves itself with a signed JWT (private_key_jwt) rather than a secret or nothing. */
   readonly addClientAuthentication?: AddClientAuthentication;
@@ -228,7 +233,9 @@ export class ChildOAuthProvider implements OAuthClientProvider {
   /**
    * Refreshes the tokens stored if their access token is still `replaced` once the refresh starts, one refresh at a
    * time: a request that read the tokens before another refresh replaced them (or while one is under way) gets that
-   * refresh's tokens and sends no refresh token of its own, since the one it read may be used up. A refresh that
+   * refresh's tokens and sends no refresh token of its own, since the one it read may be used up. One at a time in
+   * this process, and across the processes that share the token file (under its lock); the requests of a refresh
+   * are given up after REFRESH_TIMEOUT_MS, well before another process takes the lock over as stale. A refresh that
    * fails leaves the request to its refusal.
    */
   private async refreshReplacing(replaced: string, serverUrl: URL, fetchFn: FetchLike): Promise<void> {
@@ -238,15 +245,27 @@ export class ChildOAuthProvider implements OAuthClientProvider {
       await running.done;
       if (running.replaces === replaced) return;
     }
-    const done = (async () => {
+    const stillToReplace = async () => {
       const stored = usable(await this.store.read());
-      if (stored?.access_token !== replaced || stored.refresh_token === undefined) return;
-      this.ownRefresh = true;
-      try {
-        await auth(this, { serverUrl, fetchFn });
-      } finally {
-        this.ownRefresh = false;
-      }
+      return stored?.access_token === replaced && stored.refresh_token !== undefined;
+    };
+    const done = (async () => {
+      if (!(await stillToReplace())) return;
+      // Another process may refresh with the same refresh token: the tokens are read again under the lock that
+      // process holds too, and what it saved is taken rather than refreshed again.
+      await this.store.whileRefreshing(
+        async () => {
+          if (!(await stillToReplace())) return;
+          const timed = givenUpAfter(fetchFn, AbortSignal.timeout(REFRESH_TIMEOUT_MS));
+          this.ownRefresh = { replaces: replaced };
+          try {
+            await auth(this, { serverUrl, fetchFn: timed });
+          } finally {
+            this.ownRefresh = undefined;
+          }
+        },
+        (holder) => log.info({ child: this.child, holder: holder?.pid }, "another refresh of this sign-in is under way; waiting for its tokens"),
+      );
     })()
       .catch(() => {})
       .finally(() => (this.refreshing = undefined));
@@ -288,10 +307,16 @@ export class ChildOAuthProvider implements OAuthClientProvider {
     return verifier;
   }
 
+  /** Inside this provider's refresh, tokens that are no longer the ones it replaces (a sign-in saved them meanwhile) are kept. */
   async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {
     if (scope === "all") return this.store.forget();
     const key = ({ client: "client", tokens: "tokens", verifier: "codeVerifier", discovery: "discovery" } as const)[scope];
-    await this.store.update(({ [key]: _dropped, ...rest }) => ({ ...rest, resource: rest.resource }));
+    const refreshing = this.ownRefresh;
+    await this.store.update((stored) => {
+      if (refreshing && key === "tokens" && stored.tokens?.access_token !== refreshing.replaces) return stored;
+      const { [key]: _dropped, ...rest } = stored;
+      return { ...rest, resource: rest.resource };
+    });
   }
 
   /**
@@ -371,6 +396,11 @@ function due(tokens: NonNullable<StoredSignIn["tokens"]>): boolean {
   if (tokens.refresh_token === undefined || tokens.expires_in === undefined) return false;
   const ahead = Math.min(REFRESH_AHEAD_MS, (tokens.expires_in * 1000) / 10);
   return tokens.saved_at + tokens.expires_in * 1000 - ahead <= Date.now();
+}
+
+/** `fetchFn`, its requests given up once `deadline` aborts (and still when their own signal does). */
+function givenUpAfter(fetchFn: FetchLike, deadline: AbortSignal): FetchLike {
+  return (url, init) => fetchFn(url, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline });
 }
 
 /** What AUTH_REQUIRED says when a running gateway cannot go on without a person. */

@@ -3,13 +3,15 @@
 // obtained for one URL is never read back for another. The file is read again whenever it was replaced (by this
 // process or another, such as `gaggle auth login`). A gateway reads and writes it without blocking the event loop
 // (the state dir may be on a slow mount); updates to one file in this process run one at a time, so that an update
-// reads what the one before it wrote.
+// reads what the one before it wrote. A refresh of its tokens runs under a lock beside it, one at a time across every
+// process that uses the file (see refresh-lock.ts).
 import { readFile, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import { writeFileAtomicAsync } from "../../shared/atomic-file.js";
 import { isObject } from "../../shared/json.js";
+import { withLock, type LockHolder } from "./refresh-lock.js";
 
 export interface StoredSignIn {
   /** The child's URL all of this was obtained for. */
@@ -68,6 +70,14 @@ export class TokenStore {
       await writeFileAtomicAsync(this.file, JSON.stringify(next, null, 2), FILE);
       return next;
     });
+  }
+
+  /**
+   * Runs `work` holding the lock of this file's refresh, which no other process (nor store of this file) holds at
+   * once; `onWait` is told who holds it when `work` has to wait.
+   */
+  whileRefreshing<T>(work: () => Promise<T>, onWait?: (holder: LockHolder | undefined) => void): Promise<T> {
+    return withLock(`${this.file}.lock`, work, onWait);
   }
 
   /** Removes the file, once the updates asked for before have ended. */
