@@ -15,7 +15,8 @@ import { reaching } from "./reaching.js";
 import { REFRESH_TIMEOUT_MS } from "./refresh-lock.js";
 import { signInCommand } from "./sign-in-command.js";
 import { coversScopes, unionOfScopes } from "./scopes.js";
-import type { StoredSignIn, TokenStore } from "./token-store.js";
+import { due, futileStepUp, usable, whySignInIsNeeded } from "./stored-sign-in.js";
+import type { TokenStore } from "./token-store.js";
 
 /** A sign-in under way (`gaggle auth login`): where the browser comes back to, and how the user is sent off. */
 export interface SignInFlow {
@@ -33,9 +34,6 @@ export function authRequired(child: { name: string; configFile: string }, why: s
 }
 
 const log = lazyLogger({ subsystem: "oauth" });
-
-/** How long before its expiry an access token is refreshed, at most. */
-const REFRESH_AHEAD_MS = 60_000;
 
 /** Stands in while no sign-in is under way: a flow that needs one stops before anything leaves gaggle. */
 const NO_FLOW_REDIRECT = "http://127.0.0.1/gaggle-sign-in";
@@ -364,50 +362,7 @@ export class ChildOAuthProvider implements OAuthClientProvider {
   }
 }
 
-/**
- * The child refused a call for lacking scopes its sign-in already holds, or that its sign-in asked for and was not
- * granted: signing in again would bring the same grant, so the call fails at once rather than sending a person
- * round the loop (the step-up retry limit).
- */
-function futileStepUp(child: string, scope: string, held: boolean): GaggleError {
-  const why = held ? "which its sign-in already holds" : "which its last sign-in asked for and the authorization server did not grant";
-  return new GaggleError(
-    "PERMISSION_DENIED",
-    `${child} refused the request for lacking the scopes "${scope}", ${why}; signing in again would not change that`,
-    {
-      hint: "the account signed in is not allowed this: sign in with another account (gaggle auth logout, then login), or ask the server's administrator",
-    },
-  );
-}
-
-/**
- * The tokens stored, less a refresh token that cannot serve: one a call was refused for lacking scopes its grant
- * does not cover (a refresh cannot widen a grant). A token answer without `scope` granted what was asked (RFC 6749
- * section 5.1).
- */
-function usable({ tokens, scopeWanted, scopeAsked }: StoredSignIn): StoredSignIn["tokens"] {
-  if (tokens === undefined || scopeWanted === undefined || coversScopes(tokens.scope ?? scopeAsked, scopeWanted)) return tokens;
-  const { refresh_token: _unusable, ...rest } = tokens;
-  return rest;
-}
-
-/** Whether the access token expires within the next minute (or tenth of its life, if shorter), with a refresh token at hand. */
-function due(tokens: NonNullable<StoredSignIn["tokens"]>): boolean {
-  if (tokens.refresh_token === undefined || tokens.expires_in === undefined) return false;
-  const ahead = Math.min(REFRESH_AHEAD_MS, (tokens.expires_in * 1000) / 10);
-  return tokens.saved_at + tokens.expires_in * 1000 - ahead <= Date.now();
-}
-
 /** `fetchFn`, its requests given up once `deadline` aborts (and still when their own signal does). */
 function givenUpAfter(fetchFn: FetchLike, deadline: AbortSignal): FetchLike {
   return (url, init) => fetchFn(url, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline });
-}
-
-/** What AUTH_REQUIRED says when a running gateway cannot go on without a person. */
-function whySignInIsNeeded({ tokens, scopeWanted, scopeAsked }: StoredSignIn): string {
-  const granted = tokens?.scope ?? scopeAsked;
-  if (tokens && scopeWanted && !coversScopes(granted, scopeWanted)) {
-    return `a call needs the scopes "${scopeWanted}", more than its sign-in granted ("${granted ?? ""}")`;
-  }
-  return "its tokens are missing, expired or refused";
 }
