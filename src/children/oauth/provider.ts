@@ -213,7 +213,8 @@ export class ChildOAuthProvider implements OAuthClientProvider {
    */
   async freshAccessToken(sent: string, serverUrl: URL, fetchFn: FetchLike): Promise<string | undefined> {
     const tokens = usable(await this.store.read());
-    if (tokens && due(tokens)) await this.refreshReplacing(tokens.access_token, serverUrl, fetchFn);
+    if (!tokens || !due(tokens)) return tokens && tokens.access_token !== sent ? tokens.access_token : undefined;
+    await this.refreshReplacing(tokens.access_token, serverUrl, fetchFn);
     return this.newerThan(sent);
   }
 
