@@ -120,13 +120,29 @@ async function processesOf(client: Client, id: string): Promise<{ pid: number; t
   return { pid, tree: [pid, ...descendants(pid)] };
 }
 
+/** The process groups of the members of `tree` still running (one that ended since the tree was listed is left out). */
+function liveGroups(tree: number[]): number[] {
+  return tree.flatMap((member) => {
+    try {
+      return [groupOf(member)];
+    } catch {
+      return [];
+    }
+  });
+}
+
 /** Starts a session whose first turn has Claude run `sleep 300` in the background, in a process group of its own. */
 async function sleepInBackground(client: Client): Promise<{ id: string; tree: number[] }> {
   next = { prompt: "start a server", move: { use: "Bash", input: { command: "sleep 300", run_in_background: true, description: "a server" } } };
   const id = await startSession(client, { agent: "claude", prompt: "start a server" });
   expect(await completed(id, 1, client)).toContain("Bash said Command running in background");
-  const { pid, tree } = await processesOf(client, id);
-  expect(tree.filter((member) => groupOf(member) !== pid)).not.toEqual([]);
+  // Claude's tree may hold short-lived helpers, gone between the listing and the read of their group: only the groups
+  // of live members count, and the tree is read again until the background command is seen outside the agent's group.
+  const { pid, tree } = await until(
+    () => processesOf(client, id),
+    (found) => liveGroups(found.tree).some((group) => group !== found.pid),
+  );
+  expect(liveGroups(tree).filter((group) => group !== pid)).not.toEqual([]);
   return { id, tree };
 }
 
