@@ -2,9 +2,11 @@
 // client registration, PKCE, resource indicators with JWT access tokens, refresh tokens, revocation and the client
 // credentials grant. The person at the browser is played by `browse`, who signs in as "alice" and consents to
 // whatever is asked.
+import { spawn } from "node:child_process";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import Provider, { type ClientMetadata } from "oidc-provider";
+import { CLI } from "./paths.js";
 
 export interface AuthServer {
   issuer: string;
@@ -105,4 +107,27 @@ export async function browse(url: string, issuer: string, options: { elsewhere?:
     next = new URL(location, next).href;
   }
   throw new Error(`the sign-in did not come back from ${issuer} within 20 redirects`);
+}
+
+/**
+ * `gaggle auth login NAME` in a shell of its own (state under `state`), the person at the browser signing in once it
+ * prints the page; resolves with its exit code.
+ */
+export async function loginInShell(config: string, name: string, state: string, issuer: string): Promise<number | null> {
+  const login = spawn(process.execPath, [CLI, "auth", "login", name, "--config", config], {
+    env: { ...process.env, XDG_STATE_HOME: state },
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  const exited = new Promise<number | null>((resolve) => login.once("close", resolve));
+  let stdout = "";
+  const page = await new Promise<string>((resolve, reject) => {
+    login.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+      const match = /^\s+(http\S+)$/m.exec(stdout);
+      if (match) resolve(match[1]!);
+    });
+    void exited.then(() => reject(new Error(`gaggle auth login ended before printing a page:\n${stdout}`)));
+  });
+  await browse(page, issuer);
+  return exited;
 }

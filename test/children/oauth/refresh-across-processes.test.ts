@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STALE_MS } from "../../../src/children/oauth/refresh-lock.js";
 import { TokenStore } from "../../../src/children/oauth/token-store.js";
-import { browse, startAuthServer, type AuthServer } from "../../helpers/auth-server.js";
+import { loginInShell, startAuthServer, type AuthServer } from "../../helpers/auth-server.js";
 import { runCli, type CliRun } from "../../helpers/cli.js";
 import { writeConfig } from "../../helpers/gaggle.js";
 import { until } from "../../helpers/poll.js";
@@ -43,19 +43,7 @@ beforeAll(async () => {
   config = writeConfig([NO_BUILT_INS, `[mcp_servers.docs]\ntype = "http"\nurl = "${url}"\n`].join("\n"));
   store = new TokenStore(join(state, "gaggle"), "docs", url);
   // gaggle auth login, with the person at the browser played by `browse`.
-  const login = spawn(process.execPath, [CLI, "auth", "login", "docs", "--config", config], { env, stdio: ["ignore", "pipe", "inherit"] });
-  const exited = new Promise<number | null>((resolve) => login.once("close", resolve));
-  let stdout = "";
-  const authorizationUrl = await new Promise<string>((resolve, reject) => {
-    login.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-      const match = /^\s+(http\S+)$/m.exec(stdout);
-      if (match) resolve(match[1]!);
-    });
-    void exited.then(() => reject(new Error(`gaggle auth login ended before printing a URL:\n${stdout}`)));
-  });
-  await browse(authorizationUrl, as.issuer);
-  expect(await exited).toBe(0);
+  expect(await loginInShell(config, "docs", state, as.issuer)).toBe(0);
 });
 
 afterAll(async () => {

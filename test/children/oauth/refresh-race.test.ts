@@ -3,7 +3,6 @@
 // another request's refresh replaced them waits for, or takes, that refresh's tokens, and refreshes nothing itself.
 // The race is made at a gate: the store holds one request's read (or update) until the other's call has ended.
 import { AsyncLocalStorage } from "node:async_hooks";
-import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,11 +12,11 @@ import { ChildOAuthProvider } from "../../../src/children/oauth/provider.js";
 import { TokenStore, type StoredSignIn } from "../../../src/children/oauth/token-store.js";
 import { OutputHold } from "../../../src/children/wire/output-hold.js";
 import { remoteTransport } from "../../../src/children/wire/remote-transport.js";
-import { browse, startAuthServer, type AuthServer } from "../../helpers/auth-server.js";
+import { loginInShell, startAuthServer, type AuthServer } from "../../helpers/auth-server.js";
 import { writeConfig } from "../../helpers/gaggle.js";
 import { until } from "../../helpers/poll.js";
 import { startListeningFixture, type ListeningFixture } from "../../helpers/listening-fixture.js";
-import { CLI, NO_BUILT_INS } from "../../helpers/paths.js";
+import { NO_BUILT_INS } from "../../helpers/paths.js";
 
 let as: AuthServer;
 let resource: ListeningFixture;
@@ -36,22 +35,7 @@ beforeAll(async () => {
   state = mkdtempSync(join(tmpdir(), "gaggle-refresh-race-"));
   config = writeConfig([NO_BUILT_INS, `[mcp_servers.docs]\ntype = "http"\nurl = "${url}"\n`].join("\n"));
   // gaggle auth login, with the person at the browser played by `browse`.
-  const login = spawn(process.execPath, [CLI, "auth", "login", "docs", "--config", config], {
-    env: { ...process.env, XDG_STATE_HOME: state },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const exited = new Promise<number | null>((resolve) => login.once("close", resolve));
-  let stdout = "";
-  const authorizationUrl = await new Promise<string>((resolve, reject) => {
-    login.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-      const match = /^\s+(http\S+)$/m.exec(stdout);
-      if (match) resolve(match[1]!);
-    });
-    void exited.then(() => reject(new Error(`gaggle auth login ended before printing a URL:\n${stdout}`)));
-  });
-  await browse(authorizationUrl, as.issuer);
-  expect(await exited).toBe(0);
+  expect(await loginInShell(config, "docs", state, as.issuer)).toBe(0);
 });
 
 afterAll(async () => {

@@ -2,7 +2,6 @@
 // (oidc-provider): it is listed as one tool NAME__authenticate, whose call sends the person to its sign-in page
 // through the client's URL elicitation (or answers with the page and the command); once signed in, the child's
 // own tools are listed in its place and the client is told the list changed. search_tools names it meanwhile.
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,7 +10,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ElicitRequestSchema, ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browse, startAuthServer, type AuthServer } from "../../helpers/auth-server.js";
+import { browse, loginInShell, startAuthServer, type AuthServer } from "../../helpers/auth-server.js";
 import { runCli } from "../../helpers/cli.js";
 import { textOf, writeConfig } from "../../helpers/gaggle.js";
 import { startHttpGaggle, type HttpGaggle } from "../../helpers/gaggle-http.js";
@@ -253,26 +252,6 @@ describe("a child that needs a sign-in, to a 2026-07-28 client", () => {
   });
 });
 
-/** `gaggle auth login NAME` in a shell of its own, the person at the browser signing in once it prints the page. */
-async function loginInShell(config: string, name: string, state: string): Promise<number | null> {
-  const login = spawn(process.execPath, [CLI, "auth", "login", name, "--config", config], {
-    env: { ...process.env, XDG_STATE_HOME: state },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const exited = new Promise<number | null>((resolve) => login.once("close", resolve));
-  let stdout = "";
-  const page = await new Promise<string>((resolve, reject) => {
-    login.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-      const match = /^\s+(http\S+)$/m.exec(stdout);
-      if (match) resolve(match[1]!);
-    });
-    void exited.then(() => reject(new Error(`gaggle auth login ended before printing a page:\n${stdout}`)));
-  });
-  await browse(page, as.issuer);
-  return exited;
-}
-
 describe("a sign-in made with gaggle auth login in another shell", () => {
   // What proves the running gaggle noticed: its status shows the child running though no client asked anything since.
   it("starts the child in a running gaggle: its clients are told the tool list changed, and its tools replace NAME__authenticate", async () => {
@@ -293,7 +272,7 @@ describe("a sign-in made with gaggle auth login in another shell", () => {
     };
     expect(await childState()).toBe("needs_auth");
 
-    expect(await loginInShell(gaggle.config, "shell", state)).toBe(0);
+    expect(await loginInShell(gaggle.config, "shell", state, as.issuer)).toBe(0);
     await until(childState, (status) => status === "running");
     await until(changes, (count) => count > before);
     const names = await toolNames(client);
@@ -325,7 +304,7 @@ describe("a sign-in made with gaggle auth login in another shell", () => {
       const before = changes;
       expect(await childState()).toBe("needs_auth");
 
-      expect(await loginInShell(config, "daemon_docs", state)).toBe(0);
+      expect(await loginInShell(config, "daemon_docs", state, as.issuer)).toBe(0);
       await until(childState, (status) => status === "running");
       await until(
         () => changes,
