@@ -272,14 +272,22 @@ function answerText(id: RequestId, result: object): string | undefined {
   if (kept === undefined) return undefined;
   const { line } = kept;
   const token = jsonString(kept.id);
+  const idText = typeof id === "number" ? String(id) : jsonString(id);
   const at = line.indexOf(token);
+  // The id as the last member, as JSON.stringify writes a response: `,"id":TOKEN}` ends the line, the token's one
+  // place in it. A string right before the top-level close is the last member's value, and a key whose quote follows a
+  // comma is a key (JSON.parse took the line): the line's own id. Nothing more to read.
+  const tail = line.length - 1 - token.length;
+  if (at === tail && line.charCodeAt(line.length - 1) === CLOSE_BRACE && line.startsWith(LAST_ID_KEY, tail - LAST_ID_KEY.length)) {
+    return `${line.slice(0, tail)}${idText}}`;
+  }
   if (at < 0 || line.indexOf(token, at + token.length) >= 0) return undefined;
   const end = at + token.length;
   const key = idKeyBefore(line, at);
   const last = key >= 0 && line.length - end <= ENVELOPE_CHARS && closesAfter(line, end);
   const first = !last && key >= 0 && at <= ENVELOPE_CHARS && opensBefore(line, key) && line.indexOf('"id"', end) < 0;
   if (!last && !first) return undefined;
-  return `${line.slice(0, at)}${typeof id === "number" ? String(id) : jsonString(id)}${line.slice(end)}`;
+  return `${line.slice(0, at)}${idText}${line.slice(end)}`;
 }
 
 /** JSON text of a string; one of printable ASCII without quote or backslash is written as it is, without JSON.stringify. */
@@ -298,6 +306,7 @@ const COLON = 58;
 const OPEN_BRACE = 123;
 const CLOSE_BRACE = 125;
 const ID_KEY = '"id"';
+const LAST_ID_KEY = ',"id":';
 const JSONRPC_MEMBER = '"jsonrpc"';
 const VERSION = '"2.0"';
 

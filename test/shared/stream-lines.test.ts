@@ -25,9 +25,17 @@ describe("TurnWriter", () => {
     const writer = new TurnWriter(stream);
     writer.write("a\n");
     expect(writes).toEqual(["a\n"]);
-    // Continuations of the same turn, as answers settled from one chunk of a child's output run.
-    await Promise.all(["b\n", "c\n", "d\n"].map(async (line) => writer.write(line)));
-    expect(writes).toEqual(["a\n"]);
+    // Continuations of the same turn, as answers settled from one chunk of a child's output run, each after its
+    // own number of steps; what each finds written when it writes is kept.
+    const seen: string[][] = [];
+    await Promise.all(
+      ["b\n", "c\n", "d\n"].map(async (line, steps) => {
+        for (let step = 0; step < steps; step++) await null;
+        writer.write(line);
+        seen.push([...writes]);
+      }),
+    );
+    expect(seen).toEqual([["a\n"], ["a\n"], ["a\n"]]);
     await turnEnds();
     expect(writes).toEqual(["a\n", "b\nc\nd\n"]);
     // A later turn starts afresh: its first line goes at once.
