@@ -248,11 +248,22 @@ async function signInAndRetry<T>(error: unknown, signIn: SignInThrough, ctx: Cal
   return again();
 }
 
-/** Runs `call` holding a place in the line, given back however it ends. */
-async function leaving<T>(leave: Leave, call: () => Promise<T>): Promise<T> {
+/**
+ * Runs `call` holding a place in the line, given back however it ends, before anyone awaiting the call hears of it.
+ * The call's own promise is answered: a reaction on it gives the place back, without a promise of its own between
+ * the call and its caller.
+ */
+function leaving<T>(leave: Leave, call: () => Promise<T>): Promise<T> {
+  let answer: Promise<T>;
   try {
-    return await call();
-  } finally {
+    answer = call();
+  } catch (error) {
     leave();
+    return Promise.reject(error);
   }
+  answer.then(
+    () => leave(),
+    () => leave(),
+  );
+  return answer;
 }

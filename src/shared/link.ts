@@ -11,11 +11,17 @@ export interface LinkReceiver {
   closed(): void;
 }
 
+/**
+ * What a link's send answers for a message it handed over at once: one settled promise shared by all, so that a
+ * caller that finds it (by identity) has nothing to wait for or catch, and spends no reaction and no turn on it.
+ */
+export const SENT: Promise<void> = Promise.resolve();
+
 /** One connection: a client's (stdio, a Streamable HTTP session, one 2026-07-28 request) or a child's (a process, HTTP). */
 export interface Link {
   /** Starts handing `receiver` what the link reads. */
   start(receiver: LinkReceiver): Promise<void>;
-  /** Resolves once the message is written or queued. */
+  /** Resolves once the message is written or queued; SENT when it was at once. */
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void>;
   /** Ends the connection from gaggle's side; the link then tells its receiver `closed`. */
   close(): Promise<void>;

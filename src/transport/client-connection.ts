@@ -22,7 +22,7 @@ import type { GatewayServer } from "../gateway/server.js";
 import { toolCallParams } from "../gateway/tool-handlers.js";
 import { errorReply } from "../gateway/wire-errors.js";
 import { claimsModernEra } from "../shared/modern-protocol.js";
-import type { Link, LinkReceiver } from "../shared/link.js";
+import { SENT, type Link, type LinkReceiver } from "../shared/link.js";
 
 /** What answers the requests of a connection, besides its 2025 session's SDK Server. */
 export interface ConnectionParts {
@@ -134,7 +134,8 @@ export class ClientConnection implements LinkReceiver {
     if (cancel.aborted) return;
     const unsent = (error: unknown) => this.error(new Error(`Failed to send a tools/call reply: ${String(error)}`));
     try {
-      this.link.send(build()).catch(unsent);
+      const sent = this.link.send(build());
+      if (sent !== SENT) sent.catch(unsent);
     } catch (error) {
       unsent(error);
     }

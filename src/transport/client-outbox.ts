@@ -2,6 +2,7 @@
 import type { TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, JSONRPCNotification, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { Writable } from "node:stream";
+import { SENT } from "../shared/link.js";
 import { lazyLogger } from "../shared/log.js";
 
 /** A stream a client reads gaggle's messages from: gaggle's stdout, or the HTTP response of one SSE stream. */
@@ -155,7 +156,7 @@ export class ClientOutbox {
     if (this.queuedBytes() >= this.options.maxBytes) {
       if (isDroppable(message)) {
         lane.dropped++;
-        return Promise.resolve();
+        return SENT;
       }
       this.setBacklog(true);
     }
@@ -178,7 +179,7 @@ export class ClientOutbox {
   private put(lane: Lane, message: JSONRPCMessage, options: TransportSendOptions | undefined): Promise<void> {
     if (!lane.holding && !lane.out.writableNeedDrain) return this.write(message, options);
     lane.push({ message, options, bytes: JSON.stringify(message).length });
-    return Promise.resolve();
+    return SENT;
   }
 
   /**

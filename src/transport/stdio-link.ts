@@ -5,7 +5,7 @@ import type { Readable, Writable } from "node:stream";
 import { UnreadableMessageError } from "../shared/errors.js";
 import { decodeErrorLine, encodeMessage, messageLines } from "../shared/json-rpc-codec.js";
 import { ClientOutbox, type OutboxOptions } from "./client-outbox.js";
-import type { Link, LinkReceiver } from "../shared/link.js";
+import { SENT, type Link, type LinkReceiver } from "../shared/link.js";
 import { TurnWriter } from "../shared/stream-lines.js";
 
 /**
@@ -56,7 +56,7 @@ export class StdioLink implements Link {
    */
   private write(line: string): Promise<void> {
     this.lineOut.write(line);
-    return Promise.resolve();
+    return SENT;
   }
 
   async close(): Promise<void> {

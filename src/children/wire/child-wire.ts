@@ -2,7 +2,7 @@
 // answers with its one timer, and the protocol era the child speaks.
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, JSONRPCRequest, MessageExtraInfo, Progress, RequestId } from "@modelcontextprotocol/sdk/types.js";
-import type { Link, LinkReceiver } from "../../shared/link.js";
+import { SENT, type Link, type LinkReceiver } from "../../shared/link.js";
 import { OutgoingRequest } from "../../shared/json-rpc-codec.js";
 import { timerDelay } from "../../shared/timer-delay.js";
 import { cancelledError } from "../calls/cancellation.js";
@@ -95,9 +95,12 @@ export class ChildWire implements Transport, LinkReceiver, RequestLane {
       const request = new ForwardedRequest(id, this, limits, hooks, queuedMs, resolve, reject);
       this.await(id, request);
       const message: JSONRPCRequest = new OutgoingRequest(id, method, params);
-      (this.era.modern ? this.era.send(message) : this.link.send(message)).catch((error: unknown) => {
-        if (this.pending.get(id) === request) request.fail(error instanceof Error ? error : new Error(String(error)));
-      });
+      const sent = this.era.modern ? this.era.send(message) : this.link.send(message);
+      if (sent !== SENT) {
+        sent.catch((error: unknown) => {
+          if (this.pending.get(id) === request) request.fail(error instanceof Error ? error : new Error(String(error)));
+        });
+      }
     });
   }
 

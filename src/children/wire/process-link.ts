@@ -3,7 +3,7 @@ import { ErrorCode, McpError, type JSONRPCMessage } from "@modelcontextprotocol/
 import { once } from "node:events";
 import { GroupProcess, type ProcessExit } from "../processes/group-process.js";
 import { encodeMessage, messageLines } from "../../shared/json-rpc-codec.js";
-import type { Link, LinkReceiver } from "../../shared/link.js";
+import { SENT, type Link, type LinkReceiver } from "../../shared/link.js";
 import type { OutputHold } from "./output-hold.js";
 import { TurnWriter } from "../../shared/stream-lines.js";
 import { spawnProblem } from "../processes/spawn-problem.js";
@@ -93,7 +93,7 @@ export class ProcessLink implements Link {
     const failed = (error: unknown): Promise<void> =>
       isPipeGone(error) ? this.failOnClose() : Promise.reject(error instanceof Error ? error : new Error(String(error)));
     try {
-      if (stdin.write(encodeMessage(message))) return Promise.resolve();
+      if (stdin.write(encodeMessage(message))) return SENT;
     } catch (error) {
       return failed(error);
     }
