@@ -62,7 +62,7 @@ function checkMessage(value: unknown, text: string | undefined): JSONRPCMessage 
   if (message.jsonrpc !== "2.0") throw invalid(`"jsonrpc" must be "2.0", found ${describeJson(message.jsonrpc)}`);
   if ("id" in message && !isRequestId(message.id) && !(message.id === null && "error" in message)) throw invalid(idProblem(message.id, text));
   if ("method" in message) {
-    const extra = memberOutside(message, REQUEST_MEMBERS);
+    const extra = memberOutside(message, "method", "params");
     if (extra !== undefined) {
       throw invalid(`unexpected member ${JSON.stringify(extra)}: a request or notification has only "jsonrpc", "id", "method" and "params"`);
     }
@@ -74,7 +74,7 @@ function checkMessage(value: unknown, text: string | undefined): JSONRPCMessage 
   }
   if (!("id" in message)) throw invalid(`a message needs a "method" (request or notification) or an "id" (response)`);
   if ("result" in message === "error" in message) throw invalid(`a response needs exactly one of "result" and "error"`);
-  const extra = memberOutside(message, RESPONSE_MEMBERS);
+  const extra = memberOutside(message, "result", "error");
   if (extra !== undefined) throw invalid(`unexpected member ${JSON.stringify(extra)}: a response has only "jsonrpc", "id" and "result" or "error"`);
   if ("result" in message) {
     if (!isObject(message.result)) throw invalid(`"result" must be an object, found ${describeJson(message.result)}`);
@@ -110,12 +110,13 @@ function parseJson(text: string): unknown {
 }
 
 const TOO_DEEP = `nested more than ${MAX_NESTING} deep: gaggle reads arrays and objects up to ${MAX_NESTING} levels`;
-const REQUEST_MEMBERS = new Set(["jsonrpc", "id", "method", "params"]);
-const RESPONSE_MEMBERS = new Set(["jsonrpc", "id", "result", "error"]);
-
-/** The first member of `message` that `members` does not hold; a loop, not a list of keys made for every message. */
-function memberOutside(message: Record<string, unknown>, members: Set<string>): string | undefined {
-  for (const key in message) if (!members.has(key)) return key;
+/**
+ * The first member of `message` other than "jsonrpc", "id" and the two of its kind (`a`, `b`); a loop, not a list of
+ * keys made for every message, and comparisons, not a set's lookups: JSON.parse's keys and these names are
+ * internalized strings, which compare as one pointer.
+ */
+function memberOutside(message: Record<string, unknown>, a: string, b: string): string | undefined {
+  for (const key in message) if (key !== "jsonrpc" && key !== "id" && key !== a && key !== b) return key;
   return undefined;
 }
 
