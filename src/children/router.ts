@@ -261,9 +261,6 @@ function leaving<T>(leave: Leave, call: () => Promise<T>): Promise<T> {
     leave();
     return Promise.reject(error);
   }
-  answer.then(
-    () => leave(),
-    () => leave(),
-  );
+  answer.then(leave, leave);
   return answer;
 }

@@ -132,13 +132,16 @@ export class ClientConnection implements LinkReceiver {
   private reply(id: RequestId, cancel: Cancellation, build: () => JSONRPCMessage): void {
     this.end(id, cancel);
     if (cancel.aborted) return;
-    const unsent = (error: unknown) => this.error(new Error(`Failed to send a tools/call reply: ${String(error)}`));
     try {
       const sent = this.link.send(build());
-      if (sent !== SENT) sent.catch(unsent);
+      if (sent !== SENT) sent.catch((error: unknown) => this.unsent(error));
     } catch (error) {
-      unsent(error);
+      this.unsent(error);
     }
+  }
+
+  private unsent(error: unknown): void {
+    this.error(new Error(`Failed to send a tools/call reply: ${String(error)}`));
   }
 
   private async answerModern(request: JSONRPCRequest): Promise<void> {

@@ -14,7 +14,12 @@ const nothingToRemove = () => {};
  */
 export class Cancellation {
   private cancelled: { reason: unknown } | undefined;
-  private listeners: AbortListener[] | undefined;
+  /**
+   * The listeners in the order they were added: a call nearly always has one, held in `first` without a list; `first`
+   * is taken only while `more` is empty, so that it is always the oldest.
+   */
+  private first: AbortListener | undefined;
+  private more: AbortListener[] | undefined;
   private controller: AbortController | undefined;
 
   /**
@@ -41,10 +46,12 @@ export class Cancellation {
   abort(reason: unknown): void {
     if (this.cancelled) return;
     this.cancelled = { reason };
-    const listeners = this.listeners ?? [];
-    this.listeners = undefined;
+    const { first, more } = this;
+    this.first = undefined;
+    this.more = undefined;
     this.controller?.abort(reason);
-    for (const listener of listeners) listener(reason);
+    first?.(reason);
+    if (more) for (const listener of more) listener(reason);
   }
 
   /** Runs `listener` once when the call is cancelled, at once if it already is; returns what removes it. */
@@ -53,10 +60,12 @@ export class Cancellation {
       listener(this.cancelled.reason);
       return nothingToRemove;
     }
-    (this.listeners ??= []).push(listener);
+    if (this.first === undefined && !this.more?.length) this.first = listener;
+    else (this.more ??= []).push(listener);
     return () => {
-      const at = this.listeners?.indexOf(listener) ?? -1;
-      if (at !== -1) this.listeners!.splice(at, 1);
+      if (this.first === listener) return void (this.first = undefined);
+      const at = this.more?.indexOf(listener) ?? -1;
+      if (at !== -1) this.more!.splice(at, 1);
     };
   }
 

@@ -31,6 +31,38 @@ describe("Cancellation", () => {
     expect(heard).toEqual(["kept", "late stop"]);
   });
 
+  it("keeps the order listeners were added in, whichever were removed between the adds", () => {
+    const cancel = new Cancellation();
+    const heard: string[] = [];
+    const hear = (name: string) => () => heard.push(name);
+    const removeA = cancel.onAbort(hear("a"));
+    cancel.onAbort(hear("b"));
+    removeA();
+    cancel.onAbort(hear("c"));
+    const removeD = cancel.onAbort(hear("d"));
+    removeD();
+    // One function added twice and removed once is heard once.
+    const twice = hear("e");
+    cancel.onAbort(twice);
+    const removeOne = cancel.onAbort(twice);
+    removeOne();
+    cancel.onAbort(hear("f"));
+    cancel.abort("stop");
+    expect(heard).toEqual(["b", "c", "e", "f"]);
+
+    // Emptied and filled again: the one listener left, then the newer one.
+    const again = new Cancellation();
+    const order: string[] = [];
+    const removeFirst = again.onAbort(() => order.push("first"));
+    const removeSecond = again.onAbort(() => order.push("second"));
+    removeFirst();
+    removeSecond();
+    again.onAbort(() => order.push("third"));
+    again.onAbort(() => order.push("fourth"));
+    again.abort("stop");
+    expect(order).toEqual(["third", "fourth"]);
+  });
+
   it("gives an AbortSignal that follows it, whether asked for before or after the abort", () => {
     const before = new Cancellation();
     const signal = before.signal;
