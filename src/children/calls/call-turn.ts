@@ -30,19 +30,15 @@ export class CallTurn implements Turn {
   ) {}
 
   /**
-   * Throws the expired error when the call's time ran out before its first turn. A wait's timer and the turn
-   * can come due together, and the turn may be given first: the call must not reach the child then either.
+   * The call has its turn at the child, its last wait behind it: the time it waited is counted, once. Throws the
+   * expired error when the call's time ran out before its first turn: a wait's timer and the turn can come due
+   * together, and the turn may be given first, and the call must not reach the child then either.
    */
-  checkTimeLeft(): void {
+  began(): void {
     if (this.queuedMs !== undefined) return;
     const queuedMs = performance.now() - this.arrivedAt;
     if (queuedMs >= this.timeoutMs) throw this.expired(Math.round(queuedMs));
-  }
-
-  /** The call has its turn at the child, its last wait behind it: the time it waited is counted, once. */
-  began(): void {
-    this.checkTimeLeft();
-    this.queuedMs ??= performance.now() - this.arrivedAt;
+    this.queuedMs = queuedMs;
   }
 
   /**
