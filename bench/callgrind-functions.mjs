@@ -88,13 +88,12 @@ function sourcePositions(path) {
 }
 
 /**
- * The self cost of each function in a dump made with --dump-instr=yes (positions "instr line"), per call, largest
- * first. A cost line's address is absolute (0x...), relative to the line before (+N, -N) or the same (*); the cost
- * line after a `calls=` line is the call's inclusive cost, which is the callee's, not the caller's.
+ * Calls `visit(fn, address, cost)` for each self cost in a dump made with --dump-instr=yes (positions "instr line"):
+ * `fn` as callgrind names it (with --separate-callers, the function and its callers joined by "'"), `address` the
+ * instruction's. A cost line's address is absolute (0x...), relative to the line before (+N, -N) or the same (*); the
+ * cost line after a `calls=` line is the call's inclusive cost, which is the callee's, not the caller's.
  */
-export function selfCostByFunction(dumpPath, mapPath, bundleMapPath, calls) {
-  const jitName = perfMap(mapPath);
-  const source = sourcePositions(bundleMapPath);
+function eachSelfCost(dumpPath, visit) {
   const names = new Map();
   const nameOf = (text) => {
     const match = /^\((\d+)\)(?: (.*))?$/.exec(text);
@@ -102,7 +101,6 @@ export function selfCostByFunction(dumpPath, mapPath, bundleMapPath, calls) {
     if (match[2] !== undefined) names.set(match[1], match[2]);
     return names.get(match[1]);
   };
-  const costs = new Map();
   let fn = "";
   let last = 0;
   let callCost = false;
@@ -119,15 +117,53 @@ export function selfCostByFunction(dumpPath, mapPath, bundleMapPath, calls) {
         callCost = false;
         continue;
       }
-      let name = fn;
-      if (fn.startsWith("0x")) {
-        const jit = jitName(last);
-        const bundled = jit && /^(.*) \S*dist\/gaggle\.cjs:(\d+):(\d+)$/.exec(jit);
-        name = bundled ? `${bundled[1] || "(anonymous)"} ${source(Number(bundled[2]), Number(bundled[3])) ?? jit}` : (jit ?? "(JIT code)");
-        name = `JS ${name}`;
-      }
-      costs.set(name, (costs.get(name) ?? 0) + Number(cost ?? 0));
+      visit(fn, last, Number(cost ?? 0));
     }
   }
+}
+
+/** Names JIT code by an address in it: the function's name, and for gaggle's bundle its source file and line. */
+function jitNamer(mapPath, bundleMapPath) {
+  const jitName = perfMap(mapPath);
+  const source = sourcePositions(bundleMapPath);
+  return (address) => {
+    const jit = jitName(address);
+    const bundled = jit && /^(.*) \S*dist\/gaggle\.cjs:(\d+):(\d+)$/.exec(jit);
+    return `JS ${bundled ? `${bundled[1] || "(anonymous)"} ${source(Number(bundled[2]), Number(bundled[3])) ?? jit}` : (jit ?? "(JIT code)")}`;
+  };
+}
+
+function perCallRows(costs, calls) {
   return [...costs].map(([name, cost]) => ({ name, perCall: cost / calls })).sort((a, b) => b.perCall - a.perCall);
+}
+
+/** The self cost of each function in a dump made with --dump-instr=yes, per call, largest first. */
+export function selfCostByFunction(dumpPath, mapPath, bundleMapPath, calls) {
+  const jsName = jitNamer(mapPath, bundleMapPath);
+  const costs = new Map();
+  eachSelfCost(dumpPath, (fn, address, cost) => {
+    const own = fn.split("'")[0];
+    const name = own.startsWith("0x") ? jsName(address) : own;
+    costs.set(name, (costs.get(name) ?? 0) + cost);
+  });
+  return perCallRows(costs, calls);
+}
+
+/**
+ * The self cost of the functions whose name matches `pattern` (V8's builtins and runtime, the C++ under them), per
+ * call, by the nearest JavaScript function among their callers: what JS code pays for them. Needs a dump made with
+ * --separate-callers=N, which names each cost by the function and its N callers; a cost with no JavaScript among
+ * them is put under "no JS caller within reach".
+ */
+export function selfCostByCaller(dumpPath, mapPath, bundleMapPath, calls, pattern) {
+  const jsName = jitNamer(mapPath, bundleMapPath);
+  const costs = new Map();
+  eachSelfCost(dumpPath, (fn, _address, cost) => {
+    const [own, ...callers] = fn.split("'");
+    if (own.startsWith("0x") || !pattern.test(own)) return;
+    const caller = callers.find((name) => name.startsWith("0x"));
+    const name = `${own.replace(/\(.*$/, "")} <- ${caller ? jsName(parseInt(caller, 16)) : "no JS caller within reach"}`;
+    costs.set(name, (costs.get(name) ?? 0) + cost);
+  });
+  return perCallRows(costs, calls);
 }

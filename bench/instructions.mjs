@@ -3,7 +3,7 @@
 // so a change to the call path can be judged on a busy machine: run this before and after it.
 //
 //   node bench/instructions.mjs [--target gaggle|relay|reading-relay|least-gateway] [--mode proxy|meta] [--calls N] [--warm N] [--depth N]
-//                               [--cpu-prof DIR] [--functions N] [--gaggle CLI] [--http | --daemon]
+//                               [--cpu-prof DIR] [--functions N] [--callers REGEX] [--gaggle CLI] [--http | --daemon]
 //   (after npm run build; needs valgrind, unless --cpu-prof)
 //
 // With --cpu-prof the target runs without valgrind, under node --cpu-prof, and writes its profile to DIR when it
@@ -13,13 +13,16 @@
 // client reaches through gaggle's relay (the way a person's clients share one gaggle), started by the bench itself so
 // that it runs under valgrind; the relay in front of it copies bytes, as the bare relay does. --functions N lists the
 // N functions that executed the most instructions themselves per call (self cost; JIT code named from
-// `node --perf-basic-prof`'s map, gaggle's bundle by source file and line): where the count goes.
+// `node --perf-basic-prof`'s map, gaggle's bundle by source file and line): where the count goes. --callers REGEX
+// splits the self cost of the functions REGEX matches (V8's builtins and runtime: Builtins_StringAdd_CheckNone,
+// Runtime_DefineKeyedOwnPropertyInLiteral, ...) by the nearest JavaScript function among their callers: which code
+// pays for them (the first N rows, 40 unless --functions says).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { selfCostByFunction } from "./callgrind-functions.mjs";
+import { selfCostByCaller, selfCostByFunction } from "./callgrind-functions.mjs";
 import { echoCaller, latencySamples, throughput } from "./measure.mjs";
 import * as procs from "./procs.mjs";
 
@@ -32,6 +35,7 @@ const { values } = parseArgs({
     depth: { type: "string", default: "1" },
     "cpu-prof": { type: "string" },
     functions: { type: "string" },
+    callers: { type: "string" },
     http: { type: "boolean" },
     daemon: { type: "boolean" },
     gaggle: { type: "string", default: procs.GAGGLE_CLI },
@@ -44,17 +48,34 @@ if (
   !["gaggle", "relay", "reading-relay", "least-gateway"].includes(values.target) ||
   !["proxy", "meta"].includes(values.mode) ||
   (values.daemon && !daemonAsked) ||
-  (values.functions !== undefined && !(Number(values.functions) > 0))
+  (values.functions !== undefined && !(Number(values.functions) > 0)) ||
+  (values.callers !== undefined && !validPattern(values.callers))
 ) {
   process.stdout.write(
-    "usage: node bench/instructions.mjs [--target gaggle|relay|reading-relay|least-gateway] [--mode proxy|meta] [--calls N] [--warm N] [--depth N] [--cpu-prof DIR] [--functions N] [--gaggle CLI] [--http | --daemon]\n",
+    "usage: node bench/instructions.mjs [--target gaggle|relay|reading-relay|least-gateway] [--mode proxy|meta] [--calls N] [--warm N] [--depth N] [--cpu-prof DIR] [--functions N] [--callers REGEX] [--gaggle CLI] [--http | --daemon]\n",
   );
   process.exit(values.help ? 0 : 2);
 }
 const calls = Number(values.calls);
 const warm = Number(values.warm);
+/**
+ * How many callers --callers keeps with each cost: enough to climb from a runtime function through V8's builtins and
+ * entry stubs to the JavaScript that called it.
+ */
+const CALLER_DEPTH = 8;
 const depth = Number(values.depth);
-const functions = values.functions === undefined ? 0 : Number(values.functions);
+const callers = values.callers === undefined ? undefined : new RegExp(values.callers);
+/** How many rows --functions and --callers print. */
+const functions = values.functions === undefined ? (callers ? 40 : 0) : Number(values.functions);
+
+function validPattern(text) {
+  try {
+    new RegExp(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** gaggle with one server-everything child at concurrency 64, in proxy mode (its tools under their own names) or meta mode. */
 function gaggleConfig(dir) {
@@ -155,6 +176,7 @@ async function main() {
           "--instr-atstart=no",
           "--separate-threads=yes",
           ...(functions ? ["--dump-instr=yes"] : []),
+          ...(callers ? [`--separate-callers=${CALLER_DEPTH}`] : []),
           `--callgrind-out-file=${out}`,
           node,
           ...(functions ? ["--perf-basic-prof", "--interpreted-frames-native-stack"] : []),
@@ -194,7 +216,11 @@ async function main() {
     );
     if (functions) {
       const bundleMap = join(dirname(resolve(values.gaggle)), "gaggle.cjs.map");
-      const rows = selfCostByFunction(`${out}.1-01`, `/tmp/perf-${endpoint.pid}.map`, bundleMap, calls).slice(0, functions);
+      const rows = (
+        callers
+          ? selfCostByCaller(`${out}.1-01`, `/tmp/perf-${endpoint.pid}.map`, bundleMap, calls, callers)
+          : selfCostByFunction(`${out}.1-01`, `/tmp/perf-${endpoint.pid}.map`, bundleMap, calls)
+      ).slice(0, functions);
       for (const { name, perCall } of rows)
         process.stdout.write(`${Math.round(perCall).toLocaleString("en-US").padStart(8)}  ${name.slice(0, 150)}\n`);
     }
