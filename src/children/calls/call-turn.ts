@@ -32,7 +32,7 @@ export class CallTurn implements Turn {
   /**
    * The call has its turn at the child, its last wait behind it: the time it waited is counted, once. Throws the
    * expired error when the call's time ran out before its first turn: a wait's timer and the turn can come due
-   * together, and the turn may be given first, and the call must not reach the child then either.
+   * together, and a call given its turn first must not reach the child either.
    */
   began(): void {
     if (this.queuedMs !== undefined) return;

@@ -63,7 +63,10 @@ export class Cancellation {
     if (this.first === undefined && !this.more?.length) this.first = listener;
     else (this.more ??= []).push(listener);
     return () => {
-      if (this.first === listener) return void (this.first = undefined);
+      if (this.first === listener) {
+        this.first = undefined;
+        return;
+      }
       const at = this.more?.indexOf(listener) ?? -1;
       if (at !== -1) this.more!.splice(at, 1);
     };
