@@ -65,8 +65,7 @@ export async function serveStdio(config: GaggleConfig, options: ServeOptions = {
       await observatory?.close();
     },
   );
-  process.stdin.on("end", () => void stop("stdin closed"));
-  process.stdin.on("error", () => void stop("stdin error"));
+  void link.inputEnded.then((why) => stop(why));
   await connection.open();
   log.info({ config: config.path, children: gaggle.router.names() }, "gaggle serving MCP on stdio");
   if (process.stdin.isTTY) process.stderr.write(forAPerson(config.path));

@@ -1,7 +1,10 @@
 // gaggle's end of an MCP client's stdio: each line from stdin decoded once for the connection, each message out one line on stdout.
 import type { TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { fstat, type Stats } from "node:fs";
+import { Socket, type SocketConstructorOpts } from "node:net";
 import type { Readable, Writable } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
 import { UnreadableMessageError } from "../shared/errors.js";
 import { decodeErrorLine, encodeMessage, messageLines } from "../shared/json-rpc-codec.js";
 import { ClientOutbox, type OutboxOptions } from "./client-outbox.js";
@@ -28,22 +31,39 @@ export class StdioLink implements Link {
   private readonly outbox: ClientOutbox;
   /** The answers to one chunk of requests leave in one write. */
   private readonly lineOut: TurnWriter;
+  /** What the link reads, once started: the stream it was given, or the process's stdin (see stdinSocket). */
+  private input: Readable | undefined;
+  private closed = false;
+  private endInput!: (why: InputEnd) => void;
+  /** Settles once the client's input has ended or failed: the client is gone. */
+  readonly inputEnded: Promise<InputEnd>;
 
+  /** `stdin`: the stream to read; the process's own stdin when none is given. */
   constructor(
     outbox: Omit<OutboxOptions, "onUnsent">,
-    private readonly stdin: Readable = process.stdin,
+    private readonly stdin?: Readable,
     stdout: Writable = process.stdout,
   ) {
     this.lineOut = new TurnWriter(stdout);
     this.outbox = new ClientOutbox((message) => this.write(encodeMessage(message)), { ...outbox, onUnsent: (error) => this.onError(error) }, stdout);
+    this.inputEnded = new Promise((resolve) => (this.endInput = resolve));
   }
 
   async start(receiver: LinkReceiver): Promise<void> {
     if (this.receiver) throw new Error("the stdio link is already started");
     this.receiver = receiver;
-    this.stdin.setEncoding("utf8");
-    this.stdin.on("data", this.onData);
-    this.stdin.on("error", this.onError);
+    const own = this.stdin === undefined ? await stdinSocket(this.onData) : undefined;
+    // Closed while the kind of stdin was looked up: nothing is read.
+    if (this.closed) return void own?.destroy();
+    const input = this.stdin ?? own ?? process.stdin;
+    if (!own) {
+      input.setEncoding("utf8");
+      input.on("data", this.onData);
+    }
+    input.on("error", this.onError);
+    input.once("end", () => this.endInput("stdin closed"));
+    input.once("error", () => this.endInput("stdin error"));
+    this.input = input;
   }
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
@@ -60,10 +80,40 @@ export class StdioLink implements Link {
   }
 
   async close(): Promise<void> {
-    this.stdin.off("data", this.onData);
-    this.stdin.off("error", this.onError);
-    if (this.stdin.listenerCount("data") === 0) this.stdin.pause();
+    this.closed = true;
+    const input = this.input;
+    if (input) {
+      input.off("data", this.onData);
+      input.off("error", this.onError);
+      if (input.listenerCount("data") === 0) input.pause();
+    }
     this.outbox.closed();
     this.receiver?.closed();
   }
+}
+
+export type InputEnd = "stdin closed" | "stdin error";
+
+/** How much one read of the process's stdin takes: a pipe's default high-water mark. */
+const READ_BYTES = 64 * 1024;
+
+/**
+ * The process's stdin as a socket of gaggle's own on fd 0, when it is a pipe or a socket (every MCP client's), read
+ * with Node's `onread`: each chunk goes to `onText` from one reused buffer, without the Readable machinery between
+ * (its per-chunk bookkeeping and the nextTick each read schedules cost several thousand instructions a call).
+ * Undefined for a terminal or a file, which process.stdin reads. process.stdin may exist meanwhile (gaggle's start
+ * asks it whether it is a terminal), but it is never read: two readers of one descriptor would split its bytes. One
+ * link reads the process's stdin.
+ */
+async function stdinSocket(onText: (text: string) => void): Promise<Socket | undefined> {
+  const kind = await new Promise<Stats>((resolve, reject) => fstat(0, (error, stats) => (error ? reject(error) : resolve(stats))));
+  if (!kind.isFIFO() && !kind.isSocket()) return undefined;
+  const decoder = new StringDecoder("utf8");
+  const options = {
+    fd: 0,
+    readable: true,
+    writable: false,
+    onread: { buffer: Buffer.allocUnsafe(READ_BYTES), callback: (bytes: number, buffer: Buffer) => onText(decoder.write(buffer.subarray(0, bytes))) },
+  };
+  return new Socket(options as SocketConstructorOpts);
 }
