@@ -233,6 +233,7 @@ export class SessionKeeper {
     const failedStarts = before.state === "failed" ? before.failedStarts : 0;
     const neededSignIn = before.state === "failed" && this.failure?.code === "AUTH_REQUIRED";
     this.machine.move({ state: "starting", failedStarts });
+    this.signIn.attempting();
     const { switchboard, log } = this.parts;
     let session: Session | undefined;
     try {

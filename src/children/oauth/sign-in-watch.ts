@@ -11,6 +11,8 @@ import type { TokenStore } from "./token-store.js";
 export class SignInWatch {
   /** The access token the child was refused with (undefined: none stored); null while it has not been refused. */
   private refusedWith: Promise<string | undefined> | null = null;
+  /** The access token stored when the start being made began. */
+  private attemptedWith: Promise<string | undefined> | undefined;
   private watcher: FSWatcher | undefined;
   /** While the folder is being made, before it is watched. */
   private preparing = false;
@@ -22,14 +24,24 @@ export class SignInWatch {
     private readonly signedIn: () => void,
   ) {}
 
+  /**
+   * A start begins: the tokens stored now are what a refusal of it was refused with. Read after the refusal instead,
+   * a sign-in written between the two would count as refused, and the child would wait out its back-off.
+   */
+  attempting(): void {
+    this.attemptedWith = this.store ? this.token() : undefined;
+  }
+
   /** Notes the outcome of a start: `needsSignIn` when it failed with AUTH_REQUIRED. */
   started(needsSignIn: boolean): void {
+    const attemptedWith = this.attemptedWith;
+    this.attemptedWith = undefined;
     if (!needsSignIn || !this.store) {
       this.refusedWith = null;
       this.close();
       return;
     }
-    this.refusedWith = this.token();
+    this.refusedWith = attemptedWith ?? this.token();
     void this.watch(this.store);
   }
 
