@@ -1,0 +1,47 @@
+// Two principals' calls in flight at once over Streamable HTTP: each reply reaches only the client that asked, and one
+// principal's notifications/cancelled cannot cancel the other's call, whatever request id it names.
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { textOf } from "../helpers/gaggle.js";
+import { bearer, startHttpGaggle, type HttpGaggle } from "../helpers/gaggle-http.js";
+import { fixtureChild, NO_BUILT_INS } from "../helpers/paths.js";
+
+const ANN = "ann-token-7Hd2pQ9wXc";
+const BOB = "bob-token-3Lk8mZ5vNr";
+
+let gaggle: HttpGaggle;
+let ann: Client;
+let bob: Client;
+
+beforeAll(async () => {
+  const tokens = `[gateway.auth_tokens]\nann = "${ANN}"\nbob = "${BOB}"\n`;
+  gaggle = await startHttpGaggle([tokens, NO_BUILT_INS, fixtureChild("slow", "slow.mjs", "concurrency = 8")].join("\n"));
+  ann = await gaggle.connect({ name: "ann", ...bearer(ANN) });
+  bob = await gaggle.connect({ name: "bob", ...bearer(BOB) });
+});
+afterAll(() => gaggle?.stop());
+
+const sleep = (client: Client, ms: number) =>
+  client.callTool({ name: "execute_child_tool", arguments: { server_id: "slow", tool_name: "sleep", arguments: { ms } } }) as Promise<CallToolResult>;
+
+describe("two principals' calls in flight together", () => {
+  it("each get their own replies", async () => {
+    const anns = [101, 103, 105, 107].map((ms) => sleep(ann, ms));
+    const bobs = [102, 104, 106, 108].map((ms) => sleep(bob, ms));
+    const texts = async (calls: Array<Promise<CallToolResult>>) => (await Promise.all(calls)).map((result) => textOf(result).split(" (")[0]);
+    expect(await texts(anns)).toEqual(["slept 101", "slept 103", "slept 105", "slept 107"]);
+    expect(await texts(bobs)).toEqual(["slept 102", "slept 104", "slept 106", "slept 108"]);
+  });
+
+  it("one cannot cancel the other's call by naming its request id", async () => {
+    const annCall = sleep(ann, 1500);
+    // Every id the other client's requests can have had by now: the SDK's client numbers them from 0.
+    for (let requestId = 0; requestId < 20; requestId++) {
+      await bob.notification({ method: "notifications/cancelled", params: { requestId, reason: "not yours" } });
+    }
+    const result = await annCall;
+    expect(result.isError).not.toBe(true);
+    expect(textOf(result).split(" (")[0]).toBe("slept 1500");
+  });
+});
