@@ -1,6 +1,9 @@
 // A text stream as lines: read, cut at each newline, holding at most one partial line and never more than `maxChars`
-// of it; written, the lines of one turn of the event loop sent together.
+// of it; written, the lines of one turn of the event loop sent together. A pipe or socket read as text without the
+// Readable machinery.
+import { Socket, type SocketConstructorOpts } from "node:net";
 import type { Writable } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
 
 /**
  * A line longer than `maxChars` is emitted cut, with a note, and the rest of it skipped up to its newline,
@@ -103,4 +106,34 @@ export class TurnWriter {
     this.held = undefined;
     if (!this.stream.writableEnded && !this.stream.destroyed) this.stream.write(text);
   }
+}
+
+/** How much one read of a pipe or socket takes: a pipe's default high-water mark. */
+const READ_BYTES = 64 * 1024;
+
+/** What a text socket reads: a descriptor, or the libuv handle of a stream that let go of it (see GroupProcess). */
+export type SocketSource = { fd: number } | { handle: object };
+
+/**
+ * A socket of gaggle's own on a pipe or socket, read with Node's documented `onread`: each chunk's text goes to
+ * `onText` from one reused buffer, decoded as UTF-8 (a character cut across two reads arrives whole), without the
+ * Readable machinery between: its per-chunk bookkeeping, the buffer allocated for each read and the nextTick each read
+ * schedules cost several thousand instructions a message. `onText` answering false stops reading until the socket's
+ * `resume()`. The socket ends ('end', then 'close') and fails ('error') as any does; what the decoder holds at the
+ * end reaches `onText` before 'end' does.
+ */
+export function textSocket(source: SocketSource, onText: (text: string) => boolean | void): Socket {
+  const decoder = new StringDecoder("utf8");
+  const options = {
+    ...source,
+    readable: true,
+    writable: false,
+    onread: { buffer: Buffer.allocUnsafe(READ_BYTES), callback: (bytes: number, buffer: Buffer) => onText(decoder.write(buffer.subarray(0, bytes))) },
+  };
+  const socket = new Socket(options as SocketConstructorOpts);
+  socket.prependOnceListener("end", () => {
+    const rest = decoder.end();
+    if (rest !== "") onText(rest);
+  });
+  return socket;
 }

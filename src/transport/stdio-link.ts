@@ -2,14 +2,13 @@
 import type { TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { fstat, type Stats } from "node:fs";
-import { Socket, type SocketConstructorOpts } from "node:net";
+import type { Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
-import { StringDecoder } from "node:string_decoder";
 import { UnreadableMessageError } from "../shared/errors.js";
 import { decodeErrorLine, encodeMessage, messageLines } from "../shared/json-rpc-codec.js";
 import { ClientOutbox, type OutboxOptions } from "./client-outbox.js";
 import { SENT, type Link, type LinkReceiver } from "../shared/link.js";
-import { TurnWriter } from "../shared/stream-lines.js";
+import { textSocket, TurnWriter } from "../shared/stream-lines.js";
 
 /**
  * A line that is not a JSON-RPC message is answered with JSON-RPC's parse error (-32700) or invalid request
@@ -94,26 +93,14 @@ export class StdioLink implements Link {
 
 export type InputEnd = "stdin closed" | "stdin error";
 
-/** How much one read of the process's stdin takes: a pipe's default high-water mark. */
-const READ_BYTES = 64 * 1024;
-
 /**
- * The process's stdin as a socket of gaggle's own on fd 0, when it is a pipe or a socket (every MCP client's), read
- * with Node's `onread`: each chunk goes to `onText` from one reused buffer, without the Readable machinery between
- * (its per-chunk bookkeeping and the nextTick each read schedules cost several thousand instructions a call).
- * Undefined for a terminal or a file, which process.stdin reads. process.stdin may exist meanwhile (gaggle's start
- * asks it whether it is a terminal), but it is never read: two readers of one descriptor would split its bytes. One
- * link reads the process's stdin.
+ * The process's stdin as a socket of gaggle's own on fd 0 (textSocket), when it is a pipe or a socket (every MCP
+ * client's). Undefined for a terminal or a file, which process.stdin reads. process.stdin may exist meanwhile
+ * (gaggle's start asks it whether it is a terminal), but it is never read: two readers of one descriptor would split
+ * its bytes. One link reads the process's stdin.
  */
 async function stdinSocket(onText: (text: string) => void): Promise<Socket | undefined> {
   const kind = await new Promise<Stats>((resolve, reject) => fstat(0, (error, stats) => (error ? reject(error) : resolve(stats))));
   if (!kind.isFIFO() && !kind.isSocket()) return undefined;
-  const decoder = new StringDecoder("utf8");
-  const options = {
-    fd: 0,
-    readable: true,
-    writable: false,
-    onread: { buffer: Buffer.allocUnsafe(READ_BYTES), callback: (bytes: number, buffer: Buffer) => onText(decoder.write(buffer.subarray(0, bytes))) },
-  };
-  return new Socket(options as SocketConstructorOpts);
+  return textSocket({ fd: 0 }, onText);
 }

@@ -1,8 +1,10 @@
 // A process leading its own group and marking its descendants with a token: watched by the reaper, stopped and ended as one tree.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
+import { textSocket } from "../../shared/stream-lines.js";
 import { childToken, TOKEN_VAR } from "./child-token.js";
 import { terminateTree, waitTreeGone, type ProcessTree } from "./process-tree.js";
 import { unwatchTree, watchTree } from "./reaper.js";
@@ -16,6 +18,11 @@ export interface GroupProcessOptions {
   stdin: "pipe" | "ignore";
   /** After SIGTERM, how long the group gets before SIGKILL. */
   graceMs: number;
+  /**
+   * Reads stdout as text, each chunk as it comes (see readStdout); answering false stops reading until
+   * `stdout.resume()`. Without it, `stdout` is left for the caller to read.
+   */
+  onStdout?: (text: string) => boolean | void;
 }
 
 export interface ProcessExit {
@@ -62,16 +69,20 @@ export class GroupProcess {
     token: string,
     exit: Promise<ProcessExit>,
     private readonly graceMs: number,
+    onStdout: ((text: string) => boolean | void) | undefined,
   ) {
     this.pid = child.pid!;
     this.stdin = child.stdin;
-    this.stdout = child.stdout!;
+    this.stdout = onStdout ? readStdout(child.stdout!, onStdout) : child.stdout!;
     this.stderr = child.stderr!;
     this.tree = { pgid: this.pid, token };
     watchTree(this.tree);
     const streams = [this.stdout, this.stderr];
+    const own = this.stdout !== child.stdout;
     this.exited = exit.then(async (exit) => {
       this.exit = exit;
+      // Node reads a child's own streams on at its exit, paused or not (drain.test.ts); gaggle's socket the same.
+      if (own) this.stdout.resume();
       // What the leader left behind goes with it (terminateTree returns at once when nothing is left).
       this.stopping ??= terminateTree(this.tree, this.graceMs);
       const open = streams.filter((stream) => !stream.readableEnded);
@@ -102,7 +113,7 @@ export class GroupProcess {
     // Later errors (a kill of a process already gone, EPIPE on its stdin) surface through the exit path.
     child.on("error", () => {});
     child.stdin?.on("error", () => {});
-    return new GroupProcess(child, token, exit, options.graceMs);
+    return new GroupProcess(child, token, exit, options.graceMs, options.onStdout);
   }
 
   /** How the leader ended, once it has. */
@@ -122,4 +133,26 @@ export class GroupProcess {
     if (exiting || !(await waitTreeGone(this.tree, Math.min(ms, this.graceMs)))) return this.stop();
     return this.ended;
   }
+}
+
+/**
+ * A process's stdout read through textSocket, on the libuv handle of the stream child_process made for it (an
+ * AF_UNIX socket, as libuv gives every child's stdio): the stream lets go of the handle unread and without closing it
+ * (its `_handle`, which Node's own streams and child_process share in the same way), and is destroyed, so that
+ * child_process still sees its stdout close. Node's `handle` option makes the socket on it, as child_process itself
+ * does. A stream with no such handle is read through its 'data' events (test/processes/group-process.test.ts pins
+ * that the handle is taken).
+ */
+function readStdout(stream: Readable, onText: (text: string) => boolean | void): Readable {
+  const pipe = stream as Readable & { _handle?: { readStart?: unknown } | null };
+  const handle = pipe._handle;
+  if (!(stream instanceof Socket) || typeof handle?.readStart !== "function" || stream.readableFlowing !== null) {
+    stream.setEncoding("utf8").on("data", (chunk: string) => {
+      if (onText(chunk) === false) stream.pause();
+    });
+    return stream;
+  }
+  pipe._handle = null;
+  stream.destroy();
+  return textSocket({ handle }, onText);
 }

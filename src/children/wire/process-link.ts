@@ -46,6 +46,20 @@ export class ProcessLink implements Link {
     (error, line) => this.options.onStdoutGarbage(line, error),
   );
 
+  /** Each chunk of stdout as it is read; false stops reading while the hold holds, and the hold's end reads on. */
+  private readonly onStdout = (text: string): boolean => {
+    this.lines.push(text);
+    if (this.paused) return false;
+    const readable = this.options.hold.whenReadable();
+    if (!readable) return true;
+    this.paused = true;
+    void readable.then(() => {
+      this.paused = false;
+      this.process?.stdout.resume();
+    });
+    return false;
+  };
+
   constructor(private readonly options: StdioProcessOptions) {
     this.told = new Promise((resolve) => (this.tell = resolve));
   }
@@ -62,25 +76,12 @@ export class ProcessLink implements Link {
     this.receiver = receiver;
     const { command, args, cwd, env, graceMs } = this.options;
     try {
-      this.process = await GroupProcess.start({ command, args, cwd, env, stdin: "pipe", graceMs });
+      this.process = await GroupProcess.start({ command, args, cwd, env, stdin: "pipe", graceMs, onStdout: this.onStdout });
     } catch (error) {
       throw spawnError(command, cwd, error);
     }
     if (this.process.stdin) this.stdinLines = new TurnWriter(this.process.stdin);
     this.process.stderr.setEncoding("utf8").on("data", (chunk: string) => this.options.onStderr(chunk));
-    const stdout = this.process.stdout.setEncoding("utf8");
-    stdout.on("data", (chunk: string) => {
-      this.lines.push(chunk);
-      if (this.paused) return;
-      const readable = this.options.hold.whenReadable();
-      if (!readable) return;
-      this.paused = true;
-      stdout.pause();
-      void readable.then(() => {
-        this.paused = false;
-        stdout.resume();
-      });
-    });
     // Calls in flight fail as soon as the child's last output is read, not once its leftovers are stopped.
     void this.process.exited.then(() => this.finish());
   }
