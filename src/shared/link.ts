@@ -1,6 +1,6 @@
 // A link: one connection's I/O as the one object that owns the connection sees it, and a transport of the SDK's as a link.
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage, MessageExtraInfo, RequestId } from "@modelcontextprotocol/sdk/types.js";
 
 /** Hears one link: each message (decoded once), what went wrong on it, and its end. */
 export interface LinkReceiver {
@@ -16,6 +16,53 @@ export interface LinkReceiver {
  * caller that finds it (by identity) has nothing to wait for or catch, and spends no reaction and no turn on it.
  */
 export const SENT: Promise<void> = Promise.resolve();
+
+/**
+ * What one end of a connection keeps by request id for its requests in flight, in the order they came, as a Map
+ * would. The oldest is held in two fields while no other is in flight (a sequential client's every call), the rest in
+ * a Map: a Map that goes from one entry to none and back reallocates its table each time (V8 shrinks it on the
+ * delete), a few hundred instructions and bytes a call for each table.
+ */
+export class RequestTable<V> {
+  /** The oldest entry's id, when it is held in the fields; undefined when they are empty. */
+  private firstId: RequestId | undefined;
+  private first: V | undefined;
+  /** Every entry newer than the one in the fields, or every entry while the fields are empty. */
+  private readonly more = new Map<RequestId, V>();
+
+  get(id: RequestId): V | undefined {
+    return id === this.firstId ? this.first : this.more.get(id);
+  }
+
+  set(id: RequestId, value: V): void {
+    if (id === this.firstId) this.first = value;
+    else if (this.firstId === undefined && this.more.size === 0) {
+      this.firstId = id;
+      this.first = value;
+    } else this.more.set(id, value);
+  }
+
+  delete(id: RequestId): void {
+    if (id !== this.firstId) this.more.delete(id);
+    else {
+      this.firstId = undefined;
+      this.first = undefined;
+    }
+  }
+
+  clear(): void {
+    this.firstId = undefined;
+    this.first = undefined;
+    this.more.clear();
+  }
+
+  /** Every entry, oldest first, as a list of its own: the table may change while it is walked. */
+  entries(): Array<[RequestId, V]> {
+    const held: Array<[RequestId, V]> = this.firstId === undefined ? [] : [[this.firstId, this.first as V]];
+    for (const entry of this.more) held.push(entry);
+    return held;
+  }
+}
 
 /** One connection: a client's (stdio, a Streamable HTTP session, one 2026-07-28 request) or a child's (a process, HTTP). */
 export interface Link {

@@ -22,7 +22,7 @@ import type { GatewayServer } from "../gateway/server.js";
 import { toolCallParams } from "../gateway/tool-handlers.js";
 import { errorReply } from "../gateway/wire-errors.js";
 import { claimsModernEra } from "../shared/modern-protocol.js";
-import { SENT, type Link, type LinkReceiver } from "../shared/link.js";
+import { RequestTable, SENT, type Link, type LinkReceiver } from "../shared/link.js";
 
 /** What answers the requests of a connection, besides its 2025 session's SDK Server. */
 export interface ConnectionParts {
@@ -52,7 +52,7 @@ export interface ConnectionParts {
  */
 export class ClientConnection implements LinkReceiver {
   /** The requests answered here rather than by the SDK's Protocol, by id: each one's cancellation. */
-  private readonly inFlight = new Map<RequestId, Cancellation>();
+  private readonly inFlight = new RequestTable<Cancellation>();
   private readonly face: SessionFace;
   private ending: ((reason: Error) => void) | undefined;
   /** Settles once the connection has closed. */
@@ -99,7 +99,7 @@ export class ClientConnection implements LinkReceiver {
     const ending = this.ending;
     if (!ending) return;
     this.ending = undefined;
-    for (const cancel of this.inFlight.values()) cancel.abort(reason);
+    for (const [, cancel] of this.inFlight.entries()) cancel.abort(reason);
     this.inFlight.clear();
     this.parts.session?.closed(reason);
     this.face.onclose?.();

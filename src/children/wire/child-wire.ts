@@ -2,7 +2,7 @@
 // answers with its one timer, and the protocol era the child speaks.
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, JSONRPCRequest, MessageExtraInfo, Progress, RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { SENT, type Link, type LinkReceiver } from "../../shared/link.js";
+import { RequestTable, SENT, type Link, type LinkReceiver } from "../../shared/link.js";
 import { OutgoingRequest } from "../../shared/json-rpc-codec.js";
 import { timerDelay } from "../../shared/timer-delay.js";
 import { cancelledError } from "../calls/cancellation.js";
@@ -31,7 +31,7 @@ export class ChildWire implements Transport, LinkReceiver, RequestLane {
   onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
 
   readonly era: ChildEra;
-  private readonly pending = new Map<RequestId, Awaited>();
+  private readonly pending = new RequestTable<Awaited>();
   private lastId = 0;
   /**
    * One timer for every request awaiting an answer, due at the earliest deadline it knows of. A timer per request
@@ -164,9 +164,9 @@ export class ChildWire implements Transport, LinkReceiver, RequestLane {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.timerDueAt = Infinity;
-    const awaiting = [...this.pending.values()];
+    const awaiting = this.pending.entries();
     this.pending.clear();
-    for (const awaited of awaiting) awaited.closed();
+    for (const [, awaited] of awaiting) awaited.closed();
   }
 
   /** Makes sure the timer fires by `deadline`. */
@@ -184,7 +184,7 @@ export class ChildWire implements Transport, LinkReceiver, RequestLane {
     this.timerDueAt = Infinity;
     const now = performance.now();
     let next = Infinity;
-    for (const [id, awaited] of [...this.pending]) {
+    for (const [id, awaited] of this.pending.entries()) {
       if (awaited.deadline > now) next = Math.min(next, awaited.deadline);
       else if (this.pending.get(id) === awaited) {
         this.pending.delete(id);
