@@ -124,12 +124,15 @@ export type SocketSource = { fd: number } | { handle: object };
  */
 export function textSocket(source: SocketSource, onText: (text: string) => boolean | void): Socket {
   const decoder = new StringDecoder("utf8");
-  const options = {
-    ...source,
-    readable: true,
-    writable: false,
-    onread: { buffer: Buffer.allocUnsafe(READ_BYTES), callback: (bytes: number, buffer: Buffer) => onText(decoder.write(buffer.subarray(0, bytes))) },
+  /** The last chunk ended in a byte of a character of several: the decoder may hold its start. */
+  let cut = false;
+  const read = (bytes: number, buffer: Buffer): boolean | void => {
+    // A chunk that ends in ASCII, after one that did, is whole characters: decoded in place, with no view made of it.
+    if (!cut && buffer[bytes - 1]! < 0x80) return onText(buffer.toString(undefined, 0, bytes));
+    cut = buffer[bytes - 1]! >= 0x80;
+    return onText(decoder.write(buffer.subarray(0, bytes)));
   };
+  const options = { ...source, readable: true, writable: false, onread: { buffer: Buffer.allocUnsafe(READ_BYTES), callback: read } };
   const socket = new Socket(options as SocketConstructorOpts);
   socket.prependOnceListener("end", () => {
     const rest = decoder.end();
