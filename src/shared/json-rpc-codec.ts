@@ -196,21 +196,35 @@ export function encodeMessage(message: JSONRPCMessage): string {
   return messageText(message) + "\n";
 }
 
+/** The method written last, and its JSON text: a wire sends one method (tools/call) over and over. */
+let lastMethod = "";
+let lastMethodText = '""';
+
 /**
  * A request gaggle sends a child under an id of its own: its text is written member by member, as JSON.stringify
  * writes the object (jsonrpc, id, method, params, in that order), with only the params left to JSON.stringify.
+ * `idText` is the id's JSON text, when its maker knows it (gaggle's own ids need no escapes); a copy of the request
+ * (a spread) does not carry it.
  */
 export class OutgoingRequest {
   readonly jsonrpc = "2.0";
+  readonly #idText: string;
 
   constructor(
     readonly id: string,
     readonly method: string,
     readonly params: Record<string, unknown>,
-  ) {}
+    idText = jsonString(id),
+  ) {
+    this.#idText = idText;
+  }
 
   text(): string {
-    return `{"jsonrpc":"2.0","id":${jsonString(this.id)},"method":${jsonString(this.method)},"params":${JSON.stringify(this.params)}}`;
+    if (this.method !== lastMethod) {
+      lastMethodText = jsonString(this.method);
+      lastMethod = this.method;
+    }
+    return `{"jsonrpc":"2.0","id":${this.#idText},"method":${lastMethodText},"params":${JSON.stringify(this.params)}}`;
   }
 }
 
@@ -231,7 +245,8 @@ const ANSWER_LINE = Symbol("gaggle.answerLine");
 interface KeptLine {
   readonly of: object;
   readonly line: string;
-  readonly id: string;
+  /** The child-side id's JSON text. */
+  readonly idText: string;
 }
 
 /**
@@ -240,10 +255,11 @@ interface KeptLine {
  * stdio, and in a 2026-07-28 HTTP response): no second parse, no serialization. Whatever changes a result (head/tail,
  * an era's fields) makes a new object, which is serialized as usual; a kept result is never changed in place. The
  * line is held under a symbol of the result itself, which JSON never writes: a WeakMap entry per answer costs several
- * times as much (its set, and the collector's pass over it).
+ * times as much (its set, and the collector's pass over it). `idText`: the child-side id's JSON text, when its maker
+ * knows it.
  */
-export function keepAnswerLine(result: object, line: string, id: string): void {
-  (result as { [ANSWER_LINE]?: KeptLine })[ANSWER_LINE] = { of: result, line, id };
+export function keepAnswerLine(result: object, line: string, id: string, idText = jsonString(id)): void {
+  (result as { [ANSWER_LINE]?: KeptLine })[ANSWER_LINE] = { of: result, line, idText };
 }
 
 /** The line kept for `result`, when `result` is still the object the child's answer was parsed into. */
@@ -272,7 +288,7 @@ function answerText(id: RequestId, result: object): string | undefined {
   const kept = keptLine(result);
   if (kept === undefined) return undefined;
   const { line } = kept;
-  const token = jsonString(kept.id);
+  const token = kept.idText;
   const idText = typeof id === "number" ? String(id) : jsonString(id);
   const at = line.indexOf(token);
   // The id as the last member, as JSON.stringify writes a response: `,"id":TOKEN}` ends the line, the token's one

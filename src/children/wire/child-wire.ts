@@ -88,13 +88,15 @@ export class ChildWire implements Transport, LinkReceiver, RequestLane {
     queuedMs?: number,
   ): Promise<Record<string, unknown>> {
     const id = `gaggle-${++this.lastId}`;
+    // Written as it is: gaggle's own ids need no escapes.
+    const idText = `"${id}"`;
     const { cancel, onprogress } = hooks;
     if (onprogress) params = { ...params, _meta: { ...(params._meta as Record<string, unknown> | undefined), progressToken: id } };
     return new Promise((resolve, reject) => {
       if (cancel?.aborted) return reject(cancelledError(cancel.reason));
-      const request = new ForwardedRequest(id, this, limits, hooks, queuedMs, resolve, reject);
+      const request = new ForwardedRequest(id, idText, this, limits, hooks, queuedMs, resolve, reject);
       this.await(id, request);
-      const message: JSONRPCRequest = new OutgoingRequest(id, method, params);
+      const message: JSONRPCRequest = new OutgoingRequest(id, method, params, idText);
       const sent = this.era.modern ? this.era.send(message) : this.link.send(message);
       if (sent !== SENT) {
         sent.catch((error: unknown) => {

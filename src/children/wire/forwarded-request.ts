@@ -50,6 +50,8 @@ export class ForwardedRequest implements Awaited {
 
   constructor(
     readonly id: string,
+    /** The id's JSON text. */
+    private readonly idText: string,
     private readonly lane: RequestLane,
     private readonly limits: ForwardLimits,
     private readonly hooks: ForwardHooks,
@@ -69,7 +71,7 @@ export class ForwardedRequest implements Awaited {
   answered(answer: Answer, text: string | undefined): void {
     if ("error" in answer) return this.fail(new ChildErrorAnswer(answer.error.code, answer.error.message, answer.error.data));
     this.settle();
-    if (text !== undefined) keepAnswerLine(answer.result, text, this.id);
+    if (text !== undefined) keepAnswerLine(answer.result, text, this.id, this.idText);
     this.resolve(answer.result);
   }
 
