@@ -3,6 +3,7 @@
 // stdio neither loads nor holds it.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { isatty } from "node:tty";
 import { ConfigError, LOG_LEVELS, emptyConfig, findConfigPath, loadConfig, type GaggleConfig } from "../config/index.js";
 import { displayPath } from "../config/errors.js";
 import { StartupError } from "../shared/errors.js";
@@ -141,7 +142,7 @@ async function main(argv: string[]): Promise<number> {
   const options = { fixedLevel: level !== undefined, problem };
   if (address) await serveHttpUntilStopped(config, address, options);
   else if (values.daemon !== undefined) await (await import("./daemon.js")).serveDaemon(config, values.daemon, options);
-  else if (values.standalone || !config.gateway.shared || standaloneByEnv(process.env) || process.stdin.isTTY) await serveStdio(config, options);
+  else if (values.standalone || !config.gateway.shared || standaloneByEnv(process.env) || isatty(0)) await serveStdio(config, options);
   else await (await import("./relay.js")).relay(config, readFileSync(path, "utf8"), level === undefined ? [] : ["--log-level", level]);
   return -1;
 }

@@ -1,6 +1,7 @@
 // Serving: MCP over stdio (until stdin closes) or Streamable HTTP, until a signal; then every child is stopped.
 import { realpathSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
+import { isatty } from "node:tty";
 import { closeQuickly } from "../children/processes/group-process.js";
 import { bearerTokens, type ConfigError, type GaggleConfig } from "../config/index.js";
 import { createGaggle, type Gaggle, type GatewayKey } from "../gateway/gaggle.js";
@@ -68,7 +69,8 @@ export async function serveStdio(config: GaggleConfig, options: ServeOptions = {
   void link.inputEnded.then((why) => stop(why));
   await connection.open();
   log.info({ config: config.path, children: gaggle.router.names() }, "gaggle serving MCP on stdio");
-  if (process.stdin.isTTY) process.stderr.write(forAPerson(config.path));
+  // Asked of the descriptor: process.stdin made now would open a second handle on the fd the link reads (EEXIST).
+  if (isatty(0)) process.stderr.write(forAPerson(config.path));
   gaggle.startEager();
 }
 

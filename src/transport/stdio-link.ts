@@ -95,9 +95,10 @@ export type InputEnd = "stdin closed" | "stdin error";
 
 /**
  * The process's stdin as a socket of gaggle's own on fd 0 (textSocket), when it is a pipe or a socket (every MCP
- * client's). Undefined for a terminal or a file, which process.stdin reads. process.stdin may exist meanwhile
- * (gaggle's start asks it whether it is a terminal), but it is never read: two readers of one descriptor would split
- * its bytes. One link reads the process's stdin.
+ * client's). Undefined for a terminal or a file, which process.stdin reads. process.stdin may exist, made before the
+ * link started, but it is never read (two readers of one descriptor would split its bytes), and it must not be made
+ * once the link reads: libuv refuses a second handle on a descriptor it watches (EEXIST), so gaggle asks the
+ * descriptor itself whether it is a terminal (`isatty(0)`). One link reads the process's stdin.
  */
 async function stdinSocket(onText: (text: string) => void): Promise<Socket | undefined> {
   const kind = await new Promise<Stats>((resolve, reject) => fstat(0, (error, stats) => (error ? reject(error) : resolve(stats))));

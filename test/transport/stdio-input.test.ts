@@ -22,12 +22,17 @@ const lines = (...messages: object[]) => messages.map((message) => JSON.stringif
 
 type Message = Record<string, unknown>;
 
-/** A standalone gaggle with `stdin` as its standard input: the messages it writes, and its exit code once it ends. */
-function serve(stdin: number | Socket): { messages: Message[]; exited: Promise<number | null> } {
+/**
+ * A standalone gaggle with `stdin` as its standard input: the messages it writes, its exit code once it ends, and
+ * what it wrote to stderr.
+ */
+function serve(stdin: number | Socket): { messages: Message[]; exited: Promise<number | null>; stderr: () => string } {
   const child = spawn(process.execPath, [CLI, "--standalone", "--config", config], {
     env: { ...process.env, XDG_STATE_HOME: STATE_DIR },
-    stdio: [stdin, "pipe", "ignore"],
+    stdio: [stdin, "pipe", "pipe"],
   });
+  let stderr = "";
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   const messages: Message[] = [];
   let partial = "";
   child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
@@ -35,7 +40,7 @@ function serve(stdin: number | Socket): { messages: Message[]; exited: Promise<n
     partial = parts.pop()!;
     for (const line of parts) if (line !== "") messages.push(JSON.parse(line) as Message);
   });
-  return { messages, exited: new Promise((resolve) => child.on("close", resolve)) };
+  return { messages, exited: new Promise((resolve) => child.on("close", resolve)), stderr: () => stderr };
 }
 
 describe("gaggle's stdin", () => {
@@ -63,7 +68,7 @@ describe("gaggle's stdin", () => {
     const client = connect(path);
     const ours = await arrived;
     try {
-      const { messages, exited } = serve(ours);
+      const { messages, exited, stderr } = serve(ours);
       const call = {
         jsonrpc: "2.0",
         id: 2,
@@ -79,6 +84,9 @@ describe("gaggle's stdin", () => {
       expect(messages.find((message) => message.id === 2)?.result).toEqual({ content: [{ type: "text", text: "caf\u00e9 \u2603" }] });
       client.end();
       expect(await exited).toBe(0);
+      // Nothing failed the start once the socket was read (asking process.stdin whether it is a terminal would have:
+      // a second handle on the descriptor, refused with EEXIST, and the start's last steps left undone).
+      expect(stderr()).not.toMatch(/^gaggle: /m);
     } finally {
       ours.destroy();
       client.destroy();
