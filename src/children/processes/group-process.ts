@@ -140,7 +140,7 @@ export class GroupProcess {
  * AF_UNIX socket, as libuv gives every child's stdio): the stream lets go of the handle unread and without closing it
  * (its `_handle`, which Node's own streams and child_process share in the same way), and is destroyed, so that
  * child_process still sees its stdout close. Node's `handle` option makes the socket on it, as child_process itself
- * does. A stream with no such handle is read through its 'data' events (test/processes/group-process.test.ts pins
+ * does. A stream with no such handle is read through its 'data' events (test/children/processes/own-stdout.test.ts pins
  * that the handle is taken).
  */
 function readStdout(stream: Readable, onText: (text: string) => boolean | void): Readable {
