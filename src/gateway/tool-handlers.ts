@@ -33,11 +33,14 @@ export function toolCallParams(params: unknown): ToolCallParams {
   if (typeof fields.name !== "string") {
     throw new WireError(ErrorCode.InvalidParams, `tools/call needs params.name, the tool's name as a string; found ${describeJson(fields.name)}`);
   }
-  for (const key of ["arguments", "_meta"] as const) {
-    const value = fields[key];
-    if (value !== undefined && !isObject(value)) {
-      throw new WireError(ErrorCode.InvalidParams, `tools/call params.${key} must be an object; found ${describeJson(value)}`);
-    }
-  }
+  // Each member read by its name: a load by a key that changes goes megamorphic, on every call.
+  objectOrAbsent("arguments", fields.arguments);
+  objectOrAbsent("_meta", fields._meta);
   return fields as unknown as ToolCallParams;
+}
+
+function objectOrAbsent(key: "arguments" | "_meta", value: unknown): void {
+  if (value !== undefined && !isObject(value)) {
+    throw new WireError(ErrorCode.InvalidParams, `tools/call params.${key} must be an object; found ${describeJson(value)}`);
+  }
 }
