@@ -149,7 +149,7 @@ export function formatReport(r) {
     table(latencyRows(latency, "cold", ["p50", "p99", "mean"]), W),
     ...oneCoreSection(r.oneCore, s),
     "",
-    `throughput: median of ${s.throughputRounds} rounds of ${s.throughputCalls} calls`,
+    `throughput: median of ${s.throughputRounds} rounds of ${s.throughputCalls} calls, after one round at the same depth`,
     table([HEAD, throughputRow("1 in flight", t.depth1), throughputRow(`${s.depth} in flight`, t.deep)], W),
     table(
       [
