@@ -105,6 +105,16 @@ function throughputRow(label, runs) {
   return [label, rate(d), rate(r), rate(g), ratio(g / d), ratio(g / r)];
 }
 
+/** The least gateway's rates, measured in the same rounds: what a hop that checks and routes each call reaches. */
+function leastThroughput(t, s) {
+  const [one, deep] = [t.depth1, t.deep];
+  return (
+    `  the least gateway: ${rate(one.least.callsPerSecond)} at 1 in flight (${ratio(one.least.callsPerSecond / one.relay.callsPerSecond)} the relay's), ` +
+    `${rate(deep.least.callsPerSecond)} at ${s.depth} in flight (${ratio(deep.least.callsPerSecond / deep.relay.callsPerSecond)}); ` +
+    `gaggle against it: ${ratio(one.gaggle.callsPerSecond / one.least.callsPerSecond)} and ${ratio(deep.gaggle.callsPerSecond / deep.least.callsPerSecond)}`
+  );
+}
+
 /** The same sequential calls with every process pinned to one core: no cross-core wake-ups, only each target's work. */
 function oneCoreSection(oneCore, s) {
   if (oneCore.skipped) return [`sequential latency on one core: skipped, ${oneCore.skipped}`];
@@ -151,6 +161,7 @@ export function formatReport(r) {
     "",
     `throughput: median of ${s.throughputRounds} rounds of ${s.throughputCalls} calls, after one round at the same depth`,
     table([HEAD, throughputRow("1 in flight", t.depth1), throughputRow(`${s.depth} in flight`, t.deep)], W),
+    ...(t.deep.least ? [leastThroughput(t, s)] : []),
     table(
       [
         [

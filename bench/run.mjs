@@ -82,6 +82,11 @@ async function main() {
 
   const cold = await interleave(targets, 1, (call) => latencySamples(call, SETTINGS.coldCalls));
   await interleave(targets, 1, (call) => latencySamples(call, SETTINGS.warmUpCalls));
+  // The least gateway beside them for throughput alone, as warm as they will be when it is measured.
+  const least = await open("least gateway", [procs.LEAST_GATEWAY, "everything", process.execPath, procs.EVERYTHING, "stdio"]);
+  for (const pid of procs.childrenOf(least.endpoint.pid)) pids.add(pid);
+  const rateTargets = { ...targets, least: echoCaller(least.endpoint, { viaGaggle: true }) };
+  await latencySamples(rateTargets.least, SETTINGS.coldCalls + SETTINGS.warmUpCalls + SETTINGS.sequentialCalls);
   memory.gaggleWarm = procs.memoryOf(g.pid);
 
   const measured = { gaggle: g.pid, gaggleChild, direct: d.pid, relay: rl.pid, relayChild };
@@ -100,8 +105,8 @@ async function main() {
   ]) {
     // A round at this depth first, not counted: the sequential warm-up leaves cold the code that many calls in flight
     // run (several requests in a chunk, a table of many), and a first round would measure its warming up.
-    await interleave(targets, 1, (call) => throughput(call, SETTINGS.throughputCalls, depth));
-    const runs = await interleave(targets, SETTINGS.throughputRounds, (call) => throughput(call, SETTINGS.throughputCalls, depth));
+    await interleave(rateTargets, 1, (call) => throughput(call, SETTINGS.throughputCalls, depth));
+    const runs = await interleave(rateTargets, SETTINGS.throughputRounds, (call) => throughput(call, SETTINGS.throughputCalls, depth));
     r.throughput[key] = Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, medianRun(list)]));
   }
 
@@ -111,7 +116,8 @@ async function main() {
   for (const [name, pid] of Object.entries(measured)) {
     r.cpu.usPerCall[name] = ((procs.cpuTicksOf(pid) - ticksBefore[name]) / procs.TICKS_PER_SECOND / calls) * 1e6;
   }
-  r.cpu.usPerCall.bench = (bench.user + bench.system) / (Object.keys(targets).length * calls);
+  const leastCalls = 2 * (SETTINGS.throughputRounds + 1) * SETTINGS.throughputCalls;
+  r.cpu.usPerCall.bench = (bench.user + bench.system) / (Object.keys(targets).length * calls + leastCalls);
   Object.assign(memory, {
     gaggleAfterLoad: procs.memoryOf(g.pid),
     gaggleChild: procs.memoryOf(gaggleChild),
@@ -119,6 +125,7 @@ async function main() {
   });
   r.shutdown = {};
   for (const endpoint of [d, rl, g]) r.shutdown[endpoint.label] = (await timed(() => endpoint.close())).ms;
+  await least.endpoint.close();
 
   await twentyChildren(r, memory);
   r.memory = memory;
