@@ -110,14 +110,15 @@ async function main() {
     r.throughput[key] = Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, medianRun(list)]));
   }
 
-  const calls = SETTINGS.sequentialCalls + 2 * (SETTINGS.throughputRounds + 1) * SETTINGS.throughputCalls;
+  // Each target's calls at both depths, the uncounted round included; the least gateway made as many.
+  const rateCalls = 2 * (SETTINGS.throughputRounds + 1) * SETTINGS.throughputCalls;
+  const calls = SETTINGS.sequentialCalls + rateCalls;
   const bench = process.cpuUsage(benchBefore);
   r.cpu = { calls, usPerCall: {} };
   for (const [name, pid] of Object.entries(measured)) {
     r.cpu.usPerCall[name] = ((procs.cpuTicksOf(pid) - ticksBefore[name]) / procs.TICKS_PER_SECOND / calls) * 1e6;
   }
-  const leastCalls = 2 * (SETTINGS.throughputRounds + 1) * SETTINGS.throughputCalls;
-  r.cpu.usPerCall.bench = (bench.user + bench.system) / (Object.keys(targets).length * calls + leastCalls);
+  r.cpu.usPerCall.bench = (bench.user + bench.system) / (Object.keys(targets).length * calls + rateCalls);
   Object.assign(memory, {
     gaggleAfterLoad: procs.memoryOf(g.pid),
     gaggleChild: procs.memoryOf(gaggleChild),
