@@ -190,7 +190,7 @@ export class McpChild implements Child {
   ): Promise<Record<string, unknown>> {
     const keeper = this.keeper;
     keeper.idle.begin();
-    this.callers.begin(ctx.caller);
+    const call = this.callers.begin(ctx.caller);
     try {
       for (let retried = false; ; retried = true) {
         const session = keeper.running ?? (await keeper.ensure());
@@ -205,7 +205,7 @@ export class McpChild implements Child {
         }
       }
     } finally {
-      this.callers.end(ctx.caller);
+      this.callers.end(call);
       // Its client may have been what held the output (see outputHeld).
       keeper.newest?.hold.readAgain();
       keeper.idle.end();

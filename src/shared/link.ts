@@ -19,48 +19,88 @@ export const SENT: Promise<void> = Promise.resolve();
 
 /**
  * What one end of a connection keeps by request id for its requests in flight, in the order they came, as a Map
- * would. The oldest is held in two fields while no other is in flight (a sequential client's every call), the rest in
- * a Map: a Map that goes from one entry to none and back reallocates its table each time (V8 shrinks it on the
- * delete), a few hundred instructions and bytes a call for each table.
+ * would. The oldest is held in two fields while no other is in flight (a sequential client's every call): a Map that
+ * goes from one entry to none and back reallocates its table each time (V8 shrinks it on the delete), a few hundred
+ * instructions and bytes a call for each table.
+ *
+ * The others are held by slot: a Map gives each id its slot in `values`, where the entry is. A Map that takes and lets
+ * go of entries all the time (many calls in flight) replaces its table every few dozen of them, and V8 links each
+ * table it leaves to the next one (for iterators); once a table has lived long enough to reach the old generation,
+ * each table after it, and everything its entries hold, is kept alive by that link until the next full collection.
+ * Held in the Map itself, the entries (a request's record, its promise, its result) would be copied and promoted by
+ * every scavenge; held by slot, the tables hold ids and numbers only, and a slot is emptied when its entry leaves.
  */
+/** How many slots a RequestTable keeps while nothing is in them. */
+const KEPT_SLOTS = 256;
+
 export class RequestTable<V> {
   /** The oldest entry's id, when it is held in the fields; undefined when they are empty. */
   private firstId: RequestId | undefined;
   private first: V | undefined;
-  /** Every entry newer than the one in the fields, or every entry while the fields are empty. */
-  private readonly more = new Map<RequestId, V>();
+  /** The slot of every entry newer than the one in the fields, or of every entry while the fields are empty. */
+  private readonly slots = new Map<RequestId, number>();
+  private readonly values: Array<V | undefined> = [];
+  /** The slots of `values` no entry holds. */
+  private readonly free: number[] = [];
 
   get(id: RequestId): V | undefined {
-    return id === this.firstId ? this.first : this.more.get(id);
+    if (id === this.firstId) return this.first;
+    const slot = this.slots.get(id);
+    return slot === undefined ? undefined : this.values[slot];
   }
 
   set(id: RequestId, value: V): void {
     if (id === this.firstId) this.first = value;
-    else if (this.firstId === undefined && this.more.size === 0) {
+    else if (this.firstId === undefined && this.slots.size === 0) {
       this.firstId = id;
       this.first = value;
-    } else this.more.set(id, value);
+    } else {
+      const slot = this.slots.get(id);
+      if (slot !== undefined) this.values[slot] = value;
+      else this.slots.set(id, this.place(value));
+    }
   }
 
   delete(id: RequestId): void {
-    if (id !== this.firstId) this.more.delete(id);
-    else {
+    if (id === this.firstId) {
       this.firstId = undefined;
       this.first = undefined;
+      return;
+    }
+    const slot = this.slots.get(id);
+    if (slot === undefined) return;
+    this.slots.delete(id);
+    if (this.slots.size === 0 && this.values.length > KEPT_SLOTS) {
+      // A burst of calls in flight does not keep its slots once it is over.
+      this.values.length = 0;
+      this.free.length = 0;
+    } else {
+      this.values[slot] = undefined;
+      this.free.push(slot);
     }
   }
 
   clear(): void {
     this.firstId = undefined;
     this.first = undefined;
-    this.more.clear();
+    this.slots.clear();
+    this.values.length = 0;
+    this.free.length = 0;
   }
 
   /** Every entry, oldest first, as a list of its own: the table may change while it is walked. */
   entries(): Array<[RequestId, V]> {
     const held: Array<[RequestId, V]> = this.firstId === undefined ? [] : [[this.firstId, this.first as V]];
-    for (const entry of this.more) held.push(entry);
+    for (const [id, slot] of this.slots) held.push([id, this.values[slot] as V]);
     return held;
+  }
+
+  /** A free slot holding `value`. */
+  private place(value: V): number {
+    const slot = this.free.pop();
+    if (slot === undefined) return this.values.push(value) - 1;
+    this.values[slot] = value;
+    return slot;
   }
 }
 

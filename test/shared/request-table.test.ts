@@ -44,6 +44,18 @@ describe("a RequestTable", () => {
     ]);
   });
 
+  it("reads and walks as a Map through a burst of many in flight, and after it", () => {
+    const steps: Array<["set", string | number, string] | ["delete", string | number]> = [];
+    for (let i = 0; i < 300; i++) steps.push(["set", i % 2 ? i : `id-${i}`, `value ${i}`]);
+    // Scattered ends free slots in the middle, which the next requests take.
+    for (let i = 0; i < 300; i += 7) steps.push(["delete", i % 2 ? i : `id-${i}`]);
+    for (let i = 300; i < 320; i++) steps.push(["set", i, `value ${i}`]);
+    for (let i = 0; i < 320; i++) steps.push(["delete", i % 2 || i >= 300 ? i : `id-${i}`]);
+    // Empty again: the next requests find the table as it began.
+    steps.push(["set", 1, "one"], ["set", "id-2", "two"], ["delete", 1], ["set", 3, "three"]);
+    both(steps);
+  });
+
   it("walks a list of its own, and is empty once cleared", () => {
     const table = new RequestTable<string>();
     table.set(1, "one");
