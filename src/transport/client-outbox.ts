@@ -2,7 +2,7 @@
 import type { TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, JSONRPCNotification, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { Writable } from "node:stream";
-import { SENT } from "../shared/link.js";
+import { RequestTable, SENT } from "../shared/link.js";
 import { lazyLogger } from "../shared/log.js";
 
 /** A stream a client reads gaggle's messages from: gaggle's stdout, or the HTTP response of one SSE stream. */
@@ -56,6 +56,8 @@ class Lane {
   dropped = 0;
   /** A flush is due on the next turn (the stream did not ask to be waited for, but more is held). */
   flushDue = false;
+  /** Its place in its outbox's list of open streams. */
+  at = -1;
 
   constructor(
     readonly out: OutStream,
@@ -111,9 +113,15 @@ class Lane {
  * It listens for 'drain' once per stream, never once per write.
  */
 export class ClientOutbox {
-  /** Over Streamable HTTP: the stream of each request id, and of messages related to none (undefined). */
-  private readonly byKey = new Map<RequestId | undefined, Lane>();
-  private readonly lanes = new Set<Lane>();
+  /**
+   * Over Streamable HTTP: the stream of each request id, and of messages related to none. Neither they nor the list of
+   * open streams is a Map or a Set of streams: a stream is opened and closed a request, and a churning Map keeps every
+   * stream it held alive until a full collection (see RequestTable).
+   */
+  private readonly byRequest = new RequestTable<Lane>();
+  private unrelated: Lane | undefined;
+  /** The open streams, in no order: a closed one's place goes to the last. */
+  private readonly lanes: Lane[] = [];
   /** On stdio: the one stream every message travels on. */
   private readonly only: Lane | undefined;
   private backlogged = false;
@@ -138,19 +146,30 @@ export class ClientOutbox {
    * travel on `out` until it closes. A key an open stream carries already stays with that stream.
    */
   carry(out: OutStream, keys: Array<RequestId | undefined>): void {
-    const free = keys.filter((key) => !this.byKey.has(key));
+    const free = keys.filter((key) => this.laneOf(key) === undefined);
     if (free.length === 0) return;
     const lane = this.watch(new Lane(out, free[0]), (closed) => {
-      for (const key of free) if (this.byKey.get(key) === closed) this.byKey.delete(key);
+      for (const key of free) if (this.laneOf(key) === closed) this.assign(key, undefined);
       // The SDK forgets the requests whose answers it can no longer deliver only when it is given them.
       for (const held of closed.take()) this.write(held.message, held.options).catch(() => {});
     });
-    for (const key of free) this.byKey.set(key, lane);
+    for (const key of free) this.assign(key, lane);
+  }
+
+  private laneOf(key: RequestId | undefined): Lane | undefined {
+    return key === undefined ? this.unrelated : this.byRequest.get(key);
+  }
+
+  /** `lane` carries `key` from now on; undefined: no stream does. */
+  private assign(key: RequestId | undefined, lane: Lane | undefined): void {
+    if (key === undefined) this.unrelated = lane;
+    else if (lane) this.byRequest.set(key, lane);
+    else this.byRequest.delete(key);
   }
 
   /** Resolves once the message is written or queued; one dropped for a client that is not reading resolves too. */
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    const lane = this.only ?? this.byKey.get("method" in message ? options?.relatedRequestId : message.id);
+    const lane = this.only ?? this.laneOf("method" in message ? options?.relatedRequestId : message.id);
     // A stream gaggle does not know of (an answer to initialize over HTTP) is the transport's alone.
     if (!lane) return this.write(message, options);
     if (this.queuedBytes() >= this.options.maxBytes) {
@@ -221,13 +240,17 @@ export class ClientOutbox {
     const gone = () => {
       lane.out.off("drain", drained);
       lane.out.off("close", gone);
-      this.lanes.delete(lane);
+      const last = this.lanes.pop()!;
+      if (last !== lane) {
+        this.lanes[lane.at] = last;
+        last.at = lane.at;
+      }
       closed(lane);
       this.releaseBacklogIfDrained();
     };
     lane.out.on("drain", drained);
     lane.out.on("close", gone);
-    this.lanes.add(lane);
+    lane.at = this.lanes.push(lane) - 1;
     return lane;
   }
 

@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type JSONRPCRequest, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { messageText } from "../shared/json-rpc-codec.js";
+import { RequestTable } from "../shared/link.js";
 
 /** How often an open stream gets an SSE comment, as the SDK's transport keeps its streams from idle timeouts. */
 const KEEP_ALIVE_MS = 15_000;
@@ -136,7 +137,8 @@ export class RequestStream {
  * it) are written there rather than handed to the SDK's transport.
  */
 export class RequestStreams {
-  private readonly streams = new Map<RequestId, RequestStream>();
+  /** A table, not a Map: a stream is opened and closed a request (see RequestTable). */
+  private readonly streams = new RequestTable<RequestStream>();
 
   open(id: RequestId, res: ServerResponse, sessionId: string): void {
     this.streams.set(id, new RequestStream(res, sessionId));
@@ -164,7 +166,7 @@ export class RequestStreams {
 
   /** The session closed: every stream ends. */
   closeAll(): void {
-    for (const stream of this.streams.values()) stream.end();
+    for (const [, stream] of this.streams.entries()) stream.end();
     this.streams.clear();
   }
 }
