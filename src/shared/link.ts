@@ -17,6 +17,9 @@ export interface LinkReceiver {
  */
 export const SENT: Promise<void> = Promise.resolve();
 
+/** How many slots a RequestTable keeps while nothing is in them. */
+const KEPT_SLOTS = 256;
+
 /**
  * What one end of a connection keeps by request id for its requests in flight, in the order they came, as a Map
  * would. The oldest is held in two fields while no other is in flight (a sequential client's every call): a Map that
@@ -25,14 +28,12 @@ export const SENT: Promise<void> = Promise.resolve();
  *
  * The others are held by slot: a Map gives each id its slot in `values`, where the entry is. A Map that takes and lets
  * go of entries all the time (many calls in flight) replaces its table every few dozen of them, and V8 links each
- * table it leaves to the next one (for iterators); once a table has lived long enough to reach the old generation,
- * each table after it, and everything its entries hold, is kept alive by that link until the next full collection.
- * Held in the Map itself, the entries (a request's record, its promise, its result) would be copied and promoted by
- * every scavenge; held by slot, the tables hold ids and numbers only, and a slot is emptied when its entry leaves.
+ * table it leaves to the next one (for iterators). A scavenge takes every pointer from the old generation as live, so
+ * once one table has reached it, the table after it survives every scavenge until a full collection and is promoted
+ * in turn, and so on down the chain: had the tables held the entries (a request's record, its promise, its result),
+ * every request would have been copied and promoted with them; held by slot, the tables hold ids and numbers only,
+ * and a slot is emptied when its entry leaves.
  */
-/** How many slots a RequestTable keeps while nothing is in them. */
-const KEPT_SLOTS = 256;
-
 export class RequestTable<V> {
   /** The oldest entry's id, when it is held in the fields; undefined when they are empty. */
   private firstId: RequestId | undefined;
