@@ -12,6 +12,7 @@ import { cpus } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { GAGGLE_CLI, ROOT, childrenOf, makeTempDir, memoryOf, removeDir, startLines, waitGone } from "./procs.mjs";
+import { median } from "./measure.mjs";
 
 const ROUNDS = 10;
 const CLIENTS = 5;
@@ -61,11 +62,6 @@ function treeRssMiB(pid) {
   const pids = [pid];
   for (let at = 0; at < pids.length; at++) pids.push(...childrenOf(pids[at]));
   return pids.reduce((sum, each) => sum + (memoryOf(each).rssKiB || 0), 0) / 1024;
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 /** Spawn to the first byte of a bare Node process's stdout: the floor under any relay. */

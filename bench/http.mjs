@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
-import { echoCaller, interleave, latencySamples, medianRun, summarize, throughput } from "./measure.mjs";
+import { echoCaller, interleave, latencySamples, median, medianRun, summarize, throughput } from "./measure.mjs";
 import { LeanHttpClient } from "./lean-client.mjs";
 import * as procs from "./procs.mjs";
 
@@ -29,10 +29,6 @@ function startGaggle(dir, port) {
   let stderr = "";
   gaggle.stderr.setEncoding("utf8").on("data", (chunk) => (stderr = (stderr + chunk).slice(-4000)));
   return { gaggle, stderr: () => stderr };
-}
-
-function median(values) {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 }
 
 /** CPU time per call, in µs, of the processes in `pids` (every thread) and of the bench's own (the client) over `run`. */

@@ -76,6 +76,11 @@ export async function interleave(targets, rounds, measure) {
   return results;
 }
 
+/** The middle value (the upper of the two middle ones for an even count). */
+export function median(values) {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+}
+
 /** The round with the median rate: one noisy round does not move it. */
 export function medianRun(runs) {
   const sorted = [...runs].sort((a, b) => a.callsPerSecond - b.callsPerSecond);

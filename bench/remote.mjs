@@ -8,7 +8,7 @@ import { cpus } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { echoCaller, interleave, latencySamples, medianRun, summarize, throughput } from "./measure.mjs";
+import { echoCaller, interleave, latencySamples, median, medianRun, summarize, throughput } from "./measure.mjs";
 import * as procs from "./procs.mjs";
 
 const SETTINGS = { warmUpCalls: 3000, sequentialCalls: 1000, rounds: 3, throughputCalls: 2000, depth: 16 };
@@ -56,10 +56,6 @@ async function main() {
     server.kill("SIGTERM");
     procs.removeDir(dir);
   }
-}
-
-function median(values) {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 }
 
 await main();

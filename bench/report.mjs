@@ -115,6 +115,14 @@ function leastThroughput(t, s) {
   );
 }
 
+/** CPU per call of the process each client talks to, every thread, in the throughput rounds (median of the rounds). */
+function throughputCpu(t, s) {
+  const at = (runs) =>
+    `direct ${us(runs.direct.cpuUsPerCall)}, relay ${us(runs.relay.cpuUsPerCall)}, gaggle ${us(runs.gaggle.cpuUsPerCall)}` +
+    (runs.least ? `, the least gateway ${us(runs.least.cpuUsPerCall)}` : "");
+  return `  CPU per call of the process the client talks to (every thread): at 1 in flight ${at(t.depth1)}; at ${s.depth} in flight ${at(t.deep)}`;
+}
+
 /** The same sequential calls with every process pinned to one core: no cross-core wake-ups, only each target's work. */
 function oneCoreSection(oneCore, s) {
   if (oneCore.skipped) return [`sequential latency on one core: skipped, ${oneCore.skipped}`];
@@ -162,6 +170,7 @@ export function formatReport(r) {
     `throughput: median of ${s.throughputRounds} rounds of ${s.throughputCalls} calls, after one round at the same depth`,
     table([HEAD, throughputRow("1 in flight", t.depth1), throughputRow(`${s.depth} in flight`, t.deep)], W),
     ...(t.deep.least ? [leastThroughput(t, s)] : []),
+    ...(t.deep.gaggle.cpuUsPerCall !== undefined ? [throughputCpu(t, s)] : []),
     table(
       [
         [

@@ -4,7 +4,7 @@ import { cpus, totalmem, platform, arch } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
-import { echoCaller, interleave, latencySamples, medianRun, summarize, throughput } from "./measure.mjs";
+import { echoCaller, interleave, latencySamples, median, medianRun, summarize, throughput } from "./measure.mjs";
 import * as procs from "./procs.mjs";
 import { formatReport, judge, sizeOf } from "./report.mjs";
 
@@ -99,6 +99,9 @@ async function main() {
   }
 
   r.throughput = {};
+  // The process each target's client talks to (the child itself, for direct): the CPU of each round, every thread.
+  const hops = { direct: d.pid, relay: rl.pid, gaggle: g.pid, least: least.endpoint.pid };
+  const named = Object.fromEntries(Object.entries(rateTargets).map(([name, call]) => [name, { name, call }]));
   for (const [key, depth] of [
     ["depth1", 1],
     ["deep", SETTINGS.depth],
@@ -106,8 +109,14 @@ async function main() {
     // A round at this depth first, not counted: the sequential warm-up leaves cold the code that many calls in flight
     // run (several requests in a chunk, a table of many), and a first round would measure its warming up.
     await interleave(rateTargets, 1, (call) => throughput(call, SETTINGS.throughputCalls, depth));
-    const runs = await interleave(rateTargets, SETTINGS.throughputRounds, (call) => throughput(call, SETTINGS.throughputCalls, depth));
-    r.throughput[key] = Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, medianRun(list)]));
+    const runs = await interleave(named, SETTINGS.throughputRounds, async ({ name, call }) => {
+      const before = procs.processCpuNsOf(hops[name]);
+      const run = await throughput(call, SETTINGS.throughputCalls, depth);
+      return { ...run, cpuUsPerCall: (procs.processCpuNsOf(hops[name]) - before) / run.calls / 1000 };
+    });
+    r.throughput[key] = Object.fromEntries(
+      Object.entries(runs).map(([name, list]) => [name, { ...medianRun(list), cpuUsPerCall: median(list.map((run) => run.cpuUsPerCall)) }]),
+    );
   }
 
   // Each target's calls at both depths, the uncounted round included; the least gateway made as many.
