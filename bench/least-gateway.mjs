@@ -8,7 +8,7 @@
 // cancellation or notifications of its own: what gaggle costs beyond it is gaggle's structure, and what it costs
 // beyond the bare relay is the least any gateway that checks and routes calls pays.
 // Usage: node bench/least-gateway.mjs CHILD COMMAND [ARGS...]. It exits with its child; closing its stdin closes the child's.
-import { spawn } from "node:child_process";
+import { spawnChild } from "./hop-spawn.mjs";
 import { Ajv } from "ajv";
 import { eachLine } from "./lines.mjs";
 
@@ -22,7 +22,7 @@ const TIMEOUT_MS = 60_000;
 const CONCURRENCY = 64;
 const LIST_ID = "least-list";
 
-const child = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
+const child = spawnChild(command, args);
 const ajv = new Ajv({ strict: false });
 /** Each tool's argument check, once the child's tools/list has answered. */
 let validators;

@@ -2,7 +2,7 @@
 // forwards must: each line in either direction is parsed once (JSON.parse) and written on as it came. It checks and
 // rewrites nothing else, so what gaggle costs beyond it is gaggle's own work: routing, ids, queues, timeouts.
 // Usage: node bench/reading-relay.mjs COMMAND [ARGS...]. It exits with its child; closing its stdin closes the child's.
-import { spawn } from "node:child_process";
+import { spawnChild } from "./hop-spawn.mjs";
 import { eachLine } from "./lines.mjs";
 
 const [command, ...args] = process.argv.slice(2);
@@ -10,7 +10,7 @@ if (command === undefined) {
   process.stderr.write("usage: node bench/reading-relay.mjs COMMAND [ARGS...]\n");
   process.exit(2);
 }
-const child = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
+const child = spawnChild(command, args);
 
 /** Passes each line of `from` to `to` once JSON.parse has read it; a line that is not JSON is dropped, as a check would. */
 function relayLines(from, to) {

@@ -1,13 +1,13 @@
 // Owns the baseline hop: a process that copies bytes between its stdio and a child's, parsing nothing.
 // Usage: node bench/relay.mjs COMMAND [ARGS...]. It exits with its child; closing its stdin closes the child's.
-import { spawn } from "node:child_process";
+import { spawnChild } from "./hop-spawn.mjs";
 
 const [command, ...args] = process.argv.slice(2);
 if (command === undefined) {
   process.stderr.write("usage: node bench/relay.mjs COMMAND [ARGS...]\n");
   process.exit(2);
 }
-const child = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
+const child = spawnChild(command, args);
 process.stdin.pipe(child.stdin);
 child.stdout.pipe(process.stdout);
 child.on("error", (error) => {
