@@ -255,10 +255,10 @@ interface KeptLine {
  * stdio, and in a 2026-07-28 HTTP response): no second parse, no serialization. Whatever changes a result (head/tail,
  * an era's fields) makes a new object, which is serialized as usual; a kept result is never changed in place. The
  * line is held under a symbol of the result itself, which JSON never writes: a WeakMap entry per answer costs several
- * times as much (its set, and the collector's pass over it). `idText`: the child-side id's JSON text, when its maker
- * knows it.
+ * times as much (its set, and the collector's pass over it). `idText`: the child-side id's JSON text, as the request
+ * that asked for the answer wrote it.
  */
-export function keepAnswerLine(result: object, line: string, id: string, idText = jsonString(id)): void {
+export function keepAnswerLine(result: object, line: string, idText: string): void {
   (result as { [ANSWER_LINE]?: KeptLine })[ANSWER_LINE] = { of: result, line, idText };
 }
 

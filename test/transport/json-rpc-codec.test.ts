@@ -190,7 +190,7 @@ describe("a child's answer passed on as it was written", () => {
   /** The child's line decoded as a child's line is, its result kept with it, and the result answered under `id`. */
   const passedOn = (line: string, childId: string, id: string | number) => {
     const answer = decodeMessage(line) as { result: Record<string, unknown> };
-    keepAnswerLine(answer.result, line, childId);
+    keepAnswerLine(answer.result, line, JSON.stringify(childId));
     return { line: encodeMessage({ jsonrpc: "2.0", id, result: answer.result }), result: answer.result };
   };
 

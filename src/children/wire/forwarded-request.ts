@@ -71,7 +71,7 @@ export class ForwardedRequest implements Awaited {
   answered(answer: Answer, text: string | undefined): void {
     if ("error" in answer) return this.fail(new ChildErrorAnswer(answer.error.code, answer.error.message, answer.error.data));
     this.settle();
-    if (text !== undefined) keepAnswerLine(answer.result, text, this.id, this.idText);
+    if (text !== undefined) keepAnswerLine(answer.result, text, this.idText);
     this.resolve(answer.result);
   }
 
