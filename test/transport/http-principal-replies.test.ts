@@ -34,6 +34,17 @@ describe("two principals' calls in flight together", () => {
     expect(await texts(bobs)).toEqual(["slept 102", "slept 104", "slept 106", "slept 108"]);
   });
 
+  it("each get their own replies with many in flight, answered out of order, under request ids both clients use", async () => {
+    // More calls than the child's concurrency, each session's table of calls and streams by request id holding many
+    // at once; ann's sleeps are odd and bob's even, and later calls are shorter, so answers come back out of order.
+    const mss = (first: number) => Array.from({ length: 24 }, (_, i) => first + 2 * ((i * 7) % 24));
+    const anns = mss(21).map((ms) => sleep(ann, ms));
+    const bobs = mss(22).map((ms) => sleep(bob, ms));
+    const texts = async (calls: Array<Promise<CallToolResult>>) => (await Promise.all(calls)).map((result) => textOf(result).split(" (")[0]);
+    expect(await texts(anns)).toEqual(mss(21).map((ms) => `slept ${ms}`));
+    expect(await texts(bobs)).toEqual(mss(22).map((ms) => `slept ${ms}`));
+  });
+
   it("one cannot cancel the other's call by naming its request id", async () => {
     const annCall = sleep(ann, 1500);
     // Every id the other client's requests can have had by now: the SDK's client numbers them from 0.
