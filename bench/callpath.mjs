@@ -37,13 +37,8 @@ async function main() {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing; run npm run build`);
   const dir = procs.makeTempDir();
   const out = join(dir, "coverage-");
-  const config = procs.writeConfig(dir, "proxy.toml", { everything: [] });
   // Proxy mode, built-in children off: the client calls the child's tool under its exposed name.
-  writeFileSync(
-    config,
-    readFileSync(config, "utf8").replace("[gateway]", '[gateway]\nexpose = "tools"') +
-      "\n[virtual.process]\nenabled = false\n[virtual.goose]\nenabled = false\n[virtual.team]\nenabled = false\n",
-  );
+  const config = procs.writeConfig(dir, "proxy.toml", { everything: [] }, { expose: "tools", builtIns: false });
   const endpoint = await procs.Endpoint.start("gaggle", process.execPath, ["--import", PROBE, MAIN, "--config", config], {
     GAGGLE_CALLPATH_OUT: out,
     GAGGLE_CALLPATH_MARKER: MARKER,

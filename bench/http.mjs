@@ -5,7 +5,6 @@
 //
 //   node bench/http.mjs        (npm run bench builds dist/ first)
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { echoCaller, interleave, latencySamples, median, medianRun, summarize, throughput } from "./measure.mjs";
 import { LeanHttpClient } from "./lean-client.mjs";
@@ -19,9 +18,7 @@ const directWarnings = procs.countListenerWarnings();
 
 /** gaggle serving Streamable HTTP on `port`, its one child server-everything over stdio at concurrency 64, in proxy mode. */
 function startGaggle(dir, port) {
-  const config = procs.writeConfig(dir, "http.toml", { everything: [`concurrency = ${SETTINGS.depth}`] });
-  const off = "[virtual.process]\nenabled = false\n[virtual.goose]\nenabled = false\n[virtual.team]\nenabled = false\n";
-  writeFileSync(config, readFileSync(config, "utf8").replace("[gateway]\n", '[gateway]\nexpose = "tools"\n') + off);
+  const config = procs.writeConfig(dir, "http.toml", { everything: [`concurrency = ${SETTINGS.depth}`] }, { expose: "tools", builtIns: false });
   const gaggle = spawn(process.execPath, [procs.GAGGLE_CLI, "--config", config, "--http", `127.0.0.1:${port}`], {
     stdio: ["ignore", "ignore", "pipe"],
     env: { ...process.env, ...procs.STEADY_ENV },

@@ -18,7 +18,7 @@
 // Runtime_DefineKeyedOwnPropertyInLiteral, ...) by the nearest JavaScript function among their callers: which code
 // pays for them (the first N rows, 40 unless --functions says).
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
@@ -79,11 +79,8 @@ function validPattern(text) {
 
 /** gaggle with one server-everything child at concurrency 64, in proxy mode (its tools under their own names) or meta mode. */
 function gaggleConfig(dir) {
-  const path = procs.writeConfig(dir, "count.toml", { everything: ["concurrency = 64"] });
-  const expose = values.mode === "proxy" ? 'expose = "tools"\n' : "";
-  const off = "\n[virtual.process]\nenabled = false\n[virtual.goose]\nenabled = false\n[virtual.team]\nenabled = false\n";
-  writeFileSync(path, readFileSync(path, "utf8").replace("[gateway]\n", `[gateway]\n${expose}`) + off);
-  return path;
+  const expose = values.mode === "proxy" ? "tools" : undefined;
+  return procs.writeConfig(dir, "count.toml", { everything: ["concurrency = 64"] }, { expose, builtIns: false });
 }
 
 /** A call of server-everything's echo as the target's client makes it. */

@@ -73,9 +73,13 @@ export class Endpoint {
   }
 }
 
-/** Writes a gaggle config whose children all run server-everything; `children` maps name -> extra TOML lines. */
-export function writeConfig(dir, file, children) {
-  const lines = ["[gateway]", 'log_level = "warn"', ""];
+/**
+ * Writes a gaggle config whose children all run server-everything; `children` maps name -> extra TOML lines.
+ * `expose`: the gateway's expose setting ("tools" for proxy mode), its default when absent; `builtIns: false` turns
+ * off the built-in children that start processes of their own (background processes, Goose, teams).
+ */
+export function writeConfig(dir, file, children, { expose, builtIns = true } = {}) {
+  const lines = ["[gateway]", ...(expose ? [`expose = "${expose}"`] : []), 'log_level = "warn"', ""];
   for (const [name, extra] of Object.entries(children)) {
     lines.push(
       `[mcp_servers.${name}]`,
@@ -85,6 +89,7 @@ export function writeConfig(dir, file, children) {
       "",
     );
   }
+  if (!builtIns) for (const builtIn of ["process", "goose", "team"]) lines.push(`[virtual.${builtIn}]`, "enabled = false", "");
   const path = join(dir, file);
   writeFileSync(path, lines.join("\n"));
   return path;
