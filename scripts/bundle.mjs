@@ -27,7 +27,33 @@ const requireBuiltIns = {
   },
 };
 
-const common = { bundle: true, platform: "node", target: "node20", logLevel: "warning", minifyWhitespace: true, minifySyntax: true };
+/**
+ * zod's `locales` module is its error messages in fifty languages; gaggle's messages are English, the locale zod
+ * configures itself. The bundle's `locales` holds `en` alone, leaving out 300 KB of text V8 would hold as long as
+ * gaggle runs.
+ */
+const englishOnly = {
+  name: "zod-english-only",
+  setup(bundle) {
+    bundle.onLoad({ filter: /[\\/]node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({
+      contents: 'export { default as en } from "./en.js";\n',
+      loader: "js",
+    }));
+  },
+};
+
+const common = {
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  logLevel: "warning",
+  minifyWhitespace: true,
+  minifySyntax: true,
+  // A package's ES module build where it has one: esbuild leaves out what nothing imports, which it cannot do in
+  // CommonJS (OpenTelemetry's CommonJS builds bring every semantic convention, 170 KB of text, for the few the
+  // tracing uses).
+  mainFields: ["module", "main"],
+};
 
 await build({
   ...common,
@@ -41,7 +67,7 @@ await build({
   // DuckDB is a native engine, an optional dependency loaded only by the duckdb child.
   external: ["web-tree-sitter", "tree-sitter-bash", "@duckdb/node-api"],
   banner: { js: 'var gaggleModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
-  plugins: [requireBuiltIns],
+  plugins: [requireBuiltIns, englishOnly],
 });
 
 // The program runs as a vm.Script (V8's code cache), where import() has no loader: what it loads at run time
