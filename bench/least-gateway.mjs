@@ -135,9 +135,8 @@ setInterval(() => {
   }
 }, 1000).unref();
 
-eachLine(process.stdin, fromClient);
+eachLine(process.stdin, fromClient).on("end", () => child.stdin.end());
 eachLine(child.stdout, fromChild);
-process.stdin.on("end", () => child.stdin.end());
 child.on("error", (error) => {
   process.stderr.write(`least gateway: cannot start ${command}: ${error.message}\n`);
   process.exit(1);

@@ -2,8 +2,8 @@
 // kind of work (the kernel's system calls and scheduling, V8's JSON parser and serializer, the collector, promises,
 // the hop's own JavaScript, Node's, V8's other builtins, Node's C++ and libc). Each hop (the bare relay, the least
 // gateway, gaggle) is sampled with Linux perf while the calls run, every thread, the kernel included; the shares
-// perf finds are scaled by the hop's CPU a call measured over as many calls without perf, which perf's own
-// interruptions would inflate. Where bench/instructions.mjs counts instructions, which do not move with the machine,
+// perf finds are scaled by the hop's CPU a call measured without perf (the median of five rounds, the hops taking
+// turns), which perf's own interruptions would inflate. Where bench/instructions.mjs counts instructions, which do not move with the machine,
 // this shows time, which the kernel's share and the caches move: one call at a time, every process on one core (as
 // the one-core goals are judged); with --depth N, N calls in flight on every core.
 //
@@ -12,7 +12,7 @@
 //   kernel's share; --rows N lists each hop's N costliest symbols too)
 import { spawn, spawnSync } from "node:child_process";
 import { parseArgs } from "node:util";
-import { echoCaller, latencySamples, throughput } from "./measure.mjs";
+import { echoCaller, latencySamples, median, throughput } from "./measure.mjs";
 import * as procs from "./procs.mjs";
 
 const { values } = parseArgs({
@@ -41,6 +41,8 @@ if (perf.error || perf.status !== 0) {
 /** perf's sampling rate: often enough for a few thousand samples a hop, seldom enough not to be the hop's main cost. */
 const SAMPLES_PER_SECOND = 10_000;
 const WARM_CALLS = 8000;
+/** Rounds of `calls` calls each hop's CPU a call is the median of. */
+const CPU_ROUNDS = 5;
 
 /**
  * The kinds of work, each by the symbols it runs, in the order they are tried; a symbol none names is "other". The
@@ -133,11 +135,17 @@ async function main() {
       await latencySamples(call, WARM_CALLS);
       if (depth > 1) await throughput(call, WARM_CALLS, depth);
     }
+    // The hops take turns, round by round, so that a slow spell of the machine falls on each alike.
+    const cpu = Object.fromEntries(Object.keys(opened).map((name) => [name, []]));
+    for (let round = 0; round < CPU_ROUNDS; round++) {
+      for (const [name, { endpoint, call }] of Object.entries(opened)) {
+        const before = procs.processCpuNsOf(endpoint.pid);
+        await run(call, calls);
+        cpu[name].push((procs.processCpuNsOf(endpoint.pid) - before) / calls / 1000);
+      }
+    }
     for (const [name, { endpoint, call }] of Object.entries(opened)) {
-      const before = procs.processCpuNsOf(endpoint.pid);
-      await run(call, calls);
-      const cpuUs = (procs.processCpuNsOf(endpoint.pid) - before) / calls / 1000;
-      profiles[name] = { cpuUs, ...(await sampled(endpoint.pid, () => run(call, calls))) };
+      profiles[name] = { cpuUs: median(cpu[name]), ...(await sampled(endpoint.pid, () => run(call, calls))) };
     }
   } finally {
     for (const { endpoint } of Object.values(opened)) await endpoint.close();

@@ -14,7 +14,7 @@ const child = spawnChild(command, args);
 
 /** Passes each line of `from` to `to` once JSON.parse has read it; a line that is not JSON is dropped, as a check would. */
 function relayLines(from, to) {
-  eachLine(from, (line) => {
+  return eachLine(from, (line) => {
     try {
       JSON.parse(line);
     } catch {
@@ -24,9 +24,8 @@ function relayLines(from, to) {
   });
 }
 
-relayLines(process.stdin, child.stdin);
+relayLines(process.stdin, child.stdin).on("end", () => child.stdin.end());
 relayLines(child.stdout, process.stdout);
-process.stdin.on("end", () => child.stdin.end());
 child.on("error", (error) => {
   process.stderr.write(`reading relay: cannot start ${command}: ${error.message}\n`);
   process.exit(1);
