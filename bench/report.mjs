@@ -167,7 +167,7 @@ export function formatReport(r) {
     table(latencyRows(latency, "cold", ["p50", "p99", "mean"]), W),
     ...oneCoreSection(r.oneCore, s),
     "",
-    `throughput: median of ${s.throughputRounds} rounds of ${s.throughputCalls} calls, after one round at the same depth`,
+    `throughput: median of ${s.throughputRounds} rounds of ${s.throughputCalls} calls at 1 in flight and ${s.deepRounds} of ${s.deepCalls} at ${s.depth}, after one round at the same depth`,
     table([HEAD, throughputRow("1 in flight", t.depth1), throughputRow(`${s.depth} in flight`, t.deep)], W),
     ...(t.deep.least ? [leastThroughput(t, s)] : []),
     ...(t.deep.gaggle.cpuUsPerCall !== undefined ? [throughputCpu(t, s)] : []),

@@ -17,6 +17,10 @@ const SETTINGS = {
   latencyRounds: 4,
   throughputCalls: 3000,
   throughputRounds: 3,
+  // With many calls in flight a round of 3,000 calls lasts a tenth of a second, and one collector pause or scheduler
+  // tick moved it by a fifth from round to round; rounds of half a second, and more of them, hold the median.
+  deepCalls: 15000,
+  deepRounds: 5,
   depth: 64,
   gaggleConcurrency: 64,
 };
@@ -102,16 +106,16 @@ async function main() {
   // The process each target's client talks to (the child itself, for direct): the CPU of each round, every thread.
   const hops = { direct: d.pid, relay: rl.pid, gaggle: g.pid, least: least.endpoint.pid };
   const named = Object.fromEntries(Object.entries(rateTargets).map(([name, call]) => [name, { name, call }]));
-  for (const [key, depth] of [
-    ["depth1", 1],
-    ["deep", SETTINGS.depth],
+  for (const [key, depth, n, rounds] of [
+    ["depth1", 1, SETTINGS.throughputCalls, SETTINGS.throughputRounds],
+    ["deep", SETTINGS.depth, SETTINGS.deepCalls, SETTINGS.deepRounds],
   ]) {
     // A round at this depth first, not counted: the sequential warm-up leaves cold the code that many calls in flight
     // run (several requests in a chunk, a table of many), and a first round would measure its warming up.
-    await interleave(rateTargets, 1, (call) => throughput(call, SETTINGS.throughputCalls, depth));
-    const runs = await interleave(named, SETTINGS.throughputRounds, async ({ name, call }) => {
+    await interleave(rateTargets, 1, (call) => throughput(call, n, depth));
+    const runs = await interleave(named, rounds, async ({ name, call }) => {
       const before = procs.processCpuNsOf(hops[name]);
-      const run = await throughput(call, SETTINGS.throughputCalls, depth);
+      const run = await throughput(call, n, depth);
       return { ...run, cpuUsPerCall: (procs.processCpuNsOf(hops[name]) - before) / run.calls / 1000 };
     });
     r.throughput[key] = Object.fromEntries(
@@ -120,7 +124,7 @@ async function main() {
   }
 
   // Each target's calls at both depths, the uncounted round included; the least gateway made as many.
-  const rateCalls = 2 * (SETTINGS.throughputRounds + 1) * SETTINGS.throughputCalls;
+  const rateCalls = (SETTINGS.throughputRounds + 1) * SETTINGS.throughputCalls + (SETTINGS.deepRounds + 1) * SETTINGS.deepCalls;
   const calls = SETTINGS.sequentialCalls + rateCalls;
   const bench = process.cpuUsage(benchBefore);
   r.cpu = { calls, usPerCall: {} };
