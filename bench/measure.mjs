@@ -65,13 +65,13 @@ export async function throughput(call, n, depth) {
 }
 
 /**
- * Runs `measure` on every target in turn, `rounds` times over, so that a slow moment of the machine
+ * Runs `measure(target, name)` on every target in turn, `rounds` times over, so that a slow moment of the machine
  * lands on every target rather than on whichever ran then. Resolves with each target's results, in round order.
  */
 export async function interleave(targets, rounds, measure) {
   const results = Object.fromEntries(Object.keys(targets).map((name) => [name, []]));
   for (let round = 0; round < rounds; round++) {
-    for (const [name, call] of Object.entries(targets)) results[name].push(await measure(call));
+    for (const [name, target] of Object.entries(targets)) results[name].push(await measure(target, name));
   }
   return results;
 }

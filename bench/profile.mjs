@@ -12,7 +12,7 @@
 //   kernel's share; --rows N lists each hop's N costliest symbols too)
 import { spawn, spawnSync } from "node:child_process";
 import { parseArgs } from "node:util";
-import { echoCaller, latencySamples, median, throughput } from "./measure.mjs";
+import { echoCaller, interleave, latencySamples, median, throughput } from "./measure.mjs";
 import * as procs from "./procs.mjs";
 
 const { values } = parseArgs({
@@ -136,14 +136,11 @@ async function main() {
       if (depth > 1) await throughput(call, WARM_CALLS, depth);
     }
     // The hops take turns, round by round, so that a slow spell of the machine falls on each alike.
-    const cpu = Object.fromEntries(Object.keys(opened).map((name) => [name, []]));
-    for (let round = 0; round < CPU_ROUNDS; round++) {
-      for (const [name, { endpoint, call }] of Object.entries(opened)) {
-        const before = procs.processCpuNsOf(endpoint.pid);
-        await run(call, calls);
-        cpu[name].push((procs.processCpuNsOf(endpoint.pid) - before) / calls / 1000);
-      }
-    }
+    const cpu = await interleave(opened, CPU_ROUNDS, async ({ endpoint, call }) => {
+      const before = procs.processCpuNsOf(endpoint.pid);
+      await run(call, calls);
+      return (procs.processCpuNsOf(endpoint.pid) - before) / calls / 1000;
+    });
     for (const [name, { endpoint, call }] of Object.entries(opened)) {
       profiles[name] = { cpuUs: median(cpu[name]), ...(await sampled(endpoint.pid, () => run(call, calls))) };
     }

@@ -105,7 +105,6 @@ async function main() {
   r.throughput = {};
   // The process each target's client talks to (the child itself, for direct): the CPU of each round, every thread.
   const hops = { direct: d.pid, relay: rl.pid, gaggle: g.pid, least: least.endpoint.pid };
-  const named = Object.fromEntries(Object.entries(rateTargets).map(([name, call]) => [name, { name, call }]));
   for (const [key, depth, n, rounds] of [
     ["depth1", 1, SETTINGS.throughputCalls, SETTINGS.throughputRounds],
     ["deep", SETTINGS.depth, SETTINGS.deepCalls, SETTINGS.deepRounds],
@@ -113,7 +112,7 @@ async function main() {
     // A round at this depth first, not counted: the sequential warm-up leaves cold the code that many calls in flight
     // run (several requests in a chunk, a table of many), and a first round would measure its warming up.
     await interleave(rateTargets, 1, (call) => throughput(call, n, depth));
-    const runs = await interleave(named, rounds, async ({ name, call }) => {
+    const runs = await interleave(rateTargets, rounds, async (call, name) => {
       const before = procs.processCpuNsOf(hops[name]);
       const run = await throughput(call, n, depth);
       return { ...run, cpuUsPerCall: (procs.processCpuNsOf(hops[name]) - before) / run.calls / 1000 };
