@@ -170,7 +170,7 @@ export function formatReport(r) {
     `throughput: median of ${s.throughputRounds} rounds of ${s.throughputCalls} calls at 1 in flight and ${s.deepRounds} of ${s.deepCalls} at ${s.depth}, after one round at the same depth`,
     table([HEAD, throughputRow("1 in flight", t.depth1), throughputRow(`${s.depth} in flight`, t.deep)], W),
     ...(t.deep.least ? [leastThroughput(t, s)] : []),
-    ...(t.deep.gaggle.cpuUsPerCall !== undefined ? [throughputCpu(t, s)] : []),
+    throughputCpu(t, s),
     table(
       [
         [
