@@ -6,8 +6,9 @@ import { systemClock, type Clock } from "../shared/clock.js";
 import { errorChain, isRequestRefusal } from "../shared/errors.js";
 import { logger, type Logger } from "../shared/log.js";
 import type { BackgroundWork, CallContext, Child, ChildSchema, ChildStatus, CloseReason, Turn } from "./child.js";
+import type { Session } from "./child-session.js";
 import { statusIn } from "./child-state.js";
-import { exchangeInEra } from "./wire/era-exchange.js";
+import { exchangeInEra, type RequestLabel } from "./wire/era-exchange.js";
 import type { ForwardLimits } from "./wire/forwarded-request.js";
 import { CatalogShelf } from "./catalog.js";
 import { StderrRing } from "./processes/stderr-ring.js";
@@ -123,21 +124,21 @@ export class McpChild implements Child {
   callTool(name: string, args: Record<string, unknown>, ctx: CallContext, turn?: Turn): Promise<CallToolResult> {
     const params: Record<string, unknown> = { name, arguments: args };
     if (ctx.meta) params._meta = ctx.meta;
-    return this.forwardFor(ctx, "tools/call", params, `tool "${name}"`, turn) as Promise<CallToolResult>;
+    return this.forwardFor(ctx, "tools/call", params, turn) as Promise<CallToolResult>;
   }
 
   async readResource(uri: string, ctx: CallContext): Promise<ReadResourceResult> {
     const params = { uri, ...(ctx.meta && { _meta: ctx.meta }) };
-    return this.passThrough("resources/read", params, ctx, `resources/read of ${uri}`) as Promise<ReadResourceResult>;
+    return this.passThrough("resources/read", params, ctx) as Promise<ReadResourceResult>;
   }
 
   async getPrompt(name: string, args: Record<string, string> | undefined, ctx: CallContext): Promise<GetPromptResult> {
     const params = { name, ...(args && { arguments: args }), ...(ctx.meta && { _meta: ctx.meta }) };
-    return this.passThrough("prompts/get", params, ctx, `prompt "${name}"`) as Promise<GetPromptResult>;
+    return this.passThrough("prompts/get", params, ctx) as Promise<GetPromptResult>;
   }
 
   async complete(params: CompleteRequest["params"], ctx: CallContext): Promise<CompleteResult> {
-    return this.passThrough("completion/complete", params, ctx, "completion/complete") as Promise<CompleteResult>;
+    return this.passThrough("completion/complete", params, ctx) as Promise<CompleteResult>;
   }
 
   /** Added after the session is had: a session started for this call would otherwise subscribe it twice. */
@@ -170,8 +171,8 @@ export class McpChild implements Child {
   }
 
   /** Requests other than tools/call skip the queue: they read, and must not wait behind long tool calls. */
-  private passThrough(method: string, params: Record<string, unknown>, ctx: CallContext, what: string): Promise<Record<string, unknown>> {
-    return this.forwardFor(ctx, method, params, what);
+  private passThrough(method: string, params: Record<string, unknown>, ctx: CallContext): Promise<Record<string, unknown>> {
+    return this.forwardFor(ctx, method, params);
   }
 
   /**
@@ -181,35 +182,38 @@ export class McpChild implements Child {
    * server (connection refused, or the server no longer knew the session) ran nowhere, so it is sent once more, on
    * a new session.
    */
-  private async forwardFor(
-    ctx: CallContext,
-    method: string,
-    params: Record<string, unknown>,
-    what: string,
-    turn?: Turn,
-  ): Promise<Record<string, unknown>> {
+  private forwardFor(ctx: CallContext, method: string, params: Record<string, unknown>, turn?: Turn): Promise<Record<string, unknown>> {
     const keeper = this.keeper;
     keeper.idle.begin();
     const call = this.callers.begin(ctx.caller);
+    const label = new ForwardLabel(this.name, method, params, turn?.queuedMs);
+    const sent = (session: Session, retried: boolean): Promise<Record<string, unknown>> =>
+      exchangeInEra(session, method, params, this.limits, ctx, label).catch((error: unknown) => {
+        if (isRequestRefusal(error)) throw error;
+        // A cancelled request is not sent again, and what it failed with is read as its cancellation (see failureOf).
+        if (retried || ctx.cancel?.aborted || !session.remote?.neverReached(error))
+          throw keeper.failureOf(error, session, label.what, turn, ctx.cancel);
+        keeper.lost(session, error);
+        this.log.info({ reason: errorChain(error) }, `${label.what} never reached the server; sending it on a new session`);
+        return keeper.ensure().then((next) => sent(next, true));
+      });
+    let answer: Promise<Record<string, unknown>>;
     try {
-      for (let retried = false; ; retried = true) {
-        const session = keeper.running ?? (await keeper.ensure());
-        try {
-          return await exchangeInEra(session, method, params, this.limits, ctx, { child: this.name, what, queuedMs: turn?.queuedMs });
-        } catch (error) {
-          if (isRequestRefusal(error)) throw error;
-          // A cancelled request is not sent again, and what it failed with is read as its cancellation (see failureOf).
-          if (retried || ctx.cancel?.aborted || !session.remote?.neverReached(error)) throw keeper.failureOf(error, session, what, turn, ctx.cancel);
-          keeper.lost(session, error);
-          this.log.info({ reason: errorChain(error) }, `${what} never reached the server; sending it on a new session`);
-        }
-      }
-    } finally {
+      // A running session is asked at once: nothing is awaited between the call and the wire.
+      const running = keeper.running;
+      answer = running ? sent(running, false) : keeper.ensure().then((started) => sent(started, false));
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    const ended = () => {
       this.callers.end(call);
       // Its client may have been what held the output (see outputHeld).
       keeper.newest?.hold.readAgain();
       keeper.idle.end();
-    }
+    };
+    // Registered first, so the call has ended here before its caller hears of it.
+    answer.then(ended, ended);
+    return answer;
   }
 
   /**
@@ -219,5 +223,22 @@ export class McpChild implements Child {
    */
   private outputHeld(): boolean {
     return this.keeper.phase.state === "running" && this.switchboard.servesBacklogged(this.callers);
+  }
+}
+
+/** A forwarded request as errors name it ("tool \"x\""), worded only when one does. */
+class ForwardLabel implements RequestLabel {
+  constructor(
+    readonly child: string,
+    private readonly method: string,
+    private readonly params: Record<string, unknown>,
+    readonly queuedMs: number | undefined,
+  ) {}
+
+  get what(): string {
+    const { method, params } = this;
+    if (method === "tools/call") return `tool "${String(params.name)}"`;
+    if (method === "prompts/get") return `prompt "${String(params.name)}"`;
+    return method === "resources/read" ? `resources/read of ${String(params.uri)}` : method;
   }
 }

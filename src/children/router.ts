@@ -41,8 +41,11 @@ export interface RoutedStatus extends ChildStatus {
 interface Slot {
   child: Child;
   line: CallLine;
-  /** The turn a call without a time limit has: only the line it came through. */
-  untimed: Turn;
+  /**
+   * The turn of a call let in at once: the line it came through, and no wait (none for a call without a time
+   * limit, nothing of the limit used up for one with one).
+   */
+  atOnce: Turn;
   served: number;
   signIn: SignInThrough | undefined;
   timeoutMs: number | undefined;
@@ -62,7 +65,8 @@ export class Router {
   put({ child, concurrency, oneClientAtATime, signIn, timeoutMs }: RoutedChild): Child | undefined {
     const before = this.slots.get(child.name)?.child;
     const line = new CallLine(concurrency, oneClientAtATime === true);
-    this.slots.set(child.name, { child, line, untimed: { queue: line, queuedMs: undefined }, served: 0, signIn, timeoutMs });
+    const atOnce = { queue: line, queuedMs: timeoutMs === undefined ? undefined : 0 };
+    this.slots.set(child.name, { child, line, atOnce, served: 0, signIn, timeoutMs });
     return before;
   }
 
@@ -129,9 +133,10 @@ export class Router {
    * are found, then called as `call` calls them.
    */
   callTool(serverId: string, toolName: string, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
-    const once = () => this.callNamed(serverId, toolName, args, ctx);
     const signIn = this.slots.get(serverId)?.signIn;
-    return signIn ? once().catch((error: unknown) => signInAndRetry(error, signIn, ctx, once)) : once();
+    if (!signIn) return this.callNamed(serverId, toolName, args, ctx);
+    const once = () => this.callNamed(serverId, toolName, args, ctx);
+    return once().catch((error: unknown) => signInAndRetry(error, signIn, ctx, once));
   }
 
   /**
@@ -175,26 +180,31 @@ export class Router {
       });
       return Promise.reject(error);
     }
+    const { caller } = ctx;
+    const session = caller?.sessionId ?? "local";
+    // The line takes turns between principals, so one that floods the child holds another back by one call at most.
+    const principal = caller?.principal ?? LOCAL_PRINCIPAL;
+    // Most calls find room: they go in at once, without a promise, a timer or a clock for a wait they do not have.
+    const now = ctx.holds ? undefined : line.tryEnter(session, principal);
+    if (now) return leaving(now, () => this.reach(slot, tool, given, ctx, slot.atOnce));
     const { timeoutMs } = slot;
     const turn =
       timeoutMs === undefined
         ? undefined
         : new CallTurn(timeoutMs, line, (queuedMs) => turnTimeout(child.name, tool.name, timeoutMs, queuedMs, line));
-    const { caller } = ctx;
-    const session = caller?.sessionId ?? "local";
-    // The line takes turns between principals, so one that floods the child holds another back by one call at most.
-    const principal = caller?.principal ?? LOCAL_PRINCIPAL;
     const call = () => {
       turn?.began();
-      slot.served++;
-      return child.callTool(tool.name, given, ctx, turn ?? slot.untimed);
+      return this.reach(slot, tool, given, ctx, turn ?? slot.atOnce);
     };
     const wait = () => inLine(turn, ctx.cancel, (cancel) => line.enter(session, principal, cancel));
     if (ctx.holds) return holding(async () => line.tryEnter(session, principal) ?? (await wait()), ctx.holds, call);
-    // Most calls find room: they go in at once, without a promise or a timer for a wait they do not have.
-    const now = line.tryEnter(session, principal);
-    if (now) return leaving(now, call);
     return wait().then((leave) => leaving(leave, call));
+  }
+
+  /** The call has its turn: it reaches the child. */
+  private reach(slot: Slot, tool: Tool, args: Record<string, unknown>, ctx: CallContext, turn: Turn): Promise<CallToolResult> {
+    slot.served++;
+    return slot.child.callTool(tool.name, args, ctx, turn);
   }
 
   /**

@@ -9,7 +9,11 @@ import type { CallExtra, ClientSession } from "./client-session.js";
  * when the session ends under it, it is cancelled with the reason the session ended.
  */
 export function callContext(session: ClientSession, meta: Record<string, unknown> | undefined, extra: CallExtra): CallContext {
-  return contextOf(extra.cancel ?? new Cancellation(extra.signal, session.ended), session.callerFor(extra), meta, (notification) => {
+  const cancel = extra.cancel ?? new Cancellation(extra.signal, session.ended);
+  const caller = session.callerFor(extra);
+  // A request without _meta (most) has no progress token: the way back for progress is made only for one with it.
+  if (meta === undefined) return { cancel, caller };
+  return contextOf(cancel, caller, meta, (notification) => {
     void extra.sendNotification(notification).catch(() => {});
   });
 }

@@ -278,11 +278,11 @@ export function answerLineBytes(result: object): number | undefined {
 const ENVELOPE_CHARS = 64;
 
 /**
- * The child's line with `id` in place of the child-side id, when the child-side id's token is found exactly once in
- * it and where it can only be the top-level "id": the last member (before the top-level close, or before a last
- * "jsonrpc"), or the first after an opening "jsonrpc" with no "id" after it. Undefined otherwise, and the answer is
- * serialized: the splice never guesses. The envelope is read in place, character by character: no piece of the
- * line is copied to be looked at.
+ * The child's line with `id` in place of the child-side id, when the child-side id's token is where it can only be
+ * the top-level "id": the last member, as JSON.stringify writes a response; else, found exactly once in the line, the
+ * last member before a last "jsonrpc", or the first after an opening "jsonrpc" with no "id" after it. Undefined
+ * otherwise, and the answer is serialized: the splice never guesses. The envelope is read in place, character by
+ * character: no piece of the line is copied to be looked at.
  */
 function answerText(id: RequestId, result: object): string | undefined {
   const kept = keptLine(result);
@@ -290,14 +290,14 @@ function answerText(id: RequestId, result: object): string | undefined {
   const { line } = kept;
   const token = kept.idText;
   const idText = typeof id === "number" ? String(id) : jsonString(id);
-  const at = line.indexOf(token);
-  // The id as the last member, as JSON.stringify writes a response: `,"id":TOKEN}` ends the line, the token's one
-  // place in it. A string right before the top-level close is the last member's value, and a key whose quote follows a
-  // comma is a key (JSON.parse took the line): the line's own id. Nothing more to read.
+  // The id as the last member, as JSON.stringify writes a response: `,"id":TOKEN}` ends the line. A string right
+  // before the top-level close is the last member's value, and a key whose quote follows a comma is a key (JSON.parse
+  // took the line): the line's own id, the one JSON.parse kept, wherever else the token appears. Nothing more to read.
   const tail = line.length - 1 - token.length;
-  if (at === tail && line.charCodeAt(line.length - 1) === CLOSE_BRACE && line.startsWith(LAST_ID_KEY, tail - LAST_ID_KEY.length)) {
+  if (line.charCodeAt(line.length - 1) === CLOSE_BRACE && line.startsWith(token, tail) && line.startsWith(LAST_ID_KEY, tail - LAST_ID_KEY.length)) {
     return `${line.slice(0, tail)}${idText}}`;
   }
+  const at = line.indexOf(token);
   if (at < 0 || line.indexOf(token, at + token.length) >= 0) return undefined;
   const end = at + token.length;
   const key = idKeyBefore(line, at);

@@ -120,20 +120,21 @@ export class ClientConnection implements LinkReceiver {
       result = Promise.reject(error);
     }
     result.then(
-      (value) => this.reply(request.id, cancel, () => ({ jsonrpc: "2.0", id: request.id, result: value })),
-      (error: unknown) => this.reply(request.id, cancel, () => errorReply(request.id, error)),
+      (value) => this.reply(request.id, cancel, value),
+      (error: unknown) => this.reply(request.id, cancel, undefined, error),
     );
   }
 
   /**
-   * A reply that cannot be made or sent (a link that throws, a result JSON cannot hold) is reported and that call
-   * goes unanswered; it never becomes an unhandled rejection that would stop gaggle.
+   * Answers with the result, or else with the error. A reply that cannot be made or sent (a link that throws, a
+   * result JSON cannot hold) is reported and that call goes unanswered; it never becomes an unhandled rejection that
+   * would stop gaggle.
    */
-  private reply(id: RequestId, cancel: Cancellation, build: () => JSONRPCMessage): void {
+  private reply(id: RequestId, cancel: Cancellation, result: CallToolResult | undefined, error?: unknown): void {
     this.end(id, cancel);
     if (cancel.aborted) return;
     try {
-      const sent = this.link.send(build());
+      const sent = this.link.send(result ? { jsonrpc: "2.0", id, result } : errorReply(id, error));
       if (sent !== SENT) sent.catch((error: unknown) => this.unsent(error));
     } catch (error) {
       this.unsent(error);

@@ -207,6 +207,9 @@ describe("a child's answer passed on as it was written", () => {
     expect(passedOn(opened, "gaggle-2", 5).line).toBe(opened.replace('"gaggle-2"', "5") + "\n");
     const closed = '{"result":{"a":1.0} , "id" :\t"gaggle-3" , "jsonrpc" : "2.0" } ';
     expect(passedOn(closed, "gaggle-3", 5).line).toBe(closed.replace('"gaggle-3"', "5") + "\n");
+    // Last, the top-level id for sure, wherever else the token appears (here inside the result, kept as written too).
+    const twice = '{"result":{"structuredContent":{"ref":"gaggle-7","n":1.0}},"jsonrpc":"2.0","id":"gaggle-7"}';
+    expect(passedOn(twice, "gaggle-7", 3).line).toBe(twice.replace(/"gaggle-7"}$/, "3}") + "\n");
     // A client's string id is written as JSON writes it, escapes and all.
     const escaped = passedOn('{"result":{"a":1.0},"jsonrpc":"2.0","id":"gaggle-6"}', "gaggle-6", 'say "hi"\\\n\u00e9').line;
     expect(escaped).toBe(`{"result":{"a":1.0},"jsonrpc":"2.0","id":${JSON.stringify('say "hi"\\\n\u00e9')}}\n`);
@@ -225,7 +228,7 @@ describe("a child's answer passed on as it was written", () => {
 
   it("is serialized when the id cannot be told for sure to be the top-level one, or the result was made anew", () => {
     // Serialized, a 1.0 the child wrote reads 1: which one the client gets tells which way the answer went.
-    const twice = '{"result":{"structuredContent":{"ref":"gaggle-7","n":1.0}},"jsonrpc":"2.0","id":"gaggle-7"}';
+    const twice = '{"jsonrpc":"2.0","id":"gaggle-7","result":{"structuredContent":{"ref":"gaggle-7","n":1.0}}}';
     expect(passedOn(twice, "gaggle-7", 3).line).toBe('{"jsonrpc":"2.0","id":3,"result":{"structuredContent":{"ref":"gaggle-7","n":1}}}\n');
     // First, but an "id" follows it: it might be a second top-level id, which is the one JSON.parse keeps.
     const first = '{"jsonrpc":"2.0","id":"gaggle-4","result":{"items":[{"id":1.0}]}}';

@@ -12,7 +12,10 @@ export type Answer = Exclude<JSONRPCMessage, { method: string }>;
 export interface Awaited {
   /** When it gives up unless answered first (performance.now()'s clock, which never jumps); Infinity for never. */
   readonly deadline: number;
-  /** `text`: the answer as the child wrote it, when it came as a line of its own. */
+  /**
+   * The child answered; the wire has taken the entry out of its table already. `text`: the answer as the child wrote
+   * it, when it came as a line of its own.
+   */
   answered(answer: Answer, text: string | undefined): void;
   /** Progress the child reported under the request's id as its token; absent when the request asked for none. */
   progress?(progress: Progress): void;
@@ -70,7 +73,7 @@ export class ForwardedRequest implements Awaited {
   /** A result that came in a line of its own is kept with it: passed on unchanged, it is written as that line (see keepAnswerLine). */
   answered(answer: Answer, text: string | undefined): void {
     if ("error" in answer) return this.fail(new ChildErrorAnswer(answer.error.code, answer.error.message, answer.error.data));
-    this.settle();
+    this.stopListening?.();
     if (text !== undefined) keepAnswerLine(answer.result, text, this.idText);
     this.resolve(answer.result);
   }

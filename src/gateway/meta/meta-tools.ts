@@ -50,10 +50,6 @@ const annotations: Partial<Record<MetaToolName, Tool["annotations"]>> = {
   search_tools: { readOnlyHint: true },
 };
 
-export function isMetaTool(name: string): name is MetaToolName {
-  return Object.hasOwn(metaToolArgs, name);
-}
-
 /** What a meta-tool's handler receives: its arguments once they fit the input schema. */
 export type MetaToolArgs<N extends MetaToolName> = z.input<(typeof metaToolArgs)[N]>;
 
@@ -66,6 +62,14 @@ export const META_TOOLS: Tool[] = (Object.keys(metaToolArgs) as MetaToolName[]).
 }));
 
 const byName = new Map(META_TOOLS.map((tool) => [tool.name, tool]));
+
+/**
+ * By the list's Map: a name read from a request is a string of its own, and a lookup of it as an object's key would
+ * first find or make its one internalized copy, on every call.
+ */
+export function isMetaTool(name: string): name is MetaToolName {
+  return byName.has(name);
+}
 
 /**
  * What `gateway.expose = "search"` lists: progressive discovery, a search and a way to call what it finds. Its
