@@ -167,3 +167,47 @@ export function selfCostByCaller(dumpPath, mapPath, bundleMapPath, calls, patter
   });
   return perCallRows(costs, calls);
 }
+
+/** A cache line: the unit code is fetched in, and what a call's code footprint is counted in. */
+const LINE_BYTES = 64;
+
+/** What kind of code a named function is, for the footprint's split. */
+function codeKind(name) {
+  if (name.startsWith("JS ")) {
+    if (/ src\/|bench\/[a-z-]+\.mjs/.test(name)) return "the hop's own JavaScript";
+    return / node:/.test(name) ? "Node's JavaScript" : "other JavaScript (generated validators, dependencies)";
+  }
+  if (name.startsWith("Builtins_")) return "V8's builtins";
+  return "C++ and C (V8, Node, libuv, libc)";
+}
+
+/**
+ * The code the average call runs, in cache lines: every 64-byte line of code that executed at least one instruction
+ * per two calls (a line the call path runs each time, or work it causes every few calls, as a scavenge), by kind of
+ * code and by function, largest first. On a core that the client, the hop and the child share, each process finds
+ * little of its code still in the first-level cache when its turn comes: what a call costs follows how much code it
+ * runs more closely than how many instructions. Needs a dump made with --dump-instr=yes.
+ */
+export function codeFootprint(dumpPath, mapPath, bundleMapPath, calls) {
+  const jsName = jitNamer(mapPath, bundleMapPath);
+  const lines = new Map();
+  eachSelfCost(dumpPath, (fn, address, cost) => {
+    const line = Math.floor(address / LINE_BYTES);
+    const seen = lines.get(line);
+    if (seen) seen.cost += cost;
+    else lines.set(line, { cost, fn: fn.split("'")[0], address });
+  });
+  const byKind = new Map();
+  const byFunction = new Map();
+  let total = 0;
+  for (const { cost, fn, address } of lines.values()) {
+    if (cost * 2 < calls) continue;
+    const name = fn.startsWith("0x") ? jsName(address) : fn;
+    const kind = codeKind(name);
+    byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
+    byFunction.set(name, (byFunction.get(name) ?? 0) + 1);
+    total++;
+  }
+  const largestFirst = (counts) => [...counts].map(([name, count]) => ({ name, bytes: count * LINE_BYTES })).sort((a, b) => b.bytes - a.bytes);
+  return { bytes: total * LINE_BYTES, byKind: largestFirst(byKind), byFunction: largestFirst(byFunction) };
+}

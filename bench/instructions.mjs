@@ -3,7 +3,7 @@
 // so a change to the call path can be judged on a busy machine: run this before and after it.
 //
 //   node bench/instructions.mjs [--target gaggle|relay|reading-relay|least-gateway] [--mode proxy|meta] [--calls N] [--warm N] [--depth N]
-//                               [--cpu-prof DIR] [--functions N] [--callers REGEX] [--gaggle CLI] [--http | --daemon]
+//                               [--cpu-prof DIR] [--functions N] [--callers REGEX] [--footprint] [--gaggle CLI] [--http | --daemon]
 //   (after npm run build; needs valgrind, unless --cpu-prof)
 //
 // With --cpu-prof the target runs without valgrind, under node --cpu-prof, and writes its profile to DIR when it
@@ -16,13 +16,15 @@
 // `node --perf-basic-prof`'s map, gaggle's bundle by source file and line): where the count goes. --callers REGEX
 // splits the self cost of the functions REGEX matches (V8's builtins and runtime: Builtins_StringAdd_CheckNone,
 // Runtime_DefineKeyedOwnPropertyInLiteral, ...) by the nearest JavaScript function among their callers: which code
-// pays for them (the first N rows, 40 unless --functions says).
+// pays for them (the first N rows, 40 unless --functions says). --footprint counts the code the average call runs
+// instead, in 64-byte lines (see codeFootprint), by kind and, with --functions N, for the N functions with the most: with
+// every process on one core, what a call costs follows it more closely than the instruction count.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { selfCostByCaller, selfCostByFunction } from "./callgrind-functions.mjs";
+import { codeFootprint, selfCostByCaller, selfCostByFunction } from "./callgrind-functions.mjs";
 import { echoCaller, latencySamples, throughput } from "./measure.mjs";
 import * as procs from "./procs.mjs";
 
@@ -36,6 +38,7 @@ const { values } = parseArgs({
     "cpu-prof": { type: "string" },
     functions: { type: "string" },
     callers: { type: "string" },
+    footprint: { type: "boolean" },
     http: { type: "boolean" },
     daemon: { type: "boolean" },
     gaggle: { type: "string", default: procs.GAGGLE_CLI },
@@ -49,10 +52,11 @@ if (
   !["proxy", "meta"].includes(values.mode) ||
   (values.daemon && !daemonAsked) ||
   (values.functions !== undefined && !(Number(values.functions) > 0)) ||
-  (values.callers !== undefined && !validPattern(values.callers))
+  (values.callers !== undefined && !validPattern(values.callers)) ||
+  (values.footprint && values["cpu-prof"] !== undefined)
 ) {
   process.stdout.write(
-    "usage: node bench/instructions.mjs [--target gaggle|relay|reading-relay|least-gateway] [--mode proxy|meta] [--calls N] [--warm N] [--depth N] [--cpu-prof DIR] [--functions N] [--callers REGEX] [--gaggle CLI] [--http | --daemon]\n",
+    "usage: node bench/instructions.mjs [--target gaggle|relay|reading-relay|least-gateway] [--mode proxy|meta] [--calls N] [--warm N] [--depth N] [--cpu-prof DIR] [--functions N] [--callers REGEX] [--footprint] [--gaggle CLI] [--http | --daemon]\n",
   );
   process.exit(values.help ? 0 : 2);
 }
@@ -67,6 +71,8 @@ const depth = Number(values.depth);
 const callers = values.callers === undefined ? undefined : new RegExp(values.callers);
 /** How many rows --functions and --callers print. */
 const functions = values.functions === undefined ? (callers ? 40 : 0) : Number(values.functions);
+/** The JIT's code named and each instruction's address kept: for --functions, --callers and --footprint. */
+const named = functions > 0 || values.footprint === true;
 
 function validPattern(text) {
   try {
@@ -172,11 +178,11 @@ async function main() {
           "--tool=callgrind",
           "--instr-atstart=no",
           "--separate-threads=yes",
-          ...(functions ? ["--dump-instr=yes"] : []),
+          ...(named ? ["--dump-instr=yes"] : []),
           ...(callers ? [`--separate-callers=${CALLER_DEPTH}`] : []),
           `--callgrind-out-file=${out}`,
           node,
-          ...(functions ? ["--perf-basic-prof", "--interpreted-frames-native-stack"] : []),
+          ...(named ? ["--perf-basic-prof", "--interpreted-frames-native-stack"] : []),
           ...program,
         ],
       ];
@@ -211,12 +217,17 @@ async function main() {
     process.stdout.write(
       `${label}: ${Math.round(counted / calls).toLocaleString("en-US")} instructions per call (${calls} calls, ${depth} in flight)\n`,
     );
-    if (functions) {
-      const bundleMap = join(dirname(resolve(values.gaggle)), "gaggle.cjs.map");
+    const bundleMap = join(dirname(resolve(values.gaggle)), "gaggle.cjs.map");
+    const perfMap = `/tmp/perf-${endpoint.pid}.map`;
+    if (values.footprint) {
+      const { bytes, byKind, byFunction } = codeFootprint(`${out}.1-01`, perfMap, bundleMap, calls);
+      const kb = (count) => `${(count / 1024).toFixed(1).padStart(6)} KB`;
+      process.stdout.write(`code the average call runs: ${kb(bytes)}\n`);
+      for (const { name, bytes: size } of byKind) process.stdout.write(`  ${kb(size)}  ${name}\n`);
+      for (const { name, bytes: size } of byFunction.slice(0, functions)) process.stdout.write(`${kb(size)}  ${name.slice(0, 140)}\n`);
+    } else if (functions) {
       const rows = (
-        callers
-          ? selfCostByCaller(`${out}.1-01`, `/tmp/perf-${endpoint.pid}.map`, bundleMap, calls, callers)
-          : selfCostByFunction(`${out}.1-01`, `/tmp/perf-${endpoint.pid}.map`, bundleMap, calls)
+        callers ? selfCostByCaller(`${out}.1-01`, perfMap, bundleMap, calls, callers) : selfCostByFunction(`${out}.1-01`, perfMap, bundleMap, calls)
       ).slice(0, functions);
       for (const { name, perCall } of rows)
         process.stdout.write(`${Math.round(perCall).toLocaleString("en-US").padStart(8)}  ${name.slice(0, 150)}\n`);
@@ -224,7 +235,7 @@ async function main() {
   } finally {
     await endpoint.close();
     procs.removeDir(dir);
-    if (functions) rmSync(`/tmp/perf-${endpoint.pid}.map`, { force: true });
+    if (named) rmSync(`/tmp/perf-${endpoint.pid}.map`, { force: true });
   }
 }
 
