@@ -6,7 +6,6 @@ import { systemClock, type Clock } from "../shared/clock.js";
 import { errorChain, isRequestRefusal } from "../shared/errors.js";
 import { logger, type Logger } from "../shared/log.js";
 import type { BackgroundWork, CallContext, Child, ChildSchema, ChildStatus, CloseReason, Turn } from "./child.js";
-import type { Session } from "./child-session.js";
 import { statusIn } from "./child-state.js";
 import { exchangeInEra, type RequestLabel } from "./wire/era-exchange.js";
 import type { ForwardLimits } from "./wire/forwarded-request.js";
@@ -182,38 +181,31 @@ export class McpChild implements Child {
    * server (connection refused, or the server no longer knew the session) ran nowhere, so it is sent once more, on
    * a new session.
    */
-  private forwardFor(ctx: CallContext, method: string, params: Record<string, unknown>, turn?: Turn): Promise<Record<string, unknown>> {
+  private async forwardFor(ctx: CallContext, method: string, params: Record<string, unknown>, turn?: Turn): Promise<Record<string, unknown>> {
     const keeper = this.keeper;
     keeper.idle.begin();
     const call = this.callers.begin(ctx.caller);
     const label = new ForwardLabel(this.name, method, params, turn?.queuedMs);
-    const sent = (session: Session, retried: boolean): Promise<Record<string, unknown>> =>
-      exchangeInEra(session, method, params, this.limits, ctx, label).catch((error: unknown) => {
-        if (isRequestRefusal(error)) throw error;
-        // A cancelled request is not sent again, and what it failed with is read as its cancellation (see failureOf).
-        if (retried || ctx.cancel?.aborted || !session.remote?.neverReached(error))
-          throw keeper.failureOf(error, session, label.what, turn, ctx.cancel);
-        keeper.lost(session, error);
-        this.log.info({ reason: errorChain(error) }, `${label.what} never reached the server; sending it on a new session`);
-        return keeper.ensure().then((next) => sent(next, true));
-      });
-    let answer: Promise<Record<string, unknown>>;
     try {
-      // A running session is asked at once: nothing is awaited between the call and the wire.
-      const running = keeper.running;
-      answer = running ? sent(running, false) : keeper.ensure().then((started) => sent(started, false));
-    } catch (error) {
-      answer = Promise.reject(error);
-    }
-    const ended = () => {
+      for (let retried = false; ; retried = true) {
+        const session = keeper.running ?? (await keeper.ensure());
+        try {
+          return await exchangeInEra(session, method, params, this.limits, ctx, label);
+        } catch (error) {
+          if (isRequestRefusal(error)) throw error;
+          // A cancelled request is not sent again, and what it failed with is read as its cancellation (see failureOf).
+          if (retried || ctx.cancel?.aborted || !session.remote?.neverReached(error))
+            throw keeper.failureOf(error, session, label.what, turn, ctx.cancel);
+          keeper.lost(session, error);
+          this.log.info({ reason: errorChain(error) }, `${label.what} never reached the server; sending it on a new session`);
+        }
+      }
+    } finally {
       this.callers.end(call);
       // Its client may have been what held the output (see outputHeld).
       keeper.newest?.hold.readAgain();
       keeper.idle.end();
-    };
-    // Registered first, so the call has ended here before its caller hears of it.
-    answer.then(ended, ended);
-    return answer;
+    }
   }
 
   /**
