@@ -28,6 +28,8 @@ interface Relay {
   pid: number;
   /** What the relay wrote to stderr so far (a client keeps it in its log). */
   stderr(): string;
+  /** Settles once the relay's stderr has been read to its end: its process is gone and every line it wrote is in stderr(). */
+  stderrEnded: Promise<void>;
   call(server: string, tool: string, args?: Record<string, unknown>): Promise<CallToolResult>;
   close(): Promise<void>;
 }
@@ -42,11 +44,12 @@ async function relay(config: string, env: Record<string, string> = {}): Promise<
   });
   let stderr = "";
   transport.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const stderrEnded = new Promise<void>((resolve) => transport.stderr!.once("end", resolve));
   const client = new Client({ name: "daemon-test", version: "0.0.0" }, { capabilities: {} });
   await client.connect(transport);
   const call = async (server: string, tool: string, args: Record<string, unknown> = {}) =>
     (await client.callTool({ name: "execute_child_tool", arguments: { server_id: server, tool_name: tool, arguments: args } })) as CallToolResult;
-  return { client, pid: transport.pid!, stderr: () => stderr, call, close: () => client.close() };
+  return { client, pid: transport.pid!, stderr: () => stderr, stderrEnded, call, close: () => client.close() };
 }
 
 /** The records of the daemons in the state dir, the dead ones' too. */
@@ -354,6 +357,7 @@ describe("the daemon", () => {
     );
     await runCli(["stop", "--config", path], { env: process.env });
     expect(await waitGone([daemon!, client.pid])).toEqual([]);
+    await client.stderrEnded;
     expect(client.stderr()).toContain(`its log is ${log}\n`);
     await client.close();
   });
@@ -460,6 +464,8 @@ describe("the daemon", () => {
     const [daemon] = daemons();
     process.kill(daemon!, "SIGKILL");
     expect(await waitGone([daemon!, child, started.pid, client.pid])).toEqual([]);
+    // The relay's pid can be gone before its last stderr bytes have crossed the pipe.
+    await client.stderrEnded;
     expect(client.stderr()).toMatch(
       /the daemon ended this connection: it was stopped \(gaggle stop\) or killed; reconnect to start it again; its log is \S+\.log/,
     );
