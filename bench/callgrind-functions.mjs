@@ -33,7 +33,8 @@ function perfMap(path) {
       const range = ranges[i];
       if (address < range.end && (!newest || range.order > newest.order)) newest = range;
     }
-    const name = newest?.name.replace(/^(JS|Eval):[~*^]?/, "");
+    // V8 marks code it has not optimized: "~" interpreted, "^" Sparkplug's baseline. Kept, so a row says so.
+    const name = newest?.name.replace(/^(JS|Eval):\*?/, "");
     named.set(address, name);
     return name;
   };

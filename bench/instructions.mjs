@@ -13,7 +13,8 @@
 // client reaches through gaggle's relay (the way a person's clients share one gaggle), started by the bench itself so
 // that it runs under valgrind; the relay in front of it copies bytes, as the bare relay does. --functions N lists the
 // N functions that executed the most instructions themselves per call (self cost; JIT code named from
-// `node --perf-basic-prof`'s map, gaggle's bundle by source file and line): where the count goes. --callers REGEX
+// `node --perf-basic-prof`'s map, gaggle's bundle by source file and line; V8's marks kept, "~" for interpreted code and "^"
+// for Sparkplug's baseline, so a function the call path runs unoptimized stands out): where the count goes. --callers REGEX
 // splits the self cost of the functions REGEX matches (V8's builtins and runtime: Builtins_StringAdd_CheckNone,
 // Runtime_DefineKeyedOwnPropertyInLiteral, ...) by the nearest JavaScript function among their callers: which code
 // pays for them (the first N rows, 40 unless --functions says). --footprint counts the code the average call runs

@@ -172,7 +172,8 @@ export class ClientOutbox {
     const lane = this.only ?? this.laneOf("method" in message ? options?.relatedRequestId : message.id);
     // A stream gaggle does not know of (an answer to initialize over HTTP) is the transport's alone.
     if (!lane) return this.write(message, options);
-    if (this.queuedBytes() >= this.options.maxBytes) {
+    // A stdio client's one stream is asked here: queuedBytes, a call of its own, ran unoptimized on every message.
+    if ((this.only ? this.only.bytes : this.queuedBytes()) >= this.options.maxBytes) {
       if (isDroppable(message)) {
         lane.dropped++;
         return SENT;
