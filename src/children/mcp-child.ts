@@ -5,17 +5,19 @@ import type { ChildConfig } from "../config/index.js";
 import { systemClock, type Clock } from "../shared/clock.js";
 import { errorChain, isRequestRefusal } from "../shared/errors.js";
 import { logger, type Logger } from "../shared/log.js";
+import type { CancelState } from "../shared/observer.js";
 import type { BackgroundWork, CallContext, Child, ChildSchema, ChildStatus, CloseReason, Turn } from "./child.js";
 import { statusIn } from "./child-state.js";
 import { exchangeInEra, type RequestLabel } from "./wire/era-exchange.js";
-import type { ForwardLimits } from "./wire/forwarded-request.js";
+import type { ForwardLimits, ForwardOwner } from "./wire/forwarded-request.js";
+import type { Session } from "./child-session.js";
 import { CatalogShelf } from "./catalog.js";
 import { StderrRing } from "./processes/stderr-ring.js";
 import { StdoutNoise } from "./processes/stdout-noise.js";
 import { SessionKeeper, type SessionParts } from "./session-keeper.js";
 import type { Switchboard } from "./switchboard.js";
 import { hidingRule, visibleTools, type VisibleTools } from "./tool-filter.js";
-import { CallerTracker } from "./wire/caller-tracker.js";
+import { CallerTracker, type CallInFlight } from "./wire/caller-tracker.js";
 
 /** How McpChild makes its sessions (see SessionParts); the clock is the system's unless a test gives its own. */
 export type McpChildOptions = Pick<SessionParts, "shutdownGraceMs" | "probeTimeoutMs" | "stateDir" | "switchboard"> & { clock?: Clock };
@@ -180,31 +182,38 @@ export class McpChild implements Child {
    * child that died while the call waited its turn is restarted for it). A request that never reached a remote
    * server (connection refused, or the server no longer knew the session) ran nowhere, so it is sent once more, on
    * a new session.
+   *
+   * Most requests find a session running over a pipe, in the 2025 era, with nothing observing them: nothing to start,
+   * nothing to send again, no exchange of the era's own. The wire's promise is then the answer as it is, and the wire
+   * tells the ForwardedCall of its end: no async function, and no promise of its own, between the wire and the caller.
    */
-  private async forwardFor(ctx: CallContext, method: string, params: Record<string, unknown>, turn?: Turn): Promise<Record<string, unknown>> {
+  private forwardFor(ctx: CallContext, method: string, params: Record<string, unknown>, turn?: Turn): Promise<Record<string, unknown>> {
     const keeper = this.keeper;
+    const session = keeper.running;
     keeper.idle.begin();
-    const call = this.callers.begin(ctx.caller);
-    const label = new ForwardLabel(this.name, method, params, turn?.queuedMs);
+    const call = new ForwardedCall(this.name, method, params, turn, ctx.cancel, keeper, this.callers, this.callers.begin(ctx.caller));
+    if (session === undefined || session.remote || session.era.modern || ctx.operation || ctx.resume) return this.exchangeFor(call, ctx);
+    call.session = session;
+    return session.wire.forward(method, params, this.limits, ctx, turn?.queuedMs, call);
+  }
+
+  /** The rest: a request that may need a start, a second sending, or an exchange of its era's own. */
+  private async exchangeFor(call: ForwardedCall, ctx: CallContext): Promise<Record<string, unknown>> {
+    const keeper = this.keeper;
     try {
       for (let retried = false; ; retried = true) {
-        const session = keeper.running ?? (await keeper.ensure());
+        const session = (call.session = keeper.running ?? (await keeper.ensure()));
         try {
-          return await exchangeInEra(session, method, params, this.limits, ctx, label);
+          return await exchangeInEra(session, call.method, call.params, this.limits, ctx, call);
         } catch (error) {
-          if (isRequestRefusal(error)) throw error;
           // A cancelled request is not sent again, and what it failed with is read as its cancellation (see failureOf).
-          if (retried || ctx.cancel?.aborted || !session.remote?.neverReached(error))
-            throw keeper.failureOf(error, session, label.what, turn, ctx.cancel);
+          if (retried || isRequestRefusal(error) || ctx.cancel?.aborted || !session.remote?.neverReached(error)) throw call.failure(error);
           keeper.lost(session, error);
-          this.log.info({ reason: errorChain(error) }, `${label.what} never reached the server; sending it on a new session`);
+          this.log.info({ reason: errorChain(error) }, `${call.what} never reached the server; sending it on a new session`);
         }
       }
     } finally {
-      this.callers.end(call);
-      // Its client may have been what held the output (see outputHeld).
-      keeper.newest?.hold.readAgain();
-      keeper.idle.end();
+      call.settled();
     }
   }
 
@@ -218,19 +227,44 @@ export class McpChild implements Child {
   }
 }
 
-/** A forwarded request as errors name it ("tool \"x\""), worded only when one does. */
-class ForwardLabel implements RequestLabel {
+/**
+ * A client's request forwarded to the child, until it ends: as errors name it ("tool \"x\"", worded only when one
+ * does), what it fails with, and its end, which is the end of the child's use (see forwardFor).
+ */
+class ForwardedCall implements RequestLabel, ForwardOwner {
+  /** The session it is sent on; a request sent again moves to the new one. */
+  session: Session | undefined;
+  readonly queuedMs: number | undefined;
+
   constructor(
     readonly child: string,
-    private readonly method: string,
-    private readonly params: Record<string, unknown>,
-    readonly queuedMs: number | undefined,
-  ) {}
+    readonly method: string,
+    readonly params: Record<string, unknown>,
+    private readonly turn: Turn | undefined,
+    private readonly cancel: CancelState | undefined,
+    private readonly keeper: SessionKeeper,
+    private readonly callers: CallerTracker,
+    private readonly inFlight: CallInFlight | undefined,
+  ) {
+    this.queuedMs = turn?.queuedMs;
+  }
 
   get what(): string {
     const { method, params } = this;
     if (method === "tools/call") return `tool "${String(params.name)}"`;
     if (method === "prompts/get") return `prompt "${String(params.name)}"`;
     return method === "resources/read" ? `resources/read of ${String(params.uri)}` : method;
+  }
+
+  /** A refusal of the request is passed on as it is; anything else is read as what happened to the child. */
+  failure(error: unknown): Error {
+    return isRequestRefusal(error) ? (error as Error) : this.keeper.failureOf(error, this.session!, this.what, this.turn, this.cancel);
+  }
+
+  settled(): void {
+    this.callers.end(this.inFlight);
+    // Its client may have been what held the output (see outputHeld).
+    this.keeper.newest?.hold.readAgain();
+    this.keeper.idle.end();
   }
 }

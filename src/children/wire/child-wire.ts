@@ -7,7 +7,7 @@ import { OutgoingRequest } from "../../shared/json-rpc-codec.js";
 import { timerDelay } from "../../shared/timer-delay.js";
 import { cancelledError } from "../calls/cancellation.js";
 import { ChildEra, type EraOptions } from "./child-era.js";
-import { ForwardedRequest, type Awaited, type ForwardHooks, type ForwardLimits, type RequestLane } from "./forwarded-request.js";
+import { ForwardedRequest, type Awaited, type ForwardHooks, type ForwardLimits, type ForwardOwner, type RequestLane } from "./forwarded-request.js";
 
 /** What the session that owns a wire hears of its connection (its errors reach the session through the Client's onerror). */
 export interface WireEvents {
@@ -78,7 +78,7 @@ export class ChildWire implements Transport, LinkReceiver, RequestLane {
    * Sends a request and resolves with the child's result. Fails with an McpError: the child's own error,
    * RequestTimeout (after telling the child with notifications/cancelled), or ConnectionClosed; `cancel`
    * also cancels the request at the child and fails with its reason. `queuedMs`: for a call with a time limit,
-   * how much of it the wait for its turn used up.
+   * how much of it the wait for its turn used up. `owner`: told of the request's end, and asked what it fails with.
    */
   forward(
     method: string,
@@ -86,6 +86,7 @@ export class ChildWire implements Transport, LinkReceiver, RequestLane {
     limits: ForwardLimits,
     hooks: ForwardHooks,
     queuedMs?: number,
+    owner?: ForwardOwner,
   ): Promise<Record<string, unknown>> {
     const id = `gaggle-${++this.lastId}`;
     // Written as it is: gaggle's own ids need no escapes.
@@ -93,11 +94,23 @@ export class ChildWire implements Transport, LinkReceiver, RequestLane {
     const { cancel, onprogress } = hooks;
     if (onprogress) params = { ...params, _meta: { ...(params._meta as Record<string, unknown> | undefined), progressToken: id } };
     return new Promise((resolve, reject) => {
-      if (cancel?.aborted) return reject(cancelledError(cancel.reason));
-      const request = new ForwardedRequest(id, idText, this, limits, hooks, queuedMs, resolve, reject);
+      if (cancel?.aborted) {
+        // Never sent: the child is told nothing.
+        const error = cancelledError(cancel.reason);
+        const failure = owner ? owner.failure(error) : error;
+        owner?.settled();
+        return reject(failure);
+      }
+      const request = new ForwardedRequest(id, idText, this, limits, hooks, queuedMs, resolve, reject, owner);
       this.await(id, request);
       const message: JSONRPCRequest = new OutgoingRequest(id, method, params, idText);
-      const sent = this.era.modern ? this.era.send(message) : this.link.send(message);
+      let sent: Promise<void>;
+      try {
+        sent = this.era.modern ? this.era.send(message) : this.link.send(message);
+      } catch (error) {
+        // A request that cannot be written (params JSON cannot hold) fails as one the link could not send.
+        sent = Promise.reject(error);
+      }
       if (sent !== SENT) {
         sent.catch((error: unknown) => {
           if (this.pending.get(id) === request) request.fail(error instanceof Error ? error : new Error(String(error)));

@@ -38,6 +38,17 @@ export interface ForwardHooks {
   onprogress?: ((progress: Progress) => void) | undefined;
 }
 
+/**
+ * The sender of a request that hears of its end directly, rather than by awaiting the promise and wrapping it in one of
+ * its own: the promise the wire returns is then the sender's answer as it is.
+ */
+export interface ForwardOwner {
+  /** What the request's promise rejects with, for `error`, the wire's reason. */
+  failure(error: Error): Error;
+  /** The request settled, whether answered or not: told before its promise settles, and after failure(). */
+  settled(): void;
+}
+
 /** What a request in flight needs of the wire that sent it. */
 export interface RequestLane {
   /** The request has settled: forget it. */
@@ -65,6 +76,7 @@ export class ForwardedRequest implements Awaited {
     private readonly queuedMs: number | undefined,
     private readonly resolve: (result: Record<string, unknown>) => void,
     private readonly reject: (error: Error) => void,
+    private readonly owner: ForwardOwner | undefined,
   ) {
     this.deadline = this.sentAt + limits.timeoutMs - (queuedMs ?? 0);
     if (hooks.cancel) this.stopListening = hooks.cancel.onAbort((reason) => this.fail(cancelledError(reason), errorMessage(reason)));
@@ -75,6 +87,7 @@ export class ForwardedRequest implements Awaited {
     if ("error" in answer) return this.fail(new ChildErrorAnswer(answer.error.code, answer.error.message, answer.error.data));
     this.stopListening?.();
     if (text !== undefined) keepAnswerLine(answer.result, text, this.idText);
+    this.owner?.settled();
     this.resolve(answer.result);
   }
 
@@ -103,9 +116,11 @@ export class ForwardedRequest implements Awaited {
 
   /** With a `cancelReason`, the child is told with notifications/cancelled. */
   fail(error: Error, cancelReason?: string): void {
+    const failure = this.owner ? this.owner.failure(error) : error;
     this.settle();
     if (cancelReason !== undefined) this.lane.cancelAtChild(this.id, cancelReason);
-    this.reject(error);
+    this.owner?.settled();
+    this.reject(failure);
   }
 
   /** For a call that waited its turn: how long it waited, and how long it has run at the child. */

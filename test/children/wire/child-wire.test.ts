@@ -2,7 +2,8 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { ErrorCode, type JSONRPCMessage, type McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ChildWire } from "../../../src/children/wire/child-wire.js";
-import { TransportLink } from "../../../src/shared/link.js";
+import { Cancellation } from "../../../src/children/calls/cancellation.js";
+import { TransportLink, type Link } from "../../../src/shared/link.js";
 
 /** A 2025 era as the wire starts with: nothing is negotiated in these tests, so nothing of it is used. */
 const LEGACY = { choice: "2025-11-25" as const, discoverFirst: false, envelope: () => ({}), probeTimeoutMs: 1000 };
@@ -124,5 +125,71 @@ describe("ChildWire timeouts", () => {
     const first = transport.forward("tools/call", { name: "a" }, limits, {}).catch((error: McpError) => error);
     await transport.close();
     expect(((await first) as McpError).code).toBe(ErrorCode.ConnectionClosed);
+  });
+});
+
+/** An owner that records what it is told, in order; it fails a request with an error of its own naming the wire's. */
+function owner(told: string[]) {
+  return {
+    failure: (error: Error) => (told.push(`failure: ${error.message}`), new Error(`the owner's: ${error.message}`)),
+    settled: () => void told.push("settled"),
+  };
+}
+
+describe("ChildWire owners", () => {
+  const limits = { timeoutMs: 100, maxTotalTimeoutMs: 10_000 };
+
+  it("tells a request's owner of its answer before the promise settles", async () => {
+    const { transport, childSends } = await linked();
+    const told: string[] = [];
+    const answer = transport.forward("tools/call", { name: "a" }, limits, {}, undefined, owner(told)).then((result) => {
+      told.push("resolved");
+      return result;
+    });
+    await childSends({ jsonrpc: "2.0", id: "gaggle-1", result: { content: [] } });
+    expect(await answer).toEqual({ content: [] });
+    expect(told).toEqual(["settled", "resolved"]);
+  });
+
+  it("fails a request with what its owner makes of the wire's error, once, and tells the child of a timeout", async () => {
+    const { transport, cancelledIds } = await linked();
+    const told: string[] = [];
+    const failed = transport.forward("tools/call", { name: "a" }, limits, {}, undefined, owner(told)).catch((error: Error) => error.message);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(await failed).toBe("the owner's: MCP error -32001: Request timed out");
+    expect(told).toEqual(["failure: MCP error -32001: Request timed out", "settled"]);
+    expect(cancelledIds()).toEqual(["gaggle-1"]);
+  });
+
+  it("fails a request cancelled before it was sent without sending it, its owner told", async () => {
+    const { transport, received } = await linked();
+    const told: string[] = [];
+    const cancel = new Cancellation();
+    cancel.abort("the client went away");
+    const failed = transport.forward("tools/call", { name: "a" }, limits, { cancel }, undefined, owner(told)).catch((error: Error) => error.message);
+    expect(await failed).toMatch(/^the owner's: /);
+    expect(told).toEqual([expect.stringMatching(/^failure: /), "settled"]);
+    expect(received).toEqual([]);
+  });
+
+  it("fails a request its link cannot write at once, and keeps nothing of it to time out", async () => {
+    let sends = 0;
+    const broken: Link = {
+      start: () => Promise.resolve(),
+      send: () => {
+        sends++;
+        throw new Error("the pipe is gone");
+      },
+      close: () => Promise.resolve(),
+    };
+    const wire = new ChildWire(broken, LEGACY, { closed: () => {} });
+    await wire.start();
+    const told: string[] = [];
+    const failed = wire.forward("tools/call", { name: "a" }, limits, {}, undefined, owner(told)).catch((error: Error) => error.message);
+    expect(await failed).toBe("the owner's: the pipe is gone");
+    expect(told).toEqual(["failure: the pipe is gone", "settled"]);
+    // Still awaited, it would time out and be cancelled at the child: a second send.
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(sends).toBe(1);
   });
 });
