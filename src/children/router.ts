@@ -109,9 +109,15 @@ export class Router {
 
   async tool(serverId: string, toolName: string): Promise<{ child: Child; tool: Tool }> {
     const child = this.get(serverId);
+    return { child, tool: await this.toolOf(child, toolName) };
+  }
+
+  /** `child`'s tool of that name, as it lists it; TOOL_NOT_FOUND, with what is near, when it lists none. */
+  private async toolOf(child: Child, toolName: string): Promise<Tool> {
+    const serverId = child.name;
     const tools = await child.tools();
     const tool = tools.find((candidate) => candidate.name === toolName);
-    if (tool) return { child, tool };
+    if (tool) return tool;
     const hiddenBy = child.hiddenBy?.(toolName);
     if (hiddenBy) {
       throw new GaggleError("TOOL_NOT_FOUND", `${serverId} offers no tool "${toolName}": the config's ${hiddenBy} leaves it out`, {
@@ -133,10 +139,16 @@ export class Router {
    * are found, then called as `call` calls them.
    */
   callTool(serverId: string, toolName: string, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
-    const signIn = this.slots.get(serverId)?.signIn;
-    if (!signIn) return this.callNamed(serverId, toolName, args, ctx);
-    const once = () => this.callNamed(serverId, toolName, args, ctx);
-    return once().catch((error: unknown) => signInAndRetry(error, signIn, ctx, once));
+    const slot = this.slots.get(serverId);
+    if (!slot) return Promise.reject(this.notFound(serverId));
+    const { signIn } = slot;
+    if (!signIn) return this.callNamed(slot, toolName, args, ctx);
+    // A sign-in takes a person's time: the call, made once more, goes to the child of that name then (a reload may have replaced it).
+    const again = () => {
+      const now = this.slots.get(serverId);
+      return now ? this.callNamed(now, toolName, args, ctx) : Promise.reject(this.notFound(serverId));
+    };
+    return this.callNamed(slot, toolName, args, ctx).catch((error: unknown) => signInAndRetry(error, signIn, ctx, again));
   }
 
   /**
@@ -149,21 +161,24 @@ export class Router {
     const slot = this.slots.get(child.name);
     // A child found before the children changed is called by name: the router's own child of that name, if any.
     if (slot?.child !== child) return this.callTool(child.name, tool.name, args, ctx);
-    const once = () => {
+    ctx.operation?.routed(child.name, tool.name);
+    const { signIn } = slot;
+    if (!signIn) return this.checkedCall(slot, tool, args, ctx);
+    const again = () => {
       ctx.operation?.routed(child.name, tool.name);
       return this.checkedCall(slot, tool, args, ctx);
     };
-    return slot.signIn ? once().catch((error: unknown) => signInAndRetry(error, slot.signIn!, ctx, once)) : once();
+    return this.checkedCall(slot, tool, args, ctx).catch((error: unknown) => signInAndRetry(error, signIn, ctx, again));
   }
 
-  private callNamed(serverId: string, toolName: string, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
+  private callNamed(slot: Slot, toolName: string, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
     try {
       // A tool the child's cached list already holds is called without awaiting anything first.
-      const slot = this.slot(serverId);
-      ctx.operation?.routed(serverId, toolName);
-      const known = slot.child.knownTool(toolName);
+      const { child } = slot;
+      ctx.operation?.routed(child.name, toolName);
+      const known = child.knownTool(toolName);
       if (known) return this.checkedCall(slot, known, args, ctx);
-      return this.tool(serverId, toolName).then(({ tool }) => this.checkedCall(slot, tool, args, ctx));
+      return this.toolOf(child, toolName).then((tool) => this.checkedCall(slot, tool, args, ctx));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -186,23 +201,45 @@ export class Router {
     const principal = caller?.principal ?? LOCAL_PRINCIPAL;
     // Most calls find room: they go in at once, without a promise, a timer or a clock for a wait they do not have.
     const now = ctx.holds ? undefined : line.tryEnter(session, principal);
-    if (now) return leaving(now, () => this.reach(slot, tool, given, ctx, slot.atOnce));
+    if (now) return this.reach(now, slot, tool, given, ctx, slot.atOnce);
     const { timeoutMs } = slot;
     const turn =
       timeoutMs === undefined
         ? undefined
         : new CallTurn(timeoutMs, line, (queuedMs) => turnTimeout(child.name, tool.name, timeoutMs, queuedMs, line));
-    const call = () => {
-      turn?.began();
-      return this.reach(slot, tool, given, ctx, turn ?? slot.atOnce);
-    };
     const wait = () => inLine(turn, ctx.cancel, (cancel) => line.enter(session, principal, cancel));
-    if (ctx.holds) return holding(async () => line.tryEnter(session, principal) ?? (await wait()), ctx.holds, call);
-    return wait().then((leave) => leaving(leave, call));
+    if (ctx.holds) {
+      const call = () => {
+        turn?.began();
+        return this.run(slot, tool, given, ctx, turn ?? slot.atOnce);
+      };
+      return holding(async () => line.tryEnter(session, principal) ?? (await wait()), ctx.holds, call);
+    }
+    return wait().then((leave) => {
+      turn?.began();
+      return this.reach(leave, slot, tool, given, ctx, turn ?? slot.atOnce);
+    });
+  }
+
+  /**
+   * The call has its turn: it reaches the child, holding its place in the line until it ends, given back however it
+   * ends, before anyone awaiting the call hears of it. The call's own promise is the answer: a reaction on it gives
+   * the place back, without a promise of its own between the call and its caller.
+   */
+  private reach(leave: Leave, slot: Slot, tool: Tool, args: Record<string, unknown>, ctx: CallContext, turn: Turn): Promise<CallToolResult> {
+    let answer: Promise<CallToolResult>;
+    try {
+      answer = this.run(slot, tool, args, ctx, turn);
+    } catch (error) {
+      leave();
+      return Promise.reject(error);
+    }
+    answer.then(leave, leave);
+    return answer;
   }
 
   /** The call has its turn: it reaches the child. */
-  private reach(slot: Slot, tool: Tool, args: Record<string, unknown>, ctx: CallContext, turn: Turn): Promise<CallToolResult> {
+  private run(slot: Slot, tool: Tool, args: Record<string, unknown>, ctx: CallContext, turn: Turn): Promise<CallToolResult> {
     slot.served++;
     return slot.child.callTool(tool.name, args, ctx, turn);
   }
@@ -233,8 +270,12 @@ export class Router {
   private slot(serverId: string): Slot {
     const slot = this.slots.get(serverId);
     if (slot) return slot;
+    throw this.notFound(serverId);
+  }
+
+  private notFound(serverId: string): GaggleError {
     const guess = nearest(serverId, this.names());
-    throw new GaggleError("SERVER_NOT_FOUND", `no child server named "${serverId}"`, {
+    return new GaggleError("SERVER_NOT_FOUND", `no child server named "${serverId}"`, {
       ...(guess ? { hint: `did you mean "${guess}"?`, lookup: {} } : { hint: `known children: ${this.names().join(", ") || "none"}` }),
     });
   }
@@ -256,21 +297,4 @@ async function signInAndRetry<T>(error: unknown, signIn: SignInThrough, ctx: Cal
     });
   }
   return again();
-}
-
-/**
- * Runs `call` holding a place in the line, given back however it ends, before anyone awaiting the call hears of it.
- * The call's own promise is answered: a reaction on it gives the place back, without a promise of its own between
- * the call and its caller.
- */
-function leaving<T>(leave: Leave, call: () => Promise<T>): Promise<T> {
-  let answer: Promise<T>;
-  try {
-    answer = call();
-  } catch (error) {
-    leave();
-    return Promise.reject(error);
-  }
-  answer.then(leave, leave);
-  return answer;
 }

@@ -21,7 +21,7 @@ import type { Gaggle } from "./gaggle.js";
 import type { Owned } from "./proxy/proxy-catalog.js";
 import { MetaHandlers } from "./meta/meta-handlers.js";
 import { answeredOrFailed } from "./wire-errors.js";
-import { isMetaTool } from "./meta/meta-tools.js";
+import { metaToolName } from "./meta/meta-tools.js";
 import { GATEWAY_RESOURCES, readGatewayResource } from "./resources.js";
 import { authenticate } from "./proxy/sign-in-tool.js";
 
@@ -66,7 +66,8 @@ export class GatewayRequests {
 
   private callToolAs(name: string, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
     const { catalog } = this.gaggle;
-    if (isMetaTool(name) && catalog.listsMetaTools) return this.meta.call(name, args, ctx);
+    const meta = metaToolName(name);
+    if (meta && catalog.listsMetaTools) return this.meta.call(meta, args, ctx);
     // A tool of the built index is called at once; any other name waits for the index, or for a child's late list.
     const built = catalog.builtTool(name);
     if (built) return this.callOwned(built, args, ctx);

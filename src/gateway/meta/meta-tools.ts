@@ -72,6 +72,14 @@ export function isMetaTool(name: string): name is MetaToolName {
 }
 
 /**
+ * The meta-tool's own name for `name`, or undefined if it names none: the list's string, which compares with the
+ * names written in the code as one pointer, where the request's copy would be compared character by character.
+ */
+export function metaToolName(name: string): MetaToolName | undefined {
+  return byName.get(name)?.name as MetaToolName | undefined;
+}
+
+/**
  * What `gateway.expose = "search"` lists: progressive discovery, a search and a way to call what it finds. Its
  * words point to search_tools alone, the only way there to learn a child's tools; the arguments are the same.
  */
