@@ -5,6 +5,7 @@ import type { JSONRPCMessage, JSONRPCRequest, MessageExtraInfo, Progress, Reques
 import { RequestTable, SENT, type Link, type LinkReceiver } from "../../shared/link.js";
 import { OutgoingRequest } from "../../shared/json-rpc-codec.js";
 import { timerDelay } from "../../shared/timer-delay.js";
+import { withResolvers } from "../../shared/with-resolvers.js";
 import { cancelledError } from "../calls/cancellation.js";
 import { ChildEra, type EraOptions } from "./child-era.js";
 import { ForwardedRequest, type Awaited, type ForwardHooks, type ForwardLimits, type ForwardOwner, type RequestLane } from "./forwarded-request.js";
@@ -93,30 +94,31 @@ export class ChildWire implements Transport, LinkReceiver, RequestLane {
     const idText = `"${id}"`;
     const { cancel, onprogress } = hooks;
     if (onprogress) params = { ...params, _meta: { ...(params._meta as Record<string, unknown> | undefined), progressToken: id } };
-    return new Promise((resolve, reject) => {
-      if (cancel?.aborted) {
-        // Never sent: the child is told nothing.
-        const error = cancelledError(cancel.reason);
-        const failure = owner ? owner.failure(error) : error;
-        owner?.settled();
-        return reject(failure);
-      }
-      const request = new ForwardedRequest(id, idText, this, limits, hooks, queuedMs, resolve, reject, owner);
-      this.await(id, request);
-      const message: JSONRPCRequest = new OutgoingRequest(id, method, params, idText);
-      let sent: Promise<void>;
-      try {
-        sent = this.era.modern ? this.era.send(message) : this.link.send(message);
-      } catch (error) {
-        // A request that cannot be written (params JSON cannot hold) fails as one the link could not send.
-        sent = Promise.reject(error);
-      }
-      if (sent !== SENT) {
-        sent.catch((error: unknown) => {
-          if (this.pending.get(id) === request) request.fail(error instanceof Error ? error : new Error(String(error)));
-        });
-      }
-    });
+    const { promise, resolve, reject } = withResolvers<Record<string, unknown>>();
+    if (cancel?.aborted) {
+      // Never sent: the child is told nothing.
+      const error = cancelledError(cancel.reason);
+      const failure = owner ? owner.failure(error) : error;
+      owner?.settled();
+      reject(failure);
+      return promise;
+    }
+    const request = new ForwardedRequest(id, idText, this, limits, hooks, queuedMs, resolve, reject, owner);
+    this.await(id, request);
+    const message: JSONRPCRequest = new OutgoingRequest(id, method, params, idText);
+    let sent: Promise<void>;
+    try {
+      sent = this.era.modern ? this.era.send(message) : this.link.send(message);
+    } catch (error) {
+      // A request that cannot be written (params JSON cannot hold) fails as one the link could not send.
+      sent = Promise.reject(error);
+    }
+    if (sent !== SENT) {
+      sent.catch((error: unknown) => {
+        if (this.pending.get(id) === request) request.fail(error instanceof Error ? error : new Error(String(error)));
+      });
+    }
+    return promise;
   }
 
   /** Records `awaited` under `id` until the child answers it, its deadline passes, or the connection ends. */
