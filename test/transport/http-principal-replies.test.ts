@@ -1,11 +1,13 @@
-// Two principals' calls in flight at once over Streamable HTTP: each reply reaches only the client that asked, and one
-// principal's notifications/cancelled cannot cancel the other's call, whatever request id it names.
+// Two principals' calls in flight at once over Streamable HTTP: each reply reaches only the client that asked, one
+// principal's cancelled call gives its place at the child to the other's, and one principal's notifications/cancelled
+// cannot cancel the other's call, whatever request id it names.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { textOf } from "../helpers/gaggle.js";
 import { bearer, startHttpGaggle, type HttpGaggle } from "../helpers/gaggle-http.js";
 import { fixtureChild, NO_BUILT_INS } from "../helpers/paths.js";
+import { until } from "../helpers/poll.js";
 
 const ANN = "ann-token-7Hd2pQ9wXc";
 const BOB = "bob-token-3Lk8mZ5vNr";
@@ -43,6 +45,31 @@ describe("two principals' calls in flight together", () => {
     const texts = async (calls: Array<Promise<CallToolResult>>) => (await Promise.all(calls)).map((result) => textOf(result).split(" (")[0]);
     expect(await texts(anns)).toEqual(mss(21).map((ms) => `slept ${ms}`));
     expect(await texts(bobs)).toEqual(mss(22).map((ms) => `slept ${ms}`));
+  });
+
+  it("a call one cancels gives its place at the child to the other's call waiting behind it", async () => {
+    // A real child runs one client's calls at a time: bob's call waits for ann's, which would sleep far past the
+    // test's timeout. Cancelled, ann's call ends at once, and its place in the child's line goes to bob's.
+    const stop = new AbortController();
+    const annCall = ann.callTool(
+      { name: "execute_child_tool", arguments: { server_id: "slow", tool_name: "sleep", arguments: { ms: 60_000 } } },
+      undefined,
+      { signal: stop.signal, timeout: 120_000 },
+    );
+    const annEnded = annCall.then(
+      () => "answered",
+      () => "cancelled",
+    );
+    // Ann's call holds its place at the child before bob's is made.
+    const status = async () =>
+      JSON.parse(textOf((await ann.callTool({ name: "get_child_status", arguments: { server_id: "slow" } })) as CallToolResult)) as {
+        queue: { running: number };
+      };
+    await until(status, ({ queue }) => queue.running === 1);
+    const bobCall = sleep(bob, 5);
+    stop.abort("ann changed her mind");
+    expect(await annEnded).toBe("cancelled");
+    expect(textOf(await bobCall).split(" (")[0]).toBe("slept 5");
   });
 
   it("one cannot cancel the other's call by naming its request id", async () => {

@@ -95,15 +95,12 @@ export class ChildWire implements Transport, LinkReceiver, RequestLane {
     const { cancel, onprogress } = hooks;
     if (onprogress) params = { ...params, _meta: { ...(params._meta as Record<string, unknown> | undefined), progressToken: id } };
     const { promise, resolve, reject } = withResolvers<Record<string, unknown>>();
+    const request = new ForwardedRequest(id, idText, this, limits, hooks, queuedMs, resolve, reject, owner);
     if (cancel?.aborted) {
-      // Never sent: the child is told nothing.
-      const error = cancelledError(cancel.reason);
-      const failure = owner ? owner.failure(error) : error;
-      owner?.settled();
-      reject(failure);
+      // Never sent: it fails as any request does, and the child is told nothing.
+      request.fail(cancelledError(cancel.reason));
       return promise;
     }
-    const request = new ForwardedRequest(id, idText, this, limits, hooks, queuedMs, resolve, reject, owner);
     this.await(id, request);
     const message: JSONRPCRequest = new OutgoingRequest(id, method, params, idText);
     let sent: Promise<void>;

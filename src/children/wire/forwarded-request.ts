@@ -79,7 +79,9 @@ export class ForwardedRequest implements Awaited {
     private readonly owner: ForwardOwner | undefined,
   ) {
     this.deadline = this.sentAt + limits.timeoutMs - (queuedMs ?? 0);
-    if (hooks.cancel) this.stopListening = hooks.cancel.onAbort((reason) => this.fail(cancelledError(reason), errorMessage(reason)));
+    // One cancelled already is failed by the wire before it is sent: no listener, so the child is told nothing.
+    if (hooks.cancel && !hooks.cancel.aborted)
+      this.stopListening = hooks.cancel.onAbort((reason) => this.fail(cancelledError(reason), errorMessage(reason)));
   }
 
   /** A result that came in a line of its own is kept with it: passed on unchanged, it is written as that line (see keepAnswerLine). */

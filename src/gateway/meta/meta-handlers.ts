@@ -60,15 +60,18 @@ export class MetaHandlers {
   call(name: MetaToolName, rawArgs: unknown, ctx: CallContext): Promise<CallToolResult> {
     try {
       const args = rawArgs ?? {};
-      const problem = name === "execute_child_tool" && plainExecuteArgs(args) ? undefined : checkArguments(metaTool(name), args);
+      // execute_child_tool, the meta-tool of nearly every call, is told apart here rather than in run's switch: run
+      // is called too seldom for V8 to optimize it, and would be run as slower, larger unoptimized code on every call.
+      const execute = name === "execute_child_tool";
+      const problem = execute && plainExecuteArgs(args) ? undefined : checkArguments(metaTool(name), args);
       if (problem) {
         throw new GaggleError("INVALID_ARGS", `invalid arguments for ${name}: ${problem}`, {
           hint: `see the input schema of ${name} in tools/list`,
         });
       }
-      // execute_child_tool, the meta-tool of nearly every call, is told apart here rather than in run's switch: run
-      // is called too seldom for V8 to optimize it, and would be run as slower, larger unoptimized code on every call.
-      const answer = name === "execute_child_tool" ? this.execute(args as Args<"execute_child_tool">, ctx) : this.run(name, args, ctx);
+      const answer = execute
+        ? this.execute(args as Args<"execute_child_tool">, ctx)
+        : this.run(name as Exclude<MetaToolName, "execute_child_tool">, args, ctx);
       return answer.catch((error: unknown) => {
         ctx.operation?.failed(error);
         return refusedOrFailed(error, this.wording().lookup);

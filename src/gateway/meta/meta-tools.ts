@@ -64,16 +64,10 @@ export const META_TOOLS: Tool[] = (Object.keys(metaToolArgs) as MetaToolName[]).
 const byName = new Map(META_TOOLS.map((tool) => [tool.name, tool]));
 
 /**
- * By the list's Map: a name read from a request is a string of its own, and a lookup of it as an object's key would
- * first find or make its one internalized copy, on every call.
- */
-export function isMetaTool(name: string): name is MetaToolName {
-  return byName.has(name);
-}
-
-/**
  * The meta-tool's own name for `name`, or undefined if it names none: the list's string, which compares with the
- * names written in the code as one pointer, where the request's copy would be compared character by character.
+ * names written in the code as one pointer, where the request's copy would be compared character by character. By
+ * the list's Map: a lookup of a request's string as an object's key would first find or make its one internalized
+ * copy, on every call.
  */
 export function metaToolName(name: string): MetaToolName | undefined {
   return byName.get(name)?.name as MetaToolName | undefined;

@@ -18,7 +18,7 @@ import {
   type ServerOperation,
 } from "../../shared/observer.js";
 import type { Gaggle } from "../gaggle.js";
-import { isMetaTool } from "../meta/meta-tools.js";
+import { metaToolName } from "../meta/meta-tools.js";
 import { AuditFile, CallRing } from "./audit-log.js";
 import { answerLineBytes } from "../../shared/json-rpc-codec.js";
 import { estimatedJsonBytes, recordedArguments, withTime, type CallRecord } from "./audit-record.js";
@@ -144,7 +144,8 @@ class ServerOp implements ServerOperation {
     const outcome = cancelledOr(failure ? outcomeOf(failure.error, failure.message, answered.answer) : answered, this.request.cancel);
     const { method, name } = this.request;
     // Only names gaggle knows become labels: one a client made up never grows the label set.
-    const known = name !== undefined && (this.child !== undefined || (method === "tools/call" && isMetaTool(name))) ? name : undefined;
+    const known =
+      name !== undefined && (this.child !== undefined || (method === "tools/call" && metaToolName(name) !== undefined)) ? name : undefined;
     const tool = method === "tools/call" ? known : undefined;
     const prompt = method === "prompts/get" ? known : undefined;
     const { metrics, tracing } = this.observatory;
