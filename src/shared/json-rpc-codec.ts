@@ -245,8 +245,8 @@ const ANSWER_LINE = Symbol("gaggle.answerLine");
 interface KeptLine {
   readonly of: object;
   readonly line: string;
-  /** The child-side id's JSON text. */
-  readonly idText: string;
+  /** The child-side id, a string JSON writes as it is, in quotes. */
+  readonly id: string;
 }
 
 /**
@@ -255,11 +255,11 @@ interface KeptLine {
  * stdio, and in a 2026-07-28 HTTP response): no second parse, no serialization. Whatever changes a result (head/tail,
  * an era's fields) makes a new object, which is serialized as usual; a kept result is never changed in place. The
  * line is held under a symbol of the result itself, which JSON never writes: a WeakMap entry per answer costs several
- * times as much (its set, and the collector's pass over it). `idText`: the child-side id's JSON text, as the request
- * that asked for the answer wrote it.
+ * times as much (its set, and the collector's pass over it). `childId`: the id the request that asked for the answer
+ * carried, one that needs no escapes in JSON (gaggle's own ids are).
  */
-export function keepAnswerLine(result: object, line: string, idText: string): void {
-  (result as { [ANSWER_LINE]?: KeptLine })[ANSWER_LINE] = { of: result, line, idText };
+export function keepAnswerLine(result: object, line: string, childId: string): void {
+  (result as { [ANSWER_LINE]?: KeptLine })[ANSWER_LINE] = { of: result, line, id: childId };
 }
 
 /** The line kept for `result`, when `result` is still the object the child's answer was parsed into. */
@@ -287,16 +287,25 @@ const ENVELOPE_CHARS = 64;
 function answerText(id: RequestId, result: object): string | undefined {
   const kept = keptLine(result);
   if (kept === undefined) return undefined;
-  const { line } = kept;
-  const token = kept.idText;
+  const { line, id: childId } = kept;
   const idText = typeof id === "number" ? String(id) : jsonString(id);
-  // The id as the last member, as JSON.stringify writes a response: `,"id":TOKEN}` ends the line. A string right
-  // before the top-level close is the last member's value, and a key whose quote follows a comma is a key (JSON.parse
-  // took the line): the line's own id, the one JSON.parse kept, wherever else the token appears. Nothing more to read.
-  const tail = line.length - 1 - token.length;
-  if (line.charCodeAt(line.length - 1) === CLOSE_BRACE && line.startsWith(token, tail) && line.startsWith(LAST_ID_KEY, tail - LAST_ID_KEY.length)) {
+  // The id as the last member, as JSON.stringify writes a response: `"CHILD-ID"}` ends the line. A string right before
+  // the top-level close is the last member's value, and of a response's members (checkMessage lets through no others)
+  // only "jsonrpc" and "id" hold strings, "jsonrpc" "2.0": unless the id is "2.0" too, the line's own id, the one
+  // JSON.parse kept, wherever else the token appears. Nothing more to read. The id is matched with endsWith: V8 inlines
+  // startsWith, and a loop of charCodeAt, as loops that look up both strings' layout at every character.
+  const close = line.length - 1;
+  const tail = close - childId.length - 2;
+  if (
+    childId !== JSONRPC_VERSION &&
+    line.charCodeAt(close) === CLOSE_BRACE &&
+    line.charCodeAt(close - 1) === QUOTE &&
+    line.endsWith(childId, close - 1) &&
+    line.charCodeAt(tail) === QUOTE
+  ) {
     return `${line.slice(0, tail)}${idText}}`;
   }
+  const token = `"${childId}"`;
   const at = line.indexOf(token);
   if (at < 0 || line.indexOf(token, at + token.length) >= 0) return undefined;
   const end = at + token.length;
@@ -323,9 +332,9 @@ const COLON = 58;
 const OPEN_BRACE = 123;
 const CLOSE_BRACE = 125;
 const ID_KEY = '"id"';
-const LAST_ID_KEY = ',"id":';
 const JSONRPC_MEMBER = '"jsonrpc"';
-const VERSION = '"2.0"';
+const JSONRPC_VERSION = "2.0";
+const VERSION = `"${JSONRPC_VERSION}"`;
 
 function isSpace(char: number): boolean {
   return char === 32 || char === 9 || char === 10 || char === 13;

@@ -190,7 +190,7 @@ describe("a child's answer passed on as it was written", () => {
   /** The child's line decoded as a child's line is, its result kept with it, and the result answered under `id`. */
   const passedOn = (line: string, childId: string, id: string | number) => {
     const answer = decodeMessage(line) as { result: Record<string, unknown> };
-    keepAnswerLine(answer.result, line, JSON.stringify(childId));
+    keepAnswerLine(answer.result, line, childId);
     return { line: encodeMessage({ jsonrpc: "2.0", id, result: answer.result }), result: answer.result };
   };
 
@@ -201,6 +201,9 @@ describe("a child's answer passed on as it was written", () => {
     expect(passedOn(spaced, "gaggle-8", "abc").line).toBe(spaced.replace('"gaggle-8"', '"abc"') + "\n");
     const last = '{"result":{},"id":"gaggle-9","jsonrpc":"2.0"}';
     expect(passedOn(last, "gaggle-9", 1).line).toBe('{"result":{},"id":1,"jsonrpc":"2.0"}\n');
+    // A child-side id the version's text ends with: the id is spliced, not the version's last characters.
+    const zero = '{"result":{"a":1.0},"id":"0","jsonrpc":"2.0"}';
+    expect(passedOn(zero, "0", 3).line).toBe('{"result":{"a":1.0},"id":3,"jsonrpc":"2.0"}\n');
     // What a client reads of it is what gaggle read of the child's, but the id.
     expect(JSON.parse(passedOn(sdk, "gaggle-7", 3).line)).toEqual({ ...JSON.parse(sdk), id: 3 });
     const opened = ' \t{ "jsonrpc" : "2.0" ,\r\n "id" : "gaggle-2" , "result": {"a": 1.0}}';
@@ -230,6 +233,9 @@ describe("a child's answer passed on as it was written", () => {
     // Serialized, a 1.0 the child wrote reads 1: which one the client gets tells which way the answer went.
     const twice = '{"jsonrpc":"2.0","id":"gaggle-7","result":{"structuredContent":{"ref":"gaggle-7","n":1.0}}}';
     expect(passedOn(twice, "gaggle-7", 3).line).toBe('{"jsonrpc":"2.0","id":3,"result":{"structuredContent":{"ref":"gaggle-7","n":1}}}\n');
+    // Last, but the value of "jsonrpc": a child-side id "2.0" is found twice, as the id and as the version.
+    const version = '{"result":{"a":1.0},"id":"2.0","jsonrpc":"2.0"}';
+    expect(passedOn(version, "2.0", 3).line).toBe('{"jsonrpc":"2.0","id":3,"result":{"a":1}}\n');
     // First, but an "id" follows it: it might be a second top-level id, which is the one JSON.parse keeps.
     const first = '{"jsonrpc":"2.0","id":"gaggle-4","result":{"items":[{"id":1.0}]}}';
     expect(passedOn(first, "gaggle-4", 3).line).toBe('{"jsonrpc":"2.0","id":3,"result":{"items":[{"id":1}]}}\n');

@@ -54,7 +54,7 @@ describe("the SDK's SSE event writer", () => {
     }
     const line = '{"result":{"n":1.50,"big":12345678901234567890},"jsonrpc":"2.0","id":"gaggle-1"}';
     const answer = decodeMessage(line) as { result: Record<string, unknown> };
-    keepAnswerLine(answer.result, line, '"gaggle-1"');
+    keepAnswerLine(answer.result, line, "gaggle-1");
     expect(written(write, { jsonrpc: "2.0", id: 9, result: answer.result })).toBe(
       'event: message\ndata: {"result":{"n":1.50,"big":12345678901234567890},"jsonrpc":"2.0","id":9}\n\n',
     );

@@ -90,19 +90,18 @@ export class ChildWire implements Transport, LinkReceiver, RequestLane {
     owner?: ForwardOwner,
   ): Promise<Record<string, unknown>> {
     const id = `gaggle-${++this.lastId}`;
-    // Written as it is: gaggle's own ids need no escapes.
-    const idText = `"${id}"`;
     const { cancel, onprogress } = hooks;
     if (onprogress) params = { ...params, _meta: { ...(params._meta as Record<string, unknown> | undefined), progressToken: id } };
     const { promise, resolve, reject } = withResolvers<Record<string, unknown>>();
-    const request = new ForwardedRequest(id, idText, this, limits, hooks, queuedMs, resolve, reject, owner);
+    const request = new ForwardedRequest(id, this, limits, hooks, queuedMs, resolve, reject, owner);
     if (cancel?.aborted) {
       // Never sent: it fails as any request does, and the child is told nothing.
       request.fail(cancelledError(cancel.reason));
       return promise;
     }
     this.await(id, request);
-    const message: JSONRPCRequest = new OutgoingRequest(id, method, params, idText);
+    // Its text written as it is: gaggle's own ids need no escapes.
+    const message: JSONRPCRequest = new OutgoingRequest(id, method, params, `"${id}"`);
     let sent: Promise<void>;
     try {
       sent = this.era.modern ? this.era.send(message) : this.link.send(message);

@@ -64,8 +64,6 @@ export class ForwardedRequest implements Awaited {
 
   constructor(
     readonly id: string,
-    /** The id's JSON text. */
-    private readonly idText: string,
     private readonly lane: RequestLane,
     private readonly limits: ForwardLimits,
     private readonly hooks: ForwardHooks,
@@ -88,7 +86,7 @@ export class ForwardedRequest implements Awaited {
   answered(answer: Answer, text: string | undefined): void {
     if ("error" in answer) return this.fail(new ChildErrorAnswer(answer.error.code, answer.error.message, answer.error.data));
     this.stopListening?.();
-    if (text !== undefined) keepAnswerLine(answer.result, text, this.idText);
+    if (text !== undefined) keepAnswerLine(answer.result, text, this.id);
     this.owner?.settled();
     this.resolve(answer.result);
   }
