@@ -20,8 +20,8 @@ import { failureOutcome, resultOutcome, type ClientRequest } from "../shared/obs
 import type { Gaggle } from "./gaggle.js";
 import type { Owned } from "./proxy/proxy-catalog.js";
 import { MetaHandlers } from "./meta/meta-handlers.js";
-import { answeredOrFailed } from "./wire-errors.js";
-import { metaToolName } from "./meta/meta-tools.js";
+import { answeredOrFailed, toWireError } from "./wire-errors.js";
+import { metaToolName, type MetaToolName } from "./meta/meta-tools.js";
 import { GATEWAY_RESOURCES, readGatewayResource } from "./resources.js";
 import { authenticate } from "./proxy/sign-in-tool.js";
 
@@ -54,49 +54,85 @@ export class GatewayRequests {
   }
 
   /**
-   * A meta-tool, or a tool exposed under its own name. A child's error answer passes on as it is; any other
-   * failure becomes an isError result (see answeredOrFailed); an unknown name is thrown (a JSON-RPC error). The
+   * A meta-tool, or a tool exposed under its own name. A failure of the call is answered as callFailed says (an
+   * isError result, or a child's error answer passed on as it is); an unknown name is thrown (a JSON-RPC error). The
    * result is the child's as written: a gateway passes fields it does not know, and newer block types, on untouched.
    */
   callTool(name: string, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
     if (this.gaggle.observer)
-      return this.observed({ method: "tools/call", name, uri: undefined, arguments: args }, ctx, (seen) => this.callToolAs(name, args, seen));
-    return this.callToolAs(name, args, ctx);
+      return this.observed({ method: "tools/call", name, uri: undefined, arguments: args }, ctx, (seen) => this.answered(name, args, seen));
+    return this.answered(name, args, ctx);
   }
 
+  /**
+   * callTool for a caller that hears of a failure anyway (ClientConnection): the call's own promise, a failure of the
+   * call its rejection, which callFailed makes what callTool answers; no promise between the child's answer and the
+   * caller. An observed call is callTool's, its failures already answered: its record holds the result.
+   */
+  startCall(name: string, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
+    return this.gaggle.observer ? this.callTool(name, args, ctx) : this.callToolAs(name, args, ctx);
+  }
+
+  /**
+   * What a tools/call of `name` answers for a failure of the call: a meta-tool's, or a child's tool's (see
+   * answeredOrFailed), by the tools listed when it failed. A refusal of the request is thrown on, to be a JSON-RPC
+   * error; one already answered is a refusal.
+   */
+  callFailed(name: string, error: unknown): CallToolResult {
+    return this.listedMetaTool(name) ? this.meta.failed(error) : answeredOrFailed(error, this.gaggle.catalog.wording.lookup);
+  }
+
+  private answered(name: string, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
+    return this.callToolAs(name, args, ctx).catch((error: unknown) => {
+      ctx.operation?.failed(error);
+      return this.callFailed(name, error);
+    });
+  }
+
+  /** The call; a failure of the call (not of finding its tool) is a rejection callFailed answers. */
   private callToolAs(name: string, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
     const { catalog } = this.gaggle;
-    const meta = metaToolName(name);
-    if (meta && catalog.listsMetaTools) return this.meta.call(meta, args, ctx);
+    const meta = this.listedMetaTool(name);
+    if (meta) return this.meta.start(meta, args, ctx);
     // A tool of the built index is called at once; any other name waits for the index, or for a child's late list.
     const built = catalog.builtTool(name);
     if (built) return this.callOwned(built, args, ctx);
-    return catalog.resolveTool(name).then((owned) => {
-      if (!owned) {
-        const unlisted = catalog.unlistedOwnerOf(name);
-        const failure = unlisted?.status().lastError;
-        if (unlisted && failure)
-          throw new WireError(
-            ErrorCode.InvalidParams,
-            `Unknown tool: ${name}; its child ${unlisted.name} has not listed its tools: ${failure}. \`gaggle doctor ${unlisted.name}\` starts it and shows its stderr`,
-          );
-        const guess = nearest(name, catalog.builtToolNames());
-        const hint = guess ? `did you mean "${guess}"? ` : "";
-        throw new WireError(ErrorCode.InvalidParams, `Unknown tool: ${name}; ${hint}tools/list shows the tools this gateway offers`);
-      }
-      return this.callOwned(owned, args, ctx);
-    });
+    return this.resolved(name).then((owned) => this.callOwned(owned, args, ctx));
+  }
+
+  /** The meta-tool `name` is, while the meta-tools are listed (in proxy mode a child's tool may be exposed as one). */
+  private listedMetaTool(name: string): MetaToolName | undefined {
+    const meta = metaToolName(name);
+    return meta && this.gaggle.catalog.listsMetaTools ? meta : undefined;
+  }
+
+  /** The tool exposed as `name`, once the index or a child's late list has it; not finding it refuses the request. */
+  private async resolved(name: string): Promise<Owned<Tool>> {
+    const { catalog } = this.gaggle;
+    let owned: Owned<Tool> | undefined;
+    try {
+      owned = await catalog.resolveTool(name);
+    } catch (error) {
+      throw toWireError(error);
+    }
+    if (owned) return owned;
+    const unlisted = catalog.unlistedOwnerOf(name);
+    const failure = unlisted?.status().lastError;
+    if (unlisted && failure)
+      throw new WireError(
+        ErrorCode.InvalidParams,
+        `Unknown tool: ${name}; its child ${unlisted.name} has not listed its tools: ${failure}. \`gaggle doctor ${unlisted.name}\` starts it and shows its stderr`,
+      );
+    const guess = nearest(name, catalog.builtToolNames());
+    const hint = guess ? `did you mean "${guess}"? ` : "";
+    throw new WireError(ErrorCode.InvalidParams, `Unknown tool: ${name}; ${hint}tools/list shows the tools this gateway offers`);
   }
 
   private callOwned(owned: Owned<Tool>, args: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> {
     const { catalog, router } = this.gaggle;
-    const call = catalog.isSignInTool(owned)
+    return catalog.isSignInTool(owned)
       ? authenticate(router, owned.child, ctx, signInCommand({ name: owned.child.name, configFile: this.gaggle.config.path }))
       : router.call(owned.child, owned.item, args, ctx);
-    return call.catch((error: unknown) => {
-      ctx.operation?.failed(error);
-      return answeredOrFailed(error, catalog.wording.lookup);
-    });
   }
 
   async listResources(): Promise<ListResourcesResult> {

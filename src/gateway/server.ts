@@ -1,6 +1,6 @@
 // The MCP server one client talks to: a session of its own, backed by the children every client shares.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { RootsListChangedNotificationSchema, SetLevelRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { RootsListChangedNotificationSchema, SetLevelRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { LOCAL_PRINCIPAL, type ClientPrincipal } from "../children/child.js";
 import { NoiseLog } from "../children/wire/noise-log.js";
@@ -28,8 +28,10 @@ const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
 export interface GatewayServer {
   /** Answers every request of the session but tools/call; connected to the client's connection (see ClientConnection). */
   server: Server;
-  /** tools/call, which the client's connection answers beside the server. */
+  /** tools/call, which the client's connection answers beside the server; a failure of the call is answered by callFailed. */
   callTool: ToolCallHandler;
+  /** What a tools/call of `name` answers for a failure of the call (see GatewayRequests.callFailed); a refusal is thrown. */
+  callFailed(name: string, error: unknown): CallToolResult;
   /**
    * The client's connection closed with `reason`: the requests the server still answers are cancelled with it (see
    * callContext), and the session leaves the hub. Told before the server learns of the close.
@@ -79,5 +81,5 @@ export function createGatewayServer(gaggle: Gaggle, sessionId: string, who: Clie
   const requested = (method: string) => {
     if (method !== "initialize") session.active = true;
   };
-  return { server, callTool, closed, requested };
+  return { server, callTool, callFailed: (name, error) => requests.callFailed(name, error), closed, requested };
 }

@@ -15,6 +15,7 @@ export interface ToolCallParams {
   _meta?: Record<string, unknown>;
 }
 
+/** Starts a tools/call: its promise rejects with a failure of the call, which GatewayRequests.callFailed answers. */
 export type ToolCallHandler = (params: ToolCallParams, extra: CallExtra) => Promise<CallToolResult>;
 
 /**
@@ -24,7 +25,7 @@ export type ToolCallHandler = (params: ToolCallParams, extra: CallExtra) => Prom
  */
 export function registerToolHandlers(server: Server, session: ClientSession, requests: GatewayRequests): ToolCallHandler {
   server.setRequestHandler(ListToolsRequestSchema, () => onTheWire(() => requests.listTools(server.getClientVersion()?.name)));
-  return (params, extra) => requests.callTool(params.name, params.arguments, callContext(session, params._meta, extra));
+  return (params, extra) => requests.startCall(params.name, params.arguments, callContext(session, params._meta, extra));
 }
 
 /** The fields routing reads, checked; a request without them is answered -32602 before anything runs. */

@@ -111,18 +111,33 @@ export class ClientConnection implements LinkReceiver {
     return this.link.close();
   }
 
+  /** A failure of the call itself is answered as the session says (callFailed); one before it started is a JSON-RPC error. */
   private callTool(session: GatewayServer, request: JSONRPCRequest): void {
-    const cancel = this.begin(request.id);
+    const { id } = request;
+    const cancel = this.begin(id);
     let result: Promise<CallToolResult>;
+    let name: string | undefined;
     try {
-      result = session.callTool(toolCallParams(request.params), new ToolCallExtra(session.server, request.id, cancel));
+      const params = toolCallParams(request.params);
+      result = session.callTool(params, new ToolCallExtra(session.server, id, cancel));
+      name = params.name;
     } catch (error) {
       result = Promise.reject(error);
     }
     result.then(
-      (value) => this.reply(request.id, cancel, value),
-      (error: unknown) => this.reply(request.id, cancel, undefined, error),
+      (value) => this.reply(id, cancel, value),
+      (error: unknown) => (name === undefined ? this.reply(id, cancel, undefined, error) : this.replyFailed(session, name, id, cancel, error)),
     );
+  }
+
+  private replyFailed(session: GatewayServer, name: string, id: RequestId, cancel: Cancellation, error: unknown): void {
+    let answer: CallToolResult;
+    try {
+      answer = session.callFailed(name, error);
+    } catch (refusal) {
+      return this.reply(id, cancel, undefined, refusal);
+    }
+    this.reply(id, cancel, answer);
   }
 
   /**

@@ -7,6 +7,7 @@ import { ClientGone } from "../../src/children/calls/cancellation.js";
 import type { CallExtra } from "../../src/gateway/client-session.js";
 import type { ToolCallParams } from "../../src/gateway/tool-handlers.js";
 import type { Link, LinkReceiver } from "../../src/shared/link.js";
+import { WireError } from "../../src/shared/errors.js";
 import { ClientConnection } from "../../src/transport/client-connection.js";
 
 /** A link that keeps what the connection sends, with its options, and starts when the SDK's connect() starts it. */
@@ -35,12 +36,18 @@ class RecordingLink implements Link {
 
 /** The call's handler: each call waits until the test settles it, and keeps the extra it was given. */
 function heldCalls() {
-  const calls: Array<{ params: ToolCallParams; extra: CallExtra; settle: (result: CallToolResult) => void }> = [];
+  const calls: Array<{ params: ToolCallParams; extra: CallExtra; settle: (result: CallToolResult) => void; fail: (error: Error) => void }> = [];
   const handler = (params: ToolCallParams, extra: CallExtra) =>
-    new Promise<CallToolResult>((settle) => {
-      calls.push({ params, extra, settle });
+    new Promise<CallToolResult>((settle, fail) => {
+      calls.push({ params, extra, settle, fail });
     });
   return { calls, handler };
+}
+
+/** The session's answer to a failed call: a refusal (a WireError) thrown on, anything else a result naming the tool. */
+function callFailed(name: string, error: unknown): CallToolResult {
+  if (error instanceof WireError) throw error;
+  return { isError: true, content: [{ type: "text", text: `${name} failed: ${(error as Error).message}` }] };
 }
 
 async function connected() {
@@ -48,7 +55,7 @@ async function connected() {
   const link = new RecordingLink();
   const { calls, handler } = heldCalls();
   let closed = 0;
-  const connection = new ClientConnection(link, { session: { server, callTool: handler, closed: () => closed++, requested: () => {} } });
+  const connection = new ClientConnection(link, { session: { server, callTool: handler, callFailed, closed: () => closed++, requested: () => {} } });
   await connection.open();
   const tick = () => new Promise((resolve) => setImmediate(resolve));
   const initialize = {
@@ -81,6 +88,24 @@ describe("ClientConnection over the SDK's Server (the SDK behaviour its tools/ca
     calls[0]!.settle({ content: [{ type: "text", text: "hi" }] });
     await tick();
     expect(link.answerTo(7)).toEqual({ jsonrpc: "2.0", id: 7, result: { content: [{ type: "text", text: "hi" }] } });
+  });
+
+  it("answers a call that failed as the session says, a refusal as a JSON-RPC error, and params it cannot read before any call", async () => {
+    const { link, calls, connection, tick } = await connected();
+    connection.receive({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "a" } });
+    connection.receive({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "b" } });
+    connection.receive({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: 7 } });
+    calls[0]!.fail(new Error("the child died"));
+    calls[1]!.fail(new WireError(-32602, "Unknown tool: b"));
+    await tick();
+    expect(calls.map((call) => call.params.name)).toEqual(["a", "b"]);
+    expect(link.answerTo(1)).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { isError: true, content: [{ type: "text", text: "a failed: the child died" }] },
+    });
+    expect(link.answerTo(2)).toMatchObject({ id: 2, error: { code: -32602, message: "Unknown tool: b" } });
+    expect(link.answerTo(3)).toMatchObject({ id: 3, error: { code: -32602, message: expect.stringContaining("params.name") } });
   });
 
   it("sends, through the Server, messages related to a request the Server never saw, with its id for the transport", async () => {

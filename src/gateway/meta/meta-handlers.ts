@@ -1,4 +1,4 @@
-// What each meta-tool does, on top of the router. Every failure becomes an isError result, never a thrown error.
+// What each meta-tool does, on top of the router. Every failure becomes an isError result; only a refusal of the request is thrown.
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { LOCAL_PRINCIPAL, type CallContext, type Child } from "../../children/child.js";
 import { checkArguments } from "../../children/calls/arg-validator.js";
@@ -6,7 +6,7 @@ import type { Router } from "../../children/router.js";
 import { GaggleError } from "../../shared/errors.js";
 import { isObject } from "../../shared/json.js";
 import { timerDelay } from "../../shared/timer-delay.js";
-import { failureResult, jsonResult, refusedOrFailed } from "../../shared/tool-results.js";
+import { jsonResult, refusedOrFailed } from "../../shared/tool-results.js";
 import { META_WORDING, metaTool, type MetaToolArgs as Args, type MetaToolName, type Wording } from "./meta-tools.js";
 import { cutTextLines } from "./output.js";
 import { formatUptime, statusView, stderrView } from "./status-view.js";
@@ -57,7 +57,16 @@ export class MetaHandlers {
     this.principals = options.principals ?? (() => false);
   }
 
+  /** A meta-tool's answer: any failure is an isError result, and only a refusal of the request is thrown on (see failed). */
   call(name: MetaToolName, rawArgs: unknown, ctx: CallContext): Promise<CallToolResult> {
+    return this.start(name, rawArgs, ctx).catch((error: unknown) => this.failed(error, ctx));
+  }
+
+  /**
+   * The meta-tool as it runs, its failures the promise's rejections, which `failed` makes what `call` answers: for a
+   * caller that hears of a failure anyway (ClientConnection), with no promise between the child's answer and it.
+   */
+  start(name: MetaToolName, rawArgs: unknown, ctx: CallContext): Promise<CallToolResult> {
     try {
       const args = rawArgs ?? {};
       // execute_child_tool, the meta-tool of nearly every call, is told apart here rather than in run's switch: run
@@ -69,17 +78,18 @@ export class MetaHandlers {
           hint: `see the input schema of ${name} in tools/list`,
         });
       }
-      const answer = execute
+      return execute
         ? this.execute(args as Args<"execute_child_tool">, ctx)
         : this.run(name as Exclude<MetaToolName, "execute_child_tool">, args, ctx);
-      return answer.catch((error: unknown) => {
-        ctx.operation?.failed(error);
-        return refusedOrFailed(error, this.wording().lookup);
-      });
     } catch (error) {
-      ctx.operation?.failed(error);
-      return Promise.resolve(failureResult(error, this.wording().lookup));
+      return Promise.reject(error);
     }
+  }
+
+  /** What a meta-tool that failed answers: an isError result, worded for the caller; a refusal of the request is thrown on. */
+  failed(error: unknown, ctx?: CallContext): CallToolResult {
+    ctx?.operation?.failed(error);
+    return refusedOrFailed(error, this.wording().lookup);
   }
 
   private run(name: Exclude<MetaToolName, "execute_child_tool">, args: unknown, ctx: CallContext): Promise<CallToolResult> {
