@@ -4,6 +4,13 @@ import type { CancelState } from "../../shared/observer.js";
 
 type AbortListener = (reason: unknown) => void;
 
+/** What follows a cancellation as an object of its own, with no closure made for it: one made per call does. */
+export interface CancelFollower {
+  cancelled(reason: unknown): void;
+}
+
+type Follower = AbortListener | CancelFollower;
+
 const nothingToRemove = () => {};
 
 /**
@@ -18,8 +25,8 @@ export class Cancellation {
    * The listeners in the order they were added: a call nearly always has one, held in `first` without a list; `first`
    * is taken only while `more` is empty, so that it is always the oldest.
    */
-  private first: AbortListener | undefined;
-  private more: AbortListener[] | undefined;
+  private first: Follower | undefined;
+  private more: Follower[] | undefined;
   private controller: AbortController | undefined;
 
   /**
@@ -50,8 +57,8 @@ export class Cancellation {
     this.first = undefined;
     this.more = undefined;
     this.controller?.abort(reason);
-    first?.(reason);
-    if (more) for (const listener of more) listener(reason);
+    if (first) tell(first, reason);
+    if (more) for (const follower of more) tell(follower, reason);
   }
 
   /** Runs `listener` once when the call is cancelled, at once if it already is; returns what removes it. */
@@ -60,16 +67,25 @@ export class Cancellation {
       listener(this.cancelled.reason);
       return nothingToRemove;
     }
-    if (this.first === undefined && !this.more?.length) this.first = listener;
-    else (this.more ??= []).push(listener);
-    return () => {
-      if (this.first === listener) {
-        this.first = undefined;
-        return;
-      }
-      const at = this.more?.indexOf(listener) ?? -1;
-      if (at !== -1) this.more!.splice(at, 1);
-    };
+    this.follow(listener);
+    return () => this.unfollow(listener);
+  }
+
+  /** Tells `follower` once when the call is cancelled, at once if it already is, in the order followers came. */
+  follow(follower: Follower): void {
+    if (this.cancelled) return tell(follower, this.cancelled.reason);
+    if (this.first === undefined && !this.more?.length) this.first = follower;
+    else (this.more ??= []).push(follower);
+  }
+
+  /** `follower` is told nothing more; one that does not follow is no matter. */
+  unfollow(follower: Follower): void {
+    if (this.first === follower) {
+      this.first = undefined;
+      return;
+    }
+    const at = this.more?.indexOf(follower) ?? -1;
+    if (at !== -1) this.more!.splice(at, 1);
   }
 
   /** An AbortSignal that is aborted with this cancellation, with its reason; made on first use. */
@@ -80,6 +96,11 @@ export class Cancellation {
     }
     return this.controller.signal;
   }
+}
+
+function tell(follower: Follower, reason: unknown): void {
+  if (typeof follower === "function") follower(reason);
+  else follower.cancelled(reason);
 }
 
 /** `work`'s value, or undefined as soon as `signal` aborts (the work goes on, its failure handled where it began). */

@@ -1,6 +1,6 @@
 // A request gaggle sent a child and awaits the answer to, as the child's wire holds it: its deadline, its progress, its end.
 import { ErrorCode, McpError, type JSONRPCMessage, type Progress } from "@modelcontextprotocol/sdk/types.js";
-import { cancelledError, type Cancellation } from "../calls/cancellation.js";
+import { cancelledError, type CancelFollower, type Cancellation } from "../calls/cancellation.js";
 import { errorMessage } from "../../shared/errors.js";
 import { keepAnswerLine } from "../../shared/json-rpc-codec.js";
 import { ChildErrorAnswer } from "./child-error-answer.js";
@@ -57,10 +57,9 @@ export interface RequestLane {
 }
 
 /** One forwarded request until it settles: a class, not a bundle of closures, since one is made per call. */
-export class ForwardedRequest implements Awaited {
+export class ForwardedRequest implements Awaited, CancelFollower {
   deadline: number;
   private readonly sentAt = performance.now();
-  private stopListening: (() => void) | undefined;
 
   constructor(
     readonly id: string,
@@ -77,15 +76,19 @@ export class ForwardedRequest implements Awaited {
     private readonly owner: ForwardOwner | undefined,
   ) {
     this.deadline = this.sentAt + limits.timeoutMs - (queuedMs ?? 0);
-    // One cancelled already is failed by the wire before it is sent: no listener, so the child is told nothing.
-    if (hooks.cancel && !hooks.cancel.aborted)
-      this.stopListening = hooks.cancel.onAbort((reason) => this.fail(cancelledError(reason), errorMessage(reason)));
+    // One cancelled already is failed by the wire before it is sent: it does not follow, so the child is told nothing.
+    if (hooks.cancel && !hooks.cancel.aborted) hooks.cancel.follow(this);
+  }
+
+  /** Its caller cancelled it: it fails, and the child is told. */
+  cancelled(reason: unknown): void {
+    this.fail(cancelledError(reason), errorMessage(reason));
   }
 
   /** A result that came in a line of its own is kept with it: passed on unchanged, it is written as that line (see keepAnswerLine). */
   answered(answer: Answer, text: string | undefined): void {
     if ("error" in answer) return this.fail(new ChildErrorAnswer(answer.error.code, answer.error.message, answer.error.data));
-    this.stopListening?.();
+    this.hooks.cancel?.unfollow(this);
     if (text !== undefined) keepAnswerLine(answer.result, text, this.id);
     this.owner?.settled();
     this.resolve(answer.result);
@@ -129,7 +132,7 @@ export class ForwardedRequest implements Awaited {
   }
 
   private settle(): void {
-    this.stopListening?.();
+    this.hooks.cancel?.unfollow(this);
     this.lane.drop(this.id);
   }
 }

@@ -90,19 +90,21 @@ export class ProcessLink implements Link {
     const stdin = this.stdinLines;
     if (!stdin) return Promise.reject(new Error("the child process was not started"));
     if (this.closed || !stdin.stream.writable) return this.failOnClose();
-    // A pipe the child closed by dying (EPIPE) is its exit, told as an exit is once it is seen.
-    const failed = (error: unknown): Promise<void> =>
-      isPipeGone(error) ? this.failOnClose() : Promise.reject(error instanceof Error ? error : new Error(String(error)));
     try {
       if (stdin.write(encodeMessage(message))) return SENT;
     } catch (error) {
-      return failed(error);
+      return this.sendFailed(error);
     }
     // Every write waiting on the same drain shares one listener: a child that stops reading gets no pile of them.
     this.drained ??= once(stdin.stream, "drain")
       .then(() => {})
       .finally(() => (this.drained = undefined));
-    return this.drained.catch(failed);
+    return this.drained.catch((error: unknown) => this.sendFailed(error));
+  }
+
+  /** A pipe the child closed by dying (EPIPE) is its exit, told as an exit is once it is seen. */
+  private sendFailed(error: unknown): Promise<void> {
+    return isPipeGone(error) ? this.failOnClose() : Promise.reject(error instanceof Error ? error : new Error(String(error)));
   }
 
   /**

@@ -63,6 +63,26 @@ describe("Cancellation", () => {
     expect(order).toEqual(["third", "fourth"]);
   });
 
+  it("tells followers, objects and listeners alike, in the order they came; one unfollowed or late is told as a listener is", () => {
+    const cancel = new Cancellation();
+    const heard: string[] = [];
+    const follower = (name: string) => ({ cancelled: (reason: unknown) => heard.push(`${name} ${String(reason)}`) });
+    const a = follower("a");
+    const gone = follower("gone");
+    cancel.follow(a);
+    cancel.onAbort((reason) => heard.push(`listener ${String(reason)}`));
+    cancel.follow(gone);
+    cancel.unfollow(gone);
+    // Unfollowing one that never followed changes nothing.
+    cancel.unfollow(follower("stranger"));
+    cancel.follow(follower("b"));
+    cancel.abort("stop");
+    cancel.abort("again");
+    cancel.follow(follower("late"));
+    cancel.unfollow(a);
+    expect(heard).toEqual(["a stop", "listener stop", "b stop", "late stop"]);
+  });
+
   it("gives an AbortSignal that follows it, whether asked for before or after the abort", () => {
     const before = new Cancellation();
     const signal = before.signal;
