@@ -54,39 +54,49 @@ function checkMessage(value: unknown, text: string | undefined): JSONRPCMessage 
     throw new MessageDecodeError(INVALID_REQUEST, `expected a JSON-RPC message object, found ${what}`);
   }
   const message = value;
-  const isResponse = !("method" in message) && ("result" in message || "error" in message);
-  const invalid = (problem: string) =>
-    new MessageDecodeError(INVALID_REQUEST, problem, "method" in message ? idTextOf(message.id, text) : undefined, !isResponse);
   // First, before anything walks the message (describeJson does).
-  if (text !== undefined && nestsDeeperThan(text, MAX_NESTING)) throw invalid(TOO_DEEP);
-  if (message.jsonrpc !== "2.0") throw invalid(`"jsonrpc" must be "2.0", found ${describeJson(message.jsonrpc)}`);
-  if ("id" in message && !isRequestId(message.id) && !(message.id === null && "error" in message)) throw invalid(idProblem(message.id, text));
+  if (text !== undefined && nestsDeeperThan(text, MAX_NESTING)) throw invalidMessage(message, text, TOO_DEEP);
+  if (message.jsonrpc !== "2.0") throw invalidMessage(message, text, `"jsonrpc" must be "2.0", found ${describeJson(message.jsonrpc)}`);
+  if ("id" in message && !isRequestId(message.id) && !(message.id === null && "error" in message))
+    throw invalidMessage(message, text, idProblem(message.id, text));
   if ("method" in message) {
     const extra = memberOutside(message, "method", "params");
     if (extra !== undefined) {
-      throw invalid(`unexpected member ${JSON.stringify(extra)}: a request or notification has only "jsonrpc", "id", "method" and "params"`);
+      throw invalidMessage(
+        message,
+        text,
+        `unexpected member ${JSON.stringify(extra)}: a request or notification has only "jsonrpc", "id", "method" and "params"`,
+      );
     }
-    if (typeof message.method !== "string") throw invalid(`"method" must be a string, found ${describeJson(message.method)}`);
-    if ("params" in message && !isObject(message.params)) throw invalid(`"params" must be an object, found ${describeJson(message.params)}`);
+    if (typeof message.method !== "string") throw invalidMessage(message, text, `"method" must be a string, found ${describeJson(message.method)}`);
+    if ("params" in message && !isObject(message.params))
+      throw invalidMessage(message, text, `"params" must be an object, found ${describeJson(message.params)}`);
     const meta = "params" in message ? metaProblem("params", message.params as Record<string, unknown>) : undefined;
-    if (meta) throw invalid(meta);
+    if (meta) throw invalidMessage(message, text, meta);
     return value as JSONRPCMessage;
   }
-  if (!("id" in message)) throw invalid(`a message needs a "method" (request or notification) or an "id" (response)`);
-  if ("result" in message === "error" in message) throw invalid(`a response needs exactly one of "result" and "error"`);
+  if (!("id" in message)) throw invalidMessage(message, text, `a message needs a "method" (request or notification) or an "id" (response)`);
+  if ("result" in message === "error" in message) throw invalidMessage(message, text, `a response needs exactly one of "result" and "error"`);
   const extra = memberOutside(message, "result", "error");
-  if (extra !== undefined) throw invalid(`unexpected member ${JSON.stringify(extra)}: a response has only "jsonrpc", "id" and "result" or "error"`);
+  if (extra !== undefined)
+    throw invalidMessage(message, text, `unexpected member ${JSON.stringify(extra)}: a response has only "jsonrpc", "id" and "result" or "error"`);
   if ("result" in message) {
-    if (!isObject(message.result)) throw invalid(`"result" must be an object, found ${describeJson(message.result)}`);
+    if (!isObject(message.result)) throw invalidMessage(message, text, `"result" must be an object, found ${describeJson(message.result)}`);
     const meta = metaProblem("result", message.result);
-    if (meta) throw invalid(meta);
+    if (meta) throw invalidMessage(message, text, meta);
     return value as JSONRPCMessage;
   }
   const error = message.error;
   if (!isObject(error) || !Number.isInteger(error.code) || typeof error.message !== "string") {
-    throw invalid(`"error" must be an object with an integer "code" and a string "message", found ${describeJson(error)}`);
+    throw invalidMessage(message, text, `"error" must be an object with an integer "code" and a string "message", found ${describeJson(error)}`);
   }
   return value as JSONRPCMessage;
+}
+
+/** Why `message` is refused: answerable, with its id as written, unless it is a response (JSON-RPC answers none). */
+function invalidMessage(message: Record<string, unknown>, text: string | undefined, problem: string): MessageDecodeError {
+  const isResponse = !("method" in message) && ("result" in message || "error" in message);
+  return new MessageDecodeError(INVALID_REQUEST, problem, "method" in message ? idTextOf(message.id, text) : undefined, !isResponse);
 }
 
 /**
