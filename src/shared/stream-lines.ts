@@ -56,19 +56,31 @@ function withoutCarriageReturn(line: string): string {
 /** A settled promise: a reaction on it is the cheapest way to run code once the microtasks queued so far have run. */
 const SETTLED = Promise.resolve();
 
+/** Which turn of the event loop it is, as far as lines are written: one more at each read of a text socket. */
+let turn = 0;
+
 /**
- * Writes lines to one stream so that those written in one turn of the event loop (a callback and the promise
- * continuations it sets off) leave in two system calls at most: the answers to a chunk of requests, or the requests
- * read in one chunk, reach their reader in one write instead of a write each. The first line of a turn is written
- * at once, so a lone message waits for nothing; the ones after it are joined and written as one text once the turn's
- * continuations have run. The turn ends at a check queued behind the continuations (a microtask): while lines keep
- * coming it queues itself again behind the newer ones, and once a pass brings none, it writes what it holds. A
- * nextTick would do the same at several times the cost (Node builds its tick record through a slow path), paid twice
- * a call. Order is the order of the calls.
+ * A new turn begins: what a read of a text socket (textSocket) sets off, a callback and the continuations it queues,
+ * is one turn, and a TurnWriter writes the first line it is given in it at once.
+ */
+export function beginTurn(): void {
+  turn++;
+}
+
+/**
+ * Writes lines to one stream so that those written in one turn (see beginTurn: what one read of a client's or a
+ * child's pipe sets off) leave in two system calls at most: the answers to a chunk of requests, or the requests read in
+ * one chunk, reach their reader in one write instead of a write each. The first line of a turn is written at once, so
+ * a lone message waits for nothing and nothing is queued for it; the ones after it are joined and written as one text
+ * once the turn's continuations have run: a check queued behind them (a microtask) queues itself again while lines
+ * keep coming, and once a pass brings none, writes what it holds. A line written where no read began a turn (a timer,
+ * an HTTP request) is held the same way, to be written before the microtasks run out. A nextTick would do the check's
+ * work at several times the cost (Node builds its tick record through a slow path). Order is the order of the calls.
  */
 export class TurnWriter {
-  private inTurn = false;
-  /** The lines written since the first of this turn, joined. */
+  /** The turn whose first line was written. */
+  private wroteIn = -1;
+  /** The lines held for the end of the turn, joined. */
   private held: string | undefined;
   /** Lines held since the turn's check was last queued: while any come, the turn goes on. */
   private heldSinceCheck = 0;
@@ -78,7 +90,6 @@ export class TurnWriter {
       void SETTLED.then(this.checkTurn);
       return;
     }
-    this.inTurn = false;
     this.flush();
   };
 
@@ -89,14 +100,20 @@ export class TurnWriter {
    * 'drain'. A line held for the end of the turn answers as the stream stands then.
    */
   write(line: string): boolean {
-    if (this.inTurn) {
-      this.held = this.held === undefined ? line : this.held + line;
-      this.heldSinceCheck++;
-      return !this.stream.writableNeedDrain;
+    if (this.wroteIn !== turn && this.held === undefined) {
+      this.wroteIn = turn;
+      return this.stream.write(line);
     }
-    this.inTurn = true;
-    void SETTLED.then(this.checkTurn);
-    return this.stream.write(line);
+    if (this.held === undefined) {
+      this.held = line;
+      // Counted as come since the check: the check's first pass waits behind what was queued after it, too.
+      this.heldSinceCheck = 1;
+      void SETTLED.then(this.checkTurn);
+    } else {
+      this.held += line;
+      this.heldSinceCheck++;
+    }
+    return !this.stream.writableNeedDrain;
   }
 
   /** Writes what this turn holds now: called before the stream is ended, so that nothing written before is lost. */
@@ -104,6 +121,7 @@ export class TurnWriter {
     const text = this.held;
     if (text === undefined) return;
     this.held = undefined;
+    this.heldSinceCheck = 0;
     if (!this.stream.writableEnded && !this.stream.destroyed) this.stream.write(text);
   }
 }
@@ -127,6 +145,7 @@ export function textSocket(source: SocketSource, onText: (text: string) => boole
   /** The last chunk ended in a byte of a character of several: the decoder may hold its start. */
   let cut = false;
   const read = (bytes: number, buffer: Buffer): boolean | void => {
+    beginTurn();
     // A chunk that ends in ASCII, after one that did, is whole characters: decoded in place, with no view made of it.
     if (!cut && buffer[bytes - 1]! < 0x80) return onText(buffer.toString(undefined, 0, bytes));
     cut = buffer[bytes - 1]! >= 0x80;

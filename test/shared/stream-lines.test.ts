@@ -1,7 +1,7 @@
-// Lines written to one stream in one turn of the event loop reach it in two writes at most, in order; a lone line at once.
+// Lines written to one stream in one turn (what one read sets off) reach it in two writes at most, in order; a lone line at once.
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { TurnWriter } from "../../src/shared/stream-lines.js";
+import { beginTurn, TurnWriter } from "../../src/shared/stream-lines.js";
 
 /** A stream that keeps each write it is given, as the stream received it. */
 function recording(options: { highWaterMark?: number } = {}): { stream: Writable; writes: string[] } {
@@ -23,6 +23,8 @@ describe("TurnWriter", () => {
   it("writes the first line of a turn at once and the rest as one write once the turn's continuations have run", async () => {
     const { stream, writes } = recording();
     const writer = new TurnWriter(stream);
+    // A read of a client's or a child's pipe begins a turn (textSocket).
+    beginTurn();
     writer.write("a\n");
     expect(writes).toEqual(["a\n"]);
     // Continuations of the same turn, as answers settled from one chunk of a child's output run, each after its
@@ -39,8 +41,17 @@ describe("TurnWriter", () => {
     await turnEnds();
     expect(writes).toEqual(["a\n", "b\nc\nd\n"]);
     // A later turn starts afresh: its first line goes at once.
+    beginTurn();
     writer.write("e\n");
     expect(writes).toEqual(["a\n", "b\nc\nd\n", "e\n"]);
+    // Lines where no read began a turn (a timer's, an HTTP request's) are held, and leave together once the
+    // microtasks have run: none waits for a read that may never come.
+    await turnEnds();
+    writer.write("f\n");
+    writer.write("g\n");
+    expect(writes).toEqual(["a\n", "b\nc\nd\n", "e\n"]);
+    await turnEnds();
+    expect(writes).toEqual(["a\n", "b\nc\nd\n", "e\n", "f\ng\n"]);
   });
 
   it("answers as the stream stands: false once its buffer is past its high-water mark", async () => {
