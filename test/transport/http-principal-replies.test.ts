@@ -1,6 +1,6 @@
-// Two principals' calls in flight at once over Streamable HTTP: each reply reaches only the client that asked, one
-// principal's cancelled call gives its place at the child to the other's, and one principal's notifications/cancelled
-// cannot cancel the other's call, whatever request id it names.
+// Two principals' calls in flight at once over Streamable HTTP: each reply reaches only the client that asked, a failed
+// call's answer too, one principal's cancelled call gives its place at the child to the other's, and one principal's
+// notifications/cancelled cannot cancel the other's call, whatever request id it names.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -45,6 +45,20 @@ describe("two principals' calls in flight together", () => {
     const texts = async (calls: Array<Promise<CallToolResult>>) => (await Promise.all(calls)).map((result) => textOf(result).split(" (")[0]);
     expect(await texts(anns)).toEqual(mss(21).map((ms) => `slept ${ms}`));
     expect(await texts(bobs)).toEqual(mss(22).map((ms) => `slept ${ms}`));
+  });
+
+  it("each hear of their own failed calls, as results that say why, while the other's calls are answered", async () => {
+    const execute = (client: Client, toolName: string, args: Record<string, unknown>) =>
+      client.callTool({
+        name: "execute_child_tool",
+        arguments: { server_id: "slow", tool_name: toolName, arguments: args },
+      }) as Promise<CallToolResult>;
+    const anns = [execute(ann, "no_such_tool", {}), sleep(ann, 41), execute(ann, "sleep", { ms: "soon" })];
+    const bobs = [sleep(bob, 42), execute(bob, "sleep", { ms: -1 }), sleep(bob, 44)];
+    const outcomes = async (calls: Array<Promise<CallToolResult>>) =>
+      (await Promise.all(calls)).map((result) => (result.isError ? `failed ${JSON.parse(textOf(result)).code}` : textOf(result).split(" (")[0]));
+    expect(await outcomes(anns)).toEqual(["failed TOOL_NOT_FOUND", "slept 41", "failed INVALID_ARGS"]);
+    expect(await outcomes(bobs)).toEqual(["slept 42", "failed INVALID_ARGS", "slept 44"]);
   });
 
   it("a call one cancels gives its place at the child to the other's call waiting behind it", async () => {
