@@ -19,6 +19,15 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
   return false;
 }
 
+/** JSON text of a string; one of printable ASCII without quote or backslash is written as it is, without JSON.stringify. */
+export function jsonString(text: string): string {
+  for (let at = 0; at < text.length; at++) {
+    const char = text.charCodeAt(at);
+    if (char < 0x20 || char > 0x7e || char === QUOTE || char === BACKSLASH) return JSON.stringify(text);
+  }
+  return `"${text}"`;
+}
+
 /**
  * The text of the number written as the value of the top-level member `name` of the valid JSON object `text`
  * (the last such member, the one JSON.parse keeps), or undefined when there is none: JSON.parse rounds an

@@ -7,12 +7,12 @@ import {
   decodeMessage,
   encodeMessage,
   INVALID_REQUEST,
-  keepAnswerLine,
   MAX_NESTING,
   MessageDecodeError,
   OutgoingRequest,
   PARSE_ERROR,
 } from "../../src/shared/json-rpc-codec.js";
+import { keepAnswerLine } from "../../src/shared/answer-line.js";
 
 function refusal(line: string): MessageDecodeError {
   try {

@@ -3,7 +3,8 @@
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { decodeMessage, keepAnswerLine } from "../../src/shared/json-rpc-codec.js";
+import { keepAnswerLine } from "../../src/shared/answer-line.js";
+import { decodeMessage } from "../../src/shared/json-rpc-codec.js";
 import { writeAnswersAsWritten } from "../../src/transport/sdk-sse-answer.js";
 
 type Write = (

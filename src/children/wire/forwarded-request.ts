@@ -2,7 +2,7 @@
 import { ErrorCode, McpError, type JSONRPCMessage, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import { cancelledError, type CancelFollower, type Cancellation } from "../calls/cancellation.js";
 import { errorMessage } from "../../shared/errors.js";
-import { keepAnswerLine } from "../../shared/json-rpc-codec.js";
+import { keepAnswerLine } from "../../shared/answer-line.js";
 import { ChildErrorAnswer } from "./child-error-answer.js";
 
 /** An answer from the child: a response or an error response. */

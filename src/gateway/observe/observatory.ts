@@ -20,7 +20,7 @@ import {
 import type { Gaggle } from "../gaggle.js";
 import { metaToolName } from "../meta/meta-tools.js";
 import { AuditFile, CallRing } from "./audit-log.js";
-import { answerLineBytes } from "../../shared/json-rpc-codec.js";
+import { answerLineBytes } from "../../shared/answer-line.js";
 import { estimatedJsonBytes, recordedArguments, withTime, type CallRecord } from "./audit-record.js";
 import { CallStats } from "./call-stats.js";
 import type { GaugeSource, Metrics } from "./metrics.js";
