@@ -1,7 +1,7 @@
 // A child's answer passed on as the line it came in: kept beside its parsed result, and written with the client's id
 // spliced in, when nothing but the id changes.
 import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { jsonString } from "./json-text.js";
+import { CLOSE_BRACE, COLON, COMMA, isJsonSpace, jsonString, OPEN_BRACE, QUOTE } from "./json-text.js";
 
 /** Where a result a child answered in a line of its own keeps that line and the child-side id it carried. */
 const ANSWER_LINE = Symbol("gaggle.answerLine");
@@ -81,28 +81,19 @@ export function answerText(id: RequestId, result: object): string | undefined {
   return `${line.slice(0, at)}${idText}${line.slice(end)}`;
 }
 
-const QUOTE = 34;
-const COMMA = 44;
-const COLON = 58;
-const OPEN_BRACE = 123;
-const CLOSE_BRACE = 125;
 const ID_KEY = '"id"';
 const JSONRPC_MEMBER = '"jsonrpc"';
 const JSONRPC_VERSION = "2.0";
 const VERSION = `"${JSONRPC_VERSION}"`;
 
-function isSpace(char: number): boolean {
-  return char === 32 || char === 9 || char === 10 || char === 13;
-}
-
 /** Skips JSON whitespace backwards from `at` (exclusive); the index after the last character that is not, or `stop`. */
 function skipSpaceBack(line: string, at: number, stop: number): number {
-  while (at > stop && isSpace(line.charCodeAt(at - 1))) at--;
+  while (at > stop && isJsonSpace(line.charCodeAt(at - 1))) at--;
   return at;
 }
 
 function skipSpace(line: string, at: number): number {
-  while (at < line.length && isSpace(line.charCodeAt(at))) at++;
+  while (at < line.length && isJsonSpace(line.charCodeAt(at))) at++;
   return at;
 }
 

@@ -87,7 +87,7 @@ export function jsoncAsJson(text: string): { json: string; unclosedCommentAt?: n
       at = end + 1;
       continue;
     }
-    if (char === SPACE || char === TAB || char === LINE_FEED || char === CARRIAGE_RETURN) continue;
+    if (isJsonSpace(char)) continue;
     if (char === COMMA) comma = previous === COMMA || previous === OPEN_BRACE || previous === OPEN_BRACKET ? -1 : at;
     else if ((char === CLOSE_BRACE || char === CLOSE_BRACKET) && comma !== -1) {
       blanks.push([comma, comma + 1]);
@@ -109,19 +109,21 @@ export function jsoncAsJson(text: string): { json: string; unclosedCommentAt?: n
   return { json: parts.join("") };
 }
 
-const QUOTE = 34;
-const COMMA = 44;
+export const QUOTE = 34;
+export const COMMA = 44;
+export const COLON = 58;
 const SLASH = 47;
 const STAR = 42;
-const SPACE = 32;
-const TAB = 9;
-const LINE_FEED = 10;
-const CARRIAGE_RETURN = 13;
 const OPEN_BRACKET = 91;
 const CLOSE_BRACKET = 93;
-const OPEN_BRACE = 123;
-const CLOSE_BRACE = 125;
+export const OPEN_BRACE = 123;
+export const CLOSE_BRACE = 125;
 const BACKSLASH = 92;
+
+/** Whether `char` is whitespace as JSON has it: space, tab, line feed, carriage return. */
+export function isJsonSpace(char: number): boolean {
+  return char === 32 || char === 9 || char === 10 || char === 13;
+}
 const NUMBER_AFTER_COLON = /\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/y;
 
 /** The index of the quote that closes the string opening at `start`, in valid JSON. */
