@@ -59,7 +59,10 @@ export class MetaHandlers {
 
   /** A meta-tool's answer: any failure is an isError result, and only a refusal of the request is thrown on (see failed). */
   call(name: MetaToolName, rawArgs: unknown, ctx: CallContext): Promise<CallToolResult> {
-    return this.start(name, rawArgs, ctx).catch((error: unknown) => this.failed(error, ctx));
+    return this.start(name, rawArgs, ctx).catch((error: unknown) => {
+      ctx.operation?.failed(error);
+      return this.failed(error);
+    });
   }
 
   /**
@@ -87,8 +90,7 @@ export class MetaHandlers {
   }
 
   /** What a meta-tool that failed answers: an isError result, worded for the caller; a refusal of the request is thrown on. */
-  failed(error: unknown, ctx?: CallContext): CallToolResult {
-    ctx?.operation?.failed(error);
+  failed(error: unknown): CallToolResult {
     return refusedOrFailed(error, this.wording().lookup);
   }
 
