@@ -69,8 +69,8 @@ export function beginTurn(): void {
 
 /**
  * Writes lines to one stream so that those written in one turn (see beginTurn: what one read of a client's or a
- * child's pipe sets off) leave in two system calls at most: the answers to a chunk of requests, or the requests read in
- * one chunk, reach their reader in one write instead of a write each. The first line of a turn is written at once, so
+ * child's pipe sets off) leave in two system calls at most: the answers read from one chunk of a child's output reach
+ * the client in one write instead of a write each. The first line of a turn is written at once, so
  * a lone message waits for nothing and nothing is queued for it; the ones after it are joined and written as one text
  * once the turn's continuations have run: a check queued behind them (a microtask) queues itself again while lines
  * keep coming, and once a pass brings none, writes what it holds. A line written where no read began a turn (a timer,
