@@ -70,12 +70,13 @@ export function beginTurn(): void {
 /**
  * Writes lines to one stream so that those written in one turn (see beginTurn: what one read of a client's or a
  * child's pipe sets off) leave in two system calls at most: the answers read from one chunk of a child's output reach
- * the client in one write instead of a write each. The first line of a turn is written at once, so
- * a lone message waits for nothing and nothing is queued for it; the ones after it are joined and written as one text
- * once the turn's continuations have run: a check queued behind them (a microtask) queues itself again while lines
- * keep coming, and once a pass brings none, writes what it holds. A line written where no read began a turn (a timer,
- * an HTTP request) is held the same way, to be written before the microtasks run out. A nextTick would do the check's
- * work at several times the cost (Node builds its tick record through a slow path). Order is the order of the calls.
+ * the client in one write instead of a write each (a child's requests are not joined: see ProcessLink.send). The first
+ * line of a turn is written at once, so a lone message waits for nothing and nothing is queued for it; the ones after
+ * it are joined and written as one text once the turn's continuations have run: a check queued behind them (a
+ * microtask) queues itself again while lines keep coming, and once a pass brings none, writes what it holds. A line
+ * written where no read began a turn (a timer, an HTTP request) is held the same way, to be written before the
+ * microtasks run out. A nextTick would do the check's work at several times the cost (Node builds its tick record
+ * through a slow path). Order is the order of the calls.
  */
 export class TurnWriter {
   /** The turn whose first line was written. */
