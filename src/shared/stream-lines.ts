@@ -69,12 +69,13 @@ export function beginTurn(): void {
 
 /**
  * Writes lines to one stream so that those written in one turn (see beginTurn: what one read of a client's or a
- * child's pipe sets off) leave in two system calls at most: the answers read from one chunk of a child's output reach
- * the client in one write instead of a write each (a child's requests are not joined: see ProcessLink.send). The first
- * line of a turn is written at once, so a lone message waits for nothing and nothing is queued for it; the ones after
- * it are joined and written as one text once the turn's continuations have run: a check queued behind them (a
- * microtask) queues itself again while lines keep coming, and once a pass brings none, writes what it holds. A line
- * written where no read began a turn (a timer, an HTTP request) is held the same way, to be written before the
+ * child's pipe sets off) leave in few system calls: the answers read from one chunk of a child's output reach the
+ * client in one write instead of a write each. The first line of a turn is written at once, so a lone message waits
+ * for nothing and nothing is queued for it; the ones after it are joined and written as one text once the turn's
+ * continuations have run: a check queued behind them (a microtask) queues itself again while lines keep coming, and
+ * once a pass brings none, writes what it holds. With a `group`, a line that makes the held lines that many writes
+ * them at once, so that the reader starts on them while later ones are made (a child's requests: see ProcessLink). A
+ * line written where no read began a turn (a timer, an HTTP request) is held the same way, to be written before the
  * microtasks run out. A nextTick would do the check's work at several times the cost (Node builds its tick record
  * through a slow path). Order is the order of the calls.
  */
@@ -83,18 +84,27 @@ export class TurnWriter {
   private wroteIn = -1;
   /** The lines held for the end of the turn, joined. */
   private held: string | undefined;
+  /** How many lines `held` joins. */
+  private heldLines = 0;
   /** Lines held since the turn's check was last queued: while any come, the turn goes on. */
   private heldSinceCheck = 0;
+  /** A check of the turn's end is queued. */
+  private checking = false;
   private readonly checkTurn = () => {
     if (this.heldSinceCheck > 0) {
       this.heldSinceCheck = 0;
       void SETTLED.then(this.checkTurn);
       return;
     }
+    this.checking = false;
     this.flush();
   };
 
-  constructor(readonly stream: Writable) {}
+  /** `group`: the most lines held at once; the line that makes them this many writes them. */
+  constructor(
+    readonly stream: Writable,
+    private readonly group = Infinity,
+  ) {}
 
   /**
    * False once the stream's buffer is past its high-water mark, as the stream's own write() answers: wait for its
@@ -105,15 +115,15 @@ export class TurnWriter {
       this.wroteIn = turn;
       return this.stream.write(line);
     }
-    if (this.held === undefined) {
-      this.held = line;
+    this.held = this.held === undefined ? line : this.held + line;
+    if (this.checking) this.heldSinceCheck++;
+    else {
+      this.checking = true;
       // Counted as come since the check: the check's first pass waits behind what was queued after it, too.
       this.heldSinceCheck = 1;
       void SETTLED.then(this.checkTurn);
-    } else {
-      this.held += line;
-      this.heldSinceCheck++;
     }
+    if (++this.heldLines >= this.group) this.flush();
     return !this.stream.writableNeedDrain;
   }
 
@@ -122,7 +132,7 @@ export class TurnWriter {
     const text = this.held;
     if (text === undefined) return;
     this.held = undefined;
-    this.heldSinceCheck = 0;
+    this.heldLines = 0;
     if (!this.stream.writableEnded && !this.stream.destroyed) this.stream.write(text);
   }
 }

@@ -54,6 +54,28 @@ describe("TurnWriter", () => {
     expect(writes).toEqual(["a\n", "b\nc\nd\n", "e\n", "f\ng\n"]);
   });
 
+  it("with a group, writes the held lines each time they make one, and the rest once the turn's continuations have run", async () => {
+    const { stream, writes } = recording();
+    const writer = new TurnWriter(stream, 3);
+    beginTurn();
+    // The first line at once; each third line held after it writes the three, as a chunk's requests to a child are.
+    for (const line of ["1\n", "2\n", "3\n", "4\n", "5\n", "6\n", "7\n", "8\n"]) writer.write(line);
+    expect(writes).toEqual(["1\n", "2\n3\n4\n", "5\n6\n7\n"]);
+    // Continuations of the same turn join the one left over.
+    await null;
+    writer.write("9\n");
+    expect(writes).toHaveLength(3);
+    await turnEnds();
+    expect(writes).toEqual(["1\n", "2\n3\n4\n", "5\n6\n7\n", "8\n9\n"]);
+    // A later turn starts afresh: its first line at once, the next held for its end.
+    beginTurn();
+    writer.write("10\n");
+    writer.write("11\n");
+    expect(writes).toHaveLength(5);
+    await turnEnds();
+    expect(writes).toEqual(["1\n", "2\n3\n4\n", "5\n6\n7\n", "8\n9\n", "10\n", "11\n"]);
+  });
+
   it("answers as the stream stands: false once its buffer is past its high-water mark", async () => {
     const writes: string[] = [];
     let release: (() => void) | undefined;
