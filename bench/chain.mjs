@@ -7,10 +7,10 @@
 //
 //   node bench/chain.mjs [--depth N] [--calls N] [--rounds N] [--mode meta|proxy] [--gaggle CLI]
 //   (after npm run build; Linux: it reads /proc)
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
-import { echoCaller, interleave, latencySamples, median, throughput } from "./measure.mjs";
+import { echoCaller, gatewayEcho, interleave, latencySamples, median, throughput } from "./measure.mjs";
 import * as procs from "./procs.mjs";
 
 const { values } = parseArgs({
@@ -32,23 +32,6 @@ if (values.help || !(depth >= 1) || !(calls >= 100) || !(rounds >= 1) || !["meta
 }
 const WARM_CALLS = 8000;
 
-/** The scheduler's counts for every thread of a process: ns on a core, ns waiting for one while runnable, sleeps. */
-function schedOf(pid) {
-  const total = { runNs: 0, waitNs: 0, sleeps: 0 };
-  for (const thread of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const [runNs, waitNs] = readFileSync(`/proc/${pid}/task/${thread}/schedstat`, "utf8").split(" ").map(Number);
-      const sleeps = /^voluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/task/${thread}/status`, "utf8"));
-      total.runNs += runNs;
-      total.waitNs += waitNs;
-      total.sleeps += Number(sleeps?.[1] ?? 0);
-    } catch {
-      // The thread ended between the listing and the read.
-    }
-  }
-  return total;
-}
-
 /** Busy and all time of every core together so far, in clock ticks (/proc/stat's first line). */
 function machineTicks() {
   const fields = readFileSync("/proc/stat", "utf8").split("\n", 1)[0].trim().split(/\s+/).slice(1).map(Number);
@@ -57,13 +40,10 @@ function machineTicks() {
   return { busy: all - idle, all };
 }
 
-async function openTarget(label, args, viaGaggle) {
+/** `gateway`: the target routes calls by name, as gaggle and the least gateway do; the relay passes them as they are. */
+async function openTarget(label, args, gateway) {
   const endpoint = await procs.Endpoint.start(label, process.execPath, args, procs.STEADY_ENV);
-  const call = viaGaggle
-    ? values.mode === "meta"
-      ? echoCaller(endpoint, { viaGaggle: true })
-      : echoCaller(endpoint, { viaGaggle: false, name: "everything__echo" })
-    : echoCaller(endpoint, { viaGaggle: false });
+  const call = echoCaller(endpoint, gateway ? gatewayEcho(values.mode) : { viaGaggle: false });
   await call(-1);
   const child = procs.childrenOf(endpoint.pid).find((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(procs.EVERYTHING));
   if (child === undefined) throw new Error(`${label} (pid ${endpoint.pid}) has no server-everything below it`);
@@ -92,11 +72,11 @@ const targets = {
 const ROLES = ["client", "hop", "child"];
 
 const runs = await interleave(targets, rounds, async ({ call, pids }) => {
-  const before = Object.fromEntries(ROLES.map((role) => [role, schedOf(pids[role])]));
+  const before = Object.fromEntries(ROLES.map((role) => [role, procs.processSchedOf(pids[role], { sleeps: true })]));
   const ticks = machineTicks();
   const run = await throughput(call, calls, depth);
   const after = machineTicks();
-  const perCall = (role, field) => (schedOf(pids[role])[field] - before[role][field]) / run.calls;
+  const perCall = (role, field) => (procs.processSchedOf(pids[role], { sleeps: true })[field] - before[role][field]) / run.calls;
   const row = { callsPerSecond: run.callsPerSecond, machineBusy: ((after.busy - ticks.busy) / (after.all - ticks.all)) * cpus().length };
   for (const role of ROLES)
     row[role] = { cpuUs: perCall(role, "runNs") / 1000, waitUs: perCall(role, "waitNs") / 1000, sleeps: perCall(role, "sleeps") };

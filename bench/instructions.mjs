@@ -26,7 +26,7 @@ import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { codeFootprint, selfCostByCaller, selfCostByFunction } from "./callgrind-functions.mjs";
-import { echoCaller, latencySamples, throughput } from "./measure.mjs";
+import { echoCaller, gatewayEcho, latencySamples, throughput } from "./measure.mjs";
 import * as procs from "./procs.mjs";
 
 const { values } = parseArgs({
@@ -93,7 +93,7 @@ function gaggleConfig(dir) {
 /** A call of server-everything's echo as the target's client makes it. */
 function caller(endpoint) {
   if (values.target === "relay" || values.target === "reading-relay") return echoCaller(endpoint, { viaGaggle: false });
-  return values.mode === "meta" ? echoCaller(endpoint, { viaGaggle: true }) : echoCaller(endpoint, { viaGaggle: false, name: "everything__echo" });
+  return echoCaller(endpoint, gatewayEcho(values.mode));
 }
 
 function control(pid, ...args) {

@@ -23,6 +23,11 @@ export function echoCaller(endpoint, { viaGaggle, serverId = "everything", name 
   };
 }
 
+/** echoCaller's options for a gateway in `mode`: meta mode's execute_child_tool, or proxy mode's prefixed name. */
+export function gatewayEcho(mode) {
+  return mode === "proxy" ? { viaGaggle: false, name: "everything__echo" } : { viaGaggle: true };
+}
+
 /** Nearest-rank percentile of an ascending array. */
 function percentile(sorted, p) {
   const rank = Math.ceil((p / 100) * sorted.length);

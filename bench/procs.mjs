@@ -127,15 +127,27 @@ export function cpuNsOf(pid) {
 
 /** As cpuNsOf, for every thread of the process (V8's collector and compiler threads too); a thread that ended meanwhile is not counted. */
 export function processCpuNsOf(pid) {
-  let ns = 0;
+  return processSchedOf(pid).runNs;
+}
+
+/**
+ * The scheduler's counts for every thread of a process: ns on a core, ns waiting for one while it could run, and,
+ * with `sleeps`, how often it slept for want of work (voluntary switches). A thread that ended meanwhile is not counted.
+ */
+export function processSchedOf(pid, { sleeps = false } = {}) {
+  const total = { runNs: 0, waitNs: 0, sleeps: 0 };
   for (const thread of readdirSync(`/proc/${pid}/task`)) {
     try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${thread}/schedstat`, "utf8").split(" ")[0]);
+      const [runNs, waitNs] = readFileSync(`/proc/${pid}/task/${thread}/schedstat`, "utf8").split(" ").map(Number);
+      const slept = sleeps ? /^voluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/task/${thread}/status`, "utf8")) : null;
+      total.runNs += runNs;
+      total.waitNs += waitNs;
+      total.sleeps += Number(slept?.[1] ?? 0);
     } catch {
       // It ended between the listing and the read.
     }
   }
-  return ns;
+  return total;
 }
 
 /** Zombies count as gone: the process has exited and only waits to be reaped. */

@@ -12,7 +12,7 @@
 //   kernel's share; --rows N lists each hop's N costliest symbols too)
 import { spawn, spawnSync } from "node:child_process";
 import { parseArgs } from "node:util";
-import { echoCaller, interleave, latencySamples, median, throughput } from "./measure.mjs";
+import { echoCaller, gatewayEcho, interleave, latencySamples, median, throughput } from "./measure.mjs";
 import * as procs from "./procs.mjs";
 
 const { values } = parseArgs({
@@ -74,13 +74,9 @@ const jitNames = ["--perf-basic-prof"];
 const config = procs.writeConfig(dir, "one.toml", { everything: ["concurrency = 64"] }, { expose: values.mode === "proxy" ? "tools" : undefined });
 const targets = {
   relay: { args: [procs.RELAY, node, procs.EVERYTHING, "stdio"], via: { viaGaggle: false } },
-  "least gateway": { args: [procs.LEAST_GATEWAY, "everything", node, procs.EVERYTHING, "stdio"], via: gaggleCall() },
-  gaggle: { args: [values.gaggle, "--config", config], via: gaggleCall() },
+  "least gateway": { args: [procs.LEAST_GATEWAY, "everything", node, procs.EVERYTHING, "stdio"], via: gatewayEcho(values.mode) },
+  gaggle: { args: [values.gaggle, "--config", config], via: gatewayEcho(values.mode) },
 };
-
-function gaggleCall() {
-  return values.mode === "proxy" ? { viaGaggle: false, name: "everything__echo" } : { viaGaggle: true };
-}
 
 /** One round of the calls: sequential, or `depth` in flight. */
 function run(call, n) {
