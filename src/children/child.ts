@@ -123,6 +123,12 @@ export interface CallContext {
    * background after the answer (a process, a gosling) would be killed at once, so it is refused.
    */
   endsWithCall?: boolean;
+  /**
+   * Set when whatever awaits the call writes its result to the client as it is and reads nothing in it (a 2025
+   * session's tools/call, unobserved): a child's plain answer may then come as its line alone, checked but not parsed
+   * (see ChildWire.receiveLine). Whatever reads the result calls with resultRead(ctx).
+   */
+  relaysResult?: boolean;
 }
 
 /**
@@ -140,7 +146,16 @@ export function contextWith(ctx: CallContext, operation: ServerOperation | undef
     resume: ctx.resume,
     operation,
     endsWithCall: ctx.endsWithCall,
+    relaysResult: ctx.relaysResult,
   };
+  return copy;
+}
+
+/** `ctx` for a call whose result is read on its way back to the client: the child's answer comes parsed. */
+export function resultRead(ctx: CallContext): CallContext {
+  if (!ctx.relaysResult) return ctx;
+  const copy = contextWith(ctx, ctx.operation, ctx.meta);
+  copy.relaysResult = false;
   return copy;
 }
 

@@ -11,11 +11,14 @@ import type { CallExtra, ClientSession } from "./client-session.js";
 export function callContext(session: ClientSession, meta: Record<string, unknown> | undefined, extra: CallExtra): CallContext {
   const cancel = extra.cancel ?? new Cancellation(extra.signal, session.ended);
   const caller = session.callerFor(extra);
+  const relaysResult = extra.relaysResult === true;
   // A request without _meta (most) has no progress token: the way back for progress is made only for one with it.
-  if (meta === undefined) return { cancel, caller };
-  return contextOf(cancel, caller, meta, (notification) => {
+  if (meta === undefined) return { cancel, caller, relaysResult };
+  const ctx = contextOf(cancel, caller, meta, (notification) => {
     void extra.sendNotification(notification).catch(() => {});
   });
+  ctx.relaysResult = relaysResult;
+  return ctx;
 }
 
 /**

@@ -32,6 +32,8 @@ const NEEDED = new Map<string, keyof ClientCapabilities>([
  */
 export type CallExtra = Pick<RequestHandlerExtra<ServerRequest, ServerNotification>, "signal" | "sendNotification" | "sendRequest"> & {
   cancel?: Cancellation;
+  /** The call's result is written to the client as it is (see CallContext.relaysResult). */
+  relaysResult?: boolean;
 };
 
 export class ClientSession {

@@ -27,6 +27,18 @@ export function keepAnswerLine(result: object, line: string, childId: string): v
   (result as { [ANSWER_LINE]?: KeptLine })[ANSWER_LINE] = { of: result, line, id: childId };
 }
 
+/**
+ * A child's result taken as the line it came in, unparsed (see ChildWire.receiveLine), for a caller that writes it to
+ * its client as it is and reads nothing in it: it holds none of the result's members, only that line (keepAnswerLine).
+ * Written as a message's result it is the line with the client's id spliced in (answerText); JSON.stringify, wherever
+ * the splice cannot be made, writes the result the line holds.
+ */
+export class UnparsedResult {
+  toJSON(): unknown {
+    return (JSON.parse(keptLine(this)!.line) as { result: unknown }).result;
+  }
+}
+
 /** The line kept for `result`, when `result` is still the object the child's answer was parsed into. */
 function keptLine(result: object): KeptLine | undefined {
   const kept = (result as { [ANSWER_LINE]?: KeptLine })[ANSWER_LINE];

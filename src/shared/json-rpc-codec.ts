@@ -3,7 +3,19 @@ import { RELATED_TASK_META_KEY, type JSONRPCMessage, type RequestId } from "@mod
 import { LineSplitter } from "./stream-lines.js";
 import { describeJson, isObject } from "./json.js";
 import { answerText } from "./answer-line.js";
-import { jsonString, nestsDeeperThan, topLevelNumberText } from "./json-text.js";
+import {
+  CLOSE_BRACE,
+  codeAt,
+  COLON,
+  COMMA,
+  jsonString,
+  jsonValueEnd,
+  nestsDeeperThan,
+  OPEN_BRACE,
+  plainStringEnd,
+  skipJsonSpace,
+  topLevelNumberText,
+} from "./json-text.js";
 
 /** JSON-RPC's own codes for a message that cannot be read. */
 export const PARSE_ERROR = -32700;
@@ -170,25 +182,111 @@ function numberText(id: number, text: string | undefined): string {
   return (text === undefined ? undefined : topLevelNumberText(text, "id")) ?? String(id);
 }
 
+/**
+ * The id of `line` when it is a plain success answer, which may be passed on without being parsed: its members exactly
+ * "jsonrpc": "2.0", "id" (a string written without escapes) and "result" (an object without a "_meta" member), each
+ * once, in any order, and the whole line JSON nested at most MAX_NESTING deep, read as JSON.parse reads it. Such a line
+ * decodeMessage takes too, reading the same id. Undefined for any other line, to be decoded as usual, which names its
+ * problem if it has one: a member named with an escape, or a result's "_meta", is left to decodeMessage to read.
+ */
+export function plainAnswerId(line: string): string | undefined {
+  // The TypeScript SDK's shape (JSON.stringify of { result, jsonrpc, id }), its envelope read by comparisons of whole
+  // strings: reading a character at a time costs several times more in a line sliced out of what was read. The id holds
+  // no quote, so the last SDK_TAIL in the line is the envelope's.
+  if (line.startsWith(SDK_HEAD) && line.endsWith(SDK_END)) {
+    const tail = line.lastIndexOf(SDK_TAIL);
+    const id = tail + SDK_TAIL.length;
+    if (tail > 0 && plainStringEnd(line, id - 1) === line.length - 1 && plainResultEnd(line, SDK_HEAD.length) === tail) return line.slice(id, -2);
+  }
+  let at = skipJsonSpace(line, 0);
+  if (codeAt(line, at) !== OPEN_BRACE) return undefined;
+  let id: string | undefined;
+  let version = false;
+  let result = false;
+  at = skipJsonSpace(line, at + 1);
+  for (;;) {
+    const key = at;
+    const keyEnd = plainStringEnd(line, key);
+    if (keyEnd < 0) return undefined;
+    at = skipJsonSpace(line, keyEnd);
+    if (codeAt(line, at) !== COLON) return undefined;
+    at = skipJsonSpace(line, at + 1);
+    if (isKey(line, key, keyEnd, "result") && !result) {
+      result = true;
+      at = plainResultEnd(line, at);
+    } else if (isKey(line, key, keyEnd, "id") && id === undefined) {
+      const end = plainStringEnd(line, at);
+      if (end >= 0) id = line.slice(at + 1, end - 1);
+      at = end;
+    } else if (isKey(line, key, keyEnd, "jsonrpc") && !version && line.startsWith(VERSION_TEXT, at)) {
+      version = true;
+      at += VERSION_TEXT.length;
+    } else return undefined;
+    if (at < 0) return undefined;
+    at = skipJsonSpace(line, at);
+    const next = codeAt(line, at);
+    if (next === CLOSE_BRACE) break;
+    if (next !== COMMA) return undefined;
+    at = skipJsonSpace(line, at + 1);
+  }
+  return version && result && skipJsonSpace(line, at + 1) === line.length ? id : undefined;
+}
+
+const VERSION_TEXT = '"2.0"';
+const SDK_HEAD = '{"result":';
+const SDK_TAIL = ',"jsonrpc":"2.0","id":"';
+const SDK_END = '"}';
+
+/** Whether the plain string from `start` to `end` (its quotes included) is `name`. */
+function isKey(line: string, start: number, end: number, name: string): boolean {
+  return end - start === name.length + 2 && line.startsWith(name, start + 1);
+}
+
+/** Where a plain answer's result, the object at `at`, ends; -1 for anything else, or a member named "_meta" or with an escape. */
+function plainResultEnd(line: string, at: number): number {
+  if (codeAt(line, at) !== OPEN_BRACE) return -1;
+  at = skipJsonSpace(line, at + 1);
+  if (codeAt(line, at) === CLOSE_BRACE) return at + 1;
+  for (;;) {
+    const key = at;
+    const keyEnd = plainStringEnd(line, key);
+    if (keyEnd < 0 || isKey(line, key, keyEnd, "_meta")) return -1;
+    at = skipJsonSpace(line, keyEnd);
+    if (codeAt(line, at) !== COLON) return -1;
+    // The message nests one level, the result a second.
+    at = jsonValueEnd(line, at + 1, MAX_NESTING - 2);
+    if (at < 0) return -1;
+    at = skipJsonSpace(line, at);
+    const next = codeAt(line, at);
+    if (next === CLOSE_BRACE) return at + 1;
+    if (next !== COMMA) return -1;
+    at = skipJsonSpace(line, at + 1);
+  }
+}
+
 /** The longest message read from a stdio peer; a longer line is cut, reported as unreadable and skipped. */
 const MAX_MESSAGE_CHARS = 64 * 1024 * 1024;
 
 /**
  * Reads a stdio stream of messages: push it the stream's text. A message goes to `onMessage` with its line, a
- * line that is none to `onUnreadable`; blank lines are skipped.
+ * line that is none to `onUnreadable`; blank lines are skipped. `taken`, if given, is offered each line first: a line
+ * it takes (returns true for) is neither decoded nor handed on.
  */
 export function messageLines(
   onMessage: (message: JSONRPCMessage, line: string) => void,
   onUnreadable: (error: MessageDecodeError, line: string) => void,
+  taken?: (line: string) => boolean,
 ): LineSplitter {
-  return new LineSplitter(MAX_MESSAGE_CHARS, (line) => readMessageLine(line, onMessage, onUnreadable));
+  return new LineSplitter(MAX_MESSAGE_CHARS, (line) => readMessageLine(line, onMessage, onUnreadable, taken));
 }
 
 function readMessageLine(
   line: string,
   onMessage: (message: JSONRPCMessage, line: string) => void,
   onUnreadable: (error: MessageDecodeError, line: string) => void,
+  taken: ((line: string) => boolean) | undefined,
 ): void {
+  if (taken?.(line)) return;
   // A message starts with "{"; only a line that does not is looked at again for being blank.
   if (line.charCodeAt(0) !== 123 && line.trim() === "") return;
   let message: JSONRPCMessage;

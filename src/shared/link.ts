@@ -6,6 +6,11 @@ import type { JSONRPCMessage, MessageExtraInfo, RequestId } from "@modelcontextp
 export interface LinkReceiver {
   /** `text`: the message as it was written, where the link read it as one line of its own (stdio). */
   receive(message: JSONRPCMessage, extra?: MessageExtraInfo, text?: string): void;
+  /**
+   * A line read from a stdio peer, offered before it is decoded: true when the receiver took it as it is (see
+   * ChildWire.receiveLine); else the link decodes it and hands it to receive.
+   */
+  receiveLine?(line: string): boolean;
   /** Something that could not be taken or delivered; reported, and the link goes on. */
   error(error: Error): void;
   closed(): void;

@@ -232,6 +232,9 @@ class SessionFace implements Transport {
  * sends are related to the call, and none is sent once the call is cancelled. A class, since one is made per call.
  */
 class ToolCallExtra implements CallExtra {
+  /** The connection writes the call's result to its client as it is, reading nothing in it (see reply). */
+  readonly relaysResult = true;
+
   constructor(
     private readonly server: Server,
     private readonly requestId: RequestId,

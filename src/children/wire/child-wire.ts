@@ -3,7 +3,8 @@
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, JSONRPCRequest, MessageExtraInfo, Progress, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { RequestTable, SENT, type Link, type LinkReceiver } from "../../shared/link.js";
-import { OutgoingRequest } from "../../shared/json-rpc-codec.js";
+import { OutgoingRequest, plainAnswerId } from "../../shared/json-rpc-codec.js";
+import { UnparsedResult } from "../../shared/answer-line.js";
 import { timerDelay } from "../../shared/timer-delay.js";
 import { withResolvers } from "../../shared/with-resolvers.js";
 import { cancelledError } from "../calls/cancellation.js";
@@ -42,6 +43,8 @@ export class ChildWire implements Transport, LinkReceiver, RequestLane {
   private timer: NodeJS.Timeout | undefined;
   private timerDueAt = Infinity;
   private ended = false;
+  /** Whether a request sent has taken its answer as a line (see receiveLine): until one has, no line is looked at. */
+  private linesTaken = false;
 
   constructor(
     /** The process or the HTTP connection underneath. */
@@ -100,6 +103,7 @@ export class ChildWire implements Transport, LinkReceiver, RequestLane {
       return promise;
     }
     this.await(id, request);
+    if (owner?.takesLine) this.linesTaken = true;
     // Its text written as it is: gaggle's own ids need no escapes.
     const message: JSONRPCRequest = new OutgoingRequest(id, method, params, `"${id}"`);
     let sent: Promise<void>;
@@ -140,6 +144,22 @@ export class ChildWire implements Transport, LinkReceiver, RequestLane {
   /** Hands the Client a message now. */
   deliverNow(message: JSONRPCMessage): void {
     this.onmessage?.(message);
+  }
+
+  /**
+   * A line the link read, before it is decoded: a plain success answer (plainAnswerId) to a request that takes its
+   * answer as a line settles it with an UnparsedResult, the line checked as decodeMessage checks it but not parsed
+   * (nothing on its way to the client reads it). False for any other line, which the link decodes for receive.
+   */
+  receiveLine(line: string): boolean {
+    if (!this.linesTaken) return false;
+    const id = plainAnswerId(line);
+    const awaited = id === undefined ? undefined : this.pending.get(id);
+    if (!awaited?.takesLine) return false;
+    this.pending.delete(id!);
+    // A result whose members nothing reads: its type is the caller's, its line all it holds.
+    awaited.answered({ jsonrpc: "2.0", id: id!, result: new UnparsedResult() as unknown as Record<string, unknown> }, line);
+    return true;
   }
 
   receive(message: JSONRPCMessage, extra?: MessageExtraInfo, text?: string): void {

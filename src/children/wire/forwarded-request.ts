@@ -17,6 +17,11 @@ export interface Awaited {
    * it, when it came as a line of its own.
    */
   answered(answer: Answer, text: string | undefined): void;
+  /**
+   * True for a request whose caller writes the result to its client as it is: a plain success answer then comes as
+   * an UnparsedResult (see ChildWire.receiveLine).
+   */
+  readonly takesLine?: boolean;
   /** Progress the child reported under the request's id as its token; absent when the request asked for none. */
   progress?(progress: Progress): void;
   timedOut(): void;
@@ -47,6 +52,8 @@ export interface ForwardOwner {
   failure(error: Error): Error;
   /** The request settled, whether answered or not: told before its promise settles, and after failure(). */
   settled(): void;
+  /** Its caller writes the result to its client as it is, reading nothing in it (see Awaited.takesLine). */
+  readonly takesLine?: boolean;
 }
 
 /** What a request in flight needs of the wire that sent it. */
@@ -78,6 +85,10 @@ export class ForwardedRequest implements Awaited, CancelFollower {
     this.deadline = this.sentAt + limits.timeoutMs - (queuedMs ?? 0);
     // One cancelled already is failed by the wire before it is sent: it does not follow, so the child is told nothing.
     if (hooks.cancel && !hooks.cancel.aborted) hooks.cancel.follow(this);
+  }
+
+  get takesLine(): boolean {
+    return this.owner?.takesLine === true;
   }
 
   /** Its caller cancelled it: it fails, and the child is told. */

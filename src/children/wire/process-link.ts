@@ -53,6 +53,7 @@ export class ProcessLink implements Link {
   private readonly lines = messageLines(
     (message, line) => this.receiver?.receive(message, undefined, line),
     (error, line) => this.options.onStdoutGarbage(line, error),
+    (line) => this.receiver?.receiveLine?.(line) === true,
   );
 
   /** Each chunk of stdout as it is read; false stops reading while the hold holds, and the hold's end reads on. */

@@ -1,6 +1,6 @@
 // What each meta-tool does, on top of the router. Every failure becomes an isError result; only a refusal of the request is thrown.
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { LOCAL_PRINCIPAL, type CallContext, type Child } from "../../children/child.js";
+import { LOCAL_PRINCIPAL, resultRead, type CallContext, type Child } from "../../children/child.js";
 import { checkArguments } from "../../children/calls/arg-validator.js";
 import type { Router } from "../../children/router.js";
 import { GaggleError } from "../../shared/errors.js";
@@ -175,9 +175,10 @@ export class MetaHandlers {
   }
 
   private execute(args: Args<"execute_child_tool">, ctx: CallContext): Promise<CallToolResult> {
-    const result = this.router.callTool(args.server_id, args.tool_name, args.arguments, ctx);
     const { head, tail } = args;
-    return head === undefined && tail === undefined ? result : result.then((whole) => cutTextLines(whole, { head, tail }));
+    if (head === undefined && tail === undefined) return this.router.callTool(args.server_id, args.tool_name, args.arguments, ctx);
+    const result = this.router.callTool(args.server_id, args.tool_name, args.arguments, resultRead(ctx));
+    return result.then((whole) => cutTextLines(whole, { head, tail }));
   }
 
   private async schema(args: Args<"get_schema">): Promise<CallToolResult> {

@@ -4,6 +4,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ChildWire } from "../../../src/children/wire/child-wire.js";
 import { Cancellation } from "../../../src/children/calls/cancellation.js";
 import { TransportLink, type Link } from "../../../src/shared/link.js";
+import { UnparsedResult } from "../../../src/shared/answer-line.js";
+import { messageText } from "../../../src/shared/json-rpc-codec.js";
 
 /** A 2025 era as the wire starts with: nothing is negotiated in these tests, so nothing of it is used. */
 const LEGACY = { choice: "2025-11-25" as const, discoverFirst: false, envelope: () => ({}), probeTimeoutMs: 1000 };
@@ -191,5 +193,40 @@ describe("ChildWire owners", () => {
     // Still awaited, it would time out and be cancelled at the child: a second send.
     await vi.advanceTimersByTimeAsync(1000);
     expect(sends).toBe(1);
+  });
+});
+
+describe("ChildWire answers taken as their lines", () => {
+  const limits = { timeoutMs: 100, maxTotalTimeoutMs: 10_000 };
+  const taking = { failure: (error: Error) => error, settled: () => {}, takesLine: true };
+  const line = (id: string) => `{"result":{"content":[{"type":"text","text":"as written"}],"futureField":1.50},"jsonrpc":"2.0","id":"${id}"}`;
+
+  it("settles a request that takes its answer as a line with the line alone, written on as the child wrote it", async () => {
+    const { transport } = await linked();
+    const answer = transport.forward("tools/call", { name: "a" }, limits, {}, undefined, taking);
+    expect(transport.receiveLine(line("gaggle-1"))).toBe(true);
+    const result = await answer;
+    expect(result).toBeInstanceOf(UnparsedResult);
+    expect(Object.keys(result)).toEqual([]);
+    // The client's id spliced into the child's own line: its number written as the child wrote it.
+    expect(messageText({ jsonrpc: "2.0", id: 5, result })).toBe(line("gaggle-1").replace('"gaggle-1"', "5"));
+    // Written any other way, it is the result the line holds.
+    expect(JSON.stringify({ result })).toBe('{"result":{"content":[{"type":"text","text":"as written"}],"futureField":1.5}}');
+  });
+
+  it("leaves to be decoded a line for a request that reads its answer, one that is no plain answer, and one for no request", async () => {
+    const { transport, childSends } = await linked();
+    const reading = transport.forward("tools/call", { name: "a" }, limits, {});
+    // Until a request takes its answer as a line, no line is looked at.
+    expect(transport.receiveLine(line("gaggle-1"))).toBe(false);
+    const taken = transport.forward("tools/call", { name: "b" }, limits, {}, undefined, taking);
+    expect(transport.receiveLine(line("gaggle-1"))).toBe(false);
+    expect(transport.receiveLine('{"result":{"content":[]},"jsonrpc":"2.0","id":"gaggle-2",}')).toBe(false);
+    expect(transport.receiveLine('{"error":{"code":-1,"message":"no"},"jsonrpc":"2.0","id":"gaggle-2"}')).toBe(false);
+    expect(transport.receiveLine(line("gaggle-9"))).toBe(false);
+    await childSends({ jsonrpc: "2.0", id: "gaggle-1", result: { content: [] } });
+    expect(await reading).toEqual({ content: [] });
+    expect(transport.receiveLine(line("gaggle-2"))).toBe(true);
+    expect(await taken).toBeInstanceOf(UnparsedResult);
   });
 });
