@@ -1,5 +1,5 @@
-// Owns the probe bench/callpath.mjs preloads into gaggle: V8's precise coverage, and the stack of each JSON.parse and
-// each socket write whose text carries a marker (where a call's bytes enter and leave gaggle), taken at each SIGUSR2. A take writes what was counted and captured since the last one
+// Owns the probe bench/callpath.mjs preloads into gaggle: V8's precise coverage, and the stack of each JSON.parse, each
+// child's answer taken unparsed and each socket write whose text carries a marker (where a call's bytes enter and leave gaggle), taken at each SIGUSR2. A take writes what was counted and captured since the last one
 // (and starts both again), as JSON, to the file GAGGLE_CALLPATH_OUT names, followed by the take's number.
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
@@ -21,6 +21,16 @@ const parse = JSON.parse;
 JSON.parse = function (text, ...rest) {
   if (marker && typeof text === "string" && text.includes(marker)) stacks.push({ at: "parse", stack: new Error("parse").stack });
   return parse.call(this, text, ...rest);
+};
+// A child's answer taken as its line, checked but not parsed (ChildWire.receiveLine): the module gaggle loads, patched
+// before gaggle loads it.
+const { ChildWire } = await import(new URL("../dist/children/wire/child-wire.js", import.meta.url).href);
+const receiveLine = ChildWire.prototype.receiveLine;
+ChildWire.prototype.receiveLine = function (line) {
+  const stack = marker && line.includes(marker) ? new Error("take").stack : undefined;
+  const taken = receiveLine.call(this, line);
+  if (taken && stack) stacks.push({ at: "take", stack });
+  return taken;
 };
 
 const session = new Session();

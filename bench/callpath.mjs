@@ -6,8 +6,8 @@
 // gaggle runs unbundled (dist/cli/main.js, tsc's output, one file per source file) with bench/callpath-probe.mjs
 // preloaded, and is read two ways for one call made after warm-up calls:
 // - the path: the stacks (async frames included) at the four points where the call's bytes enter and leave gaggle:
-//   the parse of the client's request, the write to the child's stdin, the parse of the child's answer, the write
-//   of the answer to the client; the files are those of their frames;
+//   the parse of the client's request, the write to the child's stdin, the child's answer taken as its line (checked,
+//   not parsed: ChildWire.receiveLine), the write of the answer to the client; the files are those of their frames;
 // - everything run: V8's precise coverage, taken (and so started again) before the call and after it; every
 //   function that ran in between ran for that call. A window as long with no call is taken too: what runs without
 //   a call (timers) is shown apart and left out.
@@ -72,8 +72,8 @@ async function main() {
       .map(({ file, functions }) => ({ file, functions: functions.filter((fn) => !idleFns.has(`${file}:${fn.name}`)) }))
       .filter(({ functions }) => functions.length > 0);
     const order = stacks.map(({ at }) => at).join(", ");
-    if (order !== "parse, write, parse, write")
-      throw new Error(`expected the call to be parsed, written, its answer parsed, written; found ${order}`);
+    if (order !== "parse, write, take, write")
+      throw new Error(`expected the call to be parsed, written, its answer taken unparsed, written; found ${order}`);
     return { stacks: stacks.map(({ stack }) => framesInGaggle(stack)), ran, idle };
   } finally {
     await endpoint.close();
