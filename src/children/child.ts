@@ -124,9 +124,9 @@ export interface CallContext {
    */
   endsWithCall?: boolean;
   /**
-   * Set when whatever awaits the call writes its result to the client as it is and reads nothing in it (a 2025
-   * session's tools/call, unobserved): a child's plain answer may then come as its line alone, checked but not parsed
-   * (see ChildWire.receiveLine). Whatever reads the result calls with resultRead(ctx).
+   * Set when whatever awaits the call writes its result to the client as it is, reading in it at most whether it is
+   * an error (a 2025 session's tools/call, observed or not): a child's plain answer may then come as its line alone,
+   * checked but not parsed (see ChildWire.receiveLine). Whatever reads more of the result calls with resultRead(ctx).
    */
   relaysResult?: boolean;
 }
@@ -151,7 +151,7 @@ export function contextWith(ctx: CallContext, operation: ServerOperation | undef
   return copy;
 }
 
-/** `ctx` for a call whose result is read on its way back to the client: the child's answer comes parsed. */
+/** `ctx` for a call whose result is read on its way back to the client (more than isError): the child's answer comes parsed. */
 export function resultRead(ctx: CallContext): CallContext {
   if (!ctx.relaysResult) return ctx;
   const copy = contextWith(ctx, ctx.operation, ctx.meta);

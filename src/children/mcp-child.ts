@@ -194,7 +194,6 @@ export class McpChild implements Child {
     const call = new ForwardedCall(this.name, method, params, turn, ctx.cancel, keeper, this.callers, this.callers.begin(ctx.caller));
     if (session === undefined || session.remote || session.era.modern || ctx.operation || ctx.resume) return this.exchangeFor(call, ctx);
     call.session = session;
-    call.takesLine = ctx.relaysResult === true;
     return session.wire.forward(method, params, this.limits, ctx, turn?.queuedMs, call);
   }
 
@@ -236,8 +235,6 @@ class ForwardedCall implements RequestLabel, ForwardOwner {
   /** The session it is sent on; a request sent again moves to the new one. */
   session: Session | undefined;
   readonly queuedMs: number | undefined;
-  /** Set for a request sent as it is, on a running session, whose caller relays its result (see CallContext.relaysResult). */
-  takesLine = false;
 
   constructor(
     readonly child: string,

@@ -29,11 +29,13 @@ export function keepAnswerLine(result: object, line: string, childId: string): v
 
 /**
  * A child's result taken as the line it came in, unparsed (see ChildWire.receiveLine), for a caller that writes it to
- * its client as it is and reads nothing in it: it holds none of the result's members, only that line (keepAnswerLine).
- * Written as a message's result it is the line with the client's id spliced in (answerText); JSON.stringify, wherever
- * the splice cannot be made, writes the result the line holds.
+ * its client as it is: of the result's members it holds only whether "isError" is true, which what observes a call
+ * reads, and beside it that line (keepAnswerLine). Written as a message's result it is the line with the client's id
+ * spliced in (answerText); JSON.stringify, wherever the splice cannot be made, writes the result the line holds.
  */
 export class UnparsedResult {
+  constructor(readonly isError: boolean) {}
+
   toJSON(): unknown {
     return (JSON.parse(keptLine(this)!.line) as { result: unknown }).result;
   }

@@ -182,25 +182,36 @@ function numberText(id: number, text: string | undefined): string {
   return (text === undefined ? undefined : topLevelNumberText(text, "id")) ?? String(id);
 }
 
+/** What plainAnswer reads of a plain success answer: its id, and whether its result's "isError" is true. */
+export interface PlainAnswer {
+  id: string;
+  isError: boolean;
+}
+
 /**
- * The id of `line` when it is a plain success answer, which may be passed on without being parsed: its members exactly
- * "jsonrpc": "2.0", "id" (a string written without escapes) and "result" (an object without a "_meta" member), each
- * once, in any order, and the whole line JSON nested at most MAX_NESTING deep, read as JSON.parse reads it. Such a line
- * decodeMessage takes too, reading the same id. Undefined for any other line, to be decoded as usual, which names its
+ * `line` read as a plain success answer, which may be passed on without being parsed: its members exactly "jsonrpc":
+ * "2.0", "id" (a string written without escapes) and "result" (an object without a "_meta" member), each once, in any
+ * order, and the whole line JSON nested at most MAX_NESTING deep, read as JSON.parse reads it. Such a line decodeMessage
+ * takes too, reading the same id and isError. Undefined for any other line, to be decoded as usual, which names its
  * problem if it has one: a member named with an escape, or a result's "_meta", is left to decodeMessage to read.
  */
-export function plainAnswerId(line: string): string | undefined {
+export function plainAnswer(line: string): PlainAnswer | undefined {
+  const answer: PlainAnswer = { id: "", isError: false };
   // The TypeScript SDK's shape (JSON.stringify of { result, jsonrpc, id }), its envelope read by comparisons of whole
   // strings: reading a character at a time costs several times more in a line sliced out of what was read. The id holds
   // no quote, so the last SDK_TAIL in the line is the envelope's.
   if (line.startsWith(SDK_HEAD) && line.endsWith(SDK_END)) {
     const tail = line.lastIndexOf(SDK_TAIL);
     const id = tail + SDK_TAIL.length;
-    if (tail > 0 && plainStringEnd(line, id - 1) === line.length - 1 && plainResultEnd(line, SDK_HEAD.length) === tail) return line.slice(id, -2);
+    if (tail > 0 && plainStringEnd(line, id - 1) === line.length - 1 && plainResultEnd(line, SDK_HEAD.length, answer) === tail) {
+      answer.id = line.slice(id, -2);
+      return answer;
+    }
+    answer.isError = false;
   }
   let at = skipJsonSpace(line, 0);
   if (codeAt(line, at) !== OPEN_BRACE) return undefined;
-  let id: string | undefined;
+  let id = false;
   let version = false;
   let result = false;
   at = skipJsonSpace(line, at + 1);
@@ -213,10 +224,11 @@ export function plainAnswerId(line: string): string | undefined {
     at = skipJsonSpace(line, at + 1);
     if (isKey(line, key, keyEnd, "result") && !result) {
       result = true;
-      at = plainResultEnd(line, at);
-    } else if (isKey(line, key, keyEnd, "id") && id === undefined) {
+      at = plainResultEnd(line, at, answer);
+    } else if (isKey(line, key, keyEnd, "id") && !id) {
       const end = plainStringEnd(line, at);
-      if (end >= 0) id = line.slice(at + 1, end - 1);
+      if (end >= 0) answer.id = line.slice(at + 1, end - 1);
+      id = true;
       at = end;
     } else if (isKey(line, key, keyEnd, "jsonrpc") && !version && line.startsWith(VERSION_TEXT, at)) {
       version = true;
@@ -229,7 +241,7 @@ export function plainAnswerId(line: string): string | undefined {
     if (next !== COMMA) return undefined;
     at = skipJsonSpace(line, at + 1);
   }
-  return version && result && skipJsonSpace(line, at + 1) === line.length ? id : undefined;
+  return version && result && id && skipJsonSpace(line, at + 1) === line.length ? answer : undefined;
 }
 
 const VERSION_TEXT = '"2.0"';
@@ -242,8 +254,11 @@ function isKey(line: string, start: number, end: number, name: string): boolean 
   return end - start === name.length + 2 && line.startsWith(name, start + 1);
 }
 
-/** Where a plain answer's result, the object at `at`, ends; -1 for anything else, or a member named "_meta" or with an escape. */
-function plainResultEnd(line: string, at: number): number {
+/**
+ * Where a plain answer's result, the object at `at`, ends; -1 for anything else, or a member named "_meta" or with an
+ * escape. Its "isError" (the last, as JSON.parse keeps it) is told to `answer`.
+ */
+function plainResultEnd(line: string, at: number, answer: PlainAnswer): number {
   if (codeAt(line, at) !== OPEN_BRACE) return -1;
   at = skipJsonSpace(line, at + 1);
   if (codeAt(line, at) === CLOSE_BRACE) return at + 1;
@@ -253,8 +268,10 @@ function plainResultEnd(line: string, at: number): number {
     if (keyEnd < 0 || isKey(line, key, keyEnd, "_meta")) return -1;
     at = skipJsonSpace(line, keyEnd);
     if (codeAt(line, at) !== COLON) return -1;
+    const value = skipJsonSpace(line, at + 1);
+    if (isKey(line, key, keyEnd, "isError")) answer.isError = line.startsWith("true", value);
     // The message nests one level, the result a second.
-    at = jsonValueEnd(line, at + 1, MAX_NESTING - 2);
+    at = jsonValueEnd(line, value, MAX_NESTING - 2);
     if (at < 0) return -1;
     at = skipJsonSpace(line, at);
     const next = codeAt(line, at);

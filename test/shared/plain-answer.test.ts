@@ -1,8 +1,9 @@
-// A child's plain success answer read without being parsed: what plainAnswerId takes, decodeMessage takes and reads
+// A child's plain success answer read without being parsed: what plainAnswer takes, decodeMessage takes and reads
 // alike, and jsonValueEnd reads JSON text as JSON.parse does.
 import { describe, expect, it } from "vitest";
-import { decodeMessage, MAX_NESTING, plainAnswerId } from "../../src/shared/json-rpc-codec.js";
+import { decodeMessage, MAX_NESTING, plainAnswer } from "../../src/shared/json-rpc-codec.js";
 import { jsonValueEnd, skipJsonSpace } from "../../src/shared/json-text.js";
+import { isObject } from "../../src/shared/json.js";
 
 /** A small seeded generator (mulberry32): every run tries the same texts. */
 function random(seed: number): () => number {
@@ -57,7 +58,7 @@ function mutated(text: string, next: () => number): string {
   return text.slice(0, at) + char + text.slice(at + 1);
 }
 
-/** An object whose member names JSON writes without escapes: a result plainAnswerId reads (no "_meta" is generated). */
+/** An object whose member names JSON writes without escapes: a result plainAnswer reads (no "_meta" is generated). */
 function isPlainResult(result: unknown): boolean {
   if (typeof result !== "object" || result === null || Array.isArray(result)) return false;
   return Object.keys(result).every((key) => JSON.stringify(key) === `"${key}"`);
@@ -128,7 +129,7 @@ describe("jsonValueEnd", () => {
   });
 });
 
-describe("plainAnswerId", () => {
+describe("plainAnswer", () => {
   it("reads the id of a plain success answer however it is ordered and spaced, as decodeMessage reads it", () => {
     const lines = [
       '{"result":{"content":[{"type":"text","text":"Echo: hi"}]},"jsonrpc":"2.0","id":"gaggle-7"}',
@@ -139,7 +140,7 @@ describe("plainAnswerId", () => {
       '{"result":{"text":",\\"jsonrpc\\":\\"2.0\\",\\"id\\":\\"gaggle-1\\"}"},"jsonrpc":"2.0","id":"gaggle-7"}',
     ];
     for (const line of lines) {
-      expect(plainAnswerId(line)).toBe("gaggle-7");
+      expect(plainAnswer(line)).toEqual({ id: "gaggle-7", isError: false });
       expect(decodeMessage(line)).toMatchObject({ id: "gaggle-7" });
     }
   });
@@ -167,16 +168,16 @@ describe("plainAnswerId", () => {
       '{"id":"gaggle-7","result":{}}',
       "",
     ];
-    for (const line of lines) expect(plainAnswerId(line), line).toBeUndefined();
+    for (const line of lines) expect(plainAnswer(line), line).toBeUndefined();
   });
 
   it(`takes a result nested to ${MAX_NESTING} levels in all, and leaves a deeper one to be refused`, () => {
     const nested = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`;
     const deepest = `{"result":{"a":${nested(MAX_NESTING - 2)}},"jsonrpc":"2.0","id":"gaggle-7"}`;
-    expect(plainAnswerId(deepest)).toBe("gaggle-7");
+    expect(plainAnswer(deepest)?.id).toBe("gaggle-7");
     expect(decodeMessage(deepest)).toMatchObject({ id: "gaggle-7" });
     const deeper = `{"result":{"a":${nested(MAX_NESTING - 1)}},"jsonrpc":"2.0","id":"gaggle-7"}`;
-    expect(plainAnswerId(deeper)).toBeUndefined();
+    expect(plainAnswer(deeper)).toBeUndefined();
     expect(() => decodeMessage(deeper)).toThrow(/nested more than/);
   });
 
@@ -185,23 +186,28 @@ describe("plainAnswerId", () => {
     let taken = 0;
     for (let i = 0; i < 20_000; i++) {
       const result = value(next, 1);
-      const members = [`"jsonrpc":"2.0"`, `"id":"gaggle-${i}"`, `"result":${JSON.stringify(result)}`];
+      // Now and then an "isError" among the result's members, true or not, once or twice (JSON.parse keeps the last).
+      if (isObject(result) && next() < 0.4) result.isError = [true, false, "true", 1][Math.floor(next() * 4)];
+      const resultText = JSON.stringify(result);
+      const twice = isObject(result) && "isError" in result && next() < 0.3 ? `{"isError":${next() < 0.5},${resultText.slice(1)}` : resultText;
+      const members = [`"jsonrpc":"2.0"`, `"id":"gaggle-${i}"`, `"result":${twice}`];
       if (next() < 0.5) members.reverse();
       const line = spaced(`{${members.join(",")}}`, next);
       const text = i % 2 === 0 ? line : mutated(line, next);
-      const id = plainAnswerId(text);
+      const answer = plainAnswer(text);
       let decoded: { id?: unknown; result?: unknown } | undefined;
       try {
         decoded = decodeMessage(text) as { id?: unknown; result?: unknown };
       } catch {
         decoded = undefined;
       }
-      if (id !== undefined) {
-        if (decoded?.id !== id || typeof decoded.result !== "object" || decoded.result === null || Array.isArray(decoded.result))
-          throw new Error(`plainAnswerId took ${JSON.stringify(text)}, which decodeMessage reads otherwise`);
+      if (answer !== undefined) {
+        const read = decoded?.result;
+        if (decoded?.id !== answer.id || !isObject(read) || answer.isError !== (read.isError === true))
+          throw new Error(`plainAnswer took ${JSON.stringify(text)}, which decodeMessage reads otherwise`);
         taken++;
       } else if (i % 2 === 0 && isPlainResult(result)) {
-        throw new Error(`plainAnswerId left a plain answer to be parsed: ${JSON.stringify(text)}`);
+        throw new Error(`plainAnswer left a plain answer to be parsed: ${JSON.stringify(text)}`);
       }
     }
     expect(taken).toBeGreaterThan(1_000);

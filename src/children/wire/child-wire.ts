@@ -3,7 +3,7 @@
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, JSONRPCRequest, MessageExtraInfo, Progress, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { RequestTable, SENT, type Link, type LinkReceiver } from "../../shared/link.js";
-import { OutgoingRequest, plainAnswerId } from "../../shared/json-rpc-codec.js";
+import { OutgoingRequest, plainAnswer } from "../../shared/json-rpc-codec.js";
 import { UnparsedResult } from "../../shared/answer-line.js";
 import { timerDelay } from "../../shared/timer-delay.js";
 import { withResolvers } from "../../shared/with-resolvers.js";
@@ -103,7 +103,7 @@ export class ChildWire implements Transport, LinkReceiver, RequestLane {
       return promise;
     }
     this.await(id, request);
-    if (owner?.takesLine) this.linesTaken = true;
+    if (hooks.relaysResult) this.linesTaken = true;
     // Its text written as it is: gaggle's own ids need no escapes.
     const message: JSONRPCRequest = new OutgoingRequest(id, method, params, `"${id}"`);
     let sent: Promise<void>;
@@ -147,18 +147,20 @@ export class ChildWire implements Transport, LinkReceiver, RequestLane {
   }
 
   /**
-   * A line the link read, before it is decoded: a plain success answer (plainAnswerId) to a request that takes its
+   * A line the link read, before it is decoded: a plain success answer (plainAnswer) to a request that takes its
    * answer as a line settles it with an UnparsedResult, the line checked as decodeMessage checks it but not parsed
-   * (nothing on its way to the client reads it). False for any other line, which the link decodes for receive.
+   * (nothing on its way to the client reads more of it than whether it is an error). False for any other line, which
+   * the link decodes for receive.
    */
   receiveLine(line: string): boolean {
     if (!this.linesTaken) return false;
-    const id = plainAnswerId(line);
-    const awaited = id === undefined ? undefined : this.pending.get(id);
+    const answer = plainAnswer(line);
+    const awaited = answer === undefined ? undefined : this.pending.get(answer.id);
     if (!awaited?.takesLine) return false;
-    this.pending.delete(id!);
-    // A result whose members nothing reads: its type is the caller's, its line all it holds.
-    awaited.answered({ jsonrpc: "2.0", id: id!, result: new UnparsedResult() as unknown as Record<string, unknown> }, line);
+    const { id, isError } = answer!;
+    this.pending.delete(id);
+    // A result whose other members nothing reads: its type is the caller's, its line what it holds.
+    awaited.answered({ jsonrpc: "2.0", id, result: new UnparsedResult(isError) as unknown as Record<string, unknown> }, line);
     return true;
   }
 

@@ -4,7 +4,7 @@ import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { WireError } from "../../shared/errors.js";
 import { isObject } from "../../shared/json.js";
 import { failureOutcome, resultOutcome, type ChildOperation } from "../../shared/observer.js";
-import { contextWith, type CallContext } from "../child.js";
+import { contextWith, resultRead, type CallContext } from "../child.js";
 import type { Session } from "../child-session.js";
 import type { ForwardLimits } from "./forwarded-request.js";
 
@@ -104,14 +104,16 @@ async function modernExchange(
 ): Promise<Record<string, unknown>> {
   const meta = { ...ctx.meta, ...ctx.caller?.envelope };
   const sent = { ...params, ...(Object.keys(meta).length > 0 && { _meta: meta }), ...ctx.resume };
-  let result = await session.wire.forward(method, sent, limits, ctx, label.queuedMs);
+  // Each answer's resultType is read here.
+  const hooks = resultRead(ctx);
+  let result = await session.wire.forward(method, sent, limits, hooks, label.queuedMs);
   for (let round = 1; result.resultType === "input_required" && !ctx.caller?.relaysInput; round++) {
     if (round > MAX_INPUT_ROUNDS) {
       throw new WireError(ErrorCode.InternalError, `${label.what} asked for input ${MAX_INPUT_ROUNDS} times in a row; gaggle stopped asking`);
     }
     const inputResponses = await askCaller(result.inputRequests, ctx, label.what);
     const requestState = typeof result.requestState === "string" ? { requestState: result.requestState } : {};
-    result = await session.wire.forward(method, { ...sent, inputResponses, ...requestState }, limits, ctx, label.queuedMs);
+    result = await session.wire.forward(method, { ...sent, inputResponses, ...requestState }, limits, hooks, label.queuedMs);
   }
   return result;
 }

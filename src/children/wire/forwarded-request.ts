@@ -18,8 +18,8 @@ export interface Awaited {
    */
   answered(answer: Answer, text: string | undefined): void;
   /**
-   * True for a request whose caller writes the result to its client as it is: a plain success answer then comes as
-   * an UnparsedResult (see ChildWire.receiveLine).
+   * True for a request whose caller writes the result to its client as it is, reading at most whether it is an error:
+   * a plain success answer then comes as an UnparsedResult (see ChildWire.receiveLine).
    */
   readonly takesLine?: boolean;
   /** Progress the child reported under the request's id as its token; absent when the request asked for none. */
@@ -41,6 +41,8 @@ export interface ForwardLimits {
 export interface ForwardHooks {
   cancel?: Cancellation | undefined;
   onprogress?: ((progress: Progress) => void) | undefined;
+  /** The caller writes the result to its client as it is (see CallContext.relaysResult, Awaited.takesLine). */
+  relaysResult?: boolean | undefined;
 }
 
 /**
@@ -52,8 +54,6 @@ export interface ForwardOwner {
   failure(error: Error): Error;
   /** The request settled, whether answered or not: told before its promise settles, and after failure(). */
   settled(): void;
-  /** Its caller writes the result to its client as it is, reading nothing in it (see Awaited.takesLine). */
-  readonly takesLine?: boolean;
 }
 
 /** What a request in flight needs of the wire that sent it. */
@@ -88,7 +88,7 @@ export class ForwardedRequest implements Awaited, CancelFollower {
   }
 
   get takesLine(): boolean {
-    return this.owner?.takesLine === true;
+    return this.hooks.relaysResult === true;
   }
 
   /** Its caller cancelled it: it fails, and the child is told. */

@@ -198,16 +198,19 @@ describe("ChildWire owners", () => {
 
 describe("ChildWire answers taken as their lines", () => {
   const limits = { timeoutMs: 100, maxTotalTimeoutMs: 10_000 };
-  const taking = { failure: (error: Error) => error, settled: () => {}, takesLine: true };
+  /** The hooks of a call whose caller relays its result (CallContext.relaysResult). */
+  const relaying = { relaysResult: true };
   const line = (id: string) => `{"result":{"content":[{"type":"text","text":"as written"}],"futureField":1.50},"jsonrpc":"2.0","id":"${id}"}`;
 
   it("settles a request that takes its answer as a line with the line alone, written on as the child wrote it", async () => {
     const { transport } = await linked();
-    const answer = transport.forward("tools/call", { name: "a" }, limits, {}, undefined, taking);
+    const answer = transport.forward("tools/call", { name: "a" }, limits, relaying);
     expect(transport.receiveLine(line("gaggle-1"))).toBe(true);
     const result = await answer;
     expect(result).toBeInstanceOf(UnparsedResult);
-    expect(Object.keys(result)).toEqual([]);
+    // Of the result's members only whether it is an error, which what observes the call reads.
+    expect(Object.keys(result)).toEqual(["isError"]);
+    expect(result.isError).toBe(false);
     // The client's id spliced into the child's own line: its number written as the child wrote it.
     expect(messageText({ jsonrpc: "2.0", id: 5, result })).toBe(line("gaggle-1").replace('"gaggle-1"', "5"));
     // Written any other way, it is the result the line holds.
@@ -219,7 +222,7 @@ describe("ChildWire answers taken as their lines", () => {
     const reading = transport.forward("tools/call", { name: "a" }, limits, {});
     // Until a request takes its answer as a line, no line is looked at.
     expect(transport.receiveLine(line("gaggle-1"))).toBe(false);
-    const taken = transport.forward("tools/call", { name: "b" }, limits, {}, undefined, taking);
+    const taken = transport.forward("tools/call", { name: "b" }, limits, relaying);
     expect(transport.receiveLine(line("gaggle-1"))).toBe(false);
     expect(transport.receiveLine('{"result":{"content":[]},"jsonrpc":"2.0","id":"gaggle-2",}')).toBe(false);
     expect(transport.receiveLine('{"error":{"code":-1,"message":"no"},"jsonrpc":"2.0","id":"gaggle-2"}')).toBe(false);
@@ -228,5 +231,13 @@ describe("ChildWire answers taken as their lines", () => {
     expect(await reading).toEqual({ content: [] });
     expect(transport.receiveLine(line("gaggle-2"))).toBe(true);
     expect(await taken).toBeInstanceOf(UnparsedResult);
+  });
+
+  it("tells of a result whose isError is true", async () => {
+    const { transport } = await linked();
+    const answer = transport.forward("tools/call", { name: "a" }, limits, relaying);
+    const failed = '{"result":{"isError":false,"content":[{"type":"text","text":"no"}],"isError":true},"jsonrpc":"2.0","id":"gaggle-1"}';
+    expect(transport.receiveLine(failed)).toBe(true);
+    expect(await answer).toMatchObject({ isError: true });
   });
 });
