@@ -2,6 +2,7 @@
 import type { TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, JSONRPCNotification, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { Writable } from "node:stream";
+import { messageText } from "../shared/json-rpc-codec.js";
 import { RequestTable, SENT } from "../shared/link.js";
 import { lazyLogger } from "../shared/log.js";
 
@@ -198,7 +199,8 @@ export class ClientOutbox {
   /** Writes `message` now if the stream takes it and nothing waits before it; otherwise it waits its turn. */
   private put(lane: Lane, message: JSONRPCMessage, options: TransportSendOptions | undefined): Promise<void> {
     if (!lane.holding && !lane.out.writableNeedDrain) return this.write(message, options);
-    lane.push({ message, options, bytes: JSON.stringify(message).length });
+    // Its size as it will be written: a child's answer passed on as its line is that line, not serialized again.
+    lane.push({ message, options, bytes: messageText(message).length });
     return SENT;
   }
 

@@ -5,6 +5,7 @@ import type { TransportSendOptions } from "@modelcontextprotocol/sdk/shared/tran
 import { EventEmitter } from "node:events";
 import { describe, expect, it } from "vitest";
 import { ClientOutbox, type OutStream } from "../../src/transport/client-outbox.js";
+import { keepAnswerLine, UnparsedResult } from "../../src/shared/answer-line.js";
 
 /** An SSE response as the outbox sees it: what it buffers, and whether it asks to be waited for. */
 class Stream extends EventEmitter {
@@ -86,5 +87,25 @@ describe("a client's outbox over Streamable HTTP", () => {
     await box.send(log("kept"));
     const logs = written.slice(1).map(({ message }) => ("params" in message ? message.params?.data : undefined));
     expect(logs).toEqual(["gaggle dropped 1 log/progress notifications while this client was not reading", "kept"]);
+  });
+  it("counts a child's answer passed on as its line by the line's size, not by the result serialized again", async () => {
+    const { box, backlog } = outbox();
+    const stream = new Stream();
+    carry(box, stream, [1, 2, 3]);
+    stream.stall(0);
+    // Lines of 400 characters, mostly the child's own spacing, which JSON.stringify would not write: each counts 400.
+    const spaced = (id: number): JSONRPCMessage => {
+      const line = `{"result":{"content":[]${" ".repeat(340)}},"jsonrpc":"2.0","id":"gaggle-${id}"}`;
+      const result = new UnparsedResult(false);
+      keepAnswerLine(result, line, `gaggle-${id}`);
+      return { jsonrpc: "2.0", id, result: result as unknown as Record<string, unknown> };
+    };
+    await box.send(spaced(1));
+    await box.send(spaced(2));
+    expect(backlog).toEqual([]);
+    // 1,200 held once the third is: the next finds the client past the bound of 1,000.
+    await box.send(spaced(3));
+    await box.send(spaced(3));
+    expect(backlog).toEqual([true]);
   });
 });
