@@ -190,9 +190,11 @@ describe("plainAnswer", () => {
       if (isObject(result) && next() < 0.4) result.isError = [true, false, "true", 1][Math.floor(next() * 4)];
       const resultText = JSON.stringify(result);
       const twice = isObject(result) && "isError" in result && next() < 0.3 ? `{"isError":${next() < 0.5},${resultText.slice(1)}` : resultText;
-      const members = [`"jsonrpc":"2.0"`, `"id":"gaggle-${i}"`, `"result":${twice}`];
-      if (next() < 0.5) members.reverse();
-      const line = spaced(`{${members.join(",")}}`, next);
+      const [jsonrpc, id, resultMember] = [`"jsonrpc":"2.0"`, `"id":"gaggle-${i}"`, `"result":${twice}`];
+      // Half in the order the TypeScript SDK writes, unspaced, which is read apart (see plainAnswer).
+      const sdk = next() < 0.5;
+      const members = sdk ? [resultMember, jsonrpc, id] : next() < 0.5 ? [jsonrpc, id, resultMember] : [id, resultMember, jsonrpc];
+      const line = sdk ? `{${members.join(",")}}` : spaced(`{${members.join(",")}}`, next);
       const text = i % 2 === 0 ? line : mutated(line, next);
       const answer = plainAnswer(text);
       let decoded: { id?: unknown; result?: unknown } | undefined;
