@@ -18,7 +18,9 @@ let bob: Client;
 
 beforeAll(async () => {
   const tokens = `[gateway.auth_tokens]\nann = "${ANN}"\nbob = "${BOB}"\n`;
-  gaggle = await startHttpGaggle([tokens, NO_BUILT_INS, fixtureChild("slow", "slow.mjs", "concurrency = 8")].join("\n"));
+  gaggle = await startHttpGaggle(
+    [tokens, NO_BUILT_INS, fixtureChild("slow", "slow.mjs", "concurrency = 8"), fixtureChild("echo", "echo.mjs", "concurrency = 8")].join("\n"),
+  );
   ann = await gaggle.connect({ name: "ann", ...bearer(ANN) });
   bob = await gaggle.connect({ name: "bob", ...bearer(BOB) });
 });
@@ -45,6 +47,32 @@ describe("two principals' calls in flight together", () => {
     const texts = async (calls: Array<Promise<CallToolResult>>) => (await Promise.all(calls)).map((result) => textOf(result).split(" (")[0]);
     expect(await texts(anns)).toEqual(mss(21).map((ms) => `slept ${ms}`));
     expect(await texts(bobs)).toEqual(mss(22).map((ms) => `slept ${ms}`));
+  });
+
+  it("each get their own child's answers passed on as written, a tool error among them told as theirs", async () => {
+    // Every answer here is a plain one, taken as its line and never parsed (an HTTP gaggle observes its calls, and
+    // reads of each only whether it is an error): ann's odd calls fail at the child, bob's even ones.
+    const call = (client: Client, who: string, i: number, fails: boolean) =>
+      client.callTool({
+        name: "execute_child_tool",
+        arguments: { server_id: "echo", tool_name: fails ? "fail" : "echo", arguments: fails ? { message: `${who} ${i}` } : { text: `${who} ${i}` } },
+      }) as Promise<CallToolResult>;
+    const anns = Array.from({ length: 12 }, (_, i) => call(ann, "ann", i, i % 2 === 1));
+    const bobs = Array.from({ length: 12 }, (_, i) => call(bob, "bob", i, i % 2 === 0));
+    const seen = async (calls: Array<Promise<CallToolResult>>) =>
+      (await Promise.all(calls)).map((result) => `${textOf(result)}${result.isError ? " failed" : ""}`);
+    expect(await seen(anns)).toEqual(Array.from({ length: 12 }, (_, i) => `ann ${i}${i % 2 === 1 ? " failed" : ""}`));
+    expect(await seen(bobs)).toEqual(Array.from({ length: 12 }, (_, i) => `bob ${i}${i % 2 === 0 ? " failed" : ""}`));
+    // What observes the calls read each one's isError from its unparsed answer: twelve tool errors, twelve answers.
+    const metrics = await (await fetch(new URL("/metrics", gaggle.url), bearer(ANN))).text();
+    const counted = (pattern: RegExp) =>
+      metrics
+        .split("\n")
+        .filter((line) => line.startsWith("mcp_client_operation_duration_seconds_count{") && pattern.test(line))
+        .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(" ") + 1)), 0);
+    expect(counted(/gen_ai_tool_name="fail".*error_type="tool_error"/)).toBe(12);
+    expect(counted(/gen_ai_tool_name="echo"/)).toBe(12);
+    expect(counted(/gen_ai_tool_name="echo".*error_type=/)).toBe(0);
   });
 
   it("each hear of their own failed calls, as results that say why, while the other's calls are answered", async () => {
