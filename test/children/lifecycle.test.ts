@@ -40,7 +40,8 @@ const config = [
   fixtureChild("closable", "echo.mjs"),
   fixtureChild("idle", "echo.mjs", "idle_timeout_ms = 300"),
   fixtureChild("eager", "echo.mjs", 'startup = "eager"'),
-  fixtureChild("slow_start", "slow.mjs", 'env = { SLOW_START_MS = "5000" }\nstartup_timeout_ms = 500'),
+  // Long enough for the fixture to boot and say why it waits on a loaded machine; it never gets to serve.
+  fixtureChild("slow_start", "slow.mjs", 'env = { SLOW_START_MS = "60000" }\nstartup_timeout_ms = 3000'),
   `[mcp_servers.missing]\ncommand = "no-such-mcp-server"\ncwd = ${JSON.stringify(ROOT)}\n`,
   `[mcp_servers.not_executable]\ncommand = ${JSON.stringify(notExecutable)}\n`,
 ].join("\n");
@@ -101,11 +102,11 @@ describe("starting", () => {
   it("fails a start that outlasts startup_timeout_ms and leaves no process behind", async () => {
     const body = failureOf(await call("slow_start", "echo", { text: "x" }));
     expect(body.code).toBe("SERVER_FAILED");
-    expect(body.error).toContain("did not answer initialize within 500ms (startup_timeout_ms)");
+    expect(body.error).toContain("did not answer initialize within 3000ms (startup_timeout_ms)");
     // Still starting, and saying so on stderr: the advice is about time, not about the command.
-    expect(body.error).toContain("slow fixture: waiting 5000 ms before serving");
+    expect(body.error).toContain("slow fixture: waiting 60000 ms before serving");
     expect(body.hint).toBe(
-      "it was still starting when startup_timeout_ms (500 ms) ran out: raise mcp_servers.slow_start.startup_timeout_ms; get_child_status shows its stderr",
+      "it was still starting when startup_timeout_ms (3000 ms) ran out: raise mcp_servers.slow_start.startup_timeout_ms; get_child_status shows its stderr",
     );
     expect((await status("slow_start")).status).toBe("failed");
   });

@@ -70,7 +70,8 @@ describe("gaggle doctor", () => {
         child("echo", "echo.mjs"),
         child("noisy", "garbage-stdout.mjs"),
         `[mcp_servers.missing]\ncommand = "no-such-command-${MARK}"\n`,
-        child("slow", "slow.mjs", `env = { SLOW_START_MS = "5000" }\nstartup_timeout_ms = 500\n`),
+        // Long enough for the fixture to boot and say why it waits on a loaded machine; it never gets to serve.
+        child("slow", "slow.mjs", `env = { SLOW_START_MS = "60000" }\nstartup_timeout_ms = 3000\n`),
         `[mcp_servers.down]\ntype = "http"\nurl = "http://127.0.0.1:${closedPort}/mcp"\n`,
         `[mcp_servers.gated]\ntype = "http"\nurl = "http://127.0.0.1:${gate.port}/mcp"\n`,
         `[mcp_servers.nowhere]\ntype = "http"\nurl = "http://gaggle-doctor.invalid/mcp"\n`,
@@ -93,9 +94,9 @@ describe("gaggle doctor", () => {
     expect(report("noisy")).toMatch(/ok .*\n +-> it wrote 3 line\(s\) to stdout that are not JSON-RPC/);
     expect(report("missing")).toMatch(new RegExp(`FAILED  command not found: no-such-command-${MARK} is not on PATH \\(.*/usr/bin.*\\)`));
     expect(report("missing")).toContain("-> install it, or give its full path in mcp_servers.missing.command");
-    expect(report("slow")).toContain("FAILED  did not answer initialize within 500ms (startup_timeout_ms)");
-    expect(report("slow")).toContain("-> it was still starting when startup_timeout_ms (500 ms) ran out: raise mcp_servers.slow.startup_timeout_ms");
-    expect(report("slow")).toContain("slow fixture: waiting 5000 ms before serving");
+    expect(report("slow")).toContain("FAILED  did not answer initialize within 3000ms (startup_timeout_ms)");
+    expect(report("slow")).toContain("-> it was still starting when startup_timeout_ms (3000 ms) ran out: raise mcp_servers.slow.startup_timeout_ms");
+    expect(report("slow")).toContain("slow fixture: waiting 60000 ms before serving");
     expect(report("down")).toContain(`ECONNREFUSED 127.0.0.1:${closedPort}`);
     expect(report("down")).toContain(`-> nothing listens at 127.0.0.1:${closedPort}: start the server, or check the port in mcp_servers.down.url`);
     // The cause fetch hides behind "fetch failed" is the reason given; resolving may fail outright or for now.
