@@ -10,6 +10,9 @@ export default function setup(): () => void {
   const root = mkdtempSync(join(tmpdir(), "gaggle-tests-"));
   process.env.TMPDIR = root;
   process.env.XDG_STATE_HOME = join(root, "state");
+  // Every gaggle of the run starts from one code cache, though most have a state folder of their own: compiled
+  // once, not at each start (the code cache's own tests choose theirs).
+  process.env.GAGGLE_CODE_CACHE = join(root, "code-cache");
   // Each stdio gaggle a test starts runs alone, as it did before the daemon; the daemon's own tests clear this.
   process.env.GAGGLE_STANDALONE = "1";
   return () => rmSync(root, { recursive: true, force: true });

@@ -10,8 +10,8 @@ const CACHE_FILE = /^[0-9a-f]{16}-node[\d.]+-[a-z0-9]+-[a-z0-9]+\.bin$/;
 
 function cacheRun(env: Record<string, string>) {
   const home = mkdtempSync(join(tmpdir(), "gaggle-code-cache-"));
-  const { GAGGLE_CODE_CACHE: _unset, ...inherited } = process.env;
-  const runEnv = { ...inherited, HOME: home, XDG_STATE_HOME: join(home, "state"), ...env } as Record<string, string>;
+  // Empty is as unset (the default place), and overrides the test run's shared cache where the env is merged.
+  const runEnv = { ...process.env, HOME: home, XDG_STATE_HOME: join(home, "state"), GAGGLE_CODE_CACHE: "", ...env } as Record<string, string>;
   const run = (args: string[]) => runCli(args, { env: runEnv });
   return { home, run, env: runEnv };
 }

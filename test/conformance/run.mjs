@@ -206,8 +206,12 @@ async function serverRuns(work, target, scored) {
 
 const shellQuote = (text) => `'${text.replaceAll("'", "'\\''")}'`;
 
-/** Client scenarios run this many at a time: each has its own mock server, gaggle and state folder. */
-const CLIENT_PARALLEL = 4;
+/**
+ * Suite runs at once: each server target has its own fixture and gaggle, each client scenario its own mock server,
+ * gaggle and state folder, so none shares anything with another; the suite and the processes it starts keep two
+ * cores busy at about this many.
+ */
+const PARALLEL = 4;
 
 /** `work` over `items`, at most `limit` at once; the results in the items' order. */
 async function inPool(items, limit, work) {
@@ -223,33 +227,36 @@ async function inPool(items, limit, work) {
   return results;
 }
 
-async function clientRuns(work, scored) {
-  const results = [];
-  for (const requirements of REQUIREMENTS) {
-    const label = `gaggle-client-${requirements}`;
-    const runs = CLIENT_RUNS.filter((entry) => entry.version === requirements);
-    const out = join(work, label);
-    const outcomes = await inPool(runs, CLIENT_PARALLEL, ({ scenario, force }) => {
-      const args = [
-        "client",
-        ...(force ? ["--force"] : []),
-        "--command",
-        `${shellQuote(process.execPath)} ${shellQuote(CLIENT)}`,
-        "--scenario",
-        scenario,
-        "--spec-version",
-        requirements,
-        "-o",
-        out,
-      ];
-      return suite(work, `${label}-${scenario.replaceAll("/", "-")}`, [...args, ...baselineArgs(label)]);
-    });
-    const code = outcomes.find((outcome) => outcome.code !== 0)?.code ?? 0;
-    const output = outcomes.map((outcome) => outcome.output).join("");
-    const checks = readChecks(out);
-    const scenarios = runs.map((entry) => entry.scenario);
-    const totals = tally(checks, scenarios, "client");
-    results.push({
+const clientLabel = (requirements) => `gaggle-client-${requirements}`;
+
+/** One client scenario, with gaggle as the client; its checks land in its requirement set's output folder. */
+function clientRun(work, { scenario, version, force }) {
+  const label = clientLabel(version);
+  const args = [
+    "client",
+    ...(force ? ["--force"] : []),
+    "--command",
+    `${shellQuote(process.execPath)} ${shellQuote(CLIENT)}`,
+    "--scenario",
+    scenario,
+    "--spec-version",
+    version,
+    "-o",
+    join(work, label),
+  ];
+  return suite(work, `${label}-${scenario.replaceAll("/", "-")}`, [...args, ...baselineArgs(label)]);
+}
+
+/** The client scenarios' outcomes (in CLIENT_RUNS' order), one result for each requirement set. */
+function clientResults(work, scored, outcomes) {
+  return REQUIREMENTS.map((requirements) => {
+    const label = clientLabel(requirements);
+    const mine = CLIENT_RUNS.flatMap((entry, at) => (entry.version === requirements ? [{ entry, outcome: outcomes[at] }] : []));
+    const code = mine.find(({ outcome }) => outcome.code !== 0)?.outcome.code ?? 0;
+    const output = mine.map(({ outcome }) => outcome.output).join("");
+    const checks = readChecks(join(work, label));
+    const scenarios = mine.map(({ entry }) => entry.scenario);
+    return {
       label,
       target: "gaggle-client",
       requirements,
@@ -257,11 +264,10 @@ async function clientRuns(work, scored) {
       code,
       output,
       scored: scored[requirements].client.length,
-      totals,
+      totals: tally(checks, scenarios, "client"),
       problems: problems(checks, scenarios),
-    });
-  }
-  return results;
+    };
+  });
 }
 
 /** The suite's own account of why a run disagrees with its baseline. */
@@ -321,11 +327,20 @@ async function main() {
   const began = Date.now();
   await ensureSuite();
   work = mkdtempSync(join(tmpdir(), "gaggle-conformance-"));
+  // Every gaggle of the run, each with a state folder of its own, starts from one code cache (see cli/code-cache.ts),
+  // and every run of the suite from Node 22's own (Node 20, gaggle's, ignores it).
+  process.env.GAGGLE_CODE_CACHE = join(work, "code-cache");
+  process.env.NODE_COMPILE_CACHE = join(work, "node-compile-cache");
   const scored = Object.fromEntries(REQUIREMENTS.map((requirements) => [requirements, scoredScenarios(SUITE_DIR, requirements)]));
   const results = [];
   try {
-    for (const target of TARGETS.filter((target) => chosen(target.name))) results.push(...(await serverRuns(work, target, scored)));
-    if (chosen("gaggle-client")) results.push(...(await clientRuns(work, scored)));
+    // The server targets first: each runs the suite twice in a row, the longest of the jobs.
+    const targets = TARGETS.filter((target) => chosen(target.name));
+    const clients = chosen("gaggle-client") ? CLIENT_RUNS : [];
+    const jobs = [...targets.map((target) => () => serverRuns(work, target, scored)), ...clients.map((entry) => () => clientRun(work, entry))];
+    const outcomes = await inPool(jobs, PARALLEL, (job) => job());
+    results.push(...outcomes.slice(0, targets.length).flat());
+    if (clients.length > 0) results.push(...clientResults(work, scored, outcomes.slice(targets.length)));
   } finally {
     await stopAll();
   }
