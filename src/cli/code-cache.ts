@@ -123,10 +123,13 @@ function keepCompiled(script: vm.Script, file: string, usedBytes: number): void 
 /**
  * The files of the cache folder to remove beside `keep` (this build's cache): the caches of other builds (or Node
  * versions) unused for STALE_AFTER_MS, and all but the KEPT_OTHERS newest of them, so that a developer's many
- * builds do not pile up. A file's time is when it was last written.
+ * builds do not pile up. A file's time is when it was last written. A cache another gaggle is still writing (its
+ * temporary file, renamed once whole) is left to it, unless it has been there so long that its writer is gone.
  */
 function unwanted(entries: Array<{ name: string; mtimeMs: number }>, keep: string): string[] {
   const now = Date.now();
-  const others = entries.filter((entry) => entry.name !== keep).sort((a, b) => b.mtimeMs - a.mtimeMs);
-  return others.filter((entry, rank) => rank >= KEPT_OTHERS || now - entry.mtimeMs > STALE_AFTER_MS).map((entry) => entry.name);
+  const stale = (entry: { mtimeMs: number }) => now - entry.mtimeMs > STALE_AFTER_MS;
+  const written = entries.filter((entry) => entry.name !== keep && !entry.name.endsWith(".tmp")).sort((a, b) => b.mtimeMs - a.mtimeMs);
+  const abandoned = entries.filter((entry) => entry.name.endsWith(".tmp") && stale(entry));
+  return [...written.filter((entry, rank) => rank >= KEPT_OTHERS || stale(entry)), ...abandoned].map((entry) => entry.name);
 }

@@ -85,6 +85,24 @@ describe("the code cache", () => {
     expect(left.filter((name) => others.includes(name)).sort()).toEqual(others.slice(0, 3).sort());
   });
 
+  it("leaves alone the caches other gaggles are still writing, and removes those their writers left a week ago", async () => {
+    const { home, run } = cacheRun({});
+    const dir = join(home, "state", "gaggle", "code-cache");
+    mkdirSync(dir, { recursive: true });
+    const now = Date.now() / 1000;
+    // Four other gaggles writing this build's cache and other builds' at once, more than the other builds kept.
+    const writing = [1, 2, 3, 4].map((pid) => `${"0".repeat(15)}${pid}-node20.0.0-linux-x64.bin.${pid}.tmp`);
+    for (const name of writing) writeFileSync(join(dir, name), "part");
+    const abandoned = `${"0".repeat(16)}-node20.0.0-linux-x64.bin.5.tmp`;
+    writeFileSync(join(dir, abandoned), "part");
+    utimesSync(join(dir, abandoned), now - 8 * 24 * 3600, now - 8 * 24 * 3600);
+
+    expect((await run(["--version"])).code).toBe(0);
+    const left = readdirSync(dir);
+    expect(left.filter((name) => name.endsWith(".tmp")).sort()).toEqual(writing.sort());
+    expect(left.filter((name) => !name.endsWith(".tmp"))).toHaveLength(1);
+  });
+
   it("goes where GAGGLE_CODE_CACHE says, and nowhere when it says off", async () => {
     const elsewhere = mkdtempSync(join(tmpdir(), "gaggle-code-cache-dir-"));
     const placed = cacheRun({ GAGGLE_CODE_CACHE: elsewhere });
