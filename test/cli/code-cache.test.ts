@@ -90,7 +90,7 @@ describe("the code cache", () => {
     const dir = join(home, "state", "gaggle", "code-cache");
     mkdirSync(dir, { recursive: true });
     const now = Date.now() / 1000;
-    // Four other gaggles writing this build's cache and other builds' at once, more than the other builds kept.
+    // Four other gaggles writing their builds' caches at once: more than the three other builds' caches kept.
     const writing = [1, 2, 3, 4].map((pid) => `${"0".repeat(15)}${pid}-node20.0.0-linux-x64.bin.${pid}.tmp`);
     for (const name of writing) writeFileSync(join(dir, name), "part");
     const abandoned = `${"0".repeat(16)}-node20.0.0-linux-x64.bin.5.tmp`;
