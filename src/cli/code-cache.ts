@@ -16,6 +16,8 @@ const SAVE_AFTER_MS = 10_000;
 const STALE_AFTER_MS = 7 * 24 * 3600_000;
 /** and past this many of them, the oldest first: an installed gaggle and a build or two beside it keep theirs. */
 const KEPT_OTHERS = 3;
+/** How a cache still being written ends its name: it is renamed to the cache's own name once whole. */
+const WRITING = ".tmp";
 
 /**
  * Where the cache lives: $GAGGLE_CODE_CACHE, an absolute folder, or "off"; else `code-cache` in the default
@@ -88,7 +90,7 @@ function keepCompiled(script: vm.Script, file: string, usedBytes: number): void 
     const data = script.createCachedData();
     return data.length > usedBytes ? data : undefined;
   };
-  const temporary = `${file}.${process.pid}.tmp`;
+  const temporary = `${file}.${process.pid}${WRITING}`;
   setTimeout(() => {
     const data = larger();
     if (!data) return;
@@ -129,7 +131,7 @@ function keepCompiled(script: vm.Script, file: string, usedBytes: number): void 
 function unwanted(entries: Array<{ name: string; mtimeMs: number }>, keep: string): string[] {
   const now = Date.now();
   const stale = (entry: { mtimeMs: number }) => now - entry.mtimeMs > STALE_AFTER_MS;
-  const written = entries.filter((entry) => entry.name !== keep && !entry.name.endsWith(".tmp")).sort((a, b) => b.mtimeMs - a.mtimeMs);
-  const abandoned = entries.filter((entry) => entry.name.endsWith(".tmp") && stale(entry));
+  const written = entries.filter((entry) => entry.name !== keep && !entry.name.endsWith(WRITING)).sort((a, b) => b.mtimeMs - a.mtimeMs);
+  const abandoned = entries.filter((entry) => entry.name.endsWith(WRITING) && stale(entry));
   return [...written.filter((entry, rank) => rank >= KEPT_OTHERS || stale(entry)), ...abandoned].map((entry) => entry.name);
 }
